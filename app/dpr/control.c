@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "datapath/stats.h"
+#include "dpr.h"
+#include "util/log.h"
+
+/* Set from signal handlers, read by the control loop. */
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stats_signal;
+
+static void
+on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void
+on_stats(int sig)
+{
+	(void)sig;
+	stats_signal = 1;
+}
+
+static void
+install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_stats;
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+void
+dpr_stats_report(struct dpr *d, const char *why)
+{
+	struct dpr_stats_src src = {
+		.workers = d->workers,
+		.n_workers = d->n_workers,
+		.port_names = d->port_names,
+		.n_ports = d->n_ports,
+		.tsc_hz = rte_get_tsc_hz(),
+	};
+	json_t *j, *ctl;
+	unsigned int i;
+
+	printf("dpr: counters (%s)\n", why);
+	dpr_stats_print(stdout, &src);
+	if (d->opt.stats_file == NULL)
+		return;
+
+	j = dpr_stats_json(&src);
+	ctl = json_object();
+	for (i = 0; i < DPR_EXC_MAX; i++)
+		json_object_set_new(ctl, dpr_exc_names[i],
+				    json_integer((json_int_t)d->exc_received[i]));
+	json_object_set_new(j, "control_exceptions", ctl);
+	if (json_dump_file(j, d->opt.stats_file, JSON_INDENT(2) | JSON_SORT_KEYS) < 0)
+		DPR_LOG(ERR, main, "cannot write stats to %s: %s", d->opt.stats_file,
+			strerror(errno));
+	json_decref(j);
+}
+
+/*
+ * Packets workers could not forward. Until the exception path handles them
+ * (ARP, ICMP, host stack), the control thread counts them by class and
+ * frees them.
+ */
+static unsigned int
+drain_exceptions(struct dpr *d)
+{
+	struct rte_mbuf *pkts[64];
+	unsigned int w, n, i, total = 0;
+
+	for (w = 0; w < d->n_workers; w++) {
+		n = rte_ring_sc_dequeue_burst(d->workers[w]->exc_ring, (void **)pkts,
+					      RTE_DIM(pkts), NULL);
+		for (i = 0; i < n; i++) {
+			uint32_t cls = DPR_EXC_META_CLASS(pkts[i]->hash.usr);
+
+			if (cls < DPR_EXC_MAX)
+				d->exc_received[cls]++;
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+		total += n;
+	}
+	return total;
+}
+
+static bool
+limit_reached(struct dpr *d)
+{
+	uint64_t rx = 0;
+	bool all_done = true;
+	unsigned int w;
+
+	for (w = 0; w < d->n_workers; w++) {
+		rx += __atomic_load_n(&d->workers[w]->rx_total, __ATOMIC_RELAXED);
+		all_done &= __atomic_load_n(&d->workers[w]->done, __ATOMIC_ACQUIRE);
+	}
+	return all_done || rx >= d->opt.max_packets;
+}
+
+void
+dpr_control_run(struct dpr *d)
+{
+	install_signals();
+	DPR_LOG(INFO, main, "forwarding on %u workers; SIGUSR1 prints counters, SIGINT/SIGTERM stop",
+		d->n_workers);
+
+	while (stop_signal == 0) {
+		if (drain_exceptions(d) == 0)
+			usleep(1000);
+		if (stats_signal) {
+			stats_signal = 0;
+			dpr_stats_report(d, "SIGUSR1");
+		}
+		if (d->opt.max_packets != 0 && limit_reached(d)) {
+			DPR_LOG(INFO, main, "packet limit %" PRIu64 " reached", d->opt.max_packets);
+			break;
+		}
+	}
+	if (stop_signal != 0)
+		DPR_LOG(INFO, main, "%s: stopping", strsignal(stop_signal));
+}

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "dpr.h"
+#include "route/route.h"
+#include "util/log.h"
+
+#define EXC_RING_SIZE 1024
+#define POOL_CACHE 256
+
+static void
+usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s [EAL options] -- -c CONFIG.json [options]\n"
+		"\n"
+		"  -c, --config FILE       configuration (see docs/configuration.md)\n"
+		"      --check             check the configuration and exit\n"
+		"      --drivers-cfg DIR   port profiles (default: drivers-cfg/ of the source tree\n"
+		"                          when run from build/, else /usr/share/dpr/drivers-cfg)\n"
+		"      --idle-sleep US     let a worker idle for 256 polls sleep US microseconds\n"
+		"                          (for CPUs shared by several lcores; default 0: busy-poll)\n"
+		"      --max-packets N     exit once N packets have been received (benchmarks, callgrind)\n"
+		"      --pool-size N       mbufs per NUMA socket (default: computed from queues)\n"
+		"      --stats-file FILE   write counters as JSON there at exit and on SIGUSR1\n"
+		"  -h, --help              this text\n"
+		"\n"
+		"Every non-main EAL lcore runs a worker; give EAL at least two (e.g. -l 0,1).\n",
+		prog);
+}
+
+static int
+parse_u64(const char *opt, const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || s[0] == '\0' || s[0] == '-' || *out > max) {
+		fprintf(stderr, "dpr: %s \"%s\": expected an integer from 0 to %" PRIu64 "\n",
+			opt, s, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct dpr_options *o)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "drivers-cfg", required_argument, NULL, 'D' },
+		{ "idle-sleep", required_argument, NULL, 'I' },
+		{ "max-packets", required_argument, NULL, 'M' },
+		{ "pool-size", required_argument, NULL, 'P' },
+		{ "stats-file", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'C':
+			o->check_only = true;
+			break;
+		case 'D':
+			o->drivers_cfg = optarg;
+			break;
+		case 'I':
+			if (parse_u64("--idle-sleep", optarg, 1000000, &v) < 0)
+				return -EINVAL;
+			o->idle_sleep_us = (uint32_t)v;
+			break;
+		case 'M':
+			if (parse_u64("--max-packets", optarg, UINT64_MAX >> 1, &v) < 0)
+				return -EINVAL;
+			o->max_packets = v;
+			break;
+		case 'P':
+			if (parse_u64("--pool-size", optarg, 1u << 30, &v) < 0)
+				return -EINVAL;
+			o->pool_size = (unsigned int)v;
+			break;
+		case 'S':
+			o->stats_file = optarg;
+			break;
+		case 'h':
+			usage(stdout, argv[0]);
+			exit(0);
+		default:
+			usage(stderr, argv[0]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "dpr: unexpected argument \"%s\"\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->config == NULL) {
+		fprintf(stderr, "dpr: no configuration given (-c CONFIG.json after \"--\")\n");
+		usage(stderr, argv[0]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+create_pools(struct dpr *d)
+{
+	unsigned int need[RTE_MAX_NUMA_NODES] = { 0 };
+	uint16_t max_mtu = 0;
+	unsigned int p, s;
+
+	for (p = 0; p < d->n_ports; p++) {
+		need[d->ports[p].socket] += dpr_port_mbufs_needed(&d->ports[p], d->n_workers);
+		max_mtu = RTE_MAX(max_mtu, d->cfg->ports[p].mtu);
+	}
+	for (s = 0; s < RTE_MAX_NUMA_NODES; s++) {
+		char name[RTE_MEMPOOL_NAMESIZE];
+		unsigned int n;
+		uint16_t room;
+
+		if (need[s] == 0)
+			continue;
+		n = d->opt.pool_size != 0 ? d->opt.pool_size :
+			need[s] + (d->n_workers + 1) * (POOL_CACHE + EXC_RING_SIZE) + 4096;
+		room = (uint16_t)RTE_MAX((unsigned int)RTE_MBUF_DEFAULT_BUF_SIZE,
+					 (unsigned int)max_mtu + RTE_ETHER_HDR_LEN +
+					 RTE_ETHER_CRC_LEN + 8 + RTE_PKTMBUF_HEADROOM);
+		snprintf(name, sizeof(name), "dpr_mbuf_s%u", s);
+		d->pools[s] = rte_pktmbuf_pool_create(name, n, POOL_CACHE, 0, room, (int)s);
+		if (d->pools[s] == NULL) {
+			fprintf(stderr, "dpr: cannot allocate %u mbufs on socket %u: %s (reserve more hugepages: scripts/setup.sh)\n",
+				n, s, rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		DPR_LOG(INFO, main, "mbuf pool %s: %u mbufs of %u bytes", name, n, room);
+	}
+	return 0;
+}
+
+static int
+setup_ports(struct dpr *d)
+{
+	const char *dir = d->opt.drivers_cfg ? d->opt.drivers_cfg : dpr_profile_default_dir();
+	char err[1024];
+	unsigned int p;
+	int ret;
+
+	d->n_ports = d->cfg->n_ports;
+	for (p = 0; p < d->n_ports; p++) {
+		struct dpr_port *port = &d->ports[p];
+
+		ret = dpr_port_probe(port, &d->cfg->ports[p], p, err, sizeof(err));
+		if (ret == 0)
+			ret = dpr_profile_load(dir, port->driver, &port->profile, err, sizeof(err));
+		if (ret < 0) {
+			fprintf(stderr, "dpr: %s\n", err);
+			return ret;
+		}
+		d->port_names[p] = d->cfg->ports[p].name;
+	}
+	ret = create_pools(d);
+	if (ret < 0)
+		return ret;
+
+	d->port_dp = rte_zmalloc("dpr_ports", sizeof(*d->port_dp) * DPR_MAX_PORTS,
+				 RTE_CACHE_LINE_SIZE);
+	if (d->port_dp == NULL)
+		return -ENOMEM;
+	for (p = 0; p < d->n_ports; p++) {
+		struct dpr_port *port = &d->ports[p];
+
+		ret = dpr_port_start(port, (uint16_t)d->n_workers, d->pools[port->socket],
+				     err, sizeof(err));
+		if (ret < 0) {
+			fprintf(stderr, "dpr: %s\n", err);
+			return ret;
+		}
+		d->port_dp[p].mac = port->mac;
+		d->port_dp[p].port_id = port->port_id;
+		d->port_dp[p].mtu = port->mtu;
+	}
+	return 0;
+}
+
+static int
+setup_workers(struct dpr *d)
+{
+	unsigned int lcore, i = 0, p;
+
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		int socket = (int)rte_lcore_to_socket_id(lcore);
+		struct dpr_worker *w;
+		char name[RTE_RING_NAMESIZE];
+
+		w = rte_zmalloc_socket("dpr_worker", sizeof(*w), RTE_CACHE_LINE_SIZE, socket);
+		if (w == NULL)
+			return -ENOMEM;
+		d->workers[i] = w;
+		w->lcore = lcore;
+		w->index = i;
+		w->n_ports = (uint16_t)d->n_ports;
+		w->ports = d->port_dp;
+		w->fib = d->fib4;
+		w->nh = dpr_nh_words(d->nh);
+		w->qsbr = d->qsbr;
+		w->max_rx = d->opt.max_packets;
+		w->idle_sleep_us = d->opt.idle_sleep_us;
+		w->quit = &d->quit;
+		/* Worker i owns RX queue i of every port; the first worker
+		 * also polls any RX queue beyond the workers' (equal_queues). */
+		for (p = 0; p < d->n_ports; p++) {
+			uint16_t q;
+
+			w->rxq[w->n_rxq++] = (struct dpr_rxq){ .port = (uint16_t)p,
+							       .queue = (uint16_t)i };
+			for (q = (uint16_t)d->n_workers; i == 0 && q < d->ports[p].nb_rxq; q++)
+				w->rxq[w->n_rxq++] = (struct dpr_rxq){ .port = (uint16_t)p,
+								       .queue = q };
+			w->port_index[d->ports[p].port_id] = (uint8_t)p;
+		}
+		snprintf(name, sizeof(name), "dpr_exc_%u", i);
+		w->exc_ring = rte_ring_create(name, EXC_RING_SIZE, socket,
+					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (w->exc_ring == NULL)
+			return -ENOMEM;
+		i++;
+	}
+	return 0;
+}
+
+static int
+setup_tables(struct dpr *d)
+{
+	struct dpr_fib4_conf fc = {
+		.max_routes = d->cfg->ip4_max_routes,
+		.tbl8_groups = d->cfg->ip4_tbl8_groups,
+		.socket = (int)rte_socket_id(),
+	};
+	size_t sz = rte_rcu_qsbr_get_memsize(d->n_workers);
+	char err[1024];
+	int ret;
+
+	d->qsbr = rte_zmalloc("dpr_qsbr", sz, RTE_CACHE_LINE_SIZE);
+	if (d->qsbr == NULL || rte_rcu_qsbr_init(d->qsbr, d->n_workers) < 0)
+		return -ENOMEM;
+	d->nh = dpr_nh_table_create(fc.socket);
+	if (d->nh == NULL) {
+		fprintf(stderr, "dpr: cannot allocate the next-hop table (reserve more hugepages: scripts/setup.sh)\n");
+		return -ENOMEM;
+	}
+	d->fib4 = dpr_fib4_create(&fc, d->qsbr);
+	if (d->fib4 == NULL) {
+		fprintf(stderr, "dpr: cannot allocate the IPv4 FIB for %u routes: %s (reserve more hugepages with scripts/setup.sh, or lower fib.ipv4_max_routes)\n",
+			fc.max_routes, strerror(errno));
+		return -ENOMEM;
+	}
+	ret = dpr_route_install_config(d->fib4, d->nh, d->cfg, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "dpr: %s\n", err);
+		return ret;
+	}
+	return 0;
+}
+
+static void
+teardown(struct dpr *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n_ports; i++)
+		if (d->ports[i].conf != NULL)
+			dpr_port_close(&d->ports[i]);
+	for (i = 0; i < d->n_workers; i++) {
+		if (d->workers[i] == NULL)
+			continue;
+		rte_ring_free(d->workers[i]->exc_ring);
+		rte_free(d->workers[i]);
+	}
+	dpr_fib4_free(d->fib4);
+	dpr_nh_table_free(d->nh);
+	rte_free(d->qsbr);
+	rte_free(d->port_dp);
+	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
+		rte_mempool_free(d->pools[i]);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct dpr d;
+	char err[1024];
+	int app_argc, eal_argc, i, ret, status = EXIT_FAILURE;
+	unsigned int w;
+
+	/* Split at "--" and check our own arguments and the configuration
+	 * before EAL starts, so a mistake never touches a port. */
+	for (eal_argc = 1; eal_argc < argc; eal_argc++)
+		if (strcmp(argv[eal_argc], "--") == 0)
+			break;
+	app_argc = argc - eal_argc;
+	if (app_argc > 0) {
+		argv[eal_argc] = argv[0];
+		if (parse_args(app_argc, argv + eal_argc, &d.opt) < 0)
+			return 2;
+	} else {
+		for (i = 1; i < argc; i++)
+			if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+				usage(stdout, argv[0]);
+				return 0;
+			}
+		fprintf(stderr, "dpr: no configuration given\n");
+		usage(stderr, argv[0]);
+		return 2;
+	}
+
+	d.cfg = dpr_config_load(d.opt.config, err, sizeof(err));
+	if (d.cfg == NULL) {
+		fprintf(stderr, "dpr: %s\n", err);
+		return 1;
+	}
+	if (d.opt.check_only) {
+		printf("dpr: %s: configuration OK (%u ports, %u routes, %u neighbours)\n",
+		       d.opt.config, d.cfg->n_ports, d.cfg->n_routes, d.cfg->n_neighs);
+		dpr_config_free(d.cfg);
+		return 0;
+	}
+
+	ret = rte_eal_init(eal_argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "dpr: cannot initialise EAL: %s (hugepages reserved? run scripts/setup.sh, or pass --in-memory)\n",
+			rte_strerror(rte_errno));
+		dpr_config_free(d.cfg);
+		return 1;
+	}
+	d.n_workers = rte_lcore_count() - 1;
+	if (d.n_workers == 0) {
+		fprintf(stderr, "dpr: no worker lcores: give EAL at least two lcores, e.g. -l 0,1 (the first one runs the control thread)\n");
+		goto out;
+	}
+
+	if (setup_tables(&d) < 0 || setup_ports(&d) < 0 || setup_workers(&d) < 0)
+		goto out;
+
+	for (w = 0; w < d.n_workers; w++)
+		rte_eal_remote_launch(dpr_worker_main, d.workers[w], d.workers[w]->lcore);
+	dpr_control_run(&d);
+	d.quit = true;
+	rte_eal_mp_wait_lcore();
+	dpr_stats_report(&d, "exit");
+	status = EXIT_SUCCESS;
+out:
+	d.quit = true;
+	rte_eal_mp_wait_lcore();
+	teardown(&d);
+	dpr_config_free(d.cfg);
+	rte_eal_cleanup();
+	return status;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_rcu_qsbr.h>
+
+#include "datapath/datapath.h"
+#include "datapath/ip4_dp.h"
+
+/* Empty polls before an idle worker may sleep. */
+#define IDLE_POLLS 256
+
+static void
+flush_all(struct dpr_worker *w)
+{
+	uint16_t p;
+
+	for (p = 0; p < w->n_ports; p++)
+		dpr_tx_flush(w, p);
+}
+
+/*
+ * The worker loop: poll every RX queue this lcore owns, forward each burst,
+ * drain TX buffers, report RCU quiescence. Nothing here locks, logs,
+ * allocates or makes a system call, except the optional idle sleep, which
+ * is taken offline from RCU so the control thread never waits on it.
+ */
+int
+dpr_worker_main(void *arg)
+{
+	struct dpr_worker *w = arg;
+	struct rte_mbuf *pkts[DPR_BURST];
+	uint32_t idle = 0;
+
+	rte_rcu_qsbr_thread_register(w->qsbr, w->index);
+	rte_rcu_qsbr_thread_online(w->qsbr, w->index);
+
+	while (!*w->quit) {
+		uint64_t start = rte_rdtsc();
+		uint32_t got = 0;
+		uint16_t q;
+
+		for (q = 0; q < w->n_rxq; q++) {
+			const struct dpr_rxq *rq = &w->rxq[q];
+			uint16_t want = DPR_BURST, n;
+
+			if (unlikely(w->max_rx != 0)) {
+				if (w->rx_total >= w->max_rx)
+					break;
+				if (w->max_rx - w->rx_total < want)
+					want = (uint16_t)(w->max_rx - w->rx_total);
+			}
+			n = rte_eth_rx_burst(w->ports[rq->port].port_id, rq->queue, pkts, want);
+			if (n == 0)
+				continue;
+			w->stats[rq->port].rx += n;
+			w->rx_total += n;
+			got += n;
+			dpr_ip4_input_burst(w, rq->port, pkts, n);
+		}
+		flush_all(w);
+		rte_rcu_qsbr_quiescent(w->qsbr, w->index);
+		w->loops++;
+
+		if (got != 0) {
+			w->busy_cycles += rte_rdtsc() - start;
+			idle = 0;
+		} else if (w->idle_sleep_us != 0 && ++idle >= IDLE_POLLS) {
+			rte_rcu_qsbr_thread_offline(w->qsbr, w->index);
+			rte_delay_us_sleep(w->idle_sleep_us);
+			rte_rcu_qsbr_thread_online(w->qsbr, w->index);
+		}
+		if (unlikely(w->max_rx != 0 && w->rx_total >= w->max_rx))
+			break;
+	}
+
+	flush_all(w);
+	rte_rcu_qsbr_thread_offline(w->qsbr, w->index);
+	rte_rcu_qsbr_thread_unregister(w->qsbr, w->index);
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+	return 0;
+}

@@ -1,0 +1,633 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "config.h"
+
+/* Parser state: the error buffer and the JSON path of the value at hand. */
+struct parser {
+	char *err;
+	size_t err_len;
+	const char *origin;
+	struct dpr_config *cfg;
+};
+
+static int __rte_format_printf(3, 4)
+fail(struct parser *ps, const char *path, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(ps->err, ps->err_len, "config: %s: %s%s%s", ps->origin,
+		 path != NULL ? path : "", path != NULL ? ": " : "", msg);
+	return -EINVAL;
+}
+
+static const char *
+type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "?";
+}
+
+/* Every object rejects keys it does not know, naming those it does. */
+static int
+check_keys(struct parser *ps, const char *path, json_t *obj,
+	   const char *const *known)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(obj, key, v) {
+		char list[256] = "";
+		size_t n = 0;
+		unsigned int i;
+		bool ok = false;
+
+		for (i = 0; known[i] != NULL; i++) {
+			if (strcmp(key, known[i]) == 0)
+				ok = true;
+			n += snprintf(list + n, sizeof(list) - n, "%s%s",
+				      i ? ", " : "", known[i]);
+			if (n >= sizeof(list))
+				n = sizeof(list) - 1;
+		}
+		if (!ok)
+			return fail(ps, path, "unknown key \"%s\" (expected one of: %s)",
+				    key, list);
+	}
+	return 0;
+}
+
+static int
+get_object(struct parser *ps, const char *path, json_t *v)
+{
+	if (!json_is_object(v))
+		return fail(ps, path, "expected an object, got %s", type_name(v));
+	return 0;
+}
+
+static int
+get_string(struct parser *ps, const char *path, json_t *obj, const char *key,
+	   bool required, const char **out)
+{
+	char p[256];
+	json_t *v = json_object_get(obj, key);
+
+	snprintf(p, sizeof(p), "%s.%s", path, key);
+	*out = NULL;
+	if (v == NULL) {
+		if (required)
+			return fail(ps, path, "missing required key \"%s\"", key);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return fail(ps, p, "expected a string, got %s", type_name(v));
+	if (json_string_length(v) == 0)
+		return fail(ps, p, "must not be empty");
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int
+get_uint(struct parser *ps, const char *path, json_t *obj, const char *key,
+	 uint64_t min, uint64_t max, uint64_t *out)
+{
+	char p[256];
+	json_t *v = json_object_get(obj, key);
+
+	if (v == NULL)
+		return 0;
+	snprintf(p, sizeof(p), "%s.%s", path, key);
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    (uint64_t)json_integer_value(v) < min ||
+	    (uint64_t)json_integer_value(v) > max)
+		return fail(ps, p, "expected an integer from %" PRIu64 " to %" PRIu64,
+			    min, max);
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static bool
+valid_port_name(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > DPR_PORT_NAME_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
+
+/* An interface address must be a unicast host address (RFC 1812 5.3.7). */
+static const char *
+bad_ip4_unicast(uint32_t a)
+{
+	if ((a >> 24) == 0)
+		return "in 0.0.0.0/8 (\"this network\")";
+	if ((a >> 24) == 127)
+		return "a loopback address";
+	if ((a >> 28) == 0xe)
+		return "a multicast address";
+	if ((a >> 28) == 0xf)
+		return "a reserved (class E) or broadcast address";
+	return NULL;
+}
+
+static int
+parse_port(struct parser *ps, const char *path, json_t *obj,
+	   struct dpr_port_conf *pc)
+{
+	static const char *const keys[] = {
+		"name", "device", "addresses", "mac", "mtu", NULL
+	};
+	const char *name, *device, *mac;
+	uint64_t mtu = DPR_DEFAULT_MTU;
+	json_t *addrs, *a;
+	size_t i;
+	int ret;
+
+	if ((ret = get_object(ps, path, obj)) < 0 ||
+	    (ret = check_keys(ps, path, obj, keys)) < 0 ||
+	    (ret = get_string(ps, path, obj, "name", true, &name)) < 0 ||
+	    (ret = get_string(ps, path, obj, "device", true, &device)) < 0 ||
+	    (ret = get_string(ps, path, obj, "mac", false, &mac)) < 0 ||
+	    (ret = get_uint(ps, path, obj, "mtu", 68, 9702, &mtu)) < 0)
+		return ret;
+
+	if (!valid_port_name(name))
+		return fail(ps, path, "name \"%s\": expected 1 to %d letters, digits, '-' or '_'",
+			    name, DPR_PORT_NAME_MAX);
+	snprintf(pc->name, sizeof(pc->name), "%s", name);
+	if (strlen(device) >= sizeof(pc->device))
+		return fail(ps, path, "device: longer than %zu characters",
+			    sizeof(pc->device) - 1);
+	snprintf(pc->device, sizeof(pc->device), "%s", device);
+	pc->mtu = (uint16_t)mtu;
+
+	if (mac != NULL) {
+		if (dpr_mac_parse(mac, &pc->mac) < 0)
+			return fail(ps, path, "mac \"%s\": expected a MAC address like 02:00:00:00:00:01",
+				    mac);
+		if (!rte_is_unicast_ether_addr(&pc->mac) || rte_is_zero_ether_addr(&pc->mac))
+			return fail(ps, path, "mac \"%s\": expected a non-zero unicast MAC address",
+				    mac);
+		pc->has_mac = true;
+	}
+
+	addrs = json_object_get(obj, "addresses");
+	if (addrs == NULL)
+		return 0;
+	if (!json_is_array(addrs))
+		return fail(ps, path, "addresses: expected an array of strings, got %s",
+			    type_name(addrs));
+	if (json_array_size(addrs) > DPR_MAX_PORT_ADDRS)
+		return fail(ps, path, "addresses: at most %d addresses per port",
+			    DPR_MAX_PORT_ADDRS);
+	json_array_foreach(addrs, i, a) {
+		struct dpr_prefix *p = &pc->addrs[pc->n_addrs];
+		char ap[128];
+		const char *why;
+
+		snprintf(ap, sizeof(ap), "%s.addresses[%zu]", path, i);
+		if (!json_is_string(a) ||
+		    dpr_prefix_parse(json_string_value(a), true, p, NULL, 0) < 0 ||
+		    strchr(json_string_value(a), '/') == NULL)
+			return fail(ps, ap, "%s%s%s: expected an address with its prefix length, like \"10.0.1.1/24\" or \"2001:db8::1/64\"",
+				    json_is_string(a) ? "\"" : "",
+				    json_is_string(a) ? json_string_value(a) : type_name(a),
+				    json_is_string(a) ? "\"" : "");
+		if (p->addr.af == DPR_AF_IP4) {
+			why = bad_ip4_unicast(p->addr.ip4);
+			if (why != NULL)
+				return fail(ps, ap, "\"%s\": is %s, expected a unicast address",
+					    json_string_value(a), why);
+			if (p->len < 31 && p->len > 0 &&
+			    ((p->addr.ip4 & ~dpr_ip4_mask(p->len)) == 0 ||
+			     (p->addr.ip4 | dpr_ip4_mask(p->len)) == UINT32_MAX))
+				return fail(ps, ap, "\"%s\": is the subnet's network or broadcast address, expected a host address",
+					    json_string_value(a));
+			if (p->len == 0)
+				return fail(ps, ap, "\"%s\": a /0 subnet is not a valid interface address",
+					    json_string_value(a));
+		}
+		pc->n_addrs++;
+	}
+	return 0;
+}
+
+static int
+parse_ports(struct parser *ps, json_t *root)
+{
+	struct dpr_config *cfg = ps->cfg;
+	json_t *ports = json_object_get(root, "ports"), *v;
+	unsigned int i, j, k, l;
+	size_t idx;
+	int ret;
+
+	if (ports == NULL)
+		return fail(ps, NULL, "missing required key \"ports\" (an array of ports)");
+	if (!json_is_array(ports) || json_array_size(ports) == 0)
+		return fail(ps, "ports", "expected a non-empty array of ports");
+	if (json_array_size(ports) > DPR_MAX_PORTS)
+		return fail(ps, "ports", "at most %d ports are supported", DPR_MAX_PORTS);
+
+	json_array_foreach(ports, idx, v) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "ports[%zu]", idx);
+		ret = parse_port(ps, path, v, &cfg->ports[idx]);
+		if (ret < 0)
+			return ret;
+		cfg->n_ports++;
+	}
+
+	for (i = 0; i < cfg->n_ports; i++) {
+		for (j = 0; j < i; j++) {
+			char path[32];
+
+			snprintf(path, sizeof(path), "ports[%u]", i);
+			if (strcmp(cfg->ports[i].name, cfg->ports[j].name) == 0)
+				return fail(ps, path, "duplicate port name \"%s\" (also ports[%u])",
+					    cfg->ports[i].name, j);
+			if (strcmp(cfg->ports[i].device, cfg->ports[j].device) == 0)
+				return fail(ps, path, "device \"%s\" is already used by ports[%u]",
+					    cfg->ports[i].device, j);
+		}
+	}
+
+	/* Connected subnets must not overlap: each address belongs to one port. */
+	for (i = 0; i < cfg->n_ports; i++) {
+		for (k = 0; k < cfg->ports[i].n_addrs; k++) {
+			const struct dpr_prefix *a = &cfg->ports[i].addrs[k];
+
+			for (j = 0; j <= i; j++) {
+				for (l = 0; l < (j == i ? k : cfg->ports[j].n_addrs); l++) {
+					const struct dpr_prefix *b = &cfg->ports[j].addrs[l];
+					char path[48];
+
+					if (a->addr.af != b->addr.af)
+						continue;
+					if (!dpr_prefix_contains(a, &b->addr) &&
+					    !dpr_prefix_contains(b, &a->addr))
+						continue;
+					snprintf(path, sizeof(path), "ports[%u].addresses[%u]", i, k);
+					return fail(ps, path, "subnet overlaps ports[%u].addresses[%u] (each connected subnet must belong to one port)",
+						    j, l);
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+int
+dpr_config_port_for(const struct dpr_config *cfg, const struct dpr_ip *ip, int port)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < cfg->n_ports; i++) {
+		if (port >= 0 && (int)i != port)
+			continue;
+		for (k = 0; k < cfg->ports[i].n_addrs; k++)
+			if (dpr_prefix_contains(&cfg->ports[i].addrs[k], ip))
+				return (int)i;
+	}
+	return -1;
+}
+
+int
+dpr_config_port_index(const struct dpr_config *cfg, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->n_ports; i++)
+		if (strcmp(cfg->ports[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int
+lookup_port(struct parser *ps, const char *path, const char *name, int *out)
+{
+	*out = dpr_config_port_index(ps->cfg, name);
+	if (*out < 0)
+		return fail(ps, path, "port \"%s\": no port of that name in \"ports\"", name);
+	return 0;
+}
+
+static int
+parse_route(struct parser *ps, const char *path, json_t *obj,
+	    struct dpr_route_conf *rc)
+{
+	static const char *const keys[] = { "prefix", "via", "port", NULL };
+	const char *prefix, *via, *port;
+	char hint[DPR_PREFIX_STRLEN] = "";
+	int ret;
+
+	if ((ret = get_object(ps, path, obj)) < 0 ||
+	    (ret = check_keys(ps, path, obj, keys)) < 0 ||
+	    (ret = get_string(ps, path, obj, "prefix", true, &prefix)) < 0 ||
+	    (ret = get_string(ps, path, obj, "via", false, &via)) < 0 ||
+	    (ret = get_string(ps, path, obj, "port", false, &port)) < 0)
+		return ret;
+
+	if (dpr_prefix_parse(prefix, false, &rc->prefix, hint, sizeof(hint)) < 0) {
+		if (hint[0] != '\0')
+			return fail(ps, path, "prefix \"%s\": has host bits set, did you mean \"%s\"?",
+				    prefix, hint);
+		return fail(ps, path, "prefix \"%s\": expected a prefix like \"10.0.0.0/8\"",
+			    prefix);
+	}
+	if (rc->prefix.addr.af != DPR_AF_IP4)
+		return fail(ps, path, "prefix \"%s\": IPv6 routes are not supported yet, only IPv4",
+			    prefix);
+	if (via == NULL && port == NULL)
+		return fail(ps, path, "expected \"via\" (a gateway address) or \"port\" (a directly attached route)");
+
+	rc->port = -1;
+	if (port != NULL && (ret = lookup_port(ps, path, port, &rc->port)) < 0)
+		return ret;
+	if (via != NULL) {
+		if (dpr_ip_parse(via, &rc->via) < 0)
+			return fail(ps, path, "via \"%s\": expected a gateway address like \"192.0.2.1\"",
+				    via);
+		if (rc->via.af != rc->prefix.addr.af)
+			return fail(ps, path, "via \"%s\": gateway and prefix \"%s\" are of different address families",
+				    via, prefix);
+		rc->has_via = true;
+		ret = dpr_config_port_for(ps->cfg, &rc->via, rc->port);
+		if (ret < 0)
+			return fail(ps, path, "via \"%s\": not inside any connected subnet%s%s (add an address on the gateway's subnet to its port)",
+				    via, port ? " of port " : "", port ? port : "");
+		rc->port = ret;
+	}
+	return 0;
+}
+
+static int
+parse_neigh(struct parser *ps, const char *path, json_t *obj,
+	    struct dpr_neigh_conf *nc)
+{
+	static const char *const keys[] = { "address", "mac", "port", NULL };
+	const char *addr, *mac, *port;
+	int ret, p = -1;
+
+	if ((ret = get_object(ps, path, obj)) < 0 ||
+	    (ret = check_keys(ps, path, obj, keys)) < 0 ||
+	    (ret = get_string(ps, path, obj, "address", true, &addr)) < 0 ||
+	    (ret = get_string(ps, path, obj, "mac", true, &mac)) < 0 ||
+	    (ret = get_string(ps, path, obj, "port", false, &port)) < 0)
+		return ret;
+
+	if (dpr_ip_parse(addr, &nc->addr) < 0)
+		return fail(ps, path, "address \"%s\": expected an address like \"10.0.1.2\"", addr);
+	if (dpr_mac_parse(mac, &nc->mac) < 0 || !rte_is_unicast_ether_addr(&nc->mac) ||
+	    rte_is_zero_ether_addr(&nc->mac))
+		return fail(ps, path, "mac \"%s\": expected a non-zero unicast MAC like 02:00:00:00:00:01",
+			    mac);
+	if (port != NULL && (ret = lookup_port(ps, path, port, &p)) < 0)
+		return ret;
+	nc->port = dpr_config_port_for(ps->cfg, &nc->addr, p);
+	if (nc->port < 0)
+		return fail(ps, path, "address \"%s\": not inside any connected subnet%s%s",
+			    addr, port ? " of port " : "", port ? port : "");
+	return 0;
+}
+
+static int
+parse_array(struct parser *ps, json_t *root, const char *key, size_t elem_size,
+	    void **out, unsigned int *n,
+	    int (*one)(struct parser *, const char *, json_t *, void *))
+{
+	json_t *arr = json_object_get(root, key), *v;
+	size_t idx;
+	int ret;
+
+	*n = 0;
+	if (arr == NULL)
+		return 0;
+	if (!json_is_array(arr))
+		return fail(ps, key, "expected an array, got %s", type_name(arr));
+	*out = calloc(json_array_size(arr) + 1, elem_size);
+	if (*out == NULL)
+		return -ENOMEM;
+	json_array_foreach(arr, idx, v) {
+		char path[48];
+
+		snprintf(path, sizeof(path), "%s[%zu]", key, idx);
+		ret = one(ps, path, v, (char *)*out + idx * elem_size);
+		if (ret < 0)
+			return ret;
+		(*n)++;
+	}
+	return 0;
+}
+
+static int
+route_one(struct parser *ps, const char *path, json_t *v, void *out)
+{
+	return parse_route(ps, path, v, out);
+}
+
+static int
+neigh_one(struct parser *ps, const char *path, json_t *v, void *out)
+{
+	return parse_neigh(ps, path, v, out);
+}
+
+static int
+check_duplicates(struct parser *ps)
+{
+	struct dpr_config *cfg = ps->cfg;
+	unsigned int i, j;
+	char path[48], buf[DPR_PREFIX_STRLEN];
+
+	/* Quadratic, but configs carry a handful of static routes; full tables
+	 * arrive through the control socket. */
+	for (i = 0; i < cfg->n_routes; i++)
+		for (j = 0; j < i; j++)
+			if (memcmp(&cfg->routes[i].prefix, &cfg->routes[j].prefix,
+				   sizeof(struct dpr_prefix)) == 0) {
+				snprintf(path, sizeof(path), "routes[%u]", i);
+				return fail(ps, path, "prefix %s is already given by routes[%u]",
+					    dpr_prefix_fmt(&cfg->routes[i].prefix, buf, sizeof(buf)), j);
+			}
+	for (i = 0; i < cfg->n_neighs; i++)
+		for (j = 0; j < i; j++)
+			if (memcmp(&cfg->neighs[i].addr, &cfg->neighs[j].addr,
+				   sizeof(struct dpr_ip)) == 0) {
+				snprintf(path, sizeof(path), "neighbors[%u]", i);
+				return fail(ps, path, "address %s is already given by neighbors[%u]",
+					    dpr_ip_fmt(&cfg->neighs[i].addr, buf, sizeof(buf)), j);
+			}
+	return 0;
+}
+
+static int
+parse_root(struct parser *ps, json_t *root)
+{
+	static const char *const keys[] = {
+		"ports", "routes", "neighbors", "control", "fib", NULL
+	};
+	static const char *const control_keys[] = { "socket", NULL };
+	static const char *const fib_keys[] = {
+		"ipv4_max_routes", "ipv4_tbl8_groups", NULL
+	};
+	struct dpr_config *cfg = ps->cfg;
+	uint64_t v;
+	json_t *o;
+	int ret;
+
+	if (!json_is_object(root))
+		return fail(ps, NULL, "expected a JSON object at the top level, got %s",
+			    type_name(root));
+	if ((ret = check_keys(ps, "(top level)", root, keys)) < 0 ||
+	    (ret = parse_ports(ps, root)) < 0 ||
+	    (ret = parse_array(ps, root, "routes", sizeof(struct dpr_route_conf),
+			       (void **)&cfg->routes, &cfg->n_routes, route_one)) < 0 ||
+	    (ret = parse_array(ps, root, "neighbors", sizeof(struct dpr_neigh_conf),
+			       (void **)&cfg->neighs, &cfg->n_neighs, neigh_one)) < 0 ||
+	    (ret = check_duplicates(ps)) < 0)
+		return ret;
+
+	o = json_object_get(root, "control");
+	if (o != NULL) {
+		const char *sock;
+
+		if ((ret = get_object(ps, "control", o)) < 0 ||
+		    (ret = check_keys(ps, "control", o, control_keys)) < 0 ||
+		    (ret = get_string(ps, "control", o, "socket", false, &sock)) < 0)
+			return ret;
+		if (sock != NULL) {
+			if (strlen(sock) >= sizeof(cfg->socket))
+				return fail(ps, "control.socket", "longer than %zu characters (a Unix socket path limit)",
+					    sizeof(cfg->socket) - 1);
+			snprintf(cfg->socket, sizeof(cfg->socket), "%s", sock);
+		}
+	}
+
+	o = json_object_get(root, "fib");
+	if (o != NULL) {
+		if ((ret = get_object(ps, "fib", o)) < 0 ||
+		    (ret = check_keys(ps, "fib", o, fib_keys)) < 0)
+			return ret;
+		v = cfg->ip4_max_routes;
+		if ((ret = get_uint(ps, "fib", o, "ipv4_max_routes", 16, 16u << 20, &v)) < 0)
+			return ret;
+		cfg->ip4_max_routes = (uint32_t)v;
+		v = cfg->ip4_tbl8_groups;
+		if ((ret = get_uint(ps, "fib", o, "ipv4_tbl8_groups", 16, 1u << 24, &v)) < 0)
+			return ret;
+		cfg->ip4_tbl8_groups = (uint32_t)v;
+	}
+	return 0;
+}
+
+static struct dpr_config *
+parse_json(json_t *root, const char *origin, char *err, size_t err_len)
+{
+	struct parser ps = { .err = err, .err_len = err_len, .origin = origin };
+	struct dpr_config *cfg;
+	int ret;
+
+	cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL) {
+		snprintf(err, err_len, "config: %s: out of memory", origin);
+		errno = ENOMEM;
+		return NULL;
+	}
+	snprintf(cfg->path, sizeof(cfg->path), "%s", origin);
+	snprintf(cfg->socket, sizeof(cfg->socket), "%s", DPR_DEFAULT_SOCKET);
+	cfg->ip4_max_routes = DPR_DEFAULT_IP4_MAX_ROUTES;
+	cfg->ip4_tbl8_groups = DPR_DEFAULT_IP4_TBL8;
+	ps.cfg = cfg;
+
+	ret = parse_root(&ps, root);
+	if (ret < 0) {
+		dpr_config_free(cfg);
+		errno = -ret;
+		return NULL;
+	}
+	return cfg;
+}
+
+static struct dpr_config *
+syntax_error(const json_error_t *je, const char *origin, char *err, size_t err_len)
+{
+	snprintf(err, err_len, "config: %s:%d:%d: invalid JSON: %s", origin,
+		 je->line, je->column, je->text);
+	errno = EINVAL;
+	return NULL;
+}
+
+struct dpr_config *
+dpr_config_parse(const char *text, const char *origin, char *err, size_t err_len)
+{
+	struct dpr_config *cfg;
+	json_error_t je;
+	json_t *root;
+
+	root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+	if (root == NULL)
+		return syntax_error(&je, origin, err, err_len);
+	cfg = parse_json(root, origin, err, err_len);
+	json_decref(root);
+	return cfg;
+}
+
+struct dpr_config *
+dpr_config_load(const char *path, char *err, size_t err_len)
+{
+	struct dpr_config *cfg;
+	json_error_t je;
+	json_t *root;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (f == NULL) {
+		int e = errno;
+
+		snprintf(err, err_len, "config: %s: cannot open: %s", path, strerror(e));
+		errno = e;
+		return NULL;
+	}
+	root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+	fclose(f);
+	if (root == NULL)
+		return syntax_error(&je, path, err, err_len);
+	cfg = parse_json(root, path, err, err_len);
+	json_decref(root);
+	return cfg;
+}
+
+void
+dpr_config_free(struct dpr_config *cfg)
+{
+	if (cfg == NULL)
+		return;
+	free(cfg->routes);
+	free(cfg->neighs);
+	free(cfg);
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+/*
+ * The configuration file: parsed and checked in full before EAL starts, so
+ * a bad file never touches a port. The schema is documented in
+ * config/schema.json and docs/configuration.md.
+ */
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+#include "../util/addr.h"
+
+#define DPR_MAX_PORTS 32
+#define DPR_MAX_PORT_ADDRS 16
+/* Port names become part of kernel interface names ("dpr-<name>"), so they
+ * must fit IFNAMSIZ with the prefix. */
+#define DPR_PORT_NAME_MAX 11
+#define DPR_DEVICE_MAX 256
+
+#define DPR_DEFAULT_SOCKET "/run/dpr/dpr.sock"
+#define DPR_DEFAULT_IP4_MAX_ROUTES (2u << 20)
+#define DPR_DEFAULT_IP4_TBL8 (1u << 16)
+#define DPR_DEFAULT_MTU 1500
+
+struct dpr_port_conf {
+	char name[DPR_PORT_NAME_MAX + 1];
+	char device[DPR_DEVICE_MAX];
+	bool has_mac;
+	struct rte_ether_addr mac;
+	uint16_t mtu;
+	unsigned int n_addrs;
+	struct dpr_prefix addrs[DPR_MAX_PORT_ADDRS]; /**< address + subnet length */
+};
+
+struct dpr_route_conf {
+	struct dpr_prefix prefix;
+	bool has_via;
+	struct dpr_ip via;
+	int port; /**< index into ports[], -1 when resolved from via */
+};
+
+struct dpr_neigh_conf {
+	struct dpr_ip addr;
+	struct rte_ether_addr mac;
+	int port; /**< index into ports[] */
+};
+
+struct dpr_config {
+	char path[PATH_MAX];
+	unsigned int n_ports;
+	struct dpr_port_conf ports[DPR_MAX_PORTS];
+	unsigned int n_routes;
+	struct dpr_route_conf *routes;
+	unsigned int n_neighs;
+	struct dpr_neigh_conf *neighs;
+	char socket[108];
+	uint32_t ip4_max_routes;
+	uint32_t ip4_tbl8_groups;
+};
+
+/**
+ * Load and check a configuration file.
+ *
+ * @return
+ *   A new configuration, or NULL with errno set (EINVAL for a bad file,
+ *   ENOENT/EACCES for one that cannot be read, ENOMEM) and a message that
+ *   names the JSON path, the value and what is expected written to @p err.
+ */
+struct dpr_config *dpr_config_load(const char *path, char *err, size_t err_len);
+
+/** Same as dpr_config_load() on a string; @p origin names it in messages. */
+struct dpr_config *dpr_config_parse(const char *text, const char *origin,
+				    char *err, size_t err_len);
+
+void dpr_config_free(struct dpr_config *cfg);
+
+/** Index of the port named @p name, or -1. */
+int dpr_config_port_index(const struct dpr_config *cfg, const char *name);
+
+/**
+ * Index of the port with a connected IPv4/IPv6 subnet containing @p ip, or -1.
+ * With @p port >= 0 only that port is searched.
+ */
+int dpr_config_port_for(const struct dpr_config *cfg, const struct dpr_ip *ip,
+			int port);

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+/*
+ * Worker state and counters. One struct dpr_worker per worker lcore,
+ * cache-aligned and allocated on the lcore's NUMA socket. The worker is the
+ * only writer of everything in it; the control thread reads the counters
+ * (64-bit loads, never torn on the 64-bit targets DPDK supports) and writes
+ * nothing but through the pointers it publishes (FIB, next hops).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "../config/config.h"
+#include "../fib/fib.h"
+#include "../nexthop/nexthop.h"
+
+#define DPR_BURST 32
+#define DPR_TXBUF 64
+
+/** Why a packet was dropped. Every drop in the datapath has one reason. */
+enum dpr_drop {
+	DPR_DROP_NONE = 0,        /**< not a drop (kept so reasons index from 1) */
+	DPR_DROP_RUNT,            /**< frame too short for its headers */
+	DPR_DROP_OTHER_HOST,      /**< unicast to another MAC */
+	DPR_DROP_UNSUPPORTED_L3,  /**< neither IPv4 nor ARP (VLAN, IPv6 for now) */
+	DPR_DROP_BAD_HEADER,      /**< IPv4 version or IHL wrong (RFC 1812 5.2.2) */
+	DPR_DROP_BAD_LENGTH,      /**< total length vs header or frame */
+	DPR_DROP_BAD_CHECKSUM,    /**< IPv4 header checksum */
+	DPR_DROP_MARTIAN,         /**< source or destination never routed (RFC 1812 5.3.7) */
+	DPR_DROP_TTL_EXPIRED,     /**< TTL would reach 0 */
+	DPR_DROP_NO_ROUTE,
+	DPR_DROP_UNRESOLVED,      /**< next hop without a MAC yet */
+	DPR_DROP_BLACKHOLE,
+	DPR_DROP_MTU_EXCEEDED,    /**< larger than the output port's MTU */
+	DPR_DROP_EXCEPTION_FULL,  /**< exception ring to the control thread full */
+	DPR_DROP_TX_FULL,         /**< TX queue did not take it */
+	DPR_DROP_MAX
+};
+
+/** Why a packet went to the control thread. */
+enum dpr_exc {
+	DPR_EXC_ARP = 0,
+	DPR_EXC_LOCAL,        /**< for one of the router's addresses, broadcast, multicast */
+	DPR_EXC_IP_OPTIONS,
+	DPR_EXC_MAX
+};
+
+extern const char *const dpr_drop_names[DPR_DROP_MAX];
+extern const char *const dpr_exc_names[DPR_EXC_MAX];
+
+/**
+ * Counters of one worker for one port. Everything but tx is counted on the
+ * input port, so rx == forwarded + exception + sum(drops) holds per port and
+ * per worker at any quiescent moment; tx counts what left through the port.
+ */
+struct dpr_port_counters {
+	uint64_t rx;
+	uint64_t forwarded;   /**< received here and handed to a TX queue */
+	uint64_t tx;          /**< sent out of this port */
+	uint64_t exception;
+	uint64_t exc[DPR_EXC_MAX];
+	uint64_t drops[DPR_DROP_MAX];
+} __rte_cache_aligned;
+
+/** What workers need of a port; written before workers start, then read-only. */
+struct dpr_port_dp {
+	struct rte_ether_addr mac;
+	uint16_t port_id;   /**< DPDK port id */
+	uint16_t mtu;
+};
+
+struct dpr_txbuf {
+	uint16_t n;
+	struct rte_mbuf *pkts[DPR_TXBUF];
+};
+
+struct dpr_rxq {
+	uint16_t port;      /**< dpr port index */
+	uint16_t queue;
+};
+
+struct dpr_worker {
+	/* Read-mostly, set up by the control thread before launch. */
+	unsigned int lcore;
+	unsigned int index;          /**< TX queue id and RCU thread id */
+	uint16_t n_ports;
+	uint16_t n_rxq;
+	struct dpr_rxq rxq[2 * DPR_MAX_PORTS];
+	const struct dpr_port_dp *ports;
+	uint8_t port_index[RTE_MAX_ETHPORTS]; /**< DPDK port id -> dpr port */
+	struct dpr_fib4 *fib;
+	const union dpr_nh_word *nh;
+	struct rte_rcu_qsbr *qsbr;
+	struct rte_ring *exc_ring;   /**< single producer: this worker */
+	uint64_t max_rx;             /**< 0: unbounded */
+	uint32_t idle_sleep_us;      /**< 0: busy-poll */
+	const volatile bool *quit;
+
+	/* Written by the worker only. */
+	volatile bool done;
+	uint64_t busy_cycles __rte_cache_aligned;
+	uint64_t rx_total;
+	uint64_t loops;
+	struct dpr_txbuf tx[DPR_MAX_PORTS];
+	struct dpr_port_counters stats[DPR_MAX_PORTS];
+} __rte_cache_aligned;
+
+/** Exception metadata stored in mbuf->hash.usr by the worker. */
+#define DPR_EXC_META(cls, port) (((uint32_t)(cls) << 16) | (port))
+#define DPR_EXC_META_CLASS(u) ((u) >> 16)
+#define DPR_EXC_META_PORT(u) ((u) & 0xffff)
+
+/** Per worker lcore entry point for rte_eal_remote_launch(). */
+int dpr_worker_main(void *arg);

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <inttypes.h>
+#include <string.h>
+
+#include "stats.h"
+
+/* Workers write their counters without atomics; a relaxed 64-bit load per
+ * field is all a reader needs on the platforms DPDK runs on. */
+static inline uint64_t
+rd(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+void
+dpr_counters_add(struct dpr_port_counters *acc, const struct dpr_port_counters *c)
+{
+	unsigned int i;
+
+	acc->rx += rd(&c->rx);
+	acc->forwarded += rd(&c->forwarded);
+	acc->tx += rd(&c->tx);
+	acc->exception += rd(&c->exception);
+	for (i = 0; i < DPR_EXC_MAX; i++)
+		acc->exc[i] += rd(&c->exc[i]);
+	for (i = 0; i < DPR_DROP_MAX; i++)
+		acc->drops[i] += rd(&c->drops[i]);
+}
+
+uint64_t
+dpr_counters_drops(const struct dpr_port_counters *c)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 1; i < DPR_DROP_MAX; i++)
+		sum += c->drops[i];
+	return sum;
+}
+
+static json_t *
+counters_json(const struct dpr_port_counters *c)
+{
+	json_t *o = json_object(), *drops = json_object(), *exc = json_object();
+	unsigned int i;
+
+	for (i = 1; i < DPR_DROP_MAX; i++)
+		json_object_set_new(drops, dpr_drop_names[i], json_integer((json_int_t)c->drops[i]));
+	for (i = 0; i < DPR_EXC_MAX; i++)
+		json_object_set_new(exc, dpr_exc_names[i], json_integer((json_int_t)c->exc[i]));
+	json_object_set_new(o, "rx", json_integer((json_int_t)c->rx));
+	json_object_set_new(o, "forwarded", json_integer((json_int_t)c->forwarded));
+	json_object_set_new(o, "tx", json_integer((json_int_t)c->tx));
+	json_object_set_new(o, "exception", json_integer((json_int_t)c->exception));
+	json_object_set_new(o, "dropped", json_integer((json_int_t)dpr_counters_drops(c)));
+	json_object_set_new(o, "exceptions", exc);
+	json_object_set_new(o, "drops", drops);
+	return o;
+}
+
+json_t *
+dpr_stats_json(const struct dpr_stats_src *src)
+{
+	json_t *root = json_object(), *ports = json_array(), *workers = json_array();
+	struct dpr_port_counters total, c;
+	unsigned int p, w;
+
+	memset(&total, 0, sizeof(total));
+	for (p = 0; p < src->n_ports; p++) {
+		json_t *o;
+
+		memset(&c, 0, sizeof(c));
+		for (w = 0; w < src->n_workers; w++)
+			dpr_counters_add(&c, &src->workers[w]->stats[p]);
+		dpr_counters_add(&total, &c);
+		o = counters_json(&c);
+		json_object_set_new(o, "name", json_string(src->port_names[p]));
+		json_array_append_new(ports, o);
+	}
+	for (w = 0; w < src->n_workers; w++) {
+		const struct dpr_worker *wk = src->workers[w];
+		uint64_t busy = rd(&wk->busy_cycles);
+		json_t *o;
+
+		memset(&c, 0, sizeof(c));
+		for (p = 0; p < src->n_ports; p++)
+			dpr_counters_add(&c, &wk->stats[p]);
+		o = counters_json(&c);
+		json_object_set_new(o, "lcore", json_integer(wk->lcore));
+		json_object_set_new(o, "busy_cycles", json_integer((json_int_t)busy));
+		json_object_set_new(o, "cycles_per_packet",
+				    json_real(c.rx ? (double)busy / (double)c.rx : 0.0));
+		json_array_append_new(workers, o);
+	}
+	json_object_set_new(root, "ports", ports);
+	json_object_set_new(root, "workers", workers);
+	json_object_set_new(root, "total", counters_json(&total));
+	json_object_set_new(root, "tsc_hz", json_integer((json_int_t)src->tsc_hz));
+	return root;
+}
+
+static void
+print_row(FILE *f, const char *name, const struct dpr_port_counters *c,
+	  const char *extra)
+{
+	unsigned int i;
+	bool any = false;
+
+	fprintf(f, "  %-10s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 "%s\n",
+		name, c->rx, c->forwarded, c->tx, c->exception, dpr_counters_drops(c),
+		extra);
+	for (i = 1; i < DPR_DROP_MAX; i++) {
+		if (c->drops[i] == 0)
+			continue;
+		fprintf(f, "%s%s=%" PRIu64, any ? " " : "    drops: ", dpr_drop_names[i],
+			c->drops[i]);
+		any = true;
+	}
+	if (any)
+		fprintf(f, "\n");
+}
+
+void
+dpr_stats_print(FILE *f, const struct dpr_stats_src *src)
+{
+	struct dpr_port_counters c, total;
+	unsigned int p, w;
+	char name[32], extra[64];
+
+	memset(&total, 0, sizeof(total));
+	fprintf(f, "  %-10s %14s %14s %14s %10s %10s\n", "port", "rx", "forwarded",
+		"tx", "exception", "dropped");
+	for (p = 0; p < src->n_ports; p++) {
+		memset(&c, 0, sizeof(c));
+		for (w = 0; w < src->n_workers; w++)
+			dpr_counters_add(&c, &src->workers[w]->stats[p]);
+		dpr_counters_add(&total, &c);
+		print_row(f, src->port_names[p], &c, "");
+	}
+	print_row(f, "total", &total, "");
+	fprintf(f, "  %-10s %14s %14s %14s %10s %10s %s\n", "worker", "rx", "forwarded",
+		"tx", "exception", "dropped", "cycles/pkt");
+	for (w = 0; w < src->n_workers; w++) {
+		const struct dpr_worker *wk = src->workers[w];
+
+		memset(&c, 0, sizeof(c));
+		for (p = 0; p < src->n_ports; p++)
+			dpr_counters_add(&c, &wk->stats[p]);
+		snprintf(name, sizeof(name), "lcore %u", wk->lcore);
+		snprintf(extra, sizeof(extra), " %10.1f",
+			 c.rx ? (double)rd(&wk->busy_cycles) / (double)c.rx : 0.0);
+		print_row(f, name, &c, extra);
+	}
+	fflush(f);
+}

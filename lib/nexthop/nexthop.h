@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+/*
+ * Next hops: what the FIB points at. A FIB entry holds an index into this
+ * table; a next hop holds the output port and the neighbour's MAC. Neighbour
+ * resolution changes next hops, never routes.
+ *
+ * Sharing: the control thread is the only writer. Everything a worker needs
+ * for one next hop is packed in one 64-bit word (MAC, port, kind) that is
+ * stored atomically, so a worker never sees a torn MAC. Indices are reused
+ * only after no route references them and an RCU grace period has passed.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+#include "../util/addr.h"
+
+/** Fixed indices. The FIB's default (no route) value is DPR_NH_NONE. */
+#define DPR_NH_NONE 0
+#define DPR_NH_LOCAL 1
+#define DPR_NH_FIRST_DYNAMIC 2
+#define DPR_NH_MAX (1u << 16)
+
+/** What a worker does with a packet whose route points here. */
+enum dpr_nh_kind {
+	DPR_NH_KIND_NO_ROUTE = 0,   /**< drop, no route */
+	DPR_NH_KIND_LOCAL = 1,      /**< for the router itself: exception path */
+	DPR_NH_KIND_UNRESOLVED = 2, /**< neighbour MAC unknown */
+	DPR_NH_KIND_FORWARD = 3,    /**< rewrite and send */
+	DPR_NH_KIND_BLACKHOLE = 4,  /**< drop on purpose */
+};
+
+/** The worker's view of a next hop, as one atomic 64-bit word. */
+union dpr_nh_word {
+	uint64_t u64;
+	struct {
+		struct rte_ether_addr mac; /**< destination MAC */
+		uint8_t port;              /**< dpr port index */
+		uint8_t kind;              /**< enum dpr_nh_kind */
+	};
+};
+
+/** Control-side description of a next hop (for listing and refcounts). */
+struct dpr_nh_info {
+	struct dpr_ip ip;     /**< gateway or neighbour address */
+	uint32_t refcnt;      /**< routes and host entries pointing here */
+	bool is_static;       /**< neighbour from config or neigh.add: never ages */
+	bool in_use;
+};
+
+struct dpr_nh_table;
+
+/**
+ * Create the table with its fixed entries (no route, local) on @p socket.
+ * @return the table, or NULL with errno set (ENOMEM).
+ */
+struct dpr_nh_table *dpr_nh_table_create(int socket);
+void dpr_nh_table_free(struct dpr_nh_table *t);
+
+/** The array workers read; index it with a FIB result. */
+const union dpr_nh_word *dpr_nh_words(const struct dpr_nh_table *t);
+
+/**
+ * Find or create the next hop for neighbour @p ip reached through @p port.
+ * A new one starts unresolved. Takes a reference.
+ * @return the index, or -ENOSPC when the table is full.
+ */
+int dpr_nh_get(struct dpr_nh_table *t, const struct dpr_ip *ip, uint8_t port);
+
+/** Index of the next hop for @p ip, or -ENOENT. No reference taken. */
+int dpr_nh_find(const struct dpr_nh_table *t, const struct dpr_ip *ip);
+
+/**
+ * Next hop that marks a connected subnet of @p port: destinations in it are
+ * neighbours still to be resolved. Created on first use; takes a reference.
+ */
+int dpr_nh_connected(struct dpr_nh_table *t, uint8_t port);
+
+/** Drop a reference; the entry is freed when none are left. */
+void dpr_nh_put(struct dpr_nh_table *t, uint32_t idx);
+
+/** Set the MAC of next hop @p idx, making it forwardable. */
+void dpr_nh_resolve(struct dpr_nh_table *t, uint32_t idx,
+		    const struct rte_ether_addr *mac, bool is_static);
+
+/** Control-side data of @p idx, or NULL if unused. */
+const struct dpr_nh_info *dpr_nh_info(const struct dpr_nh_table *t, uint32_t idx);
+
+/** Worker view of @p idx (atomic load). */
+union dpr_nh_word dpr_nh_word_get(const struct dpr_nh_table *t, uint32_t idx);
+
+/** Number of next hops in use. */
+uint32_t dpr_nh_count(const struct dpr_nh_table *t);

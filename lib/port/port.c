@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
+#include <rte_ethdev.h>
+
+#include "../datapath/datapath.h"
+#include "../util/log.h"
+#include "port.h"
+
+static bool
+looks_like_pci(const char *s)
+{
+	unsigned int d, b, dev, f;
+	char c;
+
+	return sscanf(s, "%x:%x:%x.%x%c", &d, &b, &dev, &f, &c) == 4 ||
+	       sscanf(s, "%x:%x.%x%c", &b, &dev, &f, &c) == 3;
+}
+
+static int
+find_port(const char *name, uint16_t *port_id)
+{
+	uint16_t pid;
+
+	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
+		return 0;
+	/* Some PMDs name the ethdev differently from the device. */
+	RTE_ETH_FOREACH_DEV(pid) {
+		struct rte_eth_dev_info info;
+
+		if (rte_eth_dev_info_get(pid, &info) == 0 && info.device != NULL &&
+		    strcmp(rte_dev_name(info.device), name) == 0) {
+			*port_id = pid;
+			return 0;
+		}
+	}
+	return -ENODEV;
+}
+
+int
+dpr_port_probe(struct dpr_port *port, const struct dpr_port_conf *conf,
+	       unsigned int index, char *err, size_t err_len)
+{
+	struct rte_eth_dev_info info;
+	struct rte_devargs da;
+	int ret;
+
+	memset(port, 0, sizeof(*port));
+	port->conf = conf;
+	if (rte_devargs_parse(&da, conf->device) < 0) {
+		snprintf(err, err_len, "config: ports[%u].device \"%s\": not a PCI address or DPDK devargs string (like \"net_tap0,iface=dpr-p0\")",
+			 index, conf->device);
+		return -EINVAL;
+	}
+
+	if (find_port(da.name, &port->port_id) < 0) {
+		ret = rte_dev_probe(conf->device);
+		if (ret < 0 || find_port(da.name, &port->port_id) < 0) {
+			if (ret == 0)
+				ret = -ENODEV;
+			if (looks_like_pci(conf->device))
+				snprintf(err, err_len, "config: ports[%u].device \"%s\": cannot probe: %s (is it bound to vfio-pci? run: dpdk-devbind.py -b vfio-pci %s; and do not pass --no-pci)",
+					 index, conf->device, rte_strerror(-ret), conf->device);
+			else
+				snprintf(err, err_len, "config: ports[%u].device \"%s\": cannot probe: %s (check the driver name and its arguments in the DPDK guide for that PMD)",
+					 index, conf->device, rte_strerror(-ret));
+			rte_devargs_reset(&da);
+			return ret;
+		}
+	}
+	rte_devargs_reset(&da);
+
+	ret = rte_eth_dev_info_get(port->port_id, &info);
+	if (ret < 0) {
+		snprintf(err, err_len, "port %s: cannot read device info: %s", conf->name,
+			 rte_strerror(-ret));
+		return ret;
+	}
+	snprintf(port->driver, sizeof(port->driver), "%s", info.driver_name);
+	port->socket = rte_eth_dev_socket_id(port->port_id);
+	if (port->socket < 0)
+		port->socket = 0;
+	return 0;
+}
+
+unsigned int
+dpr_port_mbufs_needed(const struct dpr_port *port, uint16_t n_workers)
+{
+	/* Full RX and TX rings, plus what each worker can hold in its TX
+	 * buffer and its current burst. */
+	return (unsigned int)n_workers * port->profile.rx_desc +
+	       (unsigned int)(n_workers + 1) * port->profile.tx_desc +
+	       (unsigned int)n_workers * (DPR_TXBUF + DPR_BURST);
+}
+
+static void
+log_dropped(const char *port, const char *what, uint64_t wanted, uint64_t have,
+	    const char *(*name)(uint64_t))
+{
+	uint64_t missing = wanted & ~have;
+	unsigned int i;
+
+	for (i = 0; i < 64; i++) {
+		uint64_t b = UINT64_C(1) << i;
+
+		if (!(missing & b))
+			continue;
+		if (name != NULL)
+			DPR_LOG(INFO, port, "port %s: device lacks %s %s: left out",
+				port, what, name(b));
+		else
+			DPR_LOG(INFO, port, "port %s: device cannot hash on RSS field 0x%" PRIx64 ": left out",
+				port, b);
+	}
+}
+
+int
+dpr_port_start(struct dpr_port *port, uint16_t n_workers, struct rte_mempool *pool,
+	       char *err, size_t err_len)
+{
+	const struct dpr_port_conf *conf = port->conf;
+	struct rte_eth_conf ec;
+	struct rte_eth_dev_info info;
+	struct rte_eth_rxconf rxc;
+	struct rte_eth_txconf txc;
+	uint16_t q;
+	int ret;
+
+	ret = rte_eth_dev_info_get(port->port_id, &info);
+	if (ret < 0)
+		goto fail_ret;
+
+	port->nb_txq = n_workers + 1;
+	port->nb_rxq = port->profile.equal_queues ? port->nb_txq : n_workers;
+	if (port->nb_rxq > info.max_rx_queues || port->nb_txq > info.max_tx_queues) {
+		char hint[64] = "";
+
+		if (strcmp(port->driver, "net_af_packet") == 0)
+			snprintf(hint, sizeof(hint), ", or add qpairs=%u to the af_packet devargs",
+				 port->nb_txq);
+		else if (strcmp(port->driver, "net_af_xdp") == 0)
+			snprintf(hint, sizeof(hint), ", or add queue_count=%u to the af_xdp devargs",
+				 port->nb_txq);
+		snprintf(err, err_len, "port %s (%s): needs %u RX and %u TX queues for %u workers (one TX queue each and one for the control thread), the device has %u and %u (give EAL fewer lcores%s)",
+			 conf->name, port->driver, port->nb_rxq, port->nb_txq, n_workers,
+			 info.max_rx_queues, info.max_tx_queues, hint);
+		return -EINVAL;
+	}
+
+	memset(&ec, 0, sizeof(ec));
+	port->rss_hf = port->profile.rss_hf & info.flow_type_rss_offloads;
+	if (n_workers > 1) {
+		log_dropped(conf->name, "RSS", port->profile.rss_hf,
+			    info.flow_type_rss_offloads, NULL);
+		if (port->rss_hf != 0) {
+			ec.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+			ec.rx_adv_conf.rss_conf.rss_hf = port->rss_hf;
+		} else {
+			DPR_LOG(INFO, port, "port %s (%s): no RSS; the device spreads packets over its %u RX queues itself, if at all",
+				conf->name, port->driver, port->nb_rxq);
+		}
+	} else {
+		port->rss_hf = 0;
+	}
+	port->rx_offloads = port->profile.rx_offloads & info.rx_offload_capa;
+	port->tx_offloads = port->profile.tx_offloads & info.tx_offload_capa;
+	log_dropped(conf->name, "RX offload", port->profile.rx_offloads,
+		    info.rx_offload_capa, rte_eth_dev_rx_offload_name);
+	log_dropped(conf->name, "TX offload", port->profile.tx_offloads,
+		    info.tx_offload_capa, rte_eth_dev_tx_offload_name);
+	ec.rxmode.offloads = port->rx_offloads;
+	ec.txmode.offloads = port->tx_offloads;
+
+	port->mtu = conf->mtu;
+	if (info.max_mtu != 0 && (port->mtu > info.max_mtu || port->mtu < info.min_mtu)) {
+		snprintf(err, err_len, "config: port %s: mtu %u is outside what %s supports (%u to %u)",
+			 conf->name, port->mtu, port->driver, info.min_mtu, info.max_mtu);
+		return -EINVAL;
+	}
+	ec.rxmode.mtu = port->mtu;
+
+	ret = rte_eth_dev_configure(port->port_id, port->nb_rxq, port->nb_txq, &ec);
+	if (ret < 0)
+		goto fail_ret;
+
+	port->nb_rxd = port->profile.rx_desc;
+	port->nb_txd = port->profile.tx_desc;
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port->port_id, &port->nb_rxd, &port->nb_txd);
+	if (ret < 0)
+		goto fail_ret;
+
+	rxc = info.default_rxconf;
+	rxc.offloads = port->rx_offloads;
+	for (q = 0; q < port->nb_rxq; q++) {
+		ret = rte_eth_rx_queue_setup(port->port_id, q, port->nb_rxd, port->socket,
+					     &rxc, pool);
+		if (ret < 0)
+			goto fail_ret;
+	}
+	txc = info.default_txconf;
+	txc.offloads = port->tx_offloads;
+	for (q = 0; q < port->nb_txq; q++) {
+		ret = rte_eth_tx_queue_setup(port->port_id, q, port->nb_txd, port->socket, &txc);
+		if (ret < 0)
+			goto fail_ret;
+	}
+
+	if (conf->has_mac) {
+		ret = rte_eth_dev_default_mac_addr_set(port->port_id,
+						       (struct rte_ether_addr *)&conf->mac);
+		if (ret < 0) {
+			snprintf(err, err_len, "config: port %s: cannot set mac on %s: %s (leave \"mac\" out to use the device's own)",
+				 conf->name, port->driver, rte_strerror(-ret));
+			return ret;
+		}
+	}
+	ret = rte_eth_macaddr_get(port->port_id, &port->mac);
+	if (ret < 0)
+		goto fail_ret;
+	/* Some virtual PMDs cannot change MTU once started; not worth failing. */
+	ret = rte_eth_dev_set_mtu(port->port_id, port->mtu);
+	if (ret < 0 && ret != -ENOTSUP)
+		DPR_LOG(WARNING, port, "port %s: cannot set MTU %u: %s", conf->name, port->mtu,
+			rte_strerror(-ret));
+
+	ret = rte_eth_dev_start(port->port_id);
+	if (ret < 0)
+		goto fail_ret;
+	port->started = true;
+
+	{
+		char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+		rte_ether_format_addr(mac, sizeof(mac), &port->mac);
+		DPR_LOG(INFO, port, "port %s: %s (%s, dpdk port %u, socket %d), mac %s, mtu %u, %u rxq x %u desc, %u txq x %u desc, rss 0x%" PRIx64 ", profile %s",
+			conf->name, conf->device, port->driver, port->port_id, port->socket,
+			mac, port->mtu, port->nb_rxq, port->nb_rxd, port->nb_txq, port->nb_txd,
+			port->rss_hf, port->profile.source);
+	}
+	return 0;
+
+fail_ret:
+	snprintf(err, err_len, "port %s (%s): setup failed: %s", conf->name, port->driver,
+		 rte_strerror(-ret));
+	return ret;
+}
+
+void
+dpr_port_close(struct dpr_port *port)
+{
+	if (port->started) {
+		rte_eth_dev_stop(port->port_id);
+		port->started = false;
+	}
+	rte_eth_dev_close(port->port_id);
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+/*
+ * Ports: probing the device a config names, choosing its profile from
+ * drivers-cfg/ by PMD name, and setting up one RX queue per worker (RSS) and
+ * one TX queue per worker plus one for the control thread.
+ * Control thread only.
+ */
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mempool.h>
+
+#include "../config/config.h"
+
+/** A port profile, from drivers-cfg/<driver>.json. */
+struct dpr_profile {
+	char source[PATH_MAX];   /**< file it came from, or "built-in" */
+	uint16_t rx_desc;
+	uint16_t tx_desc;
+	uint64_t rss_hf;         /**< RTE_ETH_RSS_* */
+	uint64_t rx_offloads;    /**< RTE_ETH_RX_OFFLOAD_* */
+	uint64_t tx_offloads;    /**< RTE_ETH_TX_OFFLOAD_* */
+	/** The PMD needs as many RX as TX queues (net_tap, af_packet): the
+	 * RX queue matching the control thread's TX queue is then polled by
+	 * the first worker, so nothing the device spreads there is lost. */
+	bool equal_queues;
+};
+
+struct dpr_port {
+	const struct dpr_port_conf *conf;
+	uint16_t port_id;
+	int socket;
+	char driver[64];
+	struct rte_ether_addr mac;
+	uint16_t mtu;
+	uint16_t nb_rxq;
+	uint16_t nb_txq;
+	uint16_t nb_rxd;
+	uint16_t nb_txd;
+	uint64_t rss_hf;
+	uint64_t rx_offloads;
+	uint64_t tx_offloads;
+	struct dpr_profile profile;
+	bool started;
+};
+
+/**
+ * Load the profile for PMD @p driver from @p dir: <driver>.json, else
+ * default.json, else built-in defaults.
+ * @return 0, or -EINVAL with a message naming the file and key in @p err.
+ */
+int dpr_profile_load(const char *dir, const char *driver, struct dpr_profile *p,
+		     char *err, size_t err_len);
+
+/** The drivers-cfg directory to use when none is given. */
+const char *dpr_profile_default_dir(void);
+
+/**
+ * Probe the device of @p conf (a PCI address or DPDK devargs) unless EAL
+ * already did, and fill in port_id, socket and driver.
+ * @return 0, or a negative errno with a message in @p err.
+ */
+int dpr_port_probe(struct dpr_port *port, const struct dpr_port_conf *conf,
+		   unsigned int index, char *err, size_t err_len);
+
+/**
+ * Configure queues for @p n_workers workers from the profile (intersected
+ * with what the device reports; what it lacks is logged and left out),
+ * set the MAC and MTU, and start the port.
+ * @return 0, or a negative errno with a message in @p err.
+ */
+int dpr_port_start(struct dpr_port *port, uint16_t n_workers,
+		   struct rte_mempool *pool, char *err, size_t err_len);
+
+/** Mbufs port @p port needs for its queues with @p n_workers workers. */
+unsigned int dpr_port_mbufs_needed(const struct dpr_port *port, uint16_t n_workers);
+
+/** Stop and close; safe on a port that never started. */
+void dpr_port_close(struct dpr_port *port);

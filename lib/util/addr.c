@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addr.h"
+
+int
+dpr_ip_parse(const char *s, struct dpr_ip *ip)
+{
+	struct in_addr a4;
+
+	memset(ip, 0, sizeof(*ip));
+	if (inet_pton(AF_INET, s, &a4) == 1) {
+		ip->af = DPR_AF_IP4;
+		ip->ip4 = ntohl(a4.s_addr);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, ip->ip6) == 1) {
+		ip->af = DPR_AF_IP6;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void
+dpr_prefix_mask(struct dpr_prefix *p)
+{
+	unsigned int i;
+
+	if (p->addr.af == DPR_AF_IP4) {
+		p->addr.ip4 &= dpr_ip4_mask(p->len);
+		return;
+	}
+	for (i = 0; i < 16; i++) {
+		unsigned int bits = i * 8;
+
+		if (bits >= p->len)
+			p->addr.ip6[i] = 0;
+		else if (bits + 8 > p->len)
+			p->addr.ip6[i] &= (uint8_t)(0xff << (8 - (p->len - bits)));
+	}
+}
+
+int
+dpr_prefix_parse(const char *s, bool allow_host_bits, struct dpr_prefix *p,
+		 char *hint, size_t hint_len)
+{
+	char buf[DPR_PREFIX_STRLEN];
+	const char *slash = strchr(s, '/');
+	struct dpr_prefix masked;
+	unsigned long len;
+	size_t alen;
+	char *end;
+
+	alen = slash != NULL ? (size_t)(slash - s) : strlen(s);
+	if (alen == 0 || alen >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, alen);
+	buf[alen] = '\0';
+	if (dpr_ip_parse(buf, &p->addr) < 0)
+		return -EINVAL;
+
+	if (slash == NULL) {
+		p->len = p->addr.af == DPR_AF_IP4 ? 32 : 128;
+		return 0;
+	}
+	if (slash[1] < '0' || slash[1] > '9')
+		return -EINVAL;
+	errno = 0;
+	len = strtoul(slash + 1, &end, 10);
+	if (errno != 0 || *end != '\0' ||
+	    len > (p->addr.af == DPR_AF_IP4 ? 32u : 128u))
+		return -EINVAL;
+	p->len = (uint8_t)len;
+
+	if (!allow_host_bits) {
+		masked = *p;
+		dpr_prefix_mask(&masked);
+		if (memcmp(&masked, p, sizeof(masked)) != 0) {
+			if (hint != NULL)
+				dpr_prefix_fmt(&masked, hint, hint_len);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int
+dpr_mac_parse(const char *s, struct rte_ether_addr *mac)
+{
+	unsigned int b[RTE_ETHER_ADDR_LEN];
+	char sep[RTE_ETHER_ADDR_LEN - 1];
+	char tail;
+	int i;
+
+	if (strlen(s) != 17)
+		return -EINVAL;
+	if (sscanf(s, "%2x%c%2x%c%2x%c%2x%c%2x%c%2x%c", &b[0], &sep[0], &b[1],
+		   &sep[1], &b[2], &sep[2], &b[3], &sep[3], &b[4], &sep[4],
+		   &b[5], &tail) != 11)
+		return -EINVAL;
+	for (i = 0; i < RTE_ETHER_ADDR_LEN - 1; i++)
+		if (sep[i] != ':' && sep[i] != '-')
+			return -EINVAL;
+	for (i = 0; i < RTE_ETHER_ADDR_LEN; i++)
+		mac->addr_bytes[i] = (uint8_t)b[i];
+	return 0;
+}
+
+char *
+dpr_ip4_fmt(uint32_t ip4, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u.%u.%u", ip4 >> 24, (ip4 >> 16) & 0xff,
+		 (ip4 >> 8) & 0xff, ip4 & 0xff);
+	return buf;
+}
+
+char *
+dpr_ip_fmt(const struct dpr_ip *ip, char *buf, size_t len)
+{
+	if (ip->af == DPR_AF_IP4)
+		return dpr_ip4_fmt(ip->ip4, buf, len);
+	if (inet_ntop(AF_INET6, ip->ip6, buf, len) == NULL)
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+char *
+dpr_prefix_fmt(const struct dpr_prefix *p, char *buf, size_t len)
+{
+	char a[DPR_IP6_STRLEN];
+
+	snprintf(buf, len, "%s/%u", dpr_ip_fmt(&p->addr, a, sizeof(a)), p->len);
+	return buf;
+}
+
+bool
+dpr_prefix_contains(const struct dpr_prefix *p, const struct dpr_ip *ip)
+{
+	struct dpr_prefix a = { .addr = *ip, .len = p->len }, b = *p;
+
+	if (p->addr.af != ip->af)
+		return false;
+	dpr_prefix_mask(&a);
+	dpr_prefix_mask(&b);
+	if (ip->af == DPR_AF_IP4)
+		return a.addr.ip4 == b.addr.ip4;
+	return memcmp(a.addr.ip6, b.addr.ip6, 16) == 0;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+/*
+ * Parsing and printing of addresses, prefixes and MACs, shared by the config
+ * loader and the control API. IPv4 addresses are kept in host byte order on
+ * the control side (rte_fib takes them so); workers convert once per burst.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+#define DPR_IP4_STRLEN 16
+#define DPR_IP6_STRLEN 46
+#define DPR_PREFIX_STRLEN 50
+
+enum dpr_af {
+	DPR_AF_IP4 = 4,
+	DPR_AF_IP6 = 6,
+};
+
+struct dpr_ip {
+	enum dpr_af af;
+	union {
+		uint32_t ip4;     /**< host byte order */
+		uint8_t ip6[16];  /**< network byte order */
+	};
+};
+
+struct dpr_prefix {
+	struct dpr_ip addr;
+	uint8_t len;
+};
+
+/** Parse "10.0.0.1" or "2001:db8::1". Returns 0 or -EINVAL. */
+int dpr_ip_parse(const char *s, struct dpr_ip *ip);
+
+/**
+ * Parse "10.0.0.0/8". With @p allow_host_bits false, a prefix with bits set
+ * past its length fails with -EINVAL and, if @p hint is given, the masked
+ * prefix is written there so the caller can suggest it.
+ * A missing "/len" means a host prefix (/32 or /128).
+ */
+int dpr_prefix_parse(const char *s, bool allow_host_bits, struct dpr_prefix *p,
+		     char *hint, size_t hint_len);
+
+/** Parse "02:00:00:00:00:01" (also accepts '-' separators). Returns 0 or -EINVAL. */
+int dpr_mac_parse(const char *s, struct rte_ether_addr *mac);
+
+/** Format into @p buf; returns @p buf. */
+char *dpr_ip_fmt(const struct dpr_ip *ip, char *buf, size_t len);
+char *dpr_ip4_fmt(uint32_t ip4, char *buf, size_t len);
+char *dpr_prefix_fmt(const struct dpr_prefix *p, char *buf, size_t len);
+
+static inline uint32_t
+dpr_ip4_mask(uint8_t len)
+{
+	return len == 0 ? 0 : UINT32_MAX << (32 - len);
+}
+
+/** True if @p ip lies in @p p (same family). */
+bool dpr_prefix_contains(const struct dpr_prefix *p, const struct dpr_ip *ip);
+
+/** Clear the bits of @p p past its length. */
+void dpr_prefix_mask(struct dpr_prefix *p);
