@@ -233,7 +233,7 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 		union dpr_nh_word h;
 
-		h.u64 = __atomic_load_n(&w->nh[nh[i]].u64, __ATOMIC_RELAXED);
+		h.u64 = __atomic_load_n(&w->nh[nh[i] & DPR_FIB4_NH_MASK].u64, __ATOMIC_RELAXED);
 		if (likely(h.kind == DPR_NH_KIND_FORWARD)) {
 			/* RFC 1812 5.3.4: never forward what arrived as
 			 * link-layer broadcast to a unicast IP destination. */

@@ -82,7 +82,8 @@ apply(struct rte_fib *f, const struct dpr_fib4_op *op)
 {
 	if (op->del)
 		return rte_fib_delete(f, op->ip, op->depth);
-	return rte_fib_add(f, op->ip, op->depth, op->nh);
+	return rte_fib_add(f, op->ip, op->depth,
+			   op->depth > 24 ? op->nh | DPR_FIB4_LONG : op->nh);
 }
 
 static bool
@@ -94,7 +95,7 @@ exists(struct rte_fib *f, uint32_t ip, uint8_t depth, uint32_t *nh)
 	if (node == NULL)
 		return false;
 	rte_rib_get_nh(node, &v);
-	*nh = (uint32_t)v;
+	*nh = (uint32_t)(v & DPR_FIB4_NH_MASK);
 	return true;
 }
 
@@ -155,7 +156,7 @@ dpr_fib4_get(const struct dpr_fib4 *fib, uint32_t ip, uint8_t depth, uint32_t *n
 	if (node == NULL)
 		return -ENOENT;
 	rte_rib_get_nh(node, &v);
-	*nh = (uint32_t)v;
+	*nh = (uint32_t)(v & DPR_FIB4_NH_MASK);
 	return 0;
 }
 
@@ -172,7 +173,7 @@ dpr_fib4_lpm(const struct dpr_fib4 *fib, uint32_t ip, uint32_t *prefix,
 	rte_rib_get_ip(node, prefix);
 	rte_rib_get_depth(node, depth);
 	rte_rib_get_nh(node, &v);
-	*nh = (uint32_t)v;
+	*nh = (uint32_t)(v & DPR_FIB4_NH_MASK);
 	return 0;
 }
 

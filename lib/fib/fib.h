@@ -15,6 +15,18 @@
  */
 #include <stdint.h>
 
+/*
+ * Values stored in rte_fib are next-hop indices, with DPR_FIB4_LONG set for
+ * prefixes longer than /24. DIR-24-8 (22.11 and later, as far as read) skips
+ * its tbl8 reservation when a new /25-/32 has the same value as its covering
+ * route, but releases one when that route goes: the counter underflows and
+ * from then on every long prefix fails with ENOSPC. Making long prefixes'
+ * values differ from any /0-/24 parent keeps the count balanced. Readers
+ * mask the bit off (DPR_FIB4_NH_MASK).
+ */
+#define DPR_FIB4_LONG (UINT64_C(1) << 30)
+#define DPR_FIB4_NH_MASK (DPR_FIB4_LONG - 1)
+
 #include <rte_fib.h>
 #include <rte_rcu_qsbr.h>
 

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Address, prefix and MAC parsing as the config and control API use it. */
+#include <errno.h>
+#include <string.h>
+
+#include "test.h"
+#include "util/addr.h"
+
+static void
+test_prefixes(void)
+{
+	struct dpr_prefix p;
+	struct dpr_ip ip;
+	char hint[DPR_PREFIX_STRLEN] = "", buf[DPR_PREFIX_STRLEN];
+
+	CHECK_EQ(dpr_prefix_parse("10.0.0.0/8", false, &p, NULL, 0), 0);
+	CHECK(p.addr.af == DPR_AF_IP4 && p.addr.ip4 == 0x0a000000 && p.len == 8, "10/8");
+	CHECK_EQ(dpr_prefix_parse("10.0.0.1/8", false, &p, hint, sizeof(hint)), -EINVAL);
+	CHECK(strcmp(hint, "10.0.0.0/8") == 0, "hint %s", hint);
+	CHECK_EQ(dpr_prefix_parse("10.0.0.1/8", true, &p, NULL, 0), 0);
+	CHECK_EQ(dpr_prefix_parse("10.0.0.1", false, &p, NULL, 0), 0);
+	CHECK_EQ(p.len, 32);
+	CHECK_EQ(dpr_prefix_parse("0.0.0.0/0", false, &p, NULL, 0), 0);
+	CHECK_EQ(dpr_prefix_parse("10.0.0.0/33", false, &p, NULL, 0), -EINVAL);
+	CHECK_EQ(dpr_prefix_parse("10.0.0.0/", false, &p, NULL, 0), -EINVAL);
+	CHECK_EQ(dpr_prefix_parse("10.0.0.0/8x", false, &p, NULL, 0), -EINVAL);
+	CHECK_EQ(dpr_prefix_parse("10.0.0.0/-1", false, &p, NULL, 0), -EINVAL);
+	CHECK_EQ(dpr_prefix_parse("10.0.0.256/24", false, &p, NULL, 0), -EINVAL);
+	CHECK_EQ(dpr_prefix_parse("/24", false, &p, NULL, 0), -EINVAL);
+	CHECK_EQ(dpr_prefix_parse("", false, &p, NULL, 0), -EINVAL);
+	CHECK_EQ(dpr_prefix_parse("2001:db8::/32", false, &p, NULL, 0), 0);
+	CHECK(p.addr.af == DPR_AF_IP6 && p.len == 32, "v6 prefix");
+	CHECK_EQ(dpr_prefix_parse("2001:db8::1/32", false, &p, hint, sizeof(hint)), -EINVAL);
+	CHECK(strcmp(hint, "2001:db8::/32") == 0, "v6 hint %s", hint);
+	CHECK_EQ(dpr_prefix_parse("2001:db8::/129", false, &p, NULL, 0), -EINVAL);
+
+	dpr_prefix_parse("10.0.1.1/24", true, &p, NULL, 0);
+	dpr_ip_parse("10.0.1.200", &ip);
+	CHECK(dpr_prefix_contains(&p, &ip), "10.0.1.200 in 10.0.1.1/24");
+	dpr_ip_parse("10.0.2.1", &ip);
+	CHECK(!dpr_prefix_contains(&p, &ip), "10.0.2.1 not in 10.0.1.1/24");
+	dpr_ip_parse("2001:db8::1", &ip);
+	CHECK(!dpr_prefix_contains(&p, &ip), "families differ");
+	dpr_prefix_parse("2001:db8:1::/48", false, &p, NULL, 0);
+	dpr_ip_parse("2001:db8:1:ffff::9", &ip);
+	CHECK(dpr_prefix_contains(&p, &ip), "v6 contains");
+	CHECK(strcmp(dpr_prefix_fmt(&p, buf, sizeof(buf)), "2001:db8:1::/48") == 0, "%s", buf);
+}
+
+static void
+test_macs(void)
+{
+	struct rte_ether_addr m;
+
+	CHECK_EQ(dpr_mac_parse("02:00:00:00:01:0a", &m), 0);
+	CHECK(m.addr_bytes[0] == 2 && m.addr_bytes[5] == 0x0a, "bytes");
+	CHECK_EQ(dpr_mac_parse("02-00-00-00-01-0A", &m), 0);
+	CHECK_EQ(dpr_mac_parse("02:00:00:00:01", &m), -EINVAL);
+	CHECK_EQ(dpr_mac_parse("02:00:00:00:01:0g", &m), -EINVAL);
+	CHECK_EQ(dpr_mac_parse("02:00:00:00:01:0a:", &m), -EINVAL);
+	CHECK_EQ(dpr_mac_parse("0200.0000.010a.", &m), -EINVAL);
+}
+
+int
+main(void)
+{
+	test_prefixes();
+	test_macs();
+	printf("test_addr: %d checks, %d failed\n", test_checks, test_failures);
+	return test_failures == 0 ? 0 : 1;
+}
