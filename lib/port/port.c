@@ -23,6 +23,18 @@ looks_like_pci(const char *s)
 	       sscanf(s, "%x:%x.%x%c", &b, &dev, &f, &c) == 3;
 }
 
+static bool
+looks_like_pci_prefix(const char *s, size_t n)
+{
+	char buf[64];
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return looks_like_pci(buf);
+}
+
 static int
 find_port(const char *name, uint16_t *port_id)
 {
@@ -43,30 +55,60 @@ find_port(const char *name, uint16_t *port_id)
 	return -ENODEV;
 }
 
+/*
+ * Multi-port devices (Chelsio T5/T6 has every port on one PCI function) name
+ * their ethdevs "<device>_<n>". Such a name is not valid devargs: probe the
+ * device and look the port up by its full name.
+ */
+static bool
+split_port_suffix(const char *device, char *base, size_t len)
+{
+	const char *us = strrchr(device, '_');
+	size_t n;
+
+	if (us == NULL || us[1] == '\0' || strspn(us + 1, "0123456789") != strlen(us + 1) ||
+	    strchr(device, ',') != NULL)
+		return false;
+	n = (size_t)(us - device);
+	if (n >= len || !looks_like_pci_prefix(device, n))
+		return false;
+	memcpy(base, device, n);
+	base[n] = '\0';
+	return true;
+}
+
 int
 dpr_port_probe(struct dpr_port *port, const struct dpr_port_conf *conf,
 	       unsigned int index, char *err, size_t err_len)
 {
+	char base[DPR_DEVICE_MAX];
+	const char *probe = conf->device, *name;
 	struct rte_eth_dev_info info;
 	struct rte_devargs da;
 	int ret;
 
 	memset(port, 0, sizeof(*port));
 	port->conf = conf;
-	if (rte_devargs_parse(&da, conf->device) < 0) {
+	memset(&da, 0, sizeof(da));
+
+	if (find_port(conf->device, &port->port_id) == 0)
+		goto found; /* probed by EAL (--vdev, -a) or an earlier port */
+	if (split_port_suffix(conf->device, base, sizeof(base)))
+		probe = base;
+	if (rte_devargs_parse(&da, probe) < 0) {
 		snprintf(err, err_len, "config: ports[%u].device \"%s\": not a PCI address or DPDK devargs string (like \"net_tap0,iface=dpr-p0\")",
 			 index, conf->device);
 		return -EINVAL;
 	}
-
-	if (find_port(da.name, &port->port_id) < 0) {
-		ret = rte_dev_probe(conf->device);
-		if (ret < 0 || find_port(da.name, &port->port_id) < 0) {
+	name = probe == base ? conf->device : da.name;
+	if (find_port(name, &port->port_id) < 0) {
+		ret = rte_dev_probe(probe);
+		if (ret < 0 || find_port(name, &port->port_id) < 0) {
 			if (ret == 0)
 				ret = -ENODEV;
-			if (looks_like_pci(conf->device))
+			if (looks_like_pci(probe))
 				snprintf(err, err_len, "config: ports[%u].device \"%s\": cannot probe: %s (is it bound to vfio-pci? run: dpdk-devbind.py -b vfio-pci %s; and do not pass --no-pci)",
-					 index, conf->device, rte_strerror(-ret), conf->device);
+					 index, conf->device, rte_strerror(-ret), probe);
 			else
 				snprintf(err, err_len, "config: ports[%u].device \"%s\": cannot probe: %s (check the driver name and its arguments in the DPDK guide for that PMD)",
 					 index, conf->device, rte_strerror(-ret));
@@ -75,7 +117,7 @@ dpr_port_probe(struct dpr_port *port, const struct dpr_port_conf *conf,
 		}
 	}
 	rte_devargs_reset(&da);
-
+found:
 	ret = rte_eth_dev_info_get(port->port_id, &info);
 	if (ret < 0) {
 		snprintf(err, err_len, "port %s: cannot read device info: %s", conf->name,
@@ -191,6 +233,19 @@ dpr_port_start(struct dpr_port *port, uint16_t n_workers, struct rte_mempool *po
 
 	port->nb_rxd = port->profile.rx_desc;
 	port->nb_txd = port->profile.tx_desc;
+	/* Pause frames stall a router's queues behind one slow peer: off,
+	 * where the device lets us (virtual ones have no such thing). */
+	{
+		struct rte_eth_fc_conf fc;
+
+		if (rte_eth_dev_flow_ctrl_get(port->port_id, &fc) == 0 &&
+		    fc.mode != RTE_ETH_FC_NONE) {
+			fc.mode = RTE_ETH_FC_NONE;
+			if (rte_eth_dev_flow_ctrl_set(port->port_id, &fc) == 0)
+				DPR_LOG(INFO, port, "port %s: flow control turned off", conf->name);
+		}
+	}
+
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port->port_id, &port->nb_rxd, &port->nb_txd);
 	if (ret < 0)
 		goto fail_ret;

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Prepare a Debian 12 machine for dpr: install the packages it builds and
+# tests with, reserve and mount 2 MiB hugepages. Idempotent; says what it did.
+#
+#   scripts/setup.sh            packages + hugepages (default 1024 x 2 MiB)
+#   HUGEPAGES=2048 scripts/setup.sh
+#   scripts/setup.sh --no-hugepages
+set -euo pipefail
+
+PACKAGES=(
+	build-essential meson ninja-build pkg-config
+	dpdk dpdk-dev libdpdk-dev libjansson-dev libnuma-dev libpcap-dev
+	iproute2 iputils-ping traceroute tcpdump ethtool procps kmod
+	python3 python3-pyasn valgrind
+)
+HUGEPAGES=${HUGEPAGES:-1024}
+want_huge=1
+[ "${1:-}" = "--no-hugepages" ] && want_huge=0
+
+say() { printf 'setup: %s\n' "$*"; }
+
+if [ "$(id -u)" -ne 0 ]; then
+	say "must run as root (installs packages, reserves hugepages)" >&2
+	exit 1
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	say "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+else
+	say "packages: all present"
+fi
+
+if [ $want_huge -eq 1 ]; then
+	nr=/proc/sys/vm/nr_hugepages
+	have=$(cat $nr 2>/dev/null || echo 0)
+	if [ "$have" -lt "$HUGEPAGES" ]; then
+		if echo "$HUGEPAGES" > $nr 2>/dev/null; then
+			say "hugepages: reserved $(cat $nr) x 2 MiB (asked for $HUGEPAGES)"
+		else
+			say "hugepages: cannot reserve here (read-only /proc/sys?); tests fall back to --no-huge"
+		fi
+	else
+		say "hugepages: $have x 2 MiB already reserved"
+	fi
+	if ! grep -qs ' hugetlbfs ' /proc/mounts; then
+		mkdir -p /dev/hugepages
+		if mount -t hugetlbfs nodev /dev/hugepages 2>/dev/null; then
+			say "hugetlbfs: mounted on /dev/hugepages"
+		else
+			say "hugetlbfs: cannot mount; tests fall back to --no-huge"
+		fi
+	else
+		say "hugetlbfs: mounted on $(awk '$3 == "hugetlbfs" {print $2; exit}' /proc/mounts)"
+	fi
+fi

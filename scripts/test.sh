@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Install what is missing, build (release and ASan/UBSan), run every suite:
+#   unit    crafted mbufs through each stage          (release + sanitizers)
+#   config  bad and good configuration files           (release + sanitizers)
+#   smoke   the real dpr between hosts in namespaces   (release + sanitizers)
+# The last line is "N passed, N failed"; exits non-zero on any failure.
+#
+#   scripts/test.sh                 everything
+#   SUITES="unit config" scripts/test.sh
+#   SANITIZE=0 scripts/test.sh      skip the sanitizer build
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP"
+SUITES=${SUITES:-unit config smoke}
+SANITIZE=${SANITIZE:-1}
+LOG=$TOP/build/test-logs
+passed=0
+failed=0
+failures=()
+
+scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+build() { # build DIR MESON-OPTIONS...
+	local dir=$1; shift
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" "$@" >/dev/null || return 1
+	fi
+	ninja -C "$dir" >/dev/null || ninja -C "$dir"
+}
+
+# run_suites DIR LABEL: meson test per suite; every test counts once
+run_suites() {
+	local dir=$1 label=$2 s result name
+	for s in $SUITES; do
+		rm -f "$dir/meson-logs/testlog.json"
+		meson test -C "$dir" --suite "$s" --print-errorlogs --num-processes 2 \
+			> "$LOG/$label-$s.txt" 2>&1
+		if [ ! -s "$dir/meson-logs/testlog.json" ]; then
+			failed=$((failed + 1))
+			failures+=("$label/$s: no tests ran")
+			echo "not ok - $label/$s: no tests ran"
+			tail -n 20 "$LOG/$label-$s.txt"
+			continue
+		fi
+		while read -r result name; do
+			if [ "$result" = OK ]; then
+				passed=$((passed + 1))
+				echo "ok - $label/$s/$name"
+			else
+				failed=$((failed + 1))
+				failures+=("$label/$s/$name ($result)")
+				echo "not ok - $label/$s/$name ($result)"
+			fi
+		done < <(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    print(t["result"], t["name"].split(" / ")[-1])
+' "$dir/meson-logs/testlog.json")
+	done
+}
+
+mkdir -p "$LOG"
+if build build -Dbuildtype=release; then
+	echo "ok - build (release)"
+	passed=$((passed + 1))
+	run_suites build release
+else
+	echo "not ok - build (release)"
+	failed=$((failed + 1))
+	failures+=("build (release)")
+fi
+
+if [ "$SANITIZE" = 1 ]; then
+	# ASan cannot tell DPDK's hugepage heap from wild memory, and DPDK keeps
+	# its memory until exit: leaks are not checked, everything else is.
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
+	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+	if build build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then
+		echo "ok - build (asan+ubsan)"
+		passed=$((passed + 1))
+		run_suites build-asan asan
+	else
+		echo "not ok - build (asan+ubsan)"
+		failed=$((failed + 1))
+		failures+=("build (asan+ubsan)")
+	fi
+fi
+
+for f in "${failures[@]}"; do echo "failed: $f (logs: $LOG)"; done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

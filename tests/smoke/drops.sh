@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Packets dpr must not forward (TTL expiring, bad header checksum, no route,
+# unresolved neighbour, martian source, another host's MAC) never reach the
+# far host and are each counted under their reason; packets for the router
+# go to the exception path; the counters add up exactly.
+source "$(dirname "$0")/lib.sh"
+need_root
+
+V0=dv${TAG}a V1=dv${TAG}b H1=h1-$TAG H2=h2-$TAG
+RMAC=02:00:00:00:01:01 HMAC=02:00:00:00:01:02
+netns "$H1"; netns "$H2"
+veth_pair "$H1" eth0 "$V0"
+veth_pair "$H2" eth0 "$V1"
+host_addr "$H1" eth0 $HMAC 10.0.1.2/24 10.0.1.1 $RMAC
+host_addr "$H2" eth0 02:00:00:00:02:02 10.0.2.2/24 10.0.2.1 02:00:00:00:02:01
+cat > "$WORK/dpr.json" <<JSON
+{
+  "ports": [
+    {"name": "p0", "device": "net_af_packet_${TAG}a,iface=$V0,qpairs=2",
+     "mac": "$RMAC", "addresses": ["10.0.1.1/24"]},
+    {"name": "p1", "device": "net_af_packet_${TAG}b,iface=$V1,qpairs=2",
+     "mac": "02:00:00:00:02:01", "addresses": ["10.0.2.1/24"]}
+  ],
+  "neighbors": [
+    {"address": "10.0.1.2", "mac": "$HMAC", "port": "p0"},
+    {"address": "10.0.2.2", "mac": "02:00:00:00:02:02", "port": "p1"}
+  ],
+  "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64}
+}
+JSON
+start_dpr "$WORK/dpr.json" -l 0,1 -- --idle-sleep 100
+recv_start "$H2" 7001 r
+
+raw() { ip netns exec "$H1" python3 "$TRAFFIC" raw-send eth0 "$@" --dport 7001; }
+raw $RMAC $HMAC 10.0.1.2 10.0.2.2 10 --ttl 64                      # forwarded
+raw $RMAC $HMAC 10.0.1.2 10.0.2.2 20 --ttl 1                       # ttl_expired
+raw $RMAC $HMAC 10.0.1.2 10.0.2.2 15 --bad-checksum                # bad_checksum
+raw $RMAC $HMAC 10.0.1.2 192.0.2.9 7                               # no_route
+raw $RMAC $HMAC 10.0.1.2 10.0.2.77 4                               # unresolved
+raw $RMAC $HMAC 127.0.0.1 10.0.2.2 3                               # martian
+raw 02:00:00:00:09:09 $HMAC 10.0.1.2 10.0.2.2 5                    # other_host
+raw $RMAC $HMAC 10.0.1.2 10.0.1.1 6                                # for the router
+# And from the host stack itself: UDP with TTL 1.
+ip netns exec "$H1" python3 "$TRAFFIC" udp-send 10.0.2.2 7001 8 --ttl 1
+
+got=$(recv_stop r)
+stop_dpr
+count=${got% *}
+check "h2 received only the 10 good datagrams (got $count)" test "$count" -eq 10
+check "10 forwarded" test "$(stat 'port("p0")["forwarded"]')" -eq 10
+check "28 counted ttl_expired" test "$(stat 'port("p0")["drops"]["ttl_expired"]')" -eq 28
+check "15 counted bad_checksum" test "$(stat 'port("p0")["drops"]["bad_checksum"]')" -eq 15
+check "7 counted no_route" test "$(stat 'port("p0")["drops"]["no_route"]')" -eq 7
+check "4 counted unresolved" test "$(stat 'port("p0")["drops"]["unresolved"]')" -eq 4
+check "3 counted martian" test "$(stat 'port("p0")["drops"]["martian"]')" -eq 3
+check "5 counted other_host" test "$(stat 'port("p0")["drops"]["other_host"]')" -eq 5
+check "6 to the router went to the exception path" \
+	test "$(stat 'port("p0")["exceptions"]["local"]')" -eq 6
+check "the control thread received them" test "$(stat 'S["control_exceptions"]["local"]')" -eq 6
+check "p0 received all 78 frames" test "$(stat 'port("p0")["rx"]')" -eq 78
+check_accounting
+finish

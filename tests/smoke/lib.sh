@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Helpers for smoke tests: real dpr, real Linux hosts in network namespaces.
+# A test sources this, then calls the helpers; everything it creates is
+# removed on exit. Needs root.
+#
+#   DPR=build/app/dpr tests/smoke/NAME.sh
+
+set -u
+
+DPR=${DPR:-${1:-build/app/dpr}}
+DPR=$(readlink -f "$DPR")
+SMOKE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$SMOKE_DIR/../.." && pwd)
+T=$(basename "$0" .sh)
+# Short unique tag: interface names have at most 15 characters.
+TAG=${SMOKE_TAG:-$(printf '%04x' $(( $$ % 65536 )))}
+WORK=$(mktemp -d "/tmp/dpr-smoke-$T.XXXXXX")
+NETNS=()
+LINKS=()
+DPR_PID=
+PASS=0
+FAIL=0
+
+ok() { PASS=$((PASS + 1)); echo "ok - $T: $*"; }
+not_ok() { FAIL=$((FAIL + 1)); echo "not ok - $T: $*"; }
+check() { # check DESCRIPTION COMMAND...
+	local what=$1; shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+die() { echo "not ok - $T: $*"; FAIL=$((FAIL + 1)); finish; }
+
+cleanup() {
+	if [ -n "$DPR_PID" ] && kill -0 "$DPR_PID" 2>/dev/null; then
+		kill -TERM "$DPR_PID" 2>/dev/null
+		for _ in $(seq 50); do kill -0 "$DPR_PID" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$DPR_PID" 2>/dev/null
+	fi
+	for ns in "${NETNS[@]}"; do ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null; done
+	for ns in "${NETNS[@]}"; do ip netns del "$ns" 2>/dev/null; done
+	for l in "${LINKS[@]}"; do ip link del "$l" 2>/dev/null; done
+	if [ "$FAIL" -ne 0 ] && [ -f "$WORK/dpr.log" ]; then
+		echo "# --- dpr log ($WORK/dpr.log) ---"
+		tail -n 60 "$WORK/dpr.log" | sed 's/^/# /'
+	else
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+finish() {
+	echo "$T: $PASS passed, $FAIL failed"
+	[ "$FAIL" -eq 0 ] && exit 0 || exit 1
+}
+
+need_root() {
+	[ "$(id -u)" -eq 0 ] || { echo "not ok - $T: needs root"; exit 1; }
+}
+
+# EAL memory options: hugepages when enough are free, else plain memory.
+eal_mem() {
+	local free_mb
+	free_mb=$(awk '/HugePages_Free/ {f=$2} /Hugepagesize/ {s=$2} END {print int(f*s/1024)}' /proc/meminfo)
+	if [ "${free_mb:-0}" -ge "${1:-700}" ] && grep -qs ' hugetlbfs ' /proc/mounts; then
+		echo "--in-memory"
+	else
+		echo "--no-huge -m ${1:-700}"
+	fi
+}
+
+# netns NAME: a fresh namespace with loopback up
+netns() {
+	ip netns add "$1" || die "cannot create netns $1"
+	NETNS+=("$1")
+	ip -n "$1" link set lo up
+}
+
+# host_addr NS IFACE MAC ADDR/LEN GATEWAY ROUTER_MAC
+# Static neighbour entry for the router: dpr does not answer ARP until the
+# exception path lands.
+host_addr() {
+	local ns=$1 ifc=$2 mac=$3 addr=$4 gw=$5 rmac=$6
+	ip -n "$ns" link set "$ifc" address "$mac"
+	ip -n "$ns" addr add "$addr" dev "$ifc"
+	ip -n "$ns" link set "$ifc" up
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip -n "$ns" route add default via "$gw"
+	ip -n "$ns" neigh replace "$gw" lladdr "$rmac" dev "$ifc" nud permanent
+}
+
+# veth_pair HOST_NS HOST_IFACE ROUTER_IFACE: the router side stays here
+veth_pair() {
+	ip link add "$3" type veth peer name "${3}p" netns "$1" || die "cannot create veth $3"
+	LINKS+=("$3")
+	ip -n "$1" link set "${3}p" name "$2"
+	sysctl -qw "net.ipv6.conf.$3.disable_ipv6=1"
+	ip link set "$3" up
+	# A veth peer with TX checksum offload leaves TCP/UDP checksums unfinished;
+	# the forwarded copy would then be dropped by the final receiver.
+	ip netns exec "$1" ethtool -K "$2" tx off >/dev/null 2>&1
+}
+
+# start_dpr CONFIG EAL-ARGS... [-- DPR-ARGS...]; waits until it forwards
+start_dpr() {
+	local cfg=$1; shift
+	local eal=() app=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do eal+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	app=("$@")
+	: > "$WORK/dpr.log"
+	# shellcheck disable=SC2046
+	"$DPR" --no-pci $(eal_mem) --file-prefix "dpr-$T-$TAG" "${eal[@]}" -- \
+		-c "$cfg" --stats-file "$WORK/stats.json" "${app[@]}" \
+		> "$WORK/dpr.log" 2>&1 &
+	DPR_PID=$!
+	for _ in $(seq 300); do
+		grep -q "forwarding on" "$WORK/dpr.log" && return 0
+		kill -0 "$DPR_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	die "dpr did not start (log: $WORK/dpr.log)"
+}
+
+# stop_dpr: SIGTERM, and dpr must exit 0 having written its counters
+stop_dpr() {
+	local rc
+	kill -TERM "$DPR_PID"
+	wait "$DPR_PID"
+	rc=$?
+	DPR_PID=
+	check "dpr exits 0 on SIGTERM (got $rc)" test "$rc" -eq 0
+}
+
+# wait_dpr: for runs that end by themselves (--max-packets)
+wait_dpr() {
+	local rc
+	wait "$DPR_PID"
+	rc=$?
+	DPR_PID=
+	check "dpr exits 0 by itself (got $rc)" test "$rc" -eq 0
+}
+
+# stat EXPR: evaluate a Python expression over the stats JSON as S,
+# with helpers port(name) and worker(i)
+stat() {
+	python3 - "$WORK/stats.json" "$1" <<'PY'
+import json, sys
+S = json.load(open(sys.argv[1]))
+port = lambda n: next(p for p in S["ports"] if p["name"] == n)
+worker = lambda i: S["workers"][i]
+print(eval(sys.argv[2]))
+PY
+}
+
+# check_accounting: rx == forwarded + exception + sum(drops), everywhere
+check_accounting() {
+	local bad
+	bad=$(python3 - "$WORK/stats.json" <<'PY'
+import json, sys
+S = json.load(open(sys.argv[1]))
+bad = []
+for kind, items in (("port", S["ports"]), ("worker", S["workers"]), ("total", [S["total"]])):
+    for i, c in enumerate(items):
+        s = c["forwarded"] + c["exception"] + sum(c["drops"].values())
+        if c["rx"] != s or c["dropped"] != sum(c["drops"].values()):
+            bad.append("%s %s: rx %d != forwarded %d + exception %d + drops %d"
+                       % (kind, c.get("name", i), c["rx"], c["forwarded"], c["exception"],
+                          sum(c["drops"].values())))
+t = S["total"]
+if t["forwarded"] != sum(w["tx"] for w in S["workers"]):
+    bad.append("forwarded %d != tx %d" % (t["forwarded"], sum(w["tx"] for w in S["workers"])))
+print("; ".join(bad))
+PY
+)
+	if [ -z "$bad" ]; then ok "counters add up (rx == forwarded + exception + drops)"
+	else not_ok "counters do not add up: $bad"; fi
+}
+
+# hugetlbfs files left behind by dpr
+huge_leftovers() {
+	local n=0 m
+	for m in $(awk '$3 == "hugetlbfs" {print $2}' /proc/mounts); do
+		n=$((n + $(find "$m" -maxdepth 1 -name "dpr-$T-$TAG*" 2>/dev/null | wc -l)))
+	done
+	echo $n
+}
+
+TRAFFIC="$SMOKE_DIR/traffic.py"
+
+# recv_start NS PORT NAME: a UDP counter in NS; recv_stop NAME prints "count flows"
+recv_start() {
+	ip netns exec "$1" python3 "$TRAFFIC" udp-recv "$2" "$WORK/$3" &
+	eval "RECV_$3=$!"
+	for _ in $(seq 100); do [ -f "$WORK/$3.ready" ] && return 0; sleep 0.05; done
+	die "receiver $3 did not start"
+}
+recv_stop() {
+	local pid
+	eval "pid=\$RECV_$1"
+	sleep 0.5 # let the last packets in flight land
+	kill -TERM "$pid"
+	wait "$pid" 2>/dev/null
+	cat "$WORK/$1"
+}
