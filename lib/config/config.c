@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <rte_common.h>
 
 #include "config.h"
 
@@ -120,8 +121,16 @@ get_uint(struct parser *ps, const char *path, json_t *obj, const char *key,
 	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 	    (uint64_t)json_integer_value(v) < min ||
 	    (uint64_t)json_integer_value(v) > max)
-		return fail(ps, p, "expected an integer from %" PRIu64 " to %" PRIu64,
-			    min, max);
+	{
+		char got[32];
+
+		if (json_is_integer(v))
+			snprintf(got, sizeof(got), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		else
+			snprintf(got, sizeof(got), "%s", type_name(v));
+		return fail(ps, p, "expected an integer from %" PRIu64 " to %" PRIu64 ", got %s",
+			    min, max, got);
+	}
 	*out = (uint64_t)json_integer_value(v);
 	return 0;
 }
@@ -155,6 +164,44 @@ bad_ip4_unicast(uint32_t a)
 	return NULL;
 }
 
+static const char *
+bad_ip6_unicast(const struct dpr_prefix *p)
+{
+	static const uint8_t loopback[16] = { [15] = 1 };
+	static const uint8_t zero[16];
+
+	if (p->addr.ip6[0] == 0xff)
+		return "a multicast address";
+	if (memcmp(p->addr.ip6, zero, 16) == 0)
+		return "the unspecified address";
+	if (memcmp(p->addr.ip6, loopback, 16) == 0)
+		return "the loopback address";
+	if (p->len == 0)
+		return "on a /0 subnet (every destination would look attached)";
+	return NULL;
+}
+
+/* "10.0.1.1/24": say which part is wrong. */
+static int
+check_address(struct parser *ps, const char *path, const char *s, struct dpr_prefix *p)
+{
+	const char *slash = strchr(s, '/');
+	char addr[DPR_PREFIX_STRLEN];
+	struct dpr_ip ip;
+	size_t n;
+
+	if (slash == NULL)
+		return fail(ps, path, "\"%s\": missing the prefix length, like \"%s/24\"", s, s);
+	n = (size_t)(slash - s);
+	if (n >= sizeof(addr) || (memcpy(addr, s, n), addr[n] = '\0', dpr_ip_parse(addr, &ip) < 0))
+		return fail(ps, path, "\"%s\": \"%.*s\" is not an IPv4 or IPv6 address",
+			    s, (int)RTE_MIN(n, sizeof(addr) - 1), s);
+	if (dpr_prefix_parse(s, true, p, NULL, 0) < 0)
+		return fail(ps, path, "\"%s\": prefix length \"%s\" is not a number from 0 to %d",
+			    s, slash + 1, ip.af == DPR_AF_IP4 ? 32 : 128);
+	return 0;
+}
+
 static int
 parse_port(struct parser *ps, const char *path, json_t *obj,
 	   struct dpr_port_conf *pc)
@@ -165,6 +212,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 	const char *name, *device, *mac;
 	uint64_t mtu = DPR_DEFAULT_MTU;
 	json_t *addrs, *a;
+	unsigned int k;
 	size_t i;
 	int ret;
 
@@ -211,13 +259,22 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		const char *why;
 
 		snprintf(ap, sizeof(ap), "%s.addresses[%zu]", path, i);
-		if (!json_is_string(a) ||
-		    dpr_prefix_parse(json_string_value(a), true, p, NULL, 0) < 0 ||
-		    strchr(json_string_value(a), '/') == NULL)
-			return fail(ps, ap, "%s%s%s: expected an address with its prefix length, like \"10.0.1.1/24\" or \"2001:db8::1/64\"",
-				    json_is_string(a) ? "\"" : "",
-				    json_is_string(a) ? json_string_value(a) : type_name(a),
-				    json_is_string(a) ? "\"" : "");
+		if (!json_is_string(a))
+			return fail(ps, ap, "expected a string like \"10.0.1.1/24\", got %s",
+				    type_name(a));
+		ret = check_address(ps, ap, json_string_value(a), p);
+		if (ret < 0)
+			return ret;
+		if (p->addr.af == DPR_AF_IP6) {
+			why = bad_ip6_unicast(p);
+			if (why != NULL)
+				return fail(ps, ap, "\"%s\": is %s, expected a unicast address",
+					    json_string_value(a), why);
+		}
+		for (k = 0; k < pc->n_addrs; k++)
+			if (memcmp(&pc->addrs[k].addr, &p->addr, sizeof(p->addr)) == 0)
+				return fail(ps, ap, "\"%s\": already given as %s.addresses[%u]",
+					    json_string_value(a), path, k);
 		if (p->addr.af == DPR_AF_IP4) {
 			why = bad_ip4_unicast(p->addr.ip4);
 			if (why != NULL)
@@ -248,8 +305,11 @@ parse_ports(struct parser *ps, json_t *root)
 
 	if (ports == NULL)
 		return fail(ps, NULL, "missing required key \"ports\" (an array of ports)");
-	if (!json_is_array(ports) || json_array_size(ports) == 0)
-		return fail(ps, "ports", "expected a non-empty array of ports");
+	if (!json_is_array(ports))
+		return fail(ps, "ports", "expected a non-empty array of ports, got %s",
+			    type_name(ports));
+	if (json_array_size(ports) == 0)
+		return fail(ps, "ports", "expected a non-empty array of ports, got an empty one");
 	if (json_array_size(ports) > DPR_MAX_PORTS)
 		return fail(ps, "ports", "at most %d ports are supported", DPR_MAX_PORTS);
 
@@ -282,8 +342,9 @@ parse_ports(struct parser *ps, json_t *root)
 		for (k = 0; k < cfg->ports[i].n_addrs; k++) {
 			const struct dpr_prefix *a = &cfg->ports[i].addrs[k];
 
-			for (j = 0; j <= i; j++) {
-				for (l = 0; l < (j == i ? k : cfg->ports[j].n_addrs); l++) {
+			/* Several addresses of one port may share a subnet. */
+			for (j = 0; j < i; j++) {
+				for (l = 0; l < cfg->ports[j].n_addrs; l++) {
 					const struct dpr_prefix *b = &cfg->ports[j].addrs[l];
 					char path[48];
 
@@ -328,6 +389,28 @@ dpr_config_port_index(const struct dpr_config *cfg, const char *name)
 	return -1;
 }
 
+/* A gateway or neighbour must be some other host on a connected subnet. */
+static const char *
+not_a_neighbour(const struct dpr_config *cfg, const struct dpr_ip *ip)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < cfg->n_ports; i++) {
+		for (k = 0; k < cfg->ports[i].n_addrs; k++) {
+			const struct dpr_prefix *a = &cfg->ports[i].addrs[k];
+
+			if (memcmp(&a->addr, ip, sizeof(*ip)) == 0)
+				return "the router's own address";
+			if (ip->af == DPR_AF_IP4 && a->addr.af == DPR_AF_IP4 && a->len < 31 &&
+			    dpr_prefix_contains(a, ip) &&
+			    ((ip->ip4 & ~dpr_ip4_mask(a->len)) == 0 ||
+			     (ip->ip4 | dpr_ip4_mask(a->len)) == UINT32_MAX))
+				return "the subnet's network or broadcast address";
+		}
+	}
+	return NULL;
+}
+
 static int
 lookup_port(struct parser *ps, const char *path, const char *name, int *out)
 {
@@ -342,7 +425,7 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 	    struct dpr_route_conf *rc)
 {
 	static const char *const keys[] = { "prefix", "via", "port", NULL };
-	const char *prefix, *via, *port;
+	const char *prefix, *via, *port, *why;
 	char hint[DPR_PREFIX_STRLEN] = "";
 	int ret;
 
@@ -379,9 +462,13 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 		rc->has_via = true;
 		ret = dpr_config_port_for(ps->cfg, &rc->via, rc->port);
 		if (ret < 0)
-			return fail(ps, path, "via \"%s\": not inside any connected subnet%s%s (add an address on the gateway's subnet to its port)",
-				    via, port ? " of port " : "", port ? port : "");
+			return fail(ps, path, "via \"%s\": not inside any connected subnet%s%s%s (add an address on the gateway's subnet to its port)",
+				    via, port ? " of port \"" : "", port ? port : "", port ? "\"" : "");
 		rc->port = ret;
+		why = not_a_neighbour(ps->cfg, &rc->via);
+		if (why != NULL)
+			return fail(ps, path, "via \"%s\": is %s, expected another host on the subnet",
+				    via, why);
 	}
 	return 0;
 }
@@ -391,7 +478,7 @@ parse_neigh(struct parser *ps, const char *path, json_t *obj,
 	    struct dpr_neigh_conf *nc)
 {
 	static const char *const keys[] = { "address", "mac", "port", NULL };
-	const char *addr, *mac, *port;
+	const char *addr, *mac, *port, *why;
 	int ret, p = -1;
 
 	if ((ret = get_object(ps, path, obj)) < 0 ||
@@ -411,8 +498,12 @@ parse_neigh(struct parser *ps, const char *path, json_t *obj,
 		return ret;
 	nc->port = dpr_config_port_for(ps->cfg, &nc->addr, p);
 	if (nc->port < 0)
-		return fail(ps, path, "address \"%s\": not inside any connected subnet%s%s",
-			    addr, port ? " of port " : "", port ? port : "");
+		return fail(ps, path, "address \"%s\": not inside any connected subnet%s%s%s",
+			    addr, port ? " of port \"" : "", port ? port : "", port ? "\"" : "");
+	why = not_a_neighbour(ps->cfg, &nc->addr);
+	if (why != NULL)
+		return fail(ps, path, "address \"%s\": is %s, expected another host on the subnet",
+			    addr, why);
 	return 0;
 }
 
@@ -471,7 +562,7 @@ check_duplicates(struct parser *ps)
 			if (memcmp(&cfg->routes[i].prefix, &cfg->routes[j].prefix,
 				   sizeof(struct dpr_prefix)) == 0) {
 				snprintf(path, sizeof(path), "routes[%u]", i);
-				return fail(ps, path, "prefix %s is already given by routes[%u]",
+				return fail(ps, path, "prefix \"%s\" is already given by routes[%u]",
 					    dpr_prefix_fmt(&cfg->routes[i].prefix, buf, sizeof(buf)), j);
 			}
 	for (i = 0; i < cfg->n_neighs; i++)
@@ -479,7 +570,7 @@ check_duplicates(struct parser *ps)
 			if (memcmp(&cfg->neighs[i].addr, &cfg->neighs[j].addr,
 				   sizeof(struct dpr_ip)) == 0) {
 				snprintf(path, sizeof(path), "neighbors[%u]", i);
-				return fail(ps, path, "address %s is already given by neighbors[%u]",
+				return fail(ps, path, "address \"%s\" is already given by neighbors[%u]",
 					    dpr_ip_fmt(&cfg->neighs[i].addr, buf, sizeof(buf)), j);
 			}
 	return 0;

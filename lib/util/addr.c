@@ -88,25 +88,37 @@ dpr_prefix_parse(const char *s, bool allow_host_bits, struct dpr_prefix *p,
 	return 0;
 }
 
+static int
+hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 int
 dpr_mac_parse(const char *s, struct rte_ether_addr *mac)
 {
-	unsigned int b[RTE_ETHER_ADDR_LEN];
-	char sep[RTE_ETHER_ADDR_LEN - 1];
-	char tail;
 	int i;
 
+	/* Exactly "xx:xx:xx:xx:xx:xx", one separator (':' or '-') throughout. */
 	if (strlen(s) != 17)
 		return -EINVAL;
-	if (sscanf(s, "%2x%c%2x%c%2x%c%2x%c%2x%c%2x%c", &b[0], &sep[0], &b[1],
-		   &sep[1], &b[2], &sep[2], &b[3], &sep[3], &b[4], &sep[4],
-		   &b[5], &tail) != 11)
-		return -EINVAL;
-	for (i = 0; i < RTE_ETHER_ADDR_LEN - 1; i++)
-		if (sep[i] != ':' && sep[i] != '-')
+	for (i = 0; i < RTE_ETHER_ADDR_LEN; i++) {
+		int hi = hex_digit(s[3 * i]), lo = hex_digit(s[3 * i + 1]);
+
+		if (hi < 0 || lo < 0)
 			return -EINVAL;
-	for (i = 0; i < RTE_ETHER_ADDR_LEN; i++)
-		mac->addr_bytes[i] = (uint8_t)b[i];
+		if (i < RTE_ETHER_ADDR_LEN - 1 && s[3 * i + 2] != s[2])
+			return -EINVAL;
+		mac->addr_bytes[i] = (uint8_t)(hi << 4 | lo);
+	}
+	if (s[2] != ':' && s[2] != '-')
+		return -EINVAL;
 	return 0;
 }
 
