@@ -11,6 +11,8 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "api/methods.h"
+#include "api/server.h"
 #include "datapath/stats.h"
 #include "dpr.h"
 #include "util/log.h"
@@ -46,7 +48,7 @@ install_signals(void)
 }
 
 void
-dpr_stats_report(struct dpr *d, const char *why)
+dpr_stats_report(struct dpr_router *d, const char *why)
 {
 	struct dpr_stats_src src = {
 		.workers = d->workers,
@@ -55,20 +57,14 @@ dpr_stats_report(struct dpr *d, const char *why)
 		.n_ports = d->n_ports,
 		.tsc_hz = rte_get_tsc_hz(),
 	};
-	json_t *j, *ctl;
-	unsigned int i;
+	json_t *j;
 
 	printf("dpr: counters (%s)\n", why);
 	dpr_stats_print(stdout, &src);
 	if (d->opt.stats_file == NULL)
 		return;
 
-	j = dpr_stats_json(&src);
-	ctl = json_object();
-	for (i = 0; i < DPR_EXC_MAX; i++)
-		json_object_set_new(ctl, dpr_exc_names[i],
-				    json_integer((json_int_t)d->exc_received[i]));
-	json_object_set_new(j, "control_exceptions", ctl);
+	j = dpr_router_stats_json(d);
 	if (json_dump_file(j, d->opt.stats_file, JSON_INDENT(2) | JSON_SORT_KEYS) < 0)
 		DPR_LOG(ERR, main, "cannot write stats to %s: %s", d->opt.stats_file,
 			strerror(errno));
@@ -81,7 +77,7 @@ dpr_stats_report(struct dpr *d, const char *why)
  * frees them.
  */
 static unsigned int
-drain_exceptions(struct dpr *d)
+drain_exceptions(struct dpr_router *d)
 {
 	struct rte_mbuf *pkts[64];
 	unsigned int w, n, i, total = 0;
@@ -102,7 +98,7 @@ drain_exceptions(struct dpr *d)
 }
 
 static bool
-limit_reached(struct dpr *d)
+limit_reached(struct dpr_router *d)
 {
 	uint64_t rx = 0;
 	bool all_done = true;
@@ -116,15 +112,16 @@ limit_reached(struct dpr *d)
 }
 
 void
-dpr_control_run(struct dpr *d)
+dpr_control_run(struct dpr_router *d)
 {
 	install_signals();
 	DPR_LOG(INFO, main, "forwarding on %u workers; SIGUSR1 prints counters, SIGINT/SIGTERM stop",
 		d->n_workers);
 
 	while (stop_signal == 0) {
-		if (drain_exceptions(d) == 0)
-			usleep(1000);
+		/* Exception rings are polled: wait for the socket only while
+		 * they are empty, and never long. */
+		dpr_server_poll(d->server, drain_exceptions(d) == 0 ? 1 : 0);
 		if (stats_signal) {
 			stats_signal = 0;
 			dpr_stats_report(d, "SIGUSR1");

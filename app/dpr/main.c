@@ -14,8 +14,10 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
+#include "api/server.h"
 #include "dpr.h"
 #include "route/route.h"
+#include "telemetry/telemetry.h"
 #include "util/log.h"
 
 #define EXC_RING_SIZE 1024
@@ -125,7 +127,7 @@ parse_args(int argc, char **argv, struct dpr_options *o)
 }
 
 static int
-create_pools(struct dpr *d)
+create_pools(struct dpr_router *d)
 {
 	unsigned int need[RTE_MAX_NUMA_NODES] = { 0 };
 	uint16_t max_mtu = 0;
@@ -160,7 +162,7 @@ create_pools(struct dpr *d)
 }
 
 static int
-setup_ports(struct dpr *d)
+setup_ports(struct dpr_router *d)
 {
 	const char *dir = d->opt.drivers_cfg ? d->opt.drivers_cfg : dpr_profile_default_dir();
 	char err[1024];
@@ -205,7 +207,7 @@ setup_ports(struct dpr *d)
 }
 
 static int
-setup_workers(struct dpr *d)
+setup_workers(struct dpr_router *d)
 {
 	unsigned int lcore, i = 0, p;
 
@@ -251,7 +253,7 @@ setup_workers(struct dpr *d)
 }
 
 static int
-setup_tables(struct dpr *d)
+setup_tables(struct dpr_router *d)
 {
 	struct dpr_fib4_conf fc = {
 		.max_routes = d->cfg->ip4_max_routes,
@@ -285,9 +287,12 @@ setup_tables(struct dpr *d)
 }
 
 static void
-teardown(struct dpr *d)
+teardown(struct dpr_router *d)
 {
 	unsigned int i;
+
+	dpr_telemetry_stop();
+	dpr_server_free(d->server);
 
 	for (i = 0; i < d->n_ports; i++)
 		if (d->ports[i].conf != NULL)
@@ -309,7 +314,7 @@ teardown(struct dpr *d)
 int
 main(int argc, char **argv)
 {
-	static struct dpr d;
+	static struct dpr_router d;
 	char err[1024];
 	int app_argc, eal_argc, i, ret, status = EXIT_FAILURE;
 	unsigned int w;
@@ -362,6 +367,14 @@ main(int argc, char **argv)
 
 	if (setup_tables(&d) < 0 || setup_ports(&d) < 0 || setup_workers(&d) < 0)
 		goto out;
+	d.server = dpr_server_create(&d, d.cfg->socket, d.cfg->socket_group, err, sizeof(err));
+	if (d.server == NULL) {
+		fprintf(stderr, "dpr: %s\n", err);
+		goto out;
+	}
+	ret = dpr_telemetry_init(&d, d.server);
+	if (ret < 0)
+		DPR_LOG(WARNING, main, "telemetry commands unavailable: %s", strerror(-ret));
 
 	for (w = 0; w < d.n_workers; w++)
 		rte_eal_remote_launch(dpr_worker_main, d.workers[w], d.workers[w]->lcore);

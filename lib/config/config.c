@@ -202,6 +202,45 @@ check_address(struct parser *ps, const char *path, const char *s, struct dpr_pre
 	return 0;
 }
 
+/* One interface address, checked against the port's others. */
+static int
+check_port_address(struct parser *ps, const char *ap, const char *path,
+		   const struct dpr_port_conf *pc, const char *text, struct dpr_prefix *p)
+{
+	const char *why;
+	unsigned int k;
+	int ret;
+
+	ret = check_address(ps, ap, text, p);
+	if (ret < 0)
+		return ret;
+	if (p->addr.af == DPR_AF_IP6) {
+		why = bad_ip6_unicast(p);
+		if (why != NULL)
+			return fail(ps, ap, "\"%s\": is %s, expected a unicast address",
+				    text, why);
+	}
+	for (k = 0; k < pc->n_addrs; k++)
+		if (memcmp(&pc->addrs[k].addr, &p->addr, sizeof(p->addr)) == 0)
+			return fail(ps, ap, "\"%s\": already given as %s.addresses[%u]",
+				    text, path, k);
+	if (p->addr.af == DPR_AF_IP4) {
+		why = bad_ip4_unicast(p->addr.ip4);
+		if (why != NULL)
+			return fail(ps, ap, "\"%s\": is %s, expected a unicast address",
+				    text, why);
+		if (p->len < 31 && p->len > 0 &&
+		    ((p->addr.ip4 & ~dpr_ip4_mask(p->len)) == 0 ||
+		     (p->addr.ip4 | dpr_ip4_mask(p->len)) == UINT32_MAX))
+			return fail(ps, ap, "\"%s\": is the subnet's network or broadcast address, expected a host address",
+				    text);
+		if (p->len == 0)
+			return fail(ps, ap, "\"%s\": a /0 subnet is not a valid interface address",
+				    text);
+	}
+	return 0;
+}
+
 static int
 parse_port(struct parser *ps, const char *path, json_t *obj,
 	   struct dpr_port_conf *pc)
@@ -212,7 +251,6 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 	const char *name, *device, *mac;
 	uint64_t mtu = DPR_DEFAULT_MTU;
 	json_t *addrs, *a;
-	unsigned int k;
 	size_t i;
 	int ret;
 
@@ -256,39 +294,14 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 	json_array_foreach(addrs, i, a) {
 		struct dpr_prefix *p = &pc->addrs[pc->n_addrs];
 		char ap[128];
-		const char *why;
 
 		snprintf(ap, sizeof(ap), "%s.addresses[%zu]", path, i);
 		if (!json_is_string(a))
 			return fail(ps, ap, "expected a string like \"10.0.1.1/24\", got %s",
 				    type_name(a));
-		ret = check_address(ps, ap, json_string_value(a), p);
+		ret = check_port_address(ps, ap, path, pc, json_string_value(a), p);
 		if (ret < 0)
 			return ret;
-		if (p->addr.af == DPR_AF_IP6) {
-			why = bad_ip6_unicast(p);
-			if (why != NULL)
-				return fail(ps, ap, "\"%s\": is %s, expected a unicast address",
-					    json_string_value(a), why);
-		}
-		for (k = 0; k < pc->n_addrs; k++)
-			if (memcmp(&pc->addrs[k].addr, &p->addr, sizeof(p->addr)) == 0)
-				return fail(ps, ap, "\"%s\": already given as %s.addresses[%u]",
-					    json_string_value(a), path, k);
-		if (p->addr.af == DPR_AF_IP4) {
-			why = bad_ip4_unicast(p->addr.ip4);
-			if (why != NULL)
-				return fail(ps, ap, "\"%s\": is %s, expected a unicast address",
-					    json_string_value(a), why);
-			if (p->len < 31 && p->len > 0 &&
-			    ((p->addr.ip4 & ~dpr_ip4_mask(p->len)) == 0 ||
-			     (p->addr.ip4 | dpr_ip4_mask(p->len)) == UINT32_MAX))
-				return fail(ps, ap, "\"%s\": is the subnet's network or broadcast address, expected a host address",
-					    json_string_value(a));
-			if (p->len == 0)
-				return fail(ps, ap, "\"%s\": a /0 subnet is not a valid interface address",
-					    json_string_value(a));
-		}
 		pc->n_addrs++;
 	}
 	return 0;
@@ -390,8 +403,8 @@ dpr_config_port_index(const struct dpr_config *cfg, const char *name)
 }
 
 /* A gateway or neighbour must be some other host on a connected subnet. */
-static const char *
-not_a_neighbour(const struct dpr_config *cfg, const struct dpr_ip *ip)
+const char *
+dpr_config_not_a_neighbour(const struct dpr_config *cfg, const struct dpr_ip *ip)
 {
 	unsigned int i, k;
 
@@ -465,7 +478,7 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 			return fail(ps, path, "via \"%s\": not inside any connected subnet%s%s%s (add an address on the gateway's subnet to its port)",
 				    via, port ? " of port \"" : "", port ? port : "", port ? "\"" : "");
 		rc->port = ret;
-		why = not_a_neighbour(ps->cfg, &rc->via);
+		why = dpr_config_not_a_neighbour(ps->cfg, &rc->via);
 		if (why != NULL)
 			return fail(ps, path, "via \"%s\": is %s, expected another host on the subnet",
 				    via, why);
@@ -500,7 +513,7 @@ parse_neigh(struct parser *ps, const char *path, json_t *obj,
 	if (nc->port < 0)
 		return fail(ps, path, "address \"%s\": not inside any connected subnet%s%s%s",
 			    addr, port ? " of port \"" : "", port ? port : "", port ? "\"" : "");
-	why = not_a_neighbour(ps->cfg, &nc->addr);
+	why = dpr_config_not_a_neighbour(ps->cfg, &nc->addr);
 	if (why != NULL)
 		return fail(ps, path, "address \"%s\": is %s, expected another host on the subnet",
 			    addr, why);
@@ -582,7 +595,7 @@ parse_root(struct parser *ps, json_t *root)
 	static const char *const keys[] = {
 		"ports", "routes", "neighbors", "control", "fib", NULL
 	};
-	static const char *const control_keys[] = { "socket", NULL };
+	static const char *const control_keys[] = { "socket", "group", NULL };
 	static const char *const fib_keys[] = {
 		"ipv4_max_routes", "ipv4_tbl8_groups", NULL
 	};
@@ -605,12 +618,20 @@ parse_root(struct parser *ps, json_t *root)
 
 	o = json_object_get(root, "control");
 	if (o != NULL) {
-		const char *sock;
+		const char *sock, *grp;
 
 		if ((ret = get_object(ps, "control", o)) < 0 ||
 		    (ret = check_keys(ps, "control", o, control_keys)) < 0 ||
 		    (ret = get_string(ps, "control", o, "socket", false, &sock)) < 0)
 			return ret;
+		if ((ret = get_string(ps, "control", o, "group", false, &grp)) < 0)
+			return ret;
+		if (grp != NULL) {
+			if (strlen(grp) >= sizeof(cfg->socket_group))
+				return fail(ps, "control.group", "longer than %zu characters",
+					    sizeof(cfg->socket_group) - 1);
+			snprintf(cfg->socket_group, sizeof(cfg->socket_group), "%s", grp);
+		}
 		if (sock != NULL) {
 			if (strlen(sock) >= sizeof(cfg->socket))
 				return fail(ps, "control.socket", "longer than %zu characters (a Unix socket path limit)",
@@ -721,4 +742,71 @@ dpr_config_free(struct dpr_config *cfg)
 	free(cfg->routes);
 	free(cfg->neighs);
 	free(cfg);
+}
+
+int
+dpr_config_addr_add(struct dpr_config *cfg, int port, const char *text,
+		    struct dpr_prefix *out, char *err, size_t err_len)
+{
+	struct dpr_port_conf *pc = &cfg->ports[port];
+	struct parser ps = { .err = err, .err_len = err_len, .cfg = cfg };
+	char origin[64];
+	unsigned int i, k;
+	int ret;
+
+	snprintf(origin, sizeof(origin), "port %s", pc->name);
+	ps.origin = origin;
+	if (pc->n_addrs >= DPR_MAX_PORT_ADDRS) {
+		snprintf(err, err_len, "port %s: has %d addresses already, the most a port takes",
+			 pc->name, DPR_MAX_PORT_ADDRS);
+		return -ENOSPC;
+	}
+	ret = check_port_address(&ps, "address", "addresses", pc, text, out);
+	if (ret == 0) {
+		for (i = 0; i < cfg->n_ports; i++) {
+			if ((int)i == port)
+				continue;
+			for (k = 0; k < cfg->ports[i].n_addrs; k++) {
+				const struct dpr_prefix *b = &cfg->ports[i].addrs[k];
+
+				if (b->addr.af == out->addr.af &&
+				    (dpr_prefix_contains(b, &out->addr) ||
+				     dpr_prefix_contains(out, &b->addr))) {
+					char bs[DPR_PREFIX_STRLEN];
+
+					snprintf(err, err_len, "port %s: address \"%s\": subnet overlaps %s on port %s (each connected subnet must belong to one port)",
+						 pc->name, text, dpr_prefix_fmt(b, bs, sizeof(bs)),
+						 cfg->ports[i].name);
+					return -EINVAL;
+				}
+			}
+		}
+	}
+	if (ret < 0) {
+		/* Messages from the file checker start "config: "; here the
+		 * caller names the request. */
+		if (strncmp(err, "config: ", 8) == 0)
+			memmove(err, err + 8, strlen(err + 8) + 1);
+		return ret;
+	}
+	pc->addrs[pc->n_addrs++] = *out;
+	return 0;
+}
+
+int
+dpr_config_addr_del(struct dpr_config *cfg, int port, const struct dpr_prefix *p)
+{
+	struct dpr_port_conf *pc = &cfg->ports[port];
+	unsigned int k;
+
+	for (k = 0; k < pc->n_addrs; k++) {
+		if (pc->addrs[k].len == p->len &&
+		    memcmp(&pc->addrs[k].addr, &p->addr, sizeof(p->addr)) == 0) {
+			memmove(&pc->addrs[k], &pc->addrs[k + 1],
+				(pc->n_addrs - k - 1) * sizeof(pc->addrs[0]));
+			pc->n_addrs--;
+			return 0;
+		}
+	}
+	return -ENOENT;
 }

@@ -59,6 +59,7 @@ struct dpr_config {
 	unsigned int n_neighs;
 	struct dpr_neigh_conf *neighs;
 	char socket[108];
+	char socket_group[64];   /**< group allowed on the socket, "" = root only */
 	uint32_t ip4_max_routes;
 	uint32_t ip4_tbl8_groups;
 };
@@ -78,6 +79,23 @@ struct dpr_config *dpr_config_parse(const char *text, const char *origin,
 				    char *err, size_t err_len);
 
 void dpr_config_free(struct dpr_config *cfg);
+
+/**
+ * Add @p text ("10.0.3.1/24") to the addresses of port @p port, with the
+ * same checks as the file gets. @p what names it in messages.
+ * @return 0 with the address in @p out, or -EINVAL/-EEXIST/-ENOSPC with a message.
+ */
+int dpr_config_addr_add(struct dpr_config *cfg, int port, const char *text,
+			struct dpr_prefix *out, char *err, size_t err_len);
+
+/** Remove address @p p (exact address and length) from port @p port; 0 or -ENOENT. */
+int dpr_config_addr_del(struct dpr_config *cfg, int port, const struct dpr_prefix *p);
+
+/**
+ * Why @p ip cannot be a neighbour or gateway (the router's own address, a
+ * subnet's network or broadcast address), or NULL if it can.
+ */
+const char *dpr_config_not_a_neighbour(const struct dpr_config *cfg, const struct dpr_ip *ip);
 
 /** Index of the port named @p name, or -1. */
 int dpr_config_port_index(const struct dpr_config *cfg, const char *name);

@@ -182,3 +182,44 @@ dpr_fib4_memory(const struct dpr_fib4 *fib)
 {
 	return fib->memory;
 }
+
+struct rte_rib_node *
+dpr_fib4_next(const struct dpr_fib4 *fib, struct rte_rib_node *last, uint32_t *ip,
+	      uint8_t *depth, uint32_t *nh)
+{
+	struct rte_rib_node *node;
+	uint64_t v;
+
+	node = rte_rib_get_nxt(rte_fib_get_rib(fib->active), 0, 0, last, RTE_RIB_GET_NXT_ALL);
+	if (node == NULL)
+		return NULL;
+	rte_rib_get_ip(node, ip);
+	rte_rib_get_depth(node, depth);
+	rte_rib_get_nh(node, &v);
+	*nh = (uint32_t)(v & DPR_FIB4_NH_MASK);
+	return node;
+}
+
+struct rte_rib_node *
+dpr_fib4_next_after(const struct dpr_fib4 *fib, uint32_t ip, uint8_t depth,
+		    uint32_t *nip, uint8_t *ndepth, uint32_t *nh)
+{
+	struct rte_rib *rib = rte_fib_get_rib(fib->active);
+	struct rte_rib_node *node, *next;
+	bool placeholder = false;
+
+	node = rte_rib_lookup_exact(rib, ip, depth);
+	if (node == NULL) {
+		/* Put a node where the cursor was to find its successor, and
+		 * take it out at once. Only the RIB changes, which workers
+		 * never read (they read the DIR-24-8 tables). */
+		node = rte_rib_insert(rib, ip, depth);
+		if (node == NULL)
+			return NULL;
+		placeholder = true;
+	}
+	next = dpr_fib4_next(fib, node, nip, ndepth, nh);
+	if (placeholder)
+		rte_rib_remove(rib, ip, depth);
+	return next;
+}

@@ -86,6 +86,26 @@ int dpr_fib4_get(const struct dpr_fib4 *fib, uint32_t ip, uint8_t depth, uint32_
 int dpr_fib4_lpm(const struct dpr_fib4 *fib, uint32_t ip, uint32_t *prefix,
 		 uint8_t *depth, uint32_t *nh);
 
+struct rte_rib_node;
+
+/**
+ * Walk the routes in the RIB's order (a subtree's longer prefixes before
+ * the prefix that covers them): start with
+ * @p last NULL, pass back what it returned. Control thread only, and only
+ * within one call chain: any update may change the copy being walked.
+ * @return the next route's node with its fields filled in, or NULL at the end.
+ */
+struct rte_rib_node *dpr_fib4_next(const struct dpr_fib4 *fib, struct rte_rib_node *last,
+				   uint32_t *ip, uint8_t *depth, uint32_t *nh);
+
+/**
+ * Like dpr_fib4_next(), from the route @p ip/@p depth, which may have been
+ * deleted since it was seen: a walk resumes where that route would be.
+ */
+struct rte_rib_node *dpr_fib4_next_after(const struct dpr_fib4 *fib, uint32_t ip,
+					 uint8_t depth, uint32_t *nip, uint8_t *ndepth,
+					 uint32_t *nh);
+
 /** Bytes of hugepage memory the FIB holds (both copies). */
 uint64_t dpr_fib4_memory(const struct dpr_fib4 *fib);
 

@@ -218,6 +218,17 @@ dpr_nh_resolve(struct dpr_nh_table *t, uint32_t idx,
 	t->info[idx].is_static = is_static;
 }
 
+void
+dpr_nh_unresolve(struct dpr_nh_table *t, uint32_t idx)
+{
+	union dpr_nh_word w = dpr_nh_word_get(t, idx);
+
+	memset(&w.mac, 0, sizeof(w.mac));
+	w.kind = DPR_NH_KIND_UNRESOLVED;
+	word_store(t, idx, w);
+	t->info[idx].is_static = false;
+}
+
 const struct dpr_nh_info *
 dpr_nh_info(const struct dpr_nh_table *t, uint32_t idx)
 {

@@ -86,6 +86,9 @@ void dpr_nh_put(struct dpr_nh_table *t, uint32_t idx);
 void dpr_nh_resolve(struct dpr_nh_table *t, uint32_t idx,
 		    const struct rte_ether_addr *mac, bool is_static);
 
+/** Forget the MAC of next hop @p idx: it is unresolved again. */
+void dpr_nh_unresolve(struct dpr_nh_table *t, uint32_t idx);
+
 /** Control-side data of @p idx, or NULL if unused. */
 const struct dpr_nh_info *dpr_nh_info(const struct dpr_nh_table *t, uint32_t idx);
 

@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dprctl: the command-line client of dpr's control socket.
+ *
+ *   dprctl [-s SOCKET] [--json] COMMAND ...
+ *
+ * Talks JSON-RPC 2.0, one request per line. Exit status: 0 done, 1 dpr
+ * refused the request, 2 bad usage, 3 cannot reach dpr.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#define DEFAULT_SOCKET "/run/dpr/dpr.sock"
+#define LOAD_CHUNK 20000
+#define LIST_PAGE 5000
+
+static const char *sock_path;
+static bool json_out;
+static int sock = -1;
+static char *rbuf;
+static size_t rbuf_len, rbuf_cap;
+static unsigned int next_id = 1;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dprctl [-s SOCKET] [--json] COMMAND ...\n"
+		"\n"
+		"  route add PREFIX via GATEWAY [dev PORT]   add a route (PREFIX dev PORT: attached)\n"
+		"  route replace PREFIX via GATEWAY ...      add or replace\n"
+		"  route del PREFIX                          delete\n"
+		"  route get ADDRESS                         longest-prefix match\n"
+		"  route list [--limit N]                    all routes (or the first N)\n"
+		"  route load FILE|-                         many routes, one per line:\n"
+		"                                            \"PREFIX via GATEWAY\" or \"PREFIX dev PORT\"\n"
+		"  addr add|del PORT ADDRESS/LEN             addresses of a port\n"
+		"  addr list [PORT]\n"
+		"  neigh add ADDRESS MAC [dev PORT]          static neighbour\n"
+		"  neigh del ADDRESS\n"
+		"  neigh list\n"
+		"  port list\n"
+		"  stats                                     counters, drops by reason, cycles/packet\n"
+		"  config                                    the running configuration\n"
+		"  call METHOD [PARAMS-JSON]                 any JSON-RPC method\n"
+		"\n"
+		"  -s, --socket PATH   control socket (default $DPR_SOCKET or %s)\n"
+		"  -j, --json          print results as JSON\n",
+		DEFAULT_SOCKET);
+}
+
+static void __attribute__((format(printf, 2, 3), noreturn))
+die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "dprctl: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(status);
+}
+
+static void
+connect_dpr(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	if (strlen(sock_path) >= sizeof(sa.sun_path))
+		die(2, "socket path too long: %s", sock_path);
+	strcpy(sa.sun_path, sock_path);
+	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (sock < 0 || connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		die(3, "cannot connect to %s: %s (is dpr running? -s picks another socket)",
+		    sock_path, strerror(errno));
+}
+
+static void
+send_all(const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = send(sock, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die(3, "lost the connection to dpr: %s", strerror(errno));
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/* One response line. */
+static json_t *
+recv_response(void)
+{
+	size_t scanned = 0;
+	json_error_t je;
+	json_t *resp;
+	char *nl;
+
+	for (;;) {
+		nl = memchr(rbuf + scanned, '\n', rbuf_len - scanned);
+		if (nl != NULL)
+			break;
+		scanned = rbuf_len;
+		if (rbuf_cap - rbuf_len < 65536) {
+			rbuf_cap = rbuf_cap ? rbuf_cap * 2 : 1 << 20;
+			rbuf = realloc(rbuf, rbuf_cap);
+			if (rbuf == NULL)
+				die(1, "out of memory");
+		}
+		ssize_t n = recv(sock, rbuf + rbuf_len, rbuf_cap - rbuf_len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die(3, "dpr closed the connection%s", n < 0 ? strerror(errno) : "");
+		rbuf_len += (size_t)n;
+	}
+	resp = json_loadb(rbuf, (size_t)(nl - rbuf), 0, &je);
+	rbuf_len -= (size_t)(nl - rbuf) + 1;
+	memmove(rbuf, nl + 1, rbuf_len);
+	if (resp == NULL)
+		die(3, "unreadable answer from dpr: %s", je.text);
+	return resp;
+}
+
+/* Call @p method; returns its result or exits with dpr's error message. */
+static json_t *
+call(const char *method, json_t *params)
+{
+	json_t *req = json_pack("{s:s,s:i,s:s}", "jsonrpc", "2.0", "id", next_id++,
+				"method", method);
+	json_t *resp, *err, *res;
+	char *text;
+
+	if (params != NULL)
+		json_object_set_new(req, "params", params);
+	text = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	if (sock < 0)
+		connect_dpr();
+	send_all(text, strlen(text));
+	send_all("\n", 1);
+	free(text);
+
+	resp = recv_response();
+	err = json_object_get(resp, "error");
+	if (err != NULL) {
+		fprintf(stderr, "dprctl: %s\n",
+			json_string_value(json_object_get(err, "message")));
+		exit(1);
+	}
+	res = json_incref(json_object_get(resp, "result"));
+	json_decref(resp);
+	return res;
+}
+
+static void
+print_json(json_t *v)
+{
+	json_dumpf(v, stdout, JSON_INDENT(2));
+	printf("\n");
+}
+
+static const char *
+str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "-";
+}
+
+static json_int_t
+num(json_t *o, const char *key)
+{
+	return json_integer_value(json_object_get(o, key));
+}
+
+/* --- route ------------------------------------------------------------- */
+
+/* PREFIX [via GW] [dev PORT] into params. */
+static json_t *
+route_params(int argc, char **argv)
+{
+	json_t *p;
+	int i;
+
+	if (argc < 1)
+		die(2, "give a prefix: route add PREFIX via GATEWAY [dev PORT]");
+	p = json_pack("{s:s}", "prefix", argv[0]);
+	for (i = 1; i < argc; i += 2) {
+		if (i + 1 >= argc)
+			die(2, "\"%s\" needs a value", argv[i]);
+		if (strcmp(argv[i], "via") == 0)
+			json_object_set_new(p, "via", json_string(argv[i + 1]));
+		else if (strcmp(argv[i], "dev") == 0 || strcmp(argv[i], "port") == 0)
+			json_object_set_new(p, "port", json_string(argv[i + 1]));
+		else
+			die(2, "unexpected \"%s\": expected via GATEWAY or dev PORT", argv[i]);
+	}
+	return p;
+}
+
+static void
+print_route(json_t *r)
+{
+	const char *type = str(r, "type");
+
+	if (strcmp(type, "local") == 0)
+		printf("%-18s local\n", str(r, "prefix"));
+	else if (strcmp(type, "connected") == 0)
+		printf("%-18s dev %-11s connected\n", str(r, "prefix"), str(r, "port"));
+	else
+		printf("%-18s via %-15s dev %-11s %s%s\n", str(r, "prefix"), str(r, "via"),
+		       str(r, "port"), type,
+		       json_is_false(json_object_get(r, "resolved")) ? ", unresolved" : "");
+}
+
+static void
+route_list(int argc, char **argv)
+{
+	uint64_t limit = UINT64_MAX, shown = 0;
+	json_t *all = json_array(), *res, *r;
+	char after[64] = "";
+	size_t i;
+
+	if (argc == 2 && strcmp(argv[0], "--limit") == 0)
+		limit = strtoull(argv[1], NULL, 10);
+	else if (argc != 0)
+		die(2, "usage: route list [--limit N]");
+	do {
+		uint64_t page = limit - shown < LIST_PAGE ? limit - shown : LIST_PAGE;
+		json_t *p = json_pack("{s:I}", "limit", (json_int_t)page);
+
+		if (after[0] != '\0')
+			json_object_set_new(p, "after", json_string(after));
+		res = call("route.list", p);
+		json_array_foreach(json_object_get(res, "routes"), i, r) {
+			if (json_out)
+				json_array_append(all, r);
+			else
+				print_route(r);
+			shown++;
+		}
+		after[0] = '\0';
+		if (json_is_string(json_object_get(res, "next")))
+			snprintf(after, sizeof(after), "%s", str(res, "next"));
+		json_decref(res);
+	} while (after[0] != '\0' && shown < limit);
+	if (json_out)
+		print_json(all);
+	json_decref(all);
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+progress(uint64_t done, long pos, long size, double t0)
+{
+	int width = 40, fill = size > 0 ? (int)((double)pos / (double)size * width) : 0;
+
+	printf("\r[%.*s%*s] %3d%% %" PRIu64 " routes, %.1f s", fill,
+	       "########################################", width - fill, "",
+	       size > 0 ? (int)(100.0 * (double)pos / (double)size) : 0, done, now() - t0);
+	fflush(stdout);
+}
+
+/*
+ * Stream a route file in chunks: any size, bounded memory. Errors name the
+ * file and line.
+ */
+static void
+route_load(const char *file)
+{
+	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+	bool bar = isatty(STDOUT_FILENO) && !json_out;
+	unsigned long *lines = malloc(LOAD_CHUNK * sizeof(*lines)), lineno = 0;
+	uint64_t loaded = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	long size = -1;
+	double t0 = now();
+	json_t *chunk = json_array(), *res = NULL;
+	ssize_t n;
+
+	if (f == NULL)
+		die(2, "%s: %s", file, strerror(errno));
+	if (f != stdin && fseek(f, 0, SEEK_END) == 0) {
+		size = ftell(f);
+		rewind(f);
+	}
+	for (;;) {
+		n = getline(&line, &cap, f);
+		if (n >= 0) {
+			char *s = line, *e = line + n;
+
+			lineno++;
+			while (s < e && (*s == ' ' || *s == '\t'))
+				s++;
+			while (e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' '))
+				e--;
+			*e = '\0';
+			if (*s == '\0' || *s == '#')
+				continue;
+			lines[json_array_size(chunk)] = lineno;
+			json_array_append_new(chunk, json_string(s));
+		}
+		if (json_array_size(chunk) == LOAD_CHUNK || (n < 0 && json_array_size(chunk) > 0)) {
+			json_t *req = json_pack("{s:s,s:i,s:s,s:{s:O}}", "jsonrpc", "2.0",
+						"id", next_id++, "method", "route.load",
+						"params", "routes", chunk);
+			char *text = json_dumps(req, JSON_COMPACT), *p;
+			json_t *resp, *err;
+			size_t idx;
+
+			json_decref(req);
+			if (sock < 0)
+				connect_dpr();
+			send_all(text, strlen(text));
+			send_all("\n", 1);
+			free(text);
+			resp = recv_response();
+			err = json_object_get(resp, "error");
+			if (err != NULL) {
+				const char *msg = str(err, "message");
+
+				if (bar)
+					printf("\n");
+				/* "route.load: routes[12]: ..." -> "FILE:LINE: ..." */
+				p = strstr(msg, "routes[");
+				if (p != NULL && sscanf(p, "routes[%zu]", &idx) == 1 &&
+				    idx < json_array_size(chunk) && (p = strstr(p, "]: ")) != NULL)
+					fprintf(stderr, "dprctl: %s:%lu: %s (%" PRIu64 " routes loaded before it)\n",
+						file, lines[idx], p + 3, loaded);
+				else
+					fprintf(stderr, "dprctl: %s: %s (%" PRIu64 " routes loaded before it)\n",
+						file, msg, loaded);
+				exit(1);
+			}
+			loaded += json_array_size(chunk);
+			json_decref(res);
+			res = json_incref(json_object_get(resp, "result"));
+			json_decref(resp);
+			json_array_clear(chunk);
+			if (bar)
+				progress(loaded, f == stdin ? -1 : ftell(f), size, t0);
+		}
+		if (n < 0)
+			break;
+	}
+	if (bar)
+		printf("\n");
+	if (json_out)
+		printf("{\"loaded\": %" PRIu64 ", \"seconds\": %.3f, \"routes\": %" JSON_INTEGER_FORMAT "}\n",
+		       loaded, now() - t0, res ? num(res, "routes") : 0);
+	else
+		printf("loaded %" PRIu64 " routes in %.2f s (%.0f routes/s); the FIB holds %" JSON_INTEGER_FORMAT "\n",
+		       loaded, now() - t0, (double)loaded / (now() - t0 > 0 ? now() - t0 : 1),
+		       res ? num(res, "routes") : 0);
+	json_decref(res);
+	json_decref(chunk);
+	free(line);
+	free(lines);
+	if (f != stdin)
+		fclose(f);
+}
+
+static void
+cmd_route(int argc, char **argv)
+{
+	json_t *res;
+
+	if (argc < 1)
+		die(2, "route: add, replace, del, get, list or load");
+	if (strcmp(argv[0], "add") == 0 || strcmp(argv[0], "replace") == 0) {
+		res = call(argv[0][0] == 'a' ? "route.add" : "route.replace",
+			   route_params(argc - 1, argv + 1));
+		json_out ? print_json(res) : print_route(res);
+	} else if (strcmp(argv[0], "del") == 0) {
+		if (argc != 2)
+			die(2, "usage: route del PREFIX");
+		res = call("route.del", json_pack("{s:s}", "prefix", argv[1]));
+		if (json_out)
+			print_json(res);
+	} else if (strcmp(argv[0], "get") == 0) {
+		if (argc != 2)
+			die(2, "usage: route get ADDRESS");
+		res = call("route.get", json_pack("{s:s}", "address", argv[1]));
+		json_out ? print_json(res) : print_route(res);
+	} else if (strcmp(argv[0], "list") == 0 || strcmp(argv[0], "show") == 0) {
+		route_list(argc - 1, argv + 1);
+		return;
+	} else if (strcmp(argv[0], "load") == 0) {
+		if (argc != 2)
+			die(2, "usage: route load FILE (or - for standard input)");
+		route_load(argv[1]);
+		return;
+	} else {
+		die(2, "route: unknown command \"%s\"", argv[0]);
+	}
+	json_decref(res);
+}
+
+/* --- addr, neigh, port --------------------------------------------------- */
+
+static void
+cmd_addr(int argc, char **argv)
+{
+	json_t *res, *a;
+	size_t i;
+
+	if (argc >= 1 && (strcmp(argv[0], "add") == 0 || strcmp(argv[0], "del") == 0)) {
+		if (argc != 3)
+			die(2, "usage: addr %s PORT ADDRESS/LEN", argv[0]);
+		res = call(argv[0][0] == 'a' ? "addr.add" : "addr.del",
+			   json_pack("{s:s,s:s}", "port", argv[1], "address", argv[2]));
+	} else if (argc >= 1 && (strcmp(argv[0], "list") == 0 || strcmp(argv[0], "show") == 0)) {
+		res = call("addr.list", argc == 2 ? json_pack("{s:s}", "port", argv[1]) : NULL);
+		if (!json_out) {
+			printf("%-11s %s\n", "PORT", "ADDRESS");
+			json_array_foreach(res, i, a)
+				printf("%-11s %s\n", str(a, "port"), str(a, "address"));
+		}
+	} else {
+		die(2, "addr: add, del or list");
+	}
+	if (json_out)
+		print_json(res);
+	json_decref(res);
+}
+
+static void
+cmd_neigh(int argc, char **argv)
+{
+	json_t *res, *n;
+	size_t i;
+
+	if (argc >= 1 && strcmp(argv[0], "add") == 0) {
+		json_t *p;
+
+		if (argc != 3 && !(argc == 5 && strcmp(argv[3], "dev") == 0))
+			die(2, "usage: neigh add ADDRESS MAC [dev PORT]");
+		p = json_pack("{s:s,s:s}", "address", argv[1], "mac", argv[2]);
+		if (argc == 5)
+			json_object_set_new(p, "port", json_string(argv[4]));
+		res = call("neigh.add", p);
+	} else if (argc == 2 && strcmp(argv[0], "del") == 0) {
+		res = call("neigh.del", json_pack("{s:s}", "address", argv[1]));
+	} else if (argc >= 1 && (strcmp(argv[0], "list") == 0 || strcmp(argv[0], "show") == 0)) {
+		res = call("neigh.list", NULL);
+		if (!json_out) {
+			printf("%-15s %-17s %-11s %-10s %s\n", "ADDRESS", "MAC", "PORT", "STATE", "STATIC");
+			json_array_foreach(res, i, n)
+				printf("%-15s %-17s %-11s %-10s %s\n", str(n, "address"), str(n, "mac"),
+				       str(n, "port"), str(n, "state"),
+				       json_is_true(json_object_get(n, "static")) ? "yes" : "no");
+		}
+	} else {
+		die(2, "neigh: add, del or list");
+	}
+	if (json_out)
+		print_json(res);
+	json_decref(res);
+}
+
+static void
+cmd_port(int argc, char **argv)
+{
+	json_t *res, *p, *a;
+	size_t i, k;
+
+	if (argc > 1 || (argc == 1 && strcmp(argv[0], "list") != 0 && strcmp(argv[0], "show") != 0))
+		die(2, "usage: port list");
+	res = call("port.list", NULL);
+	if (json_out) {
+		print_json(res);
+		json_decref(res);
+		return;
+	}
+	printf("%-11s %-14s %-17s %-5s %-4s %-4s %-4s %s\n", "NAME", "DRIVER", "MAC", "MTU",
+	       "LINK", "RXQ", "TXQ", "ADDRESSES");
+	json_array_foreach(res, i, p) {
+		printf("%-11s %-14s %-17s %-5" JSON_INTEGER_FORMAT " %-4s %-4" JSON_INTEGER_FORMAT
+		       " %-4" JSON_INTEGER_FORMAT " ", str(p, "name"), str(p, "driver"), str(p, "mac"),
+		       num(p, "mtu"), json_is_true(json_object_get(p, "link_up")) ? "up" : "down",
+		       num(p, "rx_queues"), num(p, "tx_queues"));
+		json_array_foreach(json_object_get(p, "addresses"), k, a)
+			printf("%s%s", k ? " " : "", json_string_value(a));
+		printf("\n");
+	}
+	json_decref(res);
+}
+
+/* --- stats ---------------------------------------------------------------- */
+
+static void
+stats_row(const char *name, json_t *c, const char *extra)
+{
+	json_t *drops = json_object_get(c, "drops"), *v;
+	const char *reason;
+	bool any = false;
+
+	printf("%-11s %14" JSON_INTEGER_FORMAT " %14" JSON_INTEGER_FORMAT " %14" JSON_INTEGER_FORMAT
+	       " %10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT "%s\n", name, num(c, "rx"),
+	       num(c, "forwarded"), num(c, "tx"), num(c, "exception"), num(c, "dropped"), extra);
+	json_object_foreach(drops, reason, v) {
+		if (json_integer_value(v) == 0)
+			continue;
+		printf("%s%s=%" JSON_INTEGER_FORMAT, any ? " " : "    drops: ", reason,
+		       json_integer_value(v));
+		any = true;
+	}
+	if (any)
+		printf("\n");
+}
+
+static void
+cmd_stats(void)
+{
+	json_t *res = call("stats.get", NULL), *p, *fib;
+	char name[32], extra[32];
+	size_t i;
+
+	if (json_out) {
+		print_json(res);
+		json_decref(res);
+		return;
+	}
+	printf("%-11s %14s %14s %14s %10s %10s\n", "PORT", "RX", "FORWARDED", "TX", "EXCEPTION",
+	       "DROPPED");
+	json_array_foreach(json_object_get(res, "ports"), i, p)
+		stats_row(str(p, "name"), p, "");
+	stats_row("total", json_object_get(res, "total"), "");
+	printf("\n%-11s %14s %14s %14s %10s %10s %11s\n", "WORKER", "RX", "FORWARDED", "TX",
+	       "EXCEPTION", "DROPPED", "CYCLES/PKT");
+	json_array_foreach(json_object_get(res, "workers"), i, p) {
+		snprintf(name, sizeof(name), "lcore %" JSON_INTEGER_FORMAT, num(p, "lcore"));
+		snprintf(extra, sizeof(extra), " %11.1f",
+			 json_real_value(json_object_get(p, "cycles_per_packet")));
+		stats_row(name, p, extra);
+	}
+	fib = json_object_get(res, "fib");
+	if (fib != NULL)
+		printf("\nfib: %" JSON_INTEGER_FORMAT " IPv4 routes (of %" JSON_INTEGER_FORMAT
+		       "), %.1f MiB; %" JSON_INTEGER_FORMAT " next hops\n",
+		       num(fib, "ipv4_routes"), num(fib, "ipv4_max_routes"),
+		       (double)num(fib, "ipv4_memory_bytes") / (1 << 20), num(res, "nexthops"));
+	json_decref(res);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	sock_path = getenv("DPR_SOCKET") ? getenv("DPR_SOCKET") : DEFAULT_SOCKET;
+	while ((c = getopt_long(argc, argv, "+s:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sock_path = optarg;
+			break;
+		case 'j':
+			json_out = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[0], "route") == 0) {
+		cmd_route(argc - 1, argv + 1);
+	} else if (strcmp(argv[0], "addr") == 0) {
+		cmd_addr(argc - 1, argv + 1);
+	} else if (strcmp(argv[0], "neigh") == 0) {
+		cmd_neigh(argc - 1, argv + 1);
+	} else if (strcmp(argv[0], "port") == 0) {
+		cmd_port(argc - 1, argv + 1);
+	} else if (strcmp(argv[0], "stats") == 0) {
+		cmd_stats();
+	} else if (strcmp(argv[0], "config") == 0) {
+		json_t *res = call("config.get", NULL);
+
+		print_json(res);
+		json_decref(res);
+	} else if (strcmp(argv[0], "call") == 0) {
+		json_t *params = NULL, *res;
+		json_error_t je;
+
+		if (argc < 2 || argc > 3)
+			die(2, "usage: call METHOD [PARAMS-JSON]");
+		if (argc == 3 && (params = json_loads(argv[2], 0, &je)) == NULL)
+			die(2, "params: %s", je.text);
+		res = call(argv[1], params);
+		print_json(res);
+		json_decref(res);
+	} else {
+		usage(stderr);
+		return 2;
+	}
+	return 0;
+}

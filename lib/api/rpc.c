@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "methods.h"
+#include "rpc.h"
+
+json_t *
+dpr_rpc_error(json_t *id, int code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0",
+			 "id", id ? id : json_null(), "error", "code", code, "message", msg);
+}
+
+json_t *
+dpr_rpc_handle(struct dpr_router *r, json_t *req)
+{
+	struct dpr_method_err e = { 0 };
+	const struct dpr_method *m;
+	json_t *id, *method, *params, *ver, *result;
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(req))
+		return dpr_rpc_error(NULL, DPR_RPC_INVALID_REQUEST,
+				     "invalid request: expected a JSON-RPC 2.0 request object");
+	id = json_object_get(req, "id");
+	if (id != NULL && !json_is_string(id) && !json_is_integer(id) && !json_is_null(id))
+		return dpr_rpc_error(NULL, DPR_RPC_INVALID_REQUEST,
+				     "invalid request: \"id\" must be a string, an integer or null");
+	ver = json_object_get(req, "jsonrpc");
+	if (!json_is_string(ver) || strcmp(json_string_value(ver), "2.0") != 0)
+		return dpr_rpc_error(id, DPR_RPC_INVALID_REQUEST,
+				     "invalid request: \"jsonrpc\" must be \"2.0\"");
+	json_object_foreach(req, key, v) {
+		if (strcmp(key, "jsonrpc") != 0 && strcmp(key, "id") != 0 &&
+		    strcmp(key, "method") != 0 && strcmp(key, "params") != 0)
+			return dpr_rpc_error(id, DPR_RPC_INVALID_REQUEST,
+					     "invalid request: unknown member \"%s\"", key);
+	}
+	method = json_object_get(req, "method");
+	if (!json_is_string(method))
+		return dpr_rpc_error(id, DPR_RPC_INVALID_REQUEST,
+				     "invalid request: \"method\" must be a string");
+	params = json_object_get(req, "params");
+	if (params != NULL && !json_is_object(params) && !json_is_null(params))
+		return dpr_rpc_error(id, DPR_RPC_INVALID_PARAMS,
+				     "%s: params must be an object", json_string_value(method));
+	if (json_is_null(params))
+		params = NULL;
+
+	for (m = dpr_method_table; m->name != NULL; m++)
+		if (strcmp(m->name, json_string_value(method)) == 0)
+			break;
+	if (m->name == NULL) {
+		char list[512];
+		size_t n = 0;
+
+		list[0] = '\0';
+		for (m = dpr_method_table; m->name != NULL && n < sizeof(list); m++)
+			n += snprintf(list + n, sizeof(list) - n, "%s%s",
+				      m == dpr_method_table ? "" : ", ", m->name);
+		return dpr_rpc_error(id, DPR_RPC_METHOD_NOT_FOUND,
+				     "unknown method \"%.100s\" (methods: %s)",
+				     json_string_value(method), list);
+	}
+
+	result = m->fn(r, params, &e);
+	if (id == NULL) { /* a notification: no answer, by the spec */
+		json_decref(result);
+		return NULL;
+	}
+	if (result == NULL)
+		return dpr_rpc_error(id, e.code ? e.code : DPR_RPC_INTERNAL_ERROR, "%s",
+				     e.message[0] ? e.message : "internal error");
+	return json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id, "result", result);
+}
+
+char *
+dpr_rpc_handle_text(struct dpr_router *r, const char *text, size_t len)
+{
+	json_error_t je;
+	json_t *req, *resp;
+	char *out;
+
+	req = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (req == NULL)
+		resp = dpr_rpc_error(NULL, DPR_RPC_PARSE_ERROR, "parse error at column %d: %s",
+				     je.column, je.text);
+	else
+		resp = dpr_rpc_handle(r, req);
+	json_decref(req);
+	if (resp == NULL)
+		return NULL;
+	out = json_dumps(resp, JSON_COMPACT);
+	json_decref(resp);
+	return out;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+/*
+ * The router's control-side state: what the daemon set up and what the
+ * control API reads and changes. Owned by the control thread (main lcore);
+ * nothing here is touched by workers, which get their own struct
+ * dpr_worker and reach shared tables only through it.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+#include <rte_rcu_qsbr.h>
+
+#include "../config/config.h"
+#include "../datapath/datapath.h"
+#include "../fib/fib.h"
+#include "../nexthop/nexthop.h"
+#include "../port/port.h"
+
+struct dpr_options {
+	const char *config;
+	const char *drivers_cfg;
+	const char *stats_file;
+	uint64_t max_packets;      /**< 0: run until stopped */
+	uint32_t idle_sleep_us;
+	unsigned int pool_size;    /**< 0: computed */
+	bool check_only;
+};
+
+struct dpr_router {
+	struct dpr_options opt;
+	struct dpr_config *cfg;
+	unsigned int n_ports;
+	struct dpr_port ports[DPR_MAX_PORTS];
+	const char *port_names[DPR_MAX_PORTS];
+	struct dpr_port_dp *port_dp;            /**< shared read-only with workers */
+	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
+	struct dpr_nh_table *nh;
+	struct dpr_fib4 *fib4;
+	struct rte_rcu_qsbr *qsbr;
+	unsigned int n_workers;
+	struct dpr_worker *workers[RTE_MAX_LCORE];
+	volatile bool quit;                     /**< read by workers */
+	uint64_t exc_received[DPR_EXC_MAX];     /**< by the control thread */
+	struct dpr_server *server;              /**< control socket */
+	struct dpr_telemetry *telemetry;
+};
+
+struct dpr_server;
+struct dpr_telemetry;

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <rte_telemetry.h>
+
+#include "../api/rpc.h"
+#include "../util/log.h"
+#include "telemetry.h"
+
+/* How long a telemetry client waits for a busy control thread. */
+#define WAIT_SECONDS 5
+
+/*
+ * One request in flight between the telemetry thread and the control
+ * thread. DPDK 22.11 telemetry callbacks take no user argument, hence a
+ * single static instance. `call` serialises telemetry callers; `m`/`cv`
+ * guard the slot; `efd` wakes the control thread.
+ */
+static struct {
+	pthread_mutex_t call;
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	int efd;
+	bool stopped;
+	struct dpr_router *r;
+	json_t *req;   /**< set by telemetry, taken by the control thread */
+	json_t *resp;  /**< set by the control thread */
+	bool done;
+} tel = {
+	.call = PTHREAD_MUTEX_INITIALIZER,
+	.m = PTHREAD_MUTEX_INITIALIZER,
+	.cv = PTHREAD_COND_INITIALIZER,
+	.efd = -1,
+};
+
+/* Control thread: answer what is waiting. */
+static void
+serve(void *arg)
+{
+	uint64_t v;
+	json_t *req;
+
+	(void)arg;
+	if (read(tel.efd, &v, sizeof(v)) < 0)
+		return;
+	pthread_mutex_lock(&tel.m);
+	req = tel.req;
+	tel.req = NULL;
+	pthread_mutex_unlock(&tel.m);
+	if (req == NULL)
+		return; /* the caller gave up waiting */
+
+	{
+		json_t *resp = dpr_rpc_handle(tel.r, req);
+
+		json_decref(req);
+		pthread_mutex_lock(&tel.m);
+		tel.resp = resp;
+		tel.done = true;
+		pthread_cond_signal(&tel.cv);
+		pthread_mutex_unlock(&tel.m);
+	}
+}
+
+/* Telemetry thread: run @p req on the control thread, wait for the answer. */
+static json_t *
+call(json_t *req)
+{
+	struct timespec deadline;
+	uint64_t one = 1;
+	json_t *resp = NULL;
+
+	pthread_mutex_lock(&tel.call);
+	pthread_mutex_lock(&tel.m);
+	if (tel.stopped) {
+		pthread_mutex_unlock(&tel.m);
+		pthread_mutex_unlock(&tel.call);
+		json_decref(req);
+		return dpr_rpc_error(NULL, DPR_RPC_INTERNAL_ERROR, "dpr is shutting down");
+	}
+	tel.req = req;
+	tel.done = false;
+	pthread_mutex_unlock(&tel.m);
+	if (write(tel.efd, &one, sizeof(one)) < 0)
+		DPR_LOG(ERR, main, "telemetry: cannot wake the control thread");
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += WAIT_SECONDS;
+	pthread_mutex_lock(&tel.m);
+	while (!tel.done &&
+	       pthread_cond_timedwait(&tel.cv, &tel.m, &deadline) != ETIMEDOUT)
+		;
+	if (tel.done) {
+		resp = tel.resp;
+		tel.resp = NULL;
+	} else if (tel.req != NULL) {
+		json_decref(tel.req); /* never picked up */
+		tel.req = NULL;
+	}
+	pthread_mutex_unlock(&tel.m);
+	pthread_mutex_unlock(&tel.call);
+	if (resp == NULL)
+		resp = dpr_rpc_error(NULL, DPR_RPC_INTERNAL_ERROR,
+				     "the control thread did not answer within %d s (busy loading routes?)",
+				     WAIT_SECONDS);
+	return resp;
+}
+
+static json_t *
+call_method(const char *method)
+{
+	return call(json_pack("{s:s,s:i,s:s}", "jsonrpc", "2.0", "id", 0, "method", method));
+}
+
+/* Scalars of @p v into dict @p d, nested keys joined with '.'. */
+static void
+flatten(struct rte_tel_data *d, const char *prefix, json_t *v)
+{
+	char key[RTE_TEL_MAX_STRING_LEN];
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		json_object_foreach(v, k, x) {
+			snprintf(key, sizeof(key), "%s%s%s", prefix, prefix[0] ? "." : "", k);
+			flatten(d, key, x);
+		}
+		break;
+	case JSON_ARRAY:
+		json_array_foreach(v, i, x) {
+			snprintf(key, sizeof(key), "%s%s%zu", prefix, prefix[0] ? "." : "", i);
+			flatten(d, key, x);
+		}
+		break;
+	case JSON_INTEGER:
+		if (json_integer_value(v) >= 0)
+			rte_tel_data_add_dict_u64(d, prefix, (uint64_t)json_integer_value(v));
+		else
+			rte_tel_data_add_dict_int(d, prefix, (int)json_integer_value(v));
+		break;
+	case JSON_REAL: {
+		char num[32];
+
+		snprintf(num, sizeof(num), "%.2f", json_real_value(v));
+		rte_tel_data_add_dict_string(d, prefix, num);
+		break;
+	}
+	case JSON_STRING:
+		rte_tel_data_add_dict_string(d, prefix, json_string_value(v));
+		break;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		rte_tel_data_add_dict_int(d, prefix, json_is_true(v));
+		break;
+	case JSON_NULL:
+		break;
+	}
+}
+
+/*
+ * DPDK 22.11 telemetry nests only arrays in a dict, so a view is one flat
+ * dict with dotted keys ("port.p0.drops.ttl_expired"); at most
+ * RTE_TEL_MAX_DICT_ENTRIES of them, the control socket has the rest.
+ */
+static void
+add_view(struct rte_tel_data *d, const char *name, json_t *v)
+{
+	flatten(d, name, v);
+}
+
+/* Answer with the JSON-RPC error if there is one; true if so. */
+static bool
+answer_error(json_t *resp, struct rte_tel_data *d)
+{
+	json_t *err = json_object_get(resp, "error");
+
+	if (err == NULL)
+		return false;
+	rte_tel_data_start_dict(d);
+	flatten(d, "error", err);
+	return true;
+}
+
+static int
+cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	json_t *resp = call_method("port.list"), *p;
+	size_t i;
+
+	(void)cmd;
+	(void)params;
+	if (!answer_error(resp, d)) {
+		rte_tel_data_start_dict(d);
+		json_array_foreach(json_object_get(resp, "result"), i, p)
+			add_view(d, json_string_value(json_object_get(p, "name")), p);
+	}
+	json_decref(resp);
+	return 0;
+}
+
+static int
+cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	json_t *resp = call_method("stats.get"), *res, *p;
+	char name[64];
+	size_t i;
+
+	(void)cmd;
+	(void)params;
+	if (!answer_error(resp, d)) {
+		res = json_object_get(resp, "result");
+		rte_tel_data_start_dict(d);
+		add_view(d, "total", json_object_get(res, "total"));
+		json_array_foreach(json_object_get(res, "ports"), i, p) {
+			snprintf(name, sizeof(name), "port.%s",
+				 json_string_value(json_object_get(p, "name")));
+			add_view(d, name, p);
+		}
+		json_array_foreach(json_object_get(res, "workers"), i, p) {
+			snprintf(name, sizeof(name), "worker.%zu", i);
+			add_view(d, name, p);
+		}
+		add_view(d, "control_exceptions", json_object_get(res, "control_exceptions"));
+	}
+	json_decref(resp);
+	return 0;
+}
+
+static int
+cmd_workers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	json_t *resp = call_method("stats.get"), *w;
+	char name[32];
+	size_t i;
+
+	(void)cmd;
+	(void)params;
+	if (!answer_error(resp, d)) {
+		rte_tel_data_start_dict(d);
+		json_array_foreach(json_object_get(json_object_get(resp, "result"), "workers"), i, w) {
+			json_t *o = json_pack("{s:O,s:O,s:O,s:O,s:O,s:O,s:O}",
+					      "lcore", json_object_get(w, "lcore"),
+					      "rx", json_object_get(w, "rx"),
+					      "forwarded", json_object_get(w, "forwarded"),
+					      "exception", json_object_get(w, "exception"),
+					      "dropped", json_object_get(w, "dropped"),
+					      "busy_cycles", json_object_get(w, "busy_cycles"),
+					      "cycles_per_packet", json_object_get(w, "cycles_per_packet"));
+
+			snprintf(name, sizeof(name), "worker.%zu", i);
+			add_view(d, name, o);
+			json_decref(o);
+		}
+	}
+	json_decref(resp);
+	return 0;
+}
+
+static int
+cmd_routes(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	json_t *resp = call_method("stats.get"), *res;
+
+	(void)cmd;
+	(void)params;
+	if (!answer_error(resp, d)) {
+		res = json_object_get(resp, "result");
+		rte_tel_data_start_dict(d);
+		flatten(d, "", json_object_get(res, "fib"));
+		flatten(d, "nexthops", json_object_get(res, "nexthops"));
+	}
+	json_decref(resp);
+	return 0;
+}
+
+static int
+cmd_rpc(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	json_error_t je;
+	json_t *req, *resp;
+	char *text;
+
+	(void)cmd;
+	if (params == NULL || params[0] == '\0') {
+		rte_tel_data_string(d, "usage: /dpr/rpc,{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"route.get\",\"params\":{\"address\":\"10.1.2.3\"}}");
+		return 0;
+	}
+	req = json_loads(params, JSON_REJECT_DUPLICATES, &je);
+	resp = req == NULL ?
+		dpr_rpc_error(NULL, DPR_RPC_PARSE_ERROR, "parse error at column %d: %s",
+			      je.column, je.text) :
+		call(req);
+	if (resp == NULL) /* a notification */
+		resp = json_pack("{s:s}", "jsonrpc", "2.0");
+	text = json_dumps(resp, JSON_COMPACT);
+	if (text != NULL && strlen(text) < RTE_TEL_MAX_SINGLE_STRING_LEN) {
+		rte_tel_data_string(d, text);
+	} else {
+		json_t *e = dpr_rpc_error(json_object_get(resp, "id"), DPR_RPC_TOO_LARGE,
+					  "response over %d bytes: use the control socket (dprctl)",
+					  RTE_TEL_MAX_SINGLE_STRING_LEN);
+		free(text);
+		text = json_dumps(e, JSON_COMPACT);
+		json_decref(e);
+		rte_tel_data_string(d, text ? text : "error");
+	}
+	free(text);
+	json_decref(resp);
+	return 0;
+}
+
+int
+dpr_telemetry_init(struct dpr_router *r, struct dpr_server *s)
+{
+	int ret;
+
+	tel.r = r;
+	tel.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (tel.efd < 0)
+		return -errno;
+	ret = dpr_server_watch(s, tel.efd, serve, NULL);
+	if (ret < 0)
+		return ret;
+	rte_telemetry_register_cmd("/dpr/ports", cmd_ports,
+				   "dpr ports: driver, MAC, queues, link, addresses. No parameters");
+	rte_telemetry_register_cmd("/dpr/stats", cmd_stats,
+				   "dpr counters per port and worker, drops by reason. No parameters");
+	rte_telemetry_register_cmd("/dpr/workers", cmd_workers,
+				   "dpr workers: packets and busy cycles per packet. No parameters");
+	rte_telemetry_register_cmd("/dpr/routes", cmd_routes,
+				   "dpr FIB summary: routes, memory, next hops. No parameters");
+	rte_telemetry_register_cmd("/dpr/rpc", cmd_rpc,
+				   "One dpr JSON-RPC 2.0 request (under 1 KiB); answers its response. Parameters: the request");
+	return 0;
+}
+
+void
+dpr_telemetry_stop(void)
+{
+	pthread_mutex_lock(&tel.m);
+	tel.stopped = true;
+	pthread_mutex_unlock(&tel.m);
+}
