@@ -654,6 +654,23 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		if (dpr_fib4_get(r->fib4, one.ip, one.depth, &nh) == 0)
 			dpr_route4_apply(r->fib4, r->nh, &one, 1, &(int){ 0 });
 	}
+	/* Neighbours left on no connected subnet are forgotten, host route
+	 * and all, as a host forgets them with the address. */
+	for (i = DPR_NH_FIRST_DYNAMIC; a.addr.af == DPR_AF_IP4 && i < DPR_NH_MAX; i++) {
+		const struct dpr_nh_info *info = dpr_nh_info(r->nh, i);
+		struct dpr_fib4_op del = { .depth = 32, .del = 1 };
+		uint32_t nh;
+
+		if (info == NULL || info->ip.af != DPR_AF_IP4 ||
+		    !dpr_prefix_contains(&a, &info->ip) ||
+		    dpr_config_port_for(r->cfg, &info->ip, -1) >= 0)
+			continue;
+		del.ip = info->ip.ip4;
+		if (dpr_fib4_get(r->fib4, del.ip, 32, &nh) == 0 && nh == i)
+			dpr_route4_apply(r->fib4, r->nh, &del, 1, &(int){ 0 });
+		if (dpr_nh_info(r->nh, i) != NULL)
+			dpr_nh_unresolve(r->nh, i);
+	}
 	return json_pack("{s:s,s:s}", "port", port, "address", addr);
 }
 

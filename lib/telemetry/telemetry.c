@@ -120,11 +120,24 @@ call_method(const char *method)
 	return call(json_pack("{s:s,s:i,s:s}", "jsonrpc", "2.0", "id", 0, "method", method));
 }
 
-/* Scalars of @p v into dict @p d, nested keys joined with '.'. */
+/* Telemetry keys take letters, digits, '_' and '/' only. */
+static void
+key_join(char *key, size_t len, const char *prefix, const char *name)
+{
+	char *p;
+
+	snprintf(key, len, "%s%s%s", prefix, prefix[0] ? "/" : "", name);
+	for (p = key; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '/'))
+			*p = '_';
+}
+
+/* Scalars of @p v into dict @p d, nested keys joined with '/'. */
 static void
 flatten(struct rte_tel_data *d, const char *prefix, json_t *v)
 {
-	char key[RTE_TEL_MAX_STRING_LEN];
+	char key[RTE_TEL_MAX_STRING_LEN], idx[24];
 	const char *k;
 	json_t *x;
 	size_t i;
@@ -132,13 +145,14 @@ flatten(struct rte_tel_data *d, const char *prefix, json_t *v)
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 		json_object_foreach(v, k, x) {
-			snprintf(key, sizeof(key), "%s%s%s", prefix, prefix[0] ? "." : "", k);
+			key_join(key, sizeof(key), prefix, k);
 			flatten(d, key, x);
 		}
 		break;
 	case JSON_ARRAY:
 		json_array_foreach(v, i, x) {
-			snprintf(key, sizeof(key), "%s%s%zu", prefix, prefix[0] ? "." : "", i);
+			snprintf(idx, sizeof(idx), "%zu", i);
+			key_join(key, sizeof(key), prefix, idx);
 			flatten(d, key, x);
 		}
 		break;
@@ -169,7 +183,7 @@ flatten(struct rte_tel_data *d, const char *prefix, json_t *v)
 
 /*
  * DPDK 22.11 telemetry nests only arrays in a dict, so a view is one flat
- * dict with dotted keys ("port.p0.drops.ttl_expired"); at most
+ * dict with keys like "port/p0/drops/ttl_expired"; at most
  * RTE_TEL_MAX_DICT_ENTRIES of them, the control socket has the rest.
  */
 static void
@@ -222,12 +236,12 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_start_dict(d);
 		add_view(d, "total", json_object_get(res, "total"));
 		json_array_foreach(json_object_get(res, "ports"), i, p) {
-			snprintf(name, sizeof(name), "port.%s",
+			snprintf(name, sizeof(name), "port/%s",
 				 json_string_value(json_object_get(p, "name")));
 			add_view(d, name, p);
 		}
 		json_array_foreach(json_object_get(res, "workers"), i, p) {
-			snprintf(name, sizeof(name), "worker.%zu", i);
+			snprintf(name, sizeof(name), "worker/%zu", i);
 			add_view(d, name, p);
 		}
 		add_view(d, "control_exceptions", json_object_get(res, "control_exceptions"));
@@ -257,7 +271,7 @@ cmd_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 					      "busy_cycles", json_object_get(w, "busy_cycles"),
 					      "cycles_per_packet", json_object_get(w, "cycles_per_packet"));
 
-			snprintf(name, sizeof(name), "worker.%zu", i);
+			snprintf(name, sizeof(name), "worker/%zu", i);
 			add_view(d, name, o);
 			json_decref(o);
 		}

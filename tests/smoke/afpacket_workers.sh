@@ -25,6 +25,7 @@ cat > "$WORK/dpr.json" <<JSON
     {"address": "10.0.2.2", "mac": "02:00:00:00:02:02", "port": "p1"}
   ],
   "routes": [{"prefix": "198.51.100.0/24", "via": "10.0.2.2"}],
+  "control": {"socket": "$SOCK"},
   "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64}
 }
 JSON
@@ -40,8 +41,8 @@ got=$(recv_stop r)
 stop_dpr
 
 count=${got% *}; flows=${got#* }
-w0=$(stat 'worker(0)["forwarded"]'); w1=$(stat 'worker(1)["forwarded"]')
-tx1=$(stat 'port("p1")["tx"]')
+w0=$(counter 'worker(0)["forwarded"]'); w1=$(counter 'worker(1)["forwarded"]')
+tx1=$(counter 'port("p1")["tx"]')
 echo "# h2 received $count datagrams from $flows flows; worker 0 forwarded $w0, worker 1 $w1"
 check "h2 received datagrams from all 64 flows" test "$flows" -eq 64
 check "worker 0 forwarded traffic ($w0)" test "$w0" -gt 100

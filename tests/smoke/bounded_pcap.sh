@@ -39,6 +39,7 @@ cat > "$WORK/dpr.json" <<JSON
     {"prefix": "198.51.100.0/24", "via": "10.0.2.2"},
     {"prefix": "198.51.101.0/24", "via": "10.0.2.2"}
   ],
+  "control": {"socket": "$SOCK"},
   "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64}
 }
 JSON
@@ -46,10 +47,10 @@ JSON
 start_dpr "$WORK/dpr.json" -l 0,1 -- --max-packets 50000
 wait_dpr
 check "logs that the limit was reached" grep -q "packet limit 50000 reached" "$WORK/dpr.log"
-check "received exactly 50000" test "$(stat 'S["total"]["rx"]')" -eq 50000
-check "forwarded exactly 45000" test "$(stat 'port("in")["forwarded"]')" -eq 45000
-check "sent 45000 out of the other port" test "$(stat 'port("out")["tx"]')" -eq 45000
-check "dropped exactly 5000 for TTL" test "$(stat 'port("in")["drops"]["ttl_expired"]')" -eq 5000
+check "received exactly 50000" test "$(counter 'S["total"]["rx"]')" -eq 50000
+check "forwarded exactly 45000" test "$(counter 'port("in")["forwarded"]')" -eq 45000
+check "sent 45000 out of the other port" test "$(counter 'port("out")["tx"]')" -eq 45000
+check "dropped exactly 5000 for TTL" test "$(counter 'port("in")["drops"]["ttl_expired"]')" -eq 5000
 check "cycles per packet reported" python3 -c "import json,sys; sys.exit(0 if json.load(open('$WORK/stats.json'))['workers'][0]['cycles_per_packet'] > 0 else 1)"
 check_accounting
 finish

@@ -26,6 +26,7 @@ cat > "$WORK/dpr.json" <<JSON
     {"address": "10.0.1.2", "mac": "$HMAC", "port": "p0"},
     {"address": "10.0.2.2", "mac": "02:00:00:00:02:02", "port": "p1"}
   ],
+  "control": {"socket": "$SOCK"},
   "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64}
 }
 JSON
@@ -48,16 +49,16 @@ got=$(recv_stop r)
 stop_dpr
 count=${got% *}
 check "h2 received only the 10 good datagrams (got $count)" test "$count" -eq 10
-check "10 forwarded" test "$(stat 'port("p0")["forwarded"]')" -eq 10
-check "28 counted ttl_expired" test "$(stat 'port("p0")["drops"]["ttl_expired"]')" -eq 28
-check "15 counted bad_checksum" test "$(stat 'port("p0")["drops"]["bad_checksum"]')" -eq 15
-check "7 counted no_route" test "$(stat 'port("p0")["drops"]["no_route"]')" -eq 7
-check "4 counted unresolved" test "$(stat 'port("p0")["drops"]["unresolved"]')" -eq 4
-check "3 counted martian" test "$(stat 'port("p0")["drops"]["martian"]')" -eq 3
-check "5 counted other_host" test "$(stat 'port("p0")["drops"]["other_host"]')" -eq 5
+check "10 forwarded" test "$(counter 'port("p0")["forwarded"]')" -eq 10
+check "28 counted ttl_expired" test "$(counter 'port("p0")["drops"]["ttl_expired"]')" -eq 28
+check "15 counted bad_checksum" test "$(counter 'port("p0")["drops"]["bad_checksum"]')" -eq 15
+check "7 counted no_route" test "$(counter 'port("p0")["drops"]["no_route"]')" -eq 7
+check "4 counted unresolved" test "$(counter 'port("p0")["drops"]["unresolved"]')" -eq 4
+check "3 counted martian" test "$(counter 'port("p0")["drops"]["martian"]')" -eq 3
+check "5 counted other_host" test "$(counter 'port("p0")["drops"]["other_host"]')" -eq 5
 check "6 to the router went to the exception path" \
-	test "$(stat 'port("p0")["exceptions"]["local"]')" -eq 6
-check "the control thread received them" test "$(stat 'S["control_exceptions"]["local"]')" -eq 6
-check "p0 received all 78 frames" test "$(stat 'port("p0")["rx"]')" -eq 78
+	test "$(counter 'port("p0")["exceptions"]["local"]')" -eq 6
+check "the control thread received them" test "$(counter 'S["control_exceptions"]["local"]')" -eq 6
+check "p0 received all 78 frames" test "$(counter 'port("p0")["rx"]')" -eq 78
 check_accounting
 finish

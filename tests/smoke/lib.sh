@@ -10,12 +10,14 @@ set -u
 
 DPR=${DPR:-${1:-build/app/dpr}}
 DPR=$(readlink -f "$DPR")
+DPRCTL=$(dirname "$DPR")/dprctl
 SMOKE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$SMOKE_DIR/../.." && pwd)
 T=$(basename "$0" .sh)
 # Short unique tag: interface names have at most 15 characters.
 TAG=${SMOKE_TAG:-$(printf '%04x' $(( $$ % 65536 )))}
 WORK=$(mktemp -d "/tmp/dpr-smoke-$T.XXXXXX")
+SOCK=$WORK/dpr.sock
 NETNS=()
 LINKS=()
 DPR_PID=
@@ -39,6 +41,7 @@ cleanup() {
 	for ns in "${NETNS[@]}"; do ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null; done
 	for ns in "${NETNS[@]}"; do ip netns del "$ns" 2>/dev/null; done
 	for l in "${LINKS[@]}"; do ip link del "$l" 2>/dev/null; done
+	rm -rf "/var/run/dpdk/dpr-$T-$TAG"
 	if [ "$FAIL" -ne 0 ] && [ -f "$WORK/dpr.log" ]; then
 		echo "# --- dpr log ($WORK/dpr.log) ---"
 		tail -n 60 "$WORK/dpr.log" | sed 's/^/# /'
@@ -141,9 +144,12 @@ wait_dpr() {
 	check "dpr exits 0 by itself (got $rc)" test "$rc" -eq 0
 }
 
-# stat EXPR: evaluate a Python expression over the stats JSON as S,
+# ctl ARGS...: dprctl on this test's socket
+ctl() { "$DPRCTL" -s "$SOCK" "$@"; }
+
+# counter EXPR: evaluate a Python expression over the stats JSON as S,
 # with helpers port(name) and worker(i)
-stat() {
+counter() {
 	python3 - "$WORK/stats.json" "$1" <<'PY'
 import json, sys
 S = json.load(open(sys.argv[1]))

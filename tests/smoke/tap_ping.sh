@@ -18,6 +18,7 @@ cat > "$WORK/dpr.json" <<JSON
     {"address": "10.0.1.2", "mac": "02:00:00:00:01:02", "port": "p0"},
     {"address": "10.0.2.2", "mac": "02:00:00:00:02:02", "port": "p1"}
   ],
+  "control": {"socket": "$SOCK"},
   "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64}
 }
 JSON
@@ -43,10 +44,10 @@ for _ in $(seq 50); do grep -q "counters (SIGUSR1)" "$WORK/dpr.log" && break; sl
 check "SIGUSR1 prints counters" grep -q "counters (SIGUSR1)" "$WORK/dpr.log"
 stop_dpr
 
-check "p0 forwarded the 11 echo requests" test "$(stat 'port("p0")["forwarded"]')" -ge 11
-check "p1 forwarded the 11 echo replies" test "$(stat 'port("p1")["forwarded"]')" -ge 11
-check "no-route drops counted (2)" test "$(stat 'port("p0")["drops"]["no_route"]')" -eq 2
-check "p1 sent what p0 forwarded" test "$(stat 'port("p1")["tx"]')" -eq "$(stat 'port("p0")["forwarded"]')"
+check "p0 forwarded the 11 echo requests" test "$(counter 'port("p0")["forwarded"]')" -ge 11
+check "p1 forwarded the 11 echo replies" test "$(counter 'port("p1")["forwarded"]')" -ge 11
+check "no-route drops counted (2)" test "$(counter 'port("p0")["drops"]["no_route"]')" -eq 2
+check "p1 sent what p0 forwarded" test "$(counter 'port("p1")["tx"]')" -eq "$(counter 'port("p0")["forwarded"]')"
 check_accounting
 check "nothing left in hugetlbfs" test "$(huge_leftovers)" -eq 0
 finish
