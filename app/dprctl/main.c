@@ -113,7 +113,7 @@ recv_response(void)
 	char *nl;
 
 	for (;;) {
-		nl = memchr(rbuf + scanned, '\n', rbuf_len - scanned);
+		nl = rbuf_len > scanned ? memchr(rbuf + scanned, '\n', rbuf_len - scanned) : NULL;
 		if (nl != NULL)
 			break;
 		scanned = rbuf_len;

@@ -330,7 +330,7 @@ apply(struct dpr_router *r, const char *ctx, struct dpr_fib4_op *ops, unsigned i
 		return 0;
 	if (err == -ENOENT)
 		return dpr_method_fail(e, DPR_RPC_NOT_FOUND, "%s: no such route", ctx);
-	if (err == -ENOSPC)
+	if (err == -ENOSPC || err == -ENOMEM) /* tbl8 groups, or RIB nodes */
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
 				       "%s: the FIB is full after %u of %u routes (%u routes, raise fib.ipv4_max_routes or fib.ipv4_tbl8_groups)",
 				       ctx, done, n, r->fib4->n_routes);

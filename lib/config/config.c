@@ -402,6 +402,32 @@ dpr_config_port_index(const struct dpr_config *cfg, const char *name)
 	return -1;
 }
 
+/* Prefixes the router's addresses own: a static route may not replace them. */
+static const char *
+owned_prefix(const struct dpr_config *cfg, const struct dpr_prefix *pf)
+{
+	unsigned int i, k;
+
+	if (pf->addr.af != DPR_AF_IP4)
+		return NULL;
+	for (i = 0; i < cfg->n_ports; i++) {
+		for (k = 0; k < cfg->ports[i].n_addrs; k++) {
+			const struct dpr_prefix *a = &cfg->ports[i].addrs[k];
+			uint32_t mask = dpr_ip4_mask(a->len);
+
+			if (a->addr.af != DPR_AF_IP4)
+				continue;
+			if (pf->len == 32 && pf->addr.ip4 == a->addr.ip4)
+				return "is the router's own address";
+			if (pf->len == 32 && a->len < 31 && pf->addr.ip4 == (a->addr.ip4 | ~mask))
+				return "is a connected subnet's broadcast address";
+			if (pf->len == a->len && a->len < 32 && pf->addr.ip4 == (a->addr.ip4 & mask))
+				return "is a connected subnet";
+		}
+	}
+	return NULL;
+}
+
 /* A gateway or neighbour must be some other host on a connected subnet. */
 const char *
 dpr_config_not_a_neighbour(const struct dpr_config *cfg, const struct dpr_ip *ip)
@@ -461,6 +487,9 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 			    prefix);
 	if (via == NULL && port == NULL)
 		return fail(ps, path, "expected \"via\" (a gateway address) or \"port\" (a directly attached route)");
+	why = owned_prefix(ps->cfg, &rc->prefix);
+	if (why != NULL)
+		return fail(ps, path, "prefix \"%s\": %s, which the router installs itself", prefix, why);
 
 	rc->port = -1;
 	if (port != NULL && (ret = lookup_port(ps, path, port, &rc->port)) < 0)

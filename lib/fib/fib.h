@@ -73,7 +73,8 @@ void dpr_fib4_free(struct dpr_fib4 *fib);
  * Blocks for one RCU grace period.
  * @return the number of ops applied, from the first. When it is less than
  *   @p n, op number <return> failed and *@p err says why (-ENOSPC: no room
- *   for the route or its tbl8 groups, -ENOENT: deleting a missing route);
+ *   for the route's tbl8 groups, -ENOMEM: no room for its RIB node, -ENOENT:
+ *   deleting a missing route);
  *   the ops before it are applied to both copies, none after it.
  */
 unsigned int dpr_fib4_update(struct dpr_fib4 *fib, struct dpr_fib4_op *ops,

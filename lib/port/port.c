@@ -104,8 +104,8 @@ dpr_port_probe(struct dpr_port *port, const struct dpr_port_conf *conf,
 	if (find_port(name, &port->port_id) < 0) {
 		ret = rte_dev_probe(probe);
 		if (ret < 0 || find_port(name, &port->port_id) < 0) {
-			if (ret == 0)
-				ret = -ENODEV;
+			if (ret == 0 || ret == -1)
+				ret = -ENODEV; /* some PMDs fail with a bare -1: the log above says why */
 			if (looks_like_pci(probe))
 				snprintf(err, err_len, "config: ports[%u].device \"%s\": cannot probe: %s (is it bound to vfio-pci? run: dpdk-devbind.py -b vfio-pci %s; and do not pass --no-pci)",
 					 index, conf->device, rte_strerror(-ret), probe);
@@ -136,7 +136,9 @@ dpr_port_mbufs_needed(const struct dpr_port *port, uint16_t n_workers)
 {
 	/* Full RX and TX rings, plus what each worker can hold in its TX
 	 * buffer and its current burst. */
-	return (unsigned int)n_workers * port->profile.rx_desc +
+	unsigned int rxq = port->profile.equal_queues ? n_workers + 1u : n_workers;
+
+	return rxq * port->profile.rx_desc +
 	       (unsigned int)(n_workers + 1) * port->profile.tx_desc +
 	       (unsigned int)n_workers * (DPR_TXBUF + DPR_BURST);
 }

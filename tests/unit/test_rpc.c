@@ -1,0 +1,1515 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The JSON-RPC layer and every control method, on a router built here
+ * without ports or workers: protocol errors get the JSON-RPC codes, every
+ * method rejects missing, mistyped and unknown parameters, semantic errors
+ * get our codes with a message that names the method and the value, good
+ * calls answer the documented shape, and nothing leaks next hops.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+
+#include "api/methods.h"
+#include "api/rpc.h"
+#include "config/config.h"
+#include "fib/fib.h"
+#include "nexthop/nexthop.h"
+#include "route/route.h"
+#include "router/router.h"
+#include "test.h"
+
+/*
+ * Two ports, a static neighbour on p0, one gateway route via p1 (gateway
+ * unresolved) and no default route, so route.get can miss.
+ * Routes: 10.0.1.0/24, 10.0.1.1/32, 10.0.1.255/32, the same three for
+ * 10.0.2.1/24, 10.0.1.2/32 (neighbour) and 198.51.100.0/24: 8 in all.
+ */
+static const char config_text[] =
+	"{\"ports\": ["
+	" {\"name\": \"p0\", \"device\": \"net_null0\", \"mac\": \"02:00:00:00:01:01\","
+	"  \"addresses\": [\"10.0.1.1/24\"]},"
+	" {\"name\": \"p1\", \"device\": \"net_null1\", \"addresses\": [\"10.0.2.1/24\"]}],"
+	" \"neighbors\": [{\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"}],"
+	" \"routes\": [{\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.2.2\"}],"
+	" \"control\": {\"socket\": \"/tmp/dpr-test-rpc.sock\"},"
+	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 256}}";
+#define CONFIG_ROUTES 8
+
+static struct dpr_router R;
+static json_t *last;   /* the last response; results returned are borrowed from it */
+static char last_text[1 << 16];
+
+/* Requests are written with ' for " to keep them readable. */
+static char *
+dequote(const char *s)
+{
+	char *d = strdup(s), *p;
+
+	for (p = d; *p; p++)
+		if (*p == '\'')
+			*p = '"';
+	return d;
+}
+
+/* Send one raw line (no quoting); the parsed response, or NULL for none. */
+static json_t *
+send_raw(const char *text, size_t len)
+{
+	char *out = dpr_rpc_handle_text(&R, text, len);
+
+	json_decref(last);
+	last = NULL;
+	last_text[0] = '\0';
+	if (out == NULL)
+		return NULL;
+	snprintf(last_text, sizeof(last_text), "%s", out);
+	last = json_loads(out, 0, NULL);
+	CHECK(last != NULL, "response is not JSON: %.300s", out);
+	CHECK(strchr(out, '\n') == NULL, "response spans lines: %.300s", out);
+	free(out);
+	return last;
+}
+
+static json_t *
+send_line(const char *quoted)
+{
+	char *t = dequote(quoted);
+	json_t *r = send_raw(t, strlen(t));
+
+	free(t);
+	return r;
+}
+
+/* method with params (a JSON text with ' for ", or NULL for none), id 7 */
+static json_t *
+call(const char *method, const char *params)
+{
+	size_t n = strlen(method) + (params ? strlen(params) : 0) + 64;
+	char *buf = malloc(n);
+	json_t *r;
+
+	snprintf(buf, n, "{'jsonrpc':'2.0','id':7,'method':'%s'%s%s}", method,
+		 params ? ",'params':" : "", params ? params : "");
+	r = send_line(buf);
+	free(buf);
+	return r;
+}
+
+static bool
+has_all(const char *msg, const char *const *needles, int line)
+{
+	bool ok = true;
+
+	for (; *needles != NULL; needles++) {
+		if (msg == NULL || strstr(msg, *needles) == NULL) {
+			fprintf(stderr, "FAIL %s:%d: message \"%s\" lacks \"%s\"\n", __FILE__, line,
+				msg ? msg : "(none)", *needles);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* Check @p r is an error with @p code and id @p id_json; returns its message. */
+static const char *
+check_error(json_t *r, int code, const char *id_json, int line)
+{
+	json_t *err = json_object_get(r, "error"), *id;
+	char *id_text = dequote(id_json);
+	json_t *want_id = json_loads(id_text, JSON_DECODE_ANY, NULL);
+	const char *msg = json_string_value(json_object_get(err, "message"));
+	bool ok;
+
+	id = json_object_get(r, "id");
+	ok = r != NULL && json_is_object(err) && json_object_get(r, "result") == NULL &&
+	     json_integer_value(json_object_get(err, "code")) == code && msg != NULL &&
+	     json_equal(json_object_get(r, "jsonrpc"), json_string("2.0")) &&
+	     id != NULL && json_equal(id, want_id) && json_object_size(r) == 3;
+	test_checks++;
+	if (!ok) {
+		test_failures++;
+		fprintf(stderr, "FAIL %s:%d: want error %d with id %s, got %s\n", __FILE__, line,
+			code, id_json, r ? last_text : "no response");
+	}
+	json_decref(want_id);
+	free(id_text);
+	return msg;
+}
+
+/* ERR(code, method, params, needles...): the message names the method too. */
+#define ERR(code, method, params, ...) \
+	err_at(__LINE__, code, method, params, (const char *const[]){ method, __VA_ARGS__, NULL })
+static void
+err_at(int line, int code, const char *method, const char *params, const char *const *needles)
+{
+	const char *msg = check_error(call(method, params), code, "7", line);
+
+	test_checks++;
+	if (!has_all(msg, needles, line))
+		test_failures++;
+}
+
+/* ERRT(code, line, id, needles...): a raw request line (with ' for "). */
+#define ERRT(code, text, id, ...) \
+	errt_at(__LINE__, code, text, id, (const char *const[]){ __VA_ARGS__, NULL })
+static void
+errt_at(int line, int code, const char *text, const char *id, const char *const *needles)
+{
+	const char *msg = check_error(send_line(text), code, id, line);
+
+	test_checks++;
+	if (!has_all(msg, needles, line))
+		test_failures++;
+}
+
+/* OK(method, params): the result, borrowed until the next call. */
+#define OK(method, params) ok_at(__LINE__, method, params)
+static json_t *
+ok_at(int line, const char *method, const char *params)
+{
+	json_t *r = call(method, params), *res = json_object_get(r, "result");
+
+	test_checks++;
+	if (res == NULL || json_object_get(r, "error") != NULL ||
+	    json_integer_value(json_object_get(r, "id")) != 7) {
+		test_failures++;
+		fprintf(stderr, "FAIL %s:%d: %s %s: %s\n", __FILE__, line, method,
+			params ? params : "", r ? last_text : "no response");
+	}
+	return res;
+}
+
+/* Shape checks: a JSON value of the expected type under @p key. */
+#define HAS_STR(o, key, val) has_str_at(__LINE__, o, key, val)
+static void
+has_str_at(int line, json_t *o, const char *key, const char *val)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	test_checks++;
+	if (s == NULL || (val != NULL && strcmp(s, val) != 0)) {
+		test_failures++;
+		fprintf(stderr, "FAIL %s:%d: \"%s\" should be \"%s\" in %.400s\n", __FILE__, line,
+			key, val ? val : "a string", last_text);
+	}
+}
+#define HAS_INT(o, key, val) \
+	CHECK(json_is_integer(json_object_get(o, key)) && \
+	      json_integer_value(json_object_get(o, key)) == (json_int_t)(val), \
+	      "\"%s\" should be %lld in %s", key, (long long)(val), last_text)
+
+static uint32_t
+refs_total(void)
+{
+	uint32_t i, sum = 0;
+
+	for (i = DPR_NH_FIRST_DYNAMIC; i < DPR_NH_MAX; i++) {
+		const struct dpr_nh_info *info = dpr_nh_info(R.nh, i);
+
+		if (info != NULL)
+			sum += info->refcnt;
+	}
+	return sum;
+}
+
+/* "refs" of @p addr in neigh.list, or -1 when it is not listed. */
+static long
+neigh_refs(const char *addr)
+{
+	json_t *res = OK("neigh.list", NULL), *v;
+	size_t i;
+
+	json_array_foreach(res, i, v)
+		if (strcmp(json_string_value(json_object_get(v, "address")), addr) == 0)
+			return (long)json_integer_value(json_object_get(v, "refs"));
+	return -1;
+}
+
+/* route.get @p addr: the matched prefix, or "" when there is no route. */
+static const char *
+route_prefix(const char *addr)
+{
+	static char buf[64];
+	char params[128];
+	json_t *r;
+
+	snprintf(params, sizeof(params), "{'address':'%s'}", addr);
+	r = call("route.get", params);
+	snprintf(buf, sizeof(buf), "%s",
+		 json_string_value(json_object_get(json_object_get(r, "result"), "prefix")) ?: "");
+	return buf;
+}
+
+static const char *
+route_field(const char *addr, const char *key)
+{
+	static char buf[64];
+	char params[128];
+	json_t *r;
+
+	snprintf(params, sizeof(params), "{'address':'%s'}", addr);
+	r = call("route.get", params);
+	snprintf(buf, sizeof(buf), "%s",
+		 json_string_value(json_object_get(json_object_get(r, "result"), key)) ?: "");
+	return buf;
+}
+
+struct snapshot {
+	uint32_t routes, nh, refs;
+};
+
+static struct snapshot
+snap(void)
+{
+	return (struct snapshot){ R.fib4->n_routes, dpr_nh_count(R.nh), refs_total() };
+}
+
+#define SAME(a, b) do { \
+		struct snapshot a_ = (a), b_ = (b); \
+		CHECK(a_.routes == b_.routes && a_.nh == b_.nh && a_.refs == b_.refs, \
+		      "routes %u/%u, next hops %u/%u, references %u/%u", a_.routes, b_.routes, \
+		      a_.nh, b_.nh, a_.refs, b_.refs); \
+	} while (0)
+
+/* --- the protocol --------------------------------------------------------- */
+
+static void
+test_protocol(void)
+{
+	static const char *const methods[] = {
+		"route.add", "route.replace", "route.del", "route.get", "route.list",
+		"route.load", "addr.add", "addr.del", "addr.list", "neigh.add", "neigh.del",
+		"neigh.list", "port.list", "stats.get", "config.get",
+	};
+	json_t *r, *req;
+	unsigned int i;
+	char huge[20001];
+
+	/* Parse errors: id null, the column named. */
+	ERRT(DPR_RPC_PARSE_ERROR, "{", "null", "parse error");
+	ERRT(DPR_RPC_PARSE_ERROR, "", "null", "parse error");
+	ERRT(DPR_RPC_PARSE_ERROR, "{'jsonrpc':'2.0','id':1,'method':'stats.get'} x", "null",
+	     "parse error");
+	ERRT(DPR_RPC_PARSE_ERROR, "{'jsonrpc':'2.0','id':1,'method':'stats.get',}", "null",
+	     "parse error");
+	ERRT(DPR_RPC_PARSE_ERROR, "{'jsonrpc':'2.0','id':1,'id':2,'method':'stats.get'}", "null",
+	     "duplicate");
+	ERRT(DPR_RPC_PARSE_ERROR, "{'jsonrpc':'2.0','id':99999999999999999999999,'method':'stats.get'}",
+	     "null", "parse error");
+	ERRT(DPR_RPC_PARSE_ERROR, "{'jsonrpc':'2.0','id':1,'method':'stats.get\xff'}", "null",
+	     "parse error");
+	ERRT(DPR_RPC_PARSE_ERROR, "\xc3\x28", "null", "parse error");
+	r = send_raw("{\"a\":1}\0{}", 10); /* a NUL inside the line */
+	check_error(r, DPR_RPC_PARSE_ERROR, "null", __LINE__);
+	memset(huge, '[', sizeof(huge) - 1);
+	huge[sizeof(huge) - 1] = '\0';
+	r = send_raw(huge, strlen(huge)); /* deep nesting: jansson's depth limit */
+	check_error(r, DPR_RPC_PARSE_ERROR, "null", __LINE__);
+
+	/* Not a request object. */
+	ERRT(DPR_RPC_INVALID_REQUEST, "[{'jsonrpc':'2.0','id':1,'method':'stats.get'}]", "null",
+	     "request object");
+	ERRT(DPR_RPC_INVALID_REQUEST, "1", "null", "request object");
+	ERRT(DPR_RPC_INVALID_REQUEST, "'stats.get'", "null", "request object");
+	ERRT(DPR_RPC_INVALID_REQUEST, "null", "null", "request object");
+	req = json_integer(3);
+	r = dpr_rpc_handle(&R, req);
+	CHECK(r != NULL && json_integer_value(json_object_get(json_object_get(r, "error"), "code")) ==
+	      DPR_RPC_INVALID_REQUEST, "dpr_rpc_handle on a number");
+	json_decref(r);
+	json_decref(req);
+
+	/* jsonrpc missing or wrong: the id is still echoed. */
+	ERRT(DPR_RPC_INVALID_REQUEST, "{'id':5,'method':'stats.get'}", "5", "\"jsonrpc\"", "2.0");
+	ERRT(DPR_RPC_INVALID_REQUEST, "{'jsonrpc':'1.0','id':5,'method':'stats.get'}", "5",
+	     "\"jsonrpc\"");
+	ERRT(DPR_RPC_INVALID_REQUEST, "{'jsonrpc':2.0,'id':'x','method':'stats.get'}", "'x'",
+	     "\"jsonrpc\"");
+	ERRT(DPR_RPC_INVALID_REQUEST, "{'jsonrpc':null,'id':5,'method':'stats.get'}", "5",
+	     "\"jsonrpc\"");
+
+	/* Bad id types: id null in the answer. */
+	ERRT(DPR_RPC_INVALID_REQUEST, "{'jsonrpc':'2.0','id':1.5,'method':'stats.get'}", "null",
+	     "\"id\"");
+	ERRT(DPR_RPC_INVALID_REQUEST, "{'jsonrpc':'2.0','id':[1],'method':'stats.get'}", "null",
+	     "\"id\"");
+	ERRT(DPR_RPC_INVALID_REQUEST, "{'jsonrpc':'2.0','id':{},'method':'stats.get'}", "null",
+	     "\"id\"");
+	ERRT(DPR_RPC_INVALID_REQUEST, "{'jsonrpc':'2.0','id':true,'method':'stats.get'}", "null",
+	     "\"id\"");
+	ERRT(DPR_RPC_INVALID_REQUEST, "{'jsonrpc':'2.0','id':1e300,'method':'stats.get'}", "null",
+	     "\"id\"");
+
+	/* Unknown members, missing or mistyped method. */
+	ERRT(DPR_RPC_INVALID_REQUEST, "{'jsonrpc':'2.0','id':5,'method':'stats.get','param':{}}",
+	     "5", "unknown member \"param\"");
+	ERRT(DPR_RPC_INVALID_REQUEST, "{'jsonrpc':'2.0','id':5}", "5", "\"method\"");
+	ERRT(DPR_RPC_INVALID_REQUEST, "{'jsonrpc':'2.0','id':5,'method':7}", "5", "\"method\"");
+	ERRT(DPR_RPC_INVALID_REQUEST, "{'jsonrpc':'2.0','id':5,'method':null}", "5", "\"method\"");
+
+	/* Unknown method: the message lists every method. */
+	r = send_line("{'jsonrpc':'2.0','id':'abc','method':'route.frob'}");
+	{
+		const char *msg = check_error(r, DPR_RPC_METHOD_NOT_FOUND, "'abc'", __LINE__);
+
+		CHECK(msg != NULL && strstr(msg, "route.frob") != NULL, "names the method: %s", msg);
+		for (i = 0; i < RTE_DIM(methods); i++)
+			CHECK(msg != NULL && strstr(msg, methods[i]) != NULL, "lists %s: %s",
+			      methods[i], msg);
+	}
+	ERRT(DPR_RPC_METHOD_NOT_FOUND, "{'jsonrpc':'2.0','id':5,'method':''}", "5", "unknown method");
+	ERRT(DPR_RPC_METHOD_NOT_FOUND, "{'jsonrpc':'2.0','id':5,'method':'STATS.GET'}", "5",
+	     "STATS.GET");
+
+	/* Params must be an object (or null, or absent). */
+	ERRT(DPR_RPC_INVALID_PARAMS, "{'jsonrpc':'2.0','id':5,'method':'route.get','params':['10.0.0.1']}",
+	     "5", "route.get", "params must be an object");
+	ERRT(DPR_RPC_INVALID_PARAMS, "{'jsonrpc':'2.0','id':5,'method':'stats.get','params':'x'}",
+	     "5", "stats.get");
+	ERRT(DPR_RPC_INVALID_PARAMS, "{'jsonrpc':'2.0','id':5,'method':'stats.get','params':3}",
+	     "5", "stats.get");
+	ERRT(DPR_RPC_INVALID_PARAMS, "{'jsonrpc':'2.0','id':5,'method':'stats.get','params':true}",
+	     "5", "stats.get");
+	r = send_line("{'jsonrpc':'2.0','id':5,'method':'stats.get','params':null}");
+	CHECK(json_is_object(json_object_get(r, "result")), "params null is no params: %s", last_text);
+
+	/* Ids come back as given: strings, big integers, null, negative. */
+	r = send_line("{'jsonrpc':'2.0','id':'req-\\u00e9-1','method':'stats.get'}");
+	CHECK(json_equal(json_object_get(r, "id"), json_string("req-\xc3\xa9-1")), "%s", last_text);
+	r = send_line("{'jsonrpc':'2.0','id':9223372036854775807,'method':'stats.get'}");
+	CHECK(json_integer_value(json_object_get(r, "id")) == INT64_MAX, "%s", last_text);
+	r = send_line("{'jsonrpc':'2.0','id':-1,'method':'stats.get'}");
+	CHECK(json_integer_value(json_object_get(r, "id")) == -1, "%s", last_text);
+	r = send_line("{'jsonrpc':'2.0','id':null,'method':'stats.get'}");
+	CHECK(r != NULL && json_is_null(json_object_get(r, "id")) &&
+	      json_is_object(json_object_get(r, "result")), "id null answered: %s", last_text);
+	r = send_line("{'method':'stats.get','id':3,'jsonrpc':'2.0'}"); /* any member order */
+	CHECK(json_is_object(json_object_get(r, "result")), "%s", last_text);
+	{
+		static const char t[] = "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"stats.get\"}  \t ";
+
+		r = send_raw(t, strlen(t));
+	}
+	CHECK(json_is_object(json_object_get(r, "result")), "trailing blanks: %s", last_text);
+
+	/* Notifications: executed, never answered, not even with an error. */
+	r = send_line("{'jsonrpc':'2.0','method':'route.add','params':{'prefix':'192.0.2.0/24','via':'10.0.2.2'}}");
+	CHECK(r == NULL, "a notification got an answer: %s", last_text);
+	CHECK(strcmp(route_prefix("192.0.2.9"), "192.0.2.0/24") == 0,
+	      "the notification was executed");
+	r = send_line("{'jsonrpc':'2.0','method':'route.del','params':{'prefix':'192.0.2.0/24'}}");
+	CHECK(r == NULL, "a notification got an answer: %s", last_text);
+	CHECK(strcmp(route_prefix("192.0.2.9"), "") == 0, "the second notification was executed");
+	r = send_line("{'jsonrpc':'2.0','method':'route.del','params':{'prefix':'192.0.2.0/24'}}");
+	CHECK(r == NULL, "a failing notification got an answer: %s", last_text);
+	/* JSON-RPC 2.0: "The Server MUST NOT reply to a Notification". */
+	r = send_line("{'jsonrpc':'2.0','method':'route.frob'}");
+	CHECK(r == NULL, "a notification of an unknown method got an answer: %s", last_text);
+	r = send_line("{'jsonrpc':'2.0','method':'stats.get','params':[1]}");
+	CHECK(r == NULL, "a notification with bad params got an answer: %s", last_text);
+}
+
+/* --- routes ------------------------------------------------------------- */
+
+static void
+test_route_add(void)
+{
+	struct snapshot before;
+	json_t *res;
+	long refs;
+
+	/* Missing, mistyped and unknown parameters. */
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", NULL, "missing parameter \"prefix\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{}", "missing parameter \"prefix\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'via':'10.0.2.2'}", "\"prefix\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':10,'via':'10.0.2.2'}",
+	    "\"prefix\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':null,'via':'10.0.2.2'}", "\"prefix\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.0.0.0/8','via':['10.0.2.2']}",
+	    "\"via\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.0.0.0/8','port':0}",
+	    "\"port\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.0.0.0/8','gateway':'10.0.2.2'}",
+	    "unknown parameter \"gateway\"");
+
+	before = snap();
+	/* Semantic errors: the value and what to do. */
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.1.2.3/16','via':'10.0.2.2'}",
+	    "10.1.2.3/16", "host bits", "10.1.0.0/16");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'banana','via':'10.0.2.2'}",
+	    "\"banana\"", "not a prefix");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.0.0.0/33','via':'10.0.2.2'}",
+	    "10.0.0.0/33");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'','via':'10.0.2.2'}", "prefix");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'2001:db8::/32','via':'10.0.2.2'}",
+	    "IPv6");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.9.0.0/16'}", "\"via\"", "\"port\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.9.0.0/16','via':'192.168.9.9'}",
+	    "10.9.0.0/16", "192.168.9.9", "not on a connected subnet");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add",
+	    "{'prefix':'10.9.0.0/16','via':'10.0.1.5','port':'p1'}", "10.0.1.5",
+	    "not on a connected subnet of port p1");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.9.0.0/16','via':'10.0.2'}",
+	    "\"10.0.2\"", "not an IPv4 address");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.9.0.0/16','via':'2001:db8::1'}",
+	    "2001:db8::1");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.9.0.0/16','via':'10.0.2.1'}",
+	    "10.0.2.1", "router's own address");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.9.0.0/16','via':'10.0.2.255'}",
+	    "10.0.2.255", "broadcast");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.9.0.0/16','via':'10.0.2.0'}",
+	    "10.0.2.0", "network");
+	ERR(DPR_RPC_NOT_FOUND, "route.add", "{'prefix':'10.9.0.0/16','port':'p9'}",
+	    "no port \"p9\"", "p0, p1");
+	ERR(DPR_RPC_NOT_FOUND, "route.add", "{'prefix':'10.9.0.0/16','via':'10.0.2.2','port':'eth0'}",
+	    "\"eth0\"");
+	/* Routes the router owns. */
+	ERR(DPR_RPC_REFUSED, "route.add", "{'prefix':'10.0.1.0/24','via':'10.0.2.2'}",
+	    "10.0.1.0/24", "connected subnet", "addr.del");
+	ERR(DPR_RPC_REFUSED, "route.add", "{'prefix':'10.0.2.0/24','port':'p0'}",
+	    "10.0.2.0/24", "connected subnet");
+	ERR(DPR_RPC_REFUSED, "route.add", "{'prefix':'10.0.1.1/32','via':'10.0.2.2'}",
+	    "10.0.1.1/32", "router's address");
+	ERR(DPR_RPC_REFUSED, "route.add", "{'prefix':'10.0.1.255/32','via':'10.0.2.2'}",
+	    "10.0.1.255/32", "broadcast");
+	ERR(DPR_RPC_REFUSED, "route.add", "{'prefix':'10.0.1.2/32','via':'10.0.2.2'}",
+	    "10.0.1.2/32", "neighbour", "neigh.del");
+	SAME(snap(), before);
+
+	/* Good ones, with their shapes. */
+	res = OK("route.add", "{'prefix':'172.16.0.0/12','via':'10.0.2.2'}");
+	HAS_STR(res, "prefix", "172.16.0.0/12");
+	HAS_STR(res, "via", "10.0.2.2");
+	HAS_STR(res, "port", "p1");
+	HAS_STR(res, "type", "gateway");
+	CHECK(json_is_false(json_object_get(res, "resolved")), "10.0.2.2 is unresolved: %s", last_text);
+	CHECK_EQ(json_object_size(res), 5);
+	res = OK("route.add", "{'prefix':'172.32.0.0/16','via':'10.0.1.2','port':'p0'}");
+	HAS_STR(res, "port", "p0");
+	CHECK(json_is_true(json_object_get(res, "resolved")), "10.0.1.2 is resolved: %s", last_text);
+	res = OK("route.add", "{'prefix':'192.168.50.0/24','port':'p0'}");
+	HAS_STR(res, "prefix", "192.168.50.0/24");
+	HAS_STR(res, "port", "p0");
+	HAS_STR(res, "type", "connected");
+	CHECK(json_object_get(res, "via") == NULL, "no via on a connected route: %s", last_text);
+	res = OK("route.add", "{'prefix':'0.0.0.0/0','via':'10.0.2.3'}");
+	HAS_STR(res, "prefix", "0.0.0.0/0");
+	res = OK("route.add", "{'prefix':'203.0.113.7/32','via':'10.0.2.2'}");
+	HAS_STR(res, "type", "gateway");
+	CHECK_EQ(R.fib4->n_routes, before.routes + 5);
+
+	/* Again: -32002, with the route as it is, and no reference kept. */
+	before = snap();
+	refs = neigh_refs("10.0.2.2");
+	ERR(DPR_RPC_EXISTS, "route.add", "{'prefix':'172.16.0.0/12','via':'10.0.2.2'}",
+	    "172.16.0.0/12", "exists", "route.replace", "10.0.2.2");
+	ERR(DPR_RPC_EXISTS, "route.add", "{'prefix':'172.16.0.0/12','via':'10.0.2.77'}",
+	    "172.16.0.0/12", "exists");
+	ERR(DPR_RPC_EXISTS, "route.add", "{'prefix':'0.0.0.0/0','port':'p1'}", "0.0.0.0/0", "exists");
+	SAME(snap(), before);
+	CHECK_EQ(neigh_refs("10.0.2.2"), refs);
+	CHECK_EQ(neigh_refs("10.0.2.77"), -1);
+	CHECK(strcmp(route_field("172.20.0.1", "via"), "10.0.2.2") == 0, "unchanged");
+
+	/* A host route via the host itself is either refused or removable. */
+	before = snap();
+	if (json_object_get(call("route.add", "{'prefix':'10.0.2.5/32','via':'10.0.2.5'}"),
+			    "result") != NULL) {
+		json_t *r = call("route.del", "{'prefix':'10.0.2.5/32'}");
+
+		CHECK(json_object_get(r, "result") != NULL,
+		      "route.add 10.0.2.5/32 via 10.0.2.5 succeeded but it cannot be deleted: %s",
+		      last_text);
+		if (json_object_get(r, "result") == NULL) { /* clean up the way that works */
+			call("neigh.add", "{'address':'10.0.2.5','mac':'02:00:00:00:02:05'}");
+			call("neigh.del", "{'address':'10.0.2.5'}");
+		}
+	}
+	SAME(snap(), before);
+}
+
+static void
+test_route_replace(void)
+{
+	struct snapshot before;
+	json_t *res;
+	long refs2;
+
+	ERR(DPR_RPC_INVALID_PARAMS, "route.replace", NULL, "missing parameter \"prefix\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.replace", "{'prefix':[]}", "\"prefix\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.replace", "{'prefix':'10.9.0.0/16','via':1}",
+	    "\"via\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.replace", "{'prefix':'10.9.0.0/16','dev':'p0'}",
+	    "unknown parameter \"dev\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.replace", "{'prefix':'172.16.0.1/12','via':'10.0.2.2'}",
+	    "172.16.0.1/12", "172.16.0.0/12");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.replace", "{'prefix':'172.16.0.0/12','via':'8.8.8.8'}",
+	    "8.8.8.8", "not on a connected subnet");
+	ERR(DPR_RPC_REFUSED, "route.replace", "{'prefix':'10.0.2.0/24','port':'p1'}",
+	    "10.0.2.0/24", "connected subnet");
+	ERR(DPR_RPC_REFUSED, "route.replace", "{'prefix':'10.0.1.2/32','via':'10.0.2.2'}",
+	    "10.0.1.2/32", "neigh.del");
+
+	/* Replace moves the route and its reference. */
+	before = snap();
+	refs2 = neigh_refs("10.0.2.2");
+	res = OK("route.replace", "{'prefix':'172.16.0.0/12','via':'10.0.1.2'}");
+	HAS_STR(res, "via", "10.0.1.2");
+	HAS_STR(res, "port", "p0");
+	CHECK(strcmp(route_field("172.16.1.1", "via"), "10.0.1.2") == 0, "replaced");
+	CHECK_EQ(neigh_refs("10.0.2.2"), refs2 - 1);
+	CHECK_EQ(R.fib4->n_routes, before.routes);
+	res = OK("route.replace", "{'prefix':'172.16.0.0/12','port':'p1'}");
+	HAS_STR(res, "type", "connected");
+	res = OK("route.replace", "{'prefix':'172.16.0.0/12','via':'10.0.2.2'}");
+	HAS_STR(res, "via", "10.0.2.2");
+	SAME(snap(), before);
+	/* And adds a route that is not there. */
+	res = OK("route.replace", "{'prefix':'172.17.0.0/16','via':'10.0.2.2'}");
+	HAS_STR(res, "prefix", "172.17.0.0/16");
+	CHECK_EQ(R.fib4->n_routes, before.routes + 1);
+	CHECK_EQ(neigh_refs("10.0.2.2"), refs2 + 1);
+	OK("route.del", "{'prefix':'172.17.0.0/16'}");
+	SAME(snap(), before);
+}
+
+static void
+test_route_del(void)
+{
+	struct snapshot before = snap();
+	json_t *res;
+
+	ERR(DPR_RPC_INVALID_PARAMS, "route.del", NULL, "missing parameter \"prefix\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.del", "{}", "missing parameter \"prefix\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.del", "{'prefix':24}", "\"prefix\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.del", "{'prefix':'172.16.0.0/12','via':'10.0.2.2'}",
+	    "unknown parameter \"via\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.del", "{'prefix':'172.16.9.9/12'}", "172.16.9.9/12",
+	    "172.16.0.0/12");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.del", "{'prefix':'nope'}", "nope", "not an IPv4 prefix");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.del", "{'prefix':'2001:db8::/32'}", "2001:db8::/32");
+	ERR(DPR_RPC_NOT_FOUND, "route.del", "{'prefix':'10.99.0.0/16'}", "10.99.0.0/16",
+	    "no such route");
+	ERR(DPR_RPC_NOT_FOUND, "route.del", "{'prefix':'172.16.0.0/13'}", "172.16.0.0/13",
+	    "no such route");
+	ERR(DPR_RPC_REFUSED, "route.del", "{'prefix':'10.0.1.0/24'}", "10.0.1.0/24",
+	    "connected subnet", "addr.del");
+	ERR(DPR_RPC_REFUSED, "route.del", "{'prefix':'10.0.2.1/32'}", "10.0.2.1/32",
+	    "router's address");
+	ERR(DPR_RPC_REFUSED, "route.del", "{'prefix':'10.0.2.1'}", "router's address");
+	ERR(DPR_RPC_REFUSED, "route.del", "{'prefix':'10.0.2.255/32'}", "10.0.2.255/32", "broadcast");
+	ERR(DPR_RPC_REFUSED, "route.del", "{'prefix':'10.0.1.2/32'}", "10.0.1.2/32", "neighbour",
+	    "neigh.del");
+	SAME(snap(), before);
+	CHECK(strcmp(route_prefix("10.0.1.2"), "10.0.1.2/32") == 0, "neighbour route kept");
+
+	res = OK("route.del", "{'prefix':'192.168.50.0/24'}");
+	HAS_STR(res, "deleted", "192.168.50.0/24");
+	CHECK_EQ(json_object_size(res), 1);
+	CHECK(strcmp(route_prefix("192.168.50.1"), "0.0.0.0/0") == 0, "falls to the default");
+	ERR(DPR_RPC_NOT_FOUND, "route.del", "{'prefix':'192.168.50.0/24'}", "192.168.50.0/24");
+	OK("route.del", "{'prefix':'0.0.0.0/0'}");
+	OK("route.del", "{'prefix':'172.32.0.0/16'}");
+	res = OK("route.del", "{'prefix':'203.0.113.7'}"); /* a bare address is a /32 */
+	HAS_STR(res, "deleted", "203.0.113.7");
+	CHECK_EQ(R.fib4->n_routes, before.routes - 4);
+	CHECK_EQ(neigh_refs("10.0.2.3"), -1); /* the default's gateway went with it */
+}
+
+static void
+test_route_get(void)
+{
+	json_t *res;
+
+	ERR(DPR_RPC_INVALID_PARAMS, "route.get", NULL, "missing parameter \"address\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.get", "{}", "missing parameter \"address\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.get", "{'address':167772161}",
+	    "\"address\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.get", "{'address':'10.0.0.1','prefix':'10.0.0.0/8'}",
+	    "unknown parameter \"prefix\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.get", "{'address':'10.0.0.300'}", "10.0.0.300",
+	    "not an IPv4 address");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.get", "{'address':'10.0.0.0/8'}", "10.0.0.0/8");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.get", "{'address':'2001:db8::1'}", "2001:db8::1");
+	ERR(DPR_RPC_NOT_FOUND, "route.get", "{'address':'8.8.8.8'}", "8.8.8.8", "no route");
+
+	res = OK("route.get", "{'address':'198.51.100.7'}");
+	HAS_STR(res, "prefix", "198.51.100.0/24");
+	HAS_STR(res, "via", "10.0.2.2");
+	HAS_STR(res, "port", "p1");
+	HAS_STR(res, "address", "198.51.100.7");
+	HAS_STR(res, "type", "gateway");
+	res = OK("route.get", "{'address':'172.31.255.255'}");
+	HAS_STR(res, "prefix", "172.16.0.0/12");
+	res = OK("route.get", "{'address':'10.0.1.1'}");
+	HAS_STR(res, "prefix", "10.0.1.1/32");
+	HAS_STR(res, "type", "local");
+	res = OK("route.get", "{'address':'10.0.1.255'}");
+	HAS_STR(res, "type", "local");
+	res = OK("route.get", "{'address':'10.0.1.77'}");
+	HAS_STR(res, "prefix", "10.0.1.0/24");
+	HAS_STR(res, "type", "connected");
+	HAS_STR(res, "port", "p0");
+	res = OK("route.get", "{'address':'10.0.1.2'}");
+	HAS_STR(res, "prefix", "10.0.1.2/32");
+	HAS_STR(res, "type", "neighbor");
+	HAS_STR(res, "via", "10.0.1.2");
+	CHECK(json_is_true(json_object_get(res, "resolved")), "%s", last_text);
+}
+
+/* A set of prefixes, seen at most once each. */
+struct seen {
+	char (*p)[24];
+	unsigned int n, cap, dups;
+};
+
+static bool
+seen_has(const struct seen *s, const char *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->p[i], p) == 0)
+			return true;
+	return false;
+}
+
+static void
+seen_add(struct seen *s, const char *p)
+{
+	if (seen_has(s, p)) {
+		if (s->dups++ < 5)
+			fprintf(stderr, "route.list: %s listed twice\n", p);
+		return;
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->p = realloc(s->p, s->cap * sizeof(*s->p));
+	}
+	snprintf(s->p[s->n++], sizeof(s->p[0]), "%s", p);
+}
+
+/* Page through route.list by @p limit; delete each cursor route when asked. */
+static unsigned int
+list_all(unsigned int limit, bool delete_cursor, struct seen *s, unsigned int *deleted)
+{
+	char params[128], cursor[64] = "";
+	unsigned int pages = 0;
+
+	for (;;) {
+		json_t *res, *v;
+		size_t i;
+
+		if (cursor[0])
+			snprintf(params, sizeof(params), "{'limit':%u,'after':'%s'}", limit, cursor);
+		else
+			snprintf(params, sizeof(params), "{'limit':%u}", limit);
+		res = OK("route.list", params);
+		if (res == NULL)
+			break;
+		pages++;
+		CHECK(json_array_size(json_object_get(res, "routes")) <= limit, "page over the limit");
+		HAS_INT(res, "total", R.fib4->n_routes);
+		json_array_foreach(json_object_get(res, "routes"), i, v) {
+			CHECK(json_is_string(json_object_get(v, "prefix")) &&
+			      json_is_string(json_object_get(v, "type")), "route shape");
+			seen_add(s, json_string_value(json_object_get(v, "prefix")));
+		}
+		v = json_object_get(res, "next");
+		if (json_is_null(v))
+			break;
+		CHECK(json_is_string(v), "next is a string or null: %s", last_text);
+		if (!json_is_string(v) || pages > 100000)
+			break;
+		snprintf(cursor, sizeof(cursor), "%s", json_string_value(v));
+		CHECK(json_array_size(json_object_get(res, "routes")) == limit,
+		      "a page with a next cursor is full");
+		if (delete_cursor && strncmp(cursor, "100.", 4) == 0) {
+			char del[128];
+
+			snprintf(del, sizeof(del), "{'prefix':'%s'}", cursor);
+			if (json_object_get(call("route.del", del), "result") != NULL)
+				(*deleted)++;
+		}
+	}
+	return pages;
+}
+
+static void
+test_route_list(void)
+{
+	struct seen all = { 0 }, s = { 0 };
+	struct snapshot before;
+	json_t *res, *routes, *load;
+	unsigned int i, deleted = 0, n_added, pages;
+	char buf[64];
+
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'limit':0}", "\"limit\"", "from 1 to 100000");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'limit':100001}", "\"limit\"", "100000");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'limit':-1}", "\"limit\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'limit':1.5}", "\"limit\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'limit':'10'}", "\"limit\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'limit':9223372036854775807}", "\"limit\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'after':5}", "\"after\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'after':'x'}", "\"after\"", "\"next\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'after':'10.0.0.1/8'}", "\"after\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'offset':5}", "unknown parameter \"offset\"");
+
+	/* Everything in one page. */
+	res = OK("route.list", NULL);
+	routes = json_object_get(res, "routes");
+	CHECK(json_is_array(routes), "routes array: %s", last_text);
+	CHECK_EQ(json_array_size(routes), R.fib4->n_routes);
+	HAS_INT(res, "total", R.fib4->n_routes);
+	CHECK(json_is_null(json_object_get(res, "next")), "one page: %s", last_text);
+	CHECK_EQ(json_object_size(res), 3);
+	OK("route.list", "{'limit':100000}");
+	res = OK("route.list", "{'limit':1}");
+	CHECK_EQ(json_array_size(json_object_get(res, "routes")), 1);
+	CHECK(json_is_string(json_object_get(res, "next")), "more: %s", last_text);
+
+	/* 300 more routes, nested so the walk order matters. */
+	before = snap();
+	load = json_array();
+	for (i = 0; i < 300; i++) {
+		snprintf(buf, sizeof(buf), "100.%u.%u.0/24 via 10.0.2.2", 64 + i / 200, i % 200);
+		json_array_append_new(load, json_string(buf));
+	}
+	json_array_append_new(load, json_string("100.64.0.0/16 via 10.0.1.2"));
+	json_array_append_new(load, json_string("100.64.0.0/10 dev p1"));
+	json_array_append_new(load, json_string("100.64.7.128/25 via 10.0.1.2"));
+	json_array_append_new(load, json_string("100.64.7.0/25 via 10.0.2.2"));
+	json_array_append_new(load, json_string("100.64.7.200/32 via 10.0.2.2"));
+	n_added = (unsigned int)json_array_size(load);
+	{
+		json_t *req = json_pack("{s:s,s:i,s:s,s:{s:o}}", "jsonrpc", "2.0", "id", 1,
+					"method", "route.load", "params", "routes", load);
+		json_t *r = dpr_rpc_handle(&R, req);
+
+		CHECK(json_integer_value(json_object_get(json_object_get(r, "result"), "loaded")) ==
+		      n_added, "loaded");
+		json_decref(r);
+		json_decref(req);
+	}
+	CHECK_EQ(R.fib4->n_routes, before.routes + n_added);
+
+	res = OK("route.list", "{'limit':100000}");
+	json_array_foreach(json_object_get(res, "routes"), i, routes)
+		seen_add(&all, json_string_value(json_object_get(routes, "prefix")));
+	CHECK_EQ(all.n, R.fib4->n_routes);
+	CHECK_EQ(all.dups, 0);
+
+	/* Pages of 7, then 1, then 1000: every route exactly once. */
+	pages = list_all(7, false, &s, NULL);
+	CHECK_EQ(pages, (all.n + 6) / 7);
+	CHECK_EQ(s.n, all.n);
+	CHECK_EQ(s.dups, 0);
+	s.n = s.dups = 0;
+	list_all(1, false, &s, NULL);
+	CHECK_EQ(s.n, all.n);
+	CHECK_EQ(s.dups, 0);
+	s.n = s.dups = 0;
+	list_all(1000, false, &s, NULL);
+	CHECK_EQ(s.n, all.n);
+	CHECK_EQ(s.dups, 0);
+
+	/* Cursor routes deleted between pages: nothing skipped or repeated. */
+	for (unsigned int round = 0; round < 2; round++) {
+		unsigned int k, limit = round == 0 ? 7 : 1;
+
+		s.n = s.dups = 0;
+		deleted = 0;
+		list_all(limit, true, &s, &deleted);
+		CHECK(deleted > 10, "deleted %u cursors", deleted);
+		CHECK_EQ(s.dups, 0);
+		for (k = 0; k < all.n; k++)
+			if (!seen_has(&s, all.p[k]))
+				break;
+		CHECK(k == all.n, "route %s was skipped (page size %u)", k < all.n ? all.p[k] : "",
+		      limit);
+		CHECK_EQ(s.n, all.n);
+		/* Put the deleted ones back for the next round. */
+		load = json_array();
+		for (k = 0; k < all.n; k++) {
+			if (strncmp(all.p[k], "100.", 4) != 0)
+				continue;
+			snprintf(buf, sizeof(buf), "%.30s via 10.0.2.2", all.p[k]);
+			json_array_append_new(load, json_string(buf));
+		}
+		{
+			json_t *req = json_pack("{s:s,s:i,s:s,s:{s:o}}", "jsonrpc", "2.0", "id", 1,
+						"method", "route.load", "params", "routes", load);
+
+			json_decref(dpr_rpc_handle(&R, req));
+			json_decref(req);
+		}
+		CHECK_EQ(R.fib4->n_routes, all.n);
+	}
+
+	/* After the last route: an empty page. */
+	snprintf(buf, sizeof(buf), "{'after':'%s'}", all.p[all.n - 1]);
+	res = OK("route.list", buf);
+	CHECK_EQ(json_array_size(json_object_get(res, "routes")), 0);
+	CHECK(json_is_null(json_object_get(res, "next")), "%s", last_text);
+
+	/* Clean up, and every reference taken is gone. */
+	for (i = 0; i < all.n; i++) {
+		char del[64];
+
+		if (strncmp(all.p[i], "100.", 4) != 0)
+			continue;
+		snprintf(del, sizeof(del), "{'prefix':'%s'}", all.p[i]);
+		OK("route.del", del);
+	}
+	CHECK_EQ(R.fib4->n_routes, before.routes);
+	CHECK_EQ(dpr_nh_count(R.nh), before.nh);
+	CHECK_EQ(refs_total(), before.refs);
+	free(all.p);
+	free(s.p);
+}
+
+static json_t *
+load(const char *routes_json)
+{
+	char *p = malloc(strlen(routes_json) + 32);
+	json_t *r;
+
+	sprintf(p, "{'routes':%s}", routes_json);
+	r = call("route.load", p);
+	free(p);
+	return r;
+}
+
+#define LOAD_ERR(code, routes, ...) do { \
+		struct snapshot lb_ = snap(); \
+		long r2_ = neigh_refs("10.0.2.2"), r1_ = neigh_refs("10.0.1.2"); \
+		const char *m_ = check_error(load(routes), code, "7", __LINE__); \
+		test_checks++; \
+		if (!has_all(m_, (const char *const[]){ "route.load", __VA_ARGS__, NULL }, __LINE__)) \
+			test_failures++; \
+		SAME(snap(), lb_); \
+		CHECK_EQ(neigh_refs("10.0.2.2"), r2_); \
+		CHECK_EQ(neigh_refs("10.0.1.2"), r1_); \
+	} while (0)
+
+static void
+test_route_load(void)
+{
+	struct snapshot before;
+	json_t *res;
+
+	ERR(DPR_RPC_INVALID_PARAMS, "route.load", NULL, "\"routes\"", "array");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.load", "{}", "\"routes\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.load", "{'routes':'10.0.0.0/8 via 10.0.2.2'}",
+	    "\"routes\" must be an array");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.load", "{'routes':{}}", "\"routes\" must be an array");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.load", "{'routes':[],'replace':true}",
+	    "unknown parameter \"replace\"");
+
+	/* A bad entry anywhere: nothing applied, no reference left behind. */
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via 10.0.2.2', 5]", "routes[1]",
+		 "string or an object");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via 10.0.2.2', null]", "routes[1]");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via 10.0.2.2', ['x']]", "routes[1]");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS,
+		 "['203.0.113.0/24 via 10.0.2.2', '203.0.114.0/24 via 10.0.1.2', '203.0.115.0/24 by 10.0.2.2']",
+		 "routes[2]", "203.0.115.0/24 by 10.0.2.2", "PREFIX via GATEWAY");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via 10.0.2.2', '203.0.114.0/24']",
+		 "routes[1]", "203.0.114.0/24");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via 10.0.2.2 via 10.0.2.3']",
+		 "routes[0]");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via 10.0.2.2 dev p1 extra']",
+		 "routes[0]");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via 10.0.2.2', '']", "routes[1]");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS,
+		 "['203.0.113.0/24 via 10.0.2.2', '203.0.114.9/24 via 10.0.2.2']", "routes[1]",
+		 "203.0.114.9/24", "203.0.114.0/24");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS,
+		 "['203.0.113.0/24 via 10.0.2.2', '203.0.114.0/24 via 192.168.0.1']", "routes[1]",
+		 "192.168.0.1", "not on a connected subnet");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS,
+		 "['203.0.113.0/24 via 10.0.2.2', '203.0.114.0/24 via 10.0.2.9 dev p0']",
+		 "routes[1]", "10.0.2.9", "p0");
+	LOAD_ERR(DPR_RPC_NOT_FOUND, "['203.0.113.0/24 via 10.0.2.2', '203.0.114.0/24 dev p7']",
+		 "routes[1]", "\"p7\"");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS,
+		 "['203.0.113.0/24 via 10.0.2.2', {'prefix':'203.0.114.0/24','via':'10.0.2.2','metric':1}]",
+		 "routes[1]", "unknown parameter \"metric\"");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via 10.0.2.2', {'via':'10.0.2.2'}]",
+		 "routes[1]", "missing parameter \"prefix\"");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS,
+		 "['203.0.113.0/24 via 10.0.2.2', {'prefix':'203.0.114.0/24','via':7}]",
+		 "routes[1]", "\"via\" must be a string");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "[{'prefix':'203.0.114.0/24'}]", "routes[0]", "\"via\"");
+	LOAD_ERR(DPR_RPC_REFUSED, "['203.0.113.0/24 via 10.0.2.2', '10.0.1.0/24 via 10.0.2.2']",
+		 "routes[1]", "connected subnet");
+	LOAD_ERR(DPR_RPC_REFUSED, "['203.0.113.0/24 via 10.0.2.2', '10.0.2.1/32 dev p1']",
+		 "routes[1]", "router's address");
+	LOAD_ERR(DPR_RPC_NOT_FOUND, "['203.0.113.0/24 via 10.0.2.2', 'del 203.0.120.0/24']",
+		 "routes[1]", "del 203.0.120.0/24", "no such route");
+	LOAD_ERR(DPR_RPC_REFUSED, "['203.0.113.0/24 via 10.0.2.2', 'del 10.0.1.0/24']",
+		 "routes[1]", "10.0.1.0/24", "connected subnet");
+	LOAD_ERR(DPR_RPC_REFUSED, "['del 10.0.1.2/32']", "routes[0]", "neigh.del");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['del 203.0.113.1/24']", "routes[0]", "203.0.113.0/24");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['del']", "routes[0]");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['del 198.51.100.0/24 now']", "routes[0]");
+	/* A delete before the bad entry is not applied either. */
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['del 198.51.100.0/24', 'oops']", "routes[1]", "oops");
+	CHECK(strcmp(route_prefix("198.51.100.1"), "198.51.100.0/24") == 0, "still there");
+	/* Too long a line, and many bad entries: the first one is named. */
+	{
+		char big[400];
+
+		memset(big, 'x', sizeof(big));
+		sprintf(big + 300, "']");
+		memcpy(big, "['", 2);
+		LOAD_ERR(DPR_RPC_INVALID_PARAMS, big, "routes[0]", "too long");
+	}
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['a', 'b', 'c']", "routes[0]");
+
+	/* Good: strings and objects mixed, "del" entries, replace in place. */
+	before = snap();
+	res = load("[]");
+	res = json_object_get(res, "result");
+	HAS_INT(res, "loaded", 0);
+	HAS_INT(res, "routes", before.routes);
+	res = json_object_get(load("['203.0.113.0/24 via 10.0.2.2',"
+				   " {'prefix':'203.0.114.0/24','port':'p0'},"
+				   " '203.0.115.0/24 dev p1',"
+				   " '203.0.116.0/24 via 10.0.1.2 dev p0',"
+				   " {'prefix':'203.0.117.0/24','via':'10.0.2.2','port':'p1'},"
+				   " '203.0.118.0/24\\tvia  10.0.2.44']"), "result");
+	HAS_INT(res, "loaded", 6);
+	HAS_INT(res, "routes", before.routes + 6);
+	CHECK_EQ(json_object_size(res), 2);
+	CHECK(strcmp(route_field("203.0.114.1", "type"), "connected") == 0, "dev p0");
+	CHECK(strcmp(route_field("203.0.114.1", "port"), "p0") == 0, "dev p0");
+	CHECK(strcmp(route_field("203.0.116.1", "via"), "10.0.1.2") == 0, "via dev");
+	CHECK(strcmp(route_field("203.0.118.1", "via"), "10.0.2.44") == 0, "tabs and spaces");
+	res = json_object_get(load("['del 203.0.113.0/24', '203.0.114.0/24 via 10.0.2.2',"
+				   " 'del 203.0.115.0/24', 'del 203.0.116.0/24',"
+				   " 'del 203.0.117.0/24', 'del 203.0.118.0/24']"), "result");
+	HAS_INT(res, "loaded", 6);
+	HAS_INT(res, "routes", before.routes + 1);
+	CHECK(strcmp(route_field("203.0.114.1", "via"), "10.0.2.2") == 0, "replaced by load");
+	CHECK(strcmp(route_prefix("203.0.113.1"), "") == 0, "deleted by load");
+	CHECK_EQ(neigh_refs("10.0.2.44"), -1);
+	/* The same prefix twice in one load: the last one wins. */
+	res = json_object_get(load("['203.0.113.0/24 via 10.0.2.2', '203.0.113.0/24 via 10.0.2.45']"),
+			      "result");
+	HAS_INT(res, "loaded", 2);
+	CHECK(strcmp(route_field("203.0.113.1", "via"), "10.0.2.45") == 0, "last wins");
+	CHECK_EQ(neigh_refs("10.0.2.45"), 1);
+	load("['del 203.0.113.0/24', 'del 203.0.114.0/24']");
+	SAME(snap(), before);
+
+	/* Deleting one route twice in a load: the second cannot be applied.
+	 * All or nothing: the first must not have been applied either. */
+	OK("route.add", "{'prefix':'203.0.113.0/24','via':'10.0.2.2'}");
+	{
+		json_t *r = load("['del 203.0.113.0/24', 'del 203.0.113.0/24']");
+
+		check_error(r, DPR_RPC_NOT_FOUND, "7", __LINE__);
+		CHECK(strcmp(route_prefix("203.0.113.1"), "203.0.113.0/24") == 0,
+		      "route.load failed with %s yet applied its first entry", last_text);
+	}
+	call("route.del", "{'prefix':'203.0.113.0/24'}");
+	SAME(snap(), before);
+}
+
+/* The FIB fills up: -32003, what was applied is said, references balance. */
+static void
+test_route_load_full(void)
+{
+	struct snapshot before = snap();
+	json_t *routes = json_array(), *req, *r;
+	const char *msg;
+	unsigned int i, n = R.fib4->conf.max_routes + 100;
+	char buf[64];
+
+	for (i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), "%u.%u.%u.0/24 via 10.0.2.%u", 20 + i / 65536,
+			 (i / 256) % 256, i % 256, 100 + i % 50);
+		json_array_append_new(routes, json_string(buf));
+	}
+	req = json_pack("{s:s,s:i,s:s,s:{s:O}}", "jsonrpc", "2.0", "id", 9, "method", "route.load",
+			"params", "routes", routes);
+	r = dpr_rpc_handle(&R, req);
+	msg = json_string_value(json_object_get(json_object_get(r, "error"), "message"));
+	CHECK(json_integer_value(json_object_get(json_object_get(r, "error"), "code")) ==
+	      DPR_RPC_NO_SPACE, "FIB full: %s", msg ? msg : "no error");
+	CHECK(msg != NULL && strstr(msg, "route.load") != NULL &&
+	      strstr(msg, "ipv4_max_routes") != NULL, "%s", msg);
+	json_decref(r);
+	json_decref(req);
+	/* Remove what went in. */
+	for (i = 0; i < n; i++) {
+		struct dpr_prefix pf;
+		char pfx[32];
+
+		sscanf(json_string_value(json_array_get(routes, i)), "%31s", pfx);
+		dpr_prefix_parse(pfx, false, &pf, NULL, 0);
+		if (dpr_fib4_get(R.fib4, pf.addr.ip4, pf.len, &(uint32_t){ 0 }) == 0) {
+			snprintf(buf, sizeof(buf), "{'prefix':'%s'}", pfx);
+			OK("route.del", buf);
+		}
+	}
+	json_decref(routes);
+	SAME(snap(), before);
+}
+
+/* 1000 routes added, replaced and deleted through the API: no next hop leaks. */
+static void
+test_route_churn(void)
+{
+	struct snapshot before = snap();
+	long refs2 = neigh_refs("10.0.2.2");
+	unsigned int i;
+	char p[160];
+
+	for (i = 0; i < 1000; i++) {
+		if (i % 3 == 0)
+			snprintf(p, sizeof(p), "{'prefix':'100.%u.%u.0/24','port':'p%u'}", i / 256,
+				 i % 256, i % 2);
+		else
+			snprintf(p, sizeof(p), "{'prefix':'100.%u.%u.0/24','via':'10.0.2.%u'}", i / 256,
+				 i % 256, 2 + i % 60);
+		OK("route.add", p);
+	}
+	CHECK_EQ(R.fib4->n_routes, before.routes + 1000);
+	CHECK(dpr_nh_count(R.nh) >= before.nh + 40, "gateways became next hops");
+	for (i = 0; i < 1000; i += 2) {
+		snprintf(p, sizeof(p), "{'prefix':'100.%u.%u.0/24','via':'10.0.1.%u'}", i / 256,
+			 i % 256, 3 + i % 100);
+		OK("route.replace", p);
+		/* A failed add in between must not hold a reference. */
+		snprintf(p, sizeof(p), "{'prefix':'100.%u.%u.0/24','via':'10.0.2.%u'}", i / 256,
+			 i % 256, 150 + i % 50);
+		ERR(DPR_RPC_EXISTS, "route.add", p, "exists");
+	}
+	for (i = 0; i < 1000; i++) {
+		snprintf(p, sizeof(p), "{'prefix':'100.%u.%u.0/24'}", i / 256, i % 256);
+		OK("route.del", p);
+	}
+	SAME(snap(), before);
+	CHECK_EQ(neigh_refs("10.0.2.2"), refs2);
+	CHECK_EQ(neigh_refs("10.0.2.150"), -1);
+	CHECK_EQ(neigh_refs("10.0.1.3"), -1);
+}
+
+/* --- addresses ------------------------------------------------------------ */
+
+static void
+test_addr(void)
+{
+	struct snapshot before = snap();
+	json_t *res, *v;
+	unsigned int i;
+	size_t k;
+	char p[128];
+
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", NULL, "missing parameter \"port\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'address':'10.0.3.1/24'}",
+	    "missing parameter \"port\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0'}", "missing parameter \"address\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':0,'address':'10.0.3.1/24'}",
+	    "\"port\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0','address':['10.0.3.1/24']}",
+	    "\"address\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0','address':'10.0.3.1/24','mtu':9000}",
+	    "unknown parameter \"mtu\"");
+	ERR(DPR_RPC_NOT_FOUND, "addr.add", "{'port':'p5','address':'10.0.3.1/24'}", "\"p5\"",
+	    "p0, p1");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0','address':'10.0.3.1'}", "10.0.3.1",
+	    "prefix length");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0','address':'banana/24'}", "banana");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0','address':'10.0.3.1/33'}",
+	    "10.0.3.1/33");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0','address':'10.0.3.0/24'}",
+	    "10.0.3.0/24", "network or broadcast");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0','address':'10.0.3.255/24'}",
+	    "10.0.3.255/24");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0','address':'224.0.0.1/24'}",
+	    "224.0.0.1/24", "unicast");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0','address':'10.0.3.1/0'}", "/0");
+	/* Overlaps another port's subnet, either way round. */
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0','address':'10.0.2.9/24'}",
+	    "10.0.2.9/24", "overlaps 10.0.2.1/24 on port p1");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0','address':'10.0.0.1/16'}",
+	    "10.0.0.1/16", "overlaps", "p1");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p1','address':'10.0.1.201/30'}",
+	    "10.0.1.201/30", "overlaps", "p0");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p1','address':'10.0.1.1/24'}",
+	    "overlaps");
+	/* Already there. */
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0','address':'10.0.1.1/24'}",
+	    "10.0.1.1/24", "already");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p0','address':'10.0.1.1/25'}",
+	    "10.0.1.1/25", "already");
+	SAME(snap(), before);
+
+	/* A new subnet: connected, local and broadcast routes come with it. */
+	res = OK("addr.add", "{'port':'p0','address':'10.0.3.1/24'}");
+	HAS_STR(res, "port", "p0");
+	HAS_STR(res, "address", "10.0.3.1/24");
+	CHECK_EQ(json_object_size(res), 2);
+	CHECK_EQ(R.fib4->n_routes, before.routes + 3);
+	CHECK(strcmp(route_field("10.0.3.1", "type"), "local") == 0, "own address");
+	CHECK(strcmp(route_field("10.0.3.255", "type"), "local") == 0, "broadcast");
+	CHECK(strcmp(route_field("10.0.3.77", "type"), "connected") == 0, "subnet");
+	CHECK(strcmp(route_field("10.0.3.77", "port"), "p0") == 0, "subnet port");
+	res = OK("addr.list", NULL);
+	CHECK_EQ(json_array_size(res), 3);
+	res = OK("addr.list", "{'port':'p0'}");
+	CHECK_EQ(json_array_size(res), 2);
+	json_array_foreach(res, k, v)
+		HAS_STR(v, "port", "p0");
+	HAS_STR(json_array_get(res, 1), "address", "10.0.3.1/24");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p1','address':'10.0.3.2/24'}",
+	    "overlaps 10.0.3.1/24 on port p0");
+	/* Now a gateway there is accepted, and the subnet refused as a route. */
+	OK("route.add", "{'prefix':'172.30.0.0/16','via':'10.0.3.9'}");
+	ERR(DPR_RPC_REFUSED, "route.add", "{'prefix':'10.0.3.0/24','port':'p1'}",
+	    "connected subnet of address 10.0.3.1/24 on port p0");
+	OK("route.del", "{'prefix':'172.30.0.0/16'}");
+	/* A second address on the same subnet of the same port. */
+	OK("addr.add", "{'port':'p0','address':'10.0.3.2/24'}");
+	CHECK_EQ(R.fib4->n_routes, before.routes + 4);
+
+	/* addr.del: errors, then the routes go, but a shared subnet stays. */
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.del", NULL, "missing parameter \"port\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.del", "{'port':'p0'}", "missing parameter \"address\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.del", "{'port':['p0'],'address':'10.0.3.1/24'}",
+	    "\"port\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.del", "{'port':'p0','address':false}",
+	    "\"address\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.del", "{'port':'p0','address':'10.0.3.1/24','force':1}",
+	    "unknown parameter \"force\"");
+	ERR(DPR_RPC_NOT_FOUND, "addr.del", "{'port':'lan','address':'10.0.3.1/24'}", "\"lan\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.del", "{'port':'p0','address':'10.0.3.1'}", "10.0.3.1",
+	    "with its length");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.del", "{'port':'p0','address':'x/24'}", "x/24");
+	ERR(DPR_RPC_NOT_FOUND, "addr.del", "{'port':'p0','address':'10.0.3.3/24'}", "10.0.3.3/24",
+	    "no such address");
+	ERR(DPR_RPC_NOT_FOUND, "addr.del", "{'port':'p0','address':'10.0.3.1/25'}", "10.0.3.1/25",
+	    "no such address");
+	ERR(DPR_RPC_NOT_FOUND, "addr.del", "{'port':'p1','address':'10.0.3.1/24'}", "p1",
+	    "no such address");
+	CHECK_EQ(R.fib4->n_routes, before.routes + 4);
+	CHECK(strcmp(route_field("10.0.3.2", "type"), "local") == 0, "10.0.3.2 is local");
+	res = OK("addr.del", "{'port':'p0','address':'10.0.3.2/24'}");
+	HAS_STR(res, "port", "p0");
+	HAS_STR(res, "address", "10.0.3.2/24");
+	CHECK_EQ(R.fib4->n_routes, before.routes + 3);
+	CHECK(strcmp(route_field("10.0.3.77", "type"), "connected") == 0,
+	      "the subnet stays with 10.0.3.1/24");
+	CHECK(strcmp(route_field("10.0.3.2", "type"), "connected") == 0, "10.0.3.2 not local");
+	CHECK(strcmp(route_field("10.0.3.255", "type"), "local") == 0,
+	      "10.0.3.255 is still the broadcast address of 10.0.3.1/24: %s", last_text);
+	OK("addr.del", "{'port':'p0','address':'10.0.3.1/24'}");
+	CHECK(strcmp(route_prefix("10.0.3.1"), "") == 0, "no route left to 10.0.3.1");
+	CHECK(strcmp(route_prefix("10.0.3.77"), "") == 0, "no route left to 10.0.3.0/24");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'172.30.0.0/16','via':'10.0.3.9'}",
+	    "not on a connected subnet");
+	SAME(snap(), before);
+
+	/* A /32 and a /31 address. */
+	OK("addr.add", "{'port':'p1','address':'192.0.2.1/32'}");
+	CHECK_EQ(R.fib4->n_routes, before.routes + 1);
+	OK("addr.add", "{'port':'p1','address':'192.0.2.10/31'}");
+	CHECK_EQ(R.fib4->n_routes, before.routes + 3);
+	CHECK(strcmp(route_field("192.0.2.11", "type"), "connected") == 0, "/31 peer");
+	OK("addr.del", "{'port':'p1','address':'192.0.2.1/32'}");
+	OK("addr.del", "{'port':'p1','address':'192.0.2.10/31'}");
+	SAME(snap(), before);
+
+	/* At most 16 addresses a port: -32003. */
+	for (i = 0; i < 15; i++) {
+		snprintf(p, sizeof(p), "{'port':'p1','address':'192.0.2.%u/32'}", 100 + i);
+		OK("addr.add", p);
+	}
+	ERR(DPR_RPC_NO_SPACE, "addr.add", "{'port':'p1','address':'192.0.2.200/32'}", "p1", "16");
+	for (i = 0; i < 15; i++) {
+		snprintf(p, sizeof(p), "{'port':'p1','address':'192.0.2.%u/32'}", 100 + i);
+		OK("addr.del", p);
+	}
+	SAME(snap(), before);
+
+	/* addr.list */
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.list", "{'port':1}", "\"port\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.list", "{'name':'p0'}", "unknown parameter \"name\"");
+	ERR(DPR_RPC_NOT_FOUND, "addr.list", "{'port':'p3'}", "\"p3\"");
+	res = OK("addr.list", NULL);
+	CHECK_EQ(json_array_size(res), 2);
+	HAS_STR(json_array_get(res, 0), "port", "p0");
+	HAS_STR(json_array_get(res, 0), "address", "10.0.1.1/24");
+	HAS_STR(json_array_get(res, 1), "port", "p1");
+	HAS_STR(json_array_get(res, 1), "address", "10.0.2.1/24");
+}
+
+/* --- neighbours ----------------------------------------------------------- */
+
+static void
+test_neigh(void)
+{
+	struct snapshot before = snap();
+	json_t *res, *v;
+	size_t k;
+	long refs;
+
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", NULL, "missing parameter \"address\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'mac':'02:00:00:00:02:02'}",
+	    "missing parameter \"address\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2.2'}",
+	    "missing parameter \"mac\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':10,'mac':'02:00:00:00:02:02'}",
+	    "\"address\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2.2','mac':2}",
+	    "\"mac\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add",
+	    "{'address':'10.0.2.2','mac':'02:00:00:00:02:02','port':{}}", "\"port\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add",
+	    "{'address':'10.0.2.2','mac':'02:00:00:00:02:02','state':'reachable'}",
+	    "unknown parameter \"state\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2','mac':'02:00:00:00:02:02'}",
+	    "10.0.2", "not an IPv4 address");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'fe80::1','mac':'02:00:00:00:02:02'}",
+	    "fe80::1");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2.2','mac':'zz:00:00:00:02:02'}",
+	    "10.0.2.2", "zz:00:00:00:02:02", "unicast MAC");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2.2','mac':'02:00:00:00:02'}",
+	    "02:00:00:00:02");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2.2','mac':'01:00:5e:00:00:01'}",
+	    "01:00:5e:00:00:01", "unicast");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2.2','mac':'ff:ff:ff:ff:ff:ff'}",
+	    "ff:ff:ff:ff:ff:ff");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2.2','mac':'00:00:00:00:00:00'}",
+	    "00:00:00:00:00:00");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'192.168.1.1','mac':'02:00:00:00:02:02'}",
+	    "192.168.1.1", "not on a connected subnet");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add",
+	    "{'address':'10.0.2.2','mac':'02:00:00:00:02:02','port':'p0'}", "10.0.2.2",
+	    "not on a connected subnet of port p0");
+	ERR(DPR_RPC_NOT_FOUND, "neigh.add",
+	    "{'address':'10.0.2.2','mac':'02:00:00:00:02:02','port':'wan'}", "\"wan\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2.1','mac':'02:00:00:00:02:02'}",
+	    "10.0.2.1", "router's own address");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2.255','mac':'02:00:00:00:02:02'}",
+	    "10.0.2.255", "broadcast");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2.0','mac':'02:00:00:00:02:02'}",
+	    "10.0.2.0", "network");
+	SAME(snap(), before);
+
+	/* The gateway 10.0.2.2 gets its MAC: routes through it resolve. */
+	refs = neigh_refs("10.0.2.2");
+	CHECK(refs >= 1, "10.0.2.2 is a gateway");
+	res = OK("neigh.add", "{'address':'10.0.2.2','mac':'02:00:00:00:02:02'}");
+	HAS_STR(res, "address", "10.0.2.2");
+	HAS_STR(res, "port", "p1");
+	HAS_STR(res, "state", "reachable");
+	HAS_STR(res, "mac", "02:00:00:00:02:02");
+	CHECK(json_is_true(json_object_get(res, "static")), "%s", last_text);
+	HAS_INT(res, "refs", refs + 1);
+	CHECK_EQ(json_object_size(res), 6);
+	CHECK_EQ(R.fib4->n_routes, before.routes + 1);
+	res = OK("route.get", "{'address':'198.51.100.1'}");
+	CHECK(json_is_true(json_object_get(res, "resolved")), "%s", last_text);
+	HAS_STR(OK("route.get", "{'address':'10.0.2.2'}"), "type", "neighbor");
+	/* Again, with a new MAC and the port named: same references. */
+	res = OK("neigh.add", "{'address':'10.0.2.2','mac':'02-00-00-00-02-03','port':'p1'}");
+	HAS_STR(res, "mac", "02:00:00:00:02:03");
+	HAS_INT(res, "refs", refs + 1);
+	CHECK_EQ(R.fib4->n_routes, before.routes + 1);
+	/* A new one: one next hop, one route. */
+	res = OK("neigh.add", "{'address':'10.0.1.50','mac':'02:00:00:00:01:50'}");
+	HAS_STR(res, "port", "p0");
+	HAS_INT(res, "refs", 1);
+	CHECK_EQ(dpr_nh_count(R.nh), before.nh + 1);
+	/* Its host route belongs to neigh.* now. */
+	ERR(DPR_RPC_REFUSED, "route.add", "{'prefix':'10.0.1.50/32','via':'10.0.1.2'}",
+	    "10.0.1.50/32", "neigh.del");
+
+	/* neigh.list */
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.list", "{'port':'p0'}", "unknown parameter \"port\"");
+	res = OK("neigh.list", NULL);
+	CHECK_EQ(json_array_size(res), 3);
+	json_array_foreach(res, k, v) {
+		CHECK(json_is_string(json_object_get(v, "address")) &&
+		      json_is_string(json_object_get(v, "port")) &&
+		      json_is_string(json_object_get(v, "state")) &&
+		      json_is_boolean(json_object_get(v, "static")) &&
+		      json_is_integer(json_object_get(v, "refs")), "neighbour shape: %s", last_text);
+	}
+
+	/* neigh.del */
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.del", NULL, "missing parameter \"address\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.del", "{'address':null}", "\"address\" must be a string");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.del", "{'address':'10.0.1.50','mac':'02:00:00:00:01:50'}",
+	    "unknown parameter \"mac\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.del", "{'address':'ten'}", "ten", "not an IPv4 address");
+	ERR(DPR_RPC_NOT_FOUND, "neigh.del", "{'address':'10.0.1.99'}", "10.0.1.99",
+	    "no such neighbour");
+	ERR(DPR_RPC_NOT_FOUND, "neigh.del", "{'address':'8.8.8.8'}", "8.8.8.8", "no such neighbour");
+	res = OK("neigh.del", "{'address':'10.0.1.50'}");
+	HAS_STR(res, "deleted", "10.0.1.50");
+	CHECK_EQ(json_object_size(res), 1);
+	CHECK_EQ(neigh_refs("10.0.1.50"), -1);
+	ERR(DPR_RPC_NOT_FOUND, "neigh.del", "{'address':'10.0.1.50'}", "10.0.1.50");
+	CHECK(strcmp(route_field("10.0.1.50", "type"), "connected") == 0, "host route gone");
+	/* A gateway's MAC forgotten: routes stay, unresolved. */
+	OK("neigh.del", "{'address':'10.0.2.2'}");
+	CHECK(strcmp(route_field("198.51.100.1", "via"), "10.0.2.2") == 0, "gateway route kept");
+	res = OK("route.get", "{'address':'198.51.100.1'}");
+	CHECK(json_is_false(json_object_get(res, "resolved")), "%s", last_text);
+	res = OK("neigh.list", NULL);
+	json_array_foreach(res, k, v)
+		if (strcmp(json_string_value(json_object_get(v, "address")), "10.0.2.2") == 0) {
+			HAS_STR(v, "state", "incomplete");
+			HAS_INT(v, "refs", refs);
+			CHECK(json_object_get(v, "mac") == NULL, "no MAC: %s", last_text);
+		}
+	ERR(DPR_RPC_NOT_FOUND, "neigh.del", "{'address':'10.0.2.2'}", "10.0.2.2",
+	    "no such neighbour");
+	SAME(snap(), before);
+}
+
+/* --- ports, stats, config ---------------------------------------------------- */
+
+static void
+test_read_only(void)
+{
+	json_t *res, *v;
+	size_t k;
+
+	/* port.list: no port probed, then one filled in as dpr would. */
+	ERR(DPR_RPC_INVALID_PARAMS, "port.list", "{'name':'p0'}", "unknown parameter \"name\"");
+	res = OK("port.list", NULL);
+	CHECK(json_is_array(res) && json_array_size(res) == 0, "%s", last_text);
+	if (rte_eth_dev_count_avail() > 0) {
+		struct dpr_port *p = &R.ports[0];
+
+		memset(p, 0, sizeof(*p));
+		p->conf = &R.cfg->ports[0];
+		p->port_id = 0;
+		snprintf(p->driver, sizeof(p->driver), "net_null");
+		rte_eth_macaddr_get(0, &p->mac);
+		p->mtu = 1500;
+		p->nb_rxq = p->nb_txq = 1;
+		p->nb_rxd = p->nb_txd = 512;
+		snprintf(p->profile.source, sizeof(p->profile.source), "built-in");
+		R.n_ports = 1;
+		res = OK("port.list", "{}");
+		CHECK_EQ(json_array_size(res), 1);
+		v = json_array_get(res, 0);
+		HAS_STR(v, "name", "p0");
+		HAS_STR(v, "device", "net_null0");
+		HAS_STR(v, "driver", "net_null");
+		HAS_INT(v, "port_id", 0);
+		HAS_INT(v, "mtu", 1500);
+		HAS_STR(v, "profile", "built-in");
+		CHECK(json_is_string(json_object_get(v, "mac")) &&
+		      json_is_boolean(json_object_get(v, "link_up")) &&
+		      json_is_integer(json_object_get(v, "speed_mbps")) &&
+		      json_is_integer(json_object_get(v, "rx_queues")) &&
+		      json_is_integer(json_object_get(v, "rss_hf")), "port shape: %s", last_text);
+		CHECK_EQ(json_array_size(json_object_get(v, "addresses")), 1);
+		R.n_ports = 0;
+	}
+
+	ERR(DPR_RPC_INVALID_PARAMS, "stats.get", "{'port':'p0'}", "unknown parameter \"port\"");
+	res = OK("stats.get", NULL);
+	CHECK(json_is_array(json_object_get(res, "ports")) &&
+	      json_is_array(json_object_get(res, "workers")) &&
+	      json_is_object(json_object_get(res, "total")) &&
+	      json_is_object(json_object_get(res, "control_exceptions")), "stats shape: %s",
+	      last_text);
+	HAS_INT(json_object_get(res, "fib"), "ipv4_routes", R.fib4->n_routes);
+	HAS_INT(json_object_get(res, "fib"), "ipv4_max_routes", 4096);
+	HAS_INT(res, "nexthops", dpr_nh_count(R.nh));
+	HAS_INT(json_object_get(res, "total"), "rx", 0);
+
+	ERR(DPR_RPC_INVALID_PARAMS, "config.get", "{'section':'ports'}",
+	    "unknown parameter \"section\"");
+	res = OK("config.get", NULL);
+	HAS_STR(res, "file", NULL);
+	CHECK_EQ(json_array_size(json_object_get(res, "ports")), 2);
+	json_array_foreach(json_object_get(res, "ports"), k, v) {
+		HAS_STR(v, "name", k == 0 ? "p0" : "p1");
+		HAS_STR(v, "device", k == 0 ? "net_null0" : "net_null1");
+		HAS_INT(v, "mtu", 1500);
+		CHECK_EQ(json_array_size(json_object_get(v, "addresses")), 1);
+	}
+	HAS_STR(json_array_get(json_object_get(res, "ports"), 0), "mac", "02:00:00:00:01:01");
+	CHECK_EQ(json_array_size(json_object_get(res, "neighbors")), 1);
+	HAS_STR(json_array_get(json_object_get(res, "neighbors"), 0), "address", "10.0.1.2");
+	HAS_STR(json_object_get(res, "control"), "socket", "/tmp/dpr-test-rpc.sock");
+	HAS_INT(json_object_get(res, "fib"), "ipv4_max_routes", 4096);
+	HAS_INT(res, "routes", R.fib4->n_routes);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct dpr_fib4_conf fc;
+	struct snapshot start;
+	char err[512];
+
+	(void)argc;
+	if (test_eal_init(argv[0]) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return EXIT_FAILURE;
+	}
+	R.cfg = dpr_config_parse(config_text, "test_rpc", err, sizeof(err));
+	if (R.cfg == NULL) {
+		fprintf(stderr, "config: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	R.port_names[0] = R.cfg->ports[0].name;
+	R.port_names[1] = R.cfg->ports[1].name;
+	R.nh = dpr_nh_table_create(0);
+	fc = (struct dpr_fib4_conf){ .max_routes = R.cfg->ip4_max_routes,
+				     .tbl8_groups = R.cfg->ip4_tbl8_groups, .socket = 0 };
+	R.fib4 = dpr_fib4_create(&fc, NULL);
+	if (R.nh == NULL || R.fib4 == NULL ||
+	    dpr_route_install_config(R.fib4, R.nh, R.cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "router: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	R.n_workers = 0;
+	R.n_ports = 0;
+	CHECK_EQ(R.fib4->n_routes, CONFIG_ROUTES);
+	start = snap();
+
+	test_protocol();
+	test_route_add();
+	test_route_replace();
+	test_route_del();
+	test_route_get();
+	test_route_list();
+	test_route_load();
+	test_route_load_full();
+	test_route_churn();
+	test_addr();
+	test_neigh();
+	test_read_only();
+
+	/* Whatever was added was removed: the state is as configured. */
+	OK("route.del", "{'prefix':'172.16.0.0/12'}");
+	SAME(snap(), start);
+
+	json_decref(last);
+	dpr_fib4_free(R.fib4);
+	dpr_nh_table_free(R.nh);
+	dpr_config_free(R.cfg);
+	return test_done("test_rpc");
+}
