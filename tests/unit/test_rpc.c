@@ -133,7 +133,7 @@ check_error(json_t *r, int code, const char *id_json, int line)
 	id = json_object_get(r, "id");
 	ok = r != NULL && json_is_object(err) && json_object_get(r, "result") == NULL &&
 	     json_integer_value(json_object_get(err, "code")) == code && msg != NULL &&
-	     json_equal(json_object_get(r, "jsonrpc"), json_string("2.0")) &&
+	     strcmp(json_string_value(json_object_get(r, "jsonrpc")) ?: "", "2.0") == 0 &&
 	     id != NULL && json_equal(id, want_id) && json_object_size(r) == 3;
 	test_checks++;
 	if (!ok) {
@@ -385,7 +385,8 @@ test_protocol(void)
 
 	/* Ids come back as given: strings, big integers, null, negative. */
 	r = send_line("{'jsonrpc':'2.0','id':'req-\\u00e9-1','method':'stats.get'}");
-	CHECK(json_equal(json_object_get(r, "id"), json_string("req-\xc3\xa9-1")), "%s", last_text);
+	CHECK(strcmp(json_string_value(json_object_get(r, "id")) ?: "", "req-\xc3\xa9-1") == 0, "%s",
+	      last_text);
 	r = send_line("{'jsonrpc':'2.0','id':9223372036854775807,'method':'stats.get'}");
 	CHECK(json_integer_value(json_object_get(r, "id")) == INT64_MAX, "%s", last_text);
 	r = send_line("{'jsonrpc':'2.0','id':-1,'method':'stats.get'}");
