@@ -15,6 +15,7 @@
 #include "api/server.h"
 #include "datapath/stats.h"
 #include "dpr.h"
+#include "exception/exception.h"
 #include "util/log.h"
 
 /* Set from signal handlers, read by the control loop. */
@@ -71,11 +72,7 @@ dpr_stats_report(struct dpr_router *d, const char *why)
 	json_decref(j);
 }
 
-/*
- * Packets workers could not forward. Until the exception path handles them
- * (ARP, ICMP, host stack), the control thread counts them by class and
- * frees them.
- */
+/* Packets workers could not forward, to the exception path. */
 static unsigned int
 drain_exceptions(struct dpr_router *d)
 {
@@ -90,8 +87,8 @@ drain_exceptions(struct dpr_router *d)
 
 			if (cls < DPR_EXC_MAX)
 				d->exc_received[cls]++;
+			dpr_exc_input(d->exc, pkts[i]);
 		}
-		rte_pktmbuf_free_bulk(pkts, n);
 		total += n;
 	}
 	return total;
@@ -122,6 +119,7 @@ dpr_control_run(struct dpr_router *d)
 		/* Exception rings are polled: wait for the socket only while
 		 * they are empty, and never long. */
 		dpr_server_poll(d->server, drain_exceptions(d) == 0 ? 1 : 0);
+		dpr_exc_timers(d->exc);
 		if (stats_signal) {
 			stats_signal = 0;
 			dpr_stats_report(d, "SIGUSR1");

@@ -16,6 +16,7 @@
 
 #include "api/server.h"
 #include "dpr.h"
+#include "exception/exception.h"
 #include "route/route.h"
 #include "telemetry/telemetry.h"
 #include "util/log.h"
@@ -293,6 +294,7 @@ teardown(struct dpr_router *d)
 
 	dpr_telemetry_stop();
 	dpr_server_free(d->server);
+	dpr_exc_free(d->exc);
 
 	for (i = 0; i < d->n_ports; i++)
 		if (d->ports[i].conf != NULL)
@@ -372,12 +374,22 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpr: %s\n", err);
 		goto out;
 	}
+	d.exc = dpr_exc_create(&d);
+	if (d.exc == NULL) {
+		fprintf(stderr, "dpr: cannot set up the exception path: %s\n", strerror(errno));
+		goto out;
+	}
 	ret = dpr_telemetry_init(&d, d.server);
 	if (ret < 0)
 		DPR_LOG(WARNING, main, "telemetry commands unavailable: %s", strerror(-ret));
 
 	for (w = 0; w < d.n_workers; w++)
 		rte_eal_remote_launch(dpr_worker_main, d.workers[w], d.workers[w]->lcore);
+	/* Tell the links who we are (gratuitous ARP). */
+	for (w = 0; w < d.n_ports; w++)
+		for (i = 0; i < (int)d.cfg->ports[w].n_addrs; i++)
+			if (d.cfg->ports[w].addrs[i].addr.af == DPR_AF_IP4)
+				dpr_exc_garp(d.exc, w, d.cfg->ports[w].addrs[i].addr.ip4);
 	dpr_control_run(&d);
 	d.quit = true;
 	rte_eal_mp_wait_lcore();

@@ -15,6 +15,7 @@
 #include <rte_ethdev.h>
 
 #include "../datapath/stats.h"
+#include "../exception/exception.h"
 #include "../route/route.h"
 #include "methods.h"
 
@@ -219,6 +220,10 @@ route_prepare(struct dpr_router *r, const char *ctx, const char *prefix,
 		if (bad != NULL)
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					       "%s: gateway %s is %s", ctx, via, bad);
+		if (pf.len == 32 && pf.addr.ip4 == gw.ip4)
+			return dpr_method_fail(e, DPR_RPC_REFUSED,
+					       "%s: a host route through the host itself is a neighbour's (use neigh.add)",
+					       ctx);
 		idx = dpr_nh_get(r->nh, &gw, (uint8_t)idx);
 	} else {
 		idx = dpr_nh_connected(r->nh, (uint8_t)p);
@@ -492,6 +497,49 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	return res;
 }
 
+static int
+cmp_del(const void *a, const void *b)
+{
+	const struct dpr_fib4_op *x = *(const struct dpr_fib4_op *const *)a;
+	const struct dpr_fib4_op *y = *(const struct dpr_fib4_op *const *)b;
+
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return x < y ? -1 : x > y; /* by position: report the later one */
+}
+
+/* Each del was checked against the FIB as it is; two of one prefix would
+ * pass that check and fail halfway through the batch. */
+static int
+dup_deletes(struct dpr_fib4_op *ops, unsigned int n, struct dpr_method_err *e)
+{
+	struct dpr_fib4_op **dels = malloc((n + 1) * sizeof(*dels));
+	unsigned int i, k = 0;
+	int ret = 0;
+
+	if (dels == NULL)
+		return dpr_method_fail(e, DPR_RPC_INTERNAL_ERROR, "route.load: out of memory");
+	for (i = 0; i < n; i++)
+		if (ops[i].del)
+			dels[k++] = &ops[i];
+	qsort(dels, k, sizeof(*dels), cmp_del);
+	for (i = 1; i < k && ret == 0; i++) {
+		if (dels[i]->ip == dels[i - 1]->ip && dels[i]->depth == dels[i - 1]->depth) {
+			struct dpr_prefix p = { .addr = { .af = DPR_AF_IP4, .ip4 = dels[i]->ip },
+						.len = dels[i]->depth };
+			char buf[DPR_PREFIX_STRLEN];
+
+			ret = dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+					      "route.load: routes[%td]: del %s: deleted twice in one request",
+					      dels[i] - ops, dpr_prefix_fmt(&p, buf, sizeof(buf)));
+		}
+	}
+	free(dels);
+	return ret;
+}
+
 static json_t *
 m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
@@ -543,6 +591,13 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			return NULL;
 		}
 		n++;
+	}
+	if (dup_deletes(ops, n, e) < 0) {
+		for (i = 0; i < n; i++)
+			if (!ops[i].del)
+				dpr_nh_put(r->nh, ops[i].nh);
+		free(ops);
+		return NULL;
 	}
 	if (apply(r, "route.load", ops, n, e) < 0) {
 		free(ops);
@@ -608,6 +663,8 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		dpr_config_addr_del(r->cfg, p, &a);
 		return NULL;
 	}
+	if (r->exc != NULL && a.addr.af == DPR_AF_IP4)
+		dpr_exc_garp(r->exc, (unsigned int)p, a.addr.ip4);
 	return json_pack("{s:s,s:s}", "port", port, "address", addr);
 }
 
@@ -635,14 +692,15 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	if (dpr_config_addr_del(r->cfg, p, &a) < 0)
 		return FAIL(DPR_RPC_NOT_FOUND, "%s: port %s has no such address", ctx, port);
 	n = addr_ops(r, p, &a, ops, true);
-	/* Keep the subnet route while another address of the port is on it. */
+	/* Keep the subnet and its broadcast while another address of the
+	 * port is on it: only this address's /32 goes. */
 	for (k = 0; n > 0 && a.len < 32 && k < r->cfg->ports[p].n_addrs; k++) {
 		const struct dpr_prefix *o = &r->cfg->ports[p].addrs[k];
 
 		if (o->addr.af == DPR_AF_IP4 && o->len == a.len &&
 		    (o->addr.ip4 & dpr_ip4_mask(o->len)) == ops[0].ip) {
-			memmove(&ops[0], &ops[1], (n - 1) * sizeof(ops[0]));
-			n--;
+			ops[0] = ops[1]; /* the address's own /32 */
+			n = 1;
 			break;
 		}
 	}
@@ -884,6 +942,8 @@ dpr_router_stats_json(struct dpr_router *r)
 	for (i = 0; i < DPR_EXC_MAX; i++)
 		json_object_set_new(ctl, dpr_exc_names[i], json_integer((json_int_t)r->exc_received[i]));
 	json_object_set_new(j, "control_exceptions", ctl);
+	if (r->exc != NULL)
+		json_object_set_new(j, "exception_path", dpr_exc_stats_json(r->exc));
 	if (r->fib4 != NULL)
 		json_object_set_new(j, "fib", json_pack("{s:i,s:I,s:i,s:i}",
 			"ipv4_routes", (json_int_t)r->fib4->n_routes,

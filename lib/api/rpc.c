@@ -51,15 +51,20 @@ dpr_rpc_handle(struct dpr_router *r, json_t *req)
 		return dpr_rpc_error(id, DPR_RPC_INVALID_REQUEST,
 				     "invalid request: \"method\" must be a string");
 	params = json_object_get(req, "params");
+	/* From here on the request is well-formed: a notification (no id)
+	 * gets no answer, not even an error (JSON-RPC 2.0, section 4.1). */
 	if (params != NULL && !json_is_object(params) && !json_is_null(params))
-		return dpr_rpc_error(id, DPR_RPC_INVALID_PARAMS,
-				     "%s: params must be an object", json_string_value(method));
+		return id == NULL ? NULL :
+			dpr_rpc_error(id, DPR_RPC_INVALID_PARAMS, "%s: params must be an object",
+				      json_string_value(method));
 	if (json_is_null(params))
 		params = NULL;
 
 	for (m = dpr_method_table; m->name != NULL; m++)
 		if (strcmp(m->name, json_string_value(method)) == 0)
 			break;
+	if (m->name == NULL && id == NULL)
+		return NULL;
 	if (m->name == NULL) {
 		char list[512];
 		size_t n = 0;
@@ -91,7 +96,7 @@ dpr_rpc_handle_text(struct dpr_router *r, const char *text, size_t len)
 	json_t *req, *resp;
 	char *out;
 
-	req = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	req = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
 	if (req == NULL)
 		resp = dpr_rpc_error(NULL, DPR_RPC_PARSE_ERROR, "parse error at column %d: %s",
 				     je.column, je.text);

@@ -291,6 +291,11 @@ client_lines(struct dpr_server *s, struct client *c)
 	size_t start = 0;
 	char *nl;
 
+	if (c->closing) {
+		/* Past an oversized line nothing it sends is a request. */
+		c->in_len = c->scanned = 0;
+		return 0;
+	}
 	while ((nl = memchr(c->in + c->scanned, '\n', c->in_len - c->scanned)) != NULL) {
 		size_t len = (size_t)(nl - (c->in + start));
 		char *resp;

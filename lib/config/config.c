@@ -413,10 +413,11 @@ owned_prefix(const struct dpr_config *cfg, const struct dpr_prefix *pf)
 	for (i = 0; i < cfg->n_ports; i++) {
 		for (k = 0; k < cfg->ports[i].n_addrs; k++) {
 			const struct dpr_prefix *a = &cfg->ports[i].addrs[k];
-			uint32_t mask = dpr_ip4_mask(a->len);
+			uint32_t mask;
 
 			if (a->addr.af != DPR_AF_IP4)
 				continue;
+			mask = dpr_ip4_mask(a->len);
 			if (pf->len == 32 && pf->addr.ip4 == a->addr.ip4)
 				return "is the router's own address";
 			if (pf->len == 32 && a->len < 31 && pf->addr.ip4 == (a->addr.ip4 | ~mask))

@@ -10,11 +10,7 @@ const char *const dpr_drop_names[DPR_DROP_MAX] = {
 	[DPR_DROP_BAD_LENGTH] = "bad_length",
 	[DPR_DROP_BAD_CHECKSUM] = "bad_checksum",
 	[DPR_DROP_MARTIAN] = "martian",
-	[DPR_DROP_TTL_EXPIRED] = "ttl_expired",
-	[DPR_DROP_NO_ROUTE] = "no_route",
-	[DPR_DROP_UNRESOLVED] = "unresolved",
 	[DPR_DROP_BLACKHOLE] = "blackhole",
-	[DPR_DROP_MTU_EXCEEDED] = "mtu_exceeded",
 	[DPR_DROP_EXCEPTION_FULL] = "exception_full",
 	[DPR_DROP_TX_FULL] = "tx_full",
 };
@@ -23,4 +19,8 @@ const char *const dpr_exc_names[DPR_EXC_MAX] = {
 	[DPR_EXC_ARP] = "arp",
 	[DPR_EXC_LOCAL] = "local",
 	[DPR_EXC_IP_OPTIONS] = "ip_options",
+	[DPR_EXC_TTL_EXPIRED] = "ttl_expired",
+	[DPR_EXC_NO_ROUTE] = "no_route",
+	[DPR_EXC_UNRESOLVED] = "unresolved",
+	[DPR_EXC_MTU_EXCEEDED] = "mtu_exceeded",
 };

@@ -34,21 +34,24 @@ enum dpr_drop {
 	DPR_DROP_BAD_LENGTH,      /**< total length vs header or frame */
 	DPR_DROP_BAD_CHECKSUM,    /**< IPv4 header checksum */
 	DPR_DROP_MARTIAN,         /**< source or destination never routed (RFC 1812 5.3.7) */
-	DPR_DROP_TTL_EXPIRED,     /**< TTL would reach 0 */
-	DPR_DROP_NO_ROUTE,
-	DPR_DROP_UNRESOLVED,      /**< next hop without a MAC yet */
 	DPR_DROP_BLACKHOLE,
-	DPR_DROP_MTU_EXCEEDED,    /**< larger than the output port's MTU */
 	DPR_DROP_EXCEPTION_FULL,  /**< exception ring to the control thread full */
 	DPR_DROP_TX_FULL,         /**< TX queue did not take it */
 	DPR_DROP_MAX
 };
 
-/** Why a packet went to the control thread. */
+/**
+ * Why a packet went to the control thread, which answers it (ARP, ICMP),
+ * resolves for it, forwards it the slow way or hands it to the kernel.
+ */
 enum dpr_exc {
 	DPR_EXC_ARP = 0,
 	DPR_EXC_LOCAL,        /**< for one of the router's addresses, broadcast, multicast */
-	DPR_EXC_IP_OPTIONS,
+	DPR_EXC_IP_OPTIONS,   /**< IHL > 5: forwarded by the control thread */
+	DPR_EXC_TTL_EXPIRED,  /**< TTL would reach 0: ICMP time exceeded */
+	DPR_EXC_NO_ROUTE,     /**< ICMP net unreachable */
+	DPR_EXC_UNRESOLVED,   /**< next hop without a MAC: ARP, hold, send */
+	DPR_EXC_MTU_EXCEEDED, /**< larger than the output MTU: ICMP frag needed / fragment */
 	DPR_EXC_MAX
 };
 
@@ -112,10 +115,15 @@ struct dpr_worker {
 	struct dpr_port_counters stats[DPR_MAX_PORTS];
 } __rte_cache_aligned;
 
-/** Exception metadata stored in mbuf->hash.usr by the worker. */
+/**
+ * Exception metadata the worker stores in the mbuf: class and input port in
+ * hash.usr, an argument in hash.fdir.hi (the next hop for UNRESOLVED, the
+ * output port for MTU_EXCEEDED).
+ */
 #define DPR_EXC_META(cls, port) (((uint32_t)(cls) << 16) | (port))
 #define DPR_EXC_META_CLASS(u) ((u) >> 16)
 #define DPR_EXC_META_PORT(u) ((u) & 0xffff)
+#define DPR_EXC_ARG(m) ((m)->hash.fdir.hi)
 
 /** Per worker lcore entry point for rte_eal_remote_launch(). */
 int dpr_worker_main(void *arg);

@@ -10,8 +10,10 @@
  * Writes: Ethernet addresses, TTL and header checksum (in place, RFC 1624);
  *         trims link-layer padding; hash.usr on packets for the exception
  *         path (class and input port, DPR_EXC_META).
- * Next:   w->tx[out port] (sent by dpr_tx_flush()), w->exc_ring, or freed
- *         and counted under one enum dpr_drop reason.
+ * Next:   w->tx[out port] (sent by dpr_tx_flush()), w->exc_ring with one
+ *         enum dpr_exc class (TTL expiry, no route, unresolved next hop, MTU,
+ *         ARP, for the router, IP options), or freed and counted under one
+ *         enum dpr_drop reason.
  */
 #include <rte_byteorder.h>
 #include <rte_ethdev.h>
@@ -159,6 +161,10 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 		(m)->hash.usr = DPR_EXC_META(cls, in); \
 		exc[n_exc++] = (m); \
 	} while (0)
+#define EXCEPT_ARG(m, cls, arg) do { \
+		DPR_EXC_ARG(m) = (arg); \
+		EXCEPT(m, cls); \
+	} while (0)
 
 	for (i = 0; i < n && i < DPR_PREFETCH_AHEAD; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
@@ -242,12 +248,12 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 				continue;
 			}
 			if (unlikely(ip->time_to_live <= 1)) {
-				DROP(m, DPR_DROP_TTL_EXPIRED);
+				EXCEPT(m, DPR_EXC_TTL_EXPIRED);
 				continue;
 			}
 			if (unlikely(rte_be_to_cpu_16(ip->total_length) >
 				     w->ports[h.port].mtu)) {
-				DROP(m, DPR_DROP_MTU_EXCEEDED);
+				EXCEPT_ARG(m, DPR_EXC_MTU_EXCEEDED, h.port);
 				continue;
 			}
 			dpr_ip4_ttl_dec(ip);
@@ -262,13 +268,19 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 			EXCEPT(m, DPR_EXC_LOCAL);
 			break;
 		case DPR_NH_KIND_UNRESOLVED:
-			DROP(m, l2_bcast[i] ? DPR_DROP_OTHER_HOST : DPR_DROP_UNRESOLVED);
+			if (l2_bcast[i])
+				DROP(m, DPR_DROP_OTHER_HOST);
+			else
+				EXCEPT_ARG(m, DPR_EXC_UNRESOLVED, nh[i] & DPR_FIB4_NH_MASK);
 			break;
 		case DPR_NH_KIND_BLACKHOLE:
 			DROP(m, DPR_DROP_BLACKHOLE);
 			break;
 		default:
-			DROP(m, l2_bcast[i] ? DPR_DROP_OTHER_HOST : DPR_DROP_NO_ROUTE);
+			if (l2_bcast[i])
+				DROP(m, DPR_DROP_OTHER_HOST);
+			else
+				EXCEPT(m, DPR_EXC_NO_ROUTE);
 			break;
 		}
 	}
@@ -287,4 +299,5 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 		rte_pktmbuf_free_bulk(drop, n_drop);
 #undef DROP
 #undef EXCEPT
+#undef EXCEPT_ARG
 }

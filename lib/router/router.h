@@ -45,8 +45,10 @@ struct dpr_router {
 	volatile bool quit;                     /**< read by workers */
 	uint64_t exc_received[DPR_EXC_MAX];     /**< by the control thread */
 	struct dpr_server *server;              /**< control socket */
+	struct dpr_exc_engine *exc;             /**< exception path */
 	struct dpr_telemetry *telemetry;
 };
 
 struct dpr_server;
 struct dpr_telemetry;
+struct dpr_exc_engine;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Packets dpr must not forward (TTL expiring, bad header checksum, no route,
-# unresolved neighbour, martian source, another host's MAC) never reach the
-# far host and are each counted under their reason; packets for the router
-# go to the exception path; the counters add up exactly.
+# Packets dpr must not forward never reach the far host and are each
+# counted under their reason: dropped (bad header checksum, martian source,
+# another host's MAC) or handed to the exception path (TTL expiring, no
+# route, unresolved neighbour, for the router); the counters add up exactly.
 source "$(dirname "$0")/lib.sh"
 need_root
 
@@ -50,10 +50,10 @@ stop_dpr
 count=${got% *}
 check "h2 received only the 10 good datagrams (got $count)" test "$count" -eq 10
 check "10 forwarded" test "$(counter 'port("p0")["forwarded"]')" -eq 10
-check "28 counted ttl_expired" test "$(counter 'port("p0")["drops"]["ttl_expired"]')" -eq 28
+check "28 went to the exception path as ttl_expired" test "$(counter 'port("p0")["exceptions"]["ttl_expired"]')" -eq 28
 check "15 counted bad_checksum" test "$(counter 'port("p0")["drops"]["bad_checksum"]')" -eq 15
-check "7 counted no_route" test "$(counter 'port("p0")["drops"]["no_route"]')" -eq 7
-check "4 counted unresolved" test "$(counter 'port("p0")["drops"]["unresolved"]')" -eq 4
+check "7 went to the exception path as no_route" test "$(counter 'port("p0")["exceptions"]["no_route"]')" -eq 7
+check "4 went to the exception path as unresolved" test "$(counter 'port("p0")["exceptions"]["unresolved"]')" -eq 4
 check "3 counted martian" test "$(counter 'port("p0")["drops"]["martian"]')" -eq 3
 check "5 counted other_host" test "$(counter 'port("p0")["drops"]["other_host"]')" -eq 5
 check "6 to the router went to the exception path" \

@@ -274,26 +274,35 @@ test_burst(struct rig *r)
 	CHECK_EQ(ip_of(w->tx[1].pkts[1])->time_to_live, 1);
 	CHECK_EQ(w->tx[1].pkts[2]->pkt_len, RTE_ETHER_HDR_LEN + 20);
 
-	CHECK_EQ(st->drops[DPR_DROP_TTL_EXPIRED], 1);
-	CHECK_EQ(st->drops[DPR_DROP_NO_ROUTE], 1);
-	CHECK_EQ(st->drops[DPR_DROP_UNRESOLVED], 2);
+	CHECK_EQ(st->exc[DPR_EXC_TTL_EXPIRED], 1);
+	CHECK_EQ(st->exc[DPR_EXC_NO_ROUTE], 1);
+	CHECK_EQ(st->exc[DPR_EXC_UNRESOLVED], 2);
+	CHECK_EQ(st->exc[DPR_EXC_MTU_EXCEEDED], 1);
 	CHECK_EQ(st->drops[DPR_DROP_OTHER_HOST], 2);
 	CHECK_EQ(st->drops[DPR_DROP_MARTIAN], 1);
 	CHECK_EQ(st->drops[DPR_DROP_BAD_CHECKSUM], 1);
 	CHECK_EQ(st->drops[DPR_DROP_UNSUPPORTED_L3], 1);
 	CHECK_EQ(st->drops[DPR_DROP_RUNT], 1);
-	CHECK_EQ(st->drops[DPR_DROP_MTU_EXCEEDED], 1);
 	CHECK_EQ(st->drops[DPR_DROP_BAD_LENGTH], 1);
 	CHECK_EQ(st->exc[DPR_EXC_LOCAL], 2);
 	CHECK_EQ(st->exc[DPR_EXC_ARP], 1);
 	CHECK_EQ(st->exc[DPR_EXC_IP_OPTIONS], 1);
-	CHECK_EQ(st->exception, 4);
+	CHECK_EQ(st->exception, 9);
 	CHECK_EQ(accounted(st), n);
 
 	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)exc, RTE_DIM(exc), NULL);
-	CHECK_EQ(q, 4);
-	for (i = 0; i < q; i++)
+	CHECK_EQ(q, 9);
+	for (i = 0; i < q; i++) {
+		uint32_t cls = DPR_EXC_META_CLASS(exc[i]->hash.usr);
+
 		CHECK_EQ(DPR_EXC_META_PORT(exc[i]->hash.usr), 0);
+		/* The worker leaves what it diverts untouched: the control
+		 * thread quotes it in ICMP errors as it arrived. */
+		if (cls == DPR_EXC_TTL_EXPIRED || cls == DPR_EXC_NO_ROUTE)
+			CHECK(rte_raw_cksum(ip_of(exc[i]), 20) == 0xffff, "untouched header");
+		if (cls == DPR_EXC_MTU_EXCEEDED)
+			CHECK_EQ(DPR_EXC_ARG(exc[i]), 1); /* the output port */
+	}
 	rte_pktmbuf_free_bulk(exc, q);
 	rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
 	w->tx[1].n = 0;

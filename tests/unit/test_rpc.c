@@ -362,10 +362,11 @@ test_protocol(void)
 	{
 		const char *msg = check_error(r, DPR_RPC_METHOD_NOT_FOUND, "'abc'", __LINE__);
 
-		CHECK(msg != NULL && strstr(msg, "route.frob") != NULL, "names the method: %s", msg);
+		CHECK(msg != NULL && strstr(msg, "route.frob") != NULL, "names the method: %s",
+		      msg ? msg : "(none)");
 		for (i = 0; i < RTE_DIM(methods); i++)
 			CHECK(msg != NULL && strstr(msg, methods[i]) != NULL, "lists %s: %s",
-			      methods[i], msg);
+			      methods[i], msg ? msg : "(none)");
 	}
 	ERRT(DPR_RPC_METHOD_NOT_FOUND, "{'jsonrpc':'2.0','id':5,'method':''}", "5", "unknown method");
 	ERRT(DPR_RPC_METHOD_NOT_FOUND, "{'jsonrpc':'2.0','id':5,'method':'STATS.GET'}", "5",
@@ -1020,7 +1021,8 @@ test_route_load(void)
 	{
 		json_t *r = load("['del 203.0.113.0/24', 'del 203.0.113.0/24']");
 
-		check_error(r, DPR_RPC_NOT_FOUND, "7", __LINE__);
+		check_error(r, DPR_RPC_INVALID_PARAMS, "7", __LINE__);
+		CHECK(strstr(last_text, "deleted twice") != NULL, "says why: %s", last_text);
 		CHECK(strcmp(route_prefix("203.0.113.1"), "203.0.113.0/24") == 0,
 		      "route.load failed with %s yet applied its first entry", last_text);
 	}
