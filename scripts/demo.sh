@@ -52,6 +52,9 @@ for i in 1 2; do
 	ip link add dpr-demo$((i - 1)) type veth peer name eth0 netns $ns
 	ip link set dpr-demo$((i - 1)) up
 	sysctl -qw net.ipv6.conf.dpr-demo$((i - 1)).disable_ipv6=1
+	# This kernel must leave dpr's traffic alone (it never sees a DPDK NIC's).
+	sysctl -qw net.ipv4.conf.dpr-demo$((i - 1)).arp_ignore=8 \
+		net.ipv4.conf.dpr-demo$((i - 1)).rp_filter=1
 	ip -n $ns link set lo up
 	ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 	ip -n $ns link set eth0 address 02:00:00:00:0$i:02

@@ -16,6 +16,7 @@
 #include "datapath/stats.h"
 #include "dpr.h"
 #include "exception/exception.h"
+#include "exception/tap.h"
 #include "util/log.h"
 
 /* Set from signal handlers, read by the control loop. */
@@ -115,11 +116,19 @@ dpr_control_run(struct dpr_router *d)
 	DPR_LOG(INFO, main, "forwarding on %u workers; SIGUSR1 prints counters, SIGINT/SIGTERM stop",
 		d->n_workers);
 
+	uint64_t next_link = 0;
+
 	while (stop_signal == 0) {
-		/* Exception rings are polled: wait for the socket only while
-		 * they are empty, and never long. */
-		dpr_server_poll(d->server, drain_exceptions(d) == 0 ? 1 : 0);
+		unsigned int busy = drain_exceptions(d) + dpr_tap_poll(d);
+
+		/* Exception rings and TAPs are polled: wait for the socket only
+		 * while they are empty, and never long. */
+		dpr_server_poll(d->server, busy == 0 ? 1 : 0);
 		dpr_exc_timers(d->exc);
+		if (rte_rdtsc() > next_link) {
+			dpr_tap_link_sync(d);
+			next_link = rte_rdtsc() + rte_get_tsc_hz();
+		}
 		if (stats_signal) {
 			stats_signal = 0;
 			dpr_stats_report(d, "SIGUSR1");

@@ -17,6 +17,7 @@
 #include "api/server.h"
 #include "dpr.h"
 #include "exception/exception.h"
+#include "exception/tap.h"
 #include "route/route.h"
 #include "telemetry/telemetry.h"
 #include "util/log.h"
@@ -295,6 +296,7 @@ teardown(struct dpr_router *d)
 	dpr_telemetry_stop();
 	dpr_server_free(d->server);
 	dpr_exc_free(d->exc);
+	dpr_tap_close(d);
 
 	for (i = 0; i < d->n_ports; i++)
 		if (d->ports[i].conf != NULL)
@@ -377,6 +379,10 @@ main(int argc, char **argv)
 	d.exc = dpr_exc_create(&d);
 	if (d.exc == NULL) {
 		fprintf(stderr, "dpr: cannot set up the exception path: %s\n", strerror(errno));
+		goto out;
+	}
+	if (dpr_tap_setup(&d, err, sizeof(err)) < 0) {
+		fprintf(stderr, "dpr: %s\n", err);
 		goto out;
 	}
 	ret = dpr_telemetry_init(&d, d.server);

@@ -16,6 +16,7 @@
 
 #include "../datapath/stats.h"
 #include "../exception/exception.h"
+#include "../exception/tap.h"
 #include "../route/route.h"
 #include "methods.h"
 
@@ -665,6 +666,8 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	}
 	if (r->exc != NULL && a.addr.af == DPR_AF_IP4)
 		dpr_exc_garp(r->exc, (unsigned int)p, a.addr.ip4);
+	if (p < (int)r->n_ports)
+		dpr_tap_addr(r, (uint16_t)p, &a, true);
 	return json_pack("{s:s,s:s}", "port", port, "address", addr);
 }
 
@@ -691,6 +694,8 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			    ctx);
 	if (dpr_config_addr_del(r->cfg, p, &a) < 0)
 		return FAIL(DPR_RPC_NOT_FOUND, "%s: port %s has no such address", ctx, port);
+	if (p < (int)r->n_ports)
+		dpr_tap_addr(r, (uint16_t)p, &a, false);
 	n = addr_ops(r, p, &a, ops, true);
 	/* Keep the subnet and its broadcast while another address of the
 	 * port is on it: only this address's /32 goes. */
@@ -944,6 +949,11 @@ dpr_router_stats_json(struct dpr_router *r)
 	json_object_set_new(j, "control_exceptions", ctl);
 	if (r->exc != NULL)
 		json_object_set_new(j, "exception_path", dpr_exc_stats_json(r->exc));
+	json_object_set_new(j, "host_stack", json_pack("{s:I,s:I,s:I,s:I}",
+		"to_kernel", (json_int_t)r->tap_stats.to_kernel,
+		"to_kernel_dropped", (json_int_t)r->tap_stats.to_kernel_dropped,
+		"from_kernel", (json_int_t)r->tap_stats.from_kernel,
+		"from_kernel_dropped", (json_int_t)r->tap_stats.from_kernel_dropped));
 	if (r->fib4 != NULL)
 		json_object_set_new(j, "fib", json_pack("{s:i,s:I,s:i,s:i}",
 			"ipv4_routes", (json_int_t)r->fib4->n_routes,

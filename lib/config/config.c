@@ -246,7 +246,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 	   struct dpr_port_conf *pc)
 {
 	static const char *const keys[] = {
-		"name", "device", "addresses", "mac", "mtu", NULL
+		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", NULL
 	};
 	const char *name, *device, *mac;
 	uint64_t mtu = DPR_DEFAULT_MTU;
@@ -271,6 +271,41 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 			    sizeof(pc->device) - 1);
 	snprintf(pc->device, sizeof(pc->device), "%s", device);
 	pc->mtu = (uint16_t)mtu;
+
+	/* The host stack's side of the port: a TAP named dpr-<port> unless
+	 * given, or none with "tap": false. */
+	snprintf(pc->tap, sizeof(pc->tap), "dpr-%s", pc->name);
+	{
+		json_t *t = json_object_get(obj, "tap"), *tr = json_object_get(obj, "transparent");
+		const char *n;
+		size_t k;
+
+		if (t != NULL && json_is_false(t)) {
+			pc->tap[0] = '\0';
+		} else if (t != NULL) {
+			if (!json_is_string(t))
+				return fail(ps, path, "tap: expected an interface name or false, got %s",
+					    type_name(t));
+			n = json_string_value(t);
+			for (k = 0; n[k] != '\0'; k++)
+				if (!((n[k] >= 'a' && n[k] <= 'z') || (n[k] >= 'A' && n[k] <= 'Z') ||
+				      (n[k] >= '0' && n[k] <= '9') || n[k] == '-' || n[k] == '_' ||
+				      n[k] == '.'))
+					break;
+			if (k == 0 || k > 15 || n[k] != '\0')
+				return fail(ps, path, "tap \"%s\": expected a Linux interface name (1 to 15 letters, digits, '-', '_' or '.') or false",
+					    n);
+			snprintf(pc->tap, sizeof(pc->tap), "%s", n);
+		}
+		if (tr != NULL) {
+			if (!json_is_boolean(tr))
+				return fail(ps, path, "transparent: expected true or false, got %s",
+					    type_name(tr));
+			pc->transparent = json_is_true(tr);
+		}
+		if (pc->transparent && pc->tap[0] == '\0')
+			return fail(ps, path, "transparent: needs a TAP (the kernel answers ARP and ICMP there); remove \"tap\": false");
+	}
 
 	if (mac != NULL) {
 		if (dpr_mac_parse(mac, &pc->mac) < 0)
@@ -347,6 +382,10 @@ parse_ports(struct parser *ps, json_t *root)
 			if (strcmp(cfg->ports[i].device, cfg->ports[j].device) == 0)
 				return fail(ps, path, "device \"%s\" is already used by ports[%u]",
 					    cfg->ports[i].device, j);
+			if (cfg->ports[i].tap[0] != '\0' &&
+			    strcmp(cfg->ports[i].tap, cfg->ports[j].tap) == 0)
+				return fail(ps, path, "tap \"%s\" is already used by ports[%u]",
+					    cfg->ports[i].tap, j);
 		}
 	}
 

@@ -33,6 +33,8 @@ struct dpr_port_conf {
 	bool has_mac;
 	struct rte_ether_addr mac;
 	uint16_t mtu;
+	char tap[16];            /**< kernel TAP interface, "" for none */
+	bool transparent;        /**< ARP and ICMP for the router go to the kernel */
 	unsigned int n_addrs;
 	struct dpr_prefix addrs[DPR_MAX_PORT_ADDRS]; /**< address + subnet length */
 };

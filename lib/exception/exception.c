@@ -15,6 +15,7 @@
 #include "../util/log.h"
 #include "exception.h"
 #include "packet.h"
+#include "tap.h"
 
 #define PENDING_MAX 256       /* neighbours being resolved at once */
 #define HOLD_MAX 4            /* packets held per unresolved neighbour */
@@ -527,6 +528,17 @@ arp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 		x->c.arp_replies_in++;
 	/* Learn from whoever asks us or answers us (RFC 826); refresh others. */
 	learn(x, in, a.sip, &a.sha, is_our_address(x, in, a.tip));
+	if (x->r->cfg->ports[in].transparent) {
+		/* The kernel answers for the router on this port. */
+		if (dpr_tap_to_kernel(x->r, in, m) < 0)
+			rte_pktmbuf_free(m);
+		return;
+	}
+	if (a.op == RTE_ARP_OP_REPLY && rte_is_same_ether_addr(&a.tha, &x->r->ports[in].mac)) {
+		/* Maybe an answer to the kernel's own request: it learns too. */
+		if (dpr_tap_to_kernel(x->r, in, m) == 0)
+			return;
+	}
 	if (a.op == RTE_ARP_OP_REQUEST && is_our_address(x, in, a.tip) && a.sip != a.tip) {
 		reply = (struct dpr_arp){
 			.op = RTE_ARP_OP_REPLY, .sha = x->r->ports[in].mac, .sip = a.tip,
@@ -550,7 +562,8 @@ local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 	uint16_t in = (uint16_t)DPR_EXC_META_PORT(m->hash.usr);
 
-	if (ip->next_proto_id == IPPROTO_ICMP && rte_is_unicast_ether_addr(&eth->dst_addr)) {
+	if (ip->next_proto_id == IPPROTO_ICMP && rte_is_unicast_ether_addr(&eth->dst_addr) &&
+	    !x->r->cfg->ports[in].transparent) {
 		uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
 		uint64_t nh;
 
@@ -565,8 +578,10 @@ local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 		}
 	}
 	/* Everything else for the router goes to the host stack (TAP). */
-	x->c.local_unhandled++;
-	rte_pktmbuf_free(m);
+	if (dpr_tap_to_kernel(x->r, in, m) < 0) {
+		x->c.local_unhandled++;
+		rte_pktmbuf_free(m);
+	}
 }
 
 void

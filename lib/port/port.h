@@ -46,6 +46,9 @@ struct dpr_port {
 	uint64_t tx_offloads;
 	struct dpr_profile profile;
 	bool started;
+	bool has_tap;            /**< a TAP to the host stack (lib/exception/tap.c) */
+	uint16_t tap_port;       /**< its DPDK port id */
+	bool tap_link_up;
 };
 
 /**

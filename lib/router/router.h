@@ -46,6 +46,10 @@ struct dpr_router {
 	uint64_t exc_received[DPR_EXC_MAX];     /**< by the control thread */
 	struct dpr_server *server;              /**< control socket */
 	struct dpr_exc_engine *exc;             /**< exception path */
+	struct {
+		uint64_t to_kernel, to_kernel_dropped;
+		uint64_t from_kernel, from_kernel_dropped;
+	} tap_stats;                            /**< host stack traffic */
 	struct dpr_telemetry *telemetry;
 };
 

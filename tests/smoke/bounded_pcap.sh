@@ -50,7 +50,7 @@ check "logs that the limit was reached" grep -q "packet limit 50000 reached" "$W
 check "received exactly 50000" test "$(counter 'S["total"]["rx"]')" -eq 50000
 check "forwarded exactly 45000" test "$(counter 'port("in")["forwarded"]')" -eq 45000
 check "sent 45000 out of the other port" test "$(counter 'port("out")["tx"]')" -eq 45000
-check "dropped exactly 5000 for TTL" test "$(counter 'port("in")["drops"]["ttl_expired"]')" -eq 5000
+check "exactly 5000 went to the exception path for TTL" test "$(counter 'port("in")["exceptions"]["ttl_expired"]')" -eq 5000
 check "cycles per packet reported" python3 -c "import json,sys; sys.exit(0 if json.load(open('$WORK/stats.json'))['workers'][0]['cycles_per_packet'] > 0 else 1)"
 check_accounting
 finish

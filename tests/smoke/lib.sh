@@ -98,6 +98,10 @@ veth_pair() {
 	LINKS+=("$3")
 	ip -n "$1" link set "${3}p" name "$2"
 	sysctl -qw "net.ipv6.conf.$3.disable_ipv6=1"
+	# The kernel here must not act on what arrives for dpr (on a DPDK NIC it
+	# never sees it): no ARP answers, and strict reverse-path filtering drops
+	# IP, whose way back is through dpr's TAP, not this veth.
+	sysctl -qw "net.ipv4.conf.$3.arp_ignore=8" "net.ipv4.conf.$3.rp_filter=1"
 	ip link set "$3" up
 	# A veth peer with TX checksum offload leaves TCP/UDP checksums unfinished;
 	# the forwarded copy would then be dropped by the final receiver.

@@ -46,7 +46,8 @@ stop_dpr
 
 check "p0 forwarded the 11 echo requests" test "$(counter 'port("p0")["forwarded"]')" -ge 11
 check "p1 forwarded the 11 echo replies" test "$(counter 'port("p1")["forwarded"]')" -ge 11
-check "no-route drops counted (2)" test "$(counter 'port("p0")["drops"]["no_route"]')" -eq 2
+check "no-route packets went to the exception path (2)" test "$(counter 'port("p0")["exceptions"]["no_route"]')" -eq 2
+check "and were answered with net unreachable" test "$(counter 'S["exception_path"]["icmp_net_unreachable"]')" -eq 2
 check "p1 sent what p0 forwarded" test "$(counter 'port("p1")["tx"]')" -eq "$(counter 'port("p0")["forwarded"]')"
 check_accounting
 check "nothing left in hugetlbfs" test "$(huge_leftovers)" -eq 0

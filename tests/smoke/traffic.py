@@ -6,7 +6,7 @@
   traffic.py udp-recv PORT OUTFILE     counts datagrams until SIGTERM; OUTFILE
                                        holds "<count> <distinct source ports>"
   traffic.py raw-send IFACE DST_MAC SRC_MAC SRC_IP DST_IP COUNT
-                      [--ttl T] [--bad-checksum] [--dport P]
+                      [--ttl T] [--bad-checksum] [--dport P] [--gap S]
                                        crafted IPv4/UDP frames on a link
 """
 import argparse
@@ -84,7 +84,8 @@ def raw_send(a):
     s.bind((a.iface, 0))
     for _ in range(a.count):
         s.send(frame)
-        time.sleep(0.001)
+        if a.gap:
+            time.sleep(a.gap)
 
 
 def main():
@@ -107,6 +108,7 @@ def main():
     s.add_argument("--ttl", type=int, default=64)
     s.add_argument("--bad-checksum", action="store_true")
     s.add_argument("--dport", type=int, default=9999)
+    s.add_argument("--gap", type=float, default=0.001)
     a = p.parse_args()
     {"udp-send": udp_send, "udp-recv": udp_recv, "raw-send": raw_send}[a.cmd](a)
 

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/if_addr.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+
+#include "../util/log.h"
+#include "tap.h"
+
+#define TAP_BURST 32
+#define TAP_DESC 512
+
+/* RTM_NEWADDR / RTM_DELADDR for one address on interface @p ifname. */
+static int
+netlink_addr(const char *ifname, const struct dpr_prefix *a, bool add)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifaddrmsg ifa;
+		char attrs[64];
+	} req;
+	struct {
+		struct nlmsghdr nh;
+		struct nlmsgerr err;
+	} ack;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	unsigned int ifindex = if_nametoindex(ifname);
+	size_t alen = a->addr.af == DPR_AF_IP4 ? 4 : 16;
+	struct rtattr *rta;
+	uint32_t ip4;
+	int fd, ret;
+
+	if (ifindex == 0)
+		return -errno;
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg));
+	req.nh.nlmsg_type = add ? RTM_NEWADDR : RTM_DELADDR;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_REPLACE : 0);
+	req.nh.nlmsg_seq = 1;
+	req.ifa.ifa_family = a->addr.af == DPR_AF_IP4 ? AF_INET : AF_INET6;
+	req.ifa.ifa_prefixlen = a->len;
+	req.ifa.ifa_index = ifindex;
+	req.ifa.ifa_scope = RT_SCOPE_UNIVERSE;
+	rta = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.nh.nlmsg_len));
+	rta->rta_type = IFA_LOCAL;
+	rta->rta_len = (unsigned short)RTA_LENGTH(alen);
+	if (a->addr.af == DPR_AF_IP4) {
+		ip4 = htonl(a->addr.ip4);
+		memcpy(RTA_DATA(rta), &ip4, 4);
+	} else {
+		memcpy(RTA_DATA(rta), a->addr.ip6, 16);
+	}
+	req.nh.nlmsg_len = NLMSG_ALIGN(req.nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	/* IPv6 wants IFA_ADDRESS as well. */
+	rta = (struct rtattr *)((char *)&req + req.nh.nlmsg_len);
+	rta->rta_type = IFA_ADDRESS;
+	rta->rta_len = (unsigned short)RTA_LENGTH(alen);
+	memcpy(RTA_DATA(rta), (char *)RTA_DATA((struct rtattr *)((char *)&req +
+		NLMSG_ALIGN(NLMSG_LENGTH(sizeof(struct ifaddrmsg))))), alen);
+	req.nh.nlmsg_len += RTA_ALIGN(rta->rta_len);
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		ret = -errno;
+	} else {
+		struct timeval tv = { .tv_sec = 2 };
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		ret = recv(fd, &ack, sizeof(ack), 0) < 0 ? -errno :
+		      ack.nh.nlmsg_type == NLMSG_ERROR ? ack.err.error : 0;
+	}
+	close(fd);
+	/* Deleting what is not there (the kernel dropped it with the link) is fine. */
+	return !add && ret == -EADDRNOTAVAIL ? 0 : ret;
+}
+
+void
+dpr_tap_addr(struct dpr_router *r, uint16_t port, const struct dpr_prefix *a, bool add)
+{
+	char buf[DPR_PREFIX_STRLEN];
+	int ret;
+
+	if (!r->ports[port].has_tap)
+		return;
+	ret = netlink_addr(r->cfg->ports[port].tap, a, add);
+	if (ret < 0)
+		DPR_LOG(WARNING, port, "TAP %s: cannot %s %s: %s", r->cfg->ports[port].tap,
+			add ? "add" : "remove", dpr_prefix_fmt(a, buf, sizeof(buf)), strerror(-ret));
+}
+
+int
+dpr_tap_setup(struct dpr_router *r, char *err, size_t err_len)
+{
+	unsigned int p, k;
+
+	for (p = 0; p < r->n_ports; p++) {
+		const struct dpr_port_conf *pc = &r->cfg->ports[p];
+		struct dpr_port *port = &r->ports[p];
+		struct rte_eth_conf ec = { 0 };
+		char name[32], args[128], mac[RTE_ETHER_ADDR_FMT_SIZE];
+		int ret;
+
+		if (pc->tap[0] == '\0')
+			continue;
+		rte_ether_format_addr(mac, sizeof(mac), &port->mac);
+		snprintf(name, sizeof(name), "net_tap_dpr%u", p);
+		snprintf(args, sizeof(args), "%s,iface=%s,mac=%s", name, pc->tap, mac);
+		ret = rte_dev_probe(args);
+		if (ret == 0)
+			ret = rte_eth_dev_get_port_by_name(name, &port->tap_port);
+		if (ret < 0) {
+			snprintf(err, err_len, "port %s: cannot create TAP %s for the host stack: %s (is /dev/net/tun there? is %s taken? set \"tap\" to another name, or false)",
+				 pc->name, pc->tap, rte_strerror(-ret), pc->tap);
+			return ret;
+		}
+		ret = rte_eth_dev_configure(port->tap_port, 1, 1, &ec);
+		if (ret == 0)
+			ret = rte_eth_rx_queue_setup(port->tap_port, 0, TAP_DESC, port->socket, NULL,
+						     r->pools[port->socket]);
+		if (ret == 0)
+			ret = rte_eth_tx_queue_setup(port->tap_port, 0, TAP_DESC, port->socket, NULL);
+		if (ret == 0)
+			ret = rte_eth_dev_start(port->tap_port);
+		if (ret < 0) {
+			snprintf(err, err_len, "port %s: TAP %s: %s", pc->name, pc->tap,
+				 rte_strerror(-ret));
+			return ret;
+		}
+		port->has_tap = true;
+		port->tap_link_up = true;
+		if (rte_eth_dev_set_mtu(port->tap_port, port->mtu) < 0)
+			DPR_LOG(WARNING, port, "TAP %s: cannot set MTU %u", pc->tap, port->mtu);
+		for (k = 0; k < pc->n_addrs; k++)
+			dpr_tap_addr(r, (uint16_t)p, &pc->addrs[k], true);
+		DPR_LOG(INFO, port, "port %s: host stack on TAP %s%s", pc->name, pc->tap,
+			pc->transparent ? " (transparent: the kernel answers ARP and ICMP)" : "");
+	}
+	return 0;
+}
+
+unsigned int
+dpr_tap_poll(struct dpr_router *r)
+{
+	struct rte_mbuf *pkts[TAP_BURST];
+	unsigned int p, total = 0;
+
+	for (p = 0; p < r->n_ports; p++) {
+		struct dpr_port *port = &r->ports[p];
+		uint16_t n, sent;
+
+		if (!port->has_tap)
+			continue;
+		n = rte_eth_rx_burst(port->tap_port, 0, pkts, TAP_BURST);
+		if (n == 0)
+			continue;
+		/* The kernel built the frames (ARP, addresses, MACs): send as is,
+		 * on the control thread's TX queue. */
+		sent = rte_eth_tx_burst(port->port_id, (uint16_t)r->n_workers, pkts, n);
+		r->tap_stats.from_kernel += sent;
+		if (sent < n) {
+			r->tap_stats.from_kernel_dropped += n - sent;
+			rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
+		}
+		total += n;
+	}
+	return total;
+}
+
+int
+dpr_tap_to_kernel(struct dpr_router *r, uint16_t port, struct rte_mbuf *m)
+{
+	struct dpr_port *p = &r->ports[port];
+
+	if (!p->has_tap)
+		return -ENODEV;
+	if (rte_eth_tx_burst(p->tap_port, 0, &m, 1) == 1) {
+		r->tap_stats.to_kernel++;
+	} else {
+		r->tap_stats.to_kernel_dropped++;
+		rte_pktmbuf_free(m);
+	}
+	return 0;
+}
+
+void
+dpr_tap_link_sync(struct dpr_router *r)
+{
+	unsigned int p;
+
+	for (p = 0; p < r->n_ports; p++) {
+		struct dpr_port *port = &r->ports[p];
+		struct rte_eth_link link = { 0 };
+		bool up;
+
+		if (!port->has_tap || rte_eth_link_get_nowait(port->port_id, &link) < 0)
+			continue;
+		up = link.link_status == RTE_ETH_LINK_UP;
+		if (up == port->tap_link_up)
+			continue;
+		port->tap_link_up = up;
+		if (up)
+			rte_eth_dev_set_link_up(port->tap_port);
+		else
+			rte_eth_dev_set_link_down(port->tap_port);
+		DPR_LOG(INFO, port, "port %s: link %s; TAP %s follows", r->cfg->ports[p].name,
+			up ? "up" : "down", r->cfg->ports[p].tap);
+	}
+}
+
+void
+dpr_tap_close(struct dpr_router *r)
+{
+	unsigned int p;
+
+	for (p = 0; p < r->n_ports; p++) {
+		struct dpr_port *port = &r->ports[p];
+
+		if (!port->has_tap)
+			continue;
+		rte_eth_dev_stop(port->tap_port);
+		rte_eth_dev_close(port->tap_port);
+		port->has_tap = false;
+	}
+}

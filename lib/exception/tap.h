@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+/*
+ * One TAP interface (net_tap PMD) per port: the host stack's side of it.
+ * Its kernel interface carries the port's MAC and addresses, so SSH, BGP
+ * and the like run on the host as usual; what dpr does not answer for
+ * itself goes to the kernel here, and what the kernel sends here leaves
+ * through the port. Control thread only.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "../router/router.h"
+
+/**
+ * Create and start the TAPs of the ports that have one (config "tap"),
+ * with the ports' MACs, MTUs and addresses.
+ * @return 0, or a negative errno with a message in @p err.
+ */
+int dpr_tap_setup(struct dpr_router *r, char *err, size_t err_len);
+
+/** Send what the kernel wrote on the TAPs out of their ports. @return packets moved. */
+unsigned int dpr_tap_poll(struct dpr_router *r);
+
+/**
+ * Hand @p m (an Ethernet frame that came in on @p port) to the kernel.
+ * @return 0, or -ENODEV when the port has no TAP (the caller keeps @p m).
+ */
+int dpr_tap_to_kernel(struct dpr_router *r, uint16_t port, struct rte_mbuf *m);
+
+/** Mirror an address change on the kernel side. */
+void dpr_tap_addr(struct dpr_router *r, uint16_t port, const struct dpr_prefix *a, bool add);
+
+/** Make each TAP's link state follow its port's. */
+void dpr_tap_link_sync(struct dpr_router *r);
+
+/** Stop and close the TAPs (their kernel interfaces go away). */
+void dpr_tap_close(struct dpr_router *r);

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The host stack behind dpr: each port has a TAP whose kernel side carries
+# the port's MAC and addresses. A TCP connection from a namespace host to
+# the router's address reaches a listener on the host; data flows both ways.
+# A transparent port leaves ARP and ICMP to the kernel. A TAP's link
+# follows its port's.
+source "$(dirname "$0")/lib.sh"
+need_root
+
+V0=dv${TAG}a V1=dv${TAG}b H1=h1-$TAG H2=h2-$TAG T0=dk${TAG}a T1=dk${TAG}b
+netns "$H1"; netns "$H2"
+veth_pair "$H1" eth0 "$V0"
+veth_pair "$H2" eth0 "$V1"
+for i in 1 2; do
+	ns=h$i-$TAG
+	ip -n "$ns" link set eth0 address 02:00:00:00:0$i:02
+	ip -n "$ns" addr add 10.0.$i.2/24 dev eth0
+	ip -n "$ns" link set eth0 up
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip -n "$ns" route add default via 10.0.$i.1
+done
+cat > "$WORK/dpr.json" <<JSON
+{
+  "ports": [
+    {"name": "p0", "device": "net_af_packet_${TAG}a,iface=$V0,qpairs=2",
+     "mac": "02:00:00:00:01:01", "addresses": ["10.0.1.1/24"], "tap": "$T0"},
+    {"name": "p1", "device": "net_af_packet_${TAG}b,iface=$V1,qpairs=2",
+     "mac": "02:00:00:00:02:01", "addresses": ["10.0.2.1/24"], "tap": "$T1",
+     "transparent": true},
+    {"name": "p2", "device": "net_tap_${TAG}c,iface=dt${TAG}c", "tap": "dk${TAG}c",
+     "addresses": ["10.0.3.1/24"]}
+  ],
+  "control": {"socket": "$SOCK"},
+  "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64}
+}
+JSON
+start_dpr "$WORK/dpr.json" -l 0,1 -- --idle-sleep 100
+LINKS+=("$T0" "$T1" "dk${TAG}c")
+
+check "TAP $T0 carries the port's MAC" bash -c "ip link show $T0 | grep -q 02:00:00:00:01:01"
+check "TAP $T0 carries the port's address" bash -c "ip addr show $T0 | grep -q 'inet 10.0.1.1/24'"
+
+# An echo server on the host, bound to the TAP: it only sees what dpr hands over.
+python3 - "$T0" > "$WORK/server.log" 2>&1 <<'PY' &
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, sys.argv[1].encode())
+s.bind(("10.0.1.1", 7777))
+s.listen(1)
+print("listening", flush=True)
+c, peer = s.accept()
+data = b""
+while not data.endswith(b"END"):
+    chunk = c.recv(65536)
+    if not chunk:
+        break
+    data += chunk
+c.sendall(b"ECHO:" + data)
+c.close()
+print("served", peer[0], len(data), flush=True)
+PY
+server=$!
+for _ in $(seq 50); do grep -q listening "$WORK/server.log" && break; sleep 0.1; done
+
+reply=$(ip netns exec "$H1" python3 - <<'PY'
+import socket
+c = socket.create_connection(("10.0.1.1", 7777), timeout=10)
+msg = b"x" * 100000 + b"END"
+c.sendall(msg)
+data = b""
+while True:
+    chunk = c.recv(65536)
+    if not chunk:
+        break
+    data += chunk
+print(len(data), data[:5].decode())
+PY
+)
+# Never hang on a listener whose client gave up.
+( sleep 10; kill $server 2>/dev/null ) &
+wait $server
+check "h1's TCP connection reached the listener on the host ($(cat "$WORK/server.log" | tail -1))" \
+	grep -q "served 10.0.1.2 100003" "$WORK/server.log"
+check "the host's answer came back through dpr ($reply)" test "$reply" = "100008 ECHO:"
+
+# Transparent p1: the kernel answers ARP and ping for 10.0.2.1.
+check "h2 pings the router on a transparent port" ip netns exec "$H2" ping -c 2 -i 0.2 -W 2 -q 10.0.2.1
+check "h1 still reaches h2 through dpr" ip netns exec "$H1" ping -c 2 -i 0.2 -W 2 -q 10.0.2.2
+
+# The TAP's link follows the port's. (af_packet reports its link as always
+# up in DPDK 22.11, so p2 is a net_tap port whose wire end stays here.)
+T2=dk${TAG}c
+check "TAP $T2 is up with its port" bash -c "ip link show $T2 | grep -q 'UP,LOWER_UP'"
+ip link set "dt${TAG}c" down
+for _ in $(seq 40); do ip link show "$T2" | grep -q 'state DOWN' && break; sleep 0.1; done
+check "port link down: TAP $T2 goes down" bash -c "ip link show $T2 | grep -q 'state DOWN'"
+ip link set "dt${TAG}c" up
+for _ in $(seq 40); do ip link show "$T2" | grep -q 'UP,LOWER_UP' && break; sleep 0.1; done
+check "port link up: TAP $T2 comes back" bash -c "ip link show $T2 | grep -q 'UP,LOWER_UP'"
+
+stop_dpr
+check "segments went to the kernel" test "$(counter 'S["host_stack"]["to_kernel"]')" -gt 10
+check "segments came from the kernel" test "$(counter 'S["host_stack"]["from_kernel"]')" -gt 10
+check "dpr answered no ping on the transparent port" \
+	test "$(counter 'S["exception_path"]["echo_replies"]')" -eq 0
+check "TAPs removed at exit" bash -c "! ip link show $T0 2>/dev/null"
+check_accounting
+finish
