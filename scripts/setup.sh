@@ -7,6 +7,7 @@
 #   scripts/setup.sh            packages + hugepages (default 1024 x 2 MiB)
 #   HUGEPAGES=2048 scripts/setup.sh
 #   scripts/setup.sh --no-hugepages
+#   scripts/setup.sh --static   also what -Dstatic_dpdk=true links against
 set -euo pipefail
 
 PACKAGES=(
@@ -15,9 +16,21 @@ PACKAGES=(
 	iproute2 iputils-ping traceroute tcpdump ethtool procps kmod
 	python3 python3-pyasn valgrind
 )
+# What a static DPDK link (meson -Dstatic_dpdk=true) pulls in.
+STATIC_PACKAGES=(
+	libsystemd-dev libisal-dev libipsec-mb-dev libibverbs-dev libfdt-dev libxdp-dev
+	libbpf-dev libnl-3-dev libnl-route-3-dev libdbus-1-dev libelf-dev zlib1g-dev
+	libmd-dev libbsd-dev libssl-dev
+)
 HUGEPAGES=${HUGEPAGES:-1024}
 want_huge=1
-[ "${1:-}" = "--no-hugepages" ] && want_huge=0
+for arg in "$@"; do
+	case $arg in
+	--no-hugepages) want_huge=0 ;;
+	--static) PACKAGES+=("${STATIC_PACKAGES[@]}") ;;
+	*) echo "usage: $0 [--no-hugepages] [--static]" >&2; exit 2 ;;
+	esac
+done
 
 say() { printf 'setup: %s\n' "$*"; }
 

@@ -41,6 +41,7 @@ got=$(recv_stop r)
 stop_dpr
 
 count=${got% *}; flows=${got#* }
+echo "# h2: $(ip netns exec "$H2" awk '/^Udp:/ && ++n == 2 {print "UDP InDatagrams " $2 ", RcvbufErrors " $6}' /proc/net/snmp); eth0: $(ip -n "$H2" -s link show eth0 | awk '/RX:/ {getline; print "rx " $2 " dropped " $4}')"
 w0=$(counter 'worker(0)["forwarded"]'); w1=$(counter 'worker(1)["forwarded"]')
 tx1=$(counter 'port("p1")["tx"]')
 echo "# h2 received $count datagrams from $flows flows; worker 0 forwarded $w0, worker 1 $w1"
