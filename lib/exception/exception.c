@@ -127,13 +127,16 @@ tx(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
-/* The router's IPv4 address on @p port whose subnet holds @p ip, else its first. */
+/*
+ * The router's IPv4 address on @p port whose subnet holds @p ip, else the
+ * port's first, else any of the router's; 0 if it has none.
+ */
 static uint32_t
 port_addr(struct dpr_exc_engine *x, uint16_t port, uint32_t ip)
 {
 	const struct dpr_port_conf *pc = &x->r->cfg->ports[port];
 	uint32_t first = 0;
-	unsigned int k;
+	unsigned int k, p;
 
 	for (k = 0; k < pc->n_addrs; k++) {
 		const struct dpr_prefix *a = &pc->addrs[k];
@@ -145,6 +148,10 @@ port_addr(struct dpr_exc_engine *x, uint16_t port, uint32_t ip)
 		if (((a->addr.ip4 ^ ip) & dpr_ip4_mask(a->len)) == 0)
 			return a->addr.ip4;
 	}
+	for (p = 0; first == 0 && p < x->r->cfg->n_ports; p++)
+		for (k = 0; first == 0 && k < x->r->cfg->ports[p].n_addrs; k++)
+			if (x->r->cfg->ports[p].addrs[k].addr.af == DPR_AF_IP4)
+				first = x->r->cfg->ports[p].addrs[k].addr.ip4;
 	return first;
 }
 
@@ -169,11 +176,13 @@ rate_ok(struct dpr_exc_engine *x, uint32_t src)
 	struct bucket *b = &x->rl[rte_jhash_1word(src, 0) % RL_BUCKETS];
 	uint64_t now = rte_rdtsc(), add;
 
-	if (b->src != src || b->last == 0) {
-		b->src = src;
+	if (b->last == 0) {
 		b->tokens = RL_BURST;
 		b->last = now;
 	}
+	/* Sources sharing a bucket share its tokens: colliding is no way
+	 * around the limit. */
+	b->src = src;
 	add = (now - b->last) * RL_RATE / x->hz;
 	if (add > 0) {
 		b->tokens = (uint32_t)RTE_MIN((uint64_t)RL_BURST, b->tokens + add);
@@ -216,7 +225,7 @@ icmp_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t c
 	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
 	struct rte_mbuf *e;
 
-	if (!dpr_icmp4_error_allowed(m)) {
+	if (!dpr_icmp4_error_allowed(m) || port_addr(x, in, src) == 0) {
 		x->c.icmp_not_allowed++;
 	} else if (!rate_ok(x, src)) {
 		x->c.icmp_rate_limited++;
@@ -346,16 +355,27 @@ learn(struct dpr_exc_engine *x, uint16_t port, uint32_t ip, const struct rte_eth
 			dpr_nh_resolve(x->r->nh, (uint32_t)idx, mac, false);
 		x->confirmed[idx] = rte_rdtsc();
 		x->probes[idx] = 0;
-		/* The host route holds the reference taken above. */
-		if (dpr_fib4_get(x->r->fib4, ip, 32, &cur) == 0 && cur == (uint32_t)idx)
+		/* The host route holds the reference taken above; a /32 someone
+		 * configured for this host stays as it is. */
+		if (dpr_fib4_get(x->r->fib4, ip, 32, &cur) == 0) {
 			dpr_nh_put(x->r->nh, (uint32_t)idx);
-		else
-			dpr_route4_apply(x->r->fib4, x->r->nh, &op, 1, &(int){ 0 });
+		} else if (dpr_route4_apply(x->r->fib4, x->r->nh, &op, 1, &(int){ 0 }) != 1) {
+			/* No room for the host route: the held packets would only
+			 * come back here. Tell their senders instead. */
+			if (p != NULL) {
+				pending_release(x, p, false);
+				p->used = false;
+				x->n_pending--;
+			}
+			return;
+		}
 	}
 	if (p != NULL) {
-		pending_release(x, p, true);
+		/* Off the pending list first: a packet that still cannot be
+		 * sent must not land in the queue being emptied. */
 		p->used = false;
 		x->n_pending--;
+		pending_release(x, p, true);
 	}
 }
 

@@ -245,6 +245,8 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 			add_view(d, name, p);
 		}
 		add_view(d, "control_exceptions", json_object_get(res, "control_exceptions"));
+		add_view(d, "exception_path", json_object_get(res, "exception_path"));
+		add_view(d, "host_stack", json_object_get(res, "host_stack"));
 	}
 	json_decref(resp);
 	return 0;

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Turn scripts/bench.sh's measurements into results.json, a chart and a table.
+
+  bench-report.py BENCH_DIR CALLGRIND(0|1)
+"""
+import json
+import os
+import re
+import sys
+
+
+def ir_total(path):
+    """Instructions of a callgrind run (its "totals:" or "summary:" line)."""
+    try:
+        for line in open(path):
+            if line.startswith(("totals:", "summary:")):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def per_packet(b, name_small_big, pkts_small, pkts_big):
+    a, c = ir_total(name_small_big[0]), ir_total(name_small_big[1])
+    if a is None or c is None or pkts_big is None or pkts_small is None or pkts_big <= pkts_small:
+        return None
+    return (c - a) / (pkts_big - pkts_small)
+
+
+def l3fwd_rx(log):
+    try:
+        m = re.search(r"L3FWD-BENCH: total seconds \S+ rx (\d+)", open(log).read())
+        return int(m.group(1)) if m else None
+    except OSError:
+        return None
+
+
+def main():
+    b, callgrind = sys.argv[1], sys.argv[2] == "1"
+    thr = json.load(open(os.path.join(b, "throughput.json")))
+    cases = thr["cases"]
+    by = {c["name"]: c for c in cases}
+    ref_io = by.get("testpmd-io", {}).get("mpps_median")
+    for c in cases:
+        m = c["mpps_median"]
+        c["ratio_testpmd_io"] = m / ref_io if m and ref_io else None
+        lpm = by.get("l3fwd-lpm %s" % c["table"], {}).get("mpps_median")
+        c["ratio_l3fwd_lpm"] = m / lpm if m and lpm else None
+
+    ipp = {}
+    if callgrind:
+        for t in ("small", "pyasn"):
+            ipp["dpr %s" % t] = per_packet(b, [os.path.join(b, "callgrind-%s-%d.out" % (t, n))
+                                               for n in (100000, 200000)], 100000, 200000)
+        for m, t in (("lpm", "small"), ("fib", "small"), ("fib", "pyasn")):
+            f = [os.path.join(b, "callgrind-l3fwd-%s-%s-%d.%s" % (m, t, s, "%s")) for s in (2, 4)]
+            ipp["l3fwd-%s %s" % (m, t)] = per_packet(b, [f[0] % "out", f[1] % "out"],
+                                                      l3fwd_rx(f[0] % "log"), l3fwd_rx(f[1] % "log"))
+    for c in cases:
+        c["instructions_per_packet"] = ipp.get(c["name"])
+
+    # The goals of the benchmark issue, as ratios measured in this run.
+    def med(n):
+        return by.get(n, {}).get("mpps_median")
+    goals = {}
+    if med("dpr pyasn") and med("l3fwd-lpm pyasn"):
+        goals["full table: dpr / l3fwd LPM (goal >= 1.3)"] = med("dpr pyasn") / med("l3fwd-lpm pyasn")
+    if med("dpr small") and med("l3fwd-lpm small"):
+        goals["small table: dpr / l3fwd LPM (goal >= 1.0)"] = med("dpr small") / med("l3fwd-lpm small")
+    if med("dpr small") and ref_io:
+        goals["small table: dpr / testpmd io (goal >= 0.75)"] = med("dpr small") / ref_io
+    if med("dpr small") and med("dpr pyasn"):
+        goals["dpr full / small table (goal >= 0.85)"] = med("dpr pyasn") / med("dpr small")
+    thr["goals"] = goals
+    json.dump(thr, open(os.path.join(b, "results.json"), "w"), indent=2)
+
+    print("%-22s %7s %8s %8s %8s %8s %8s %10s" % ("case", "routes", "Mpps", "min", "max",
+                                                  "x io", "x LPM", "instr/pkt"))
+    for c in cases:
+        f = lambda v, fmt: (fmt % v) if v is not None else "-"
+        print("%-22s %7s %8s %8s %8s %8s %8s %10s" % (
+            c["name"], c["routes"] or "-", f(c["mpps_median"], "%.2f"), f(c["mpps_min"], "%.2f"),
+            f(c["mpps_max"], "%.2f"), f(c["ratio_testpmd_io"], "%.2f"),
+            f(c["ratio_l3fwd_lpm"], "%.2f"), f(c["instructions_per_packet"], "%.0f")))
+    for k, v in goals.items():
+        print("%-50s %.2f" % (k, v))
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("bench: no matplotlib: chart skipped", file=sys.stderr)
+        return
+    names = [c["name"] for c in cases]
+    meds = [c["mpps_median"] or 0 for c in cases]
+    lo = [m - (c["mpps_min"] or m) for m, c in zip(meds, cases)]
+    hi = [(c["mpps_max"] or m) - m for m, c in zip(meds, cases)]
+    colors = {"dpr": "#1f77b4", "l3fwd-lpm": "#ff7f0e", "l3fwd-fib": "#2ca02c",
+              "testpmd-io": "#7f7f7f", "testpmd-mac": "#bcbcbc"}
+    fig, ax = plt.subplots(figsize=(10, 5))
+    bars = ax.bar(range(len(names)), meds, yerr=[lo, hi], capsize=4,
+                  color=[colors.get(c["app"], "#333333") for c in cases])
+    for bar, m in zip(bars, meds):
+        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), "%.1f" % m,
+                ha="center", va="bottom", fontsize=9)
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=30, ha="right")
+    ax.set_ylabel("Mpps, one lcore (median, min-max)")
+    ax.set_title("dpr vs l3fwd vs testpmd: net_pcap -> net_null, 64-byte packets, "
+                 "small table and full pyasn IPv4 table")
+    fig.tight_layout()
+    fig.savefig(os.path.join(b, "results.png"), dpi=100)
+
+
+if __name__ == "__main__":
+    main()
