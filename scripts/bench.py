@@ -50,7 +50,12 @@ class Telemetry:
         return json.loads(self.s.recv(self.max).decode())
 
     def opackets(self, ports):
-        return sum(self.get("/ethdev/stats,%d" % p)["/ethdev/stats"]["opackets"] for p in ports)
+        """Packets sent on @ports; 0 while a port does not exist yet."""
+        n = 0
+        for p in ports:
+            st = self.get("/ethdev/stats,%d" % p).get("/ethdev/stats")
+            n += st["opackets"] if st else 0
+        return n
 
 
 def run_case(case, warmup, duration):

@@ -126,4 +126,5 @@ if [ "$CALLGRIND" = 1 ]; then
 	done
 fi
 
-python3 scripts/bench-report.py "$B" "$CALLGRIND"
+# Debian's python3, which has python3-matplotlib.
+/usr/bin/python3 scripts/bench-report.py "$B" "$CALLGRIND"
