@@ -139,26 +139,34 @@ recv_response(void)
 	return resp;
 }
 
-/* Call @p method; returns its result or exits with dpr's error message. */
+/* Send @p method with @p params (stolen) and wait for the response. */
 static json_t *
-call(const char *method, json_t *params)
+request(const char *method, json_t *params)
 {
 	json_t *req = json_pack("{s:s,s:i,s:s}", "jsonrpc", "2.0", "id", next_id++,
 				"method", method);
-	json_t *resp, *err, *res;
 	char *text;
 
 	if (params != NULL)
 		json_object_set_new(req, "params", params);
 	text = json_dumps(req, JSON_COMPACT);
 	json_decref(req);
+	if (text == NULL)
+		die(1, "out of memory");
 	if (sock < 0)
 		connect_dpr();
 	send_all(text, strlen(text));
 	send_all("\n", 1);
 	free(text);
+	return recv_response();
+}
 
-	resp = recv_response();
+/* Call @p method; returns its result or exits with dpr's error message. */
+static json_t *
+call(const char *method, json_t *params)
+{
+	json_t *resp = request(method, params), *err, *res;
+
 	err = json_object_get(resp, "error");
 	if (err != NULL) {
 		fprintf(stderr, "dprctl: %s\n",
@@ -328,21 +336,11 @@ route_load(const char *file)
 			json_array_append_new(chunk, json_string(s));
 		}
 		if (json_array_size(chunk) == LOAD_CHUNK || (n < 0 && json_array_size(chunk) > 0)) {
-			json_t *req = json_pack("{s:s,s:i,s:s,s:{s:O}}", "jsonrpc", "2.0",
-						"id", next_id++, "method", "route.load",
-						"params", "routes", chunk);
-			char *text = json_dumps(req, JSON_COMPACT), *p;
-			json_t *resp, *err;
+			json_t *resp = request("route.load", json_pack("{s:O}", "routes", chunk));
+			json_t *err = json_object_get(resp, "error");
+			const char *p;
 			size_t idx;
 
-			json_decref(req);
-			if (sock < 0)
-				connect_dpr();
-			send_all(text, strlen(text));
-			send_all("\n", 1);
-			free(text);
-			resp = recv_response();
-			err = json_object_get(resp, "error");
 			if (err != NULL) {
 				const char *msg = str(err, "message");
 

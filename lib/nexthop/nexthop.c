@@ -121,11 +121,11 @@ nh_alloc(struct dpr_nh_table *t, uint8_t port, uint8_t kind)
 	return (int)idx;
 }
 
-int
-dpr_nh_find(const struct dpr_nh_table *t, const struct dpr_ip *ip)
+/* Hash keys are whole struct dpr_ip: bytes past the address must be zero. */
+static struct dpr_ip
+key_of(const struct dpr_ip *ip)
 {
 	struct dpr_ip key;
-	void *data;
 
 	memset(&key, 0, sizeof(key));
 	key.af = ip->af;
@@ -133,6 +133,15 @@ dpr_nh_find(const struct dpr_nh_table *t, const struct dpr_ip *ip)
 		key.ip4 = ip->ip4;
 	else
 		memcpy(key.ip6, ip->ip6, sizeof(key.ip6));
+	return key;
+}
+
+int
+dpr_nh_find(const struct dpr_nh_table *t, const struct dpr_ip *ip)
+{
+	struct dpr_ip key = key_of(ip);
+	void *data;
+
 	if (rte_hash_lookup_data(t->by_ip, &key, &data) < 0)
 		return -ENOENT;
 	return (int)(uintptr_t)data;
@@ -152,12 +161,7 @@ dpr_nh_get(struct dpr_nh_table *t, const struct dpr_ip *ip, uint8_t port)
 	idx = nh_alloc(t, port, DPR_NH_KIND_UNRESOLVED);
 	if (idx < 0)
 		return idx;
-	memset(&key, 0, sizeof(key));
-	key.af = ip->af;
-	if (ip->af == DPR_AF_IP4)
-		key.ip4 = ip->ip4;
-	else
-		memcpy(key.ip6, ip->ip6, sizeof(key.ip6));
+	key = key_of(ip);
 	if (rte_hash_add_key_data(t->by_ip, &key, (void *)(uintptr_t)idx) < 0) {
 		t->info[idx].refcnt = 0;
 		dpr_nh_put(t, (uint32_t)idx);

@@ -8,13 +8,8 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 
-V0=dv${TAG}a V1=dv${TAG}b H1=h1-$TAG H2=h2-$TAG
 RMAC=02:00:00:00:01:01 HMAC=02:00:00:00:01:02
-netns "$H1"; netns "$H2"
-veth_pair "$H1" eth0 "$V0"
-veth_pair "$H2" eth0 "$V1"
-host_addr "$H1" eth0 $HMAC 10.0.1.2/24 10.0.1.1 $RMAC
-host_addr "$H2" eth0 02:00:00:00:02:02 10.0.2.2/24 10.0.2.1 02:00:00:00:02:01
+two_hosts
 cat > "$WORK/dpr.json" <<JSON
 {
   "ports": [

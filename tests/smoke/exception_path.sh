@@ -8,18 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 
-V0=dv${TAG}a V1=dv${TAG}b H1=h1-$TAG H2=h2-$TAG
-netns "$H1"; netns "$H2"
-veth_pair "$H1" eth0 "$V0"
-veth_pair "$H2" eth0 "$V1"
-for i in 1 2; do
-	ns=h$i-$TAG
-	ip -n "$ns" link set eth0 address 02:00:00:00:0$i:02
-	ip -n "$ns" addr add 10.0.$i.2/24 dev eth0
-	ip -n "$ns" link set eth0 up
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip -n "$ns" route add default via 10.0.$i.1
-done
+two_hosts --arp
 # One link, one MTU: h2's segment runs at 1400, like dpr's port p1.
 ip -n "$H2" link set eth0 mtu 1400
 cat > "$WORK/dpr.json" <<JSON

@@ -8,18 +8,8 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 
-V0=dv${TAG}a V1=dv${TAG}b H1=h1-$TAG H2=h2-$TAG T0=dk${TAG}a T1=dk${TAG}b
-netns "$H1"; netns "$H2"
-veth_pair "$H1" eth0 "$V0"
-veth_pair "$H2" eth0 "$V1"
-for i in 1 2; do
-	ns=h$i-$TAG
-	ip -n "$ns" link set eth0 address 02:00:00:00:0$i:02
-	ip -n "$ns" addr add 10.0.$i.2/24 dev eth0
-	ip -n "$ns" link set eth0 up
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip -n "$ns" route add default via 10.0.$i.1
-done
+T0=dk${TAG}a T1=dk${TAG}b
+two_hosts --arp
 cat > "$WORK/dpr.json" <<JSON
 {
   "ports": [

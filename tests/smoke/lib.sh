@@ -84,17 +84,33 @@ netns() {
 	ip -n "$1" link set lo up
 }
 
-# host_addr NS IFACE MAC ADDR/LEN GATEWAY ROUTER_MAC
-# Static neighbour entry for the router: dpr does not answer ARP until the
-# exception path lands.
+# host_addr NS IFACE MAC ADDR/LEN GATEWAY [ROUTER_MAC]
+# With ROUTER_MAC the host gets a static neighbour entry for the router
+# (tests that count frames exactly), else it ARPs for it.
 host_addr() {
-	local ns=$1 ifc=$2 mac=$3 addr=$4 gw=$5 rmac=$6
+	local ns=$1 ifc=$2 mac=$3 addr=$4 gw=$5 rmac=${6:-}
 	ip -n "$ns" link set "$ifc" address "$mac"
 	ip -n "$ns" addr add "$addr" dev "$ifc"
 	ip -n "$ns" link set "$ifc" up
 	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 	ip -n "$ns" route add default via "$gw"
-	ip -n "$ns" neigh replace "$gw" lladdr "$rmac" dev "$ifc" nud permanent
+	[ -z "$rmac" ] || ip -n "$ns" neigh replace "$gw" lladdr "$rmac" dev "$ifc" nud permanent
+}
+
+# two_hosts [--arp]: hosts H1 (10.0.1.2, MAC 02:00:00:00:01:02) and H2
+# (10.0.2.2, 02:00:00:00:02:02) on veths whose other ends, V0 and V1, are
+# dpr's ports; the router is 10.0.N.1 with MAC 02:00:00:00:0N:01. With
+# --arp the hosts learn the router's MAC by ARP, else it is static.
+two_hosts() {
+	local i
+	V0=dv${TAG}a V1=dv${TAG}b H1=h1-$TAG H2=h2-$TAG
+	netns "$H1"; netns "$H2"
+	veth_pair "$H1" eth0 "$V0"
+	veth_pair "$H2" eth0 "$V1"
+	for i in 1 2; do
+		host_addr "h$i-$TAG" eth0 "02:00:00:00:0$i:02" "10.0.$i.2/24" "10.0.$i.1" \
+			"$([ "${1:-}" = --arp ] || echo "02:00:00:00:0$i:01")"
+	done
 }
 
 # veth_pair HOST_NS HOST_IFACE ROUTER_IFACE: the router side stays here
