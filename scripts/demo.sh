@@ -45,7 +45,7 @@ echo "build/app/dpr and build/app/dprctl are ready"
 
 cleanup
 mkdir -p "$RUN"
-say "Two hosts: $H1 (10.0.1.2) and $H2 (10.0.2.2, plays the Internet)"
+say "Two hosts: $H1 (10.0.1.2) and $H2 (10.0.2.2, plays the Internet); they find dpr by ARP"
 for i in 1 2; do
 	ns=dpr-demo-h$i
 	ip netns add $ns
@@ -62,8 +62,6 @@ for i in 1 2; do
 	ip -n $ns link set eth0 up
 	ip netns exec $ns ethtool -K eth0 tx off >/dev/null 2>&1 || true
 	ip -n $ns route add default via 10.0.$i.1
-	# dpr does not answer ARP yet: the hosts know its MACs.
-	ip -n $ns neigh replace 10.0.$i.1 lladdr 02:00:00:00:0$i:01 dev eth0 nud permanent
 done
 # Well-known destinations live on h2, so pings across the table get answers.
 DESTS="1.1.1.1 8.8.8.8 208.67.222.222 193.0.14.129 198.41.0.4 203.119.86.101"
@@ -78,8 +76,6 @@ cat > "$RUN/dpr.json" <<JSON
      "mac": "02:00:00:00:02:01", "addresses": ["10.0.2.1/24"]}
   ],
   "neighbors": [
-    {"address": "10.0.1.2", "mac": "02:00:00:00:01:02"},
-    {"address": "10.0.2.2", "mac": "02:00:00:00:02:02"},
     {"address": "10.0.2.3", "mac": "02:00:00:00:02:02"},
     {"address": "10.0.2.4", "mac": "02:00:00:00:02:02"},
     {"address": "10.0.2.5", "mac": "02:00:00:00:02:02"}
@@ -115,6 +111,9 @@ for d in $DESTS; do
 done
 # A steady stream in the background for the counters below.
 for d in $DESTS; do ip netns exec $H1 ping -q -i 0.05 "$d" >/dev/null 2>&1 & done
+
+say "Neighbours: the hosts were learned by ARP, the extra gateways are static"
+ctl neigh list
 
 say "Counters (dprctl stats)"
 ctl stats
