@@ -18,6 +18,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
 B=build/bench
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-10} WARMUP=${WARMUP:-2} CALLGRIND=${CALLGRIND:-1}
+THROUGHPUT=${THROUGHPUT:-1}   # 0: keep the last throughput.json, redo callgrind only
 COUNT=65536
 if [ "${1:-}" = "--quick" ]; then
 	ROUNDS=1 DURATION=2 WARMUP=1 COUNT=8192
@@ -95,17 +96,20 @@ for m in ("io", "mac"):
 json.dump({"cases": cases}, open(out, "w"), indent=1)
 PY
 
-say "measuring: $ROUNDS rounds x $(python3 -c "import json;print(len(json.load(open('$B/cases.json'))['cases']))") cases x ${DURATION} s"
-scripts/bench.py --cases "$B/cases.json" --rounds "$ROUNDS" --duration "$DURATION" \
-	--warmup "$WARMUP" > "$B/throughput.json"
+[ "$THROUGHPUT" = 1 ] && say "measuring: $ROUNDS rounds x $(python3 -c "import json;print(len(json.load(open('$B/cases.json'))['cases']))") cases x ${DURATION} s"
+[ "$THROUGHPUT" = 1 ] && scripts/bench.py --cases "$B/cases.json" --rounds "$ROUNDS" \
+	--duration "$DURATION" --warmup "$WARMUP" > "$B/throughput.json"
 
 # Instructions per packet: two bounded runs under callgrind, the difference
-# divided by the packets between them (start-up cancels out).
+# divided by the packets between them (start-up cancels out). Only the
+# forwarding loop is counted (--toggle-collect): dpr's control thread and
+# l3fwd's set-up run for time, not per packet.
 if [ "$CALLGRIND" = 1 ]; then
 	say "callgrind: instructions per packet (dpr, small and full table)"
 	for t in small pyasn; do
 		for n in 100000 200000; do
 			valgrind --tool=callgrind --callgrind-out-file="$B/callgrind-$t-$n.out" \
+				--collect-atstart=no --toggle-collect=dpr_worker_main \
 				build/app/dpr --no-pci --no-huge -m 3072 --file-prefix cg$$ -l 0,1 \
 				--log-level '*:error' -- -c "$B/dpr-$t.json" --pool-size "$POOL" \
 				--max-packets $n > "$B/callgrind-$t-$n.log" 2>&1 || true
@@ -116,6 +120,7 @@ if [ "$CALLGRIND" = 1 ]; then
 		set -- $c
 		for secs in 2 4; do
 			L3FWD_NB_MBUF=$POOL L3FWD_SECONDS=$secs valgrind --tool=callgrind \
+				--collect-atstart=no --toggle-collect='*_main_loop' \
 				--callgrind-out-file="$B/callgrind-l3fwd-$1-$2-$secs.out" \
 				"$L3FWD" --no-pci --no-huge -m 3072 --file-prefix cg$$ -l 1 --log-level '*:error' \
 				--vdev "net_pcap0,rx_pcap=$B/$2-v4.pcap,infinite_rx=1" --vdev net_null0,no-rx=1 \
