@@ -15,6 +15,8 @@
  *         ARP, for the router, IP options), or freed and counted under one
  *         enum dpr_drop reason.
  */
+#include <string.h>
+
 #include <rte_byteorder.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
@@ -27,6 +29,28 @@
 #include "datapath.h"
 
 #define DPR_PREFETCH_AHEAD 4
+
+/**
+ * True if the IPv4 header of @p hlen bytes sums to 0xffff, its checksum
+ * included (RFC 1071). The common 20-byte header is five 32-bit words added
+ * in 64 bits and folded: a handful of instructions instead of a loop.
+ */
+static __rte_always_inline bool
+dpr_ip4_cksum_ok(const struct rte_ipv4_hdr *ip, uint32_t hlen)
+{
+	uint32_t w[5];
+	uint64_t sum;
+
+	if (unlikely(hlen != sizeof(*ip)))
+		return rte_raw_cksum(ip, hlen) == 0xffff;
+	memcpy(w, ip, sizeof(w)); /* five plain loads once optimised */
+	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
 
 /**
  * RFC 1812 5.2.2 header checks.
@@ -57,8 +81,7 @@ dpr_ip4_validate(const struct rte_ipv4_hdr *ip, uint32_t avail, uint32_t contig,
 	case RTE_MBUF_F_RX_IP_CKSUM_BAD:
 		return DPR_DROP_BAD_CHECKSUM;
 	default:
-		/* A correct header sums to 0xffff, checksum field included. */
-		if (unlikely(rte_raw_cksum(ip, hlen) != 0xffff))
+		if (unlikely(!dpr_ip4_cksum_ok(ip, hlen)))
 			return DPR_DROP_BAD_CHECKSUM;
 	}
 	return DPR_DROP_NONE;
