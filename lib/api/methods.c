@@ -448,7 +448,8 @@ static json_t *
 m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { "limit", "after", NULL };
-	struct rte_rib_node *node = NULL;
+	struct rte_rib_node *node;
+	struct dpr_prefix cursor;
 	uint64_t limit = LIST_DEFAULT, n = 0;
 	json_t *res, *routes;
 	const char *after;
@@ -459,29 +460,20 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	    param_uint(params, "route.list", "limit", 1, LIST_MAX, &limit, e) < 0 ||
 	    param_str(params, "route.list", "after", false, &after, e) < 0)
 		return NULL;
-	if (after != NULL) {
-		struct dpr_prefix c;
-
-		if (dpr_prefix_parse(after, false, &c, NULL, 0) < 0 || c.addr.af != DPR_AF_IP4)
-			return FAIL(DPR_RPC_INVALID_PARAMS,
-				    "route.list: \"after\" must be a prefix from a previous page's \"next\"");
-	}
+	if (after != NULL &&
+	    (dpr_prefix_parse(after, false, &cursor, NULL, 0) < 0 || cursor.addr.af != DPR_AF_IP4))
+		return FAIL(DPR_RPC_INVALID_PARAMS,
+			    "route.list: \"after\" must be a prefix from a previous page's \"next\"");
 	res = json_object();
 	routes = json_array();
-	if (after != NULL) {
-		struct dpr_prefix c;
-
-		dpr_prefix_parse(after, false, &c, NULL, 0);
-		node = dpr_fib4_next_after(r->fib4, c.addr.ip4, c.len, &ip, &depth, &nh);
-		if (node != NULL) {
-			json_array_append_new(routes, dpr_route_json(r, ip, depth, nh));
-			n++;
-		}
-	}
-	while ((after == NULL || node != NULL) && n < limit &&
-	       (node = dpr_fib4_next(r->fib4, node, &ip, &depth, &nh)) != NULL) {
+	/* Resume after the cursor, even if that route went away meanwhile. */
+	node = after == NULL ? dpr_fib4_next(r->fib4, NULL, &ip, &depth, &nh) :
+		dpr_fib4_next_after(r->fib4, cursor.addr.ip4, cursor.len, &ip, &depth, &nh);
+	while (node != NULL) {
 		json_array_append_new(routes, dpr_route_json(r, ip, depth, nh));
-		n++;
+		if (++n == limit)
+			break;
+		node = dpr_fib4_next(r->fib4, node, &ip, &depth, &nh);
 	}
 	json_object_set_new(res, "routes", routes);
 	/* More to come: the last prefix of this page is the next cursor. */

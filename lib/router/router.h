@@ -50,9 +50,7 @@ struct dpr_router {
 		uint64_t to_kernel, to_kernel_dropped;
 		uint64_t from_kernel, from_kernel_dropped;
 	} tap_stats;                            /**< host stack traffic */
-	struct dpr_telemetry *telemetry;
 };
 
 struct dpr_server;
-struct dpr_telemetry;
 struct dpr_exc_engine;

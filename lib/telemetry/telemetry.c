@@ -133,7 +133,12 @@ key_join(char *key, size_t len, const char *prefix, const char *name)
 			*p = '_';
 }
 
-/* Scalars of @p v into dict @p d, nested keys joined with '/'. */
+/*
+ * Scalars of @p v into dict @p d, nested keys joined with '/'. DPDK 22.11
+ * telemetry nests only arrays in a dict, so each view is one flat dict
+ * ("port/p0/drops/ttl_expired"), at most RTE_TEL_MAX_DICT_ENTRIES keys; the
+ * control socket has the rest.
+ */
 static void
 flatten(struct rte_tel_data *d, const char *prefix, json_t *v)
 {
@@ -181,17 +186,6 @@ flatten(struct rte_tel_data *d, const char *prefix, json_t *v)
 	}
 }
 
-/*
- * DPDK 22.11 telemetry nests only arrays in a dict, so a view is one flat
- * dict with keys like "port/p0/drops/ttl_expired"; at most
- * RTE_TEL_MAX_DICT_ENTRIES of them, the control socket has the rest.
- */
-static void
-add_view(struct rte_tel_data *d, const char *name, json_t *v)
-{
-	flatten(d, name, v);
-}
-
 /* Answer with the JSON-RPC error if there is one; true if so. */
 static bool
 answer_error(json_t *resp, struct rte_tel_data *d)
@@ -205,98 +199,101 @@ answer_error(json_t *resp, struct rte_tel_data *d)
 	return true;
 }
 
+/* Run @p method on the control thread and show its result through @p fill. */
 static int
-cmd_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+view(const char *method, struct rte_tel_data *d,
+     void (*fill)(struct rte_tel_data *d, json_t *result))
 {
-	json_t *resp = call_method("port.list"), *p;
-	size_t i;
+	json_t *resp = call_method(method);
 
-	(void)cmd;
-	(void)params;
 	if (!answer_error(resp, d)) {
 		rte_tel_data_start_dict(d);
-		json_array_foreach(json_object_get(resp, "result"), i, p)
-			add_view(d, json_string_value(json_object_get(p, "name")), p);
+		fill(d, json_object_get(resp, "result"));
 	}
 	json_decref(resp);
 	return 0;
 }
 
-static int
-cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+static void
+fill_ports(struct rte_tel_data *d, json_t *res)
 {
-	json_t *resp = call_method("stats.get"), *res, *p;
+	json_t *p;
+	size_t i;
+
+	json_array_foreach(res, i, p)
+		flatten(d, json_string_value(json_object_get(p, "name")), p);
+}
+
+static void
+fill_stats(struct rte_tel_data *d, json_t *res)
+{
 	char name[64];
+	json_t *p;
 	size_t i;
 
-	(void)cmd;
-	(void)params;
-	if (!answer_error(resp, d)) {
-		res = json_object_get(resp, "result");
-		rte_tel_data_start_dict(d);
-		add_view(d, "total", json_object_get(res, "total"));
-		json_array_foreach(json_object_get(res, "ports"), i, p) {
-			snprintf(name, sizeof(name), "port/%s",
-				 json_string_value(json_object_get(p, "name")));
-			add_view(d, name, p);
-		}
-		json_array_foreach(json_object_get(res, "workers"), i, p) {
-			snprintf(name, sizeof(name), "worker/%zu", i);
-			add_view(d, name, p);
-		}
-		add_view(d, "control_exceptions", json_object_get(res, "control_exceptions"));
-		add_view(d, "exception_path", json_object_get(res, "exception_path"));
-		add_view(d, "host_stack", json_object_get(res, "host_stack"));
+	flatten(d, "total", json_object_get(res, "total"));
+	json_array_foreach(json_object_get(res, "ports"), i, p) {
+		snprintf(name, sizeof(name), "port/%s", json_string_value(json_object_get(p, "name")));
+		flatten(d, name, p);
 	}
-	json_decref(resp);
-	return 0;
+	json_array_foreach(json_object_get(res, "workers"), i, p) {
+		snprintf(name, sizeof(name), "worker/%zu", i);
+		flatten(d, name, p);
+	}
+	flatten(d, "control_exceptions", json_object_get(res, "control_exceptions"));
+	flatten(d, "exception_path", json_object_get(res, "exception_path"));
+	flatten(d, "host_stack", json_object_get(res, "host_stack"));
+}
+
+static void
+fill_workers(struct rte_tel_data *d, json_t *res)
+{
+	static const char *const keys[] = {
+		"lcore", "rx", "forwarded", "exception", "dropped", "busy_cycles",
+		"cycles_per_packet",
+	};
+	char name[64];
+	unsigned int k;
+	json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "workers"), i, w) {
+		for (k = 0; k < RTE_DIM(keys); k++) {
+			snprintf(name, sizeof(name), "worker/%zu/%s", i, keys[k]);
+			flatten(d, name, json_object_get(w, keys[k]));
+		}
+	}
+}
+
+static void
+fill_routes(struct rte_tel_data *d, json_t *res)
+{
+	flatten(d, "", json_object_get(res, "fib"));
+	flatten(d, "nexthops", json_object_get(res, "nexthops"));
 }
 
 static int
-cmd_workers(const char *cmd, const char *params, struct rte_tel_data *d)
+cmd_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
-	json_t *resp = call_method("stats.get"), *w;
-	char name[32];
-	size_t i;
-
-	(void)cmd;
-	(void)params;
-	if (!answer_error(resp, d)) {
-		rte_tel_data_start_dict(d);
-		json_array_foreach(json_object_get(json_object_get(resp, "result"), "workers"), i, w) {
-			json_t *o = json_pack("{s:O,s:O,s:O,s:O,s:O,s:O,s:O}",
-					      "lcore", json_object_get(w, "lcore"),
-					      "rx", json_object_get(w, "rx"),
-					      "forwarded", json_object_get(w, "forwarded"),
-					      "exception", json_object_get(w, "exception"),
-					      "dropped", json_object_get(w, "dropped"),
-					      "busy_cycles", json_object_get(w, "busy_cycles"),
-					      "cycles_per_packet", json_object_get(w, "cycles_per_packet"));
-
-			snprintf(name, sizeof(name), "worker/%zu", i);
-			add_view(d, name, o);
-			json_decref(o);
-		}
-	}
-	json_decref(resp);
-	return 0;
+	return view("port.list", d, fill_ports);
 }
 
 static int
-cmd_routes(const char *cmd, const char *params, struct rte_tel_data *d)
+cmd_stats(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
-	json_t *resp = call_method("stats.get"), *res;
+	return view("stats.get", d, fill_stats);
+}
 
-	(void)cmd;
-	(void)params;
-	if (!answer_error(resp, d)) {
-		res = json_object_get(resp, "result");
-		rte_tel_data_start_dict(d);
-		flatten(d, "", json_object_get(res, "fib"));
-		flatten(d, "nexthops", json_object_get(res, "nexthops"));
-	}
-	json_decref(resp);
-	return 0;
+static int
+cmd_workers(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	return view("stats.get", d, fill_workers);
+}
+
+static int
+cmd_routes(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	return view("stats.get", d, fill_routes);
 }
 
 static int

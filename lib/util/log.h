@@ -11,7 +11,6 @@ extern int dpr_logtype_main;
 extern int dpr_logtype_config;
 extern int dpr_logtype_port;
 extern int dpr_logtype_fib;
-extern int dpr_logtype_nexthop;
 
 #define DPR_LOG(level, type, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, dpr_logtype_ ## type, \

@@ -91,12 +91,15 @@ check "config shows the running ports" \
 
 # Telemetry: the same state and the same dispatcher
 tel=$(printf '%s\n' /dpr/routes '/dpr/rpc,{"jsonrpc":"2.0","id":7,"method":"route.get","params":{"address":"198.51.100.7"}}' /dpr/stats \
-	'/dpr/rpc,{"jsonrpc":"2.0","id":8,"method":"route.del","params":{"prefix":"192.0.2.0/24"}}' |
+	'/dpr/rpc,{"jsonrpc":"2.0","id":8,"method":"route.del","params":{"prefix":"192.0.2.0/24"}}' \
+	/dpr/workers /dpr/ports |
 	timeout 20 dpdk-telemetry.py -f "dpr-$T-$TAG" 2>&1)
 check "telemetry /dpr/routes" grep -q '"ipv4_routes"' <<<"$tel"
 check "telemetry /dpr/rpc route.get" grep -q '198.51.100.0/24' <<<"$tel"
 check "telemetry /dpr/stats" grep -q '"port/p0/rx"' <<<"$tel"
 check "telemetry /dpr/rpc errors like the socket" grep -q 'no such route' <<<"$tel"
+check "telemetry /dpr/workers" grep -q '"worker/0/cycles_per_packet"' <<<"$tel"
+check "telemetry /dpr/ports" grep -q '"p0/driver": "net_af_packet"' <<<"$tel"
 
 out=$("$DPRCTL" -s "$WORK/nothing.sock" stats 2>&1); rc=$?
 check "dprctl without dpr exits 3 and says so ($out)" test "$rc" -eq 3
