@@ -236,6 +236,7 @@ setup_workers(struct dpr_router *d)
 		w->max_rx = d->opt.max_packets;
 		w->idle_sleep_us = d->opt.idle_sleep_us;
 		w->quit = &d->quit;
+		dpr_worker_prepare(w);
 		/* Worker i owns RX queue i of every port; the first worker
 		 * also polls any RX queue beyond the workers' (equal_queues). */
 		for (p = 0; p < d->n_ports; p++) {

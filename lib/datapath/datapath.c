@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
 #include "datapath.h"
+#include "ip4_dp.h"
 
 const char *const dpr_drop_names[DPR_DROP_MAX] = {
 	[DPR_DROP_NONE] = "none",
@@ -24,3 +27,152 @@ const char *const dpr_exc_names[DPR_EXC_MAX] = {
 	[DPR_EXC_UNRESOLVED] = "unresolved",
 	[DPR_EXC_MTU_EXCEEDED] = "mtu_exceeded",
 };
+
+const uint8_t dpr_ip4_special_octet[256] = {
+	[0] = 1, [127] = 1, [224 ... 255] = 1,
+};
+
+void
+dpr_worker_prepare(struct dpr_worker *w)
+{
+	static const uint8_t mask[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0 };
+	uint32_t min_mtu = UINT16_MAX;
+	uint16_t p;
+
+	memcpy(&w->mac_mask, mask, sizeof(w->mac_mask));
+	for (p = 0; p < w->n_ports; p++) {
+		uint8_t b[8] = { 0 };
+
+		memcpy(b, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
+		memcpy(&w->mac64[p], b, sizeof(b));
+		b[6] = RTE_ETHER_TYPE_IPV4 >> 8;
+		b[7] = RTE_ETHER_TYPE_IPV4 & 0xff;
+		memcpy(&w->src_mac_type[p], b, sizeof(b));
+		min_mtu = RTE_MIN(min_mtu, (uint32_t)w->ports[p].mtu);
+	}
+	w->fast_max_len = min_mtu + RTE_ETHER_HDR_LEN;
+}
+
+#define DROP(b, m, why) do { \
+		w->stats[(b)->in].drops[why]++; \
+		(b)->drop[(b)->n_drop++] = (m); \
+	} while (0)
+#define EXCEPT(b, m, cls) do { \
+		(m)->hash.usr = DPR_EXC_META(cls, (b)->in); \
+		(b)->exc[(b)->n_exc++] = (m); \
+	} while (0)
+#define EXCEPT_ARG(b, m, cls, arg) do { \
+		DPR_EXC_ARG(m) = (arg); \
+		EXCEPT(b, m, cls); \
+	} while (0)
+
+void
+dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint32_t nh,
+	    bool l2_bcast)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+							  RTE_ETHER_HDR_LEN);
+	union dpr_nh_word h;
+
+	h.u64 = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
+	switch (h.kind) {
+	case DPR_NH_KIND_FORWARD:
+		/* RFC 1812 5.3.4: never forward what arrived as link-layer
+		 * broadcast to a unicast IP destination. */
+		if (l2_bcast)
+			DROP(b, m, DPR_DROP_OTHER_HOST);
+		else if (ip->time_to_live <= 1)
+			EXCEPT(b, m, DPR_EXC_TTL_EXPIRED);
+		else if (rte_be_to_cpu_16(ip->total_length) > w->ports[h.port].mtu)
+			EXCEPT_ARG(b, m, DPR_EXC_MTU_EXCEEDED, h.port);
+		else {
+			if (unlikely(w->tx[h.port].n == DPR_TXBUF))
+				dpr_tx_flush(w, h.port);
+			dpr_ip4_forward(w, m, h);
+			w->stats[b->in].forwarded++;
+		}
+		break;
+	case DPR_NH_KIND_LOCAL:
+		EXCEPT(b, m, DPR_EXC_LOCAL);
+		break;
+	case DPR_NH_KIND_UNRESOLVED:
+		if (l2_bcast)
+			DROP(b, m, DPR_DROP_OTHER_HOST);
+		else
+			EXCEPT_ARG(b, m, DPR_EXC_UNRESOLVED, nh);
+		break;
+	case DPR_NH_KIND_BLACKHOLE:
+		DROP(b, m, DPR_DROP_BLACKHOLE);
+		break;
+	default:
+		if (l2_bcast)
+			DROP(b, m, DPR_DROP_OTHER_HOST);
+		else
+			EXCEPT(b, m, DPR_EXC_NO_ROUTE);
+		break;
+	}
+}
+
+bool
+dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint32_t *dst)
+{
+	const struct rte_ether_addr *mac = &w->ports[b->in].mac;
+	struct rte_ether_hdr *eth;
+	struct rte_ipv4_hdr *ip;
+	enum dpr_drop why;
+	uint32_t nh;
+	uint16_t tlen;
+	bool bcast;
+	int addr;
+
+	if (unlikely(m->data_len < sizeof(*eth))) {
+		DROP(b, m, DPR_DROP_RUNT);
+		return false;
+	}
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	bcast = !rte_is_unicast_ether_addr(&eth->dst_addr);
+	if (!bcast && !rte_is_same_ether_addr(&eth->dst_addr, mac)) {
+		DROP(b, m, DPR_DROP_OTHER_HOST);
+		return false;
+	}
+	if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+		if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP))
+			EXCEPT(b, m, DPR_EXC_ARP);
+		else
+			DROP(b, m, DPR_DROP_UNSUPPORTED_L3);
+		return false;
+	}
+
+	ip = (struct rte_ipv4_hdr *)(eth + 1);
+	why = dpr_ip4_validate(ip, m->pkt_len - sizeof(*eth), m->data_len - sizeof(*eth),
+			       m->ol_flags);
+	if (why != DPR_DROP_NONE) {
+		DROP(b, m, why);
+		return false;
+	}
+	addr = dpr_ip4_check_addrs(ip->src_addr, ip->dst_addr);
+	if (addr != DPR_DROP_NONE) {
+		if (addr < 0)
+			EXCEPT(b, m, DPR_EXC_LOCAL);
+		else
+			DROP(b, m, (enum dpr_drop)addr);
+		return false;
+	}
+	if ((ip->version_ihl & 0xf) != 5) {
+		EXCEPT(b, m, DPR_EXC_IP_OPTIONS);
+		return false;
+	}
+	/* Drop link-layer padding (and anything past the IP packet). */
+	tlen = rte_be_to_cpu_16(ip->total_length);
+	if (m->pkt_len > sizeof(*eth) + tlen)
+		rte_pktmbuf_trim(m, m->pkt_len - sizeof(*eth) - tlen);
+
+	*dst = rte_be_to_cpu_32(ip->dst_addr);
+	if (!bcast)
+		return true;
+	/* Broadcast or multicast frames are never forwarded (RFC 1812
+	 * 5.3.4): settle them here. */
+	dpr_ip4_fib_bulk(w, dst, &nh, 1);
+	dpr_ip4_act(w, b, m, nh, true);
+	return false;
+}

@@ -105,6 +105,11 @@ struct dpr_worker {
 	uint64_t max_rx;             /**< 0: unbounded */
 	uint32_t idle_sleep_us;      /**< 0: busy-poll */
 	const volatile bool *quit;
+	/* Derived by dpr_worker_prepare() for the fast path. */
+	uint32_t fast_max_len;       /**< frames up to this fit every port's MTU */
+	uint64_t mac_mask;           /**< the first 6 bytes of a 64-bit load */
+	uint64_t mac64[DPR_MAX_PORTS];        /**< port MAC, 8-byte load */
+	uint64_t src_mac_type[DPR_MAX_PORTS]; /**< port MAC + IPv4 ether type */
 
 	/* Written by the worker only. */
 	volatile bool done;
@@ -124,6 +129,37 @@ struct dpr_worker {
 #define DPR_EXC_META_CLASS(u) ((u) >> 16)
 #define DPR_EXC_META_PORT(u) ((u) & 0xffff)
 #define DPR_EXC_ARG(m) ((m)->hash.fdir.hi)
+
+/** What leaves a burst other than through a TX buffer, gathered per burst. */
+struct dpr_burst {
+	uint16_t in;          /**< dpr port the burst came in on */
+	uint16_t n_exc;
+	uint16_t n_drop;
+	struct rte_mbuf *exc[DPR_BURST];
+	struct rte_mbuf *drop[DPR_BURST];
+};
+
+/** 1 for first octets never forwarded as such: 0, 127, 224-255. */
+extern const uint8_t dpr_ip4_special_octet[256];
+
+/** Fill in the fields the fast path derives from ports (after w->ports). */
+void dpr_worker_prepare(struct dpr_worker *w);
+
+/**
+ * The reference path for one packet of burst @p b, from its Ethernet header
+ * on: RFC 1812 checks in order. A packet to look up and forward is trimmed
+ * of link-layer padding and returned (true, *@p dst set) to rejoin the
+ * burst; any other is diverted or dropped (false).
+ */
+bool dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
+		  uint32_t *dst);
+
+/**
+ * Act on next hop @p nh for a packet whose headers passed: forward it
+ * (TTL, MTU and link-layer broadcast checked here), divert it or drop it.
+ */
+void dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
+		 uint32_t nh, bool l2_bcast);
 
 /** Per worker lcore entry point for rte_eal_remote_launch(). */
 int dpr_worker_main(void *arg);

@@ -14,6 +14,15 @@
  *         enum dpr_exc class (TTL expiry, no route, unresolved next hop, MTU,
  *         ARP, for the router, IP options), or freed and counted under one
  *         enum dpr_drop reason.
+ *
+ * Two paths give the same result. dpr_ip4_slow() (datapath.c) is the
+ * reference: every check of RFC 1812 in turn, for one packet. The burst
+ * code here screens each packet with a few word compares for the common
+ * case (unicast to us, IPv4 without options in one segment, checksum right,
+ * ordinary addresses; then a forwarding next hop, TTL > 1, within every
+ * port's MTU) and hands anything else to the reference. Packets the
+ * reference lets through rejoin the burst in their place, so a burst
+ * leaves in the order it came.
  */
 #include <string.h>
 
@@ -32,24 +41,29 @@
 
 /**
  * True if the IPv4 header of @p hlen bytes sums to 0xffff, its checksum
- * included (RFC 1071). The common 20-byte header is five 32-bit words added
- * in 64 bits and folded: a handful of instructions instead of a loop.
+ * included (RFC 1071). The common 20-byte header is two 64-bit words and a
+ * 32-bit one added with end-around carry (arithmetic modulo 2^64 - 1).
+ * 2^16 = 1 modulo 0xffff, so each fold keeps the residue modulo 0xffff, and
+ * a non-zero sum folds to 0xffff exactly when it is a multiple of 0xffff:
+ * one multiply-and-compare (the compiler's divisibility test) instead of
+ * four folds. A valid header is never all zeros (version 4).
  */
 static __rte_always_inline bool
 dpr_ip4_cksum_ok(const struct rte_ipv4_hdr *ip, uint32_t hlen)
 {
-	uint32_t w[5];
-	uint64_t sum;
+	uint64_t a, b, sum;
+	uint32_t c;
 
 	if (unlikely(hlen != sizeof(*ip)))
 		return rte_raw_cksum(ip, hlen) == 0xffff;
-	memcpy(w, ip, sizeof(w)); /* five plain loads once optimised */
-	sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
+	memcpy(&a, ip, sizeof(a));
+	memcpy(&b, (const uint8_t *)ip + 8, sizeof(b));
+	memcpy(&c, (const uint8_t *)ip + 16, sizeof(c));
+	sum = a + b;
+	sum += sum < a;
+	sum += c;
+	sum += sum < c;
+	return sum % 0xffff == 0;
 }
 
 /**
@@ -109,20 +123,20 @@ dpr_ip4_check_addrs(rte_be32_t src, rte_be32_t dst)
 	return DPR_DROP_NONE;
 }
 
-/** Decrement TTL and update the checksum incrementally (RFC 1624, eqn. 3). */
+/**
+ * Decrement TTL and update the checksum incrementally (RFC 1624, eqn. 3):
+ * HC' = ~(~HC + ~m + m'). The TTL is the high byte of its 16-bit word, so
+ * ~m + m' is ~0x0100 whatever the other byte; and the one's complement sum
+ * does not care about byte order, so the checksum is used as it lies in
+ * memory with the constant in network order.
+ */
 static __rte_always_inline void
 dpr_ip4_ttl_dec(struct rte_ipv4_hdr *ip)
 {
-	uint16_t *word = (uint16_t *)(void *)&ip->time_to_live;
-	uint16_t old = *word, new;
 	uint32_t sum;
 
 	ip->time_to_live--;
-	new = *word;
-	/* HC' = ~(~HC + ~m + m'). The one's complement sum does not care about
-	 * byte order, so the words are used as they lie in memory. */
-	sum = (uint16_t)~ip->hdr_checksum + (uint32_t)(uint16_t)~old + new;
-	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (uint32_t)(uint16_t)~ip->hdr_checksum + RTE_BE16(0xfeff);
 	sum = (sum & 0xffff) + (sum >> 16);
 	ip->hdr_checksum = (uint16_t)~sum;
 }
@@ -165,162 +179,193 @@ dpr_tx_enqueue(struct dpr_worker *w, uint16_t p, struct rte_mbuf *m)
 	b->pkts[b->n++] = m;
 }
 
+/** Make room for a whole burst in every TX buffer: the fast path then
+ * appends without checking. */
+static __rte_always_inline void
+dpr_tx_reserve(struct dpr_worker *w)
+{
+	uint16_t p;
+
+	for (p = 0; p < w->n_ports; p++)
+		if (unlikely(w->tx[p].n > DPR_TXBUF - DPR_BURST))
+			dpr_tx_flush(w, p);
+}
+
+/** Rewrite and queue a packet for next hop @p h. The header has passed. */
+static __rte_always_inline void
+dpr_ip4_forward(struct dpr_worker *w, struct rte_mbuf *m, union dpr_nh_word h)
+{
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	struct dpr_txbuf *b = &w->tx[h.port];
+
+	dpr_ip4_ttl_dec((struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN));
+	/* Two 8-byte stores: the next hop's MAC (its last two bytes spill
+	 * into the source MAC), then the port's MAC and the IPv4 type. */
+	memcpy(eth, &h.u64, sizeof(h.u64));
+	memcpy(eth + RTE_ETHER_ADDR_LEN, &w->src_mac_type[h.port], sizeof(uint64_t));
+	b->pkts[b->n++] = m;
+}
+
+/** Hand the burst's exceptions to the control thread, free its drops. */
+static __rte_always_inline void
+dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
+{
+	struct dpr_port_counters *st = &w->stats[b->in];
+	unsigned int i, q;
+
+	if (b->n_exc > 0) {
+		q = rte_ring_sp_enqueue_burst(w->exc_ring, (void **)b->exc, b->n_exc, NULL);
+		for (i = 0; i < q; i++)
+			st->exc[DPR_EXC_META_CLASS(b->exc[i]->hash.usr)]++;
+		st->exception += q;
+		for (; i < b->n_exc; i++) {
+			st->drops[DPR_DROP_EXCEPTION_FULL]++;
+			b->drop[b->n_drop++] = b->exc[i];
+		}
+	}
+	if (b->n_drop > 0)
+		rte_pktmbuf_free_bulk(b->drop, b->n_drop);
+}
+
+/** Start loading the FIB entry for @p dst. */
+static __rte_always_inline void
+dpr_ip4_fib_prefetch(struct dpr_worker *w, uint32_t dst)
+{
+	RTE_SET_USED(w);
+	RTE_SET_USED(dst);
+}
+
+/** The FIB's next-hop indices for @p n destinations (host byte order). */
+static __rte_always_inline void
+dpr_ip4_fib_bulk(struct dpr_worker *w, const uint32_t *dst, uint32_t *nh, uint16_t n)
+{
+	uint64_t v[DPR_BURST];
+	uint16_t i;
+
+	if (n == 0)
+		return;
+	rte_fib_lookup_bulk(dpr_fib4_active_rcu(w->fib), (uint32_t *)(uintptr_t)dst, v, n);
+	for (i = 0; i < n; i++)
+		nh[i] = (uint32_t)(v[i] & DPR_FIB4_NH_MASK);
+}
+
+/* The Ethernet type and the IPv4 version/IHL byte as they lie in memory
+ * from offset 12: 08 00 45, then the TOS byte (masked). */
+#define DPR_ETH_IP4_WANT RTE_BE32(0x08004500)
+#define DPR_ETH_IP4_MASK RTE_BE32(0xffffff00)
+
+/** What the fast path compares against, loaded once per burst. */
+struct dpr_ip4_fast {
+	uint64_t mac;            /**< the input port's MAC, 8-byte load */
+	uint64_t mac_mask;
+	uint32_t max_len;        /**< w->fast_max_len */
+	uint16_t n_cand;
+	uint32_t slow;           /**< bit i: candidate i came the slow path */
+	struct rte_mbuf **cand;
+	uint32_t *dst;
+};
+
+/**
+ * Screen one packet: the common case joins the burst's candidates for a
+ * FIB lookup (its entry prefetched), anything else takes the slow path.
+ * One compare and branch per check: fewest instructions when all pass,
+ * and each branch is predictable.
+ */
+static __rte_always_inline void
+dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f,
+	       struct rte_mbuf *m)
+{
+	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
+	uint32_t flen, tw, daddr;
+	uint64_t dw, ck;
+
+	/* Reading before the length check stays inside the mbuf's data
+	 * room, which is far larger than these 34 bytes. */
+	memcpy(&dw, eth, sizeof(dw));
+	memcpy(&tw, eth + 2 * RTE_ETHER_ADDR_LEN, sizeof(tw));
+	if (unlikely(((dw ^ f->mac) & f->mac_mask) != 0 ||
+		     (tw & DPR_ETH_IP4_MASK) != DPR_ETH_IP4_WANT))
+		goto slow;
+	flen = (uint32_t)rte_be_to_cpu_16(ip->total_length) + RTE_ETHER_HDR_LEN;
+	/* From a bare header up to what every port's MTU takes, in one
+	 * segment that holds it all; padding after it is trimmed below. */
+	if (unlikely(flen - (RTE_ETHER_HDR_LEN + sizeof(*ip)) >
+		     f->max_len - (RTE_ETHER_HDR_LEN + sizeof(*ip)) ||
+		     m->pkt_len != m->data_len || m->data_len < flen))
+		goto slow;
+	if (unlikely(ip->time_to_live <= 1))
+		goto slow;
+	daddr = rte_be_to_cpu_32(ip->dst_addr);
+	if (unlikely(dpr_ip4_special_octet[((const uint8_t *)&ip->src_addr)[0]] |
+		     dpr_ip4_special_octet[daddr >> 24]))
+		goto slow;
+	ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	if (likely(ck != RTE_MBUF_F_RX_IP_CKSUM_GOOD) &&
+	    unlikely(ck == RTE_MBUF_F_RX_IP_CKSUM_BAD || !dpr_ip4_cksum_ok(ip, sizeof(*ip))))
+		goto slow;
+	m->data_len = (uint16_t)flen;
+	m->pkt_len = flen;
+	dpr_ip4_fib_prefetch(w, daddr);
+	f->dst[f->n_cand] = daddr;
+	f->cand[f->n_cand++] = m;
+	return;
+slow:
+	if (dpr_ip4_slow(w, b, m, &daddr)) {
+		f->slow |= UINT32_C(1) << f->n_cand;
+		f->dst[f->n_cand] = daddr;
+		f->cand[f->n_cand++] = m;
+	}
+}
+
 /** Forward, divert or drop one burst received on dpr port @p in. */
 static inline void
 dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 		    uint16_t n)
 {
-	const struct dpr_port_dp *port = &w->ports[in];
-	struct dpr_port_counters *st = &w->stats[in];
-	struct rte_mbuf *cand[DPR_BURST], *exc[DPR_BURST], *drop[DPR_BURST];
-	uint32_t dst[DPR_BURST];
-	uint64_t nh[DPR_BURST];
-	uint8_t l2_bcast[DPR_BURST];
-	uint16_t n_cand = 0, n_exc = 0, n_drop = 0;
-	uint16_t i;
+	const union dpr_nh_word *nhw = w->nh;
+	struct rte_mbuf *cand[DPR_BURST];
+	uint32_t dst[DPR_BURST], nh[DPR_BURST];
+	struct dpr_ip4_fast f = {
+		.mac = w->mac64[in], .mac_mask = w->mac_mask, .max_len = w->fast_max_len,
+		.n_cand = 0, .slow = 0, .cand = cand, .dst = dst,
+	};
+	struct dpr_burst b;
+	uint16_t n_fwd = 0, i;
 
-#define DROP(m, why) do { st->drops[why]++; drop[n_drop++] = (m); } while (0)
-#define EXCEPT(m, cls) do { \
-		(m)->hash.usr = DPR_EXC_META(cls, in); \
-		exc[n_exc++] = (m); \
-	} while (0)
-#define EXCEPT_ARG(m, cls, arg) do { \
-		DPR_EXC_ARG(m) = (arg); \
-		EXCEPT(m, cls); \
-	} while (0)
-
+	b.in = in;
+	b.n_exc = 0;
+	b.n_drop = 0;
+	dpr_tx_reserve(w);
 	for (i = 0; i < n && i < DPR_PREFETCH_AHEAD; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 
-	/* Pass 1: Ethernet and IPv4 header checks. */
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		struct rte_ether_hdr *eth;
-		struct rte_ipv4_hdr *ip;
-		enum dpr_drop why;
-		int addr;
-		bool bcast;
-
-		if (i + DPR_PREFETCH_AHEAD < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + DPR_PREFETCH_AHEAD], void *));
-
-		if (unlikely(m->data_len < sizeof(*eth))) {
-			DROP(m, DPR_DROP_RUNT);
-			continue;
-		}
-		eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-		bcast = !rte_is_unicast_ether_addr(&eth->dst_addr);
-		if (unlikely(!bcast && !rte_is_same_ether_addr(&eth->dst_addr, &port->mac))) {
-			DROP(m, DPR_DROP_OTHER_HOST);
-			continue;
-		}
-		if (unlikely(eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4))) {
-			if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP))
-				EXCEPT(m, DPR_EXC_ARP);
-			else
-				DROP(m, DPR_DROP_UNSUPPORTED_L3);
-			continue;
-		}
-
-		ip = (struct rte_ipv4_hdr *)(eth + 1);
-		why = dpr_ip4_validate(ip, m->pkt_len - sizeof(*eth),
-				       m->data_len - sizeof(*eth), m->ol_flags);
-		if (unlikely(why != DPR_DROP_NONE)) {
-			DROP(m, why);
-			continue;
-		}
-		addr = dpr_ip4_check_addrs(ip->src_addr, ip->dst_addr);
-		if (unlikely(addr != DPR_DROP_NONE)) {
-			if (addr < 0)
-				EXCEPT(m, DPR_EXC_LOCAL);
-			else
-				DROP(m, (enum dpr_drop)addr);
-			continue;
-		}
-		if (unlikely((ip->version_ihl & 0xf) != 5)) {
-			EXCEPT(m, DPR_EXC_IP_OPTIONS);
-			continue;
-		}
-		/* Drop link-layer padding (and anything past the IP packet). */
-		if (unlikely(m->pkt_len > sizeof(*eth) + rte_be_to_cpu_16(ip->total_length)))
-			rte_pktmbuf_trim(m, m->pkt_len - sizeof(*eth) -
-					 rte_be_to_cpu_16(ip->total_length));
-
-		dst[n_cand] = rte_be_to_cpu_32(ip->dst_addr);
-		l2_bcast[n_cand] = bcast;
-		cand[n_cand++] = m;
+	/* Pass 1: screen the headers, prefetching packets ahead and the
+	 * FIB entries of the whole burst. */
+	for (i = 0; i + DPR_PREFETCH_AHEAD < n; i++) {
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + DPR_PREFETCH_AHEAD], void *));
+		dpr_ip4_screen(w, &b, &f, pkts[i]);
 	}
+	for (; i < n; i++)
+		dpr_ip4_screen(w, &b, &f, pkts[i]);
 
-	/* Pass 2: one FIB lookup for the whole burst. */
-	if (n_cand > 0)
-		rte_fib_lookup_bulk(dpr_fib4_active_rcu(w->fib), dst, nh, n_cand);
+	/* Pass 2: the whole burst's FIB entries, prefetched, then read. */
+	dpr_ip4_fib_bulk(w, dst, nh, f.n_cand);
 
-	/* Pass 3: act on each next hop. */
-	for (i = 0; i < n_cand; i++) {
+	/* Pass 3: forward; other next hops, and packets that took the slow
+	 * path (TTL, MTU and broadcast still to check), go to dpr_ip4_act(). */
+	for (i = 0; i < f.n_cand; i++) {
 		struct rte_mbuf *m = cand[i];
-		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 		union dpr_nh_word h;
 
-		h.u64 = __atomic_load_n(&w->nh[nh[i] & DPR_FIB4_NH_MASK].u64, __ATOMIC_RELAXED);
-		if (likely(h.kind == DPR_NH_KIND_FORWARD)) {
-			/* RFC 1812 5.3.4: never forward what arrived as
-			 * link-layer broadcast to a unicast IP destination. */
-			if (unlikely(l2_bcast[i])) {
-				DROP(m, DPR_DROP_OTHER_HOST);
-				continue;
-			}
-			if (unlikely(ip->time_to_live <= 1)) {
-				EXCEPT(m, DPR_EXC_TTL_EXPIRED);
-				continue;
-			}
-			if (unlikely(rte_be_to_cpu_16(ip->total_length) >
-				     w->ports[h.port].mtu)) {
-				EXCEPT_ARG(m, DPR_EXC_MTU_EXCEEDED, h.port);
-				continue;
-			}
-			dpr_ip4_ttl_dec(ip);
-			rte_ether_addr_copy(&h.mac, &eth->dst_addr);
-			rte_ether_addr_copy(&w->ports[h.port].mac, &eth->src_addr);
-			st->forwarded++;
-			dpr_tx_enqueue(w, h.port, m);
+		h.u64 = __atomic_load_n(&nhw[nh[i]].u64, __ATOMIC_RELAXED);
+		if (unlikely(h.kind != DPR_NH_KIND_FORWARD || (f.slow & (UINT32_C(1) << i)))) {
+			dpr_ip4_act(w, &b, m, nh[i], false);
 			continue;
 		}
-		switch (h.kind) {
-		case DPR_NH_KIND_LOCAL:
-			EXCEPT(m, DPR_EXC_LOCAL);
-			break;
-		case DPR_NH_KIND_UNRESOLVED:
-			if (l2_bcast[i])
-				DROP(m, DPR_DROP_OTHER_HOST);
-			else
-				EXCEPT_ARG(m, DPR_EXC_UNRESOLVED, nh[i] & DPR_FIB4_NH_MASK);
-			break;
-		case DPR_NH_KIND_BLACKHOLE:
-			DROP(m, DPR_DROP_BLACKHOLE);
-			break;
-		default:
-			if (l2_bcast[i])
-				DROP(m, DPR_DROP_OTHER_HOST);
-			else
-				EXCEPT(m, DPR_EXC_NO_ROUTE);
-			break;
-		}
+		dpr_ip4_forward(w, m, h);
+		n_fwd++;
 	}
-
-	if (n_exc > 0) {
-		unsigned int q = rte_ring_sp_enqueue_burst(w->exc_ring, (void **)exc,
-							   n_exc, NULL);
-
-		for (i = 0; i < q; i++)
-			st->exc[DPR_EXC_META_CLASS(exc[i]->hash.usr)]++;
-		st->exception += q;
-		for (; i < n_exc; i++)
-			DROP(exc[i], DPR_DROP_EXCEPTION_FULL);
-	}
-	if (n_drop > 0)
-		rte_pktmbuf_free_bulk(drop, n_drop);
-#undef DROP
-#undef EXCEPT
-#undef EXCEPT_ARG
+	w->stats[in].forwarded += n_fwd;
+	dpr_burst_finish(w, &b);
 }

@@ -3,6 +3,8 @@
  * IPv4 datapath: header checks, incremental checksum, next-hop rewrite and
  * where each crafted packet of a burst ends up, with its counter.
  */
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_eal.h>
@@ -51,7 +53,12 @@ mk_ip4(const struct rte_ether_addr *dmac, uint32_t src, uint32_t dst, uint8_t tt
 	struct rte_ether_hdr *eth;
 	struct rte_ipv4_hdr *ip;
 
-	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eth) + sizeof(*ip) + payload);
+	eth = m == NULL ? NULL :
+		(struct rte_ether_hdr *)rte_pktmbuf_append(m, sizeof(*eth) + sizeof(*ip) + payload);
+	if (eth == NULL) {
+		fprintf(stderr, "test_ip4: mbuf pool exhausted\n");
+		abort();
+	}
 	memset(eth, 0, sizeof(*eth) + sizeof(*ip) + payload);
 	eth->dst_addr = *dmac;
 	eth->src_addr = mac_h1;
@@ -226,6 +233,7 @@ rig_init(struct rig *r)
 	r->w->nh = dpr_nh_words(r->nh);
 	r->w->port_index[0] = 0;
 	r->w->port_index[1] = 1;
+	dpr_worker_prepare(r->w);
 	r->w->exc_ring = rte_ring_create("test_exc", 64, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	return 0;
 }
@@ -355,8 +363,9 @@ test_exception_full(struct rig *r)
 	}
 	CHECK_EQ(w->stats[0].exception, free_slots);
 	CHECK_EQ(w->stats[0].drops[DPR_DROP_EXCEPTION_FULL], 5);
-	while (rte_ring_sc_dequeue_burst(w->exc_ring, (void **)pkts, 32, NULL) > 0)
-		;
+	while ((i = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)pkts, 32, NULL)) > 0)
+		rte_pktmbuf_free_bulk(pkts, i);
+	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
 }
 
 /* A TX queue that takes only part of a burst: the rest are tx_full drops,
@@ -395,6 +404,220 @@ test_tx_full(struct rig *r)
 		rte_pktmbuf_free_bulk(pkts, rte_ring_get_capacity(txr));
 }
 
+/*
+ * The burst code and the reference path agree. Each packet of a random mix
+ * (every field the fast path screens, valid or not; padding, chains, runts,
+ * NIC checksum verdicts) is made twice from one seed: one copy goes through
+ * dpr_ip4_input_burst() in bursts, the other alone through dpr_ip4_slow()
+ * and dpr_ip4_act(). Forwarded packets must leave in the same order with
+ * the same bytes, diverted ones with the same class and argument, and the
+ * drop counters must match reason by reason.
+ */
+struct outcome {
+	int kind;          /* 0 dropped, 1 forwarded, 2 exception */
+	uint32_t port_or_class;
+	uint32_t arg;
+	uint32_t len;
+	bool sane;         /* the mbuf's lengths and segments agree */
+	uint8_t bytes[64];
+};
+
+static uint64_t
+xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static struct rte_mbuf *
+gen_packet(uint64_t seed)
+{
+	static const uint32_t dsts[] = {
+		IP(198, 51, 100, 7), IP(10, 0, 2, 2), IP(10, 0, 2, 9), IP(203, 0, 113, 5),
+		IP(10, 0, 1, 1), IP(192, 0, 2, 1), IP(224, 0, 0, 5), 0xffffffff,
+		IP(0, 1, 2, 3), IP(127, 0, 0, 1), IP(240, 0, 0, 1), IP(10, 0, 2, 255),
+	};
+	static const uint32_t srcs[] = {
+		IP(10, 0, 1, 2), IP(0, 0, 0, 1), IP(127, 1, 1, 1), IP(224, 1, 1, 1),
+		IP(240, 0, 0, 9), IP(223, 255, 255, 255), IP(1, 2, 3, 4),
+	};
+	static const uint8_t ttls[] = { 0, 1, 2, 64, 255 };
+	const struct rte_ether_addr *macs[] = { &mac_p0, &mac_other, &mac_bcast, &mac_h1 };
+	struct rte_ether_addr mcast = {{ 0x01, 0x00, 0x5e, 0, 0, 5 }};
+	uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+	uint64_t r = xorshift(&x);
+	const struct rte_ether_addr *dmac = r % 10 < 7 ? &mac_p0 : r % 10 == 7 ? &mcast :
+					    macs[(r >> 8) % RTE_DIM(macs)];
+	uint32_t src = xorshift(&x) % 3 ? srcs[0] : srcs[x % RTE_DIM(srcs)];
+	uint32_t dst = xorshift(&x) % 3 ? dsts[0] : dsts[x % RTE_DIM(dsts)];
+	uint8_t ttl = xorshift(&x) % 3 ? 64 : ttls[x % RTE_DIM(ttls)];
+	uint16_t payload = xorshift(&x) % 8 ? x % 64 : (x >> 8) % 1520;
+	struct rte_mbuf *m = mk_ip4(dmac, src, dst, ttl, payload);
+	struct rte_ipv4_hdr *ip = ip_of(m);
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+	r = xorshift(&x);
+	if (r % 16 == 0)
+		eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
+	else if (r % 16 == 1)
+		eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_VLAN);
+	r = xorshift(&x);
+	if (r % 12 == 0)
+		ip->version_ihl = (uint8_t[]){ 0x46, 0x44, 0x55, 0x4f, 0x40 }[(r >> 8) % 5];
+	else if (r % 12 == 1)
+		ip->type_of_service = 0xb8;
+	r = xorshift(&x);
+	if (r % 10 == 0)
+		ip->total_length = rte_cpu_to_be_16((uint16_t)((r >> 8) % 1600));
+	if (ip->version_ihl >= 0x45 && ip->version_ihl <= 0x4f &&
+	    rte_be_to_cpu_16(ip->total_length) >= (ip->version_ihl & 0xf) * 4u)
+		reseal(m);
+	r = xorshift(&x);
+	if (r % 10 == 0)
+		ip->hdr_checksum ^= RTE_BE16(1 << ((r >> 8) % 16));
+	r = xorshift(&x);
+	if (r % 8 == 0)
+		m->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+	else if (r % 8 == 1)
+		m->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_BAD;
+	r = xorshift(&x);
+	if (r % 8 == 0) {
+		/* link-layer padding */
+		memset(rte_pktmbuf_append(m, (uint16_t)(1 + (r >> 8) % 30)), 0xee, 1 + (r >> 8) % 30);
+	} else if (r % 8 == 1 && m->data_len > 40) {
+		/* the same bytes in two segments */
+		struct rte_mbuf *t = rte_pktmbuf_alloc(pool);
+		uint16_t cut = (uint16_t)(14 + (r >> 8) % (m->data_len - 14));
+		uint16_t tail = (uint16_t)(m->data_len - cut);
+
+		memcpy(rte_pktmbuf_append(t, tail), rte_pktmbuf_mtod_offset(m, void *, cut), tail);
+		rte_pktmbuf_trim(m, tail);
+		rte_pktmbuf_chain(m, t);
+	} else if (r % 8 == 3) {
+		/* padding in a segment of its own */
+		struct rte_mbuf *t = rte_pktmbuf_alloc(pool);
+
+		memset(rte_pktmbuf_append(t, 6), 0xee, 6);
+		rte_pktmbuf_chain(m, t);
+	} else if (r % 8 == 2) {
+		/* truncated: a runt or a frame shorter than its IP length */
+		rte_pktmbuf_trim(m, (uint16_t)((r >> 8) % m->data_len));
+	}
+	return m;
+}
+
+static void
+record(struct outcome *o, int kind, uint32_t a, uint32_t arg, struct rte_mbuf *m)
+{
+	const char *why;
+
+	o->kind = kind;
+	o->port_or_class = a;
+	o->arg = arg;
+	o->len = m->pkt_len;
+	o->sane = rte_mbuf_check(m, 1, &why) == 0;
+	memset(o->bytes, 0, sizeof(o->bytes));
+	rte_pktmbuf_read(m, 0, RTE_MIN((uint32_t)sizeof(o->bytes), m->pkt_len), o->bytes);
+	if (m->pkt_len < sizeof(o->bytes))
+		memcpy(o->bytes, rte_pktmbuf_read(m, 0, m->pkt_len, o->bytes), m->pkt_len);
+}
+
+static void
+test_fast_matches_reference(struct rig *r)
+{
+	enum { N = 20000 };
+	struct dpr_worker *w = r->w;
+	struct outcome *fast = calloc(N, sizeof(*fast)), *ref = calloc(N, sizeof(*ref));
+	uint64_t fast_drops[DPR_DROP_MAX], ref_drops[DPR_DROP_MAX];
+	struct rte_mbuf *pkts[32], *out[64];
+	uint32_t seqs[2][DPR_MAX_PORTS] = { { 0 } };
+	unsigned int i, j, k, q, differ = 0, forwarded = 0, diverted = 0;
+	uint16_t p;
+
+	/* Fast: bursts of 1 to 32. The payload's first bytes name the
+	 * packet, so outcomes can be matched to it. */
+	memset(w->stats, 0, sizeof(w->stats));
+	for (i = 0; i < N; i += k) {
+		k = RTE_MIN(N - i, 1 + (unsigned int)(rte_rand() % 32));
+		for (j = 0; j < k; j++) {
+			pkts[j] = gen_packet(i + j);
+			pkts[j]->hash.fdir.lo = i + j;
+			pkts[j]->dynfield1[0] = i + j;
+		}
+		dpr_ip4_input_burst(w, 0, pkts, (uint16_t)k);
+		for (p = 0; p < w->n_ports; p++) {
+			for (j = 0; j < w->tx[p].n; j++) {
+				struct rte_mbuf *m = w->tx[p].pkts[j];
+
+				record(&fast[m->dynfield1[0]], 1, p, seqs[0][p]++, m);
+			}
+			rte_pktmbuf_free_bulk(w->tx[p].pkts, w->tx[p].n);
+			w->tx[p].n = 0;
+		}
+		q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)out, RTE_DIM(out), NULL);
+		for (j = 0; j < q; j++)
+			record(&fast[out[j]->dynfield1[0]], 2, DPR_EXC_META_CLASS(out[j]->hash.usr),
+			       DPR_EXC_ARG(out[j]), out[j]);
+		rte_pktmbuf_free_bulk(out, q);
+	}
+	memcpy(fast_drops, w->stats[0].drops, sizeof(fast_drops));
+	CHECK_EQ(accounted(&w->stats[0]), N);
+
+	/* Reference: one packet at a time. */
+	memset(w->stats, 0, sizeof(w->stats));
+	for (i = 0; i < N; i++) {
+		struct rte_mbuf *m = gen_packet(i);
+		struct dpr_burst b = { .in = 0 };
+		uint32_t dst, nh;
+
+		if (dpr_ip4_slow(w, &b, m, &dst)) {
+			dpr_ip4_fib_bulk(w, &dst, &nh, 1);
+			dpr_ip4_act(w, &b, m, nh, false);
+		}
+		for (p = 0; p < w->n_ports; p++) {
+			for (j = 0; j < w->tx[p].n; j++)
+				record(&ref[i], 1, p, seqs[1][p]++, w->tx[p].pkts[j]);
+			rte_pktmbuf_free_bulk(w->tx[p].pkts, w->tx[p].n);
+			w->tx[p].n = 0;
+		}
+		for (j = 0; j < b.n_exc; j++)
+			record(&ref[i], 2, DPR_EXC_META_CLASS(b.exc[j]->hash.usr),
+			       DPR_EXC_ARG(b.exc[j]), b.exc[j]);
+		rte_pktmbuf_free_bulk(b.exc, b.n_exc);
+		rte_pktmbuf_free_bulk(b.drop, b.n_drop);
+	}
+	memcpy(ref_drops, w->stats[0].drops, sizeof(ref_drops));
+
+	for (i = 0; i < N; i++) {
+		const struct outcome *a = &fast[i], *b = &ref[i];
+		bool same = a->kind == b->kind && a->port_or_class == b->port_or_class &&
+			(a->kind != 2 || b->port_or_class != DPR_EXC_MTU_EXCEEDED ||
+			 a->arg == b->arg) &&
+			(a->kind != 1 || a->arg == b->arg) &&
+			a->len == b->len && (a->kind == 0 || (a->sane && b->sane)) &&
+			memcmp(a->bytes, b->bytes, sizeof(a->bytes)) == 0;
+
+		forwarded += a->kind == 1;
+		diverted += a->kind == 2;
+		if (!same && differ++ < 5)
+			CHECK(false, "packet %u: fast kind %d/%u/%u len %u, reference kind %d/%u/%u len %u",
+			      i, a->kind, a->port_or_class, a->arg, a->len,
+			      b->kind, b->port_or_class, b->arg, b->len);
+	}
+	CHECK(differ == 0, "%u of %u packets differ", differ, (unsigned int)N);
+	for (i = 0; i < DPR_DROP_MAX; i++)
+		CHECK(fast_drops[i] == ref_drops[i], "drop %s: fast %" PRIu64 ", reference %" PRIu64,
+		      dpr_drop_names[i], fast_drops[i], ref_drops[i]);
+	/* The mix exercises all three outcomes in bulk. */
+	CHECK(forwarded > N / 8 && diverted > N / 20 && dpr_counters_drops(&w->stats[0]) > N / 20,
+	      "%u forwarded, %u diverted", forwarded, diverted);
+	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
+	free(fast);
+	free(ref);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -413,6 +636,7 @@ main(int argc, char **argv)
 	if (rig_init(&r) == 0) {
 		test_burst(&r);
 		test_exception_full(&r);
+		test_fast_matches_reference(&r);
 		test_tx_full(&r);
 	}
 	return test_done("test_ip4");
