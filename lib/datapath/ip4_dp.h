@@ -20,7 +20,6 @@
 #include <rte_byteorder.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
-#include <rte_fib.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
@@ -174,7 +173,7 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	struct dpr_port_counters *st = &w->stats[in];
 	struct rte_mbuf *cand[DPR_BURST], *exc[DPR_BURST], *drop[DPR_BURST];
 	uint32_t dst[DPR_BURST];
-	uint64_t nh[DPR_BURST];
+	uint32_t nh[DPR_BURST];
 	uint8_t l2_bcast[DPR_BURST];
 	uint16_t n_cand = 0, n_exc = 0, n_drop = 0;
 	uint16_t i;
@@ -253,7 +252,7 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 
 	/* Pass 2: one FIB lookup for the whole burst. */
 	if (n_cand > 0)
-		rte_fib_lookup_bulk(dpr_fib4_active_rcu(w->fib), dst, nh, n_cand);
+		dpr_fib4_lookup_bulk(w->fib, dst, nh, n_cand);
 
 	/* Pass 3: act on each next hop. */
 	for (i = 0; i < n_cand; i++) {
@@ -262,7 +261,7 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 		union dpr_nh_word h;
 
-		h.u64 = __atomic_load_n(&w->nh[nh[i] & DPR_FIB4_NH_MASK].u64, __ATOMIC_RELAXED);
+		h.u64 = __atomic_load_n(&w->nh[nh[i]].u64, __ATOMIC_RELAXED);
 		if (likely(h.kind == DPR_NH_KIND_FORWARD)) {
 			/* RFC 1812 5.3.4: never forward what arrived as
 			 * link-layer broadcast to a unicast IP destination. */
@@ -294,7 +293,7 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 			if (l2_bcast[i])
 				DROP(m, DPR_DROP_OTHER_HOST);
 			else
-				EXCEPT_ARG(m, DPR_EXC_UNRESOLVED, nh[i] & DPR_FIB4_NH_MASK);
+				EXCEPT_ARG(m, DPR_EXC_UNRESOLVED, nh[i]);
 			break;
 		case DPR_NH_KIND_BLACKHOLE:
 			DROP(m, DPR_DROP_BLACKHOLE);

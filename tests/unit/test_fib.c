@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The two-copy FIB: changes reach lookups, failures are partial and
- * reported, next-hop references follow routes, and a reader that keeps
- * looking up under RCU never sees a wrong answer while routes churn.
+ * The DIR-24-8 FIB: changes reach lookups, failures are partial and
+ * reported, next-hop references follow routes, tbl8 groups come back when
+ * their long prefixes go, and a reader that keeps looking up under RCU never
+ * sees a wrong answer while routes churn.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -13,7 +14,6 @@
 #include <rte_malloc.h>
 #include <rte_random.h>
 #include <rte_rcu_qsbr.h>
-#include <rte_rib.h>
 
 #include "fib/fib.h"
 #include "nexthop/nexthop.h"
@@ -22,13 +22,14 @@
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
 
-static uint64_t
+static uint32_t
 lookup(struct dpr_fib4 *fib, uint32_t ip)
 {
-	uint64_t nh = 0;
+	uint32_t nh = UINT32_MAX;
 
-	rte_fib_lookup_bulk(dpr_fib4_active_rcu(fib), &ip, &nh, 1);
-	return nh & DPR_FIB4_NH_MASK;
+	dpr_fib4_lookup_bulk(fib, &ip, &nh, 1);
+	CHECK_EQ(nh, dpr_fib4_lookup(fib, ip));
+	return nh;
 }
 
 static void
@@ -66,16 +67,36 @@ test_update(struct dpr_fib4 *fib)
 	CHECK_EQ(lookup(fib, IP(10, 9, 9, 9)), 8);
 	CHECK_EQ(lookup(fib, IP(10, 1, 2, 200)), 6);
 	CHECK_EQ(lookup(fib, IP(172, 16, 0, 1)), DPR_NH_NONE);
-	/* Both copies agree: one more no-op publish swaps them. */
-	ops[0] = (struct dpr_fib4_op){ .ip = IP(192, 0, 2, 0), .depth = 24, .nh = 3 };
-	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 1);
-	CHECK_EQ(lookup(fib, IP(10, 9, 9, 9)), 8);
-	CHECK_EQ(lookup(fib, IP(10, 1, 2, 200)), 6);
 	CHECK_EQ(dpr_fib4_get(fib, IP(10, 1, 2, 128), 25, &nh), -ENOENT);
+	CHECK_EQ(dpr_fib4_lpm(fib, IP(172, 16, 0, 1), &prefix, &depth, &nh), -ENOENT);
+	/* The /25 went, and with it the only tbl8 group. */
+	CHECK_EQ(dpr_fib4_tbl8_used(fib), 0);
+
+	/* Bad ops stop the batch before they change anything. */
+	ops[0] = (struct dpr_fib4_op){ .ip = IP(192, 0, 2, 0), .depth = 33, .nh = 3 };
+	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 0);
+	CHECK_EQ(err, -EINVAL);
+	ops[0] = (struct dpr_fib4_op){ .ip = IP(192, 0, 2, 0), .depth = 24, .nh = 1u << 24 };
+	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 0);
+	CHECK_EQ(err, -EINVAL);
+	CHECK_EQ(fib->n_routes, 2);
+
+	/* A default route answers what nothing else does, and goes again. */
+	ops[0] = (struct dpr_fib4_op){ .ip = 0, .depth = 0, .nh = 4 };
+	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 1);
+	CHECK_EQ(lookup(fib, IP(172, 16, 0, 1)), 4);
+	CHECK_EQ(lookup(fib, IP(255, 255, 255, 255)), 4);
+	CHECK_EQ(lookup(fib, IP(10, 1, 2, 200)), 6);
+	CHECK_EQ(dpr_fib4_lpm(fib, IP(172, 16, 0, 1), &prefix, &depth, &nh), 0);
+	CHECK(prefix == 0 && depth == 0 && nh == 4, "lpm of the default route");
+	ops[0].del = 1;
+	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 1);
+	CHECK_EQ(lookup(fib, IP(172, 16, 0, 1)), DPR_NH_NONE);
+	CHECK_EQ(lookup(fib, IP(10, 9, 9, 9)), 8);
 }
 
 /* A long prefix with its covering route's next hop, added and deleted over
- * and over, must not use up DIR-24-8's tbl8 reservations (see DPR_FIB4_LONG). */
+ * and over, must not use up tbl8 groups: each delete gives its group back. */
 static void
 test_tbl8_accounting(void)
 {
@@ -97,6 +118,7 @@ test_tbl8_accounting(void)
 		ok += dpr_fib4_update(fib, &op, 1, &err);
 	}
 	CHECK(ok == 64, "only %u of 64 long prefixes fit after churn: %s", ok, strerror(-err));
+	CHECK_EQ(dpr_fib4_tbl8_used(fib), 64);
 	CHECK_EQ(lookup(fib, IP(192, 0, 2, 17)), 3);
 	CHECK_EQ(lookup(fib, IP(10, 0, 5, 17)), 4);
 	dpr_fib4_free(fib);
@@ -151,7 +173,7 @@ reader_main(void *arg)
 {
 	struct reader *r = arg;
 	uint32_t ips[32];
-	uint64_t nh[32];
+	uint32_t nh[32];
 	unsigned int i;
 
 	rte_rcu_qsbr_thread_register(r->qsbr, 0);
@@ -159,9 +181,9 @@ reader_main(void *arg)
 	for (i = 0; i < 32; i++)
 		ips[i] = IP(198, 51, 100, i);
 	while (!r->stop) {
-		rte_fib_lookup_bulk(dpr_fib4_active_rcu(r->fib), ips, nh, 32);
+		dpr_fib4_lookup_bulk(r->fib, ips, nh, 32);
 		for (i = 0; i < 32; i++)
-			r->wrong += (nh[i] & DPR_FIB4_NH_MASK) != 42;
+			r->wrong += nh[i] != 42;
 		r->lookups += 32;
 		rte_rcu_qsbr_quiescent(r->qsbr, 0);
 	}
@@ -207,18 +229,18 @@ test_rcu_churn(void)
 			}
 		} else {
 			/* Delete every /28 the last round added. */
-			struct rte_rib *rib = rte_fib_get_rib(dpr_fib4_active_rcu(fib));
-			struct rte_rib_node *node = NULL;
+			struct dpr_fib4_route page[64], cur, *last = NULL;
+			bool more = true;
+			int k, got;
 
-			while (n < 1000 &&
-			       (node = rte_rib_get_nxt(rib, 0, 0, node, RTE_RIB_GET_NXT_ALL)) != NULL) {
-				uint32_t ip;
-				uint8_t depth;
-
-				rte_rib_get_ip(node, &ip);
-				rte_rib_get_depth(node, &depth);
-				if (depth == 28)
-					ops[n++] = (struct dpr_fib4_op){ .ip = ip, .depth = 28, .del = 1 };
+			while (more && (got = dpr_fib4_list(fib, last, page, 64, &more)) > 0) {
+				for (k = 0; k < got && n < 1000; k++)
+					if (page[k].depth == 28)
+						ops[n++] = (struct dpr_fib4_op){
+							.ip = page[k].ip, .depth = 28, .del = 1,
+						};
+				cur = page[got - 1];
+				last = &cur;
 			}
 		}
 		i = dpr_fib4_update(fib, ops, n, &err);
@@ -226,6 +248,7 @@ test_rcu_churn(void)
 		      strerror(-err));
 	}
 	CHECK_EQ(fib->n_routes, 1);
+	CHECK_EQ(dpr_fib4_tbl8_used(fib), 0);
 	r.stop = true;
 	pthread_join(th, NULL);
 	CHECK(r.lookups > 0, "reader ran");
