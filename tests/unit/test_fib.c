@@ -2,8 +2,9 @@
 /*
  * The DIR-24-8 FIB: changes reach lookups, failures are partial and
  * reported, next-hop references follow routes, tbl8 groups come back when
- * their long prefixes go, and a reader that keeps looking up under RCU never
- * sees a wrong answer while routes churn.
+ * their long prefixes go, random churn agrees with a plain reference, and a
+ * reader that keeps looking up under RCU never sees a wrong answer while
+ * routes churn.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -93,6 +94,50 @@ test_update(struct dpr_fib4 *fib)
 	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 1);
 	CHECK_EQ(lookup(fib, IP(172, 16, 0, 1)), DPR_NH_NONE);
 	CHECK_EQ(lookup(fib, IP(10, 9, 9, 9)), 8);
+}
+
+/* The limits: fib.ipv4_max_routes routes (-ENOMEM), then tbl8 groups (-ENOSPC). */
+static void
+test_limits(void)
+{
+	struct dpr_fib4_conf fc = { .max_routes = 20, .tbl8_groups = 4, .socket = 0 };
+	struct dpr_fib4 *fib = dpr_fib4_create(&fc, NULL);
+	struct dpr_fib4_op ops[24];
+	unsigned int i;
+	int err;
+
+	/* Five /32s in five /24 blocks: the fifth finds no group. */
+	for (i = 0; i < 5; i++)
+		ops[i] = (struct dpr_fib4_op){ .ip = IP(192, 0, i, 1), .depth = 32, .nh = 2 };
+	CHECK_EQ(dpr_fib4_update(fib, ops, 5, &err), 4);
+	CHECK_EQ(err, -ENOSPC);
+	CHECK_EQ(dpr_fib4_tbl8_used(fib), 4);
+	CHECK_EQ(lookup(fib, IP(192, 0, 4, 1)), DPR_NH_NONE);
+	/* Another /25-/32 in a block that has a group still fits. */
+	ops[0] = (struct dpr_fib4_op){ .ip = IP(192, 0, 3, 128), .depth = 25, .nh = 3 };
+	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 1);
+	CHECK_EQ(lookup(fib, IP(192, 0, 3, 200)), 3);
+	/* Deleting one block's routes and adding another block's in the same
+	 * batch reuses the group: the batch waits for it. */
+	ops[0] = (struct dpr_fib4_op){ .ip = IP(192, 0, 0, 1), .depth = 32, .del = 1 };
+	ops[1] = (struct dpr_fib4_op){ .ip = IP(192, 0, 4, 1), .depth = 32, .nh = 2 };
+	CHECK_EQ(dpr_fib4_update(fib, ops, 2, &err), 2);
+	CHECK_EQ(lookup(fib, IP(192, 0, 4, 1)), 2);
+	CHECK_EQ(dpr_fib4_tbl8_used(fib), 4);
+
+	/* Up to max_routes /24s, then -ENOMEM; a replace still works. */
+	for (i = 0; i < 20; i++)
+		ops[i] = (struct dpr_fib4_op){ .ip = IP(10, 0, i, 0), .depth = 24, .nh = 5 };
+	CHECK_EQ(dpr_fib4_update(fib, ops, 20, &err), 15);
+	CHECK_EQ(err, -ENOMEM);
+	CHECK_EQ(fib->n_routes, 20);
+	CHECK_EQ(lookup(fib, IP(10, 0, 14, 1)), 5);
+	CHECK_EQ(lookup(fib, IP(10, 0, 15, 1)), DPR_NH_NONE);
+	ops[0] = (struct dpr_fib4_op){ .ip = IP(10, 0, 0, 0), .depth = 24, .nh = 6 };
+	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 1);
+	CHECK(ops[0].existed && ops[0].old_nh == 5, "replace at capacity");
+	CHECK_EQ(lookup(fib, IP(10, 0, 0, 1)), 6);
+	dpr_fib4_free(fib);
 }
 
 /* A long prefix with its covering route's next hop, added and deleted over
@@ -259,6 +304,366 @@ test_rcu_churn(void)
 	free(ops);
 }
 
+/* --- random churn against a plain reference ---------------------------- */
+
+struct ref_rule {
+	uint32_t ip;
+	uint8_t depth;
+	uint32_t nh;
+};
+
+struct ref {
+	struct ref_rule r[4096];
+	unsigned int n;
+};
+
+static unsigned int diff_bad;
+
+/* Report the first few mismatches in full, count the rest. */
+#define DIFF(cond, ...) do { \
+		if (!(cond) && diff_bad++ < 5) \
+			CHECK(cond, __VA_ARGS__); \
+	} while (0)
+
+static int
+ref_find(const struct ref *ref, uint32_t ip, uint8_t depth)
+{
+	unsigned int i;
+
+	for (i = 0; i < ref->n; i++)
+		if (ref->r[i].ip == ip && ref->r[i].depth == depth)
+			return (int)i;
+	return -1;
+}
+
+/* Longest match by brute force; -1 when no rule covers @p ip. */
+static int
+ref_lpm(const struct ref *ref, uint32_t ip)
+{
+	int best = -1;
+	unsigned int i;
+
+	for (i = 0; i < ref->n; i++)
+		if ((ip & dpr_ip4_mask(ref->r[i].depth)) == ref->r[i].ip &&
+		    (best < 0 || ref->r[i].depth > ref->r[best].depth))
+			best = (int)i;
+	return best;
+}
+
+/* /25-/32 land in 16 /24 blocks of each of these /16s, so that many of
+ * them share a tbl8 group, and groups collapse and come back as they go. */
+static const uint32_t hot16[] = {
+	IP(10, 1, 0, 0), IP(10, 200, 0, 0), IP(172, 16, 0, 0), IP(192, 168, 0, 0),
+};
+
+static uint32_t
+random_hot_addr(void)
+{
+	return hot16[rte_rand() % RTE_DIM(hot16)] | (uint32_t)(rte_rand() % 16) << 8 |
+		(uint32_t)(rte_rand() & 0xff);
+}
+
+static uint32_t
+random_addr(void)
+{
+	return rte_rand() % 2 ? random_hot_addr() : (uint32_t)rte_rand();
+}
+
+static void
+random_prefix(uint32_t *ip, uint8_t *depth)
+{
+	unsigned int pick = (unsigned int)(rte_rand() % 1000);
+
+	/* A /0 rewrites all of tbl24: a few are enough. */
+	if (pick < 3)
+		*depth = 0;
+	else if (pick < 350)
+		*depth = (uint8_t)(8 + rte_rand() % 17);
+	else
+		*depth = (uint8_t)(25 + rte_rand() % 8);
+	*ip = (*depth > 24 ? random_hot_addr() : random_addr()) & dpr_ip4_mask(*depth);
+}
+
+static unsigned int
+groups_needed(const struct ref *ref)
+{
+	uint32_t blocks[4096];
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < ref->n; i++) {
+		if (ref->r[i].depth <= 24)
+			continue;
+		for (j = 0; j < n && blocks[j] != ref->r[i].ip >> 8; j++)
+			;
+		if (j == n)
+			blocks[n++] = ref->r[i].ip >> 8;
+	}
+	return n;
+}
+
+static void
+check_addrs(struct dpr_fib4 *fib, const struct ref *ref, const uint32_t *addrs, unsigned int n)
+{
+	uint32_t nh[32], prefix, got_nh;
+	unsigned int i, k;
+	uint8_t depth;
+
+	for (i = 0; i < n; i += 32) {
+		unsigned int m = RTE_MIN(32u, n - i);
+
+		dpr_fib4_lookup_bulk(fib, &addrs[i], nh, m);
+		for (k = 0; k < m; k++) {
+			uint32_t a = addrs[i + k];
+			int best = ref_lpm(ref, a);
+			uint32_t want = best < 0 ? DPR_NH_NONE : ref->r[best].nh;
+			int ret = dpr_fib4_lpm(fib, a, &prefix, &depth, &got_nh);
+
+			DIFF(nh[k] == want, "%08x: bulk lookup %u, want %u", a, nh[k], want);
+			DIFF(dpr_fib4_lookup(fib, a) == want, "%08x: lookup %u, want %u", a,
+			     dpr_fib4_lookup(fib, a), want);
+			if (best < 0) {
+				DIFF(ret == -ENOENT, "%08x: lpm found %08x/%u, want none", a, prefix,
+				     depth);
+				continue;
+			}
+			DIFF(ret == 0 && prefix == ref->r[best].ip && depth == ref->r[best].depth &&
+			     got_nh == want, "%08x: lpm %d %08x/%u nh %u, want %08x/%u nh %u", a, ret,
+			     prefix, depth, got_nh, ref->r[best].ip, ref->r[best].depth, want);
+		}
+	}
+}
+
+/* Random addresses, both ends of some routes and the addresses just past
+ * them, every route by exact match, the route count and the tbl8 groups. */
+static void
+check_fib(struct dpr_fib4 *fib, const struct ref *ref, unsigned int n_edges)
+{
+	static uint32_t addrs[1024 + 4 * 4096];
+	unsigned int i, n = 0;
+	uint32_t nh;
+
+	for (i = 0; i < 1024; i++)
+		addrs[n++] = random_addr();
+	for (i = 0; i < n_edges && ref->n > 0; i++) {
+		const struct ref_rule *r = &ref->r[n_edges >= ref->n ? i % ref->n :
+						     rte_rand() % ref->n];
+		uint32_t last = r->ip | ~dpr_ip4_mask(r->depth);
+
+		addrs[n++] = r->ip;
+		addrs[n++] = last;
+		addrs[n++] = r->ip - 1;
+		addrs[n++] = last + 1;
+	}
+	check_addrs(fib, ref, addrs, n);
+	for (i = 0; i < ref->n; i++) {
+		int ret = dpr_fib4_get(fib, ref->r[i].ip, ref->r[i].depth, &nh);
+
+		DIFF(ret == 0 && nh == ref->r[i].nh, "get %08x/%u: %d nh %u, want %u",
+		     ref->r[i].ip, ref->r[i].depth, ret, nh, ref->r[i].nh);
+	}
+	DIFF(fib->n_routes == ref->n, "%u routes, want %u", fib->n_routes, ref->n);
+	DIFF(dpr_fib4_tbl8_used(fib) == groups_needed(ref), "%u tbl8 groups used, want %u",
+	     dpr_fib4_tbl8_used(fib), groups_needed(ref));
+}
+
+static int
+cmp_rule(const void *a, const void *b)
+{
+	const struct ref_rule *x = a, *y = b;
+
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	return (int)x->depth - (int)y->depth;
+}
+
+/* dpr_fib4_list() in pages of 97 gives the routes sorted by (ip, depth). */
+static void
+check_list(struct dpr_fib4 *fib, const struct ref *ref)
+{
+	static struct ref sorted;
+	struct dpr_fib4_route page[97], cur, *after = NULL;
+	unsigned int seen = 0;
+	bool more = true;
+	int i, n;
+
+	sorted = *ref;
+	qsort(sorted.r, sorted.n, sizeof(sorted.r[0]), cmp_rule);
+	while (more) {
+		n = dpr_fib4_list(fib, after, page, RTE_DIM(page), &more);
+		CHECK(n > 0 || (n == 0 && !more && seen == sorted.n), "list page: %d", n);
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++, seen++)
+			DIFF(seen < sorted.n && page[i].ip == sorted.r[seen].ip &&
+			     page[i].depth == sorted.r[seen].depth && page[i].nh == sorted.r[seen].nh,
+			     "list #%u: %08x/%u nh %u", seen, page[i].ip, page[i].depth, page[i].nh);
+		cur = page[n - 1];
+		after = &cur;
+	}
+	CHECK_EQ(seen, sorted.n);
+	/* A cursor that is no route resumes at the next one. */
+	if (sorted.n > 1) {
+		cur = (struct dpr_fib4_route){ .ip = sorted.r[0].ip, .depth = sorted.r[0].depth };
+		while (cur.depth < 32 && ref_find(ref, cur.ip, cur.depth) >= 0)
+			cur.depth++;
+		n = dpr_fib4_list(fib, &cur, page, 1, &more);
+		CHECK(n == 1 && cmp_rule(&(struct ref_rule){ page[0].ip, page[0].depth, 0 },
+					 &(struct ref_rule){ cur.ip, cur.depth, 0 }) > 0,
+		      "resume after %08x/%u: %08x/%u", cur.ip, cur.depth, page[0].ip, page[0].depth);
+	}
+}
+
+static void
+test_random_churn(void)
+{
+	struct dpr_fib4_conf fc = { .max_routes = 1 << 16, .tbl8_groups = 256, .socket = 0 };
+	struct dpr_fib4 *fib = dpr_fib4_create(&fc, NULL);
+	static struct ref ref;
+	struct dpr_fib4_op ops[8];
+	unsigned int batch, i, n, zero = 0, added = 0, deleted = 0, replaced = 0;
+	uint32_t t;
+	int err;
+
+	rte_srand(20240601);
+	ref.n = 0;
+	diff_bad = 0;
+	for (batch = 0; batch < 4000; batch++) {
+		struct dpr_fib4_op want[8];
+
+		n = 1 + (unsigned int)(rte_rand() % RTE_DIM(ops));
+		for (i = 0; i < n; i++) {
+			bool del = ref.n > 0 && rte_rand() % 100 < (ref.n < 1000 ? 40u : 60u);
+
+			if (del) {
+				const struct ref_rule *r = &ref.r[rte_rand() % ref.n];
+
+				ops[i] = (struct dpr_fib4_op){ .ip = r->ip, .depth = r->depth, .del = 1 };
+			} else {
+				ops[i] = (struct dpr_fib4_op){ .nh = 2 + (uint32_t)(rte_rand() % 1000) };
+				random_prefix(&ops[i].ip, &ops[i].depth);
+			}
+			/* The reference, op by op (a batch may delete what it added). */
+			want[i] = ops[i];
+			{
+				int k = ref_find(&ref, ops[i].ip, ops[i].depth);
+
+				want[i].existed = k >= 0;
+				want[i].old_nh = k >= 0 ? ref.r[k].nh : 0;
+				if (ops[i].del) {
+					if (k >= 0)
+						ref.r[k] = ref.r[--ref.n];
+					deleted++;
+				} else if (k >= 0) {
+					ref.r[k].nh = ops[i].nh;
+					replaced++;
+				} else {
+					ref.r[ref.n++] = (struct ref_rule){ ops[i].ip, ops[i].depth,
+									    ops[i].nh };
+					added++;
+				}
+			}
+			/* A delete of what the batch already deleted is an
+			 * error; end the batch before it. */
+			if (ops[i].del && !want[i].existed)
+				break;
+		}
+		if (i < n) {
+			/* The last op deletes a missing route: all before it apply. */
+			CHECK_EQ(dpr_fib4_update(fib, ops, i + 1, &err), i);
+			CHECK_EQ(err, -ENOENT);
+			n = i;
+		} else {
+			CHECK_EQ(dpr_fib4_update(fib, ops, n, &err), n);
+			CHECK_EQ(err, 0);
+		}
+		for (i = 0; i < n; i++)
+			DIFF(ops[i].existed == want[i].existed &&
+			     (!want[i].existed || ops[i].old_nh == want[i].old_nh),
+			     "batch %u op %u %08x/%u: existed %u old %u, want %u %u", batch, i,
+			     ops[i].ip, ops[i].depth, ops[i].existed, ops[i].old_nh,
+			     want[i].existed, want[i].old_nh);
+		if (batch % 100 == 99)
+			check_fib(fib, &ref, 200);
+	}
+	check_fib(fib, &ref, ref.n);
+	check_list(fib, &ref);
+	CHECK(added > 2000 && deleted > 2000 && replaced > 50 && groups_needed(&ref) > 10,
+	      "the churn covers adds %u, deletes %u, replaces %u, %u groups", added, deleted,
+	      replaced, groups_needed(&ref));
+
+	/* Everything goes: every group is free again and tbl24 is empty. */
+	while (ref.n > 0) {
+		n = RTE_MIN(ref.n, RTE_DIM(ops));
+		for (i = 0; i < n; i++) {
+			unsigned int k = (unsigned int)(rte_rand() % ref.n);
+
+			ops[i] = (struct dpr_fib4_op){ .ip = ref.r[k].ip, .depth = ref.r[k].depth,
+						       .del = 1 };
+			ref.r[k] = ref.r[--ref.n];
+		}
+		CHECK_EQ(dpr_fib4_update(fib, ops, n, &err), n);
+		if (ref.n % 64 == 0)
+			check_fib(fib, &ref, 16);
+	}
+	CHECK_EQ(fib->n_routes, 0);
+	CHECK_EQ(dpr_fib4_tbl8_used(fib), 0);
+	for (t = 0; t < DPR_FIB4_TBL24_SIZE; t++)
+		zero += fib->tbl24[t] == 0;
+	CHECK_EQ(zero, DPR_FIB4_TBL24_SIZE);
+	CHECK(diff_bad == 0, "%u mismatches with the reference", diff_bad);
+	dpr_fib4_free(fib);
+}
+
+/* 150k routes: the rule table grows past its first size and keeps every
+ * route findable while half of them go in random order. */
+static void
+test_many_routes(void)
+{
+	struct dpr_fib4_conf fc = { .max_routes = 1 << 18, .tbl8_groups = 16, .socket = 0 };
+	struct dpr_fib4 *fib = dpr_fib4_create(&fc, NULL);
+	enum { N = 150000 };
+	struct dpr_fib4_op *ops = calloc(N, sizeof(*ops));
+	uint8_t *gone = calloc(N, 1);
+	uint64_t mem0 = dpr_fib4_memory(fib);
+	unsigned int i, bad = 0;
+	uint32_t nh;
+	int err;
+
+	/* /24s from 1.0.0.0 on, and a /16 over every 256 of them. */
+	for (i = 0; i < N; i++)
+		ops[i] = i % 256 == 255 ?
+			(struct dpr_fib4_op){ .ip = IP(1, 0, 0, 0) + (i & ~255u) * 256, .depth = 16,
+					      .nh = 7 } :
+			(struct dpr_fib4_op){ .ip = IP(1, 0, 0, 0) + i * 256, .depth = 24,
+					      .nh = 8 + i % 64 };
+	CHECK_EQ(dpr_fib4_update(fib, ops, N, &err), N);
+	CHECK_EQ(fib->n_routes, N);
+	CHECK(dpr_fib4_memory(fib) >= mem0 + (N * 5 / 3 - (1 << 16)) * sizeof(uint64_t),
+	      "the rule table grew: %" PRIu64 " -> %" PRIu64 " bytes", mem0, dpr_fib4_memory(fib));
+	for (i = 0; i < N; i++) {
+		unsigned int k = (unsigned int)(rte_rand() % N);
+		struct dpr_fib4_op del = ops[k];
+
+		if (gone[k])
+			continue;
+		gone[k] = 1;
+		del.del = 1;
+		if (dpr_fib4_update(fib, &del, 1, &err) != 1)
+			bad++;
+	}
+	for (i = 0; i < N; i++) {
+		int ret = dpr_fib4_get(fib, ops[i].ip, ops[i].depth, &nh);
+
+		bad += gone[i] ? ret != -ENOENT : (ret != 0 || nh != ops[i].nh);
+		if (!gone[i] && ops[i].depth == 24)
+			bad += lookup(fib, ops[i].ip + 1) != ops[i].nh;
+	}
+	CHECK(bad == 0, "%u routes wrong after deleting some", bad);
+	dpr_fib4_free(fib);
+	free(ops);
+	free(gone);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -275,7 +680,10 @@ main(int argc, char **argv)
 		test_refcounts(fib);
 		dpr_fib4_free(fib);
 	}
+	test_limits();
 	test_tbl8_accounting();
+	test_random_churn();
+	test_many_routes();
 	test_rcu_churn();
 	return test_done("test_fib");
 }
