@@ -336,9 +336,13 @@ apply(struct dpr_router *r, const char *ctx, struct dpr_fib4_op *ops, unsigned i
 		return 0;
 	if (err == -ENOENT)
 		return dpr_method_fail(e, DPR_RPC_NOT_FOUND, "%s: no such route", ctx);
-	if (err == -ENOSPC || err == -ENOMEM) /* tbl8 groups, or route capacity */
+	if (err == -ENOSPC)
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
-				       "%s: the FIB is full after %u of %u routes (%u routes, raise fib.ipv4_max_routes or fib.ipv4_tbl8_groups)",
+				       "%s: the FIB has no tbl8 group left for a route longer than /24 after %u of %u routes (all %u in use, raise fib.ipv4_tbl8_groups)",
+				       ctx, done, n, r->fib4->conf.tbl8_groups);
+	if (err == -ENOMEM && r->fib4->n_routes >= r->fib4->conf.max_routes)
+		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
+				       "%s: the FIB is full after %u of %u routes (%u routes, raise fib.ipv4_max_routes)",
 				       ctx, done, n, r->fib4->n_routes);
 	return dpr_method_fail(e, DPR_RPC_INTERNAL_ERROR, "%s: %s (after %u of %u)", ctx,
 			       strerror(-err), done, n);
