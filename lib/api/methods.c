@@ -336,9 +336,13 @@ apply(struct dpr_router *r, const char *ctx, struct dpr_fib4_op *ops, unsigned i
 		return 0;
 	if (err == -ENOENT)
 		return dpr_method_fail(e, DPR_RPC_NOT_FOUND, "%s: no such route", ctx);
-	if (err == -ENOSPC || err == -ENOMEM) /* tbl8 groups, or RIB nodes */
+	if (err == -ENOSPC)
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
-				       "%s: the FIB is full after %u of %u routes (%u routes, raise fib.ipv4_max_routes or fib.ipv4_tbl8_groups)",
+				       "%s: the FIB has no tbl8 group left for a route longer than /24 after %u of %u routes (all %u in use, raise fib.ipv4_tbl8_groups)",
+				       ctx, done, n, r->fib4->conf.tbl8_groups);
+	if (err == -ENOMEM && r->fib4->n_routes >= r->fib4->conf.max_routes)
+		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
+				       "%s: the FIB is full after %u of %u routes (%u routes, raise fib.ipv4_max_routes)",
 				       ctx, done, n, r->fib4->n_routes);
 	return dpr_method_fail(e, DPR_RPC_INTERNAL_ERROR, "%s: %s (after %u of %u)", ctx,
 			       strerror(-err), done, n);
@@ -448,13 +452,13 @@ static json_t *
 m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { "limit", "after", NULL };
-	struct rte_rib_node *node;
+	struct dpr_fib4_route cur, *page;
 	struct dpr_prefix cursor;
-	uint64_t limit = LIST_DEFAULT, n = 0;
+	uint64_t limit = LIST_DEFAULT;
 	json_t *res, *routes;
 	const char *after;
-	uint32_t ip, nh;
-	uint8_t depth;
+	bool more;
+	int i, n;
 
 	if (param_keys(params, "route.list", keys, e) < 0 ||
 	    param_uint(params, "route.list", "limit", 1, LIST_MAX, &limit, e) < 0 ||
@@ -464,22 +468,28 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	    (dpr_prefix_parse(after, false, &cursor, NULL, 0) < 0 || cursor.addr.af != DPR_AF_IP4))
 		return FAIL(DPR_RPC_INVALID_PARAMS,
 			    "route.list: \"after\" must be a prefix from a previous page's \"next\"");
+	page = malloc(limit * sizeof(*page));
+	if (page == NULL)
+		return FAIL(DPR_RPC_INTERNAL_ERROR, "route.list: out of memory for %u routes (ask for a smaller \"limit\")",
+			    (unsigned int)limit);
+	/* Resume after the cursor, even if that route went away meanwhile. */
+	cur = (struct dpr_fib4_route){ .ip = after != NULL ? cursor.addr.ip4 : 0,
+				       .depth = after != NULL ? cursor.len : 0 };
+	n = dpr_fib4_list(r->fib4, after != NULL ? &cur : NULL, page, (unsigned int)limit, &more);
+	if (n < 0) {
+		free(page);
+		return FAIL(DPR_RPC_INTERNAL_ERROR, "route.list: out of memory for the sorted route list (%u routes)",
+			    r->fib4->n_routes);
+	}
 	res = json_object();
 	routes = json_array();
-	/* Resume after the cursor, even if that route went away meanwhile. */
-	node = after == NULL ? dpr_fib4_next(r->fib4, NULL, &ip, &depth, &nh) :
-		dpr_fib4_next_after(r->fib4, cursor.addr.ip4, cursor.len, &ip, &depth, &nh);
-	while (node != NULL) {
-		json_array_append_new(routes, dpr_route_json(r, ip, depth, nh));
-		if (++n == limit)
-			break;
-		node = dpr_fib4_next(r->fib4, node, &ip, &depth, &nh);
-	}
+	for (i = 0; i < n; i++)
+		json_array_append_new(routes, dpr_route_json(r, page[i].ip, page[i].depth, page[i].nh));
 	json_object_set_new(res, "routes", routes);
 	/* More to come: the last prefix of this page is the next cursor. */
-	if (node != NULL && dpr_fib4_next(r->fib4, node, &(uint32_t){ 0 }, &(uint8_t){ 0 },
-					  &(uint32_t){ 0 }) != NULL) {
-		struct dpr_prefix last = { .addr = { .af = DPR_AF_IP4, .ip4 = ip }, .len = depth };
+	if (more && n > 0) {
+		struct dpr_prefix last = { .addr = { .af = DPR_AF_IP4, .ip4 = page[n - 1].ip },
+					   .len = page[n - 1].depth };
 		char buf[DPR_PREFIX_STRLEN];
 
 		json_object_set_new(res, "next", json_string(dpr_prefix_fmt(&last, buf, sizeof(buf))));
@@ -487,6 +497,7 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		json_object_set_new(res, "next", json_null());
 	}
 	json_object_set_new(res, "total", json_integer(r->fib4->n_routes));
+	free(page);
 	return res;
 }
 

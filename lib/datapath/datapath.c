@@ -172,7 +172,7 @@ dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint
 		return true;
 	/* Broadcast or multicast frames are never forwarded (RFC 1812
 	 * 5.3.4): settle them here. */
-	dpr_ip4_fib_bulk(w, dst, &nh, 1);
+	nh = dpr_fib4_lookup(w->fib, *dst);
 	dpr_ip4_act(w, b, m, nh, true);
 	return false;
 }

@@ -29,7 +29,6 @@
 #include <rte_byteorder.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
-#include <rte_fib.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
@@ -227,28 +226,6 @@ dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
 		rte_pktmbuf_free_bulk(b->drop, b->n_drop);
 }
 
-/** Start loading the FIB entry for @p dst. */
-static __rte_always_inline void
-dpr_ip4_fib_prefetch(struct dpr_worker *w, uint32_t dst)
-{
-	RTE_SET_USED(w);
-	RTE_SET_USED(dst);
-}
-
-/** The FIB's next-hop indices for @p n destinations (host byte order). */
-static __rte_always_inline void
-dpr_ip4_fib_bulk(struct dpr_worker *w, const uint32_t *dst, uint32_t *nh, uint16_t n)
-{
-	uint64_t v[DPR_BURST];
-	uint16_t i;
-
-	if (n == 0)
-		return;
-	rte_fib_lookup_bulk(dpr_fib4_active_rcu(w->fib), (uint32_t *)(uintptr_t)dst, v, n);
-	for (i = 0; i < n; i++)
-		nh[i] = (uint32_t)(v[i] & DPR_FIB4_NH_MASK);
-}
-
 /* The Ethernet type and the IPv4 version/IHL byte as they lie in memory
  * from offset 12: 08 00 45, then the TOS byte (masked). */
 #define DPR_ETH_IP4_WANT RTE_BE32(0x08004500)
@@ -259,6 +236,7 @@ struct dpr_ip4_fast {
 	uint64_t mac;            /**< the input port's MAC, 8-byte load */
 	uint64_t mac_mask;
 	uint32_t max_len;        /**< w->fast_max_len */
+	const uint32_t *tbl24;   /**< the FIB's, to prefetch from */
 	uint16_t n_cand;
 	uint32_t slow;           /**< bit i: candidate i came the slow path */
 	struct rte_mbuf **cand;
@@ -306,7 +284,7 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 		goto slow;
 	m->data_len = (uint16_t)flen;
 	m->pkt_len = flen;
-	dpr_ip4_fib_prefetch(w, daddr);
+	rte_prefetch0(&f->tbl24[daddr >> 8]);
 	f->dst[f->n_cand] = daddr;
 	f->cand[f->n_cand++] = m;
 	return;
@@ -324,11 +302,12 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 		    uint16_t n)
 {
 	const union dpr_nh_word *nhw = w->nh;
+	const struct dpr_fib4 *fib = w->fib;
 	struct rte_mbuf *cand[DPR_BURST];
-	uint32_t dst[DPR_BURST], nh[DPR_BURST];
+	uint32_t dst[DPR_BURST];
 	struct dpr_ip4_fast f = {
 		.mac = w->mac64[in], .mac_mask = w->mac_mask, .max_len = w->fast_max_len,
-		.n_cand = 0, .slow = 0, .cand = cand, .dst = dst,
+		.tbl24 = w->fib->tbl24, .n_cand = 0, .slow = 0, .cand = cand, .dst = dst,
 	};
 	struct dpr_burst b;
 	uint16_t n_fwd = 0, i;
@@ -341,7 +320,8 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 
 	/* Pass 1: screen the headers, prefetching packets ahead and the
-	 * FIB entries of the whole burst. */
+	 * FIB entries of the whole burst (all of them before any is read:
+	 * with a full table they miss the cache, and the misses overlap). */
 	for (i = 0; i + DPR_PREFETCH_AHEAD < n; i++) {
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + DPR_PREFETCH_AHEAD], void *));
 		dpr_ip4_screen(w, &b, &f, pkts[i]);
@@ -349,18 +329,17 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	for (; i < n; i++)
 		dpr_ip4_screen(w, &b, &f, pkts[i]);
 
-	/* Pass 2: the whole burst's FIB entries, prefetched, then read. */
-	dpr_ip4_fib_bulk(w, dst, nh, f.n_cand);
-
-	/* Pass 3: forward; other next hops, and packets that took the slow
+	/* Pass 2: every FIB entry of the burst has been asked for; read
+	 * them and forward. Other next hops, and packets that took the slow
 	 * path (TTL, MTU and broadcast still to check), go to dpr_ip4_act(). */
 	for (i = 0; i < f.n_cand; i++) {
 		struct rte_mbuf *m = cand[i];
+		uint32_t nh = dpr_fib4_lookup(fib, dst[i]);
 		union dpr_nh_word h;
 
-		h.u64 = __atomic_load_n(&nhw[nh[i]].u64, __ATOMIC_RELAXED);
+		h.u64 = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
 		if (unlikely(h.kind != DPR_NH_KIND_FORWARD || (f.slow & (UINT32_C(1) << i)))) {
-			dpr_ip4_act(w, &b, m, nh[i], false);
+			dpr_ip4_act(w, &b, m, nh, false);
 			continue;
 		}
 		dpr_ip4_forward(w, m, h);

@@ -200,10 +200,8 @@ route_out(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t dst)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	union dpr_nh_word w;
-	uint64_t nh;
 
-	rte_fib_lookup_bulk(x->r->fib4->active, &dst, &nh, 1);
-	w = dpr_nh_word_get(x->r->nh, (uint32_t)(nh & DPR_FIB4_NH_MASK));
+	w = dpr_nh_word_get(x->r->nh, dpr_fib4_lookup(x->r->fib4, dst));
 	if (w.kind != DPR_NH_KIND_FORWARD) {
 		x->c.icmp_unroutable++;
 		rte_pktmbuf_free(m);
@@ -487,11 +485,10 @@ forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
 	const struct dpr_port_dp *out;
 	union dpr_nh_word w;
-	uint64_t nh;
+	uint32_t nh;
 
-	rte_fib_lookup_bulk(x->r->fib4->active, &dst, &nh, 1);
-	nh &= DPR_FIB4_NH_MASK;
-	w = dpr_nh_word_get(x->r->nh, (uint32_t)nh);
+	nh = dpr_fib4_lookup(x->r->fib4, dst);
+	w = dpr_nh_word_get(x->r->nh, nh);
 	switch (w.kind) {
 	case DPR_NH_KIND_FORWARD:
 		break;
@@ -499,7 +496,7 @@ forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 		local_input(x, m);
 		return;
 	case DPR_NH_KIND_UNRESOLVED:
-		resolve(x, m, (uint32_t)nh);
+		resolve(x, m, nh);
 		return;
 	case DPR_NH_KIND_BLACKHOLE:
 		rte_pktmbuf_free(m);
@@ -585,10 +582,8 @@ local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	if (ip->next_proto_id == IPPROTO_ICMP && rte_is_unicast_ether_addr(&eth->dst_addr) &&
 	    !x->r->cfg->ports[in].transparent) {
 		uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
-		uint64_t nh;
 
-		rte_fib_lookup_bulk(x->r->fib4->active, &dst, &nh, 1);
-		if ((nh & DPR_FIB4_NH_MASK) == DPR_NH_LOCAL && (dst >> 28) < 0xe) {
+		if (dpr_fib4_lookup(x->r->fib4, dst) == DPR_NH_LOCAL && (dst >> 28) < 0xe) {
 			if (dpr_icmp4_echo_reply(m) == 0) {
 				x->c.echo_replies++;
 				tx(x, in, m);

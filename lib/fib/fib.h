@@ -2,43 +2,52 @@
 #pragma once
 
 /*
- * The IPv4 FIB: DPDK's DIR-24-8 (rte_fib), mapping a destination to a next
- * hop index (see nexthop.h).
+ * The IPv4 FIB: a DIR-24-8 table of our own, mapping a destination to a
+ * next hop index (see nexthop.h), and beside it the set of routes (rules)
+ * the control plane installed.
  *
- * Sharing: the control thread is the only writer. DPDK 22.11's rte_fib cannot
- * defer freeing its tbl8 groups until readers are done, so two copies are
- * kept: a batch of changes goes into the copy workers do not use, that copy
- * is published with one atomic pointer store, and after one RCU grace period
- * (every worker has since reported quiescence, so none still holds the old
- * pointer) the same batch is applied to the other copy. A worker therefore
- * never reads a tbl8 group being changed or freed.
+ * Tables: tbl24 has one entry per /24 block; an entry with DPR_FIB4_EXT set
+ * points to a tbl8 group of 256 entries, one per address of that block.
+ * A group exists exactly while some route longer than /24 lies in its block.
+ *
+ * Sharing: the control thread is the only writer and changes the one copy in
+ * place, entry by entry, with 32-bit atomic stores; workers read the tables
+ * without locks while online in the RCU variable. Each store turns one valid
+ * answer into another (never an empty entry in between), so a worker sees
+ * every change on its own as soon as it is made, not a whole batch at once.
+ * A new tbl8 group is filled before tbl24 links it (release store). A group
+ * that is unlinked goes on a pending list and is reused only after an RCU
+ * grace period, so a worker never reads a group that is being refilled.
  */
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-/*
- * Values stored in rte_fib are next-hop indices, with DPR_FIB4_LONG set for
- * prefixes longer than /24. DIR-24-8 (22.11 and later, as far as read) skips
- * its tbl8 reservation when a new /25-/32 has the same value as its covering
- * route, but releases one when that route goes: the counter underflows and
- * from then on every long prefix fails with ENOSPC. Making long prefixes'
- * values differ from any /0-/24 parent keeps the count balanced. Readers
- * mask the bit off (DPR_FIB4_NH_MASK).
- */
-#define DPR_FIB4_LONG (UINT64_C(1) << 30)
-#define DPR_FIB4_NH_MASK (DPR_FIB4_LONG - 1)
-
-#include <rte_fib.h>
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_prefetch.h>
 #include <rte_rcu_qsbr.h>
+
+/*
+ * An entry: EXT | group index (tbl24 only), or VALID | depth << 24 | next
+ * hop. The empty entry 0 reads as DPR_NH_NONE, so readers need no check.
+ */
+#define DPR_FIB4_EXT (UINT32_C(1) << 31)
+#define DPR_FIB4_VALID (UINT32_C(1) << 30)
+#define DPR_FIB4_DEPTH_SHIFT 24
+#define DPR_FIB4_DEPTH_MASK UINT32_C(0x3f)
+#define DPR_FIB4_NH_BITS UINT32_C(0xffffff)
+#define DPR_FIB4_TBL24_SIZE (UINT32_C(1) << 24)
 
 struct dpr_fib4_conf {
 	uint32_t max_routes;
-	uint32_t tbl8_groups;
+	uint32_t tbl8_groups;   /**< at most 1 << 24 */
 	int socket;
 };
 
 /* A change for dpr_fib4_update(). */
 struct dpr_fib4_op {
-	uint32_t ip;    /**< host byte order, masked to depth */
+	uint32_t ip;    /**< host byte order; bits past depth are ignored */
 	uint8_t depth;
 	uint8_t del;    /**< 1: delete, 0: add or replace */
 	uint32_t nh;    /**< next hop index when adding */
@@ -47,35 +56,60 @@ struct dpr_fib4_op {
 	uint32_t old_nh; /**< its next hop then */
 };
 
-/**
- * The FIB, its two copies and the RCU variable workers report to.
- * Workers use dpr_fib4_active_rcu() only.
- */
-struct dpr_fib4 {
-	struct rte_fib *active;     /**< read by workers (acquire) */
-	struct rte_fib *copy[2];
-	struct rte_rcu_qsbr *qsbr;
-	uint32_t n_routes;
-	uint64_t memory;            /**< bytes of DPDK heap, both copies */
-	struct dpr_fib4_conf conf;
+/** One route, as dpr_fib4_list() returns it. */
+struct dpr_fib4_route {
+	uint32_t ip;
+	uint8_t depth;
+	uint32_t nh;
 };
 
 /**
- * Create both copies.
- * @return the FIB, or NULL with errno set (ENOMEM, EINVAL).
+ * The FIB. Workers read tbl24 and tbl8 only (the pointers never change) with
+ * dpr_fib4_lookup() and dpr_fib4_lookup_bulk(); everything else belongs to
+ * the control thread.
+ */
+struct dpr_fib4 {
+	uint32_t *tbl24;            /**< 1 << 24 entries */
+	uint32_t *tbl8;             /**< tbl8_groups x 256 entries */
+
+	/* Control thread only, on its own cache lines. */
+	uint32_t n_routes __rte_cache_aligned;
+	struct dpr_fib4_conf conf;
+	struct rte_rcu_qsbr *qsbr;  /**< NULL: no readers to wait for */
+	uint64_t *rules;            /**< open addressing, linear probing */
+	uint32_t rules_mask;        /**< slots - 1 */
+	uint32_t *tbl8_free;        /**< stack of free group indices */
+	uint32_t n_free;
+	uint32_t *tbl8_pending;     /**< unlinked, free after a grace period */
+	uint32_t n_pending;
+	uint64_t gen;               /**< bumped by every applied op */
+	uint64_t *walk;             /**< sorted routes for dpr_fib4_list() */
+	uint32_t walk_n;
+	uint32_t walk_cap;
+	uint64_t walk_gen;
+};
+
+/**
+ * Allocate the tables, tbl24 and every tbl8 group, in hugepage memory on
+ * @p conf->socket.
+ * @return the FIB, or NULL with errno set (ENOMEM, EINVAL: tbl8_groups 0 or
+ *   over 1 << 24).
  */
 struct dpr_fib4 *dpr_fib4_create(const struct dpr_fib4_conf *conf,
 				  struct rte_rcu_qsbr *qsbr);
 void dpr_fib4_free(struct dpr_fib4 *fib);
 
 /**
- * Apply @p n changes so that every worker sees all of them at once.
- * Blocks for one RCU grace period.
+ * Apply @p n changes in order. Each becomes visible to workers as it is
+ * made. When anything was applied, waits one RCU grace period before
+ * returning, so that no worker still holds a next hop index a change
+ * replaced or deleted, and tbl8 groups unlinked by the batch are free again.
  * @return the number of ops applied, from the first. When it is less than
- *   @p n, op number <return> failed and *@p err says why (-ENOSPC: no room
- *   for the route's tbl8 groups, -ENOMEM: no room for its RIB node, -ENOENT:
- *   deleting a missing route);
- *   the ops before it are applied to both copies, none after it.
+ *   @p n, op number <return> failed and *@p err says why (-ENOSPC: no free
+ *   tbl8 group for a route longer than /24, -ENOMEM: fib.ipv4_max_routes
+ *   routes are installed already, or no memory to grow the rule table,
+ *   -ENOENT: deleting a missing route, -EINVAL: depth over 32 or next hop
+ *   index over 24 bits); the ops before it stay applied, none after it.
  */
 unsigned int dpr_fib4_update(struct dpr_fib4 *fib, struct dpr_fib4_op *ops,
 			     unsigned int n, int *err);
@@ -83,36 +117,71 @@ unsigned int dpr_fib4_update(struct dpr_fib4 *fib, struct dpr_fib4_op *ops,
 /** Exact-match lookup of a route; 0 with *nh set, or -ENOENT. */
 int dpr_fib4_get(const struct dpr_fib4 *fib, uint32_t ip, uint8_t depth, uint32_t *nh);
 
-/** Longest-prefix match on the control side (from the RIB). */
+/**
+ * Longest-prefix match on the control side, from the tables.
+ * @return 0 with the matching route's prefix, depth and next hop, or -ENOENT.
+ */
 int dpr_fib4_lpm(const struct dpr_fib4 *fib, uint32_t ip, uint32_t *prefix,
 		 uint8_t *depth, uint32_t *nh);
 
-struct rte_rib_node;
+/**
+ * Walk the routes in ascending (ip, depth) order, a page at a time: up to
+ * @p max routes into @p out, from the first route after @p after (NULL: from
+ * the start; it need not exist any more, the walk resumes where it would be).
+ * Works on a sorted snapshot, rebuilt when routes changed since the last
+ * call. Control thread only.
+ * @return the number of routes written, with *@p more telling whether any
+ *   follow them, or -ENOMEM (no memory for the snapshot).
+ */
+int dpr_fib4_list(struct dpr_fib4 *fib, const struct dpr_fib4_route *after,
+		  struct dpr_fib4_route *out, unsigned int max, bool *more);
 
 /**
- * Walk the routes in the RIB's order (a subtree's longer prefixes before
- * the prefix that covers them): start with
- * @p last NULL, pass back what it returned. Control thread only, and only
- * within one call chain: any update may change the copy being walked.
- * @return the next route's node with its fields filled in, or NULL at the end.
+ * Bytes the FIB holds: tbl24, the tbl8 groups and their free lists, the rule
+ * table and the walk snapshot.
  */
-struct rte_rib_node *dpr_fib4_next(const struct dpr_fib4 *fib, struct rte_rib_node *last,
-				   uint32_t *ip, uint8_t *depth, uint32_t *nh);
-
-/**
- * Like dpr_fib4_next(), from the route @p ip/@p depth, which may have been
- * deleted since it was seen: a walk resumes where that route would be.
- */
-struct rte_rib_node *dpr_fib4_next_after(const struct dpr_fib4 *fib, uint32_t ip,
-					 uint8_t depth, uint32_t *nip, uint8_t *ndepth,
-					 uint32_t *nh);
-
-/** Bytes of hugepage memory the FIB holds (both copies). */
 uint64_t dpr_fib4_memory(const struct dpr_fib4 *fib);
 
-/** The copy workers read now. Only for readers online in @p fib->qsbr. */
-static inline struct rte_fib *
-dpr_fib4_active_rcu(struct dpr_fib4 *fib)
+/** tbl8 groups in use or waiting for a grace period (for tests, benchmarks). */
+uint32_t dpr_fib4_tbl8_used(const struct dpr_fib4 *fib);
+
+/** The next hop of @p ip given its tbl24 entry @p e (a helper of the lookups). */
+static __rte_always_inline uint32_t
+dpr_fib4_resolve(const struct dpr_fib4 *fib, uint32_t e, uint32_t ip)
 {
-	return __atomic_load_n(&fib->active, __ATOMIC_ACQUIRE);
+	/* The tbl8 load depends on the tbl24 value's address bits, which
+	 * orders it after the release store that linked the group. */
+	if (unlikely(e & DPR_FIB4_EXT))
+		e = __atomic_load_n(&fib->tbl8[((size_t)(e & DPR_FIB4_NH_BITS) << 8) |
+					       (ip & 0xff)], __ATOMIC_RELAXED);
+	return e & DPR_FIB4_NH_BITS;
+}
+
+/**
+ * Next hop index for @p ip (host byte order); DPR_NH_NONE when no route
+ * covers it. For workers online in the RCU variable, and the control thread.
+ */
+static __rte_always_inline uint32_t
+dpr_fib4_lookup(const struct dpr_fib4 *fib, uint32_t ip)
+{
+	return dpr_fib4_resolve(fib,
+		__atomic_load_n(&fib->tbl24[ip >> 8], __ATOMIC_RELAXED), ip);
+}
+
+/**
+ * dpr_fib4_lookup() for a burst: prefetches the tbl24 entries of all @p n
+ * addresses first, then resolves them, so their cache misses overlap.
+ */
+static __rte_always_inline void
+dpr_fib4_lookup_bulk(const struct dpr_fib4 *fib, const uint32_t *ip, uint32_t *nh,
+		     unsigned int n)
+{
+	const uint32_t *tbl24 = fib->tbl24;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		rte_prefetch0(&tbl24[ip[i] >> 8]);
+	for (i = 0; i < n; i++)
+		nh[i] = dpr_fib4_resolve(fib,
+			__atomic_load_n(&tbl24[ip[i] >> 8], __ATOMIC_RELAXED), ip[i]);
 }

@@ -4,7 +4,7 @@
 /*
  * Parsing and printing of addresses, prefixes and MACs, shared by the config
  * loader and the control API. IPv4 addresses are kept in host byte order on
- * the control side (rte_fib takes them so); workers convert once per burst.
+ * the control side (the FIB takes them so); workers convert once per burst.
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * FIB micro-benchmark: load a route file ("PREFIX via GATEWAY" lines, as
- * scripts/pyasn-routes.py writes) into dpr's two-copy DIR-24-8, then
- * measure the update rate, bulk lookups per second on random addresses
- * drawn from the table, and the memory both copies hold. Prints JSON.
+ * scripts/pyasn-routes.py writes) into dpr's DIR-24-8 with the default
+ * sizes, then measure the update rate, dpr_fib4_lookup_bulk() lookups per
+ * second on random addresses drawn from the table (bursts of 32), the tbl8
+ * groups used and the memory the FIB holds, before and after one
+ * route.list-style walk builds its snapshot. Prints JSON.
  *
  *   dpr-fib-bench [EAL] -- ROUTES.txt [BATCH]
  */
@@ -17,6 +19,7 @@
 #include <rte_malloc.h>
 #include <rte_random.h>
 
+#include "config/config.h"
 #include "fib/fib.h"
 #include "util/addr.h"
 
@@ -32,12 +35,18 @@ now(void)
 int
 main(int argc, char **argv)
 {
-	struct dpr_fib4_conf fc = { .max_routes = 1 << 20, .tbl8_groups = 1 << 16, .socket = 0 };
+	struct dpr_fib4_conf fc = { .max_routes = DPR_DEFAULT_IP4_MAX_ROUTES,
+				    .tbl8_groups = DPR_DEFAULT_IP4_TBL8, .socket = 0 };
+	struct dpr_fib4_route page[1024], cur, *after = NULL;
+	uint64_t mem_tables;
+	uint32_t tbl8_used;
+	bool more = true;
+	int got;
 	struct dpr_fib4_op *ops;
 	struct dpr_fib4 *fib;
 	unsigned int n = 0, cap = 1 << 20, batch = 20000, i, done;
-	uint32_t *addrs, ips[BURST];
-	uint64_t nh[BURST], sink = 0, t0c;
+	uint32_t *addrs, ips[BURST], nh[BURST];
+	uint64_t sink = 0, t0c;
 	double t0, t_load, t_upd, t_lookup;
 	char line[256];
 	FILE *f;
@@ -88,6 +97,7 @@ main(int argc, char **argv)
 		}
 	}
 	t_load = now() - t0;
+	tbl8_used = dpr_fib4_tbl8_used(fib);
 
 	/* Updates: delete and re-add the last 100k routes, twice. */
 	t0 = now();
@@ -118,17 +128,26 @@ main(int argc, char **argv)
 	t0 = now();
 	for (i = 0; i < LOOKUPS; i += BURST) {
 		memcpy(ips, &addrs[i], sizeof(ips));
-		rte_fib_lookup_bulk(dpr_fib4_active_rcu(fib), ips, nh, BURST);
+		dpr_fib4_lookup_bulk(fib, ips, nh, BURST);
 		sink += nh[0];
 	}
 	t_lookup = now() - t0;
+	t0c = rte_get_tsc_cycles() - t0c;
+
+	/* Memory without, then with the snapshot route.list keeps. */
+	mem_tables = dpr_fib4_memory(fib);
+	while (more && (got = dpr_fib4_list(fib, after, page, RTE_DIM(page), &more)) > 0) {
+		cur = page[got - 1];
+		after = &cur;
+	}
 
 	printf("{\"routes\": %u, \"load_seconds\": %.3f, \"load_routes_per_second\": %.0f, "
 	       "\"update_us\": %.3f, \"updates_per_second\": %.0f, "
 	       "\"lookups_per_second\": %.0f, \"lookup_cycles\": %.1f, "
-	       "\"memory_mib\": %.1f, \"tbl8_groups\": %u, \"max_routes\": %u, \"sink\": %" PRIu64 "}\n",
+	       "\"tbl8_groups_used\": %u, \"memory_mib\": %.1f, \"memory_mib_with_list\": %.1f, "
+	       "\"tbl8_groups\": %u, \"max_routes\": %u, \"sink\": %" PRIu64 "}\n",
 	       n, t_load, n / t_load, t_upd * 1e6, 1.0 / t_upd, LOOKUPS / t_lookup,
-	       (double)(rte_get_tsc_cycles() - t0c) / LOOKUPS,
+	       (double)t0c / LOOKUPS, tbl8_used, (double)mem_tables / (1 << 20),
 	       (double)dpr_fib4_memory(fib) / (1 << 20), fc.tbl8_groups, fc.max_routes,
 	       sink % 2);
 	dpr_fib4_free(fib);

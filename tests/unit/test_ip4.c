@@ -573,7 +573,7 @@ test_fast_matches_reference(struct rig *r)
 		uint32_t dst, nh;
 
 		if (dpr_ip4_slow(w, &b, m, &dst)) {
-			dpr_ip4_fib_bulk(w, &dst, &nh, 1);
+			nh = dpr_fib4_lookup(w->fib, dst);
 			dpr_ip4_act(w, &b, m, nh, false);
 		}
 		for (p = 0; p < w->n_ports; p++) {

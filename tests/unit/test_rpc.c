@@ -1030,19 +1030,25 @@ test_route_load(void)
 	SAME(snap(), before);
 }
 
-/* The FIB fills up: -32003, what was applied is said, references balance. */
+/* The FIB fills up (routes, or with /32s in as many /24 blocks its tbl8
+ * groups): -32003, the limit to raise is named, references balance. */
 static void
-test_route_load_full(void)
+route_load_full(bool groups)
 {
 	struct snapshot before = snap();
+	uint32_t used = dpr_fib4_tbl8_used(R.fib4);
 	json_t *routes = json_array(), *req, *r;
 	const char *msg;
-	unsigned int i, n = R.fib4->conf.max_routes + 100;
+	unsigned int i, n = groups ? R.fib4->conf.tbl8_groups + 10 : R.fib4->conf.max_routes + 100;
 	char buf[64];
 
 	for (i = 0; i < n; i++) {
-		snprintf(buf, sizeof(buf), "%u.%u.%u.0/24 via 10.0.2.%u", 20 + i / 65536,
-			 (i / 256) % 256, i % 256, 100 + i % 50);
+		if (groups)
+			snprintf(buf, sizeof(buf), "30.%u.%u.1/32 via 10.0.2.%u", i / 256, i % 256,
+				 100 + i % 50);
+		else
+			snprintf(buf, sizeof(buf), "%u.%u.%u.0/24 via 10.0.2.%u", 20 + i / 65536,
+				 (i / 256) % 256, i % 256, 100 + i % 50);
 		json_array_append_new(routes, json_string(buf));
 	}
 	req = json_pack("{s:s,s:i,s:s,s:{s:O}}", "jsonrpc", "2.0", "id", 9, "method", "route.load",
@@ -1052,7 +1058,8 @@ test_route_load_full(void)
 	CHECK(json_integer_value(json_object_get(json_object_get(r, "error"), "code")) ==
 	      DPR_RPC_NO_SPACE, "FIB full: %s", msg ? msg : "no error");
 	CHECK(msg != NULL && strstr(msg, "route.load") != NULL &&
-	      strstr(msg, "ipv4_max_routes") != NULL, "%s", msg);
+	      strstr(msg, groups ? "raise fib.ipv4_tbl8_groups" : "raise fib.ipv4_max_routes") != NULL,
+	      "%s", msg);
 	json_decref(r);
 	json_decref(req);
 	/* Remove what went in. */
@@ -1069,6 +1076,14 @@ test_route_load_full(void)
 	}
 	json_decref(routes);
 	SAME(snap(), before);
+	CHECK_EQ(dpr_fib4_tbl8_used(R.fib4), used);
+}
+
+static void
+test_route_load_full(void)
+{
+	route_load_full(false);
+	route_load_full(true);
 }
 
 /* 1000 routes added, replaced and deleted through the API: no next hop leaks. */
