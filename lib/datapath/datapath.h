@@ -22,7 +22,8 @@
 #include "../nexthop/nexthop.h"
 
 #define DPR_BURST 32
-#define DPR_TXBUF 64
+/* 63 packets and the count make a 512-byte buffer: indexed by a shift. */
+#define DPR_TXBUF 63
 
 /** Why a packet was dropped. Every drop in the datapath has one reason. */
 enum dpr_drop {
@@ -83,6 +84,7 @@ struct dpr_txbuf {
 	uint16_t n;
 	struct rte_mbuf *pkts[DPR_TXBUF];
 };
+_Static_assert(sizeof(struct dpr_txbuf) == 512, "TX buffer size");
 
 struct dpr_rxq {
 	uint16_t port;      /**< dpr port index */

@@ -235,7 +235,7 @@ dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
 struct dpr_ip4_fast {
 	uint64_t mac;            /**< the input port's MAC, 8-byte load */
 	uint64_t mac_mask;
-	uint32_t max_len;        /**< w->fast_max_len */
+	uint32_t max_span;       /**< w->fast_max_len less a bare header */
 	const uint32_t *tbl24;   /**< the FIB's, to prefetch from */
 	uint16_t n_cand;
 	uint32_t slow;           /**< bit i: candidate i came the slow path */
@@ -255,7 +255,7 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
-	uint32_t flen, tw, daddr;
+	uint32_t flen, tw, daddr, sdst;
 	uint64_t dw, ck;
 
 	/* Reading before the length check stays inside the mbuf's data
@@ -269,7 +269,7 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 	/* From a bare header up to what every port's MTU takes, in one
 	 * segment that holds it all; padding after it is trimmed below. */
 	if (unlikely(flen - (RTE_ETHER_HDR_LEN + sizeof(*ip)) >
-		     f->max_len - (RTE_ETHER_HDR_LEN + sizeof(*ip)) ||
+		     f->max_span ||
 		     m->pkt_len != m->data_len || m->data_len < flen))
 		goto slow;
 	if (unlikely(ip->time_to_live <= 1))
@@ -289,9 +289,11 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 	f->cand[f->n_cand++] = m;
 	return;
 slow:
-	if (dpr_ip4_slow(w, b, m, &daddr)) {
+	/* Its own variable: daddr's address is never taken, so it stays in
+	 * a register on the fast path. */
+	if (dpr_ip4_slow(w, b, m, &sdst)) {
 		f->slow |= UINT32_C(1) << f->n_cand;
-		f->dst[f->n_cand] = daddr;
+		f->dst[f->n_cand] = sdst;
 		f->cand[f->n_cand++] = m;
 	}
 }
@@ -306,7 +308,8 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	struct rte_mbuf *cand[DPR_BURST];
 	uint32_t dst[DPR_BURST];
 	struct dpr_ip4_fast f = {
-		.mac = w->mac64[in], .mac_mask = w->mac_mask, .max_len = w->fast_max_len,
+		.mac = w->mac64[in], .mac_mask = w->mac_mask,
+		.max_span = w->fast_max_len - (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)),
 		.tbl24 = w->fib->tbl24, .n_cand = 0, .slow = 0, .cand = cand, .dst = dst,
 	};
 	struct dpr_burst b;
