@@ -325,6 +325,7 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	/* Pass 1: screen the headers, prefetching packets ahead and the
 	 * FIB entries of the whole burst (all of them before any is read:
 	 * with a full table they miss the cache, and the misses overlap). */
+#pragma GCC unroll 2
 	for (i = 0; i + DPR_PREFETCH_AHEAD < n; i++) {
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + DPR_PREFETCH_AHEAD], void *));
 		dpr_ip4_screen(w, &b, &f, pkts[i]);
@@ -335,6 +336,7 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	/* Pass 2: every FIB entry of the burst has been asked for; read
 	 * them and forward. Other next hops, and packets that took the slow
 	 * path (TTL, MTU and broadcast still to check), go to dpr_ip4_act(). */
+#pragma GCC unroll 2
 	for (i = 0; i < f.n_cand; i++) {
 		struct rte_mbuf *m = cand[i];
 		uint32_t nh = dpr_fib4_lookup(fib, dst[i]);
