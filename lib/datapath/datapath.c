@@ -35,19 +35,26 @@ const uint8_t dpr_ip4_special_octet[256] = {
 void
 dpr_worker_prepare(struct dpr_worker *w)
 {
-	static const uint8_t mask[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0 };
+	/* Destination MAC, EtherType, version/IHL; not the source MAC (6-11)
+	 * nor the TOS byte (15). */
+	static const uint8_t mask[16] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0,
+	};
 	uint32_t min_mtu = UINT16_MAX;
 	uint16_t p;
 
-	memcpy(&w->mac_mask, mask, sizeof(w->mac_mask));
+	memcpy(&w->head_mask, mask, sizeof(mask));
 	for (p = 0; p < w->n_ports; p++) {
-		uint8_t b[8] = { 0 };
+		uint8_t b[16] = { 0 };
 
 		memcpy(b, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
-		memcpy(&w->mac64[p], b, sizeof(b));
-		b[6] = RTE_ETHER_TYPE_IPV4 >> 8;
-		b[7] = RTE_ETHER_TYPE_IPV4 & 0xff;
-		memcpy(&w->src_mac_type[p], b, sizeof(b));
+		b[12] = RTE_ETHER_TYPE_IPV4 >> 8;
+		b[13] = RTE_ETHER_TYPE_IPV4 & 0xff;
+		b[14] = 0x45;
+		memcpy(&w->head[p], b, sizeof(b));
+		memcpy(b + RTE_ETHER_ADDR_LEN, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
+		b[12] = RTE_ETHER_TYPE_IPV4 >> 8;
+		memcpy(&w->src_mac_type[p], b + RTE_ETHER_ADDR_LEN, sizeof(uint64_t));
 		min_mtu = RTE_MIN(min_mtu, (uint32_t)w->ports[p].mtu);
 	}
 	w->fast_max_len = min_mtu + RTE_ETHER_HDR_LEN;
@@ -66,9 +73,9 @@ dpr_worker_prepare(struct dpr_worker *w)
 		EXCEPT(b, m, cls); \
 	} while (0)
 
-void
+bool
 dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint32_t nh,
-	    bool l2_bcast)
+	    bool l2_bcast, union dpr_nh_word *out)
 {
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
 							  RTE_ETHER_HDR_LEN);
@@ -86,10 +93,8 @@ dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint3
 		else if (rte_be_to_cpu_16(ip->total_length) > w->ports[h.port].mtu)
 			EXCEPT_ARG(b, m, DPR_EXC_MTU_EXCEEDED, h.port);
 		else {
-			if (unlikely(w->tx[h.port].n == DPR_TXBUF))
-				dpr_tx_flush(w, h.port);
-			dpr_ip4_forward(w, m, h);
-			w->stats[b->in].forwarded++;
+			*out = h;
+			return true;
 		}
 		break;
 	case DPR_NH_KIND_LOCAL:
@@ -111,6 +116,7 @@ dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint3
 			EXCEPT(b, m, DPR_EXC_NO_ROUTE);
 		break;
 	}
+	return false;
 }
 
 bool
@@ -173,6 +179,6 @@ dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint
 	/* Broadcast or multicast frames are never forwarded (RFC 1812
 	 * 5.3.4): settle them here. */
 	nh = dpr_fib4_lookup(w->fib, *dst);
-	dpr_ip4_act(w, b, m, nh, true);
+	dpr_ip4_act(w, b, m, nh, true, &(union dpr_nh_word){ .u64 = 0 });
 	return false;
 }

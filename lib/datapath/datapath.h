@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
+#include <rte_vect.h>
 
 #include "../config/config.h"
 #include "../fib/fib.h"
@@ -109,8 +110,8 @@ struct dpr_worker {
 	const volatile bool *quit;
 	/* Derived by dpr_worker_prepare() for the fast path. */
 	uint32_t fast_max_len;       /**< frames up to this fit every port's MTU */
-	uint64_t mac_mask;           /**< the first 6 bytes of a 64-bit load */
-	uint64_t mac64[DPR_MAX_PORTS];        /**< port MAC, 8-byte load */
+	rte_xmm_t head_mask;         /**< what dpr_ip4_head_ok() compares */
+	rte_xmm_t head[DPR_MAX_PORTS];        /**< port MAC, IPv4, version 4, IHL 5 */
 	uint64_t src_mac_type[DPR_MAX_PORTS]; /**< port MAC + IPv4 ether type */
 
 	/* Written by the worker only. */
@@ -157,11 +158,13 @@ bool dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
 		  uint32_t *dst);
 
 /**
- * Act on next hop @p nh for a packet whose headers passed: forward it
- * (TTL, MTU and link-layer broadcast checked here), divert it or drop it.
+ * Act on next hop @p nh for a packet whose headers passed: divert or drop
+ * it, or, when it is to be forwarded (TTL, MTU and link-layer broadcast
+ * checked here), return true with its next hop in *@p h: the caller
+ * rewrites and queues it, and counts it. Never true for @p l2_bcast.
  */
-void dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
-		 uint32_t nh, bool l2_bcast);
+bool dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
+		 uint32_t nh, bool l2_bcast, union dpr_nh_word *h);
 
 /** Per worker lcore entry point for rte_eal_remote_launch(). */
 int dpr_worker_main(void *arg);

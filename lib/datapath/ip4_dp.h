@@ -58,10 +58,18 @@ dpr_ip4_cksum_ok(const struct rte_ipv4_hdr *ip, uint32_t hlen)
 	memcpy(&a, ip, sizeof(a));
 	memcpy(&b, (const uint8_t *)ip + 8, sizeof(b));
 	memcpy(&c, (const uint8_t *)ip + 16, sizeof(c));
+#if defined(RTE_ARCH_X86_64)
+	/* The carry chain in three instructions. A carry out of the last
+	 * add leaves at most 2^64 - 3, so adding it back cannot carry. */
+	sum = a;
+	__asm__("addq %[b], %[s]\n\tadcq %[c], %[s]\n\tadcq $0, %[s]"
+		: [s] "+r" (sum) : [b] "r" (b), [c] "r" ((uint64_t)c) : "cc");
+#else
 	sum = a + b;
 	sum += sum < a;
 	sum += c;
 	sum += sum < c;
+#endif
 	return sum % 0xffff == 0;
 }
 
@@ -190,18 +198,26 @@ dpr_tx_reserve(struct dpr_worker *w)
 			dpr_tx_flush(w, p);
 }
 
-/** Rewrite and queue a packet for next hop @p h. The header has passed. */
+/** Rewrite a packet for next hop @p h: TTL, checksum, MACs. Its header passed. */
 static __rte_always_inline void
-dpr_ip4_forward(struct dpr_worker *w, struct rte_mbuf *m, union dpr_nh_word h)
+dpr_ip4_rewrite(struct dpr_worker *w, struct rte_mbuf *m, union dpr_nh_word h)
 {
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
-	struct dpr_txbuf *b = &w->tx[h.port];
 
 	dpr_ip4_ttl_dec((struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN));
 	/* Two 8-byte stores: the next hop's MAC (its last two bytes spill
 	 * into the source MAC), then the port's MAC and the IPv4 type. */
 	memcpy(eth, &h.u64, sizeof(h.u64));
 	memcpy(eth + RTE_ETHER_ADDR_LEN, &w->src_mac_type[h.port], sizeof(uint64_t));
+}
+
+/** Rewrite and queue a packet for next hop @p h; dpr_tx_reserve() made room. */
+static __rte_always_inline void
+dpr_ip4_forward(struct dpr_worker *w, struct rte_mbuf *m, union dpr_nh_word h)
+{
+	struct dpr_txbuf *b = &w->tx[h.port];
+
+	dpr_ip4_rewrite(w, m, h);
 	b->pkts[b->n++] = m;
 }
 
@@ -226,15 +242,12 @@ dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
 		rte_pktmbuf_free_bulk(b->drop, b->n_drop);
 }
 
-/* The Ethernet type and the IPv4 version/IHL byte as they lie in memory
- * from offset 12: 08 00 45, then the TOS byte (masked). */
-#define DPR_ETH_IP4_WANT RTE_BE32(0x08004500)
-#define DPR_ETH_IP4_MASK RTE_BE32(0xffffff00)
-
 /** What the fast path compares against, loaded once per burst. */
 struct dpr_ip4_fast {
-	uint64_t mac;            /**< the input port's MAC, 8-byte load */
-	uint64_t mac_mask;
+	/* The first 16 bytes of a frame to forward: destination MAC, then
+	 * (masked) source MAC, EtherType IPv4, version 4 and IHL 5. */
+	rte_xmm_t head;
+	rte_xmm_t head_mask;
 	uint32_t max_span;       /**< w->fast_max_len less a bare header */
 	const uint32_t *tbl24;   /**< the FIB's, to prefetch from */
 	uint16_t n_cand;
@@ -242,6 +255,23 @@ struct dpr_ip4_fast {
 	struct rte_mbuf **cand;
 	uint32_t *dst;
 };
+
+/** The frame's first 16 bytes match f->head where f->head_mask is set. */
+static __rte_always_inline bool
+dpr_ip4_head_ok(const uint8_t *eth, const struct dpr_ip4_fast *f)
+{
+#if defined(RTE_ARCH_X86)
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)eth);
+
+	return _mm_testz_si128(_mm_xor_si128(v, f->head.x), f->head_mask.x);
+#else
+	uint64_t v[2];
+
+	memcpy(v, eth, sizeof(v));
+	return ((v[0] ^ f->head.u64[0]) & f->head_mask.u64[0]) == 0 &&
+		((v[1] ^ f->head.u64[1]) & f->head_mask.u64[1]) == 0;
+#endif
+}
 
 /**
  * Screen one packet: the common case joins the burst's candidates for a
@@ -255,15 +285,12 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
-	uint32_t flen, tw, daddr, sdst;
-	uint64_t dw, ck;
+	uint32_t flen, daddr, sdst;
+	uint64_t ck;
 
 	/* Reading before the length check stays inside the mbuf's data
 	 * room, which is far larger than these 34 bytes. */
-	memcpy(&dw, eth, sizeof(dw));
-	memcpy(&tw, eth + 2 * RTE_ETHER_ADDR_LEN, sizeof(tw));
-	if (unlikely(((dw ^ f->mac) & f->mac_mask) != 0 ||
-		     (tw & DPR_ETH_IP4_MASK) != DPR_ETH_IP4_WANT))
+	if (unlikely(!dpr_ip4_head_ok(eth, f)))
 		goto slow;
 	flen = (uint32_t)rte_be_to_cpu_16(ip->total_length) + RTE_ETHER_HDR_LEN;
 	/* From a bare header up to what every port's MTU takes, in one
@@ -308,7 +335,7 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	struct rte_mbuf *cand[DPR_BURST];
 	uint32_t dst[DPR_BURST];
 	struct dpr_ip4_fast f = {
-		.mac = w->mac64[in], .mac_mask = w->mac_mask,
+		.head = w->head[in], .head_mask = w->head_mask,
 		.max_span = w->fast_max_len - (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)),
 		.tbl24 = w->fib->tbl24, .n_cand = 0, .slow = 0, .cand = cand, .dst = dst,
 	};
@@ -340,12 +367,13 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	for (i = 0; i < f.n_cand; i++) {
 		struct rte_mbuf *m = cand[i];
 		uint32_t nh = dpr_fib4_lookup(fib, dst[i]);
-		union dpr_nh_word h;
+		union dpr_nh_word h, hs;
 
 		h.u64 = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
 		if (unlikely(h.kind != DPR_NH_KIND_FORWARD || (f.slow & (UINT32_C(1) << i)))) {
-			dpr_ip4_act(w, &b, m, nh, false);
-			continue;
+			if (!dpr_ip4_act(w, &b, m, nh, false, &hs))
+				continue;
+			h = hs;
 		}
 		dpr_ip4_forward(w, m, h);
 		n_fwd++;

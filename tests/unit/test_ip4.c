@@ -573,8 +573,13 @@ test_fast_matches_reference(struct rig *r)
 		uint32_t dst, nh;
 
 		if (dpr_ip4_slow(w, &b, m, &dst)) {
+			union dpr_nh_word h;
+
 			nh = dpr_fib4_lookup(w->fib, dst);
-			dpr_ip4_act(w, &b, m, nh, false);
+			if (dpr_ip4_act(w, &b, m, nh, false, &h)) {
+				dpr_ip4_rewrite(w, m, h);
+				dpr_tx_enqueue(w, h.port, m);
+			}
 		}
 		for (p = 0; p < w->n_ports; p++) {
 			for (j = 0; j < w->tx[p].n; j++)
