@@ -333,7 +333,7 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	const union dpr_nh_word *nhw = w->nh;
 	const struct dpr_fib4 *fib = w->fib;
 	struct rte_mbuf *cand[DPR_BURST];
-	uint32_t dst[DPR_BURST];
+	uint32_t dst[DPR_BURST], ent[DPR_BURST];
 	struct dpr_ip4_fast f = {
 		.head = w->head[in], .head_mask = w->head_mask,
 		.max_span = w->fast_max_len - (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)),
@@ -360,13 +360,24 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	for (; i < n; i++)
 		dpr_ip4_screen(w, &b, &f, pkts[i]);
 
-	/* Pass 2: every FIB entry of the burst has been asked for; read
+	/* Pass 2: read the burst's tbl24 entries, asked for in pass 1; where
+	 * a block has a tbl8 group, ask for that entry too before any is
+	 * read (a route longer than /24 costs a second miss otherwise). */
+	for (i = 0; i < f.n_cand; i++) {
+		uint32_t e = __atomic_load_n(&f.tbl24[dst[i] >> 8], __ATOMIC_RELAXED);
+
+		if (unlikely(e & DPR_FIB4_EXT))
+			rte_prefetch0(dpr_fib4_tbl8_entry(fib, e, dst[i]));
+		ent[i] = e;
+	}
+
+	/* Pass 3: every FIB entry of the burst has been asked for; read
 	 * them and forward. Other next hops, and packets that took the slow
 	 * path (TTL, MTU and broadcast still to check), go to dpr_ip4_act(). */
 #pragma GCC unroll 2
 	for (i = 0; i < f.n_cand; i++) {
 		struct rte_mbuf *m = cand[i];
-		uint32_t nh = dpr_fib4_lookup(fib, dst[i]);
+		uint32_t nh = dpr_fib4_resolve(fib, ent[i], dst[i]);
 		union dpr_nh_word h, hs;
 
 		h.u64 = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);

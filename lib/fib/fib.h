@@ -145,6 +145,13 @@ uint64_t dpr_fib4_memory(const struct dpr_fib4 *fib);
 /** tbl8 groups in use or waiting for a grace period (for tests, benchmarks). */
 uint32_t dpr_fib4_tbl8_used(const struct dpr_fib4 *fib);
 
+/** Where the tbl8 entry of @p ip lies, given its tbl24 entry @p e (EXT set). */
+static __rte_always_inline const uint32_t *
+dpr_fib4_tbl8_entry(const struct dpr_fib4 *fib, uint32_t e, uint32_t ip)
+{
+	return &fib->tbl8[((size_t)(e & DPR_FIB4_NH_BITS) << 8) | (ip & 0xff)];
+}
+
 /** The next hop of @p ip given its tbl24 entry @p e (a helper of the lookups). */
 static __rte_always_inline uint32_t
 dpr_fib4_resolve(const struct dpr_fib4 *fib, uint32_t e, uint32_t ip)
@@ -152,8 +159,7 @@ dpr_fib4_resolve(const struct dpr_fib4 *fib, uint32_t e, uint32_t ip)
 	/* The tbl8 load depends on the tbl24 value's address bits, which
 	 * orders it after the release store that linked the group. */
 	if (unlikely(e & DPR_FIB4_EXT))
-		e = __atomic_load_n(&fib->tbl8[((size_t)(e & DPR_FIB4_NH_BITS) << 8) |
-					       (ip & 0xff)], __ATOMIC_RELAXED);
+		e = __atomic_load_n(dpr_fib4_tbl8_entry(fib, e, ip), __ATOMIC_RELAXED);
 	return e & DPR_FIB4_NH_BITS;
 }
 
