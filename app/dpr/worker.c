@@ -20,7 +20,11 @@ flush_all(struct dpr_worker *w)
 
 /*
  * The worker loop: poll every RX queue this lcore owns, forward each burst,
- * drain TX buffers, report RCU quiescence. Nothing here locks, logs,
+ * drain TX buffers, report RCU quiescence. A burst is screened, then the
+ * burst before it is finished (see struct dpr_ip4_pending); a poll that
+ * brings nothing finishes the last one. Packets are held by the worker
+ * only between two polls, and nothing FIB-derived is held across the
+ * quiescent report: a waiting burst has addresses, not entries. Nothing here locks, logs,
  * allocates or makes a system call, except the optional idle sleep, which
  * is taken offline from RCU so the control thread never waits on it.
  */
@@ -29,7 +33,12 @@ dpr_worker_main(void *arg)
 {
 	struct dpr_worker *w = arg;
 	struct rte_mbuf *pkts[DPR_BURST];
+	/* Two bursts in flight: one screened and waiting (its FIB entries
+	 * on their way into the cache) while the next one is screened. */
+	struct dpr_ip4_pending pend[2];
+	struct dpr_ip4_pending *waiting = NULL;
 	uint32_t idle = 0;
+	unsigned int cur = 0;
 
 	rte_rcu_qsbr_thread_register(w->qsbr, w->index);
 	rte_rcu_qsbr_thread_online(w->qsbr, w->index);
@@ -55,7 +64,17 @@ dpr_worker_main(void *arg)
 			w->stats[rq->port].rx += n;
 			w->rx_total += n;
 			got += n;
-			dpr_ip4_input_burst(w, rq->port, pkts, n);
+			dpr_ip4_screen_burst(w, rq->port, pkts, n, &pend[cur]);
+			if (waiting != NULL)
+				dpr_ip4_finish_burst(w, waiting);
+			waiting = &pend[cur];
+			cur ^= 1;
+		}
+		/* Nothing more came in: the waiting burst goes now. */
+		if (got == 0 && waiting != NULL) {
+			dpr_ip4_finish_burst(w, waiting);
+			waiting = NULL;
+			got = 1; /* busy, not idle */
 		}
 		flush_all(w);
 		rte_rcu_qsbr_quiescent(w->qsbr, w->index);
@@ -73,6 +92,8 @@ dpr_worker_main(void *arg)
 			break;
 	}
 
+	if (waiting != NULL)
+		dpr_ip4_finish_burst(w, waiting);
 	flush_all(w);
 	rte_rcu_qsbr_thread_offline(w->qsbr, w->index);
 	rte_rcu_qsbr_thread_unregister(w->qsbr, w->index);

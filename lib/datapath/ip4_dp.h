@@ -325,46 +325,75 @@ slow:
 	}
 }
 
-/** Forward, divert or drop one burst received on dpr port @p in. */
-static inline void
-dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
-		    uint16_t n)
-{
-	const union dpr_nh_word *nhw = w->nh;
-	const struct dpr_fib4 *fib = w->fib;
+/**
+ * A burst between its screening (pass 1) and the rest: its candidates,
+ * whose FIB entries are on their way into the cache, and what pass 1
+ * diverted or dropped. The worker screens the next burst before finishing
+ * this one, so the misses of one burst overlap the work on another.
+ */
+struct dpr_ip4_pending {
+	struct dpr_burst b;
+	uint16_t n_cand;
+	uint32_t slow;                  /**< bit i: candidate i came the slow path */
 	struct rte_mbuf *cand[DPR_BURST];
-	uint32_t dst[DPR_BURST], ent[DPR_BURST];
+	uint32_t dst[DPR_BURST];
+};
+
+/** Pass 1 of a burst received on dpr port @p in, into @p p. */
+static __rte_always_inline void
+dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
+		     uint16_t n, struct dpr_ip4_pending *p)
+{
 	struct dpr_ip4_fast f = {
 		.head = w->head[in], .head_mask = w->head_mask,
 		.max_span = w->fast_max_len - (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)),
-		.tbl24 = w->fib->tbl24, .n_cand = 0, .slow = 0, .cand = cand, .dst = dst,
+		.tbl24 = w->fib->tbl24, .n_cand = 0, .slow = 0, .cand = p->cand, .dst = p->dst,
 	};
-	struct dpr_burst b;
-	uint16_t n_fwd = 0, i;
+	uint16_t i;
 
-	b.in = in;
-	b.n_exc = 0;
-	b.n_drop = 0;
-	dpr_tx_reserve(w);
+	p->b.in = in;
+	p->b.n_exc = 0;
+	p->b.n_drop = 0;
 	for (i = 0; i < n && i < DPR_PREFETCH_AHEAD; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 
-	/* Pass 1: screen the headers, prefetching packets ahead and the
-	 * FIB entries of the whole burst (all of them before any is read:
-	 * with a full table they miss the cache, and the misses overlap). */
+	/* Screen the headers, prefetching packets ahead and the FIB entries
+	 * of the whole burst (all of them before any is read: with a full
+	 * table they miss the cache, and the misses overlap). */
 #pragma GCC unroll 2
 	for (i = 0; i + DPR_PREFETCH_AHEAD < n; i++) {
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + DPR_PREFETCH_AHEAD], void *));
-		dpr_ip4_screen(w, &b, &f, pkts[i]);
+		dpr_ip4_screen(w, &p->b, &f, pkts[i]);
 	}
 	for (; i < n; i++)
-		dpr_ip4_screen(w, &b, &f, pkts[i]);
+		dpr_ip4_screen(w, &p->b, &f, pkts[i]);
+	p->n_cand = f.n_cand;
+	p->slow = f.slow;
+}
+
+/** Passes 2 and 3 of a screened burst: look up, forward, divert, drop. */
+static __rte_always_inline void
+dpr_ip4_finish_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
+{
+	const union dpr_nh_word *nhw = w->nh;
+	const struct dpr_fib4 *fib = w->fib;
+	const uint32_t *tbl24 = fib->tbl24;
+	/* Locals, not p->: the header stores below could alias p's fields,
+	 * which would make the compiler reload them for every packet. */
+	struct rte_mbuf *const *cand = p->cand;
+	const uint32_t *dst = p->dst;
+	const uint16_t n_cand = p->n_cand;
+	const uint32_t slow = p->slow;
+	uint32_t ent[DPR_BURST];
+	uint16_t n_fwd = 0, i;
+
+	dpr_tx_reserve(w);
 
 	/* Pass 2: read the burst's tbl24 entries, asked for in pass 1; where
 	 * a block has a tbl8 group, ask for that entry too before any is
 	 * read (a route longer than /24 costs a second miss otherwise). */
-	for (i = 0; i < f.n_cand; i++) {
-		uint32_t e = __atomic_load_n(&f.tbl24[dst[i] >> 8], __ATOMIC_RELAXED);
+	for (i = 0; i < n_cand; i++) {
+		uint32_t e = __atomic_load_n(&tbl24[dst[i] >> 8], __ATOMIC_RELAXED);
 
 		if (unlikely(e & DPR_FIB4_EXT))
 			rte_prefetch0(dpr_fib4_tbl8_entry(fib, e, dst[i]));
@@ -375,20 +404,31 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	 * them and forward. Other next hops, and packets that took the slow
 	 * path (TTL, MTU and broadcast still to check), go to dpr_ip4_act(). */
 #pragma GCC unroll 2
-	for (i = 0; i < f.n_cand; i++) {
+	for (i = 0; i < n_cand; i++) {
 		struct rte_mbuf *m = cand[i];
 		uint32_t nh = dpr_fib4_resolve(fib, ent[i], dst[i]);
 		union dpr_nh_word h, hs;
 
 		h.u64 = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
-		if (unlikely(h.kind != DPR_NH_KIND_FORWARD || (f.slow & (UINT32_C(1) << i)))) {
-			if (!dpr_ip4_act(w, &b, m, nh, false, &hs))
+		if (unlikely(h.kind != DPR_NH_KIND_FORWARD || (slow & (UINT32_C(1) << i)))) {
+			if (!dpr_ip4_act(w, &p->b, m, nh, false, &hs))
 				continue;
 			h = hs;
 		}
 		dpr_ip4_forward(w, m, h);
 		n_fwd++;
 	}
-	w->stats[in].forwarded += n_fwd;
-	dpr_burst_finish(w, &b);
+	w->stats[p->b.in].forwarded += n_fwd;
+	dpr_burst_finish(w, &p->b);
+}
+
+/** Forward, divert or drop one burst received on dpr port @p in, at once. */
+static inline void
+dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
+		    uint16_t n)
+{
+	struct dpr_ip4_pending p;
+
+	dpr_ip4_screen_burst(w, in, pkts, n, &p);
+	dpr_ip4_finish_burst(w, &p);
 }
