@@ -66,19 +66,30 @@ def main():
     for c in cases:
         c["instructions_per_packet"] = ipp.get(c["name"])
 
-    # The goals of the benchmark issue, as ratios measured in this run.
+    # The goals of the benchmark issue, as ratios measured in this run: the
+    # ratio of the medians, and the median of the ratios within each round
+    # (cases of one round ran minutes apart, under much the same load).
     def med(n):
         return by.get(n, {}).get("mpps_median")
-    goals = {}
-    if med("dpr pyasn") and med("l3fwd-lpm pyasn"):
-        goals["full table: dpr / l3fwd LPM (goal >= 1.3)"] = med("dpr pyasn") / med("l3fwd-lpm pyasn")
-    if med("dpr small") and med("l3fwd-lpm small"):
-        goals["small table: dpr / l3fwd LPM (goal >= 1.0)"] = med("dpr small") / med("l3fwd-lpm small")
-    if med("dpr small") and ref_io:
-        goals["small table: dpr / testpmd io (goal >= 0.75)"] = med("dpr small") / ref_io
-    if med("dpr small") and med("dpr pyasn"):
-        goals["dpr full / small table (goal >= 0.85)"] = med("dpr pyasn") / med("dpr small")
+
+    def round_ratio(a, b):
+        ra, rb = by.get(a, {}).get("by_round"), by.get(b, {}).get("by_round")
+        if not ra or not rb:
+            return None
+        q = sorted(x / y for x, y in zip(ra, rb) if x and y)
+        if not q:
+            return None
+        return q[len(q) // 2] if len(q) % 2 else (q[len(q) // 2 - 1] + q[len(q) // 2]) / 2
+    goals, goals_by_round = {}, {}
+    for label, a, bb in (("full table: dpr / l3fwd LPM (goal >= 1.3)", "dpr pyasn", "l3fwd-lpm pyasn"),
+                         ("small table: dpr / l3fwd LPM (goal >= 1.0)", "dpr small", "l3fwd-lpm small"),
+                         ("small table: dpr / testpmd io (goal >= 0.75)", "dpr small", "testpmd-io"),
+                         ("dpr full / small table (goal >= 0.85)", "dpr pyasn", "dpr small")):
+        if med(a) and med(bb):
+            goals[label] = med(a) / med(bb)
+            goals_by_round[label] = round_ratio(a, bb)
     thr["goals"] = goals
+    thr["goals_median_of_round_ratios"] = goals_by_round
     json.dump(thr, open(os.path.join(b, "results.json"), "w"), indent=2)
 
     print("%-22s %7s %8s %8s %8s %8s %8s %10s" % ("case", "routes", "Mpps", "min", "max",
@@ -89,8 +100,10 @@ def main():
             c["name"], c["routes"] or "-", f(c["mpps_median"], "%.2f"), f(c["mpps_min"], "%.2f"),
             f(c["mpps_max"], "%.2f"), f(c["ratio_testpmd_io"], "%.2f"),
             f(c["ratio_l3fwd_lpm"], "%.2f"), f(c["instructions_per_packet"], "%.0f")))
+    print("%-50s %9s %9s" % ("goal", "medians", "by round"))
     for k, v in goals.items():
-        print("%-50s %.2f" % (k, v))
+        r = goals_by_round.get(k)
+        print("%-50s %9.2f %9s" % (k, v, "%.2f" % r if r is not None else "-"))
 
     try:
         import matplotlib

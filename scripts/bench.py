@@ -106,8 +106,12 @@ def main():
         cases.append(c)
 
     results = {c["name"]: [] for c in cases}
+    by_round = {c["name"]: [None] * a.rounds for c in cases}
     for r in range(a.rounds):
-        for c in cases:
+        # Each round starts one case later: no case always runs first
+        # (after the previous round's last) or last.
+        k = r % len(cases)
+        for c in cases[k:] + cases[:k]:
             try:
                 mpps = run_case(c, a.warmup, a.duration)
             except Exception as e:  # a failed case is reported, not fatal
@@ -117,6 +121,7 @@ def main():
                 "%.2f Mpps" % mpps if mpps is not None else "FAILED"))
             if mpps is not None:
                 results[c["name"]].append(mpps)
+                by_round[c["name"]][r] = mpps
 
     out = []
     for c in cases:
@@ -128,6 +133,7 @@ def main():
             "mpps_min": min(runs) if runs else None,
             "mpps_max": max(runs) if runs else None,
             "runs": runs,
+            "by_round": by_round[c["name"]],
         })
     json.dump({"cases": out, "rounds": a.rounds, "duration_s": a.duration,
                "warmup_s": a.warmup}, sys.stdout, indent=2)
