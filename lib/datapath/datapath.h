@@ -6,7 +6,8 @@
  * cache-aligned and allocated on the lcore's NUMA socket. The worker is the
  * only writer of everything in it; the control thread reads the counters
  * (64-bit loads, never torn on the 64-bit targets DPDK supports) and writes
- * nothing but through the pointers it publishes (FIB, next hops).
+ * nothing in it after launch; the tables the worker reads (FIB entries,
+ * next-hop words) it changes in place with atomic stores.
  */
 #include <stdbool.h>
 #include <stdint.h>
