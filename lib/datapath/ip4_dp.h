@@ -176,16 +176,6 @@ dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 	b->n = 0;
 }
 
-static __rte_always_inline void
-dpr_tx_enqueue(struct dpr_worker *w, uint16_t p, struct rte_mbuf *m)
-{
-	struct dpr_txbuf *b = &w->tx[p];
-
-	if (unlikely(b->n == DPR_TXBUF))
-		dpr_tx_flush(w, p);
-	b->pkts[b->n++] = m;
-}
-
 /** Make room for a whole burst in every TX buffer: the fast path then
  * appends without checking. */
 static __rte_always_inline void

@@ -515,6 +515,8 @@ static void
 record(struct outcome *o, int kind, uint32_t a, uint32_t arg, struct rte_mbuf *m)
 {
 	const char *why;
+	const void *d;
+	uint32_t n;
 
 	o->kind = kind;
 	o->port_or_class = a;
@@ -522,9 +524,12 @@ record(struct outcome *o, int kind, uint32_t a, uint32_t arg, struct rte_mbuf *m
 	o->len = m->pkt_len;
 	o->sane = rte_mbuf_check(m, 1, &why) == 0;
 	memset(o->bytes, 0, sizeof(o->bytes));
-	rte_pktmbuf_read(m, 0, RTE_MIN((uint32_t)sizeof(o->bytes), m->pkt_len), o->bytes);
-	if (m->pkt_len < sizeof(o->bytes))
-		memcpy(o->bytes, rte_pktmbuf_read(m, 0, m->pkt_len, o->bytes), m->pkt_len);
+	n = RTE_MIN((uint32_t)sizeof(o->bytes), m->pkt_len);
+	/* rte_pktmbuf_read() copies only when the bytes span segments;
+	 * otherwise it points into the mbuf. */
+	d = rte_pktmbuf_read(m, 0, n, o->bytes);
+	if (d != NULL && d != o->bytes)
+		memcpy(o->bytes, d, n);
 }
 
 static void
@@ -579,10 +584,8 @@ test_fast_matches_reference(struct rig *r)
 			union dpr_nh_word h;
 
 			nh = dpr_fib4_lookup(w->fib, dst);
-			if (dpr_ip4_act(w, &b, m, nh, false, &h)) {
-				dpr_ip4_rewrite(w, m, h);
-				dpr_tx_enqueue(w, h.port, m);
-			}
+			if (dpr_ip4_act(w, &b, m, nh, false, &h))
+				dpr_ip4_forward(w, m, h); /* buffers drained per packet */
 		}
 		for (p = 0; p < w->n_ports; p++) {
 			for (j = 0; j < w->tx[p].n; j++)
