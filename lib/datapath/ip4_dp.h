@@ -133,19 +133,20 @@ dpr_ip4_check_addrs(rte_be32_t src, rte_be32_t dst)
 /**
  * Decrement TTL and update the checksum incrementally (RFC 1624, eqn. 3):
  * HC' = ~(~HC + ~m + m'). The TTL is the high byte of its 16-bit word, so
- * ~m + m' is ~0x0100 whatever the other byte; and the one's complement sum
- * does not care about byte order, so the checksum is used as it lies in
- * memory with the constant in network order.
+ * ~m + m' is ~0x0100 whatever the other byte, and the one's complement sum
+ * does not care about byte order: the checksum is used as it lies in memory
+ * with the constant in network order. Worked through, eqn. 3 is HC + 0x0100
+ * with one correction: a sum of 0xffff or more gets one more (the end-around
+ * carry, and ~0 becomes 0 as in eqn. 3).
  */
 static __rte_always_inline void
 dpr_ip4_ttl_dec(struct rte_ipv4_hdr *ip)
 {
-	uint32_t sum;
+	uint32_t sum = (uint32_t)ip->hdr_checksum + RTE_BE16(0x0100);
 
 	ip->time_to_live--;
-	sum = (uint32_t)(uint16_t)~ip->hdr_checksum + RTE_BE16(0xfeff);
-	sum = (sum & 0xffff) + (sum >> 16);
-	ip->hdr_checksum = (uint16_t)~sum;
+	/* sum <= 0x100ff, so (sum + 1) >> 16 is 1 exactly when sum >= 0xffff. */
+	ip->hdr_checksum = (uint16_t)(sum + ((sum + 1) >> 16));
 }
 
 /** Send what is buffered for dpr port @p p; unsent packets are counted drops. */
@@ -188,17 +189,18 @@ dpr_tx_reserve(struct dpr_worker *w)
 			dpr_tx_flush(w, p);
 }
 
-/** Rewrite a packet for next hop @p h: TTL, checksum, MACs. Its header passed. */
+/** Rewrite a packet for next-hop word @p h (its port @p port): TTL,
+ * checksum, MACs. Its header passed. */
 static __rte_always_inline void
-dpr_ip4_rewrite(struct dpr_worker *w, struct rte_mbuf *m, union dpr_nh_word h)
+dpr_ip4_rewrite(struct dpr_worker *w, struct rte_mbuf *m, uint64_t h, uint8_t port)
 {
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 
 	dpr_ip4_ttl_dec((struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN));
 	/* Two 8-byte stores: the next hop's MAC (its last two bytes spill
 	 * into the source MAC), then the port's MAC and the IPv4 type. */
-	memcpy(eth, &h.u64, sizeof(h.u64));
-	memcpy(eth + RTE_ETHER_ADDR_LEN, &w->src_mac_type[h.port], sizeof(uint64_t));
+	memcpy(eth, &h, sizeof(h));
+	memcpy(eth + RTE_ETHER_ADDR_LEN, &w->src_mac_type[port], sizeof(uint64_t));
 }
 
 /** Rewrite and queue a packet for next hop @p h; dpr_tx_reserve() made room. */
@@ -207,7 +209,7 @@ dpr_ip4_forward(struct dpr_worker *w, struct rte_mbuf *m, union dpr_nh_word h)
 {
 	struct dpr_txbuf *b = &w->tx[h.port];
 
-	dpr_ip4_rewrite(w, m, h);
+	dpr_ip4_rewrite(w, m, h.u64, h.port);
 	b->pkts[b->n++] = m;
 }
 
@@ -240,7 +242,7 @@ struct dpr_ip4_fast {
 	rte_xmm_t head_mask;
 	uint32_t max_span;       /**< w->fast_max_len less a bare header */
 	const uint32_t *tbl24;   /**< the FIB's, to prefetch from */
-	uint16_t n_cand;
+	unsigned int n_cand;
 	uint32_t slow;           /**< bit i: candidate i came the slow path */
 	struct rte_mbuf **cand;
 	uint32_t *dst;
@@ -275,18 +277,18 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
-	uint32_t flen, daddr, sdst;
+	uint32_t tlen, flen, daddr, sdst;
 	uint64_t ck;
 
 	/* Reading before the length check stays inside the mbuf's data
 	 * room, which is far larger than these 34 bytes. */
 	if (unlikely(!dpr_ip4_head_ok(eth, f)))
 		goto slow;
-	flen = (uint32_t)rte_be_to_cpu_16(ip->total_length) + RTE_ETHER_HDR_LEN;
+	tlen = rte_be_to_cpu_16(ip->total_length);
+	flen = tlen + RTE_ETHER_HDR_LEN;
 	/* From a bare header up to what every port's MTU takes, in one
 	 * segment that holds it all; padding after it is trimmed below. */
-	if (unlikely(flen - (RTE_ETHER_HDR_LEN + sizeof(*ip)) >
-		     f->max_span ||
+	if (unlikely(tlen - (uint32_t)sizeof(*ip) > f->max_span ||
 		     m->pkt_len != m->data_len || m->data_len < flen))
 		goto slow;
 	if (unlikely(ip->time_to_live <= 1))
@@ -361,21 +363,69 @@ dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	p->slow = f.slow;
 }
 
-/** Passes 2 and 3 of a screened burst: look up, forward, divert, drop. */
-static __rte_always_inline void
-dpr_ip4_finish_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
+/**
+ * Pass 3 of a burst: every FIB entry has been asked for; read them and
+ * forward. Other next hops, and candidates that came the slow path (TTL,
+ * MTU and broadcast still to check; only when @p any_slow, a constant, so
+ * the common burst has no test for them), go to dpr_ip4_act(). The TX
+ * buffer being filled is held as a cursor in a register and written back
+ * when the output port changes (rarely within a burst).
+ * @return the number of packets forwarded.
+ */
+static __rte_always_inline unsigned int
+dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *ent,
+	      const bool any_slow)
 {
 	const union dpr_nh_word *nhw = w->nh;
 	const struct dpr_fib4 *fib = w->fib;
-	const uint32_t *tbl24 = fib->tbl24;
 	/* Locals, not p->: the header stores below could alias p's fields,
 	 * which would make the compiler reload them for every packet. */
 	struct rte_mbuf *const *cand = p->cand;
 	const uint32_t *dst = p->dst;
-	const uint16_t n_cand = p->n_cand;
+	const unsigned int n_cand = p->n_cand;
 	const uint32_t slow = p->slow;
+	unsigned int n_fwd = 0, i, tport = 0;
+	struct rte_mbuf **tx = &w->tx[0].pkts[w->tx[0].n];
+
+#pragma GCC unroll 2
+	for (i = 0; i < n_cand; i++) {
+		struct rte_mbuf *m = cand[i];
+		uint32_t nh = dpr_fib4_resolve(fib, ent[i], dst[i]);
+		uint64_t h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
+		unsigned int port;
+
+		if (unlikely(DPR_NH_WORD_KIND(h) != DPR_NH_KIND_FORWARD ||
+			     (any_slow && (slow & (UINT32_C(1) << i))))) {
+			union dpr_nh_word hs;
+
+			if (!dpr_ip4_act(w, &p->b, m, nh, false, &hs))
+				continue;
+			h = hs.u64;
+		}
+		port = DPR_NH_WORD_PORT(h);
+		dpr_ip4_rewrite(w, m, h, port);
+		if (unlikely(port != tport)) {
+			w->tx[tport].n = (uint16_t)(tx - w->tx[tport].pkts);
+			tport = port;
+			tx = &w->tx[tport].pkts[w->tx[tport].n];
+		}
+		*tx++ = m;
+		n_fwd++;
+	}
+	w->tx[tport].n = (uint16_t)(tx - w->tx[tport].pkts);
+	return n_fwd;
+}
+
+/** Passes 2 and 3 of a screened burst: look up, forward, divert, drop. */
+static __rte_always_inline void
+dpr_ip4_finish_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
+{
+	const struct dpr_fib4 *fib = w->fib;
+	const uint32_t *tbl24 = fib->tbl24;
+	const uint32_t *dst = p->dst;
+	const unsigned int n_cand = p->n_cand;
 	uint32_t ent[DPR_BURST];
-	uint16_t n_fwd = 0, i;
+	unsigned int i, n_fwd;
 
 	dpr_tx_reserve(w);
 
@@ -389,25 +439,10 @@ dpr_ip4_finish_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 			rte_prefetch0(dpr_fib4_tbl8_entry(fib, e, dst[i]));
 		ent[i] = e;
 	}
-
-	/* Pass 3: every FIB entry of the burst has been asked for; read
-	 * them and forward. Other next hops, and packets that took the slow
-	 * path (TTL, MTU and broadcast still to check), go to dpr_ip4_act(). */
-#pragma GCC unroll 2
-	for (i = 0; i < n_cand; i++) {
-		struct rte_mbuf *m = cand[i];
-		uint32_t nh = dpr_fib4_resolve(fib, ent[i], dst[i]);
-		union dpr_nh_word h, hs;
-
-		h.u64 = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
-		if (unlikely(h.kind != DPR_NH_KIND_FORWARD || (slow & (UINT32_C(1) << i)))) {
-			if (!dpr_ip4_act(w, &p->b, m, nh, false, &hs))
-				continue;
-			h = hs;
-		}
-		dpr_ip4_forward(w, m, h);
-		n_fwd++;
-	}
+	if (likely(p->slow == 0))
+		n_fwd = dpr_ip4_pass3(w, p, ent, false);
+	else
+		n_fwd = dpr_ip4_pass3(w, p, ent, true);
 	w->stats[p->b.in].forwarded += n_fwd;
 	dpr_burst_finish(w, &p->b);
 }

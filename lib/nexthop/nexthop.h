@@ -43,6 +43,18 @@ union dpr_nh_word {
 	};
 };
 
+/*
+ * Port and kind of a next-hop word held as an integer: shifts, so the
+ * word stays in a register (a union read goes through memory).
+ */
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+#define DPR_NH_WORD_PORT(u) ((uint8_t)((u) >> 48))
+#define DPR_NH_WORD_KIND(u) ((uint8_t)((u) >> 56))
+#else
+#define DPR_NH_WORD_PORT(u) ((uint8_t)((u) >> 8))
+#define DPR_NH_WORD_KIND(u) ((uint8_t)(u))
+#endif
+
 /** Control-side description of a next hop (for listing and refcounts). */
 struct dpr_nh_info {
 	struct dpr_ip ip;     /**< gateway or neighbour address */
