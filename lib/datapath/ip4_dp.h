@@ -278,7 +278,7 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
 	uint32_t tlen, flen, daddr, sdst;
-	uint64_t ck;
+	uint64_t ol;
 
 	/* Reading before the length check stays inside the mbuf's data
 	 * room, which is far larger than these 34 bytes. */
@@ -297,9 +297,12 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 	if (unlikely(dpr_ip4_special_octet[((const uint8_t *)&ip->src_addr)[0]] |
 		     dpr_ip4_special_octet[daddr >> 24]))
 		goto slow;
-	ck = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
-	if (likely(ck != RTE_MBUF_F_RX_IP_CKSUM_GOOD) &&
-	    unlikely(ck == RTE_MBUF_F_RX_IP_CKSUM_BAD || !dpr_ip4_cksum_ok(ip, sizeof(*ip))))
+	/* One bit test each: BAD and NONE (both have the BAD bit) go to
+	 * the reference; GOOD skips the sum; UNKNOWN computes it. */
+	ol = m->ol_flags;
+	if (unlikely(ol & RTE_MBUF_F_RX_IP_CKSUM_BAD))
+		goto slow;
+	if (!(ol & RTE_MBUF_F_RX_IP_CKSUM_GOOD) && unlikely(!dpr_ip4_cksum_ok(ip, sizeof(*ip))))
 		goto slow;
 	m->data_len = (uint16_t)flen;
 	m->pkt_len = flen;
@@ -384,7 +387,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *e
 	const uint32_t *dst = p->dst;
 	const unsigned int n_cand = p->n_cand;
 	const uint32_t slow = p->slow;
-	unsigned int n_fwd = 0, i, tport = 0;
+	unsigned int n_out = 0, i, tport = 0;
 	struct rte_mbuf **tx = &w->tx[0].pkts[w->tx[0].n];
 
 #pragma GCC unroll 2
@@ -398,8 +401,10 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *e
 			     (any_slow && (slow & (UINT32_C(1) << i))))) {
 			union dpr_nh_word hs;
 
-			if (!dpr_ip4_act(w, &p->b, m, nh, false, &hs))
+			if (!dpr_ip4_act(w, &p->b, m, nh, false, &hs)) {
+				n_out++;
 				continue;
+			}
 			h = hs.u64;
 		}
 		port = DPR_NH_WORD_PORT(h);
@@ -410,10 +415,9 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *e
 			tx = &w->tx[tport].pkts[w->tx[tport].n];
 		}
 		*tx++ = m;
-		n_fwd++;
 	}
 	w->tx[tport].n = (uint16_t)(tx - w->tx[tport].pkts);
-	return n_fwd;
+	return n_cand - n_out;
 }
 
 /** Passes 2 and 3 of a screened burst: look up, forward, divert, drop. */
