@@ -20,13 +20,17 @@ flush_all(struct dpr_worker *w)
 
 /*
  * The worker loop: poll every RX queue this lcore owns, forward each burst,
- * drain TX buffers, report RCU quiescence. A burst is screened, then the
- * burst before it is finished (see struct dpr_ip4_pending); a poll that
+ * drain TX buffers, report RCU quiescence. A burst just received waits
+ * while the burst before it is finished, then is screened and waits in
+ * turn (see struct dpr_ip4_pending): its packet data has time to arrive
+ * (DMA, or a software PMD's copy) before the screen reads it, and its FIB
+ * entries have a whole RX poll to arrive before they are read. A poll that
  * brings nothing finishes the last one. Packets are held by the worker
  * only between two polls, and nothing FIB-derived is held across the
- * quiescent report: a waiting burst has addresses, not entries. Nothing here locks, logs,
- * allocates or makes a system call, except the optional idle sleep, which
- * is taken offline from RCU so the control thread never waits on it.
+ * quiescent report: a waiting burst has addresses, not entries. Nothing
+ * here locks, logs, allocates or makes a system call, except the optional
+ * idle sleep, which is taken offline from RCU so the control thread never
+ * waits on it.
  */
 int
 dpr_worker_main(void *arg)
@@ -34,7 +38,7 @@ dpr_worker_main(void *arg)
 	struct dpr_worker *w = arg;
 	struct rte_mbuf *pkts[DPR_BURST];
 	/* Two bursts in flight: one screened and waiting (its FIB entries
-	 * on their way into the cache) while the next one is screened. */
+	 * on their way into the cache) while the next one is received. */
 	struct dpr_ip4_pending pend[2];
 	struct dpr_ip4_pending *waiting = NULL;
 	uint32_t idle = 0;
@@ -64,9 +68,9 @@ dpr_worker_main(void *arg)
 			w->stats[rq->port].rx += n;
 			w->rx_total += n;
 			got += n;
-			dpr_ip4_screen_burst(w, rq->port, pkts, n, &pend[cur]);
 			if (waiting != NULL)
 				dpr_ip4_finish_burst(w, waiting);
+			dpr_ip4_screen_burst(w, rq->port, pkts, n, &pend[cur]);
 			waiting = &pend[cur];
 			cur ^= 1;
 		}
