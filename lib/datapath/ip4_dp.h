@@ -192,7 +192,7 @@ dpr_tx_reserve(struct dpr_worker *w)
 /** Rewrite a packet for next-hop word @p h (its port @p port): TTL,
  * checksum, MACs. Its header passed. */
 static __rte_always_inline void
-dpr_ip4_rewrite(struct dpr_worker *w, struct rte_mbuf *m, uint64_t h, uint8_t port)
+dpr_ip4_rewrite(struct dpr_worker *w, struct rte_mbuf *m, uint64_t h, uint32_t port)
 {
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 
@@ -395,10 +395,9 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *e
 		struct rte_mbuf *m = cand[i];
 		uint32_t nh = dpr_fib4_resolve(fib, ent[i], dst[i]);
 		uint64_t h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
-		unsigned int port;
+		uint32_t port = dpr_nh_word_fwd_port(h);
 
-		if (unlikely(DPR_NH_WORD_KIND(h) != DPR_NH_KIND_FORWARD ||
-			     (any_slow && (slow & (UINT32_C(1) << i))))) {
+		if (unlikely(port > 0xff || (any_slow && (slow & (UINT32_C(1) << i))))) {
 			union dpr_nh_word hs;
 
 			if (!dpr_ip4_act(w, &p->b, m, nh, false, &hs)) {
@@ -406,8 +405,8 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *e
 				continue;
 			}
 			h = hs.u64;
+			port = hs.port;
 		}
-		port = DPR_NH_WORD_PORT(h);
 		dpr_ip4_rewrite(w, m, h, port);
 		if (unlikely(port != tport)) {
 			w->tx[tport].n = (uint16_t)(tx - w->tx[tport].pkts);

@@ -43,17 +43,21 @@ union dpr_nh_word {
 	};
 };
 
-/*
- * Port and kind of a next-hop word held as an integer: shifts, so the
- * word stays in a register (a union read goes through memory).
+/**
+ * The output port of next-hop word @p u held as an integer if its kind is
+ * FORWARD, else a value above 0xff. On little-endian machines kind and
+ * port are the top 16 bits, kind above: one shift and one subtraction,
+ * and the word stays in a register (a union read goes through memory).
  */
+static inline uint32_t
+dpr_nh_word_fwd_port(uint64_t u)
+{
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-#define DPR_NH_WORD_PORT(u) ((uint8_t)((u) >> 48))
-#define DPR_NH_WORD_KIND(u) ((uint8_t)((u) >> 56))
+	return (uint32_t)(u >> 48) - (DPR_NH_KIND_FORWARD << 8);
 #else
-#define DPR_NH_WORD_PORT(u) ((uint8_t)((u) >> 8))
-#define DPR_NH_WORD_KIND(u) ((uint8_t)(u))
+	return (uint8_t)u == DPR_NH_KIND_FORWARD ? (uint8_t)(u >> 8) : 0x100;
 #endif
+}
 
 /** Control-side description of a next hop (for listing and refcounts). */
 struct dpr_nh_info {
