@@ -189,8 +189,10 @@ dpr_tx_reserve(struct dpr_worker *w)
 			dpr_tx_flush(w, p);
 }
 
-/** Rewrite a packet for next-hop word @p h (its port @p port): TTL,
- * checksum, MACs. Its header passed. */
+/**
+ * Rewrite a packet for next-hop word @p h, whose port is @p port: TTL,
+ * checksum, MACs. Its header passed.
+ */
 static __rte_always_inline void
 dpr_ip4_rewrite(struct dpr_worker *w, struct rte_mbuf *m, uint64_t h, uint32_t port)
 {
