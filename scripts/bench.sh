@@ -12,6 +12,8 @@
 #   ROUNDS=5 DURATION=20 scripts/bench.sh
 #   scripts/bench.sh --quick               1 round of 2 s, small pcap (smoke use)
 #   CALLGRIND=0 scripts/bench.sh           skip instruction counts
+#   PREPARE=1 scripts/bench.sh             only traffic, configs and cases
+#                                          (for scripts/bench-ab.sh)
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -95,6 +97,8 @@ for m in ("io", "mac"):
                            "--total-num-mbufs", pool, "--nb-cores", "1"]})
 json.dump({"cases": cases}, open(out, "w"), indent=1)
 PY
+
+[ "${PREPARE:-0}" = 1 ] && { say "prepared: $B/cases.json"; exit 0; }
 
 [ "$THROUGHPUT" = 1 ] && say "measuring: $ROUNDS rounds x $(python3 -c "import json;print(len(json.load(open('$B/cases.json'))['cases']))") cases x ${DURATION} s"
 [ "$THROUGHPUT" = 1 ] && scripts/bench.py --cases "$B/cases.json" --rounds "$ROUNDS" \

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Interleaved A/B of two dpr binaries on the benchmark's traffic and tables
+# (small and full): the way to tell whether a change helps on machines whose
+# throughput swings 1.5-2x between runs. Both binaries run in every round, in
+# a rotating order; per table it prints each round's Mpps, the medians, and in
+# how many rounds B beat A.
+#
+#   cp build/app/dpr /tmp/dpr-old; (change, rebuild)
+#   scripts/bench-ab.sh /tmp/dpr-old                 A = old, B = build/app/dpr
+#   ROUNDS=9 DURATION=5 scripts/bench-ab.sh A_BIN B_BIN
+#
+# Instruction counts are exact and need no A/B: THROUGHPUT=0 scripts/bench.sh.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP"
+[ $# -ge 1 ] || { echo "usage: $0 A_DPR [B_DPR]" >&2; exit 2; }
+A=$(realpath "$1") B=$(realpath "${2:-build/app/dpr}")
+for f in "$A" "$B"; do
+	[ -x "$f" ] || { echo "bench-ab: $f is not an executable" >&2; exit 2; }
+done
+ROUNDS=${ROUNDS:-7} DURATION=${DURATION:-5} WARMUP=${WARMUP:-2}
+
+PREPARE=1 scripts/bench.sh >&2
+python3 - "$A" "$B" build/bench/cases.json build/bench/ab-cases.json <<'PY'
+import json, sys
+a, b, src, out = sys.argv[1:]
+cases = []
+for c in json.load(open(src))["cases"]:
+    if c["app"] != "dpr":
+        continue
+    for tag, binary in (("A", a), ("B", b)):
+        d = dict(c, name="%s %s" % (tag, c["table"]))
+        d["argv"] = [binary] + c["argv"][1:]
+        cases.append(d)
+json.dump({"cases": cases}, open(out, "w"), indent=1)
+PY
+scripts/bench.py --cases build/bench/ab-cases.json --rounds "$ROUNDS" --duration "$DURATION" \
+	--warmup "$WARMUP" > build/bench/ab.json
+python3 - "$A" "$B" build/bench/ab.json <<'PY'
+import json, statistics, sys
+a, b, res = sys.argv[1:]
+by = {c["name"]: c for c in json.load(open(res))["cases"]}
+print("A = %s\nB = %s" % (a, b))
+for t in ("small", "pyasn"):
+    ra, rb = by["A " + t]["by_round"], by["B " + t]["by_round"]
+    pairs = [(x, y) for x, y in zip(ra, rb) if x is not None and y is not None]
+    if not pairs:
+        print("%s: no round completed for both" % t)
+        continue
+    ma = statistics.median(x for x, _ in pairs)
+    mb = statistics.median(y for _, y in pairs)
+    wins = sum(y > x for x, y in pairs)
+    print("%-6s A %s" % (t, " ".join("%6.2f" % x for x, _ in pairs)))
+    print("%-6s B %s" % ("", " ".join("%6.2f" % y for _, y in pairs)))
+    print("%-6s median A %.2f, B %.2f Mpps (B/A %.3f); B ahead in %d of %d rounds"
+          % ("", ma, mb, mb / ma, wins, len(pairs)))
+PY
