@@ -121,9 +121,10 @@ def main():
     fig, ax = plt.subplots(figsize=(10, 5))
     bars = ax.bar(range(len(names)), meds, yerr=[lo, hi], capsize=4,
                   color=[colors.get(c["app"], "#333333") for c in cases])
+    # The median halfway up its bar, clear of the min-max whisker.
     for bar, m in zip(bars, meds):
-        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), "%.1f" % m,
-                ha="center", va="bottom", fontsize=9)
+        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height() / 2, "%.1f" % m,
+                ha="center", va="center", fontsize=10, color="white", fontweight="bold")
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=30, ha="right")
     ax.set_ylabel("Mpps, one lcore (median, min-max)")
