@@ -438,6 +438,7 @@ gen_packet(uint64_t seed)
 		IP(198, 51, 100, 7), IP(10, 0, 2, 2), IP(10, 0, 2, 9), IP(203, 0, 113, 5),
 		IP(10, 0, 1, 1), IP(192, 0, 2, 1), IP(224, 0, 0, 5), 0xffffffff,
 		IP(0, 1, 2, 3), IP(127, 0, 0, 1), IP(240, 0, 0, 1), IP(10, 0, 2, 255),
+		IP(10, 0, 1, 2), /* back out of p0: bursts that switch output ports */
 	};
 	static const uint32_t srcs[] = {
 		IP(10, 0, 1, 2), IP(0, 0, 0, 1), IP(127, 1, 1, 1), IP(224, 1, 1, 1),
