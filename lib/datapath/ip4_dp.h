@@ -205,16 +205,6 @@ dpr_ip4_rewrite(struct dpr_worker *w, struct rte_mbuf *m, uint64_t h, uint32_t p
 	memcpy(eth + RTE_ETHER_ADDR_LEN, &w->src_mac_type[port], sizeof(uint64_t));
 }
 
-/** Rewrite and queue a packet for next hop @p h; dpr_tx_reserve() made room. */
-static __rte_always_inline void
-dpr_ip4_forward(struct dpr_worker *w, struct rte_mbuf *m, union dpr_nh_word h)
-{
-	struct dpr_txbuf *b = &w->tx[h.port];
-
-	dpr_ip4_rewrite(w, m, h.u64, h.port);
-	b->pkts[b->n++] = m;
-}
-
 /** Hand the burst's exceptions to the control thread, free its drops. */
 static __rte_always_inline void
 dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
@@ -325,8 +315,8 @@ slow:
 /**
  * A burst between its screening (pass 1) and the rest: its candidates,
  * whose FIB entries are on their way into the cache, and what pass 1
- * diverted or dropped. The worker screens the next burst before finishing
- * this one, so the misses of one burst overlap the work on another.
+ * diverted or dropped. The worker finishes it only after its next RX poll
+ * (app/dpr/worker.c), so the misses of one burst overlap other work.
  */
 struct dpr_ip4_pending {
 	struct dpr_burst b;

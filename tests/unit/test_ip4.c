@@ -585,8 +585,11 @@ test_fast_matches_reference(struct rig *r)
 			union dpr_nh_word h;
 
 			nh = dpr_fib4_lookup(w->fib, dst);
-			if (dpr_ip4_act(w, &b, m, nh, false, &h))
-				dpr_ip4_forward(w, m, h); /* buffers drained per packet */
+			if (dpr_ip4_act(w, &b, m, nh, false, &h)) {
+				/* What pass 3 does; buffers drained per packet. */
+				dpr_ip4_rewrite(w, m, h.u64, h.port);
+				w->tx[h.port].pkts[w->tx[h.port].n++] = m;
+			}
 		}
 		for (p = 0; p < w->n_ports; p++) {
 			for (j = 0; j < w->tx[p].n; j++)
