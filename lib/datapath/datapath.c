@@ -150,8 +150,10 @@ dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint
 	}
 
 	ip = (struct rte_ipv4_hdr *)(eth + 1);
+	/* A port without RX checksum offload gives no verdict, whatever
+	 * its ol_flags hold. */
 	why = dpr_ip4_validate(ip, m->pkt_len - sizeof(*eth), m->data_len - sizeof(*eth),
-			       m->ol_flags);
+			       w->ports[b->in].rx_ip_cksum ? m->ol_flags : 0);
 	if (why != DPR_DROP_NONE) {
 		DROP(b, m, why);
 		return false;

@@ -80,6 +80,7 @@ struct dpr_port_dp {
 	struct rte_ether_addr mac;
 	uint16_t port_id;   /**< DPDK port id */
 	uint16_t mtu;
+	bool rx_ip_cksum;   /**< the NIC checks IPv4 checksums: ol_flags say so */
 };
 
 struct dpr_txbuf {

@@ -224,7 +224,8 @@ rig_init(struct rig *r)
 	CHECK_EQ(dpr_route_install_config(r->fib, r->nh, r->cfg, err, sizeof(err)), 0);
 
 	r->ports = rte_zmalloc(NULL, sizeof(*r->ports) * 2, 0);
-	r->ports[0] = (struct dpr_port_dp){ .mac = mac_p0, .port_id = 0, .mtu = 1500 };
+	r->ports[0] = (struct dpr_port_dp){ .mac = mac_p0, .port_id = 0, .mtu = 1500,
+					    .rx_ip_cksum = true };
 	r->ports[1] = (struct dpr_port_dp){ .mac = mac_p1, .port_id = 1, .mtu = 1500 };
 	r->w = rte_zmalloc(NULL, sizeof(*r->w), RTE_CACHE_LINE_SIZE);
 	r->w->n_ports = 2;
@@ -657,6 +658,11 @@ main(int argc, char **argv)
 		test_burst(&r);
 		test_exception_full(&r);
 		test_fast_matches_reference(&r);
+		/* Again on a port without checksum offload: ol_flags are
+		 * ignored on both paths. */
+		r.ports[0].rx_ip_cksum = false;
+		test_fast_matches_reference(&r);
+		r.ports[0].rx_ip_cksum = true;
 		test_tx_full(&r);
 	}
 	return test_done("test_ip4");
