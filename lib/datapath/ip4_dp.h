@@ -209,7 +209,7 @@ dpr_tx_reserve(struct dpr_worker *w)
  * checksum, MACs. Its header passed.
  */
 static __rte_always_inline void
-dpr_ip4_rewrite(struct dpr_worker *w, struct rte_mbuf *m, uint64_t h, uint32_t port)
+dpr_ip4_rewrite(struct dpr_worker *w, struct rte_mbuf *m, uint64_t h, uint64_t port)
 {
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 
@@ -314,8 +314,10 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 	if (unlikely(ip->time_to_live <= 1))
 		goto slow;
 	daddr = rte_be_to_cpu_32(ip->dst_addr);
+	/* Both first octets straight from the header (one load each, no
+	 * shift of daddr). */
 	if (unlikely(dpr_ip4_special_octet[((const uint8_t *)&ip->src_addr)[0]] |
-		     dpr_ip4_special_octet[daddr >> 24]))
+		     dpr_ip4_special_octet[((const uint8_t *)&ip->dst_addr)[0]]))
 		goto slow;
 	if (hw_cksum) {
 		/* One bit test each: BAD and NONE (both have the BAD bit)
@@ -335,6 +337,9 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 	 * trimmed; a chain or a frame shorter than its packet is the
 	 * reference's. */
 	if (unlikely(m->pkt_len != flen || m->data_len != flen)) {
+		/* Reload here: the compares above can then use memory
+		 * operands instead of loading into registers for this. */
+		rte_compiler_barrier();
 		if (m->pkt_len != m->data_len || m->data_len < flen)
 			goto slow;
 		m->data_len = (uint16_t)flen;
@@ -418,20 +423,22 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *e
 	const uint32_t *dst = p->dst;
 	const unsigned int n_cand = p->n_cand;
 	const uint32_t slow = p->slow;
-	unsigned int n_out = 0, i, tport = 0;
+	/* Indices as 64-bit values: no zero-extension before each use. */
+	unsigned int n_out = 0, i;
+	uint64_t tport = 0;
 	struct rte_mbuf **tx = &w->tx[0].pkts[w->tx[0].n];
 
 #pragma GCC unroll 2
 	for (i = 0; i < n_cand; i++) {
 		struct rte_mbuf *m = cand[i];
-		uint32_t nh = dpr_fib4_resolve(fib, ent[i], dst[i]);
+		uint64_t nh = dpr_fib4_resolve(fib, ent[i], dst[i]);
 		uint64_t h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
-		uint32_t port = dpr_nh_word_fwd_port(h);
+		uint64_t port = dpr_nh_word_fwd_port(h);
 
 		if (unlikely(port > 0xff || (any_slow && (slow & (UINT32_C(1) << i))))) {
 			union dpr_nh_word hs;
 
-			if (!dpr_ip4_act(w, &p->b, m, nh, false, &hs)) {
+			if (!dpr_ip4_act(w, &p->b, m, (uint32_t)nh, false, &hs)) {
 				n_out++;
 				continue;
 			}

@@ -49,11 +49,11 @@ union dpr_nh_word {
  * port are the top 16 bits, kind above: one shift and one subtraction,
  * and the word stays in a register (a union read goes through memory).
  */
-static inline uint32_t
+static inline uint64_t
 dpr_nh_word_fwd_port(uint64_t u)
 {
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	return (uint32_t)(u >> 48) - (DPR_NH_KIND_FORWARD << 8);
+	return (u >> 48) - (DPR_NH_KIND_FORWARD << 8);
 #else
 	return (uint8_t)u == DPR_NH_KIND_FORWARD ? (uint8_t)(u >> 8) : 0x100;
 #endif
