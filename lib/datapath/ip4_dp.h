@@ -164,6 +164,62 @@ dpr_ip4_ttl_dec(struct rte_ipv4_hdr *ip)
 	ip->hdr_checksum = (uint16_t)(sum + ((sum + 1) >> 16));
 }
 
+/*
+ * The early TTL update of the fast path. The screen reads TTL, protocol and
+ * checksum as one word w (as it lies in memory, in host order), checks it
+ * and stores the decremented word while the header is in the cache; pass 3
+ * then writes only the MACs. The early update covers the checksum values
+ * that need no end-around carry, so it is exactly undone (pass 3 does, for
+ * a packet it diverts after all). The rest, and TTL <= 1, take the
+ * reference path.
+ */
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+/* w = TTL | protocol << 8 | checksum << 16, the checksum as read on this
+ * host: +1 in network order's 0x0100. */
+#define DPR_IP4_TTLW_DEC UINT32_C(0xffff)       /* TTL - 1, checksum + 1 */
+#define DPR_IP4_TTLW_MAX UINT32_C(0xfffdffff)   /* checksum + 1 <= 0xfffe */
+#define DPR_IP4_TTLW_TTL(w) ((uint8_t)(w))
+#else
+/* w = TTL << 24 | protocol << 16 | checksum, in network order. */
+#define DPR_IP4_TTLW_DEC (UINT32_C(0x100) - UINT32_C(0x1000000))
+#define DPR_IP4_TTLW_MAX UINT32_C(0xfffffefe)   /* checksum + 0x100 <= 0xfffe */
+#define DPR_IP4_TTLW_TTL(w) ((uint8_t)((w) >> 24))
+#endif
+
+/** The word of @p ip that holds TTL, protocol and checksum. */
+static __rte_always_inline uint32_t
+dpr_ip4_ttlw_load(const struct rte_ipv4_hdr *ip)
+{
+	uint32_t w;
+
+	memcpy(&w, &ip->time_to_live, sizeof(w));
+	return w;
+}
+
+static __rte_always_inline void
+dpr_ip4_ttlw_store(struct rte_ipv4_hdr *ip, uint32_t w)
+{
+	memcpy(&ip->time_to_live, &w, sizeof(w));
+}
+
+/** TTL > 1 and a checksum the early update takes without a carry. */
+static __rte_always_inline bool
+dpr_ip4_ttlw_early_ok(uint32_t w)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return DPR_IP4_TTLW_TTL(w) > 1 && w <= DPR_IP4_TTLW_MAX;
+#else
+	return DPR_IP4_TTLW_TTL(w) > 1 && (w & 0xffff) <= (DPR_IP4_TTLW_MAX & 0xffff);
+#endif
+}
+
+/** Undo the early update of a header (a packet diverted after all). */
+static __rte_always_inline void
+dpr_ip4_ttl_undo(struct rte_ipv4_hdr *ip)
+{
+	dpr_ip4_ttlw_store(ip, dpr_ip4_ttlw_load(ip) - DPR_IP4_TTLW_DEC);
+}
+
 /** Send what is buffered for dpr port @p p; unsent packets are counted drops. */
 static __rte_always_inline void
 dpr_tx_flush(struct dpr_worker *w, uint16_t p)
@@ -204,6 +260,16 @@ dpr_tx_reserve(struct dpr_worker *w)
 			dpr_tx_flush(w, p);
 }
 
+/** Ethernet header for next-hop word @p h, whose port is @p port. */
+static __rte_always_inline void
+dpr_ip4_set_macs(struct dpr_worker *w, uint8_t *eth, uint64_t h, uint64_t port)
+{
+	/* Two 8-byte stores: the next hop's MAC (its last two bytes spill
+	 * into the source MAC), then the port's MAC and the IPv4 type. */
+	memcpy(eth, &h, sizeof(h));
+	memcpy(eth + RTE_ETHER_ADDR_LEN, &w->src_mac_type[port], sizeof(uint64_t));
+}
+
 /**
  * Rewrite a packet for next-hop word @p h, whose port is @p port: TTL,
  * checksum, MACs. Its header passed.
@@ -214,10 +280,7 @@ dpr_ip4_rewrite(struct dpr_worker *w, struct rte_mbuf *m, uint64_t h, uint64_t p
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 
 	dpr_ip4_ttl_dec((struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN));
-	/* Two 8-byte stores: the next hop's MAC (its last two bytes spill
-	 * into the source MAC), then the port's MAC and the IPv4 type. */
-	memcpy(eth, &h, sizeof(h));
-	memcpy(eth + RTE_ETHER_ADDR_LEN, &w->src_mac_type[port], sizeof(uint64_t));
+	dpr_ip4_set_macs(w, eth, h, port);
 }
 
 /** Hand the burst's exceptions to the control thread, free its drops. */
@@ -253,6 +316,9 @@ struct dpr_ip4_pending {
 	uint32_t slow;                  /**< bit i: candidate i came the slow path */
 	struct rte_mbuf *cand[DPR_BURST];
 	uint32_t dst[DPR_BURST];
+	/* Each candidate's frame, so pass 3 need not read the mbuf again
+	 * (its line may have left the cache by then). */
+	uint8_t *eth[DPR_BURST];
 };
 
 /** What the fast path compares against, loaded once per burst. */
@@ -267,6 +333,7 @@ struct dpr_ip4_fast {
 	uint32_t slow;           /**< bit i: candidate i came the slow path */
 	struct rte_mbuf **cand;
 	uint32_t *dst;
+	uint8_t **eth;
 };
 
 /** The frame's first 16 bytes match f->head where f->head_mask is set. */
@@ -300,7 +367,7 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
-	uint32_t tlen, flen, daddr, sdst;
+	uint32_t tlen, flen, daddr, sdst, ttlw;
 
 	/* Reading before the length check stays inside the mbuf's data
 	 * room, which is far larger than these 34 bytes. */
@@ -311,7 +378,8 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 	/* From a bare header up to what every port's MTU takes. */
 	if (unlikely(tlen - (uint32_t)sizeof(*ip) > f->max_span))
 		goto slow;
-	if (unlikely(ip->time_to_live <= 1))
+	ttlw = dpr_ip4_ttlw_load(ip);
+	if (unlikely(!dpr_ip4_ttlw_early_ok(ttlw)))
 		goto slow;
 	daddr = rte_be_to_cpu_32(ip->dst_addr);
 	/* Both first octets straight from the header (one load each, no
@@ -345,8 +413,11 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 		m->data_len = (uint16_t)flen;
 		m->pkt_len = flen;
 	}
+	/* TTL and checksum now, while the line is at hand (see above). */
+	dpr_ip4_ttlw_store((struct rte_ipv4_hdr *)(uintptr_t)ip, ttlw + DPR_IP4_TTLW_DEC);
 	rte_prefetch0(&f->tbl24[daddr >> 8]);
 	f->dst[f->n_cand] = daddr;
+	f->eth[f->n_cand] = (uint8_t *)(uintptr_t)eth;
 	f->cand[f->n_cand++] = m;
 	return;
 slow:
@@ -355,6 +426,7 @@ slow:
 	if (dpr_ip4_slow(w, b, m, &sdst)) {
 		f->slow |= UINT32_C(1) << f->n_cand;
 		f->dst[f->n_cand] = sdst;
+		f->eth[f->n_cand] = rte_pktmbuf_mtod(m, uint8_t *);
 		f->cand[f->n_cand++] = m;
 	}
 }
@@ -386,6 +458,7 @@ dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 		.head = w->head[in], .head_mask = w->head_mask,
 		.max_span = w->fast_max_len - (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)),
 		.tbl24 = w->fib->tbl24, .n_cand = 0, .slow = 0, .cand = p->cand, .dst = p->dst,
+		.eth = p->eth,
 	};
 
 	p->b.in = in;
@@ -420,6 +493,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *e
 	/* Locals, not p->: the header stores below could alias p's fields,
 	 * which would make the compiler reload them for every packet. */
 	struct rte_mbuf *const *cand = p->cand;
+	uint8_t *const *ethp = p->eth;
 	const uint32_t *dst = p->dst;
 	const unsigned int n_cand = p->n_cand;
 	const uint32_t slow = p->slow;
@@ -435,17 +509,26 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *e
 		uint64_t h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
 		uint64_t port = dpr_nh_word_fwd_port(h);
 
+		uint8_t *eth = ethp[i];
+
 		if (unlikely(port > 0xff || (any_slow && (slow & (UINT32_C(1) << i))))) {
+			struct rte_ipv4_hdr *ip =
+				(struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
 			union dpr_nh_word hs;
 
+			/* A screened packet had its TTL updated early: the
+			 * reference sees the header as it came. */
+			if (!(any_slow && (slow & (UINT32_C(1) << i))))
+				dpr_ip4_ttl_undo(ip);
 			if (!dpr_ip4_act(w, &p->b, m, (uint32_t)nh, false, &hs)) {
 				n_out++;
 				continue;
 			}
 			h = hs.u64;
 			port = hs.port;
+			dpr_ip4_ttl_dec(ip);
 		}
-		dpr_ip4_rewrite(w, m, h, port);
+		dpr_ip4_set_macs(w, eth, h, port);
 		if (unlikely(port != tport)) {
 			w->tx[tport].n = (uint16_t)(tx - w->tx[tport].pkts);
 			tport = port;

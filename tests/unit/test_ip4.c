@@ -239,6 +239,52 @@ rig_init(struct rig *r)
 	return 0;
 }
 
+/*
+ * Checksums at the edges of the fast path's early TTL update (as stored:
+ * 0xfffe and 0xffff need the end-around carry and take the reference
+ * path; 0xffff is the other zero of one's complement) are forwarded with
+ * a valid checksum and the TTL one lower.
+ */
+static void
+test_checksum_edges(struct rig *r)
+{
+	static const uint16_t targets[] = { 0x0000, 0x0001, 0xfffd, 0xfffe, 0xffff };
+	struct dpr_worker *w = r->w;
+	struct rte_mbuf *pkts[RTE_DIM(targets)];
+	unsigned int i, found = 0;
+
+	memset(w->stats, 0, sizeof(w->stats));
+	for (i = 0; i < RTE_DIM(targets); i++) {
+		uint16_t want = targets[i] == 0xffff ? 0 : targets[i];
+		struct rte_ipv4_hdr *ip;
+		uint32_t id;
+
+		pkts[i] = mk_ip4(&mac_p0, IP(10, 0, 1, 2), IP(198, 51, 100, 7), 64, 32);
+		ip = ip_of(pkts[i]);
+		for (id = 0; id <= UINT16_MAX; id++) {
+			ip->packet_id = (rte_be16_t)id;
+			reseal(pkts[i]);
+			if (ip->hdr_checksum == want)
+				break;
+		}
+		found += id <= UINT16_MAX;
+		ip->hdr_checksum = targets[i];
+	}
+	CHECK_EQ(found, RTE_DIM(targets));
+	dpr_ip4_input_burst(w, 0, pkts, RTE_DIM(pkts));
+	CHECK_EQ(w->tx[1].n, RTE_DIM(targets));
+	for (i = 0; i < w->tx[1].n; i++) {
+		struct rte_ipv4_hdr *ip = ip_of(w->tx[1].pkts[i]);
+
+		CHECK(rte_raw_cksum(ip, sizeof(*ip)) == 0xffff,
+		      "stored checksum %#x: header does not sum to 0xffff after the TTL update",
+		      targets[i]);
+		CHECK_EQ(ip->time_to_live, 63);
+	}
+	rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+	w->tx[1].n = 0;
+}
+
 static uint64_t
 accounted(const struct dpr_port_counters *c)
 {
@@ -657,6 +703,7 @@ main(int argc, char **argv)
 	if (rig_init(&r) == 0) {
 		test_burst(&r);
 		test_exception_full(&r);
+		test_checksum_edges(&r);
 		test_fast_matches_reference(&r);
 		/* Again on a port without checksum offload: ol_flags are
 		 * ignored on both paths. */
