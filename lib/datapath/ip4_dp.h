@@ -130,48 +130,15 @@ dpr_ip4_check_addrs(rte_be32_t src, rte_be32_t dst)
 	return DPR_DROP_NONE;
 }
 
-/**
- * Decrement TTL and update the checksum incrementally (RFC 1624, eqn. 3):
- * HC' = ~(~HC + ~m + m'). The TTL is the high byte of its 16-bit word, so
- * ~m + m' is ~0x0100 whatever the other byte, and the one's complement sum
- * does not care about byte order: the checksum is used as it lies in memory
- * with the constant in network order. Worked through, eqn. 3 is HC + 0x0100
- * with one correction: a sum of 0xffff or more gets one more (the end-around
- * carry, and ~0 becomes 0 as in eqn. 3).
- */
-static __rte_always_inline void
-dpr_ip4_ttl_dec(struct rte_ipv4_hdr *ip)
-{
-	uint32_t sum;
-
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	/* TTL, protocol and checksum as one word, the checksum on top. The
-	 * checksum gains 1 (0x0100 in network order) and the TTL, at least
-	 * 1 here, loses 1: one add, unless the checksum is 0xfffe or 0xffff
-	 * and needs the end-around carry below. */
-	uint32_t w;
-
-	memcpy(&w, &ip->time_to_live, sizeof(w));
-	if (likely(w < UINT32_C(0xfffe0000))) {
-		w += UINT32_C(0xffff);
-		memcpy(&ip->time_to_live, &w, sizeof(w));
-		return;
-	}
-#endif
-	sum = (uint32_t)ip->hdr_checksum + RTE_BE16(0x0100);
-	ip->time_to_live--;
-	/* sum <= 0x100ff, so (sum + 1) >> 16 is 1 exactly when sum >= 0xffff. */
-	ip->hdr_checksum = (uint16_t)(sum + ((sum + 1) >> 16));
-}
-
 /*
- * The early TTL update of the fast path. The screen reads TTL, protocol and
- * checksum as one word w (as it lies in memory, in host order), checks it
- * and stores the decremented word while the header is in the cache; pass 3
- * then writes only the MACs. The early update covers the checksum values
- * that need no end-around carry, so it is exactly undone (pass 3 does, for
- * a packet it diverts after all). The rest, and TTL <= 1, take the
- * reference path.
+ * TTL, protocol and checksum as one 32-bit word w, as it lies in memory,
+ * read in host order. The TTL update is one addition to it unless the
+ * checksum needs the end-around carry. The fast path updates early: the
+ * screen checks w and stores the decremented word while the header is in
+ * the cache, and pass 3 writes only the MACs. It does so only for the
+ * checksums that need no carry, so the update is exactly undone (pass 3
+ * does, for a packet it diverts after all); the rest, and TTL <= 1, take
+ * the reference path.
  */
 #if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
 /* w = TTL | protocol << 8 | checksum << 16, the checksum as read on this
@@ -202,15 +169,22 @@ dpr_ip4_ttlw_store(struct rte_ipv4_hdr *ip, uint32_t w)
 	memcpy(&ip->time_to_live, &w, sizeof(w));
 }
 
+/** The checksum in @p w takes the update without an end-around carry. */
+static __rte_always_inline bool
+dpr_ip4_ttlw_no_carry(uint32_t w)
+{
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	return w <= DPR_IP4_TTLW_MAX;
+#else
+	return (w & 0xffff) <= (DPR_IP4_TTLW_MAX & 0xffff);
+#endif
+}
+
 /** TTL > 1 and a checksum the early update takes without a carry. */
 static __rte_always_inline bool
 dpr_ip4_ttlw_early_ok(uint32_t w)
 {
-#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
-	return DPR_IP4_TTLW_TTL(w) > 1 && w <= DPR_IP4_TTLW_MAX;
-#else
-	return DPR_IP4_TTLW_TTL(w) > 1 && (w & 0xffff) <= (DPR_IP4_TTLW_MAX & 0xffff);
-#endif
+	return DPR_IP4_TTLW_TTL(w) > 1 && dpr_ip4_ttlw_no_carry(w);
 }
 
 /** Undo the early update of a header (a packet diverted after all). */
@@ -218,6 +192,35 @@ static __rte_always_inline void
 dpr_ip4_ttl_undo(struct rte_ipv4_hdr *ip)
 {
 	dpr_ip4_ttlw_store(ip, dpr_ip4_ttlw_load(ip) - DPR_IP4_TTLW_DEC);
+}
+
+/**
+ * Decrement TTL and update the checksum incrementally (RFC 1624, eqn. 3):
+ * HC' = ~(~HC + ~m + m'). The TTL is the high byte of its 16-bit word, so
+ * ~m + m' is ~0x0100 whatever the other byte, and the one's complement sum
+ * does not care about byte order: the checksum is used as it lies in memory
+ * with the constant in network order. Worked through, eqn. 3 is HC + 0x0100
+ * with one correction: a sum of 0xffff or more gets one more (the end-around
+ * carry, and ~0 becomes 0 as in eqn. 3).
+ */
+static __rte_always_inline void
+dpr_ip4_ttl_dec(struct rte_ipv4_hdr *ip)
+{
+	uint32_t sum;
+
+	uint32_t w = dpr_ip4_ttlw_load(ip);
+
+	/* One addition to the word (the TTL, at least 1 here, loses 1; the
+	 * checksum gains 0x0100 in network order), unless the checksum needs
+	 * the end-around carry below. */
+	if (likely(dpr_ip4_ttlw_no_carry(w))) {
+		dpr_ip4_ttlw_store(ip, w + DPR_IP4_TTLW_DEC);
+		return;
+	}
+	sum = (uint32_t)ip->hdr_checksum + RTE_BE16(0x0100);
+	ip->time_to_live--;
+	/* sum <= 0x100ff, so (sum + 1) >> 16 is 1 exactly when sum >= 0xffff. */
+	ip->hdr_checksum = (uint16_t)(sum + ((sum + 1) >> 16));
 }
 
 /** Send what is buffered for dpr port @p p; unsent packets are counted drops. */
@@ -508,7 +511,6 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *e
 		uint64_t nh = dpr_fib4_resolve(fib, ent[i], dst[i]);
 		uint64_t h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
 		uint64_t port = dpr_nh_word_fwd_port(h);
-
 		uint8_t *eth = ethp[i];
 
 		if (unlikely(port > 0xff || (any_slow && (slow & (UINT32_C(1) << i))))) {
