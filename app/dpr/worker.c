@@ -21,13 +21,16 @@ flush_all(struct dpr_worker *w)
 /*
  * The worker loop: poll every RX queue this lcore owns, forward each burst,
  * drain TX buffers, report RCU quiescence. A burst just received waits
- * while the burst before it is finished, then is screened and waits in
- * turn (see struct dpr_ip4_pending): its packet data has time to arrive
- * (DMA, or a software PMD's copy) before the screen reads it, and its FIB
- * entries have a whole RX poll to arrive before they are read. A poll that
- * brings nothing finishes the last one. Packets are held by the worker
- * only between two polls, and nothing FIB-derived is held across the
- * quiescent report: a waiting burst has addresses, not entries. Nothing
+ * while the burst before it reads its tbl24 entries (pass 2), then is
+ * screened, then the burst before it is forwarded (pass 3), and the new
+ * one waits in turn (see struct dpr_ip4_pending): its packet data has time
+ * to arrive (DMA, or a software PMD's copy) before the screen reads it, its
+ * tbl24 entries have a whole RX poll to arrive before they are read, and
+ * the tbl8 entries pass 2 asks for have a screen. A poll that brings
+ * nothing finishes the last one. Packets are held by the worker only
+ * between two polls, and nothing FIB-derived is held across the quiescent
+ * report: a waiting burst has addresses, not entries (pass 2 and 3 of a
+ * burst run in the same loop). Nothing
  * here locks, logs, allocates or makes a system call, except the optional
  * idle sleep, which is taken offline from RCU so the control thread never
  * waits on it.
@@ -73,9 +76,14 @@ dpr_worker_main(void *arg)
 			w->stats[rq->port].rx += n;
 			w->rx_total += n;
 			got += n;
+			/* Pass 2 of the waiting burst, then the new one's
+			 * screen while its tbl8 entries arrive, then its
+			 * pass 3. */
 			if (waiting != NULL)
-				dpr_ip4_finish_burst(w, waiting);
+				dpr_ip4_lookup_burst(w, waiting);
 			dpr_ip4_screen_burst(w, rq->port, pkts, n, &pend[cur]);
+			if (waiting != NULL)
+				dpr_ip4_forward_burst(w, waiting);
 			waiting = &pend[cur];
 			cur ^= 1;
 		}

@@ -322,6 +322,7 @@ struct dpr_ip4_pending {
 	/* Each candidate's frame, so pass 3 need not read the mbuf again
 	 * (its line may have left the cache by then). */
 	uint8_t *eth[DPR_BURST];
+	uint32_t ent[DPR_BURST];        /**< tbl24 entries, from pass 2 to pass 3 */
 };
 
 /** What the fast path compares against, loaded once per burst. */
@@ -542,24 +543,26 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *e
 	return n_cand - n_out;
 }
 
-/** Passes 2 and 3 of a screened burst: look up, forward, divert, drop. */
+/**
+ * Pass 2 of a screened burst: read its tbl24 entries, asked for in pass 1;
+ * where a block has a tbl8 group, ask for that entry too before any is read
+ * (a route longer than /24 costs a second miss otherwise). The worker then
+ * screens the next burst before pass 3 (app/dpr/worker.c), which gives the
+ * tbl8 entries time to arrive. On the full pyasn table, reading tbl24 in
+ * pass 3 instead saved 5-8 instructions a packet but lost about 5 % of the
+ * throughput. The entries are FIB state: pass 3 must follow before the
+ * worker reports quiescence.
+ */
 static __rte_always_inline void
-dpr_ip4_finish_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
+dpr_ip4_lookup_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 {
 	const struct dpr_fib4 *fib = w->fib;
 	const uint32_t *tbl24 = fib->tbl24;
 	const uint32_t *dst = p->dst;
 	const unsigned int n_cand = p->n_cand;
-	uint32_t ent[DPR_BURST];
-	unsigned int i, n_fwd;
+	uint32_t *ent = p->ent;
+	unsigned int i;
 
-	dpr_tx_reserve(w);
-
-	/* Pass 2: read the burst's tbl24 entries, asked for in pass 1; where
-	 * a block has a tbl8 group, ask for that entry too before any is
-	 * read (a route longer than /24 costs a second miss otherwise). On
-	 * the full pyasn table, reading tbl24 in pass 3 instead saved 5-8
-	 * instructions a packet but lost about 5 % of the throughput. */
 #pragma GCC unroll 4
 	for (i = 0; i < n_cand; i++) {
 		uint32_t e = __atomic_load_n(&tbl24[dst[i] >> 8], __ATOMIC_RELAXED);
@@ -568,12 +571,29 @@ dpr_ip4_finish_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 			rte_prefetch0(dpr_fib4_tbl8_entry(fib, e, dst[i]));
 		ent[i] = e;
 	}
+}
+
+/** Pass 3 of a burst after dpr_ip4_lookup_burst(): forward, divert, drop. */
+static __rte_always_inline void
+dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
+{
+	unsigned int n_fwd;
+
+	dpr_tx_reserve(w);
 	if (likely(p->slow == 0))
-		n_fwd = dpr_ip4_pass3(w, p, ent, false);
+		n_fwd = dpr_ip4_pass3(w, p, p->ent, false);
 	else
-		n_fwd = dpr_ip4_pass3(w, p, ent, true);
+		n_fwd = dpr_ip4_pass3(w, p, p->ent, true);
 	w->stats[p->b.in].forwarded += n_fwd;
 	dpr_burst_finish(w, &p->b);
+}
+
+/** Passes 2 and 3 of a screened burst at once. */
+static __rte_always_inline void
+dpr_ip4_finish_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
+{
+	dpr_ip4_lookup_burst(w, p);
+	dpr_ip4_forward_burst(w, p);
 }
 
 /** Forward, divert or drop one burst received on dpr port @p in, at once. */
