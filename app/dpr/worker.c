@@ -30,10 +30,9 @@ flush_all(struct dpr_worker *w)
  * nothing finishes the last one. Packets are held by the worker only
  * between two polls, and nothing FIB-derived is held across the quiescent
  * report: a waiting burst has addresses, not entries (pass 2 and 3 of a
- * burst run in the same loop). Nothing
- * here locks, logs, allocates or makes a system call, except the optional
- * idle sleep, which is taken offline from RCU so the control thread never
- * waits on it.
+ * burst run in the same loop). Nothing here locks, logs, allocates or makes
+ * a system call, except the optional idle sleep, which is taken offline
+ * from RCU so the control thread never waits on it.
  */
 int
 dpr_worker_main(void *arg)

@@ -6,7 +6,7 @@
  * tests.
  *
  * Reads:  Ethernet and IPv4 headers, pkt_len, data_len, ol_flags (RX IP
- *         checksum status).
+ *         checksum status, only on ports with that offload enabled).
  * Writes: Ethernet addresses, TTL and header checksum (in place, RFC 1624);
  *         trims link-layer padding; hash.usr on packets for the exception
  *         path (class and input port, DPR_EXC_META).
