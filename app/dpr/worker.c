@@ -38,7 +38,6 @@ int
 dpr_worker_main(void *arg)
 {
 	struct dpr_worker *w = arg;
-	struct rte_mbuf *pkts[DPR_BURST];
 	/* Two bursts in flight: one screened and waiting (its FIB entries
 	 * on their way into the cache) while the next one is received. */
 	struct dpr_ip4_pending pend[2];
@@ -61,6 +60,7 @@ dpr_worker_main(void *arg)
 
 		for (q = 0; q < w->n_rxq; q++) {
 			const struct dpr_rxq *rq = &w->rxq[q];
+			struct dpr_ip4_pending *next = &pend[cur];
 			uint16_t want = DPR_BURST, n;
 
 			if (unlikely(w->max_rx != 0)) {
@@ -69,7 +69,10 @@ dpr_worker_main(void *arg)
 				if (w->max_rx - w->rx_total < want)
 					want = (uint16_t)(w->max_rx - w->rx_total);
 			}
-			n = rte_eth_rx_burst(w->ports[rq->port].port_id, rq->queue, pkts, want);
+			/* Straight into the burst's slots: pend[cur] is
+			 * not the waiting one. */
+			n = rte_eth_rx_burst(w->ports[rq->port].port_id, rq->queue,
+					     next->pkts, want);
 			if (n == 0)
 				continue;
 			w->stats[rq->port].rx += n;
@@ -80,10 +83,10 @@ dpr_worker_main(void *arg)
 			 * pass 3. */
 			if (waiting != NULL)
 				dpr_ip4_lookup_burst(w, waiting);
-			dpr_ip4_screen_burst(w, rq->port, pkts, n, &pend[cur]);
+			dpr_ip4_screen_burst(w, rq->port, n, next);
 			if (waiting != NULL)
 				dpr_ip4_forward_burst(w, waiting);
-			waiting = &pend[cur];
+			waiting = next;
 			cur ^= 1;
 		}
 		/* Nothing more came in: the waiting burst goes now. */

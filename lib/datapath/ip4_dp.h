@@ -308,22 +308,34 @@ dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
 }
 
 /**
- * A burst between its screening (pass 1) and the rest: its candidates,
- * whose FIB entries are on their way into the cache, and what pass 1
+ * A burst from its RX poll through its screening (pass 1) to the rest: the
+ * packets as received, each with what pass 1 found, and what pass 1
  * diverted or dropped. The worker finishes it only after its next RX poll
  * (app/dpr/worker.c), so the misses of one burst overlap other work.
+ * Packets stay in their RX slots: a packet pass 1 took away is marked in
+ * @c gone, one that came the slow path and goes on in @c slow; a burst with
+ * neither (nearly all) is forwarded with no test for them.
  */
 struct dpr_ip4_pending {
 	struct dpr_burst b;
-	uint16_t n_cand;
-	uint32_t slow;                  /**< bit i: candidate i came the slow path */
-	struct rte_mbuf *cand[DPR_BURST];
-	uint32_t dst[DPR_BURST];
-	/* Each candidate's frame, so pass 3 need not read the mbuf again
-	 * (its line may have left the cache by then). */
+	uint16_t n;                     /**< packets received */
+	uint32_t slow;                  /**< bit i: packet i came the slow path, goes on */
+	uint32_t gone;                  /**< bit i: pass 1 dropped or diverted packet i */
+	/* The arrays pass 1 writes share a stride: one index register
+	 * addresses them all. */
+	struct rte_mbuf *pkts[DPR_BURST]; /**< as received: RX writes here */
+	/* Each packet's frame, so pass 3 need not read the mbuf again (its
+	 * line may have left the cache by then). */
 	uint8_t *eth[DPR_BURST];
+	/* tbl24 index of each destination (address >> 8; 0 for a packet
+	 * gone); a tbl8 group's entry takes the last octet from the header. */
+	uint64_t t24[DPR_BURST];
 	uint32_t ent[DPR_BURST];        /**< tbl24 entries, from pass 2 to pass 3 */
 };
+
+/* The destination's last octet, in the frame at eth. */
+#define DPR_IP4_DST_LAST(eth) \
+	((eth)[RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv4_hdr, dst_addr) + 3])
 
 /** What the fast path compares against, loaded once per burst. */
 struct dpr_ip4_fast {
@@ -333,11 +345,8 @@ struct dpr_ip4_fast {
 	rte_xmm_t head_mask;
 	uint32_t max_span;       /**< w->fast_max_len less a bare header */
 	const uint32_t *tbl24;   /**< the FIB's, to prefetch from */
-	unsigned int n_cand;
-	uint32_t slow;           /**< bit i: candidate i came the slow path */
-	struct rte_mbuf **cand;
-	uint32_t *dst;
-	uint8_t **eth;
+	uint32_t slow;           /**< as struct dpr_ip4_pending's */
+	uint32_t gone;
 };
 
 /** The frame's first 16 bytes match f->head where f->head_mask is set. */
@@ -358,18 +367,19 @@ dpr_ip4_head_ok(const uint8_t *eth, const struct dpr_ip4_fast *f)
 }
 
 /**
- * Screen one packet: the common case joins the burst's candidates for a
- * FIB lookup (its entry prefetched), anything else takes the slow path.
+ * Screen packet @p i of @p p: the common case has its TTL updated and its
+ * FIB entry prefetched, anything else takes the slow path.
  * One compare and branch per check: fewest instructions when all pass,
  * and each branch is predictable. @p hw_cksum (a constant): the input port
  * has the NIC verify IPv4 checksums, so ol_flags carry a verdict; without
  * it they carry none and are not read.
  */
 static __rte_always_inline void
-dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f,
-	       struct rte_mbuf *m, const bool hw_cksum)
+dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pending *p,
+	       unsigned int i, const bool hw_cksum)
 {
-	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct rte_mbuf *m = p->pkts[i];
+	const uint8_t *eth = p->eth[i];
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
 	uint32_t tlen, flen, daddr, sdst, ttlw;
 
@@ -420,51 +430,61 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f
 	/* TTL and checksum now, while the line is at hand (see above). */
 	dpr_ip4_ttlw_store((struct rte_ipv4_hdr *)(uintptr_t)ip, ttlw + DPR_IP4_TTLW_DEC);
 	rte_prefetch0(&f->tbl24[daddr >> 8]);
-	f->dst[f->n_cand] = daddr;
-	f->eth[f->n_cand] = (uint8_t *)(uintptr_t)eth;
-	f->cand[f->n_cand++] = m;
+	p->t24[i] = daddr >> 8;
 	return;
 slow:
 	/* Its own variable: daddr's address is never taken, so it stays in
 	 * a register on the fast path. */
-	if (dpr_ip4_slow(w, b, m, &sdst)) {
-		f->slow |= UINT32_C(1) << f->n_cand;
-		f->dst[f->n_cand] = sdst;
-		f->eth[f->n_cand] = rte_pktmbuf_mtod(m, uint8_t *);
-		f->cand[f->n_cand++] = m;
+	if (dpr_ip4_slow(w, &p->b, m, &sdst)) {
+		f->slow |= UINT32_C(1) << i;
+		p->t24[i] = sdst >> 8;
+	} else {
+		f->gone |= UINT32_C(1) << i;
+		p->t24[i] = 0;
 	}
 }
 
 /** Pass 1 over @p n packets, @p hw_cksum a constant (see dpr_ip4_screen()). */
 static __rte_always_inline void
-dpr_ip4_screen_loop(struct dpr_worker *w, struct dpr_burst *b, struct dpr_ip4_fast *f,
-		    struct rte_mbuf **pkts, uint16_t n, const bool hw_cksum)
+dpr_ip4_screen_loop(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pending *p,
+		    unsigned int n, const bool hw_cksum)
 {
-	uint16_t i;
+	unsigned int i;
 
-	for (i = 0; i < n && i < DPR_PREFETCH_AHEAD; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	/* Each frame's address is taken when it is prefetched, and kept
+	 * for the screen and pass 3 (nothing in pass 1 moves the data start;
+	 * pass 2 may read a gone packet's header, its mbuf still ours). */
+	for (i = 0; i < n && i < DPR_PREFETCH_AHEAD; i++) {
+		p->eth[i] = rte_pktmbuf_mtod(p->pkts[i], uint8_t *);
+		rte_prefetch0(p->eth[i]);
+	}
 #pragma GCC unroll 2
 	for (i = 0; i + DPR_PREFETCH_AHEAD < n; i++) {
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + DPR_PREFETCH_AHEAD], void *));
-		dpr_ip4_screen(w, b, f, pkts[i], hw_cksum);
+		uint8_t *eth = rte_pktmbuf_mtod(p->pkts[i + DPR_PREFETCH_AHEAD], uint8_t *);
+
+		p->eth[i + DPR_PREFETCH_AHEAD] = eth;
+		rte_prefetch0(eth);
+		dpr_ip4_screen(w, f, p, i, hw_cksum);
 	}
 	for (; i < n; i++)
-		dpr_ip4_screen(w, b, f, pkts[i], hw_cksum);
+		dpr_ip4_screen(w, f, p, i, hw_cksum);
 }
 
-/** Pass 1 of a burst received on dpr port @p in, into @p p. */
+/**
+ * Pass 1 of the @p n packets (at most DPR_BURST) that dpr port @p in
+ * received into @p p->pkts.
+ */
 static __rte_always_inline void
-dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
-		     uint16_t n, struct dpr_ip4_pending *p)
+dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n,
+		     struct dpr_ip4_pending *p)
 {
 	struct dpr_ip4_fast f = {
 		.head = w->head[in], .head_mask = w->head_mask,
 		.max_span = w->fast_max_len - (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)),
-		.tbl24 = w->fib->tbl24, .n_cand = 0, .slow = 0, .cand = p->cand, .dst = p->dst,
-		.eth = p->eth,
+		.tbl24 = w->fib->tbl24, .slow = 0, .gone = 0,
 	};
 
+	p->n = n;
 	p->b.in = in;
 	p->b.n_exc = 0;
 	p->b.n_drop = 0;
@@ -472,56 +492,61 @@ dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	 * of the whole burst (all of them before any is read: with a full
 	 * table they miss the cache, and the misses overlap). */
 	if (w->ports[in].rx_ip_cksum)
-		dpr_ip4_screen_loop(w, &p->b, &f, pkts, n, true);
+		dpr_ip4_screen_loop(w, &f, p, n, true);
 	else
-		dpr_ip4_screen_loop(w, &p->b, &f, pkts, n, false);
-	p->n_cand = f.n_cand;
+		dpr_ip4_screen_loop(w, &f, p, n, false);
 	p->slow = f.slow;
+	p->gone = f.gone;
 }
 
 /**
  * Pass 3 of a burst: every FIB entry has been asked for; read them and
- * forward. Other next hops, and candidates that came the slow path (TTL,
- * MTU and broadcast still to check; only when @p any_slow, a constant, so
- * the common burst has no test for them), go to dpr_ip4_act(). The TX
- * buffer being filled is held as a cursor in a register and written back
- * when the output port changes (rarely within a burst).
+ * forward. Other next hops, and packets that came the slow path (TTL, MTU
+ * and broadcast still to check), go to dpr_ip4_act(); packets gone in
+ * pass 1 are skipped. Only when @p irregular, a constant, are the marks
+ * tested: the common burst has no test for them. The TX buffer being
+ * filled is held as a cursor in a register and written back when the
+ * output port changes (rarely within a burst).
  * @return the number of packets forwarded.
  */
 static __rte_always_inline unsigned int
-dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *ent,
-	      const bool any_slow)
+dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool irregular)
 {
 	const union dpr_nh_word *nhw = w->nh;
 	const struct dpr_fib4 *fib = w->fib;
 	/* Locals, not p->: the header stores below could alias p's fields,
 	 * which would make the compiler reload them for every packet. */
-	struct rte_mbuf *const *cand = p->cand;
+	struct rte_mbuf *const *pkts = p->pkts;
 	uint8_t *const *ethp = p->eth;
-	const uint32_t *dst = p->dst;
-	const unsigned int n_cand = p->n_cand;
-	const uint32_t slow = p->slow;
+	const uint32_t *ent = p->ent;
+	const unsigned int n = p->n;
+	const uint32_t slow = p->slow, gone = p->gone;
 	/* Indices as 64-bit values: no zero-extension before each use. */
 	unsigned int n_out = 0, i;
 	uint64_t tport = 0;
 	struct rte_mbuf **tx = &w->tx[0].pkts[w->tx[0].n];
 
 #pragma GCC unroll 2
-	for (i = 0; i < n_cand; i++) {
-		struct rte_mbuf *m = cand[i];
-		uint64_t nh = dpr_fib4_resolve(fib, ent[i], dst[i]);
-		uint64_t h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
-		uint64_t port = dpr_nh_word_fwd_port(h);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
 		uint8_t *eth = ethp[i];
+		uint64_t nh, h, port;
 
-		if (unlikely(port > 0xff || (any_slow && (slow & (UINT32_C(1) << i))))) {
+		if (irregular && unlikely(gone & (UINT32_C(1) << i))) {
+			n_out++;
+			continue;
+		}
+		nh = dpr_fib4_resolve(fib, ent[i], DPR_IP4_DST_LAST(eth));
+		h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
+		port = dpr_nh_word_fwd_port(h);
+		if (unlikely(port > 0xff || (irregular && (slow & (UINT32_C(1) << i))))) {
 			struct rte_ipv4_hdr *ip =
 				(struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
 			union dpr_nh_word hs;
 
 			/* A screened packet had its TTL updated early: the
 			 * reference sees the header as it came. */
-			if (!(any_slow && (slow & (UINT32_C(1) << i))))
+			if (!(irregular && (slow & (UINT32_C(1) << i))))
 				dpr_ip4_ttl_undo(ip);
 			if (!dpr_ip4_act(w, &p->b, m, (uint32_t)nh, false, &hs)) {
 				n_out++;
@@ -540,7 +565,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *e
 		*tx++ = m;
 	}
 	w->tx[tport].n = (uint16_t)(tx - w->tx[tport].pkts);
-	return n_cand - n_out;
+	return n - n_out;
 }
 
 /**
@@ -551,24 +576,26 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const uint32_t *e
  * tbl8 entries time to arrive. On the full pyasn table, reading tbl24 in
  * pass 3 instead saved 5-8 instructions a packet but lost about 5 % of the
  * throughput. The entries are FIB state: pass 3 must follow before the
- * worker reports quiescence.
+ * worker reports quiescence. Packets gone in pass 1 read entry 0 (harmless,
+ * and no test).
  */
 static __rte_always_inline void
 dpr_ip4_lookup_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 {
 	const struct dpr_fib4 *fib = w->fib;
 	const uint32_t *tbl24 = fib->tbl24;
-	const uint32_t *dst = p->dst;
-	const unsigned int n_cand = p->n_cand;
+	const uint64_t *t24 = p->t24;
+	uint8_t *const *ethp = p->eth;
+	const unsigned int n = p->n;
 	uint32_t *ent = p->ent;
 	unsigned int i;
 
 #pragma GCC unroll 4
-	for (i = 0; i < n_cand; i++) {
-		uint32_t e = __atomic_load_n(&tbl24[dst[i] >> 8], __ATOMIC_RELAXED);
+	for (i = 0; i < n; i++) {
+		uint32_t e = __atomic_load_n(&tbl24[t24[i]], __ATOMIC_RELAXED);
 
 		if (unlikely(e & DPR_FIB4_EXT))
-			rte_prefetch0(dpr_fib4_tbl8_entry(fib, e, dst[i]));
+			rte_prefetch0(dpr_fib4_tbl8_entry(fib, e, DPR_IP4_DST_LAST(ethp[i])));
 		ent[i] = e;
 	}
 }
@@ -580,10 +607,10 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 	unsigned int n_fwd;
 
 	dpr_tx_reserve(w);
-	if (likely(p->slow == 0))
-		n_fwd = dpr_ip4_pass3(w, p, p->ent, false);
+	if (likely((p->slow | p->gone) == 0))
+		n_fwd = dpr_ip4_pass3(w, p, false);
 	else
-		n_fwd = dpr_ip4_pass3(w, p, p->ent, true);
+		n_fwd = dpr_ip4_pass3(w, p, true);
 	w->stats[p->b.in].forwarded += n_fwd;
 	dpr_burst_finish(w, &p->b);
 }
@@ -596,13 +623,18 @@ dpr_ip4_finish_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 	dpr_ip4_forward_burst(w, p);
 }
 
-/** Forward, divert or drop one burst received on dpr port @p in, at once. */
+/**
+ * Forward, divert or drop one burst of @p n packets (at most DPR_BURST)
+ * received on dpr port @p in, at once.
+ */
 static inline void
 dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 		    uint16_t n)
 {
 	struct dpr_ip4_pending p;
 
-	dpr_ip4_screen_burst(w, in, pkts, n, &p);
+	RTE_ASSERT(n <= DPR_BURST);
+	memcpy(p.pkts, pkts, n * sizeof(*pkts));
+	dpr_ip4_screen_burst(w, in, n, &p);
 	dpr_ip4_finish_burst(w, &p);
 }
