@@ -121,6 +121,7 @@ struct dpr_worker {
 	uint64_t busy_cycles __rte_cache_aligned;
 	uint64_t rx_total;
 	uint64_t loops;
+	uint64_t tx_last;            /**< port pass 3 last sent to: where it starts */
 	struct dpr_txbuf tx[DPR_MAX_PORTS];
 	struct dpr_port_counters stats[DPR_MAX_PORTS];
 } __rte_cache_aligned;

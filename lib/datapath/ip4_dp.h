@@ -523,8 +523,9 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool irregu
 	const uint32_t slow = p->slow, gone = p->gone;
 	/* Indices as 64-bit values: no zero-extension before each use. */
 	unsigned int n_out = 0, i;
-	uint64_t tport = 0;
-	struct rte_mbuf **tx = &w->tx[0].pkts[w->tx[0].n];
+	/* Most bursts leave by the port the last one did. */
+	uint64_t tport = w->tx_last;
+	struct rte_mbuf **tx = &w->tx[tport].pkts[w->tx[tport].n];
 
 #pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
@@ -548,6 +549,10 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool irregu
 			 * reference sees the header as it came. */
 			if (!(irregular && (slow & (UINT32_C(1) << i))))
 				dpr_ip4_ttl_undo(ip);
+			/* nh once more, from memory: kept live from above, it
+			 * costs every packet a register move. */
+			rte_compiler_barrier();
+			nh = dpr_fib4_resolve(fib, ent[i], DPR_IP4_DST_LAST(eth));
 			if (!dpr_ip4_act(w, &p->b, m, (uint32_t)nh, false, &hs)) {
 				n_out++;
 				continue;
@@ -557,14 +562,18 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool irregu
 			dpr_ip4_ttl_dec(ip);
 		}
 		dpr_ip4_set_macs(w, eth, h, port);
-		if (unlikely(port != tport)) {
-			w->tx[tport].n = (uint16_t)(tx - w->tx[tport].pkts);
-			tport = port;
-			tx = &w->tx[tport].pkts[w->tx[tport].n];
+		if (likely(port == tport)) {
+			/* Its own exit: tport then needs no move here. */
+			*tx++ = m;
+			continue;
 		}
+		w->tx[tport].n = (uint16_t)(tx - w->tx[tport].pkts);
+		tport = port;
+		tx = &w->tx[tport].pkts[w->tx[tport].n];
 		*tx++ = m;
 	}
 	w->tx[tport].n = (uint16_t)(tx - w->tx[tport].pkts);
+	w->tx_last = tport;
 	return n - n_out;
 }
 
