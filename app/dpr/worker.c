@@ -23,7 +23,7 @@ flush_all(struct dpr_worker *w)
  * drain TX buffers, report RCU quiescence. A burst just received waits
  * while the burst before it reads its tbl24 entries (pass 2), then is
  * screened, then the burst before it is forwarded (pass 3), and the new
- * one waits in turn (see struct dpr_ip4_pending): its packet data has time
+ * one waits in turn (dpr_ip4_pipeline()): its packet data has time
  * to arrive (DMA, or a software PMD's copy) before the screen reads it, its
  * tbl24 entries have a whole RX poll to arrive before they are read, and
  * the tbl8 entries pass 2 asks for have a screen. A poll that brings
@@ -78,15 +78,7 @@ dpr_worker_main(void *arg)
 			w->stats[rq->port].rx += n;
 			w->rx_total += n;
 			got += n;
-			/* Pass 2 of the waiting burst, then the new one's
-			 * screen while its tbl8 entries arrive, then its
-			 * pass 3. */
-			if (waiting != NULL)
-				dpr_ip4_lookup_burst(w, waiting);
-			dpr_ip4_screen_burst(w, rq->port, n, next);
-			if (waiting != NULL)
-				dpr_ip4_forward_burst(w, waiting);
-			waiting = next;
+			waiting = dpr_ip4_pipeline(w, rq->port, n, next, waiting);
 			cur ^= 1;
 		}
 		/* Nothing more came in: the waiting burst goes now. */

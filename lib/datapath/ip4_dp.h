@@ -624,6 +624,28 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 	dpr_burst_finish(w, &p->b);
 }
 
+/**
+ * One burst through the worker's pipeline: pass 2 of the burst @p waiting
+ * (NULL: none), pass 1 of the @p n packets dpr port @p in received into
+ * @p next->pkts, then pass 3 of @p waiting. The misses of each pass are in
+ * flight while the next one runs: a burst's packet data arrives during the
+ * RX poll, its tbl24 entries during the next poll, its tbl8 entries during
+ * the next burst's pass 1. The caller reports RCU quiescence only between
+ * calls, with @p next waiting: it holds addresses, not entries.
+ * @return @p next, the burst now waiting.
+ */
+static __rte_always_inline struct dpr_ip4_pending *
+dpr_ip4_pipeline(struct dpr_worker *w, uint16_t in, uint16_t n,
+		 struct dpr_ip4_pending *next, struct dpr_ip4_pending *waiting)
+{
+	if (waiting != NULL)
+		dpr_ip4_lookup_burst(w, waiting);
+	dpr_ip4_screen_burst(w, in, n, next);
+	if (waiting != NULL)
+		dpr_ip4_forward_burst(w, waiting);
+	return next;
+}
+
 /** Passes 2 and 3 of a screened burst at once. */
 static __rte_always_inline void
 dpr_ip4_finish_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
