@@ -381,16 +381,18 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pend
 	struct rte_mbuf *m = p->pkts[i];
 	const uint8_t *eth = p->eth[i];
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
-	uint32_t tlen, flen, daddr, sdst, ttlw;
+	uint32_t dlen, tlen, daddr, sdst, ttlw;
 
 	/* Reading before the length check stays inside the mbuf's data
 	 * room, which is far larger than these 34 bytes. */
 	if (unlikely(!dpr_ip4_head_ok(eth, f)))
 		goto slow;
-	tlen = rte_be_to_cpu_16(ip->total_length);
-	flen = tlen + RTE_ETHER_HDR_LEN;
-	/* From a bare header up to what every port's MTU takes. */
-	if (unlikely(tlen - (uint32_t)sizeof(*ip) > f->max_span))
+	/* The lengths are checked from the frame's side: data_len from a
+	 * bare header up to what every port's MTU takes here, and the IP
+	 * total length against it below, where a mismatch can still be
+	 * padding. */
+	dlen = m->data_len;
+	if (unlikely(dlen - (uint32_t)(RTE_ETHER_HDR_LEN + sizeof(*ip)) > f->max_span))
 		goto slow;
 	ttlw = dpr_ip4_ttlw_load(ip);
 	if (unlikely(!dpr_ip4_ttlw_early_ok(ttlw)))
@@ -415,17 +417,20 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pend
 		goto slow;
 	}
 	/* Last, as it may change the packet: the frame is the IP packet, in
-	 * one segment. Link-layer padding (short packets, TCP ACKs) is
-	 * trimmed; a chain or a frame shorter than its packet is the
-	 * reference's. */
-	if (unlikely(m->pkt_len != flen || m->data_len != flen)) {
+	 * one segment (the total length compared in network order, as
+	 * stored). Link-layer padding (short packets, TCP ACKs) is trimmed,
+	 * after the range check the total length then still needs; a chain
+	 * or a frame shorter than its packet is the reference's. */
+	if (unlikely(ip->total_length != rte_cpu_to_be_16((uint16_t)(dlen - RTE_ETHER_HDR_LEN)) ||
+		     m->pkt_len != dlen)) {
 		/* Reload here: the compares above can then use memory
 		 * operands instead of loading into registers for this. */
 		rte_compiler_barrier();
-		if (m->pkt_len != m->data_len || m->data_len < flen)
+		tlen = rte_be_to_cpu_16(ip->total_length);
+		if (m->pkt_len != dlen || tlen < sizeof(*ip) || dlen < tlen + RTE_ETHER_HDR_LEN)
 			goto slow;
-		m->data_len = (uint16_t)flen;
-		m->pkt_len = flen;
+		m->data_len = (uint16_t)(tlen + RTE_ETHER_HDR_LEN);
+		m->pkt_len = tlen + RTE_ETHER_HDR_LEN;
 	}
 	/* TTL and checksum now, while the line is at hand (see above). */
 	dpr_ip4_ttlw_store((struct rte_ipv4_hdr *)(uintptr_t)ip, ttlw + DPR_IP4_TTLW_DEC);

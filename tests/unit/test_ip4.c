@@ -285,6 +285,43 @@ test_checksum_edges(struct rig *r)
 	w->tx[1].n = 0;
 }
 
+/*
+ * Frames shorter than an IPv4 header whose total length matches them and
+ * whose checksum is right over the 20 bytes the buffer holds (the rest
+ * lies past the frame): the fast path must not take them for packets
+ * (reference: runt), nor a frame with a total length under 20 that
+ * padding makes look long enough (bad length).
+ */
+static void
+test_short_frames(struct rig *r)
+{
+	static const uint16_t lens[] = { 0, 1, 6, 19 };
+	struct dpr_worker *w = r->w;
+	struct rte_mbuf *pkts[2 * RTE_DIM(lens)];
+	unsigned int i;
+
+	memset(w->stats, 0, sizeof(w->stats));
+	for (i = 0; i < RTE_DIM(lens); i++) {
+		struct rte_mbuf *m = mk_ip4(&mac_p0, IP(10, 0, 1, 2), IP(198, 51, 100, 7), 64, 0);
+
+		ip_of(m)->total_length = rte_cpu_to_be_16(lens[i]);
+		reseal(m);
+		rte_pktmbuf_trim(m, (uint16_t)(sizeof(struct rte_ipv4_hdr) - lens[i]));
+		pkts[i] = m;
+		/* The same header in a frame padded to 60 bytes. */
+		m = mk_ip4(&mac_p0, IP(10, 0, 1, 2), IP(198, 51, 100, 7), 64, 26);
+		ip_of(m)->total_length = rte_cpu_to_be_16(lens[i]);
+		reseal(m);
+		pkts[RTE_DIM(lens) + i] = m;
+	}
+	dpr_ip4_input_burst(w, 0, pkts, RTE_DIM(pkts));
+	CHECK_EQ(w->tx[0].n + w->tx[1].n, 0);
+	CHECK_EQ(w->stats[0].drops[DPR_DROP_RUNT], RTE_DIM(lens));
+	CHECK_EQ(w->stats[0].drops[DPR_DROP_BAD_LENGTH], RTE_DIM(lens));
+	CHECK_EQ(w->stats[0].forwarded, 0);
+	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
+}
+
 static uint64_t
 accounted(const struct dpr_port_counters *c)
 {
@@ -790,6 +827,7 @@ main(int argc, char **argv)
 		test_burst(&r);
 		test_exception_full(&r);
 		test_checksum_edges(&r);
+		test_short_frames(&r);
 		test_fast_matches_reference(&r, false);
 		test_fast_matches_reference(&r, true);
 		/* Again on a port without checksum offload: ol_flags are
