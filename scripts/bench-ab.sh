@@ -12,6 +12,8 @@
 #   ROUNDS=9 DURATION=5 scripts/bench-ab.sh A_BIN B_BIN
 #
 # Instruction counts are exact and need no A/B: THROUGHPUT=0 scripts/bench.sh.
+# PERF=1 also samples the worker's CPU (perf): ns a packet in dpr's own code
+# and in the rest (PMDs), per binary.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,8 +39,14 @@ for c in json.load(open(src))["cases"]:
         cases.append(d)
 json.dump({"cases": cases}, open(out, "w"), indent=1)
 PY
+PERF_ARG=()
+if [ "${PERF:-0}" = 1 ]; then
+	command -v perf >/dev/null ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q linux-perf >/dev/null
+	PERF_ARG=(--perf)
+fi
 scripts/bench.py --cases build/bench/ab-cases.json --rounds "$ROUNDS" --duration "$DURATION" \
-	--warmup "$WARMUP" > build/bench/ab.json
+	--warmup "$WARMUP" "${PERF_ARG[@]}" > build/bench/ab.json
 python3 - "$A" "$B" build/bench/ab.json <<'PY'
 import json, statistics, sys
 a, b, res = sys.argv[1:]
@@ -57,4 +65,9 @@ for t in ("small", "pyasn"):
     print("%-6s B %s" % ("", " ".join("%6.2f" % y for _, y in pairs)))
     print("%-6s median A %.2f, B %.2f Mpps (B/A %.3f); B ahead in %d of %d rounds"
           % ("", ma, mb, mb / ma, wins, len(pairs)))
+    oa, ob = by["A " + t].get("own_ns_per_packet_median"), by["B " + t].get("own_ns_per_packet_median")
+    if oa is not None and ob is not None:
+        print("%-6s ns/packet in dpr's own code A %.2f, B %.2f; in the rest (PMDs) A %.2f, B %.2f"
+              % ("", oa, ob, by["A " + t]["rest_ns_per_packet_median"],
+                 by["B " + t]["rest_ns_per_packet_median"]))
 PY

@@ -92,14 +92,18 @@ def main():
     thr["goals_median_of_round_ratios"] = goals_by_round
     json.dump(thr, open(os.path.join(b, "results.json"), "w"), indent=2)
 
-    print("%-22s %7s %8s %8s %8s %8s %8s %10s" % ("case", "routes", "Mpps", "min", "max",
-                                                  "x io", "x LPM", "instr/pkt"))
+    perf = any(c.get("own_ns_per_packet_median") is not None for c in cases)
+    print("%-22s %7s %8s %8s %8s %8s %8s %10s%s" % ("case", "routes", "Mpps", "min", "max",
+                                                    "x io", "x LPM", "instr/pkt",
+                                                    "  own ns/pkt  rest ns/pkt" if perf else ""))
     for c in cases:
         f = lambda v, fmt: (fmt % v) if v is not None else "-"
-        print("%-22s %7s %8s %8s %8s %8s %8s %10s" % (
+        print("%-22s %7s %8s %8s %8s %8s %8s %10s%s" % (
             c["name"], c["routes"] or "-", f(c["mpps_median"], "%.2f"), f(c["mpps_min"], "%.2f"),
             f(c["mpps_max"], "%.2f"), f(c["ratio_testpmd_io"], "%.2f"),
-            f(c["ratio_l3fwd_lpm"], "%.2f"), f(c["instructions_per_packet"], "%.0f")))
+            f(c["ratio_l3fwd_lpm"], "%.2f"), f(c["instructions_per_packet"], "%.0f"),
+            "  %11s  %11s" % (f(c.get("own_ns_per_packet_median"), "%.2f"),
+                              f(c.get("rest_ns_per_packet_median"), "%.2f")) if perf else ""))
     print("%-50s %9s %9s" % ("goal", "medians", "by round"))
     for k, v in goals.items():
         r = goals_by_round.get(k)

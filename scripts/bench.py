@@ -7,6 +7,12 @@ runs on one worker lcore with traffic from net_pcap (infinite_rx) into
 net_null; cases are interleaved round by round and reported as medians.
 Mpps is the packets sent on all ports per second, read from DPDK telemetry
 (/ethdev/stats) over the measurement window after a warm-up.
+
+With --perf, `perf record -e cpu-clock` samples the forwarding lcore's CPU
+over the same window, and each run also gives the share of its samples in
+the application's own binary (the rest: PMDs, libraries): with the Mpps of
+the window, nanoseconds a packet in the application's own code and in the
+rest, the split instruction counts cannot give (they cost no cycles alike).
 """
 import argparse
 import json
@@ -21,6 +27,7 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(TOP, "build", "bench")
 EAL = ["--no-pci", "--in-memory", "-l", "0,1", "--log-level", "*:warning"]
+PERF_CPU = "1"   # every case forwards on lcore 1 (scripts/bench.sh)
 
 
 def log(*a):
@@ -58,8 +65,24 @@ class Telemetry:
         return n
 
 
-def run_case(case, warmup, duration):
-    """Start the case's command, measure, stop it. Returns Mpps."""
+def own_share(data, binary):
+    """Share of the samples in @binary (a file name) in a perf.data file."""
+    rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "--sort", "dso"],
+                         capture_output=True, text=True).stdout
+    total = own = 0.0
+    for line in rep.splitlines():
+        f = line.split()
+        if len(f) == 2 and f[0].endswith("%"):
+            pct = float(f[0].rstrip("%"))
+            total += pct
+            if f[1] == binary:
+                own += pct
+    return own / total if total > 0 else None
+
+
+def run_case(case, warmup, duration, perf=None):
+    """Start the case's command, measure, stop it. Returns Mpps and, with
+    @perf (the perf.data path), the share of samples in its own binary."""
     prefix = "bench-%s-%d" % (case["name"].replace(" ", "_"), os.getpid())
     cmd = case["cmd"](prefix)
     with open(os.path.join(OUT, "log-%s.txt" % case["name"].replace(" ", "_")), "w") as logf:
@@ -77,9 +100,15 @@ def run_case(case, warmup, duration):
                 time.sleep(0.5)
             time.sleep(warmup)
             a, t0 = tel.opackets(case["ports"]), time.time()
-            time.sleep(duration)
+            if perf:
+                subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-C", PERF_CPU,
+                                "-o", perf, "--", "sleep", str(duration)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            else:
+                time.sleep(duration)
             b, t1 = tel.opackets(case["ports"]), time.time()
-            return (b - a) / (t1 - t0) / 1e6
+            share = own_share(perf, os.path.basename(cmd[0])) if perf else None
+            return (b - a) / (t1 - t0) / 1e6, share
         finally:
             p.send_signal(signal.SIGINT)
             try:
@@ -96,6 +125,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warmup", type=float, default=2.0)
     ap.add_argument("--duration", type=float, default=5.0)
+    ap.add_argument("--perf", action="store_true",
+                    help="sample the forwarding CPU with perf over each window")
     a = ap.parse_args()
     spec = json.load(open(a.cases))
     cases = []
@@ -107,18 +138,28 @@ def main():
 
     results = {c["name"]: [] for c in cases}
     by_round = {c["name"]: [None] * a.rounds for c in cases}
+    own_ns = {c["name"]: [] for c in cases}
+    rest_ns = {c["name"]: [] for c in cases}
     for r in range(a.rounds):
         # Each round starts one case later: no case always runs first
         # (after the previous round's last) or last.
         k = r % len(cases)
         for c in cases[k:] + cases[:k]:
+            perf = os.path.join(OUT, "perf-%s-r%d.data" % (c["name"].replace(" ", "_"), r + 1)) \
+                if a.perf else None
             try:
-                mpps = run_case(c, a.warmup, a.duration)
+                mpps, share = run_case(c, a.warmup, a.duration, perf)
             except Exception as e:  # a failed case is reported, not fatal
                 log("bench: %s: %s" % (c["name"], e))
-                mpps = None
-            log("bench: round %d/%d %-28s %s" % (r + 1, a.rounds, c["name"],
-                "%.2f Mpps" % mpps if mpps is not None else "FAILED"))
+                mpps, share = None, None
+            split = ""
+            if mpps and share is not None:
+                own_ns[c["name"]].append(share * 1e3 / mpps)
+                rest_ns[c["name"]].append((1 - share) * 1e3 / mpps)
+                split = " (own code %.1f ns/packet, rest %.1f)" % (own_ns[c["name"]][-1],
+                                                                   rest_ns[c["name"]][-1])
+            log("bench: round %d/%d %-28s %s%s" % (r + 1, a.rounds, c["name"],
+                "%.2f Mpps" % mpps if mpps is not None else "FAILED", split))
             if mpps is not None:
                 results[c["name"]].append(mpps)
                 by_round[c["name"]][r] = mpps
@@ -134,6 +175,10 @@ def main():
             "mpps_max": max(runs) if runs else None,
             "runs": runs,
             "by_round": by_round[c["name"]],
+            "own_ns_per_packet_median": statistics.median(own_ns[c["name"]])
+            if own_ns[c["name"]] else None,
+            "rest_ns_per_packet_median": statistics.median(rest_ns[c["name"]])
+            if rest_ns[c["name"]] else None,
         })
     json.dump({"cases": out, "rounds": a.rounds, "duration_s": a.duration,
                "warmup_s": a.warmup}, sys.stdout, indent=2)

@@ -14,6 +14,9 @@
 #   CALLGRIND=0 scripts/bench.sh           skip instruction counts
 #   PREPARE=1 scripts/bench.sh             only traffic, configs and cases
 #                                          (for scripts/bench-ab.sh)
+#   PERF=1 scripts/bench.sh                also sample the forwarding CPU with
+#                                          perf: ns a packet in each app's own
+#                                          code and in the rest (PMDs)
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -101,8 +104,14 @@ PY
 [ "${PREPARE:-0}" = 1 ] && { say "prepared: $B/cases.json"; exit 0; }
 
 [ "$THROUGHPUT" = 1 ] && say "measuring: $ROUNDS rounds x $(python3 -c "import json;print(len(json.load(open('$B/cases.json'))['cases']))") cases x ${DURATION} s"
+PERF_ARG=()
+if [ "${PERF:-0}" = 1 ]; then
+	command -v perf >/dev/null ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q linux-perf >/dev/null
+	PERF_ARG=(--perf)
+fi
 [ "$THROUGHPUT" = 1 ] && scripts/bench.py --cases "$B/cases.json" --rounds "$ROUNDS" \
-	--duration "$DURATION" --warmup "$WARMUP" > "$B/throughput.json"
+	--duration "$DURATION" --warmup "$WARMUP" "${PERF_ARG[@]}" > "$B/throughput.json"
 
 # Instructions per packet: two bounded runs under callgrind, the difference
 # divided by the packets between them (start-up cancels out). Only the

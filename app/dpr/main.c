@@ -38,6 +38,9 @@ usage(FILE *f, const char *prog)
 		"      --idle-sleep US     let a worker idle for 256 polls sleep US microseconds\n"
 		"                          (for CPUs shared by several lcores; default 0: busy-poll)\n"
 		"      --max-packets N     exit once N packets have been received (benchmarks, callgrind)\n"
+		"      --pipeline MODE     auto (default): each worker measures which way of running its\n"
+		"                          bursts costs fewer cycles a packet and keeps it; on: a burst\n"
+		"                          waits across the next RX poll (large FIBs); off: at once\n"
 		"      --pool-size N       mbufs per NUMA socket (default: computed from queues)\n"
 		"      --stats-file FILE   write counters as JSON there at exit and on SIGUSR1\n"
 		"  -h, --help              this text\n"
@@ -70,6 +73,7 @@ parse_args(int argc, char **argv, struct dpr_options *o)
 		{ "drivers-cfg", required_argument, NULL, 'D' },
 		{ "idle-sleep", required_argument, NULL, 'I' },
 		{ "max-packets", required_argument, NULL, 'M' },
+		{ "pipeline", required_argument, NULL, 'L' },
 		{ "pool-size", required_argument, NULL, 'P' },
 		{ "stats-file", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
@@ -99,6 +103,19 @@ parse_args(int argc, char **argv, struct dpr_options *o)
 			if (parse_u64("--max-packets", optarg, UINT64_MAX >> 1, &v) < 0)
 				return -EINVAL;
 			o->max_packets = v;
+			break;
+		case 'L':
+			if (strcmp(optarg, "auto") == 0) {
+				o->pipeline = DPR_PIPELINE_AUTO;
+			} else if (strcmp(optarg, "on") == 0) {
+				o->pipeline = DPR_PIPELINE_ON;
+			} else if (strcmp(optarg, "off") == 0) {
+				o->pipeline = DPR_PIPELINE_OFF;
+			} else {
+				fprintf(stderr, "dpr: --pipeline \"%s\": expected auto, on or off\n",
+					optarg);
+				return -EINVAL;
+			}
 			break;
 		case 'P':
 			if (parse_u64("--pool-size", optarg, 1u << 30, &v) < 0)
@@ -237,6 +254,8 @@ setup_workers(struct dpr_router *d)
 		w->qsbr = d->qsbr;
 		w->max_rx = d->opt.max_packets;
 		w->idle_sleep_us = d->opt.idle_sleep_us;
+		w->pipeline = d->opt.pipeline;
+		w->tune.pipelined = d->opt.pipeline == DPR_PIPELINE_ON;
 		w->quit = &d->quit;
 		dpr_worker_prepare(w);
 		/* Worker i owns RX queue i of every port; the first worker

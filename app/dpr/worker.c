@@ -20,14 +20,17 @@ flush_all(struct dpr_worker *w)
 
 /*
  * The worker loop: poll every RX queue this lcore owns, forward each burst,
- * drain TX buffers, report RCU quiescence. A burst just received waits
- * while the burst before it reads its tbl24 entries (pass 2), then is
+ * drain TX buffers, report RCU quiescence. Pipelined, a burst just received
+ * waits while the burst before it reads its tbl24 entries (pass 2), then is
  * screened, then the burst before it is forwarded (pass 3), and the new
  * one waits in turn (dpr_ip4_pipeline()): its packet data has time
  * to arrive (DMA, or a software PMD's copy) before the screen reads it, its
  * tbl24 entries have a whole RX poll to arrive before they are read, and
- * the tbl8 entries pass 2 asks for have a screen. A poll that brings
- * nothing finishes the last one. Packets are held by the worker only
+ * the tbl8 entries pass 2 asks for have a screen. At once, passes 2 and 3
+ * follow the screen: half the packets in flight, which pays when the FIB
+ * entries are cached anyway. --pipeline picks one, or (auto) the tuner
+ * does, by measuring both (dpr_tune_step()). A poll that brings nothing
+ * finishes the waiting burst. Packets are held by the worker only
  * between two polls, and nothing FIB-derived is held across the quiescent
  * report: a waiting burst has addresses, not entries (pass 2 and 3 of a
  * burst run in the same loop). Nothing here locks, logs, allocates or makes
@@ -38,12 +41,14 @@ int
 dpr_worker_main(void *arg)
 {
 	struct dpr_worker *w = arg;
-	/* Two bursts in flight: one screened and waiting (its FIB entries
-	 * on their way into the cache) while the next one is received. */
+	/* Pipelined, two bursts in flight: one screened and waiting (its
+	 * FIB entries on their way into the cache) while the next one is
+	 * received. */
 	struct dpr_ip4_pending pend[2];
 	struct dpr_ip4_pending *waiting = NULL;
 	uint32_t idle = 0;
 	unsigned int cur = 0;
+	bool pipelined = w->pipeline == DPR_PIPELINE_ON;
 	/* One TSC read a loop: the end of one is the start of the next
 	 * (rdtsc costs tens of cycles in a VM, a few per packet if read
 	 * twice a burst). */
@@ -80,6 +85,10 @@ dpr_worker_main(void *arg)
 			got += n;
 			waiting = dpr_ip4_pipeline(w, rq->port, n, next, waiting);
 			cur ^= 1;
+			if (!pipelined) {
+				dpr_ip4_finish_burst(w, waiting);
+				waiting = NULL;
+			}
 		}
 		/* Nothing more came in: the waiting burst goes now. */
 		if (got == 0 && waiting != NULL) {
@@ -104,6 +113,15 @@ dpr_worker_main(void *arg)
 		start = now;
 		if (unlikely(w->max_rx != 0 && w->rx_total >= w->max_rx))
 			break;
+		if (w->pipeline == DPR_PIPELINE_AUTO && w->rx_total >= w->tune.next_rx) {
+			pipelined = dpr_tune_step(&w->tune, w->rx_total, w->busy_cycles);
+			/* At once from now: the waiting burst goes first. */
+			if (!pipelined && waiting != NULL) {
+				dpr_ip4_finish_burst(w, waiting);
+				flush_all(w);
+				waiting = NULL;
+			}
+		}
 	}
 
 	if (waiting != NULL)

@@ -538,7 +538,7 @@ static void
 cmd_stats(void)
 {
 	json_t *res = call("stats.get", NULL), *p, *fib;
-	char name[32], extra[32];
+	char name[32], extra[64];
 	size_t i;
 
 	if (json_out) {
@@ -551,12 +551,14 @@ cmd_stats(void)
 	json_array_foreach(json_object_get(res, "ports"), i, p)
 		stats_row(str(p, "name"), p, "");
 	stats_row("total", json_object_get(res, "total"), "");
-	printf("\n%-11s %14s %14s %14s %10s %10s %11s\n", "WORKER", "RX", "FORWARDED", "TX",
-	       "EXCEPTION", "DROPPED", "CYCLES/PKT");
+	printf("\n%-11s %14s %14s %14s %10s %10s %11s %s\n", "WORKER", "RX", "FORWARDED", "TX",
+	       "EXCEPTION", "DROPPED", "CYCLES/PKT", "PIPELINED");
 	json_array_foreach(json_object_get(res, "workers"), i, p) {
 		snprintf(name, sizeof(name), "lcore %" JSON_INTEGER_FORMAT, num(p, "lcore"));
-		snprintf(extra, sizeof(extra), " %11.1f",
-			 json_real_value(json_object_get(p, "cycles_per_packet")));
+		snprintf(extra, sizeof(extra), " %11.1f %s (%s)",
+			 json_real_value(json_object_get(p, "cycles_per_packet")),
+			 json_is_true(json_object_get(p, "pipelined")) ? "yes" : "no",
+			 str(p, "pipeline"));
 		stats_row(name, p, extra);
 	}
 	fib = json_object_get(res, "fib");

@@ -184,3 +184,43 @@ dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint
 	dpr_ip4_act(w, b, m, nh, true, &(union dpr_nh_word){ .u64 = 0 });
 	return false;
 }
+
+bool
+dpr_tune_step(struct dpr_tune *t, uint64_t rx, uint64_t cycles)
+{
+	if (t->window == 0) {
+		/* Settled: a probe starts, in the way it runs now. */
+		t->pkts[0] = t->pkts[1] = 0;
+		t->cycles[0] = t->cycles[1] = 0;
+		t->settled_way = t->pipelined;
+		t->window = 1;
+	} else {
+		t->pkts[t->pipelined] += rx - t->mark_rx;
+		t->cycles[t->pipelined] += cycles - t->mark_cycles;
+		if (t->window < DPR_TUNE_WINDOWS) {
+			t->window++;
+			t->pipelined = !t->pipelined;
+		} else {
+			bool pipe = t->settled_way;
+
+			/* cycles[1] / pkts[1] < cycles[0] / pkts[0], without
+			 * a division (128-bit products cannot overflow). */
+			if (t->pkts[0] != 0 && t->pkts[1] != 0)
+				pipe = (unsigned __int128)t->cycles[1] * t->pkts[0] <
+					(unsigned __int128)t->cycles[0] * t->pkts[1];
+
+			t->changes += pipe != t->settled_way;
+			t->pipelined = pipe;
+			t->probes++;
+			t->window = 0;
+			t->mark_rx = rx;
+			t->mark_cycles = cycles;
+			t->next_rx = rx + DPR_TUNE_SETTLE;
+			return t->pipelined;
+		}
+	}
+	t->mark_rx = rx;
+	t->mark_cycles = cycles;
+	t->next_rx = rx + DPR_TUNE_WINDOW;
+	return t->pipelined;
+}

@@ -94,6 +94,50 @@ struct dpr_rxq {
 	uint16_t queue;
 };
 
+/** How a worker runs its bursts (dpr --pipeline). */
+enum dpr_pipeline {
+	DPR_PIPELINE_AUTO = 0, /**< whichever costs fewer cycles a packet here */
+	DPR_PIPELINE_ON,       /**< a burst waits across the next RX poll */
+	DPR_PIPELINE_OFF,      /**< each burst forwarded at once */
+};
+
+/*
+ * The tuner behind DPR_PIPELINE_AUTO. Pipelined, a burst waits across the
+ * next RX poll while its FIB entries come in: best when they miss the
+ * caches (a full table). At once, half as many packets are in flight, so
+ * the PMD's lines (mbufs, packet data) stay in L1: best when the FIB is
+ * cached anyway. Measured on net_pcap, each wins by 6-8 % where it is best,
+ * and a NIC, a CPU or the traffic can move the line, so the worker measures
+ * its busy cycles per packet in both ways, in alternating windows, keeps
+ * the cheaper and measures again later. dpr_tune_step() is all of it: a
+ * pure function of the worker's own counters (no timer, no system call).
+ */
+#define DPR_TUNE_WINDOW (UINT64_C(1) << 19)  /**< packets a window */
+#define DPR_TUNE_WINDOWS 16                  /**< windows a probe, half each way */
+#define DPR_TUNE_SETTLE (UINT64_C(1) << 28)  /**< packets between probes */
+
+struct dpr_tune {
+	uint64_t next_rx;      /**< rx_total at which to step */
+	uint64_t mark_rx;      /**< rx_total and busy cycles at the window's start */
+	uint64_t mark_cycles;
+	uint64_t pkts[2];      /**< this probe's packets and cycles, at once / pipelined */
+	uint64_t cycles[2];
+	uint32_t window;       /**< window of the probe under way; 0: settled */
+	bool pipelined;        /**< how bursts run now */
+	bool settled_way;      /**< how they ran before this probe */
+	uint64_t probes;       /**< probes finished */
+	uint64_t changes;      /**< probes that changed the way */
+};
+
+/**
+ * The tuner's step, when rx_total reaches @p t->next_rx: close the window
+ * (its packets and busy cycles go to the way it ran), alternate, or at the
+ * probe's end keep the way with fewer cycles a packet and settle; a settled
+ * tuner starts a probe. @p rx and @p cycles: the worker's rx_total and
+ * busy_cycles now. @return whether bursts run pipelined from now on.
+ */
+bool dpr_tune_step(struct dpr_tune *t, uint64_t rx, uint64_t cycles);
+
 struct dpr_worker {
 	/* Read-mostly, set up by the control thread before launch. */
 	unsigned int lcore;
@@ -109,6 +153,7 @@ struct dpr_worker {
 	struct rte_ring *exc_ring;   /**< single producer: this worker */
 	uint64_t max_rx;             /**< 0: unbounded */
 	uint32_t idle_sleep_us;      /**< 0: busy-poll */
+	uint8_t pipeline;            /**< enum dpr_pipeline */
 	const volatile bool *quit;
 	/* Derived by dpr_worker_prepare() for the fast path. */
 	uint32_t fast_max_len;       /**< frames up to this fit every port's MTU */
@@ -122,6 +167,7 @@ struct dpr_worker {
 	uint64_t rx_total;
 	uint64_t loops;
 	uint64_t tx_last;            /**< port pass 3 last sent to: where it starts */
+	struct dpr_tune tune;        /**< tune.pipelined: how bursts run now */
 	struct dpr_txbuf tx[DPR_MAX_PORTS];
 	struct dpr_port_counters stats[DPR_MAX_PORTS];
 } __rte_cache_aligned;

@@ -12,6 +12,19 @@ rd(const uint64_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+const char *const dpr_pipeline_names[] = {
+	[DPR_PIPELINE_AUTO] = "auto",
+	[DPR_PIPELINE_ON] = "on",
+	[DPR_PIPELINE_OFF] = "off",
+};
+
+/* How the worker runs its bursts now (written by the worker alone). */
+static bool
+pipelined(const struct dpr_worker *wk)
+{
+	return __atomic_load_n(&wk->tune.pipelined, __ATOMIC_RELAXED);
+}
+
 void
 dpr_counters_add(struct dpr_port_counters *acc, const struct dpr_port_counters *c)
 {
@@ -90,6 +103,12 @@ dpr_stats_json(const struct dpr_stats_src *src)
 		json_object_set_new(o, "busy_cycles", json_integer((json_int_t)busy));
 		json_object_set_new(o, "cycles_per_packet",
 				    json_real(c.rx ? (double)busy / (double)c.rx : 0.0));
+		json_object_set_new(o, "pipeline", json_string(dpr_pipeline_names[wk->pipeline]));
+		json_object_set_new(o, "pipelined", json_boolean(pipelined(wk)));
+		json_object_set_new(o, "pipeline_probes",
+				    json_integer((json_int_t)rd(&wk->tune.probes)));
+		json_object_set_new(o, "pipeline_changes",
+				    json_integer((json_int_t)rd(&wk->tune.changes)));
 		json_array_append_new(workers, o);
 	}
 	json_object_set_new(root, "ports", ports);
@@ -139,7 +158,7 @@ dpr_stats_print(FILE *f, const struct dpr_stats_src *src)
 	}
 	print_row(f, "total", &total, "");
 	fprintf(f, "  %-10s %14s %14s %14s %10s %10s %s\n", "worker", "rx", "forwarded",
-		"tx", "exception", "dropped", "cycles/pkt");
+		"tx", "exception", "dropped", "cycles/pkt pipelined");
 	for (w = 0; w < src->n_workers; w++) {
 		const struct dpr_worker *wk = src->workers[w];
 
@@ -147,8 +166,9 @@ dpr_stats_print(FILE *f, const struct dpr_stats_src *src)
 		for (p = 0; p < src->n_ports; p++)
 			dpr_counters_add(&c, &wk->stats[p]);
 		snprintf(name, sizeof(name), "lcore %u", wk->lcore);
-		snprintf(extra, sizeof(extra), " %10.1f",
-			 c.rx ? (double)rd(&wk->busy_cycles) / (double)c.rx : 0.0);
+		snprintf(extra, sizeof(extra), " %10.1f %s (%s)",
+			 c.rx ? (double)rd(&wk->busy_cycles) / (double)c.rx : 0.0,
+			 pipelined(wk) ? "yes" : "no", dpr_pipeline_names[wk->pipeline]);
 		print_row(f, name, &c, extra);
 	}
 	fflush(f);

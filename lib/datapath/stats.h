@@ -20,6 +20,9 @@ struct dpr_stats_src {
 };
 
 /** Sum of @p c into @p acc. */
+/** enum dpr_pipeline as --pipeline spells it. */
+extern const char *const dpr_pipeline_names[];
+
 void dpr_counters_add(struct dpr_port_counters *acc, const struct dpr_port_counters *c);
 
 /** Sum of all drop reasons. */

@@ -25,6 +25,7 @@ struct dpr_options {
 	const char *stats_file;
 	uint64_t max_packets;      /**< 0: run until stopped */
 	uint32_t idle_sleep_us;
+	uint8_t pipeline;           /**< enum dpr_pipeline (--pipeline) */
 	unsigned int pool_size;    /**< 0: computed */
 	bool check_only;
 };

@@ -250,7 +250,8 @@ fill_workers(struct rte_tel_data *d, json_t *res)
 {
 	static const char *const keys[] = {
 		"lcore", "rx", "forwarded", "exception", "dropped", "busy_cycles",
-		"cycles_per_packet",
+		"cycles_per_packet", "pipeline", "pipelined", "pipeline_probes",
+		"pipeline_changes",
 	};
 	char name[64];
 	unsigned int k;

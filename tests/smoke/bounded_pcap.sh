@@ -56,4 +56,27 @@ check "the 5000 TTL-1 packets: exception path or counted ring overflow" \
 	test "$(counter 'port("in")["exceptions"]["ttl_expired"] + port("in")["drops"]["exception_full"]')" -eq 5000
 check "cycles per packet reported" python3 -c "import json,sys; sys.exit(0 if json.load(open('$WORK/stats.json'))['workers'][0]['cycles_per_packet'] > 0 else 1)"
 check_accounting
+
+# --pipeline on and off: the same packets forwarded and counted either way.
+for mode in on off; do
+	start_dpr "$WORK/dpr.json" -l 0,1 -- --max-packets 50000 --pipeline $mode
+	wait_dpr
+	check "--pipeline $mode: forwarded exactly 45000" test "$(counter 'port("in")["forwarded"]')" -eq 45000
+	check "--pipeline $mode: reported" test "$(counter 'worker(0)["pipeline"] + " " + str(worker(0)["pipelined"])')" = \
+		"$mode $([ $mode = on ] && echo True || echo False)"
+	check_accounting
+done
+
+# --pipeline auto (the default) long enough for one whole probe (16 windows
+# of 2^19 packets, the way switched between each): every packet accounted.
+start_dpr "$WORK/dpr.json" -l 0,1 -- --max-packets 9000000
+wait_dpr
+check "auto: one probe finished" test "$(counter 'worker(0)["pipeline_probes"]')" -eq 1
+check "auto: reported" test "$(counter 'worker(0)["pipeline"]')" = auto
+check "auto: received exactly 9000000" test "$(counter 'S["total"]["rx"]')" -eq 9000000
+check "auto: forwarded exactly 8100000" test "$(counter 'port("in")["forwarded"]')" -eq 8100000
+check "auto: sent 8100000" test "$(counter 'port("out")["tx"]')" -eq 8100000
+check_accounting
+"$DPR" --no-pci -- -c "$WORK/dpr.json" --pipeline maybe > "$WORK/bad.log" 2>&1
+check "--pipeline maybe is refused" grep -q 'expected auto, on or off' "$WORK/bad.log"
 finish

@@ -808,6 +808,73 @@ test_pipeline_route_change(struct rig *r)
 	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
 }
 
+/*
+ * Drive the pipeline tuner as the worker does, on made-up costs (cycles a
+ * packet, at once and pipelined), through one probe; each step lands a few
+ * packets past next_rx, as a burst would. @return the way it kept.
+ */
+static bool
+tune_probe(struct dpr_tune *t, uint64_t *rx, uint64_t *cyc, uint64_t at_once, uint64_t pipe,
+	   unsigned int *windows)
+{
+	unsigned int steps = 0;
+
+	windows[0] = windows[1] = 0;
+	do {
+		uint64_t n = t->next_rx - *rx + 17;
+
+		*rx += n;
+		*cyc += n * (t->pipelined ? pipe : at_once);
+		if (t->window != 0)
+			windows[t->pipelined]++;
+		dpr_tune_step(t, *rx, *cyc);
+	} while (t->window != 0 && ++steps < 100);
+	return t->pipelined;
+}
+
+/*
+ * The pipeline tuner keeps the way that costs fewer cycles a packet,
+ * measured in alternating windows, half each way; settles for
+ * DPR_TUNE_SETTLE packets; and changes its mind when the costs change.
+ */
+static void
+test_tune(void)
+{
+	struct dpr_tune t;
+	uint64_t rx = 0, cyc = 0;
+	unsigned int win[2];
+
+	memset(&t, 0, sizeof(t));
+	/* A fresh tuner steps at once (next_rx 0) and starts a probe. */
+	CHECK(!dpr_tune_step(&t, 0, 0), "starts at once");
+	CHECK_EQ(t.window, 1);
+	CHECK_EQ(t.next_rx, DPR_TUNE_WINDOW);
+
+	CHECK(tune_probe(&t, &rx, &cyc, 100, 90, win), "pipelined: 90 < 100 cycles a packet");
+	CHECK_EQ(win[0], DPR_TUNE_WINDOWS / 2);
+	CHECK_EQ(win[1], DPR_TUNE_WINDOWS / 2);
+	CHECK_EQ(t.probes, 1);
+	CHECK_EQ(t.changes, 1);
+	CHECK_EQ(t.window, 0);
+	CHECK_EQ(t.next_rx, rx + DPR_TUNE_SETTLE);
+
+	/* Settled: the next step starts a probe, in the way it runs. */
+	cyc += (t.next_rx - rx) * 90;
+	rx = t.next_rx;
+	CHECK(dpr_tune_step(&t, rx, cyc), "a probe starts pipelined");
+	CHECK(!tune_probe(&t, &rx, &cyc, 80, 90, win), "at once: 80 < 90");
+	CHECK_EQ(t.changes, 2);
+	CHECK_EQ(win[0] + win[1], DPR_TUNE_WINDOWS);
+
+	/* A tie keeps the way it has. */
+	cyc += (t.next_rx - rx) * 80;
+	rx = t.next_rx;
+	dpr_tune_step(&t, rx, cyc);
+	CHECK(!tune_probe(&t, &rx, &cyc, 85, 85, win), "tie: unchanged");
+	CHECK_EQ(t.probes, 3);
+	CHECK_EQ(t.changes, 2);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -823,6 +890,7 @@ main(int argc, char **argv)
 	test_ttl_checksum();
 	test_cksum_check();
 	test_validate();
+	test_tune();
 	if (rig_init(&r) == 0) {
 		test_burst(&r);
 		test_exception_full(&r);
