@@ -310,8 +310,9 @@ dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
 /**
  * A burst from its RX poll through its screening (pass 1) to the rest: the
  * packets as received, each with what pass 1 found, and what pass 1
- * diverted or dropped. The worker finishes it only after its next RX poll
- * (app/dpr/worker.c), so the misses of one burst overlap other work.
+ * diverted or dropped. Pipelined, the worker finishes it only after its
+ * next RX poll (dpr_ip4_pipeline()), so the misses of one burst overlap
+ * other work.
  * Packets stay in their RX slots: a packet pass 1 took away is marked in
  * @c gone, one that came the slow path and goes on in @c slow; a burst with
  * neither (nearly all) is forwarded with no test for them.
@@ -526,7 +527,6 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool irregu
 	const uint32_t *ent = p->ent;
 	const unsigned int n = p->n;
 	const uint32_t slow = p->slow, gone = p->gone;
-	/* Indices as 64-bit values: no zero-extension before each use. */
 	unsigned int n_out = 0, i;
 	/* Most bursts leave by the port the last one did. */
 	uint64_t tport = w->tx_last;
@@ -536,6 +536,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool irregu
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *eth = ethp[i];
+		/* Indices as 64-bit values: no zero-extension before each use. */
 		uint64_t nh, h, port;
 
 		if (irregular && unlikely(gone & (UINT32_C(1) << i))) {
@@ -585,9 +586,9 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool irregu
 /**
  * Pass 2 of a screened burst: read its tbl24 entries, asked for in pass 1;
  * where a block has a tbl8 group, ask for that entry too before any is read
- * (a route longer than /24 costs a second miss otherwise). The worker then
- * screens the next burst before pass 3 (app/dpr/worker.c), which gives the
- * tbl8 entries time to arrive. On the full pyasn table, reading tbl24 in
+ * (a route longer than /24 costs a second miss otherwise). Pipelined, the
+ * worker then screens the next burst before pass 3 (dpr_ip4_pipeline()),
+ * which gives the tbl8 entries time to arrive. On the full pyasn table, reading tbl24 in
  * pass 3 instead saved 5-8 instructions a packet but lost about 5 % of the
  * throughput. The entries are FIB state: pass 3 must follow before the
  * worker reports quiescence. Packets gone in pass 1 read entry 0 (harmless,
