@@ -40,11 +40,7 @@ for c in json.load(open(src))["cases"]:
 json.dump({"cases": cases}, open(out, "w"), indent=1)
 PY
 PERF_ARG=()
-if [ "${PERF:-0}" = 1 ]; then
-	command -v perf >/dev/null ||
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q linux-perf >/dev/null
-	PERF_ARG=(--perf)
-fi
+[ "${PERF:-0}" = 1 ] && PERF_ARG=(--perf)   # perf installed by bench.sh above
 scripts/bench.py --cases build/bench/ab-cases.json --rounds "$ROUNDS" --duration "$DURATION" \
 	--warmup "$WARMUP" "${PERF_ARG[@]}" > build/bench/ab.json
 python3 - "$A" "$B" build/bench/ab.json <<'PY'

@@ -101,15 +101,15 @@ for m in ("io", "mac"):
 json.dump({"cases": cases}, open(out, "w"), indent=1)
 PY
 
+# PERF=1 needs perf; installed here, before PREPARE returns, for bench-ab.sh too.
+if [ "${PERF:-0}" = 1 ] && ! command -v perf >/dev/null; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q linux-perf >/dev/null
+fi
 [ "${PREPARE:-0}" = 1 ] && { say "prepared: $B/cases.json"; exit 0; }
 
 [ "$THROUGHPUT" = 1 ] && say "measuring: $ROUNDS rounds x $(python3 -c "import json;print(len(json.load(open('$B/cases.json'))['cases']))") cases x ${DURATION} s"
 PERF_ARG=()
-if [ "${PERF:-0}" = 1 ]; then
-	command -v perf >/dev/null ||
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q linux-perf >/dev/null
-	PERF_ARG=(--perf)
-fi
+[ "${PERF:-0}" = 1 ] && PERF_ARG=(--perf)
 [ "$THROUGHPUT" = 1 ] && scripts/bench.py --cases "$B/cases.json" --rounds "$ROUNDS" \
 	--duration "$DURATION" --warmup "$WARMUP" "${PERF_ARG[@]}" > "$B/throughput.json"
 

@@ -48,7 +48,7 @@ dpr_worker_main(void *arg)
 	struct dpr_ip4_pending *waiting = NULL;
 	uint32_t idle = 0;
 	unsigned int cur = 0;
-	bool pipelined = w->pipeline == DPR_PIPELINE_ON;
+	bool pipelined = w->tune.pipelined;
 	/* One TSC read a loop: the end of one is the start of the next
 	 * (rdtsc costs tens of cycles in a VM, a few per packet if read
 	 * twice a burst). */
