@@ -15,14 +15,21 @@
 #include "../util/log.h"
 #include "telemetry.h"
 
-/* How long a telemetry client waits for a busy control thread. */
-#define WAIT_SECONDS 5
+/* How long a telemetry client waits for a busy control thread, by default. */
+#define WAIT_MS_DEFAULT 5000
 
 /*
- * One request in flight between the telemetry thread and the control
- * thread. DPDK 22.11 telemetry callbacks take no user argument, hence a
- * single static instance. `call` serialises telemetry callers; `m`/`cv`
- * guard the slot; `efd` wakes the control thread.
+ * The hand-off between telemetry threads and the control thread. DPDK 22.11
+ * telemetry callbacks take no user argument, hence a single static instance.
+ * `call` serialises telemetry callers, so one request is in flight at a
+ * time; `m` guards every other field and `cv` signals answers; `efd` wakes
+ * the control thread.
+ *
+ * A caller that times out leaves, but the control thread may still be
+ * running its request, and the next caller may already be waiting when that
+ * answer comes. So each request gets a tag, and an answer is handed over
+ * only to the caller waiting for that tag; any other answer is freed on the
+ * control thread.
  */
 static struct {
 	pthread_mutex_t call;
@@ -31,9 +38,13 @@ static struct {
 	int efd;
 	bool stopped;
 	struct dpr_router *r;
-	json_t *req;   /**< set by telemetry, taken by the control thread */
-	json_t *resp;  /**< set by the control thread */
-	bool done;
+	unsigned int wait_ms;  /**< 0: WAIT_MS_DEFAULT */
+	uint64_t last_tag;     /**< tags start at 1; 0 means none */
+	json_t *req;           /**< posted by a caller, not yet taken; or NULL */
+	uint64_t req_tag;
+	uint64_t wait_tag;     /**< the caller waiting now, 0 once it gave up */
+	json_t *resp;          /**< the answer to wait_tag (NULL: a notification) */
+	bool answered;         /**< resp is set */
 } tel = {
 	.call = PTHREAD_MUTEX_INITIALIZER,
 	.m = PTHREAD_MUTEX_INITIALIZER,
@@ -45,38 +56,42 @@ static struct {
 static void
 serve(void *arg)
 {
-	uint64_t v;
-	json_t *req;
+	uint64_t v, tag;
+	json_t *req, *resp;
 
 	(void)arg;
 	if (read(tel.efd, &v, sizeof(v)) < 0)
 		return;
 	pthread_mutex_lock(&tel.m);
 	req = tel.req;
+	tag = tel.req_tag;
 	tel.req = NULL;
 	pthread_mutex_unlock(&tel.m);
 	if (req == NULL)
-		return; /* the caller gave up waiting */
+		return; /* withdrawn: its caller gave up before we got here */
 
-	{
-		json_t *resp = dpr_rpc_handle(tel.r, req);
-
-		json_decref(req);
-		pthread_mutex_lock(&tel.m);
+	resp = dpr_rpc_handle(tel.r, req);
+	json_decref(req);
+	pthread_mutex_lock(&tel.m);
+	if (tel.wait_tag == tag) {
 		tel.resp = resp;
-		tel.done = true;
+		tel.answered = true;
 		pthread_cond_signal(&tel.cv);
-		pthread_mutex_unlock(&tel.m);
+		resp = NULL;
 	}
+	pthread_mutex_unlock(&tel.m);
+	/* Its caller timed out; the one waiting now, if any, wants another answer. */
+	json_decref(resp);
 }
 
-/* Telemetry thread: run @p req on the control thread, wait for the answer. */
-static json_t *
-call(json_t *req)
+json_t *
+dpr_telemetry_call(json_t *req)
 {
+	bool answered = false, withdrawn = false;
 	struct timespec deadline;
-	uint64_t one = 1;
+	uint64_t one = 1, tag;
 	json_t *resp = NULL;
+	unsigned int wait_ms;
 
 	pthread_mutex_lock(&tel.call);
 	pthread_mutex_lock(&tel.m);
@@ -86,38 +101,65 @@ call(json_t *req)
 		json_decref(req);
 		return dpr_rpc_error(NULL, DPR_RPC_INTERNAL_ERROR, "dpr is shutting down");
 	}
+	tag = ++tel.last_tag;
 	tel.req = req;
-	tel.done = false;
+	tel.req_tag = tag;
+	tel.wait_tag = tag;
+	tel.resp = NULL;
+	tel.answered = false;
+	wait_ms = tel.wait_ms != 0 ? tel.wait_ms : WAIT_MS_DEFAULT;
 	pthread_mutex_unlock(&tel.m);
 	if (write(tel.efd, &one, sizeof(one)) < 0)
 		DPR_LOG(ERR, main, "telemetry: cannot wake the control thread");
 
 	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += WAIT_SECONDS;
+	deadline.tv_sec += wait_ms / 1000;
+	deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
 	pthread_mutex_lock(&tel.m);
-	while (!tel.done &&
+	while (!tel.answered &&
 	       pthread_cond_timedwait(&tel.cv, &tel.m, &deadline) != ETIMEDOUT)
 		;
-	if (tel.done) {
+	if (tel.answered && tel.wait_tag == tag) {
 		resp = tel.resp;
-		tel.resp = NULL;
-	} else if (tel.req != NULL) {
-		json_decref(tel.req); /* never picked up */
+		answered = true;
+	} else if (tel.req != NULL && tel.req_tag == tag) {
+		/* Not started: take it back so that it never runs unasked. */
+		json_decref(tel.req);
 		tel.req = NULL;
+		withdrawn = true;
 	}
+	/* Either way we stop waiting: an answer to come now is nobody's. */
+	tel.wait_tag = 0;
+	tel.resp = NULL;
+	tel.answered = false;
 	pthread_mutex_unlock(&tel.m);
 	pthread_mutex_unlock(&tel.call);
-	if (resp == NULL)
-		resp = dpr_rpc_error(NULL, DPR_RPC_INTERNAL_ERROR,
-				     "the control thread did not answer within %d s (busy loading routes?)",
-				     WAIT_SECONDS);
-	return resp;
+	if (answered)
+		return resp;
+	return dpr_rpc_error(NULL, DPR_RPC_INTERNAL_ERROR,
+			     "the control thread did not answer within %u ms (busy loading routes?): %s",
+			     wait_ms, withdrawn ?
+			     "the request was withdrawn and will not run" :
+			     "the request is still running; its result will be dropped");
+}
+
+void
+dpr_telemetry_set_wait(unsigned int ms)
+{
+	pthread_mutex_lock(&tel.m);
+	tel.wait_ms = ms;
+	pthread_mutex_unlock(&tel.m);
 }
 
 static json_t *
 call_method(const char *method)
 {
-	return call(json_pack("{s:s,s:i,s:s}", "jsonrpc", "2.0", "id", 0, "method", method));
+	return dpr_telemetry_call(json_pack("{s:s,s:i,s:s}", "jsonrpc", "2.0", "id", 0,
+					    "method", method));
 }
 
 /* Telemetry keys take letters, digits, '_' and '/' only. */
@@ -313,7 +355,7 @@ cmd_rpc(const char *cmd, const char *params, struct rte_tel_data *d)
 	resp = req == NULL ?
 		dpr_rpc_error(NULL, DPR_RPC_PARSE_ERROR, "parse error at column %d: %s",
 			      je.column, je.text) :
-		call(req);
+		dpr_telemetry_call(req);
 	if (resp == NULL) /* a notification */
 		resp = json_pack("{s:s}", "jsonrpc", "2.0");
 	text = json_dumps(resp, JSON_COMPACT);
