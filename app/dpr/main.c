@@ -18,6 +18,7 @@
 #include "dpr.h"
 #include "exception/exception.h"
 #include "exception/tap.h"
+#include "neigh/neigh.h"
 #include "route/route.h"
 #include "telemetry/telemetry.h"
 #include "util/log.h"
@@ -311,6 +312,9 @@ setup_tables(struct dpr_router *d)
 		fprintf(stderr, "dpr: %s\n", err);
 		return ret;
 	}
+	d->neigh = dpr_neigh_create(d, d->cfg->learned_neighbors_max);
+	if (d->neigh == NULL)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -322,6 +326,7 @@ teardown(struct dpr_router *d)
 	dpr_telemetry_stop();
 	dpr_server_free(d->server);
 	dpr_exc_free(d->exc);
+	dpr_neigh_free(d->neigh);
 	dpr_tap_close(d);
 
 	for (i = 0; i < d->n_ports; i++)

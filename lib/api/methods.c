@@ -17,6 +17,7 @@
 #include "../datapath/stats.h"
 #include "../exception/exception.h"
 #include "../exception/tap.h"
+#include "../neigh/neigh.h"
 #include "../route/route.h"
 #include "methods.h"
 
@@ -306,8 +307,9 @@ dpr_route_json(struct dpr_router *r, uint32_t ip, uint8_t depth, uint32_t nh)
 	json_t *o = json_object();
 
 	json_object_set_new(o, "prefix", json_string(dpr_prefix_fmt(&pf, buf, sizeof(buf))));
-	if (nh == DPR_NH_LOCAL || info == NULL) {
-		json_object_set_new(o, "type", json_string(nh == DPR_NH_LOCAL ? "local" : "none"));
+	if (nh == DPR_NH_LOCAL || nh == DPR_NH_BCAST || info == NULL) {
+		json_object_set_new(o, "type", json_string(nh == DPR_NH_LOCAL ? "local" :
+							   nh == DPR_NH_BCAST ? "broadcast" : "none"));
 		return o;
 	}
 	if (info->ip.af == 0) {
@@ -624,26 +626,17 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 
 /* --- addresses --------------------------------------------------------- */
 
-/* The routes an IPv4 interface address implies (see dpr_route_install_config). */
+/* The routes an IPv4 interface address implies, with a connected next-hop
+ * reference when adding (ops[0].nh -ENOSPC when the table is full). */
 static unsigned int
 addr_ops(struct dpr_router *r, int port, const struct dpr_prefix *a,
 	 struct dpr_fib4_op *ops, bool del)
 {
-	unsigned int n = 0;
+	int conn = 0;
 
-	if (a->addr.af != DPR_AF_IP4)
-		return 0;
-	if (a->len < 32)
-		ops[n++] = (struct dpr_fib4_op){
-			.ip = a->addr.ip4 & dpr_ip4_mask(a->len), .depth = a->len, .del = del,
-			.nh = del ? 0 : (uint32_t)dpr_nh_connected(r->nh, (uint8_t)port),
-		};
-	ops[n++] = (struct dpr_fib4_op){ .ip = a->addr.ip4, .depth = 32, .del = del,
-					 .nh = DPR_NH_LOCAL };
-	if (a->len < 31)
-		ops[n++] = (struct dpr_fib4_op){ .ip = a->addr.ip4 | ~dpr_ip4_mask(a->len),
-						 .depth = 32, .del = del, .nh = DPR_NH_LOCAL };
-	return n;
+	if (!del && a->addr.af == DPR_AF_IP4 && a->len < 32)
+		conn = dpr_nh_connected(r->nh, (uint8_t)port);
+	return dpr_route4_addr_ops(a, (uint32_t)conn, del, ops);
 }
 
 static json_t *
@@ -677,6 +670,8 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		dpr_config_addr_del(r->cfg, p, &a);
 		return NULL;
 	}
+	/* A subnet that moved here takes its next hops along. */
+	dpr_neigh_addresses_changed(r->neigh);
 	if (r->exc != NULL && a.addr.af == DPR_AF_IP4)
 		dpr_exc_garp(r->exc, (unsigned int)p, a.addr.ip4);
 	if (p < (int)r->n_ports)
@@ -730,23 +725,9 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		if (dpr_fib4_get(r->fib4, one.ip, one.depth, &nh) == 0)
 			dpr_route4_apply(r->fib4, r->nh, &one, 1, &(int){ 0 });
 	}
-	/* Neighbours left on no connected subnet are forgotten, host route
-	 * and all, as a host forgets them with the address. */
-	for (i = DPR_NH_FIRST_DYNAMIC; a.addr.af == DPR_AF_IP4 && i < DPR_NH_MAX; i++) {
-		const struct dpr_nh_info *info = dpr_nh_info(r->nh, i);
-		struct dpr_fib4_op del = { .depth = 32, .del = 1 };
-		uint32_t nh;
-
-		if (info == NULL || info->ip.af != DPR_AF_IP4 ||
-		    !dpr_prefix_contains(&a, &info->ip) ||
-		    dpr_config_port_for(r->cfg, &info->ip, -1) >= 0)
-			continue;
-		del.ip = info->ip.ip4;
-		if (dpr_fib4_get(r->fib4, del.ip, 32, &nh) == 0 && nh == i)
-			dpr_route4_apply(r->fib4, r->nh, &del, 1, &(int){ 0 });
-		if (dpr_nh_info(r->nh, i) != NULL)
-			dpr_nh_unresolve(r->nh, i);
-	}
+	/* Next hops follow their subnet; neighbours left on none are
+	 * forgotten (lib/neigh). */
+	dpr_neigh_addresses_changed(r->neigh);
 	return json_pack("{s:s,s:s}", "port", port, "address", addr);
 }
 
@@ -817,11 +798,10 @@ static json_t *
 m_neigh_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { "address", "mac", "port", NULL };
-	const char *addr, *mac, *port, *bad;
+	const char *addr, *mac, *port;
 	struct rte_ether_addr ea;
-	struct dpr_fib4_op op;
 	struct dpr_ip ip;
-	char ctx[128];
+	char ctx[128], err[256];
 	int p = -1, idx;
 
 	if (param_keys(params, "neigh.add", keys, e) < 0 ||
@@ -838,25 +818,10 @@ m_neigh_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			    ctx, mac);
 	if (port != NULL && port_by_name(r, ctx, port, &p, e) < 0)
 		return NULL;
-	p = dpr_config_port_for(r->cfg, &ip, p);
-	if (p < 0)
-		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: not on a connected subnet%s%s", ctx,
-			    port ? " of port " : "", port ? port : "");
-	bad = dpr_config_not_a_neighbour(r->cfg, &ip);
-	if (bad != NULL)
-		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: is %s", ctx, bad);
-
-	idx = dpr_nh_get(r->nh, &ip, (uint8_t)p);
+	idx = dpr_neigh_add_static(r->neigh, &ip, &ea, p, err, sizeof(err));
 	if (idx < 0)
-		return FAIL(DPR_RPC_NO_SPACE, "%s: the next-hop table is full", ctx);
-	if (dpr_nh_word_get(r->nh, (uint32_t)idx).port != p) {
-		dpr_nh_put(r->nh, (uint32_t)idx);
-		return FAIL(DPR_RPC_EXISTS, "%s: known on another port; neigh.del it first", ctx);
-	}
-	dpr_nh_resolve(r->nh, (uint32_t)idx, &ea, true);
-	op = (struct dpr_fib4_op){ .ip = ip.ip4, .depth = 32, .nh = (uint32_t)idx };
-	if (apply(r, ctx, &op, 1, e) < 0)
-		return NULL;
+		return FAIL(idx == -ENOSPC ? DPR_RPC_NO_SPACE : idx == -EEXIST ? DPR_RPC_EXISTS :
+			    DPR_RPC_INVALID_PARAMS, "%s: %s", ctx, err);
 	return neigh_json(r, (uint32_t)idx);
 }
 
@@ -864,12 +829,9 @@ static json_t *
 m_neigh_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { "address", NULL };
-	struct dpr_fib4_op op = { .depth = 32, .del = 1 };
 	const char *addr;
 	struct dpr_ip ip;
 	char ctx[128];
-	uint32_t nh;
-	int idx;
 
 	if (param_keys(params, "neigh.del", keys, e) < 0 ||
 	    param_str(params, "neigh.del", "address", true, &addr, e) < 0)
@@ -877,14 +839,8 @@ m_neigh_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	snprintf(ctx, sizeof(ctx), "neigh.del %s", addr);
 	if (dpr_ip_parse(addr, &ip) < 0 || ip.af != DPR_AF_IP4)
 		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: not an IPv4 address", ctx);
-	idx = dpr_nh_find(r->nh, &ip);
-	if (idx < 0 || dpr_nh_word_get(r->nh, (uint32_t)idx).kind != DPR_NH_KIND_FORWARD)
+	if (dpr_neigh_del(r->neigh, &ip) < 0)
 		return FAIL(DPR_RPC_NOT_FOUND, "%s: no such neighbour", ctx);
-	dpr_nh_unresolve(r->nh, (uint32_t)idx);
-	/* The host route goes; gateway routes keep the (now unresolved) next hop. */
-	op.ip = ip.ip4;
-	if (dpr_fib4_get(r->fib4, ip.ip4, 32, &nh) == 0 && nh == (uint32_t)idx)
-		dpr_route4_apply(r->fib4, r->nh, &op, 1, &(int){ 0 });
 	return json_pack("{s:s}", "deleted", addr);
 }
 

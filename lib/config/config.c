@@ -246,7 +246,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 	   struct dpr_port_conf *pc)
 {
 	static const char *const keys[] = {
-		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", NULL
+		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", "broadcast_echo", NULL
 	};
 	const char *name, *device, *mac;
 	uint64_t mtu = DPR_DEFAULT_MTU;
@@ -305,6 +305,13 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		}
 		if (pc->transparent && pc->tap[0] == '\0')
 			return fail(ps, path, "transparent: needs a TAP (the kernel answers ARP and ICMP there); remove \"tap\": false");
+		tr = json_object_get(obj, "broadcast_echo");
+		if (tr != NULL) {
+			if (!json_is_boolean(tr))
+				return fail(ps, path, "broadcast_echo: expected true or false, got %s",
+					    type_name(tr));
+			pc->broadcast_echo = json_is_true(tr);
+		}
 	}
 
 	if (mac != NULL) {
@@ -713,7 +720,7 @@ parse_root(struct parser *ps, json_t *root)
 	};
 	static const char *const control_keys[] = { "socket", "group", NULL };
 	static const char *const fib_keys[] = {
-		"ipv4_max_routes", "ipv4_tbl8_groups", NULL
+		"ipv4_max_routes", "ipv4_tbl8_groups", "learned_neighbors_max", NULL
 	};
 	struct dpr_config *cfg = ps->cfg;
 	uint64_t v;
@@ -769,6 +776,11 @@ parse_root(struct parser *ps, json_t *root)
 		if ((ret = get_uint(ps, "fib", o, "ipv4_tbl8_groups", 16, 1u << 24, &v)) < 0)
 			return ret;
 		cfg->ip4_tbl8_groups = (uint32_t)v;
+		v = cfg->learned_neighbors_max;
+		if ((ret = get_uint(ps, "fib", o, "learned_neighbors_max", 0, DPR_LEARNED_NEIGHBORS_LIMIT,
+				    &v)) < 0)
+			return ret;
+		cfg->learned_neighbors_max = (uint32_t)v;
 	}
 	return 0;
 }
@@ -790,6 +802,7 @@ parse_json(json_t *root, const char *origin, char *err, size_t err_len)
 	snprintf(cfg->socket, sizeof(cfg->socket), "%s", DPR_DEFAULT_SOCKET);
 	cfg->ip4_max_routes = DPR_DEFAULT_IP4_MAX_ROUTES;
 	cfg->ip4_tbl8_groups = DPR_DEFAULT_IP4_TBL8;
+	cfg->learned_neighbors_max = DPR_LEARNED_NEIGHBORS_DEFAULT;
 	ps.cfg = cfg;
 
 	ret = parse_root(&ps, root);

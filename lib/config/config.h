@@ -27,6 +27,11 @@
 #define DPR_DEFAULT_IP4_TBL8 (1u << 16)
 #define DPR_DEFAULT_MTU 1500
 
+/* Learned neighbours by default and at most: a quarter of the next-hop
+ * table by default, so gateways and static neighbours always find room. */
+#define DPR_LEARNED_NEIGHBORS_DEFAULT 16384
+#define DPR_LEARNED_NEIGHBORS_LIMIT 49152
+
 struct dpr_port_conf {
 	char name[DPR_PORT_NAME_MAX + 1];
 	char device[DPR_DEVICE_MAX];
@@ -35,6 +40,7 @@ struct dpr_port_conf {
 	uint16_t mtu;
 	char tap[16];            /**< kernel TAP interface, "" for none */
 	bool transparent;        /**< ARP and ICMP for the router go to the kernel */
+	bool broadcast_echo;     /**< answer echo requests to the subnet broadcast */
 	unsigned int n_addrs;
 	struct dpr_prefix addrs[DPR_MAX_PORT_ADDRS]; /**< address + subnet length */
 };
@@ -64,6 +70,7 @@ struct dpr_config {
 	char socket_group[64];   /**< group allowed on the socket, "" = root only */
 	uint32_t ip4_max_routes;
 	uint32_t ip4_tbl8_groups;
+	uint32_t learned_neighbors_max; /**< next hops ARP may create (fib.learned_neighbors_max) */
 };
 
 /**

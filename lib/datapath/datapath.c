@@ -64,7 +64,11 @@ dpr_worker_prepare(struct dpr_worker *w)
 		w->stats[(b)->in].drops[why]++; \
 		(b)->drop[(b)->n_drop++] = (m); \
 	} while (0)
+/* Counted now, while the mbuf is ours: once on the ring the control
+ * thread may free it (dpr_burst_finish() takes back what the ring refused). */
 #define EXCEPT(b, m, cls) do { \
+		w->stats[(b)->in].exc[cls]++; \
+		w->stats[(b)->in].exception++; \
 		(m)->hash.usr = DPR_EXC_META(cls, (b)->in); \
 		(b)->exc[(b)->n_exc++] = (m); \
 	} while (0)
@@ -82,38 +86,30 @@ dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint3
 	union dpr_nh_word h;
 
 	h.u64 = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
-	switch (h.kind) {
-	case DPR_NH_KIND_FORWARD:
-		/* RFC 1812 5.3.4: never forward what arrived as link-layer
-		 * broadcast to a unicast IP destination. */
-		if (l2_bcast)
-			DROP(b, m, DPR_DROP_OTHER_HOST);
-		else if (ip->time_to_live <= 1)
-			EXCEPT(b, m, DPR_EXC_TTL_EXPIRED);
-		else if (rte_be_to_cpu_16(ip->total_length) > w->ports[h.port].mtu)
-			EXCEPT_ARG(b, m, DPR_EXC_MTU_EXCEEDED, h.port);
-		else {
-			*out = h;
-			return true;
-		}
-		break;
-	case DPR_NH_KIND_LOCAL:
+	switch (dpr_ip4_decide(h, ip, l2_bcast, w->ports)) {
+	case DPR_IP4_FORWARD:
+		*out = h;
+		return true;
+	case DPR_IP4_LOCAL:
 		EXCEPT(b, m, DPR_EXC_LOCAL);
 		break;
-	case DPR_NH_KIND_UNRESOLVED:
-		if (l2_bcast)
-			DROP(b, m, DPR_DROP_OTHER_HOST);
-		else
-			EXCEPT_ARG(b, m, DPR_EXC_UNRESOLVED, nh);
+	case DPR_IP4_UNRESOLVED:
+		EXCEPT_ARG(b, m, DPR_EXC_UNRESOLVED, nh);
 		break;
-	case DPR_NH_KIND_BLACKHOLE:
+	case DPR_IP4_BLACKHOLE:
 		DROP(b, m, DPR_DROP_BLACKHOLE);
 		break;
-	default:
-		if (l2_bcast)
-			DROP(b, m, DPR_DROP_OTHER_HOST);
-		else
-			EXCEPT(b, m, DPR_EXC_NO_ROUTE);
+	case DPR_IP4_NO_ROUTE:
+		EXCEPT(b, m, DPR_EXC_NO_ROUTE);
+		break;
+	case DPR_IP4_TTL_EXPIRED:
+		EXCEPT(b, m, DPR_EXC_TTL_EXPIRED);
+		break;
+	case DPR_IP4_TOO_BIG:
+		EXCEPT_ARG(b, m, DPR_EXC_MTU_EXCEEDED, h.port);
+		break;
+	case DPR_IP4_L2_BCAST:
+		DROP(b, m, DPR_DROP_OTHER_HOST);
 		break;
 	}
 	return false;
@@ -159,6 +155,12 @@ dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint
 		return false;
 	}
 	addr = dpr_ip4_check_addrs(ip->src_addr, ip->dst_addr);
+	/* A connected subnet's broadcast address names no one host: never a
+	 * source to forward from, nor to answer (RFC 1812 5.3.7, 4.2.2.11). */
+	if (addr == DPR_DROP_NONE || addr < 0) {
+		if (dpr_fib4_lookup(w->fib, rte_be_to_cpu_32(ip->src_addr)) == DPR_NH_BCAST)
+			addr = DPR_DROP_MARTIAN;
+	}
 	if (addr != DPR_DROP_NONE) {
 		if (addr < 0)
 			EXCEPT(b, m, DPR_EXC_LOCAL);
@@ -166,23 +168,25 @@ dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint
 			DROP(b, m, (enum dpr_drop)addr);
 		return false;
 	}
+	/* Drop link-layer padding (and anything past the IP packet) before
+	 * anything else sees the packet: the slow path and the fragmenter
+	 * work on the frame, which must be the packet (RFC 1812 5.2.2). */
+	tlen = rte_be_to_cpu_16(ip->total_length);
+	dpr_pktmbuf_cut(m, sizeof(*eth) + tlen);
+
+	*dst = rte_be_to_cpu_32(ip->dst_addr);
+	if (bcast) {
+		/* Broadcast or multicast frames are never forwarded (RFC 1812
+		 * 5.3.4), options or not: settle them here. */
+		nh = dpr_fib4_lookup(w->fib, *dst);
+		dpr_ip4_act(w, b, m, nh, true, &(union dpr_nh_word){ .u64 = 0 });
+		return false;
+	}
 	if ((ip->version_ihl & 0xf) != 5) {
 		EXCEPT(b, m, DPR_EXC_IP_OPTIONS);
 		return false;
 	}
-	/* Drop link-layer padding (and anything past the IP packet). */
-	tlen = rte_be_to_cpu_16(ip->total_length);
-	if (m->pkt_len > sizeof(*eth) + tlen)
-		rte_pktmbuf_trim(m, m->pkt_len - sizeof(*eth) - tlen);
-
-	*dst = rte_be_to_cpu_32(ip->dst_addr);
-	if (!bcast)
-		return true;
-	/* Broadcast or multicast frames are never forwarded (RFC 1812
-	 * 5.3.4): settle them here. */
-	nh = dpr_fib4_lookup(w->fib, *dst);
-	dpr_ip4_act(w, b, m, nh, true, &(union dpr_nh_word){ .u64 = 0 });
-	return false;
+	return true;
 }
 
 bool

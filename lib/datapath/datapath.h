@@ -14,6 +14,7 @@
 
 #include <rte_common.h>
 #include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
@@ -206,11 +207,88 @@ void dpr_worker_prepare(struct dpr_worker *w);
 bool dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
 		  uint32_t *dst);
 
+/** What a next hop does to an IPv4 packet whose headers passed. */
+enum dpr_ip4_verdict {
+	DPR_IP4_FORWARD = 0,   /**< rewrite and send through the next hop's port */
+	DPR_IP4_LOCAL,         /**< for the router itself */
+	DPR_IP4_UNRESOLVED,    /**< next hop without a MAC: resolve, hold */
+	DPR_IP4_BLACKHOLE,     /**< drop on purpose, silently */
+	DPR_IP4_NO_ROUTE,      /**< ICMP net unreachable */
+	DPR_IP4_TTL_EXPIRED,   /**< ICMP time exceeded */
+	DPR_IP4_TOO_BIG,       /**< over the output MTU: fragment, or frag needed (DF) */
+	DPR_IP4_L2_BCAST,      /**< link-layer broadcast not for us: drop */
+};
+
 /**
- * Act on next hop @p nh for a packet whose headers passed: divert or drop
- * it, or, when it is to be forwarded (TTL, MTU and link-layer broadcast
- * checked here), return true with its next hop in *@p h: the caller
- * rewrites and queues it, and counts it. Never true for @p l2_bcast.
+ * Decide what next-hop word @p h does to the IPv4 packet @p ip that arrived
+ * as link-layer broadcast or multicast when @p l2_bcast. The one place that
+ * decides; the worker's reference path (dpr_ip4_act()) and the control
+ * thread's slow path (lib/exception) both call it. @p ports: MTUs.
+ */
+static inline enum dpr_ip4_verdict
+dpr_ip4_decide(union dpr_nh_word h, const struct rte_ipv4_hdr *ip, bool l2_bcast,
+	       const struct dpr_port_dp *ports)
+{
+	switch (h.kind) {
+	case DPR_NH_KIND_LOCAL:
+		return DPR_IP4_LOCAL;
+	case DPR_NH_KIND_BLACKHOLE:
+		return DPR_IP4_BLACKHOLE;
+	case DPR_NH_KIND_FORWARD:
+	case DPR_NH_KIND_UNRESOLVED:
+	default:
+		break;
+	}
+	/* RFC 1812 5.3.4: never forward what arrived as link-layer broadcast
+	 * or multicast to a unicast IP destination (nor answer it with an
+	 * error, 4.3.2.7). */
+	if (l2_bcast)
+		return DPR_IP4_L2_BCAST;
+	if (h.kind == DPR_NH_KIND_UNRESOLVED)
+		return DPR_IP4_UNRESOLVED;
+	if (h.kind != DPR_NH_KIND_FORWARD)
+		return DPR_IP4_NO_ROUTE;
+	/* RFC 1812 5.3.1: TTL 1 or 0 is not forwarded. */
+	if (ip->time_to_live <= 1)
+		return DPR_IP4_TTL_EXPIRED;
+	if (rte_be_to_cpu_16(ip->total_length) > ports[h.port].mtu)
+		return DPR_IP4_TOO_BIG;
+	return DPR_IP4_FORWARD;
+}
+
+/**
+ * Cut the packet in @p m (frame from the Ethernet header) to @p len bytes,
+ * dropping link-layer padding or anything past the IP packet, in one segment
+ * or a chain (segments past the end are freed).
+ */
+static inline void
+dpr_pktmbuf_cut(struct rte_mbuf *m, uint32_t len)
+{
+	struct rte_mbuf *s = m;
+	uint32_t before = 0;
+	uint16_t segs = 1;
+
+	if (m->pkt_len <= len)
+		return;
+	while (before + s->data_len < len && s->next != NULL) {
+		before += s->data_len;
+		s = s->next;
+		segs++;
+	}
+	s->data_len = (uint16_t)(len - before);
+	if (s->next != NULL) {
+		rte_pktmbuf_free(s->next);
+		s->next = NULL;
+	}
+	m->nb_segs = segs;
+	m->pkt_len = len;
+}
+
+/**
+ * Act on next hop @p nh for a packet whose headers passed, as
+ * dpr_ip4_decide() says: divert or drop it, or, when it is to be forwarded,
+ * return true with its next hop in *@p h: the caller rewrites and queues
+ * it, and counts it. Never true for @p l2_bcast.
  */
 bool dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
 		 uint32_t nh, bool l2_bcast, union dpr_nh_word *h);

@@ -238,10 +238,13 @@ dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 		uint16_t i;
 
 		/* Unsent packets are still ours: charge each to the port it
-		 * came in on, where it was counted as forwarded. */
+		 * came in on, where it was counted as forwarded (mbuf->port,
+		 * which the screen made sure of; p if it is none of ours). */
 		for (i = sent; i < b->n; i++) {
-			struct dpr_port_counters *in =
-				&w->stats[w->port_index[b->pkts[i]->port]];
+			uint16_t pid = b->pkts[i]->port;
+			struct dpr_port_counters *in = &w->stats[pid < RTE_MAX_ETHPORTS &&
+				w->ports[w->port_index[pid]].port_id == pid ?
+				w->port_index[pid] : p];
 
 			in->forwarded--;
 			in->drops[DPR_DROP_TX_FULL]++;
@@ -294,11 +297,14 @@ dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
 	unsigned int i, q;
 
 	if (b->n_exc > 0) {
+		/* Exceptions were counted when diverted: an mbuf on the ring
+		 * is the control thread's, which may have freed it already,
+		 * and is never read here again. What the ring refused is
+		 * still ours: its count moves to the drop. */
 		q = rte_ring_sp_enqueue_burst(w->exc_ring, (void **)b->exc, b->n_exc, NULL);
-		for (i = 0; i < q; i++)
-			st->exc[DPR_EXC_META_CLASS(b->exc[i]->hash.usr)]++;
-		st->exception += q;
-		for (; i < b->n_exc; i++) {
+		for (i = q; i < b->n_exc; i++) {
+			st->exc[DPR_EXC_META_CLASS(b->exc[i]->hash.usr)]--;
+			st->exception--;
 			st->drops[DPR_DROP_EXCEPTION_FULL]++;
 			b->drop[b->n_drop++] = b->exc[i];
 		}
@@ -346,6 +352,7 @@ struct dpr_ip4_fast {
 	rte_xmm_t head_mask;
 	uint32_t max_span;       /**< w->fast_max_len less a bare header */
 	const uint32_t *tbl24;   /**< the FIB's, to prefetch from */
+	const uint8_t *src_bcast; /**< the FIB's source marks (struct dpr_fib4) */
 	uint32_t slow;           /**< as struct dpr_ip4_pending's */
 	uint32_t gone;
 };
@@ -400,9 +407,12 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pend
 		goto slow;
 	daddr = rte_be_to_cpu_32(ip->dst_addr);
 	/* Both first octets straight from the header (one load each, no
-	 * shift of daddr). */
+	 * shift of daddr); and the source's last octet, when it ends some
+	 * connected subnet's broadcast address (the reference looks the
+	 * source up). */
 	if (unlikely(dpr_ip4_special_octet[((const uint8_t *)&ip->src_addr)[0]] |
-		     dpr_ip4_special_octet[((const uint8_t *)&ip->dst_addr)[0]]))
+		     dpr_ip4_special_octet[((const uint8_t *)&ip->dst_addr)[0]] |
+		     f->src_bcast[((const uint8_t *)&ip->src_addr)[3]]))
 		goto slow;
 	if (hw_cksum) {
 		/* One bit test each: BAD and NONE (both have the BAD bit)
@@ -487,9 +497,20 @@ dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n,
 	struct dpr_ip4_fast f = {
 		.head = w->head[in], .head_mask = w->head_mask,
 		.max_span = w->fast_max_len - (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)),
-		.tbl24 = w->fib->tbl24, .slow = 0, .gone = 0,
+		.tbl24 = w->fib->tbl24, .src_bcast = w->fib->src_bcast, .slow = 0, .gone = 0,
 	};
+	const uint16_t port_id = w->ports[in].port_id;
 
+	/* dpr_tx_flush() charges a packet its TX queue refused to the port it
+	 * came in on, by mbuf->port. Most PMDs set it; some (net_ring) leave
+	 * RTE_MBUF_PORT_INVALID. A PMD sets it on all or none: one test a
+	 * burst. */
+	if (unlikely(n > 0 && p->pkts[0]->port != port_id)) {
+		uint16_t i;
+
+		for (i = 0; i < n; i++)
+			p->pkts[i]->port = port_id;
+	}
 	p->n = n;
 	p->b.in = in;
 	p->b.n_exc = 0;

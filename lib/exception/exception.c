@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_arp.h>
 #include <rte_cycles.h>
@@ -11,41 +12,33 @@
 #include <rte_jhash.h>
 
 #include "../datapath/ip4_dp.h"
+#include "../neigh/neigh.h"
 #include "../route/route.h"
 #include "../util/log.h"
 #include "exception.h"
+#include "ip4_options.h"
 #include "packet.h"
 #include "tap.h"
 
-#define PENDING_MAX 256       /* neighbours being resolved at once */
-#define HOLD_MAX 4            /* packets held per unresolved neighbour */
-#define ARP_TRIES 3
-#define ARP_RETRY_MS 1000
-#define FAILED_HOLD_MS 5000   /* after failing, answer host unreachable this long */
-#define REACHABLE_MS 30000    /* a learned neighbour is probed after this */
 #define RL_BUCKETS 1024       /* ICMP error rate limit: per source hash bucket */
 #define RL_RATE 10            /* errors per second per source */
 #define RL_BURST 10
 
+/* hash.usr class of a packet the router made itself (an ICMP error held
+ * for its destination's MAC): routed again when released, never forwarded
+ * as a transit packet. */
+#define OWN_PACKET DPR_EXC_MAX
+
 #define COUNTERS(X) \
 	X(arp_requests_in) X(arp_replies_in) X(arp_invalid) X(arp_replies_sent) \
-	X(arp_requests_sent) X(neighbors_learned) X(neighbors_expired) \
-	X(resolve_failed) X(held) X(hold_overflow) X(held_sent) \
-	X(echo_replies) X(echo_invalid) X(icmp_time_exceeded) X(icmp_net_unreachable) \
-	X(icmp_host_unreachable) X(icmp_frag_needed) X(icmp_rate_limited) \
-	X(icmp_not_allowed) X(icmp_unroutable) X(fragmented) X(slow_forwarded) \
+	X(arp_requests_sent) \
+	X(echo_replies) X(echo_invalid) X(echo_broadcast_ignored) \
+	X(icmp_time_exceeded) X(icmp_net_unreachable) \
+	X(icmp_host_unreachable) X(icmp_frag_needed) X(icmp_param_problem) \
+	X(icmp_admin_prohibited) X(icmp_rate_limited) \
+	X(icmp_not_allowed) X(icmp_unroutable) X(ip_options_bad) X(source_routed) \
+	X(fragmented) X(slow_forwarded) X(l2_broadcast_dropped) \
 	X(local_unhandled) X(tx_failed) X(no_mbuf)
-
-struct pending {
-	bool used;
-	uint32_t ip;           /**< neighbour being resolved, host order */
-	uint16_t port;
-	uint8_t tries;
-	uint64_t next;         /**< TSC of the next ARP request or of giving up */
-	uint64_t failed_until; /**< nonzero: resolution failed, answer unreachable */
-	uint16_t n_held;
-	struct rte_mbuf *held[HOLD_MAX];
-};
 
 struct bucket {
 	uint32_t src;
@@ -57,12 +50,7 @@ struct bucket {
 struct dpr_exc_engine {
 	struct dpr_router *r;
 	uint64_t hz;
-	uint64_t next_tick;
-	struct pending pending[PENDING_MAX];
-	unsigned int n_pending;
 	struct bucket rl[RL_BUCKETS];
-	uint64_t *confirmed;   /**< per next hop: TSC of the last sign of life */
-	uint8_t *probes;       /**< per next hop: unanswered probes */
 	struct {
 #define X(n) uint64_t n;
 		COUNTERS(X)
@@ -70,44 +58,29 @@ struct dpr_exc_engine {
 	} c;
 };
 
-static uint64_t
-ms(const struct dpr_exc_engine *x, uint64_t n)
-{
-	return x->hz * n / 1000;
-}
+static void neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target);
+static void neigh_release(void *ctx, struct rte_mbuf *m, bool resolved);
 
 struct dpr_exc_engine *
 dpr_exc_create(struct dpr_router *r)
 {
 	struct dpr_exc_engine *x = calloc(1, sizeof(*x));
 
-	if (x == NULL)
-		goto fail;
+	if (x == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	x->r = r;
 	x->hz = rte_get_tsc_hz();
-	x->confirmed = calloc(DPR_NH_MAX, sizeof(*x->confirmed));
-	x->probes = calloc(DPR_NH_MAX, sizeof(*x->probes));
-	if (x->confirmed == NULL || x->probes == NULL)
-		goto fail;
+	if (r->neigh != NULL)
+		dpr_neigh_set_ops(r->neigh, &(struct dpr_neigh_ops){
+			.solicit = neigh_solicit, .release = neigh_release, .ctx = x });
 	return x;
-fail:
-	dpr_exc_free(x);
-	errno = ENOMEM;
-	return NULL;
 }
 
 void
 dpr_exc_free(struct dpr_exc_engine *x)
 {
-	unsigned int i;
-
-	if (x == NULL)
-		return;
-	for (i = 0; i < PENDING_MAX; i++)
-		if (x->pending[i].used)
-			rte_pktmbuf_free_bulk(x->pending[i].held, x->pending[i].n_held);
-	free(x->confirmed);
-	free(x->probes);
 	free(x);
 }
 
@@ -129,7 +102,8 @@ tx(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
 
 /*
  * The router's IPv4 address on @p port whose subnet holds @p ip, else the
- * port's first, else any of the router's; 0 if it has none.
+ * port's first, else any of the router's (RFC 1812 4.3.2.4: the router-id
+ * when the interface has none); 0 if it has none.
  */
 static uint32_t
 port_addr(struct dpr_exc_engine *x, uint16_t port, uint32_t ip)
@@ -167,6 +141,68 @@ is_our_address(struct dpr_exc_engine *x, uint16_t port, uint32_t ip)
 	return false;
 }
 
+/* --- packets the router sends ------------------------------------------- */
+
+/*
+ * Where a packet to @p dst leaves: its next hop @p *nh and the address the
+ * router speaks from there (the output interface's, on the next hop's
+ * subnet). @return the output port, or -1 when @p dst has no route out.
+ */
+static int
+egress(struct dpr_exc_engine *x, uint32_t dst, uint32_t *nh, uint32_t *src)
+{
+	const struct dpr_nh_info *info;
+	union dpr_nh_word w;
+
+	*nh = dpr_fib4_lookup(x->r->fib4, dst);
+	w = dpr_nh_word_get(x->r->nh, *nh);
+	info = dpr_nh_info(x->r->nh, *nh);
+	if ((w.kind != DPR_NH_KIND_FORWARD && w.kind != DPR_NH_KIND_UNRESOLVED) || info == NULL)
+		return -1;
+	*src = port_addr(x, w.port, info->ip.af == DPR_AF_IP4 ? info->ip.ip4 : dst);
+	return w.port;
+}
+
+/*
+ * Send @p m (an IPv4 packet the router made) towards @p dst through next
+ * hop @p nh: now if its MAC is known, else held while it is resolved (an
+ * on-link host the router has not heard from yet, RFC 1812 5.3.1).
+ */
+static void
+send_own(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t dst, uint32_t nh)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	union dpr_nh_word w = dpr_nh_word_get(x->r->nh, nh);
+	struct dpr_ip d = { .af = DPR_AF_IP4, .ip4 = dst };
+
+	if (w.kind == DPR_NH_KIND_FORWARD) {
+		eth->dst_addr = w.mac;
+		eth->src_addr = x->r->ports[w.port].mac;
+		tx(x, w.port, m);
+		return;
+	}
+	m->hash.usr = DPR_EXC_META(OWN_PACKET, w.port);
+	if (w.kind == DPR_NH_KIND_UNRESOLVED && x->r->neigh != NULL &&
+	    dpr_neigh_hold(x->r->neigh, m, nh, &d))
+		return;
+	x->c.icmp_unroutable++;
+	rte_pktmbuf_free(m);
+}
+
+/* Route @p m, a packet the router made, to @p dst again. */
+static void
+route_own(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t dst)
+{
+	uint32_t nh, src;
+
+	if (egress(x, dst, &nh, &src) < 0) {
+		x->c.icmp_unroutable++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	send_own(x, m, dst, nh);
+}
+
 /* --- ICMP errors --------------------------------------------------------- */
 
 /* Token bucket per source: RL_RATE a second, bursts of RL_BURST. */
@@ -194,22 +230,21 @@ rate_ok(struct dpr_exc_engine *x, uint32_t src)
 	return true;
 }
 
-/* Look @p dst up and send @p m (an IPv4 packet from the router) there. */
 static void
-route_out(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t dst)
+count_error(struct dpr_exc_engine *x, uint8_t type, uint8_t code)
 {
-	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	union dpr_nh_word w;
-
-	w = dpr_nh_word_get(x->r->nh, dpr_fib4_lookup(x->r->fib4, dst));
-	if (w.kind != DPR_NH_KIND_FORWARD) {
-		x->c.icmp_unroutable++;
-		rte_pktmbuf_free(m);
-		return;
-	}
-	eth->dst_addr = w.mac;
-	eth->src_addr = x->r->ports[w.port].mac;
-	tx(x, w.port, m);
+	if (type == DPR_ICMP_TIME_EXCEEDED)
+		x->c.icmp_time_exceeded++;
+	else if (type == DPR_ICMP_PARAM_PROBLEM)
+		x->c.icmp_param_problem++;
+	else if (code == DPR_ICMP_UNREACH_NET)
+		x->c.icmp_net_unreachable++;
+	else if (code == DPR_ICMP_UNREACH_HOST)
+		x->c.icmp_host_unreachable++;
+	else if (code == DPR_ICMP_UNREACH_ADMIN)
+		x->c.icmp_admin_prohibited++;
+	else
+		x->c.icmp_frag_needed++;
 }
 
 /* Answer @p m (consumed) with an ICMP error, if the rules and the rate allow. */
@@ -219,29 +254,26 @@ icmp_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t c
 {
 	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
 								sizeof(struct rte_ether_hdr));
-	uint16_t in = (uint16_t)DPR_EXC_META_PORT(m->hash.usr);
-	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
+	uint32_t src = rte_be_to_cpu_32(ip->src_addr), nh, from;
 	struct rte_mbuf *e;
+	int out;
 
-	if (!dpr_icmp4_error_allowed(m) || port_addr(x, in, src) == 0) {
+	if (DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET || !dpr_icmp4_error_allowed(m)) {
 		x->c.icmp_not_allowed++;
+	} else if ((out = egress(x, src, &nh, &from)) < 0 || from == 0) {
+		x->c.icmp_unroutable++;
 	} else if (!rate_ok(x, src)) {
 		x->c.icmp_rate_limited++;
 	} else {
-		/* From the address the packet came in on (RFC 1812 4.3.2.4). */
-		e = dpr_icmp4_error(pool(x, in), m, type, code, rest, port_addr(x, in, src));
+		/* From an address of the interface the error leaves through
+		 * (RFC 1812 4.3.2.4), which need not be the one the packet
+		 * came in on. */
+		e = dpr_icmp4_error(pool(x, (uint16_t)out), m, type, code, rest, from);
 		if (e == NULL) {
 			x->c.no_mbuf++;
 		} else {
-			if (type == DPR_ICMP_TIME_EXCEEDED)
-				x->c.icmp_time_exceeded++;
-			else if (code == DPR_ICMP_UNREACH_NET)
-				x->c.icmp_net_unreachable++;
-			else if (code == DPR_ICMP_UNREACH_HOST)
-				x->c.icmp_host_unreachable++;
-			else
-				x->c.icmp_frag_needed++;
-			route_out(x, e, src);
+			count_error(x, type, code);
+			send_own(x, e, src, nh);
 		}
 	}
 	rte_pktmbuf_free(m);
@@ -284,150 +316,48 @@ dpr_exc_garp(struct dpr_exc_engine *x, unsigned int port, uint32_t ip)
 	}
 }
 
-static struct pending *
-pending_find(struct dpr_exc_engine *x, uint32_t ip)
+static void
+neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target)
 {
-	unsigned int i;
-
-	for (i = 0; i < PENDING_MAX && x->n_pending > 0; i++)
-		if (x->pending[i].used && x->pending[i].ip == ip)
-			return &x->pending[i];
-	return NULL;
+	if (target->af == DPR_AF_IP4)
+		arp_request(ctx, port, target->ip4);
 }
 
-/* Rewrite and send a packet held for a neighbour now resolved. */
 static void forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m);
 
+/* A packet held for a neighbour: its neighbour answered (route it again),
+ * or did not (host unreachable, RFC 1812 4.3.3.1). */
 static void
-pending_release(struct dpr_exc_engine *x, struct pending *p, bool resolved)
+neigh_release(void *ctx, struct rte_mbuf *m, bool resolved)
 {
-	unsigned int i;
-
-	for (i = 0; i < p->n_held; i++) {
-		if (resolved) {
-			x->c.held_sent++;
-			forward_slow(x, p->held[i]);
-		} else {
-			icmp_error(x, p->held[i], DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_HOST, 0);
-		}
-	}
-	p->n_held = 0;
-}
-
-/*
- * @p ip on @p port has MAC @p mac (it spoke to us). Learn it: a next hop
- * with a /32 host route, or a refresh of the one there; static entries stay.
- */
-static void
-learn(struct dpr_exc_engine *x, uint16_t port, uint32_t ip, const struct rte_ether_addr *mac,
-      bool create)
-{
-	struct dpr_ip a = { .af = DPR_AF_IP4, .ip4 = ip };
-	const struct dpr_nh_info *info;
-	struct pending *p;
-	int idx;
-
-	if (dpr_config_port_for(x->r->cfg, &a, port) < 0 ||
-	    dpr_config_not_a_neighbour(x->r->cfg, &a) != NULL)
-		return;
-	idx = dpr_nh_find(x->r->nh, &a);
-	p = pending_find(x, ip);
-	if (idx < 0 && !create && p == NULL)
-		return; /* RFC 826: only update what we know, unless asked */
-	if (idx >= 0) {
-		info = dpr_nh_info(x->r->nh, (uint32_t)idx);
-		if (info->is_static)
-			return;
-	}
-	idx = dpr_nh_get(x->r->nh, &a, (uint8_t)port);
-	if (idx < 0)
-		return;
-	{
-		union dpr_nh_word w = dpr_nh_word_get(x->r->nh, (uint32_t)idx);
-		struct dpr_fib4_op op = { .ip = ip, .depth = 32, .nh = (uint32_t)idx };
-		uint32_t cur;
-
-		if (w.kind != DPR_NH_KIND_FORWARD)
-			x->c.neighbors_learned++;
-		if (w.kind != DPR_NH_KIND_FORWARD || !rte_is_same_ether_addr(&w.mac, mac))
-			dpr_nh_resolve(x->r->nh, (uint32_t)idx, mac, false);
-		x->confirmed[idx] = rte_rdtsc();
-		x->probes[idx] = 0;
-		/* The host route holds the reference taken above; a /32 someone
-		 * configured for this host stays as it is. */
-		if (dpr_fib4_get(x->r->fib4, ip, 32, &cur) == 0) {
-			dpr_nh_put(x->r->nh, (uint32_t)idx);
-		} else if (dpr_route4_apply(x->r->fib4, x->r->nh, &op, 1, &(int){ 0 }) != 1) {
-			/* No room for the host route: the held packets would only
-			 * come back here. Tell their senders instead. */
-			if (p != NULL) {
-				pending_release(x, p, false);
-				p->used = false;
-				x->n_pending--;
-			}
-			return;
-		}
-	}
-	if (p != NULL) {
-		/* Off the pending list first: a packet that still cannot be
-		 * sent must not land in the queue being emptied. */
-		p->used = false;
-		x->n_pending--;
-		pending_release(x, p, true);
-	}
-}
-
-/* A packet whose next hop has no MAC: hold it and ask, or say it failed. */
-static void
-resolve(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t nh_idx)
-{
-	const struct dpr_nh_info *info = dpr_nh_info(x->r->nh, nh_idx);
-	union dpr_nh_word w = dpr_nh_word_get(x->r->nh, nh_idx);
+	struct dpr_exc_engine *x = ctx;
 	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
 								sizeof(struct rte_ether_hdr));
-	uint32_t target;
-	struct pending *p;
-	unsigned int i;
 
-	if (info == NULL) { /* gone meanwhile: route it again */
-		forward_slow(x, m);
-		return;
-	}
-	if (w.kind == DPR_NH_KIND_FORWARD) { /* resolved meanwhile */
-		forward_slow(x, m);
-		return;
-	}
-	/* A gateway is resolved by its address; a connected subnet by the destination's. */
-	target = info->ip.af == DPR_AF_IP4 ? info->ip.ip4 : rte_be_to_cpu_32(ip->dst_addr);
-	p = pending_find(x, target);
-	if (p != NULL && p->failed_until != 0) {
-		icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_HOST, 0);
-		return;
-	}
-	if (p == NULL) {
-		for (i = 0; i < PENDING_MAX && x->pending[i].used; i++)
-			;
-		if (i == PENDING_MAX) {
-			x->c.hold_overflow++;
+	if (DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET) {
+		if (resolved) {
+			route_own(x, m, rte_be_to_cpu_32(ip->dst_addr));
+		} else {
+			x->c.icmp_unroutable++;
 			rte_pktmbuf_free(m);
-			return;
 		}
-		p = &x->pending[i];
-		*p = (struct pending){ .used = true, .ip = target, .port = w.port };
-		x->n_pending++;
-		p->tries = 1;
-		p->next = rte_rdtsc() + ms(x, ARP_RETRY_MS);
-		arp_request(x, w.port, target);
+	} else if (resolved) {
+		forward_slow(x, m);
+	} else {
+		icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_HOST, 0);
 	}
-	if (p->n_held == HOLD_MAX) {
-		/* Keep the newest: drop the oldest. */
-		x->c.hold_overflow++;
-		rte_pktmbuf_free(p->held[0]);
-		memmove(&p->held[0], &p->held[1], (HOLD_MAX - 1) * sizeof(p->held[0]));
-		p->n_held--;
-	}
-	x->c.held++;
-	p->held[p->n_held++] = m;
+}
+
+/* A packet whose next hop @p nh has no MAC: hold it while it is resolved. */
+static void
+resolve(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t nh)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+								sizeof(struct rte_ether_hdr));
+	struct dpr_ip dst = { .af = DPR_AF_IP4, .ip4 = rte_be_to_cpu_32(ip->dst_addr) };
+
+	if (x->r->neigh == NULL || !dpr_neigh_hold(x->r->neigh, m, nh, &dst))
+		forward_slow(x, m); /* resolved or gone meanwhile: route it again */
 }
 
 /* --- slow-path forwarding ------------------------------------------------- */
@@ -443,6 +373,8 @@ fragment(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t out, uint16_t mt
 	struct rte_mempool *mp = pool(x, out);
 	int n, i;
 
+	/* The fragmenter splits the buffer: it must hold the IP packet and
+	 * nothing past it (forward_slow() cut it to the total length). */
 	rte_pktmbuf_adj(m, sizeof(struct rte_ether_hdr));
 	n = rte_ipv4_fragment_packet(m, frags, RTE_DIM(frags), mtu, mp, mp);
 	rte_pktmbuf_free(m);
@@ -473,9 +405,87 @@ fragment(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t out, uint16_t mt
 	}
 }
 
+/* Milliseconds since midnight UT, for the timestamp option (RFC 791). */
+static uint32_t
+ms_since_midnight(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
+		return DPR_IP4_TS_NONSTANDARD;
+	return (uint32_t)((ts.tv_sec % 86400) * 1000 + ts.tv_nsec / 1000000);
+}
+
+static bool
+is_router_address(uint32_t addr, const void *arg)
+{
+	const struct dpr_exc_engine *x = arg;
+
+	return dpr_fib4_lookup(x->r->fib4, addr) == DPR_NH_LOCAL;
+}
+
+/*
+ * The options of @p m, a packet to forward out of @p out (RFC 1812 5.2.4,
+ * 5.3.13): checked, and record route and timestamp filled in. Anything
+ * wrong with them answers the packet (consumed).
+ * @return true when @p m goes on.
+ */
+static bool
+options_forward(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t out, uint32_t gw)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+							  sizeof(struct rte_ether_hdr));
+	struct dpr_ip4_opt_hop hop = {
+		.out_addr = port_addr(x, out, gw), .ts_ms = ms_since_midnight(),
+		.is_local = is_router_address, .arg = x,
+	};
+	uint8_t ptr = 0;
+
+	switch (dpr_ip4_options_forward(ip, &hop, &ptr)) {
+	case DPR_IP4_OPT_OK:
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		return true;
+	case DPR_IP4_OPT_SOURCE_ROUTE:
+		x->c.source_routed++;
+		icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_ADMIN, 0);
+		return false;
+	case DPR_IP4_OPT_BAD:
+	default:
+		x->c.ip_options_bad++;
+		icmp_error(x, m, DPR_ICMP_PARAM_PROBLEM, 0, (uint32_t)ptr << 24);
+		return false;
+	}
+}
+
+/* Options of a packet for the router: checked before the host stack sees
+ * it; source routes are not honoured here either (see ip4_options.h). */
+static bool
+options_local(struct dpr_exc_engine *x, struct rte_mbuf *m)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+								sizeof(struct rte_ether_hdr));
+	uint8_t ptr = 0;
+
+	switch (dpr_ip4_options_check(ip, &ptr)) {
+	case DPR_IP4_OPT_OK:
+		return true;
+	case DPR_IP4_OPT_SOURCE_ROUTE:
+		x->c.source_routed++;
+		icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_ADMIN, 0);
+		return false;
+	case DPR_IP4_OPT_BAD:
+	default:
+		x->c.ip_options_bad++;
+		icmp_error(x, m, DPR_ICMP_PARAM_PROBLEM, 0, (uint32_t)ptr << 24);
+		return false;
+	}
+}
+
 /*
  * Forward @p m from the control thread: what the worker does, for packets
- * it handed over (held for resolution, IP options, MTU).
+ * it handed over (held for resolution, IP options, MTU), with the same
+ * decision (dpr_ip4_decide()).
  */
 static void
 forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
@@ -483,43 +493,58 @@ forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+	bool options = (ip->version_ihl & 0xf) > 5;
+	const struct dpr_nh_info *info;
 	const struct dpr_port_dp *out;
 	union dpr_nh_word w;
 	uint32_t nh;
 
+	/* Whatever path it came by, the frame is the IP packet from here on:
+	 * nothing past the total length is sent or fragmented. */
+	dpr_pktmbuf_cut(m, sizeof(*eth) + rte_be_to_cpu_16(ip->total_length));
 	nh = dpr_fib4_lookup(x->r->fib4, dst);
 	w = dpr_nh_word_get(x->r->nh, nh);
-	switch (w.kind) {
-	case DPR_NH_KIND_FORWARD:
+	switch (dpr_ip4_decide(w, ip, !rte_is_unicast_ether_addr(&eth->dst_addr), x->r->port_dp)) {
+	case DPR_IP4_FORWARD:
+	case DPR_IP4_TOO_BIG:
 		break;
-	case DPR_NH_KIND_LOCAL:
-		local_input(x, m);
+	case DPR_IP4_LOCAL:
+		if (!options || options_local(x, m))
+			local_input(x, m);
 		return;
-	case DPR_NH_KIND_UNRESOLVED:
+	case DPR_IP4_UNRESOLVED:
 		resolve(x, m, nh);
 		return;
-	case DPR_NH_KIND_BLACKHOLE:
+	case DPR_IP4_L2_BCAST:
+		x->c.l2_broadcast_dropped++;
 		rte_pktmbuf_free(m);
 		return;
+	case DPR_IP4_BLACKHOLE:
+		rte_pktmbuf_free(m);
+		return;
+	case DPR_IP4_TTL_EXPIRED:
+		icmp_error(x, m, DPR_ICMP_TIME_EXCEEDED, 0, 0);
+		return;
+	case DPR_IP4_NO_ROUTE:
 	default:
 		icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_NET, 0);
 		return;
 	}
-	if (ip->time_to_live <= 1) {
-		icmp_error(x, m, DPR_ICMP_TIME_EXCEEDED, 0, 0);
+	out = &x->r->port_dp[w.port];
+	if (rte_be_to_cpu_16(ip->total_length) > out->mtu &&
+	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG))) {
+		icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_FRAG_NEEDED, out->mtu);
 		return;
 	}
-	out = &x->r->port_dp[w.port];
+	info = dpr_nh_info(x->r->nh, nh);
+	if (options && !options_forward(x, m, w.port,
+					info != NULL && info->ip.af == DPR_AF_IP4 ? info->ip.ip4 : dst))
+		return;
+	dpr_ip4_ttl_dec(ip);
 	if (rte_be_to_cpu_16(ip->total_length) > out->mtu) {
-		if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) {
-			icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_FRAG_NEEDED, out->mtu);
-			return;
-		}
-		dpr_ip4_ttl_dec(ip);
 		fragment(x, m, w.port, out->mtu, &w.mac);
 		return;
 	}
-	dpr_ip4_ttl_dec(ip);
 	eth->dst_addr = w.mac;
 	eth->src_addr = out->mac;
 	x->c.slow_forwarded++;
@@ -544,7 +569,9 @@ arp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 	else
 		x->c.arp_replies_in++;
 	/* Learn from whoever asks us or answers us (RFC 826); refresh others. */
-	learn(x, in, a.sip, &a.sha, is_our_address(x, in, a.tip));
+	if (x->r->neigh != NULL)
+		dpr_neigh_seen(x->r->neigh, in, &(struct dpr_ip){ .af = DPR_AF_IP4, .ip4 = a.sip },
+			       &a.sha, is_our_address(x, in, a.tip));
 	if (x->r->cfg->ports[in].transparent) {
 		/* The kernel answers for the router on this port. */
 		if (dpr_tap_to_kernel(x->r, in, m) < 0)
@@ -572,6 +599,17 @@ arp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 	rte_pktmbuf_free(m);
 }
 
+static bool
+is_echo_request(const struct rte_mbuf *m)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+								sizeof(struct rte_ether_hdr));
+	uint32_t hlen = (uint32_t)(ip->version_ihl & 0xf) * 4;
+
+	return m->data_len > sizeof(struct rte_ether_hdr) + hlen &&
+		((const uint8_t *)ip)[hlen] == DPR_ICMP_ECHO_REQUEST;
+}
+
 static void
 local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 {
@@ -579,12 +617,29 @@ local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 	uint16_t in = (uint16_t)DPR_EXC_META_PORT(m->hash.usr);
 
-	if (ip->next_proto_id == IPPROTO_ICMP && rte_is_unicast_ether_addr(&eth->dst_addr) &&
-	    !x->r->cfg->ports[in].transparent) {
+	if (ip->next_proto_id == IPPROTO_ICMP && !x->r->cfg->ports[in].transparent) {
 		uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+		uint32_t nh = dpr_fib4_lookup(x->r->fib4, dst);
 
-		if (dpr_fib4_lookup(x->r->fib4, dst) == DPR_NH_LOCAL && (dst >> 28) < 0xe) {
-			if (dpr_icmp4_echo_reply(m) == 0) {
+		if (nh == DPR_NH_BCAST && is_echo_request(m)) {
+			/* To a connected subnet's broadcast: ignored unless the
+			 * port says otherwise (RFC 1122 3.2.2.6 allows either;
+			 * answering is what smurf attacks use), and answered from
+			 * the interface's address: a router never sources a
+			 * broadcast address (RFC 1812 4.2.2.11). */
+			if (!x->r->cfg->ports[in].broadcast_echo) {
+				x->c.echo_broadcast_ignored++;
+				rte_pktmbuf_free(m);
+				return;
+			}
+			if (dpr_icmp4_echo_reply(m, port_addr(x, in, dst)) == 0) {
+				x->c.echo_replies++;
+				tx(x, in, m);
+				return;
+			}
+			x->c.echo_invalid++;
+		} else if (nh == DPR_NH_LOCAL && rte_is_unicast_ether_addr(&eth->dst_addr)) {
+			if (dpr_icmp4_echo_reply(m, 0) == 0) {
 				x->c.echo_replies++;
 				tx(x, in, m);
 				return;
@@ -632,75 +687,11 @@ dpr_exc_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 
 /* --- timers ------------------------------------------------------------------ */
 
-static void
-forget(struct dpr_exc_engine *x, uint32_t idx)
-{
-	const struct dpr_nh_info *info = dpr_nh_info(x->r->nh, idx);
-	struct dpr_fib4_op op = { .depth = 32, .del = 1 };
-	uint32_t cur;
-
-	op.ip = info->ip.ip4;
-	dpr_nh_unresolve(x->r->nh, idx);
-	x->c.neighbors_expired++;
-	if (dpr_fib4_get(x->r->fib4, op.ip, 32, &cur) == 0 && cur == idx)
-		dpr_route4_apply(x->r->fib4, x->r->nh, &op, 1, &(int){ 0 });
-}
-
 void
 dpr_exc_timers(struct dpr_exc_engine *x)
 {
-	uint64_t now = rte_rdtsc();
-	unsigned int i;
-	uint32_t n;
-
-	if (now < x->next_tick)
-		return;
-	x->next_tick = now + ms(x, 100);
-
-	for (i = 0; i < PENDING_MAX && x->n_pending > 0; i++) {
-		struct pending *p = &x->pending[i];
-
-		if (!p->used || now < p->next)
-			continue;
-		if (p->failed_until != 0) {
-			p->used = false;
-			x->n_pending--;
-		} else if (p->tries < ARP_TRIES) {
-			p->tries++;
-			p->next = now + ms(x, ARP_RETRY_MS);
-			arp_request(x, p->port, p->ip);
-		} else {
-			/* No answer: tell the senders (RFC 1812 4.3.3.1, host unreachable). */
-			x->c.resolve_failed++;
-			pending_release(x, p, false);
-			p->failed_until = now + ms(x, FAILED_HOLD_MS);
-			p->next = p->failed_until;
-		}
-	}
-
-	/* Learned neighbours: probe when stale, forget when silent. */
-	for (n = DPR_NH_FIRST_DYNAMIC; n < DPR_NH_MAX; n++) {
-		const struct dpr_nh_info *info;
-		union dpr_nh_word w;
-
-		if (x->confirmed[n] == 0)
-			continue;
-		info = dpr_nh_info(x->r->nh, n);
-		w = dpr_nh_word_get(x->r->nh, n);
-		if (info == NULL || info->is_static || w.kind != DPR_NH_KIND_FORWARD) {
-			x->confirmed[n] = 0;
-			continue;
-		}
-		if (now - x->confirmed[n] < ms(x, REACHABLE_MS + (uint64_t)x->probes[n] * ARP_RETRY_MS))
-			continue;
-		if (x->probes[n] < ARP_TRIES) {
-			x->probes[n]++;
-			arp_request(x, w.port, info->ip.ip4);
-		} else {
-			x->confirmed[n] = 0;
-			forget(x, n);
-		}
-	}
+	if (x->r->neigh != NULL)
+		dpr_neigh_timers(x->r->neigh);
 }
 
 json_t *
@@ -711,6 +702,7 @@ dpr_exc_stats_json(const struct dpr_exc_engine *x)
 #define X(n) json_object_set_new(o, #n, json_integer((json_int_t)x->c.n));
 	COUNTERS(X)
 #undef X
-	json_object_set_new(o, "resolving", json_integer(x->n_pending));
+	if (x->r->neigh != NULL)
+		dpr_neigh_stats_json(x->r->neigh, o);
 	return o;
 }

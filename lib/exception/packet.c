@@ -155,7 +155,7 @@ dpr_icmp4_error(struct rte_mempool *mp, const struct rte_mbuf *orig, uint8_t typ
 }
 
 int
-dpr_icmp4_echo_reply(struct rte_mbuf *m)
+dpr_icmp4_echo_reply(struct rte_mbuf *m, uint32_t src)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
@@ -174,7 +174,7 @@ dpr_icmp4_echo_reply(struct rte_mbuf *m)
 	eth->src_addr = eth->dst_addr;
 	eth->dst_addr = mac;
 	a = ip->src_addr;
-	ip->src_addr = ip->dst_addr;
+	ip->src_addr = src != 0 ? rte_cpu_to_be_32(src) : ip->dst_addr;
 	ip->dst_addr = a;
 	ip->time_to_live = 64;
 	ip->hdr_checksum = 0;

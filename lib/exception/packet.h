@@ -15,9 +15,11 @@
 #define DPR_ICMP_DEST_UNREACH 3
 #define DPR_ICMP_ECHO_REQUEST 8
 #define DPR_ICMP_TIME_EXCEEDED 11
+#define DPR_ICMP_PARAM_PROBLEM 12
 #define DPR_ICMP_UNREACH_NET 0
 #define DPR_ICMP_UNREACH_HOST 1
 #define DPR_ICMP_UNREACH_FRAG_NEEDED 4
+#define DPR_ICMP_UNREACH_ADMIN 13   /**< communication administratively prohibited */
 
 /** Total size of an ICMP error, quoted datagram included (RFC 1812 4.3.2.3). */
 #define DPR_ICMP_ERROR_MAX 576
@@ -64,8 +66,9 @@ struct rte_mbuf *dpr_icmp4_error(struct rte_mempool *mp, const struct rte_mbuf *
 				 uint8_t type, uint8_t code, uint32_t rest, uint32_t src);
 
 /**
- * Turn the ICMP echo request in @p m into its reply, in place: addresses and
- * MACs swapped, TTL 64, checksums updated.
+ * Turn the ICMP echo request in @p m into its reply, in place: MACs swapped,
+ * sent back to its source from @p src (host order; 0: from the address it
+ * was sent to, RFC 1812 4.3.3.6), TTL 64, checksums updated.
  * @return 0, or -EINVAL if @p m is not a valid echo request.
  */
-int dpr_icmp4_echo_reply(struct rte_mbuf *m);
+int dpr_icmp4_echo_reply(struct rte_mbuf *m, uint32_t src);

@@ -19,6 +19,7 @@
 
 #include "../util/addr.h"
 #include "../util/log.h"
+#include "../nexthop/nexthop.h"
 #include "fib.h"
 
 #define GROUP_SIZE 256u
@@ -156,10 +157,17 @@ entry_depth(uint32_t e)
 	return (uint8_t)((e >> DPR_FIB4_DEPTH_SHIFT) & DPR_FIB4_DEPTH_MASK);
 }
 
+/*
+ * Release: a worker that reads the entry then reads the next-hop word it
+ * names (or the tbl8 group) must see what was written there before. The
+ * reader's side is the address dependency of those loads, which orders them
+ * on every CPU DPDK supports (x86-64, ARMv8, POWER; not Alpha), as
+ * rcu_dereference() relies on. On x86 a release store is a plain store.
+ */
 static inline void
 entry_store(uint32_t *p, uint32_t e)
 {
-	__atomic_store_n(p, e, __ATOMIC_RELAXED);
+	__atomic_store_n(p, e, __ATOMIC_RELEASE);
 }
 
 static inline uint32_t *
@@ -268,6 +276,19 @@ covering_entry(const struct dpr_fib4 *fib, uint32_t ip, uint8_t depth)
 	return 0;
 }
 
+/* Keep src_bcast in step with the /32 routes to DPR_NH_BCAST: @p was and
+ * @p now say whether the route at @p ip pointed there before and after. */
+static void
+bcast_mark(struct dpr_fib4 *fib, uint32_t ip, bool was, bool now)
+{
+	uint8_t o = (uint8_t)ip;
+
+	if (was == now)
+		return;
+	fib->bcast_routes[o] += now ? 1 : (uint32_t)-1;
+	__atomic_store_n(&fib->src_bcast[o], fib->bcast_routes[o] != 0, __ATOMIC_RELAXED);
+}
+
 static int
 apply(struct dpr_fib4 *fib, struct dpr_fib4_op *op)
 {
@@ -285,6 +306,8 @@ apply(struct dpr_fib4 *fib, struct dpr_fib4_op *op)
 	if (op->del) {
 		if (!op->existed)
 			return -ENOENT;
+		if (depth == 32)
+			bcast_mark(fib, ip, op->old_nh == DPR_NH_BCAST, false);
 		rule_remove(fib, slot);
 		fib->n_routes--;
 		e = covering_entry(fib, ip, depth);
@@ -316,7 +339,21 @@ apply(struct dpr_fib4 *fib, struct dpr_fib4_op *op)
 		set_short(fib, ip, depth, e);
 	else
 		add_long(fib, ip, depth, e);
+	if (depth == 32)
+		bcast_mark(fib, ip, op->existed && op->old_nh == DPR_NH_BCAST,
+			   op->nh == DPR_NH_BCAST);
 	return 0;
+}
+
+static bool
+replaced(const struct dpr_fib4_op *ops, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (ops[i].existed)
+			return true;
+	return false;
 }
 
 unsigned int
@@ -335,9 +372,13 @@ dpr_fib4_update(struct dpr_fib4 *fib, struct dpr_fib4_op *ops,
 	if (done == 0)
 		return 0;
 	fib->gen += done;
-	/* One grace period: workers are done with the replaced next hops
-	 * (route.c frees them next) and with the groups unlinked above. */
-	tbl8_reclaim(fib);
+	/* One grace period when something is to be freed: workers are done
+	 * with the replaced or deleted routes' next hops (route.c frees them
+	 * next) and with the groups unlinked above. A batch that only adds new
+	 * prefixes frees nothing and waits for nobody (a learned neighbour's
+	 * host route, one a time, costs no grace period). */
+	if (fib->n_pending > 0 || replaced(ops, done))
+		tbl8_reclaim(fib);
 	return done;
 }
 

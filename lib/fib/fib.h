@@ -11,7 +11,8 @@
  * A group exists exactly while some route longer than /24 lies in its block.
  *
  * Sharing: the control thread is the only writer and changes the one copy in
- * place, entry by entry, with 32-bit atomic stores; workers read the tables
+ * place, entry by entry, with 32-bit atomic release stores (a worker that
+ * sees an entry sees the next hop it names); workers read the tables
  * without locks while online in the RCU variable. Each store turns one valid
  * answer into another (never an empty entry in between), so a worker sees
  * every change on its own as soon as it is made, not a whole batch at once.
@@ -71,6 +72,15 @@ struct dpr_fib4_route {
 struct dpr_fib4 {
 	uint32_t *tbl24;            /**< 1 << 24 entries */
 	uint32_t *tbl8;             /**< tbl8_groups x 256 entries */
+	/*
+	 * 1 for each last octet that some /32 route to DPR_NH_BCAST (a
+	 * connected subnet's broadcast address) ends in: the worker's screen
+	 * sends a source ending in one of them to the reference path, which
+	 * looks the source up (RFC 1812 5.3.7). Written with byte stores as
+	 * those routes come and go; a worker seeing a mark late only forwards
+	 * as before the route existed.
+	 */
+	uint8_t src_bcast[256];
 
 	/* Control thread only, on its own cache lines. */
 	uint32_t n_routes __rte_cache_aligned;
@@ -83,6 +93,7 @@ struct dpr_fib4 {
 	uint32_t *tbl8_pending;     /**< unlinked, free after a grace period */
 	uint32_t n_pending;
 	uint64_t gen;               /**< bumped by every applied op */
+	uint32_t bcast_routes[256]; /**< /32 routes to DPR_NH_BCAST by last octet */
 	uint64_t *walk;             /**< sorted routes for dpr_fib4_list() */
 	uint32_t walk_n;
 	uint32_t walk_cap;
@@ -101,9 +112,10 @@ void dpr_fib4_free(struct dpr_fib4 *fib);
 
 /**
  * Apply @p n changes in order. Each becomes visible to workers as it is
- * made. When anything was applied, waits one RCU grace period before
- * returning, so that no worker still holds a next hop index a change
- * replaced or deleted, and tbl8 groups unlinked by the batch are free again.
+ * made. When an applied op replaced or deleted a route, or unlinked a tbl8
+ * group, waits one RCU grace period before returning, so that no worker
+ * still holds a next hop index a change replaced or deleted, and the groups
+ * are free again; a batch of new prefixes only returns at once.
  * @return the number of ops applied, from the first. When it is less than
  *   @p n, op number <return> failed and *@p err says why (-ENOSPC: no free
  *   tbl8 group for a route longer than /24, -ENOMEM: fib.ipv4_max_routes

@@ -80,9 +80,11 @@ dpr_nh_table_create(int socket)
 	word_store(t, DPR_NH_NONE, w);
 	w.kind = DPR_NH_KIND_LOCAL;
 	word_store(t, DPR_NH_LOCAL, w);
+	word_store(t, DPR_NH_BCAST, w);
 	t->info[DPR_NH_NONE].in_use = true;
 	t->info[DPR_NH_LOCAL].in_use = true;
-	t->n_used = 2;
+	t->info[DPR_NH_BCAST].in_use = true;
+	t->n_used = DPR_NH_FIRST_DYNAMIC;
 	return t;
 fail:
 	dpr_nh_table_free(t);
@@ -211,23 +213,25 @@ dpr_nh_put(struct dpr_nh_table *t, uint32_t idx)
 }
 
 void
-dpr_nh_resolve(struct dpr_nh_table *t, uint32_t idx,
+dpr_nh_resolve(struct dpr_nh_table *t, uint32_t idx, uint8_t port,
 	       const struct rte_ether_addr *mac, bool is_static)
 {
 	union dpr_nh_word w = dpr_nh_word_get(t, idx);
 
 	w.mac = *mac;
+	w.port = port;
 	w.kind = DPR_NH_KIND_FORWARD;
 	word_store(t, idx, w);
 	t->info[idx].is_static = is_static;
 }
 
 void
-dpr_nh_unresolve(struct dpr_nh_table *t, uint32_t idx)
+dpr_nh_unresolve(struct dpr_nh_table *t, uint32_t idx, uint8_t port)
 {
 	union dpr_nh_word w = dpr_nh_word_get(t, idx);
 
 	memset(&w.mac, 0, sizeof(w.mac));
+	w.port = port;
 	w.kind = DPR_NH_KIND_UNRESOLVED;
 	word_store(t, idx, w);
 	t->info[idx].is_static = false;

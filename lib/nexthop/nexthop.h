@@ -18,10 +18,17 @@
 
 #include "../util/addr.h"
 
-/** Fixed indices. The FIB's default (no route) value is DPR_NH_NONE. */
+/**
+ * Fixed indices. The FIB's default (no route) value is DPR_NH_NONE.
+ * DPR_NH_LOCAL marks the router's own addresses, DPR_NH_BCAST the broadcast
+ * addresses of its connected subnets: both are for the router (kind LOCAL),
+ * and a source address that looks up to DPR_NH_BCAST is never forwarded
+ * (RFC 1812 5.3.7).
+ */
 #define DPR_NH_NONE 0
 #define DPR_NH_LOCAL 1
-#define DPR_NH_FIRST_DYNAMIC 2
+#define DPR_NH_BCAST 2
+#define DPR_NH_FIRST_DYNAMIC 3
 #define DPR_NH_MAX (1u << 16)
 
 /** What a worker does with a packet whose route points here. */
@@ -98,12 +105,18 @@ int dpr_nh_connected(struct dpr_nh_table *t, uint8_t port);
 /** Drop a reference; the entry is freed when none are left. */
 void dpr_nh_put(struct dpr_nh_table *t, uint32_t idx);
 
-/** Set the MAC of next hop @p idx, making it forwardable. */
-void dpr_nh_resolve(struct dpr_nh_table *t, uint32_t idx,
+/**
+ * Next hop @p idx is reached through dpr port @p port at @p mac: it is
+ * forwardable. Port and MAC change in one atomic store.
+ */
+void dpr_nh_resolve(struct dpr_nh_table *t, uint32_t idx, uint8_t port,
 		    const struct rte_ether_addr *mac, bool is_static);
 
-/** Forget the MAC of next hop @p idx: it is unresolved again. */
-void dpr_nh_unresolve(struct dpr_nh_table *t, uint32_t idx);
+/**
+ * Forget the MAC of next hop @p idx: it is unresolved again, to be resolved
+ * on dpr port @p port (its address's subnet may have moved).
+ */
+void dpr_nh_unresolve(struct dpr_nh_table *t, uint32_t idx, uint8_t port);
 
 /** Control-side data of @p idx, or NULL if unused. */
 const struct dpr_nh_info *dpr_nh_info(const struct dpr_nh_table *t, uint32_t idx);

@@ -53,6 +53,27 @@ push(struct batch *b, uint32_t ip, uint8_t depth, int nh)
 	return 0;
 }
 
+unsigned int
+dpr_route4_addr_ops(const struct dpr_prefix *a, uint32_t connected, bool del,
+		    struct dpr_fib4_op ops[3])
+{
+	uint32_t ip = a->addr.ip4;
+	unsigned int n = 0;
+
+	if (a->addr.af != DPR_AF_IP4)
+		return 0;
+	/* The subnet is on the wire; the address and the subnet broadcast
+	 * are for the router itself (a /31 has no broadcast, RFC 3021). */
+	if (a->len < 32)
+		ops[n++] = (struct dpr_fib4_op){ .ip = ip & dpr_ip4_mask(a->len), .depth = a->len,
+						 .del = del, .nh = del ? 0 : connected };
+	ops[n++] = (struct dpr_fib4_op){ .ip = ip, .depth = 32, .del = del, .nh = DPR_NH_LOCAL };
+	if (a->len < 31)
+		ops[n++] = (struct dpr_fib4_op){ .ip = ip | ~dpr_ip4_mask(a->len), .depth = 32,
+						 .del = del, .nh = DPR_NH_BCAST };
+	return n;
+}
+
 static bool
 is_own_address(const struct dpr_config *cfg, uint32_t ip)
 {
@@ -77,18 +98,20 @@ dpr_route_install_config(struct dpr_fib4 *fib, struct dpr_nh_table *nh,
 	for (p = 0; p < cfg->n_ports && ret == 0; p++) {
 		for (a = 0; a < cfg->ports[p].n_addrs && ret == 0; a++) {
 			const struct dpr_prefix *pf = &cfg->ports[p].addrs[a];
-			uint32_t ip = pf->addr.ip4;
+			struct dpr_fib4_op ops[3];
+			unsigned int k, n;
+			int conn;
 
 			if (pf->addr.af != DPR_AF_IP4)
 				continue; /* IPv6 forwarding is not there yet */
-			/* The subnet is on the wire; the address and the
-			 * subnet broadcast are for the router itself. */
-			if (pf->len < 32)
-				ret = push(&b, ip, pf->len, dpr_nh_connected(nh, (uint8_t)p));
-			if (ret == 0)
-				ret = push(&b, ip, 32, DPR_NH_LOCAL);
-			if (ret == 0 && pf->len < 31)
-				ret = push(&b, ip | ~dpr_ip4_mask(pf->len), 32, DPR_NH_LOCAL);
+			conn = pf->len < 32 ? dpr_nh_connected(nh, (uint8_t)p) : 0;
+			if (conn < 0) {
+				ret = conn;
+				break;
+			}
+			n = dpr_route4_addr_ops(pf, (uint32_t)conn, false, ops);
+			for (k = 0; k < n && ret == 0; k++)
+				ret = push(&b, ops[k].ip, ops[k].depth, (int)ops[k].nh);
 		}
 	}
 	for (i = 0; i < cfg->n_neighs && ret == 0; i++) {
@@ -104,7 +127,7 @@ dpr_route_install_config(struct dpr_fib4 *fib, struct dpr_nh_table *nh,
 		}
 		idx = dpr_nh_get(nh, &nc->addr, (uint8_t)nc->port);
 		if (idx >= 0)
-			dpr_nh_resolve(nh, (uint32_t)idx, &nc->mac, true);
+			dpr_nh_resolve(nh, (uint32_t)idx, (uint8_t)nc->port, &nc->mac, true);
 		ret = push(&b, nc->addr.ip4, 32, idx);
 	}
 	for (i = 0; i < cfg->n_routes && ret == 0; i++) {

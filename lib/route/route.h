@@ -7,6 +7,7 @@
  * subnets, the router's own addresses, static neighbours and routes).
  * Control thread only.
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../config/config.h"
@@ -22,6 +23,17 @@
  */
 unsigned int dpr_route4_apply(struct dpr_fib4 *fib, struct dpr_nh_table *nh,
 			      struct dpr_fib4_op *ops, unsigned int n, int *err);
+
+/**
+ * The routes IPv4 address @p a of a port implies, as ops for
+ * dpr_route4_apply(): its connected subnet (next hop @p connected, a
+ * reference the caller took; ignored when deleting), the address itself
+ * (DPR_NH_LOCAL) and the subnet's broadcast address (DPR_NH_BCAST). The one
+ * place that says which routes an address implies.
+ * @return the number of ops written to @p ops (at most 3; 0 for IPv6).
+ */
+unsigned int dpr_route4_addr_ops(const struct dpr_prefix *a, uint32_t connected, bool del,
+				 struct dpr_fib4_op ops[3]);
 
 /**
  * Install the routes a config implies, in one batch.

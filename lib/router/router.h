@@ -30,6 +30,8 @@ struct dpr_options {
 	bool check_only;
 };
 
+struct dpr_neigh;
+
 struct dpr_router {
 	struct dpr_options opt;
 	struct dpr_config *cfg;
@@ -47,6 +49,7 @@ struct dpr_router {
 	uint64_t exc_received[DPR_EXC_MAX];     /**< by the control thread */
 	struct dpr_server *server;              /**< control socket */
 	struct dpr_exc_engine *exc;             /**< exception path */
+	struct dpr_neigh *neigh;                /**< neighbours (lib/neigh) */
 	struct {
 		uint64_t to_kernel, to_kernel_dropped;
 		uint64_t from_kernel, from_kernel_dropped;
@@ -55,3 +58,4 @@ struct dpr_router {
 
 struct dpr_server;
 struct dpr_exc_engine;
+struct dpr_neigh;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_ether.h>
 
@@ -33,6 +34,17 @@ struct dpr_prefix {
 	struct dpr_ip addr;
 	uint8_t len;
 };
+
+/** Same family and address (bytes past an IPv4 address are not compared). */
+static inline bool
+dpr_ip_equal(const struct dpr_ip *a, const struct dpr_ip *b)
+{
+	if (a->af != b->af)
+		return false;
+	if (a->af == DPR_AF_IP4)
+		return a->ip4 == b->ip4;
+	return memcmp(a->ip6, b->ip6, sizeof(a->ip6)) == 0;
+}
 
 /** Parse "10.0.0.1" or "2001:db8::1". Returns 0 or -EINVAL. */
 int dpr_ip_parse(const char *s, struct dpr_ip *ip);

@@ -182,7 +182,7 @@ test_refcounts(struct dpr_fib4 *fib)
 	idx = dpr_nh_get(t, &gw, 1);
 	CHECK(idx >= DPR_NH_FIRST_DYNAMIC, "next hop allocated");
 	CHECK_EQ(dpr_nh_word_get(t, (uint32_t)idx).kind, DPR_NH_KIND_UNRESOLVED);
-	dpr_nh_resolve(t, (uint32_t)idx, &mac, true);
+	dpr_nh_resolve(t, (uint32_t)idx, 1, &mac, true);
 	CHECK_EQ(dpr_nh_word_get(t, (uint32_t)idx).kind, DPR_NH_KIND_FORWARD);
 	CHECK_EQ(dpr_nh_word_get(t, (uint32_t)idx).port, 1);
 	CHECK_EQ(dpr_nh_get(t, &gw, 1), idx); /* second reference */

@@ -150,7 +150,7 @@ test_echo(void)
 	icmp->icmp_code = 0;
 	icmp->icmp_cksum = 0;
 	icmp->icmp_cksum = (uint16_t)~rte_raw_cksum(icmp, 64);
-	CHECK_EQ(dpr_icmp4_echo_reply(m), 0);
+	CHECK_EQ(dpr_icmp4_echo_reply(m, 0), 0);
 	CHECK_EQ(icmp->icmp_type, 0);
 	CHECK(rte_raw_cksum(icmp, 64) == 0xffff, "reply checksum");
 	CHECK(rte_raw_cksum(ip, 20) == 0xffff, "IP checksum");
@@ -158,9 +158,9 @@ test_echo(void)
 	CHECK_EQ(rte_be_to_cpu_32(ip->dst_addr), IP(10, 0, 1, 2));
 	CHECK(rte_is_same_ether_addr(&eth->dst_addr, &mac_h), "back to the sender's MAC");
 	/* A reply is not a request; a bad checksum is not answered. */
-	CHECK_EQ(dpr_icmp4_echo_reply(m), -EINVAL);
+	CHECK_EQ(dpr_icmp4_echo_reply(m, 0), -EINVAL);
 	icmp->icmp_type = 8;
-	CHECK_EQ(dpr_icmp4_echo_reply(m), -EINVAL);
+	CHECK_EQ(dpr_icmp4_echo_reply(m, 0), -EINVAL);
 	rte_pktmbuf_free(m);
 }
 

@@ -23,6 +23,7 @@
 #include "api/rpc.h"
 #include "config/config.h"
 #include "fib/fib.h"
+#include "neigh/neigh.h"
 #include "nexthop/nexthop.h"
 #include "route/route.h"
 #include "router/router.h"
@@ -657,7 +658,7 @@ test_route_get(void)
 	HAS_STR(res, "prefix", "10.0.1.1/32");
 	HAS_STR(res, "type", "local");
 	res = OK("route.get", "{'address':'10.0.1.255'}");
-	HAS_STR(res, "type", "local");
+	HAS_STR(res, "type", "broadcast");
 	res = OK("route.get", "{'address':'10.0.1.77'}");
 	HAS_STR(res, "prefix", "10.0.1.0/24");
 	HAS_STR(res, "type", "connected");
@@ -1183,7 +1184,7 @@ test_addr(void)
 	CHECK_EQ(json_object_size(res), 2);
 	CHECK_EQ(R.fib4->n_routes, before.routes + 3);
 	CHECK(strcmp(route_field("10.0.3.1", "type"), "local") == 0, "own address");
-	CHECK(strcmp(route_field("10.0.3.255", "type"), "local") == 0, "broadcast");
+	CHECK(strcmp(route_field("10.0.3.255", "type"), "broadcast") == 0, "broadcast");
 	CHECK(strcmp(route_field("10.0.3.77", "type"), "connected") == 0, "subnet");
 	CHECK(strcmp(route_field("10.0.3.77", "port"), "p0") == 0, "subnet port");
 	res = OK("addr.list", NULL);
@@ -1232,7 +1233,7 @@ test_addr(void)
 	CHECK(strcmp(route_field("10.0.3.77", "type"), "connected") == 0,
 	      "the subnet stays with 10.0.3.1/24");
 	CHECK(strcmp(route_field("10.0.3.2", "type"), "connected") == 0, "10.0.3.2 not local");
-	CHECK(strcmp(route_field("10.0.3.255", "type"), "local") == 0,
+	CHECK(strcmp(route_field("10.0.3.255", "type"), "broadcast") == 0,
 	      "10.0.3.255 is still the broadcast address of 10.0.3.1/24: %s", last_text);
 	OK("addr.del", "{'port':'p0','address':'10.0.3.1/24'}");
 	CHECK(strcmp(route_prefix("10.0.3.1"), "") == 0, "no route left to 10.0.3.1");
@@ -1503,6 +1504,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "router: %s\n", err);
 		return EXIT_FAILURE;
 	}
+	R.neigh = dpr_neigh_create(&R, R.cfg->learned_neighbors_max);
+	if (R.neigh == NULL)
+		return EXIT_FAILURE;
 	R.n_workers = 0;
 	R.n_ports = 0;
 	CHECK_EQ(R.fib4->n_routes, CONFIG_ROUTES);
@@ -1526,6 +1530,7 @@ main(int argc, char **argv)
 	SAME(snap(), start);
 
 	json_decref(last);
+	dpr_neigh_free(R.neigh);
 	dpr_fib4_free(R.fib4);
 	dpr_nh_table_free(R.nh);
 	dpr_config_free(R.cfg);

@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "../route/route.h"
+#include "../router/router.h"
+#include "neigh.h"
+
+#define PENDING_MAX 256       /* addresses being resolved at once */
+#define HOLD_MAX 4            /* packets held per address */
+#define SOLICIT_TRIES 3
+#define RETRY_MS 1000
+#define FAILED_HOLD_MS 5000   /* after failing, answer host unreachable this long */
+#define REACHABLE_MS 30000    /* a learned neighbour is probed after this */
+
+#define COUNTERS(X) \
+	X(neighbors_learned) X(neighbors_expired) X(neighbors_evicted) X(learn_refused) \
+	X(resolve_failed) X(unreachable) X(held) X(hold_overflow) X(held_sent)
+
+/* An address being resolved and the packets waiting for it. */
+struct pending {
+	bool used;
+	struct dpr_ip ip;
+	uint16_t port;
+	uint8_t tries;
+	uint64_t next;         /**< TSC of the next solicitation or of giving up */
+	uint64_t failed_until; /**< nonzero: resolution failed, answer unreachable */
+	uint16_t n_held;
+	struct rte_mbuf *held[HOLD_MAX];
+};
+
+/* Control thread only. */
+struct dpr_neigh {
+	struct dpr_router *r;
+	struct dpr_neigh_ops ops;
+	uint64_t hz;
+	uint64_t next_tick;
+	struct pending pending[PENDING_MAX];
+	unsigned int n_pending;
+	/* Per next hop, for those resolved by learning (not static): */
+	uint64_t *confirmed;   /**< TSC of the last sign of life; 0: not aging */
+	uint8_t *probes;       /**< unanswered probes */
+	bool *learned;         /**< created by learning: counts against the budget */
+	uint32_t n_learned;
+	uint32_t max_learned;
+	struct {
+#define X(n) uint64_t n;
+		COUNTERS(X)
+#undef X
+	} c;
+};
+
+static uint64_t
+ms(const struct dpr_neigh *n, uint64_t v)
+{
+	return n->hz * v / 1000;
+}
+
+static void
+no_solicit(void *ctx, uint16_t port, const struct dpr_ip *target)
+{
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(port);
+	RTE_SET_USED(target);
+}
+
+static void
+just_free(void *ctx, struct rte_mbuf *m, bool resolved)
+{
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(resolved);
+	rte_pktmbuf_free(m);
+}
+
+struct dpr_neigh *
+dpr_neigh_create(struct dpr_router *r, uint32_t max_learned)
+{
+	struct dpr_neigh *n = calloc(1, sizeof(*n));
+
+	if (n == NULL)
+		goto fail;
+	n->r = r;
+	n->hz = rte_get_tsc_hz();
+	n->max_learned = max_learned;
+	n->ops = (struct dpr_neigh_ops){ .solicit = no_solicit, .release = just_free };
+	n->confirmed = calloc(DPR_NH_MAX, sizeof(*n->confirmed));
+	n->probes = calloc(DPR_NH_MAX, sizeof(*n->probes));
+	n->learned = calloc(DPR_NH_MAX, sizeof(*n->learned));
+	if (n->confirmed == NULL || n->probes == NULL || n->learned == NULL)
+		goto fail;
+	return n;
+fail:
+	dpr_neigh_free(n);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void
+dpr_neigh_free(struct dpr_neigh *n)
+{
+	unsigned int i;
+
+	if (n == NULL)
+		return;
+	for (i = 0; i < PENDING_MAX; i++)
+		if (n->pending[i].used)
+			rte_pktmbuf_free_bulk(n->pending[i].held, n->pending[i].n_held);
+	free(n->confirmed);
+	free(n->probes);
+	free(n->learned);
+	free(n);
+}
+
+void
+dpr_neigh_set_ops(struct dpr_neigh *n, const struct dpr_neigh_ops *ops)
+{
+	n->ops = *ops;
+}
+
+uint32_t
+dpr_neigh_learned(const struct dpr_neigh *n)
+{
+	return n->n_learned;
+}
+
+/* --- resolution ---------------------------------------------------------- */
+
+static struct pending *
+pending_find(struct dpr_neigh *n, const struct dpr_ip *ip)
+{
+	unsigned int i;
+
+	for (i = 0; i < PENDING_MAX && n->n_pending > 0; i++)
+		if (n->pending[i].used && dpr_ip_equal(&n->pending[i].ip, ip))
+			return &n->pending[i];
+	return NULL;
+}
+
+/*
+ * Take the packets held in @p p, end the entry (unless it is to stay as a
+ * failure marker: @p keep), then hand each to the release hook. The hook
+ * may route a packet straight back into dpr_neigh_hold() (the FIB changed
+ * while it waited), which may take a pending entry, this one included: the
+ * packets are off the entry before anything runs.
+ */
+static void
+pending_release(struct dpr_neigh *n, struct pending *p, bool resolved, bool keep)
+{
+	struct rte_mbuf *held[HOLD_MAX];
+	uint16_t i, k = p->n_held;
+
+	memcpy(held, p->held, k * sizeof(held[0]));
+	p->n_held = 0;
+	if (!keep) {
+		p->used = false;
+		n->n_pending--;
+	}
+	for (i = 0; i < k; i++) {
+		if (resolved)
+			n->c.held_sent++;
+		n->ops.release(n->ops.ctx, held[i], resolved);
+	}
+}
+
+bool
+dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struct dpr_ip *dst)
+{
+	const struct dpr_nh_info *info = dpr_nh_info(n->r->nh, nh);
+	union dpr_nh_word w = dpr_nh_word_get(n->r->nh, nh);
+	struct dpr_ip target;
+	struct pending *p;
+	unsigned int i;
+	int port;
+
+	if (info == NULL || w.kind != DPR_NH_KIND_UNRESOLVED)
+		return false; /* gone or resolved meanwhile */
+	/* A gateway is resolved by its address; a connected subnet by the
+	 * destination's. Asked where its subnet is now, not where it was. */
+	target = info->ip.af != 0 ? info->ip : *dst;
+	port = dpr_config_port_for(n->r->cfg, &target, -1);
+	if (port < 0) {
+		/* On no connected subnet (an address went): nobody to ask. */
+		n->c.unreachable++;
+		n->ops.release(n->ops.ctx, m, false);
+		return true;
+	}
+	p = pending_find(n, &target);
+	if (p != NULL && p->failed_until != 0) {
+		n->ops.release(n->ops.ctx, m, false);
+		return true;
+	}
+	if (p == NULL) {
+		for (i = 0; i < PENDING_MAX && n->pending[i].used; i++)
+			;
+		if (i == PENDING_MAX) {
+			n->c.hold_overflow++;
+			rte_pktmbuf_free(m);
+			return true;
+		}
+		p = &n->pending[i];
+		*p = (struct pending){ .used = true, .ip = target, .port = (uint16_t)port, .tries = 1,
+				       .next = rte_rdtsc() + ms(n, RETRY_MS) };
+		n->n_pending++;
+		n->ops.solicit(n->ops.ctx, (uint16_t)port, &target);
+	}
+	if (p->n_held == HOLD_MAX) {
+		/* Keep the newest: drop the oldest. */
+		n->c.hold_overflow++;
+		rte_pktmbuf_free(p->held[0]);
+		memmove(&p->held[0], &p->held[1], (HOLD_MAX - 1) * sizeof(p->held[0]));
+		p->n_held--;
+	}
+	n->c.held++;
+	p->held[p->n_held++] = m;
+	return true;
+}
+
+/* --- learning ------------------------------------------------------------- */
+
+/* Delete the /32 host route of next hop @p idx, if it is the one there. */
+static void
+host_route_del(struct dpr_neigh *n, uint32_t idx, uint32_t ip)
+{
+	struct dpr_fib4_op op = { .ip = ip, .depth = 32, .del = 1 };
+	uint32_t cur;
+
+	if (dpr_fib4_get(n->r->fib4, ip, 32, &cur) == 0 && cur == idx)
+		dpr_route4_apply(n->r->fib4, n->r->nh, &op, 1, &(int){ 0 });
+}
+
+/*
+ * Next hop @p idx no longer has a MAC (aged out, evicted, deleted): its host
+ * route goes, routes through it wait for resolution again on @p port.
+ */
+static void
+forget(struct dpr_neigh *n, uint32_t idx, uint8_t port)
+{
+	const struct dpr_nh_info *info = dpr_nh_info(n->r->nh, idx);
+	uint32_t ip = info->ip.ip4;
+
+	n->confirmed[idx] = 0;
+	n->probes[idx] = 0;
+	if (n->learned[idx]) {
+		n->learned[idx] = false;
+		n->n_learned--;
+	}
+	dpr_nh_unresolve(n->r->nh, idx, port);
+	if (info->ip.af == DPR_AF_IP4)
+		host_route_del(n, idx, ip);
+}
+
+/*
+ * Room for one more learned entry: forget the learned neighbour heard from
+ * longest ago that only its host route uses (not a gateway).
+ */
+static bool
+evict_one(struct dpr_neigh *n)
+{
+	uint64_t oldest = UINT64_MAX;
+	uint32_t i, victim = 0;
+
+	for (i = DPR_NH_FIRST_DYNAMIC; i < DPR_NH_MAX; i++) {
+		const struct dpr_nh_info *info;
+
+		if (!n->learned[i] || n->confirmed[i] >= oldest)
+			continue;
+		info = dpr_nh_info(n->r->nh, i);
+		if (info != NULL && info->refcnt == 1) {
+			oldest = n->confirmed[i];
+			victim = i;
+		}
+	}
+	if (victim == 0)
+		return false;
+	n->c.neighbors_evicted++;
+	forget(n, victim, dpr_nh_word_get(n->r->nh, victim).port);
+	return true;
+}
+
+void
+dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
+	       const struct rte_ether_addr *mac, bool create)
+{
+	struct dpr_fib4_op op = { .ip = ip->ip4, .depth = 32 };
+	const struct dpr_nh_info *info;
+	union dpr_nh_word w;
+	struct pending *p;
+	bool fresh;
+	uint32_t cur;
+	int idx;
+
+	if (ip->af != DPR_AF_IP4 || dpr_config_port_for(n->r->cfg, ip, port) < 0 ||
+	    dpr_config_not_a_neighbour(n->r->cfg, ip) != NULL)
+		return;
+	idx = dpr_nh_find(n->r->nh, ip);
+	p = pending_find(n, ip);
+	if (idx < 0 && !create && p == NULL)
+		return; /* RFC 826: only update what we know, unless asked */
+	if (idx >= 0) {
+		info = dpr_nh_info(n->r->nh, (uint32_t)idx);
+		if (info->is_static)
+			return;
+	}
+	fresh = idx < 0;
+	if (fresh && n->n_learned >= n->max_learned && (p == NULL || !evict_one(n))) {
+		/* Budget spent: a neighbour that only spoke to us is not
+		 * worth a next hop; one we asked for takes the stalest. */
+		n->c.learn_refused++;
+		if (p != NULL && p->failed_until == 0)
+			pending_release(n, p, false, false);
+		return;
+	}
+	idx = dpr_nh_get(n->r->nh, ip, (uint8_t)port);
+	if (idx < 0) {
+		n->c.learn_refused++;
+		if (p != NULL && p->failed_until == 0)
+			pending_release(n, p, false, false);
+		return;
+	}
+	if (fresh) {
+		n->learned[idx] = true;
+		n->n_learned++;
+	}
+	w = dpr_nh_word_get(n->r->nh, (uint32_t)idx);
+	if (w.kind != DPR_NH_KIND_FORWARD)
+		n->c.neighbors_learned++;
+	if (w.kind != DPR_NH_KIND_FORWARD || w.port != port || !rte_is_same_ether_addr(&w.mac, mac))
+		dpr_nh_resolve(n->r->nh, (uint32_t)idx, (uint8_t)port, mac, false);
+	n->confirmed[idx] = rte_rdtsc();
+	n->probes[idx] = 0;
+	/* The host route holds the reference taken above; a /32 someone
+	 * configured for this host stays as it is. */
+	op.nh = (uint32_t)idx;
+	if (dpr_fib4_get(n->r->fib4, ip->ip4, 32, &cur) == 0) {
+		dpr_nh_put(n->r->nh, (uint32_t)idx);
+	} else if (dpr_route4_apply(n->r->fib4, n->r->nh, &op, 1, &(int){ 0 }) != 1) {
+		/* No room for the host route (the reference is gone with the
+		 * op): the held packets would only come back here. */
+		if (fresh) {
+			n->learned[idx] = false;
+			n->n_learned--;
+			n->confirmed[idx] = 0;
+		}
+		n->c.learn_refused++;
+		if (p != NULL && p->failed_until == 0)
+			pending_release(n, p, false, false);
+		return;
+	}
+	if (p != NULL)
+		pending_release(n, p, true, false);
+}
+
+/* --- static entries --------------------------------------------------------- */
+
+int
+dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
+		     const struct rte_ether_addr *mac, int port, char *err, size_t len)
+{
+	struct dpr_fib4_op op = { .ip = ip->ip4, .depth = 32 };
+	const char *bad;
+	struct pending *p;
+	int want = port, idx;
+
+	port = dpr_config_port_for(n->r->cfg, ip, want);
+	if (port < 0) {
+		snprintf(err, len, "not on a connected subnet%s%s", want >= 0 ? " of port " : "",
+			 want >= 0 ? n->r->cfg->ports[want].name : "");
+		return -EINVAL;
+	}
+	bad = dpr_config_not_a_neighbour(n->r->cfg, ip);
+	if (bad != NULL) {
+		snprintf(err, len, "is %s", bad);
+		return -EINVAL;
+	}
+	idx = dpr_nh_find(n->r->nh, ip);
+	if (idx >= 0 && dpr_nh_info(n->r->nh, (uint32_t)idx)->is_static &&
+	    dpr_nh_word_get(n->r->nh, (uint32_t)idx).port != port) {
+		snprintf(err, len, "known on port %s; neigh.del it first",
+			 n->r->cfg->ports[dpr_nh_word_get(n->r->nh, (uint32_t)idx).port].name);
+		return -EEXIST;
+	}
+	idx = dpr_nh_get(n->r->nh, ip, (uint8_t)port);
+	if (idx < 0) {
+		snprintf(err, len, "the next-hop table is full");
+		return -ENOSPC;
+	}
+	if (n->learned[idx]) {
+		/* Static now: no longer the budget's. */
+		n->learned[idx] = false;
+		n->n_learned--;
+	}
+	n->confirmed[idx] = 0;
+	n->probes[idx] = 0;
+	dpr_nh_resolve(n->r->nh, (uint32_t)idx, (uint8_t)port, mac, true);
+	op.nh = (uint32_t)idx;
+	if (dpr_route4_apply(n->r->fib4, n->r->nh, &op, 1, &(int){ 0 }) != 1) {
+		snprintf(err, len, "no room for its host route (raise fib.ipv4_max_routes or fib.ipv4_tbl8_groups)");
+		return -ENOSPC;
+	}
+	/* Whatever waited for it goes now, not host unreachable later. */
+	p = pending_find(n, ip);
+	if (p != NULL)
+		pending_release(n, p, true, false);
+	return idx;
+}
+
+int
+dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip)
+{
+	int idx = dpr_nh_find(n->r->nh, ip);
+	union dpr_nh_word w;
+
+	if (idx < 0)
+		return -ENOENT;
+	w = dpr_nh_word_get(n->r->nh, (uint32_t)idx);
+	if (w.kind != DPR_NH_KIND_FORWARD)
+		return -ENOENT;
+	/* The host route goes; gateway routes keep the (now unresolved)
+	 * next hop. */
+	forget(n, (uint32_t)idx, w.port);
+	return 0;
+}
+
+void
+dpr_neigh_addresses_changed(struct dpr_neigh *n)
+{
+	uint32_t i;
+
+	for (i = DPR_NH_FIRST_DYNAMIC; i < DPR_NH_MAX; i++) {
+		const struct dpr_nh_info *info = dpr_nh_info(n->r->nh, i);
+		union dpr_nh_word w;
+		int port;
+
+		if (info == NULL || info->ip.af != DPR_AF_IP4)
+			continue;
+		w = dpr_nh_word_get(n->r->nh, i);
+		port = dpr_config_port_for(n->r->cfg, &info->ip, -1);
+		if (port == w.port)
+			continue;
+		/* On no connected subnet: forgotten, host route and all, as a
+		 * host forgets them with the address. Moved to another port:
+		 * its MAC was the old link's; resolve it again there. */
+		if (w.kind == DPR_NH_KIND_FORWARD || port < 0)
+			forget(n, i, port < 0 ? w.port : (uint8_t)port);
+		else
+			dpr_nh_unresolve(n->r->nh, i, (uint8_t)port);
+	}
+}
+
+/* --- timers ------------------------------------------------------------------ */
+
+void
+dpr_neigh_timers(struct dpr_neigh *n)
+{
+	uint64_t now = rte_rdtsc();
+	unsigned int i;
+	uint32_t k;
+
+	if (now < n->next_tick)
+		return;
+	n->next_tick = now + ms(n, 100);
+
+	for (i = 0; i < PENDING_MAX && n->n_pending > 0; i++) {
+		struct pending *p = &n->pending[i];
+
+		if (!p->used || now < p->next)
+			continue;
+		if (p->failed_until != 0) {
+			p->used = false;
+			n->n_pending--;
+		} else if (p->tries < SOLICIT_TRIES) {
+			p->tries++;
+			p->next = now + ms(n, RETRY_MS);
+			n->ops.solicit(n->ops.ctx, p->port, &p->ip);
+		} else {
+			/* No answer: tell the senders (RFC 1812 4.3.3.1, host
+			 * unreachable), and keep saying so for a while. */
+			n->c.resolve_failed++;
+			p->failed_until = now + ms(n, FAILED_HOLD_MS);
+			p->next = p->failed_until;
+			pending_release(n, p, false, true);
+		}
+	}
+
+	/* Learned neighbours: probe when stale, forget when silent. */
+	for (k = DPR_NH_FIRST_DYNAMIC; k < DPR_NH_MAX; k++) {
+		const struct dpr_nh_info *info;
+		union dpr_nh_word w;
+
+		if (n->confirmed[k] == 0)
+			continue;
+		info = dpr_nh_info(n->r->nh, k);
+		w = dpr_nh_word_get(n->r->nh, k);
+		if (info == NULL || info->is_static || w.kind != DPR_NH_KIND_FORWARD) {
+			n->confirmed[k] = 0;
+			if (n->learned[k] && info == NULL) {
+				n->learned[k] = false;
+				n->n_learned--;
+			}
+			continue;
+		}
+		if (now - n->confirmed[k] <
+		    ms(n, REACHABLE_MS + (uint64_t)n->probes[k] * RETRY_MS))
+			continue;
+		if (n->probes[k] < SOLICIT_TRIES) {
+			n->probes[k]++;
+			n->ops.solicit(n->ops.ctx, w.port, &info->ip);
+		} else {
+			n->c.neighbors_expired++;
+			forget(n, k, w.port);
+		}
+	}
+}
+
+void
+dpr_neigh_stats_json(const struct dpr_neigh *n, json_t *o)
+{
+#define X(k) json_object_set_new(o, #k, json_integer((json_int_t)n->c.k));
+	COUNTERS(X)
+#undef X
+	json_object_set_new(o, "resolving", json_integer(n->n_pending));
+	json_object_set_new(o, "learned", json_integer(n->n_learned));
+	json_object_set_new(o, "learned_max", json_integer(n->max_learned));
+}

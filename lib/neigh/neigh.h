@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+/*
+ * Neighbours: which MAC each next hop's address has, and everything that
+ * keeps that true. Learning from what neighbours say (RFC 826: ARP; NDP
+ * later through the same hooks), resolving a next hop a packet needs (a
+ * small hold queue per address, retries, then host unreachable), aging what
+ * was learned (probe when stale, forget when silent), static entries that
+ * never age, and a budget for learned entries so that traffic from the wire
+ * can never take the next hops that configured gateways need.
+ *
+ * The one owner of neighbour policy: the exception path (ARP input, packets
+ * for unresolved next hops) and the control API (neigh.add, neigh.del,
+ * addr.add, addr.del) call it. It changes next-hop words (lib/nexthop) and
+ * host routes (lib/route); workers only ever see those.
+ *
+ * Control thread only. How to ask a neighbour (ARP request, neighbour
+ * solicitation) and what to do with a held packet once its fate is known
+ * are hooks (struct dpr_neigh_ops), set by the exception path.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "../util/addr.h"
+
+struct dpr_router;
+struct dpr_neigh;
+
+/** What the neighbour module asks of the exception path. */
+struct dpr_neigh_ops {
+	/** Ask who has @p target on dpr port @p port (ARP request). */
+	void (*solicit)(void *ctx, uint16_t port, const struct dpr_ip *target);
+	/**
+	 * A held packet's turn (takes @p m): its neighbour was resolved, so
+	 * route it again; or resolution failed, so answer host unreachable.
+	 */
+	void (*release)(void *ctx, struct rte_mbuf *m, bool resolved);
+	void *ctx;
+};
+
+/**
+ * The neighbour state of router @p r; learned entries limited to
+ * @p max_learned next hops. Without ops (dpr_neigh_set_ops()) it solicits
+ * nothing and frees what it would release.
+ * @return the module, or NULL with errno set (ENOMEM).
+ */
+struct dpr_neigh *dpr_neigh_create(struct dpr_router *r, uint32_t max_learned);
+void dpr_neigh_free(struct dpr_neigh *n);
+void dpr_neigh_set_ops(struct dpr_neigh *n, const struct dpr_neigh_ops *ops);
+
+/**
+ * Neighbour @p ip, on dpr port @p port, said it has @p mac (an ARP request
+ * or reply from it). Refreshes a known entry and resolves a next hop
+ * waiting for it; creates a learned entry (next hop and /32 host route)
+ * only when @p create (it asked for one of our addresses, RFC 826) or we
+ * asked for it. Static entries are never changed here.
+ */
+void dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
+		    const struct rte_ether_addr *mac, bool create);
+
+/**
+ * Packet @p m (taken) needs next hop @p nh, unresolved; @p dst is its
+ * destination (the address to resolve when @p nh is a connected subnet).
+ * Holds it and solicits, or answers it through the release hook when the
+ * address failed to resolve lately.
+ * @return true if @p m was held or released; false if @p nh is resolved or
+ *   gone meanwhile: the caller routes it again.
+ */
+bool dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh,
+		    const struct dpr_ip *dst);
+
+/**
+ * Make @p ip a static neighbour with @p mac, on dpr port @p port or (-1)
+ * the port whose subnet holds it. Packets held for it go now.
+ * @return its next-hop index, or a negative errno with a message in @p err:
+ *   -EINVAL (not on a connected subnet, not a neighbour's address),
+ *   -EEXIST (known on another port), -ENOSPC (next-hop table or FIB full).
+ */
+int dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
+			 const struct rte_ether_addr *mac, int port, char *err, size_t len);
+
+/**
+ * Forget neighbour @p ip (static or learned): its host route goes, next
+ * hops through it are unresolved again.
+ * @return 0, or -ENOENT if it is not a resolved neighbour.
+ */
+int dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip);
+
+/**
+ * The router's addresses changed (addr.add, addr.del): next hops follow
+ * their address's subnet to its port (unresolved again when it moved), and
+ * neighbours on no connected subnet are forgotten.
+ */
+void dpr_neigh_addresses_changed(struct dpr_neigh *n);
+
+/** Retries, timeouts and aging; call often (cheap when nothing is due). */
+void dpr_neigh_timers(struct dpr_neigh *n);
+
+/** Learned next hops now. */
+uint32_t dpr_neigh_learned(const struct dpr_neigh *n);
+
+/** Add the module's counters to @p o (stats.get's exception_path). */
+void dpr_neigh_stats_json(const struct dpr_neigh *n, json_t *o);
