@@ -452,6 +452,109 @@ test_exception_full(struct rig *r)
 	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
 }
 
+/*
+ * What the worker settles before anything goes the slow way: a frame sent
+ * as link-layer broadcast or multicast is not forwarded even with IP
+ * options (RFC 1812 5.3.4); link-layer bytes past the IP packet are cut
+ * before the options exit and from chains too (RFC 1812 5.2.2: the frame
+ * that leaves is the packet); a connected subnet's broadcast address is no
+ * source to forward from (RFC 1812 5.3.7), by the fast path or the reference.
+ */
+static void
+test_rfc1812_screen(struct rig *r)
+{
+	static const struct rte_ether_addr mac_mcast = {{ 0x01, 0, 0x5e, 0, 0, 5 }};
+	struct dpr_worker *w = r->w;
+	struct dpr_port_counters *st = &w->stats[0];
+	struct rte_mbuf *pkts[8], *m, *seg, *exc[8];
+	uint32_t h1 = IP(10, 0, 1, 2);
+	unsigned int n = 0, q, i;
+
+	memset(w->stats, 0, sizeof(w->stats));
+	/* 0-1: options, to a forwardable destination, as L2 broadcast/multicast */
+	m = mk_ip4(&mac_bcast, h1, IP(10, 0, 2, 2), 64, 32);
+	ip_of(m)->version_ihl = 0x46;
+	reseal(m);
+	pkts[n++] = m;
+	m = mk_ip4(&mac_mcast, h1, IP(198, 51, 100, 7), 64, 32);
+	ip_of(m)->version_ihl = 0x46;
+	reseal(m);
+	pkts[n++] = m;
+	/* 2: options and 40 bytes after the packet: diverted, cut */
+	m = mk_ip4(&mac_p0, h1, IP(10, 0, 2, 2), 64, 32);
+	ip_of(m)->version_ihl = 0x46;
+	reseal(m);
+	memset(rte_pktmbuf_append(m, 40), 0xee, 40);
+	pkts[n++] = m;
+	/* 3: a chain whose trailer is longer than its last segment */
+	m = mk_ip4(&mac_p0, h1, IP(10, 0, 2, 2), 64, 66);
+	ip_of(m)->total_length = rte_cpu_to_be_16(20 + 50);
+	reseal(m);
+	seg = rte_pktmbuf_alloc(pool);
+	memset(rte_pktmbuf_append(seg, 30), 0xee, 30);
+	CHECK_EQ(rte_pktmbuf_chain(m, seg), 0);
+	pkts[n++] = m;
+	/* 4-5: from the broadcast address of a connected subnet */
+	pkts[n++] = mk_ip4(&mac_p0, IP(10, 0, 1, 255), IP(10, 0, 2, 2), 64, 32);
+	m = mk_ip4(&mac_p0, IP(10, 0, 2, 255), IP(10, 0, 2, 2), 64, 32);
+	ip_of(m)->version_ihl = 0x46;
+	reseal(m);
+	pkts[n++] = m;
+	/* 6: a source ending in .255 that is no broadcast: forwarded */
+	pkts[n++] = mk_ip4(&mac_p0, IP(172, 16, 1, 255), IP(10, 0, 2, 2), 64, 32);
+
+	dpr_ip4_input_burst(w, 0, pkts, (uint16_t)n);
+
+	CHECK_EQ(st->drops[DPR_DROP_OTHER_HOST], 2);
+	CHECK_EQ(st->drops[DPR_DROP_MARTIAN], 2);
+	CHECK_EQ(st->exc[DPR_EXC_IP_OPTIONS], 1);
+	CHECK_EQ(st->forwarded, 2);
+	CHECK_EQ(accounted(st), n);
+	CHECK_EQ(w->tx[1].n, 2);
+	m = w->tx[1].pkts[0];
+	CHECK(m->pkt_len == RTE_ETHER_HDR_LEN + 70 && m->data_len == RTE_ETHER_HDR_LEN + 70 &&
+	      m->nb_segs == 1, "the chain is cut to its packet (%u bytes, %u segments)",
+	      m->pkt_len, m->nb_segs);
+	CHECK(ip_of(w->tx[1].pkts[1])->src_addr == RTE_BE32(IP(172, 16, 1, 255)),
+	      "a .255 source that is no broadcast is forwarded");
+	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)exc, RTE_DIM(exc), NULL);
+	CHECK_EQ(q, 1);
+	for (i = 0; i < q; i++)
+		CHECK(exc[i]->pkt_len == RTE_ETHER_HDR_LEN + 52,
+		      "the packet with options goes to the slow path without its trailer (%u)",
+		      exc[i]->pkt_len);
+	rte_pktmbuf_free_bulk(exc, q);
+	rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+	w->tx[1].n = 0;
+	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
+}
+
+/*
+ * When the counting identity holds: a burst screened and waiting for its
+ * pass 3 (pipelined, across the worker's quiescent report) is in rx and not
+ * yet forwarded; once no burst waits, every packet is accounted for.
+ */
+static void
+test_identity_waiting(struct rig *r)
+{
+	struct dpr_worker *w = r->w;
+	struct dpr_port_counters *st = &w->stats[0];
+	struct dpr_ip4_pending pend;
+	unsigned int i;
+
+	memset(w->stats, 0, sizeof(w->stats));
+	for (i = 0; i < 8; i++)
+		pend.pkts[i] = mk_ip4(&mac_p0, IP(10, 0, 1, 2), IP(198, 51, 100, 7), 64, 8);
+	st->rx += 8; /* as the worker counts them, at RX */
+	dpr_ip4_pipeline(w, 0, 8, &pend, NULL);
+	CHECK(accounted(st) < st->rx, "a waiting burst is not settled yet (%llu of %llu)",
+	      (unsigned long long)accounted(st), (unsigned long long)st->rx);
+	dpr_ip4_finish_burst(w, &pend);
+	CHECK_EQ(accounted(st), st->rx);
+	rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+	w->tx[1].n = 0;
+}
+
 /* A TX queue that takes only part of a burst: the rest are tx_full drops,
  * charged to the input port, and the counters still add up. */
 static void
@@ -476,8 +579,11 @@ test_tx_full(struct rig *r)
 	w->port_index[pid] = 1;
 
 	memset(w->stats, 0, sizeof(w->stats));
-	for (i = 0; i < RTE_DIM(pkts); i++)
+	/* As net_ring delivers them: no input port in the mbuf. */
+	for (i = 0; i < RTE_DIM(pkts); i++) {
 		pkts[i] = mk_ip4(&mac_p0, IP(10, 0, 1, 2), IP(198, 51, 100, 1), 64, 8);
+		pkts[i]->port = RTE_MBUF_PORT_INVALID;
+	}
 	dpr_ip4_input_burst(w, 0, pkts, RTE_DIM(pkts));
 	dpr_tx_flush(w, 1);
 	CHECK_EQ(w->stats[1].tx, rte_ring_get_capacity(txr));
@@ -904,6 +1010,8 @@ main(int argc, char **argv)
 		test_fast_matches_reference(&r, true);
 		r.ports[0].rx_ip_cksum = true;
 		test_pipeline_route_change(&r);
+		test_rfc1812_screen(&r);
+		test_identity_waiting(&r);
 		test_tx_full(&r);
 	}
 	return test_done("test_ip4");

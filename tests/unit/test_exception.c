@@ -1,0 +1,645 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control thread's side of the exception path (lib/exception with
+ * lib/neigh) on a router built here: two ports whose TX queues are rings
+ * the test reads, so every check is about what the router sends (or does
+ * not), byte for byte, and about mbufs coming back to the pool. Packets go
+ * in as a worker would hand them over (hash.usr: class and input port).
+ *
+ * p0 10.0.1.1/24 (02:00:00:00:01:01)   p1 10.0.2.1/24 (02:00:00:00:02:01),
+ * p1's MTU 1000 and broadcast_echo on; static neighbour 10.0.1.2 on p0;
+ * 192.0.2.0/24 via 10.0.1.2; 198.51.100.0/24 via 10.0.2.50 (unresolved).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "config/config.h"
+#include "datapath/datapath.h"
+#include "exception/exception.h"
+#include "exception/ip4_options.h"
+#include "exception/packet.h"
+#include "fib/fib.h"
+#include "neigh/neigh.h"
+#include "nexthop/nexthop.h"
+#include "route/route.h"
+#include "router/router.h"
+#include "test.h"
+
+#define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
+#define LEARNED_MAX 8
+#define POOL_SIZE 2047
+
+static const char config_text[] =
+	"{\"ports\": ["
+	" {\"name\": \"p0\", \"device\": \"net_null0\", \"mac\": \"02:00:00:00:01:01\","
+	"  \"addresses\": [\"10.0.1.1/24\"]},"
+	" {\"name\": \"p1\", \"device\": \"net_null1\", \"mac\": \"02:00:00:00:02:01\","
+	"  \"addresses\": [\"10.0.2.1/24\"], \"mtu\": 1000, \"broadcast_echo\": true}],"
+	" \"neighbors\": [{\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"}],"
+	" \"routes\": [{\"prefix\": \"192.0.2.0/24\", \"via\": \"10.0.1.2\"},"
+	"             {\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.2.50\"}],"
+	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 64, \"learned_neighbors_max\": 8}}";
+
+static const struct rte_ether_addr mac_p[2] = {
+	{{ 0x02, 0, 0, 0, 0x01, 0x01 }}, {{ 0x02, 0, 0, 0, 0x02, 0x01 }},
+};
+static const struct rte_ether_addr mac_h1 = {{ 0x02, 0, 0, 0, 0x01, 0x02 }};
+static const struct rte_ether_addr mac_bcast = {{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }};
+
+static struct dpr_router R;
+static struct rte_mempool *pool;
+static struct rte_ring *txr[2];
+
+static struct rte_ether_addr
+host_mac(uint32_t ip)
+{
+	struct rte_ether_addr m = {{ 0x02, 0xaa, (uint8_t)(ip >> 24), (uint8_t)(ip >> 16),
+				     (uint8_t)(ip >> 8), (uint8_t)ip }};
+	return m;
+}
+
+/* An IPv4/UDP frame to @p dmac, @p opt_len bytes of options from @p opt,
+ * @p payload bytes of data (i & 0xff), @p trailer bytes after the packet. */
+static struct rte_mbuf *
+mk_ip4(const struct rte_ether_addr *dmac, uint32_t src, uint32_t dst, uint8_t ttl,
+       const uint8_t *opt, unsigned int opt_len, unsigned int payload, unsigned int trailer)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	unsigned int hlen = sizeof(struct rte_ipv4_hdr) + opt_len, i;
+	struct rte_ether_hdr *eth;
+	struct rte_ipv4_hdr *ip;
+	uint8_t *d;
+
+	eth = m == NULL ? NULL : (struct rte_ether_hdr *)rte_pktmbuf_append(m,
+		sizeof(*eth) + hlen + payload + trailer);
+	if (eth == NULL) {
+		fprintf(stderr, "test_exception: mbuf pool exhausted\n");
+		abort();
+	}
+	memset(eth, 0, sizeof(*eth) + hlen);
+	eth->dst_addr = *dmac;
+	eth->src_addr = mac_h1;
+	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eth + 1);
+	ip->version_ihl = (uint8_t)(0x40 | (hlen / 4));
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(hlen + payload));
+	ip->packet_id = rte_cpu_to_be_16(0x4242);
+	ip->time_to_live = ttl;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(src);
+	ip->dst_addr = rte_cpu_to_be_32(dst);
+	memcpy(ip + 1, opt, opt_len);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	d = (uint8_t *)ip + hlen;
+	for (i = 0; i < payload; i++)
+		d[i] = (uint8_t)i;
+	memset(d + payload, 0xee, trailer);
+	return m;
+}
+
+/* Hand @p m to the exception path as a worker would. */
+static void
+inject(struct rte_mbuf *m, enum dpr_exc cls, uint16_t in, uint32_t arg)
+{
+	m->hash.usr = DPR_EXC_META(cls, in);
+	DPR_EXC_ARG(m) = arg;
+	dpr_exc_input(R.exc, m);
+}
+
+/* An ARP packet from @p ip (MAC host_mac(ip)) arriving on @p in. */
+static void
+arp_in(uint16_t in, uint16_t op, uint32_t ip, uint32_t target)
+{
+	struct dpr_arp a = { .op = op, .sha = host_mac(ip), .sip = ip, .tip = target };
+	struct rte_mbuf *m;
+
+	if (op == RTE_ARP_OP_REPLY)
+		a.tha = mac_p[in];
+	m = dpr_arp_build(pool, &a, op == RTE_ARP_OP_REPLY ? &mac_p[in] : &mac_bcast);
+
+	inject(m, DPR_EXC_ARP, in, 0);
+}
+
+/* What port @p p sent since the last call, up to @p max packets. */
+static unsigned int
+sent(unsigned int p, struct rte_mbuf **out, unsigned int max)
+{
+	return rte_ring_sc_dequeue_burst(txr[p], (void **)out, max, NULL);
+}
+
+static void
+drop_sent(void)
+{
+	struct rte_mbuf *m[64];
+	unsigned int p, n;
+
+	for (p = 0; p < 2; p++)
+		while ((n = sent(p, m, RTE_DIM(m))) > 0)
+			rte_pktmbuf_free_bulk(m, n);
+}
+
+static const struct rte_ether_hdr *
+eth_of(const struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+}
+
+static const struct rte_ipv4_hdr *
+ip_of(const struct rte_mbuf *m)
+{
+	return (const struct rte_ipv4_hdr *)(eth_of(m) + 1);
+}
+
+static bool
+is_arp_request_for(const struct rte_mbuf *m, uint32_t ip)
+{
+	struct dpr_arp a;
+
+	return dpr_arp_parse(m, &a) == 0 && a.op == RTE_ARP_OP_REQUEST && a.tip == ip;
+}
+
+static const struct rte_icmp_hdr *
+icmp_of(const struct rte_mbuf *m)
+{
+	const struct rte_ipv4_hdr *ip = ip_of(m);
+
+	if (eth_of(m)->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
+	    ip->next_proto_id != IPPROTO_ICMP)
+		return NULL;
+	return (const struct rte_icmp_hdr *)((const uint8_t *)ip + (ip->version_ihl & 0xf) * 4);
+}
+
+static unsigned int
+pool_in_use(void)
+{
+	return POOL_SIZE - rte_mempool_avail_count(pool);
+}
+
+static uint32_t
+nh_of(uint32_t ip)
+{
+	return dpr_fib4_lookup(R.fib4, ip);
+}
+
+static uint64_t
+exc_counter(const char *name)
+{
+	json_t *o = dpr_exc_stats_json(R.exc);
+	uint64_t v = (uint64_t)json_integer_value(json_object_get(o, name));
+
+	json_decref(o);
+	return v;
+}
+
+/* Point 198.51.100.0/24 at gateway @p gw (route.replace). */
+static void
+route_via(uint32_t gw)
+{
+	struct dpr_ip a = { .af = DPR_AF_IP4, .ip4 = gw };
+	struct dpr_fib4_op op = { .ip = IP(198, 51, 100, 0), .depth = 24 };
+	int idx = dpr_nh_get(R.nh, &a, 1);
+
+	CHECK(idx >= 0, "next hop for the gateway");
+	op.nh = (uint32_t)idx;
+	CHECK_EQ(dpr_route4_apply(R.fib4, R.nh, &op, 1, &(int){ 0 }), 1);
+}
+
+/*
+ * Packets held for one gateway whose route moves to another unresolved
+ * gateway before the first answers: all of them wait for the second one,
+ * then leave with its MAC, and no mbuf is lost (the hold queue being
+ * emptied must not be the one refilled).
+ */
+static void
+test_hold_queue_reuse(void)
+{
+	struct rte_mbuf *out[16];
+	struct rte_ether_addr gw2 = host_mac(IP(10, 0, 2, 60));
+	unsigned int base = pool_in_use(), n, i, ok = 0;
+
+	drop_sent();
+	for (i = 0; i < 4; i++)
+		inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 7), 64, NULL, 0, 32, 0),
+		       DPR_EXC_UNRESOLVED, 0, nh_of(IP(198, 51, 100, 7)));
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && is_arp_request_for(out[0], IP(10, 0, 2, 50)), "ARP for 10.0.2.50 on p1");
+	rte_pktmbuf_free_bulk(out, n);
+
+	route_via(IP(10, 0, 2, 60));
+	arp_in(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 50), IP(10, 0, 2, 1));
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && is_arp_request_for(out[0], IP(10, 0, 2, 60)),
+	      "the released packets ask for 10.0.2.60 (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(pool_in_use(), base + 4); /* all four held again */
+
+	arp_in(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 60), IP(10, 0, 2, 1));
+	n = sent(1, out, RTE_DIM(out));
+	for (i = 0; i < n; i++)
+		ok += rte_is_same_ether_addr(&eth_of(out[i])->dst_addr, &gw2) &&
+			ip_of(out[i])->time_to_live == 63;
+	CHECK(n == 4 && ok == 4, "all 4 held packets leave for 10.0.2.60 (%u sent, %u right)", n, ok);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(pool_in_use(), base);
+	route_via(IP(10, 0, 2, 50));
+}
+
+/*
+ * ARP from many hosts on a subnet learns at most fib.learned_neighbors_max
+ * of them; configured gateways and static neighbours still find next hops;
+ * a neighbour the router asks for itself takes the stalest learned entry.
+ */
+static void
+test_learned_budget(void)
+{
+	struct rte_ether_addr mac = {{ 0x02, 0, 0, 0, 0x01, 0x77 }};
+	struct dpr_ip ip = { .af = DPR_AF_IP4 };
+	uint64_t refused = exc_counter("learn_refused");
+	uint32_t before = dpr_neigh_learned(R.neigh);
+	struct rte_mbuf *out[64];
+	unsigned int i, n, base = pool_in_use();
+	char err[128];
+
+	drop_sent();
+	for (i = 0; i < 40; i++)
+		arp_in(0, RTE_ARP_OP_REQUEST, IP(10, 0, 1, 100 + i), IP(10, 0, 1, 1));
+	CHECK_EQ(dpr_neigh_learned(R.neigh), LEARNED_MAX);
+	CHECK_EQ(exc_counter("learn_refused") - refused, 40 - (LEARNED_MAX - before));
+	n = sent(0, out, RTE_DIM(out));
+	CHECK_EQ(n, 40); /* every request answered all the same */
+	rte_pktmbuf_free_bulk(out, n);
+
+	ip.ip4 = IP(10, 0, 1, 77);
+	CHECK(dpr_neigh_add_static(R.neigh, &ip, &mac, -1, err, sizeof(err)) >= 0,
+	      "a static neighbour still fits: %s", err);
+	route_via(IP(10, 0, 2, 61));
+	CHECK(dpr_nh_find(R.nh, &(struct dpr_ip){ .af = DPR_AF_IP4, .ip4 = IP(10, 0, 2, 61) }) >= 0,
+	      "a new gateway still fits");
+
+	/* Traffic to an unknown host: asked, answered, learned by evicting. */
+	inject(mk_ip4(&mac_p[1], IP(10, 0, 2, 9), IP(10, 0, 1, 200), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 1, nh_of(IP(10, 0, 1, 200)));
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && is_arp_request_for(out[0], IP(10, 0, 1, 200)), "ARP for 10.0.1.200");
+	rte_pktmbuf_free_bulk(out, n);
+	arp_in(0, RTE_ARP_OP_REPLY, IP(10, 0, 1, 200), IP(10, 0, 1, 1));
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && ip_of(out[0])->dst_addr == RTE_BE32(IP(10, 0, 1, 200)),
+	      "the packet for 10.0.1.200 leaves once it answers (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(dpr_neigh_learned(R.neigh), LEARNED_MAX);
+	CHECK(exc_counter("neighbors_evicted") >= 1, "evicted the stalest");
+	CHECK_EQ(pool_in_use(), base);
+	ip.ip4 = IP(10, 0, 1, 77);
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip), 0);
+	route_via(IP(10, 0, 2, 50));
+}
+
+/* neigh.add of an address being resolved sends what waits for it now. */
+static void
+test_static_cancels_pending(void)
+{
+	struct rte_ether_addr mac = {{ 0x02, 0, 0, 0, 0x01, 0x55 }};
+	struct dpr_ip ip = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 1, 55) };
+	struct rte_mbuf *out[8];
+	unsigned int n, base = pool_in_use();
+	char err[128];
+
+	drop_sent();
+	inject(mk_ip4(&mac_p[1], IP(10, 0, 2, 9), IP(10, 0, 1, 55), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 1, nh_of(IP(10, 0, 1, 55)));
+	drop_sent(); /* the ARP request */
+	CHECK(dpr_neigh_add_static(R.neigh, &ip, &mac, -1, err, sizeof(err)) >= 0, "%s", err);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && rte_is_same_ether_addr(&eth_of(out[0])->dst_addr, &mac),
+	      "the held packet leaves with the static MAC at once (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(pool_in_use(), base);
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip), 0);
+}
+
+/* A gateway whose subnet moves to another port is resolved there. */
+static void
+test_next_hop_follows_subnet(void)
+{
+	struct dpr_prefix a = { .addr = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 2, 1) }, .len = 24 };
+	struct dpr_prefix moved;
+	struct rte_mbuf *out[8];
+	uint32_t nh = nh_of(IP(198, 51, 100, 1));
+	unsigned int n;
+	char err[128];
+
+	drop_sent();
+	CHECK_EQ(dpr_nh_word_get(R.nh, nh).port, 1);
+	CHECK_EQ(dpr_config_addr_del(R.cfg, 1, &a), 0);
+	CHECK_EQ(dpr_config_addr_add(R.cfg, 0, "10.0.2.1/24", &moved, err, sizeof(err)), 0);
+	dpr_neigh_addresses_changed(R.neigh);
+	CHECK_EQ(dpr_nh_word_get(R.nh, nh).port, 0);
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 1), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, nh);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && is_arp_request_for(out[0], IP(10, 0, 2, 50)),
+	      "ARP for the gateway on p0, where its subnet is now (%u on p0)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+
+	CHECK_EQ(dpr_config_addr_del(R.cfg, 0, &moved), 0);
+	CHECK_EQ(dpr_config_addr_add(R.cfg, 1, "10.0.2.1/24", &moved, err, sizeof(err)), 0);
+	dpr_neigh_addresses_changed(R.neigh);
+	CHECK_EQ(dpr_nh_word_get(R.nh, nh).port, 1);
+	drop_sent();
+}
+
+/*
+ * ICMP errors: to an on-link source not yet learned, the error waits for
+ * ARP instead of being dropped (RFC 1812 5.3.1, RFC 1191); its source is an
+ * address of the interface it leaves through (RFC 1812 4.3.2.4).
+ */
+static void
+test_icmp_errors(void)
+{
+	struct rte_ether_addr h9 = host_mac(IP(10, 0, 1, 9));
+	struct rte_mbuf *out[8];
+	const struct rte_icmp_hdr *ic;
+	unsigned int n;
+
+	drop_sent();
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 9), IP(10, 0, 2, 7), 1, NULL, 0, 16, 0),
+	       DPR_EXC_TTL_EXPIRED, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && is_arp_request_for(out[0], IP(10, 0, 1, 9)),
+	      "time exceeded to an unknown on-link source: ARP for it first (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	arp_in(0, RTE_ARP_OP_REPLY, IP(10, 0, 1, 9), IP(10, 0, 1, 1));
+	n = sent(0, out, RTE_DIM(out));
+	ic = n == 1 ? icmp_of(out[0]) : NULL;
+	CHECK(ic != NULL && ic->icmp_type == DPR_ICMP_TIME_EXCEEDED &&
+	      rte_is_same_ether_addr(&eth_of(out[0])->dst_addr, &h9) &&
+	      ip_of(out[0])->src_addr == RTE_BE32(IP(10, 0, 1, 1)),
+	      "then time exceeded from 10.0.1.1 reaches it (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+
+	/* In on p1 from 192.0.2.10, which is reached through p0. */
+	inject(mk_ip4(&mac_p[1], IP(192, 0, 2, 10), IP(10, 0, 1, 2), 1, NULL, 0, 16, 0),
+	       DPR_EXC_TTL_EXPIRED, 1, 0);
+	n = sent(0, out, RTE_DIM(out));
+	ic = n == 1 ? icmp_of(out[0]) : NULL;
+	CHECK(ic != NULL && ic->icmp_type == DPR_ICMP_TIME_EXCEEDED &&
+	      ip_of(out[0])->src_addr == RTE_BE32(IP(10, 0, 1, 1)),
+	      "an error leaving p0 comes from p0's address, not the input port's (src %08x)",
+	      n == 1 ? rte_be_to_cpu_32(ip_of(out[0])->src_addr) : 0);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+}
+
+/* Echo requests to a subnet broadcast: ignored by default; where allowed,
+ * answered from the interface's address, never from the broadcast. */
+static void
+test_broadcast_echo(void)
+{
+	uint8_t echo[8] = { DPR_ICMP_ECHO_REQUEST, 0, 0, 0, 0, 1, 0, 1 };
+	struct rte_mbuf *out[8], *m;
+	uint64_t ignored = exc_counter("echo_broadcast_ignored");
+	unsigned int n;
+
+	drop_sent();
+	((uint16_t *)echo)[1] = (uint16_t)~rte_raw_cksum(echo, sizeof(echo));
+	m = mk_ip4(&mac_bcast, IP(10, 0, 1, 2), IP(10, 0, 1, 255), 64, NULL, 0, 0, 0);
+	memcpy(rte_pktmbuf_append(m, sizeof(echo)), echo, sizeof(echo));
+	((struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, struct rte_ether_hdr *) + 1))->next_proto_id =
+		IPPROTO_ICMP;
+	{
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, struct rte_ether_hdr *) + 1);
+
+		ip->total_length = rte_cpu_to_be_16(sizeof(*ip) + sizeof(echo));
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+	inject(m, DPR_EXC_LOCAL, 0, 0);
+	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
+	CHECK_EQ(exc_counter("echo_broadcast_ignored") - ignored, 1);
+
+	m = mk_ip4(&mac_p[1], IP(10, 0, 2, 2), IP(10, 0, 2, 255), 64, NULL, 0, 0, 0);
+	memcpy(rte_pktmbuf_append(m, sizeof(echo)), echo, sizeof(echo));
+	{
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, struct rte_ether_hdr *) + 1);
+
+		ip->next_proto_id = IPPROTO_ICMP;
+		ip->total_length = rte_cpu_to_be_16(sizeof(*ip) + sizeof(echo));
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+	inject(m, DPR_EXC_LOCAL, 1, 0);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && icmp_of(out[0]) != NULL && icmp_of(out[0])->icmp_type == DPR_ICMP_ECHO_REPLY &&
+	      ip_of(out[0])->dst_addr == RTE_BE32(IP(10, 0, 2, 2)),
+	      "broadcast_echo on p1: answered (%u sent)", n);
+	CHECK(n == 1 && ip_of(out[0])->src_addr == RTE_BE32(IP(10, 0, 2, 1)) &&
+	      rte_raw_cksum(ip_of(out[0]), sizeof(struct rte_ipv4_hdr)) == 0xffff,
+	      "the reply's source is the interface address 10.0.2.1, not 10.0.2.255");
+	rte_pktmbuf_free_bulk(out, n);
+}
+
+/*
+ * The slow path on a packet with options that came in a longer frame and
+ * is fragmented for p1 (MTU 1000): the fragments carry exactly the
+ * datagram, not the frame's trailer.
+ */
+static void
+test_fragment_trailer(void)
+{
+	static const uint8_t nops[4] = { 1, 1, 1, 0 };
+	struct rte_mbuf *out[8];
+	unsigned int n, i, data = 0, last_end = 0;
+	uint16_t total = 1400;
+
+	drop_sent();
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(192, 0, 2, 99), 64, NULL, 0, 16, 0),
+	       DPR_EXC_IP_OPTIONS, 0, 0); /* nothing: 192.0.2.0/24 is via p0 */
+	drop_sent();
+	route_via(IP(10, 0, 2, 50));
+	arp_in(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 50), IP(10, 0, 2, 1));
+	drop_sent();
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 3), 64, nops, sizeof(nops),
+		      total - 24, 40),
+	       DPR_EXC_IP_OPTIONS, 0, 0);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 2, "fragmented in two (%u)", n);
+	for (i = 0; i < n; i++) {
+		const struct rte_ipv4_hdr *ip = ip_of(out[i]);
+		unsigned int hl = (ip->version_ihl & 0xf) * 4u;
+		unsigned int tl = rte_be_to_cpu_16(ip->total_length);
+		unsigned int off = (rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK) * 8u;
+
+		CHECK_EQ(out[i]->pkt_len, sizeof(struct rte_ether_hdr) + tl);
+		data += tl - hl;
+		if (!(ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG)))
+			last_end = off + tl - hl;
+	}
+	CHECK_EQ(data, total - 24u);
+	CHECK_EQ(last_end, total - 24u);
+	rte_pktmbuf_free_bulk(out, n);
+}
+
+/* A frame sent as link-layer broadcast is not forwarded by the slow path
+ * either (RFC 1812 5.3.4). */
+static void
+test_slow_path_l2_broadcast(void)
+{
+	static const uint8_t nops[4] = { 1, 1, 1, 0 };
+	struct rte_mbuf *out[8];
+
+	drop_sent();
+	inject(mk_ip4(&mac_bcast, IP(10, 0, 1, 2), IP(198, 51, 100, 3), 64, nops, sizeof(nops), 32, 0),
+	       DPR_EXC_IP_OPTIONS, 0, 0);
+	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
+	CHECK(exc_counter("l2_broadcast_dropped") >= 1, "counted");
+}
+
+/*
+ * Options on the slow path (RFC 1812 5.3.13, RFC 7126): record route gets
+ * the address of the interface the packet leaves by; a source route is not
+ * honoured (administratively prohibited); a malformed option gets a
+ * parameter problem pointing at the bad byte.
+ */
+static void
+test_options(void)
+{
+	static const uint8_t rr[8] = { DPR_IP4_OPT_RR, 7, 4, 0, 0, 0, 0, 0 };
+	static const uint8_t lsrr[8] = { DPR_IP4_OPT_LSRR, 7, 4, 10, 0, 2, 50, 0 };
+	static const uint8_t bad[4] = { 1, DPR_IP4_OPT_RR, 9, 4 }; /* runs past the header */
+	struct rte_mbuf *out[8];
+	const struct rte_icmp_hdr *ic;
+	const uint8_t *o;
+	unsigned int n;
+
+	drop_sent();
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 3), 64, rr, sizeof(rr), 32, 0),
+	       DPR_EXC_IP_OPTIONS, 0, 0);
+	n = sent(1, out, RTE_DIM(out));
+	o = n == 1 ? (const uint8_t *)(ip_of(out[0]) + 1) : NULL;
+	CHECK(o != NULL && o[2] == 8 && o[3] == 10 && o[4] == 0 && o[5] == 2 && o[6] == 1,
+	      "record route: 10.0.2.1 recorded, pointer 8 (%u sent)", n);
+	CHECK(n == 1 && rte_raw_cksum(ip_of(out[0]), 28) == 0xffff, "header checksum right");
+	rte_pktmbuf_free_bulk(out, n);
+
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 3), 64, lsrr, sizeof(lsrr), 32, 0),
+	       DPR_EXC_IP_OPTIONS, 0, 0);
+	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+	n = sent(0, out, RTE_DIM(out));
+	ic = n == 1 ? icmp_of(out[0]) : NULL;
+	CHECK(ic != NULL && ic->icmp_type == DPR_ICMP_DEST_UNREACH &&
+	      ic->icmp_code == DPR_ICMP_UNREACH_ADMIN,
+	      "source route: not forwarded, administratively prohibited (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 3), 64, bad, sizeof(bad), 32, 0),
+	       DPR_EXC_IP_OPTIONS, 0, 0);
+	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+	n = sent(0, out, RTE_DIM(out));
+	ic = n == 1 ? icmp_of(out[0]) : NULL;
+	CHECK(ic != NULL && ic->icmp_type == DPR_ICMP_PARAM_PROBLEM &&
+	      ((const uint8_t *)ic)[4] == 22,
+	      "malformed option: parameter problem pointing at byte 22 (%u sent, pointer %u)", n,
+	      ic != NULL ? ((const uint8_t *)ic)[4] : 0);
+	rte_pktmbuf_free_bulk(out, n);
+	/* To the router itself: a source route is not honoured either. */
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 1, 1), 64, lsrr, sizeof(lsrr), 32, 0),
+	       DPR_EXC_IP_OPTIONS, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	ic = n == 1 ? icmp_of(out[0]) : NULL;
+	CHECK(ic != NULL && ic->icmp_code == DPR_ICMP_UNREACH_ADMIN,
+	      "source-routed packet for the router: refused, not handed to the host stack");
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK(exc_counter("source_routed") >= 2 && exc_counter("ip_options_bad") >= 1, "counted");
+}
+
+static int
+port_on_ring(unsigned int p)
+{
+	struct rte_eth_conf conf = { 0 };
+	char name[32];
+	int pid;
+
+	snprintf(name, sizeof(name), "test_exc_tx%u", p);
+	txr[p] = rte_ring_create(name, 256, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	pid = rte_eth_from_ring(txr[p]);
+	if (pid < 0)
+		return -1;
+	rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
+	rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
+	rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
+	rte_eth_dev_start((uint16_t)pid);
+	R.ports[p].port_id = (uint16_t)pid;
+	R.ports[p].mac = mac_p[p];
+	R.ports[p].socket = 0;
+	R.port_dp[p] = (struct dpr_port_dp){ .mac = mac_p[p], .port_id = (uint16_t)pid,
+					     .mtu = R.cfg->ports[p].mtu };
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct dpr_fib4_conf fc = { .max_routes = 4096, .tbl8_groups = 64, .socket = 0 };
+	char err[512];
+
+	(void)argc;
+	if (test_eal_init(argv[0]) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return EXIT_FAILURE;
+	}
+	pool = rte_pktmbuf_pool_create("test_exc", POOL_SIZE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	R.cfg = dpr_config_parse(config_text, "test_exception", err, sizeof(err));
+	if (pool == NULL || R.cfg == NULL) {
+		fprintf(stderr, "setup: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	R.n_ports = 2;
+	R.n_workers = 0;
+	R.pools[0] = pool;
+	R.port_dp = rte_zmalloc(NULL, sizeof(*R.port_dp) * DPR_MAX_PORTS, 0);
+	R.nh = dpr_nh_table_create(0);
+	R.fib4 = dpr_fib4_create(&fc, NULL);
+	if (R.port_dp == NULL || R.nh == NULL || R.fib4 == NULL || port_on_ring(0) < 0 ||
+	    port_on_ring(1) < 0 ||
+	    dpr_route_install_config(R.fib4, R.nh, R.cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "router: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	R.neigh = dpr_neigh_create(&R, R.cfg->learned_neighbors_max);
+	R.exc = dpr_exc_create(&R);
+	if (R.neigh == NULL || R.exc == NULL)
+		return EXIT_FAILURE;
+
+	test_hold_queue_reuse();
+	test_static_cancels_pending();
+	test_next_hop_follows_subnet();
+	test_icmp_errors();
+	test_broadcast_echo();
+	test_fragment_trailer();
+	test_slow_path_l2_broadcast();
+	test_options();
+	test_learned_budget();
+
+	drop_sent();
+	dpr_exc_free(R.exc);
+	dpr_neigh_free(R.neigh);
+	dpr_fib4_free(R.fib4);
+	dpr_nh_table_free(R.nh);
+	dpr_config_free(R.cfg);
+	return test_done("test_exception");
+}
