@@ -425,26 +425,16 @@ is_router_address(uint32_t addr, const void *arg)
 }
 
 /*
- * The options of @p m, a packet to forward out of @p out (RFC 1812 5.2.4,
- * 5.3.13): checked, and record route and timestamp filled in. Anything
- * wrong with them answers the packet (consumed).
- * @return true when @p m goes on.
+ * Act on the verdict on @p m's options: a source route is not honoured
+ * (see ip4_options.h), a malformed option gets a parameter problem pointing
+ * at byte @p ptr (RFC 1812 4.3.2.7 rules apply). @return true when @p m
+ * goes on; otherwise it was consumed.
  */
 static bool
-options_forward(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t out, uint32_t gw)
+options_ok(struct dpr_exc_engine *x, struct rte_mbuf *m, enum dpr_ip4_opt_verdict v, uint8_t ptr)
 {
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
-							  sizeof(struct rte_ether_hdr));
-	struct dpr_ip4_opt_hop hop = {
-		.out_addr = port_addr(x, out, gw), .ts_ms = ms_since_midnight(),
-		.is_local = is_router_address, .arg = x,
-	};
-	uint8_t ptr = 0;
-
-	switch (dpr_ip4_options_forward(ip, &hop, &ptr)) {
+	switch (v) {
 	case DPR_IP4_OPT_OK:
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
 		return true;
 	case DPR_IP4_OPT_SOURCE_ROUTE:
 		x->c.source_routed++;
@@ -458,28 +448,41 @@ options_forward(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t out, uint
 	}
 }
 
+/*
+ * The options of @p m, a packet to forward out of @p out towards next hop
+ * (or destination) @p gw, checked and with record route and timestamp
+ * filled in (RFC 1812 5.3.13). @return true when @p m goes on.
+ */
+static bool
+options_forward(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t out, uint32_t gw)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+							  sizeof(struct rte_ether_hdr));
+	struct dpr_ip4_opt_hop hop = {
+		.out_addr = port_addr(x, out, gw), .ts_ms = ms_since_midnight(),
+		.is_local = is_router_address, .arg = x,
+	};
+	uint8_t ptr = 0;
+	enum dpr_ip4_opt_verdict v = dpr_ip4_options_forward(ip, &hop, &ptr);
+
+	if (!options_ok(x, m, v, ptr))
+		return false;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return true;
+}
+
 /* Options of a packet for the router: checked before the host stack sees
- * it; source routes are not honoured here either (see ip4_options.h). */
+ * it; source routes are not honoured here either. */
 static bool
 options_local(struct dpr_exc_engine *x, struct rte_mbuf *m)
 {
 	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
 								sizeof(struct rte_ether_hdr));
 	uint8_t ptr = 0;
+	enum dpr_ip4_opt_verdict v = dpr_ip4_options_check(ip, &ptr);
 
-	switch (dpr_ip4_options_check(ip, &ptr)) {
-	case DPR_IP4_OPT_OK:
-		return true;
-	case DPR_IP4_OPT_SOURCE_ROUTE:
-		x->c.source_routed++;
-		icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_ADMIN, 0);
-		return false;
-	case DPR_IP4_OPT_BAD:
-	default:
-		x->c.ip_options_bad++;
-		icmp_error(x, m, DPR_ICMP_PARAM_PROBLEM, 0, (uint32_t)ptr << 24);
-		return false;
-	}
+	return options_ok(x, m, v, ptr);
 }
 
 /*
