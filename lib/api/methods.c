@@ -956,8 +956,9 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	ports = json_array();
 	for (i = 0; i < r->cfg->n_ports; i++) {
 		const struct dpr_port_conf *pc = &r->cfg->ports[i];
-		json_t *o = json_pack("{s:s,s:s,s:i,s:b}", "name", pc->name, "device", pc->device,
-				      "mtu", pc->mtu, "transparent", pc->transparent);
+		json_t *o = json_pack("{s:s,s:s,s:i,s:b,s:b}", "name", pc->name, "device", pc->device,
+				      "mtu", pc->mtu, "transparent", pc->transparent,
+				      "broadcast_echo", pc->broadcast_echo);
 
 		json_object_set_new(o, "tap", pc->tap[0] ? json_string(pc->tap) : json_false());
 
@@ -984,11 +985,12 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			dpr_ip_fmt(&info->ip, ip, sizeof(ip)), "mac", mac,
 			"port", r->cfg->ports[w.port].name));
 	}
-	res = json_pack("{s:s,s:o,s:o,s:{s:s,s:s},s:{s:i,s:i},s:i}",
+	res = json_pack("{s:s,s:o,s:o,s:{s:s,s:s},s:{s:i,s:i,s:i},s:i}",
 			"file", r->cfg->path, "ports", ports, "neighbors", neighs,
 			"control", "socket", r->cfg->socket, "group", r->cfg->socket_group,
 			"fib", "ipv4_max_routes", (json_int_t)r->cfg->ip4_max_routes,
 			"ipv4_tbl8_groups", (json_int_t)r->cfg->ip4_tbl8_groups,
+			"learned_neighbors_max", (json_int_t)r->cfg->learned_neighbors_max,
 			"routes", (json_int_t)r->fib4->n_routes);
 	return res;
 }

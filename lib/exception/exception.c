@@ -166,7 +166,8 @@ egress(struct dpr_exc_engine *x, uint32_t dst, uint32_t *nh, uint32_t *src)
 /*
  * Send @p m (an IPv4 packet the router made) towards @p dst through next
  * hop @p nh: now if its MAC is known, else held while it is resolved (an
- * on-link host the router has not heard from yet, RFC 1812 5.3.1).
+ * on-link host the router has not heard from yet: RFC 1122 2.3.2.2, which
+ * RFC 1812 3.3.2 applies to routers; path-MTU discovery, RFC 1191, needs it).
  */
 static void
 send_own(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t dst, uint32_t nh)

@@ -182,6 +182,7 @@ tbl8_reclaim(struct dpr_fib4 *fib)
 {
 	if (fib->qsbr != NULL)
 		rte_rcu_qsbr_synchronize(fib->qsbr, RTE_QSBR_THRID_INVALID);
+	fib->grace_periods++;
 	while (fib->n_pending > 0)
 		fib->tbl8_free[fib->n_free++] = fib->tbl8_pending[--fib->n_pending];
 }

@@ -94,6 +94,7 @@ struct dpr_fib4 {
 	uint32_t n_pending;
 	uint64_t gen;               /**< bumped by every applied op */
 	uint32_t bcast_routes[256]; /**< /32 routes to DPR_NH_BCAST by last octet */
+	uint64_t grace_periods;     /**< waited by dpr_fib4_update() (tests, stats) */
 	uint64_t *walk;             /**< sorted routes for dpr_fib4_list() */
 	uint32_t walk_n;
 	uint32_t walk_cap;

@@ -664,6 +664,39 @@ test_many_routes(void)
 	free(gone);
 }
 
+/*
+ * A batch that only adds new prefixes frees nothing and waits for no grace
+ * period (a learned neighbour's /32 at a time costs none); replacing or
+ * deleting a route, or unlinking a tbl8 group, waits exactly one.
+ */
+static void
+test_grace_periods(void)
+{
+	struct dpr_fib4_conf fc = { .max_routes = 1024, .tbl8_groups = 64, .socket = 0 };
+	struct dpr_fib4 *fib = dpr_fib4_create(&fc, NULL);
+	struct dpr_fib4_op op = { .ip = IP(10, 9, 8, 7), .depth = 32, .nh = 5 };
+	uint64_t g;
+	int err;
+
+	CHECK(fib != NULL, "create");
+	if (fib == NULL)
+		return;
+	g = fib->grace_periods;
+	CHECK_EQ(dpr_fib4_update(fib, &op, 1, &err), 1);
+	CHECK_EQ(fib->grace_periods, g);
+	op.ip = IP(10, 9, 0, 0);
+	op.depth = 16;
+	CHECK_EQ(dpr_fib4_update(fib, &op, 1, &err), 1);
+	CHECK_EQ(fib->grace_periods, g);
+	op.nh = 6;                     /* replace: the old next hop is freed after */
+	CHECK_EQ(dpr_fib4_update(fib, &op, 1, &err), 1);
+	CHECK_EQ(fib->grace_periods, g + 1);
+	op = (struct dpr_fib4_op){ .ip = IP(10, 9, 8, 7), .depth = 32, .del = 1 };
+	CHECK_EQ(dpr_fib4_update(fib, &op, 1, &err), 1); /* unlinks its tbl8 group */
+	CHECK_EQ(fib->grace_periods, g + 2);
+	dpr_fib4_free(fib);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -685,5 +718,6 @@ main(int argc, char **argv)
 	test_random_churn();
 	test_many_routes();
 	test_rcu_churn();
+	test_grace_periods();
 	return test_done("test_fib");
 }

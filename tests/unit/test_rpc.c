@@ -1473,6 +1473,9 @@ test_read_only(void)
 	HAS_STR(json_array_get(json_object_get(res, "neighbors"), 0), "address", "10.0.1.2");
 	HAS_STR(json_object_get(res, "control"), "socket", "/tmp/dpr-test-rpc.sock");
 	HAS_INT(json_object_get(res, "fib"), "ipv4_max_routes", 4096);
+	HAS_INT(json_object_get(res, "fib"), "learned_neighbors_max", DPR_LEARNED_NEIGHBORS_DEFAULT);
+	CHECK(json_is_false(json_object_get(json_array_get(json_object_get(res, "ports"), 0),
+					    "broadcast_echo")), "broadcast_echo reported, off by default");
 	HAS_INT(res, "routes", R.fib4->n_routes);
 }
 
