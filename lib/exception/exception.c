@@ -637,6 +637,9 @@ local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 				return;
 			}
 			if (dpr_icmp4_echo_reply(m, port_addr(x, in, dst)) == 0) {
+				/* It may have come to the broadcast MAC: the
+				 * reply is from the port's own. */
+				eth->src_addr = x->r->ports[in].mac;
 				x->c.echo_replies++;
 				tx(x, in, m);
 				return;

@@ -431,7 +431,7 @@ test_broadcast_echo(void)
 	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
 	CHECK_EQ(exc_counter("echo_broadcast_ignored") - ignored, 1);
 
-	m = mk_ip4(&mac_p[1], IP(10, 0, 2, 2), IP(10, 0, 2, 255), 64, NULL, 0, 0, 0);
+	m = mk_ip4(&mac_bcast, IP(10, 0, 2, 2), IP(10, 0, 2, 255), 64, NULL, 0, 0, 0);
 	memcpy(rte_pktmbuf_append(m, sizeof(echo)), echo, sizeof(echo));
 	{
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, struct rte_ether_hdr *) + 1);
@@ -449,6 +449,9 @@ test_broadcast_echo(void)
 	CHECK(n == 1 && ip_of(out[0])->src_addr == RTE_BE32(IP(10, 0, 2, 1)) &&
 	      rte_raw_cksum(ip_of(out[0]), sizeof(struct rte_ipv4_hdr)) == 0xffff,
 	      "the reply's source is the interface address 10.0.2.1, not 10.0.2.255");
+	CHECK(n == 1 && rte_is_same_ether_addr(&eth_of(out[0])->src_addr, &mac_p[1]) &&
+	      rte_is_same_ether_addr(&eth_of(out[0])->dst_addr, &mac_h1),
+	      "a request on the broadcast MAC is answered from p1's MAC to the sender's");
 	rte_pktmbuf_free_bulk(out, n);
 }
 
