@@ -100,7 +100,8 @@ mk_ip4(const struct rte_ether_addr *dmac, uint32_t src, uint32_t dst, uint8_t tt
 	ip->next_proto_id = IPPROTO_UDP;
 	ip->src_addr = rte_cpu_to_be_32(src);
 	ip->dst_addr = rte_cpu_to_be_32(dst);
-	memcpy(ip + 1, opt, opt_len);
+	if (opt_len > 0)
+		memcpy(ip + 1, opt, opt_len);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	d = (uint8_t *)ip + hlen;
 	for (i = 0; i < payload; i++)
