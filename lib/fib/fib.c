@@ -17,9 +17,9 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
+#include "../nexthop/nexthop.h"
 #include "../util/addr.h"
 #include "../util/log.h"
-#include "../nexthop/nexthop.h"
 #include "fib.h"
 
 #define GROUP_SIZE 256u

@@ -58,4 +58,3 @@ struct dpr_router {
 
 struct dpr_server;
 struct dpr_exc_engine;
-struct dpr_neigh;

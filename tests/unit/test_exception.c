@@ -30,11 +30,7 @@
 #include "exception/exception.h"
 #include "exception/ip4_options.h"
 #include "exception/packet.h"
-#include "fib/fib.h"
-#include "neigh/neigh.h"
-#include "nexthop/nexthop.h"
-#include "route/route.h"
-#include "router/router.h"
+#include "rig.h"
 #include "test.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
@@ -469,11 +465,7 @@ test_fragment_trailer(void)
 	unsigned int n, i, data = 0, last_end = 0;
 	uint16_t total = 1400;
 
-	drop_sent();
-	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(192, 0, 2, 99), 64, NULL, 0, 16, 0),
-	       DPR_EXC_IP_OPTIONS, 0, 0); /* nothing: 192.0.2.0/24 is via p0 */
-	drop_sent();
-	route_via(IP(10, 0, 2, 50));
+	/* 198.51.100.0/24 via 10.0.2.50, resolved now. */
 	arp_in(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 50), IP(10, 0, 2, 1));
 	drop_sent();
 	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 3), 64, nops, sizeof(nops),
@@ -598,35 +590,22 @@ port_on_ring(unsigned int p)
 int
 main(int argc, char **argv)
 {
-	struct dpr_fib4_conf fc = { .max_routes = 4096, .tbl8_groups = 64, .socket = 0 };
-	char err[512];
-
 	(void)argc;
 	if (test_eal_init(argv[0]) < 0) {
 		fprintf(stderr, "EAL init failed\n");
 		return EXIT_FAILURE;
 	}
 	pool = rte_pktmbuf_pool_create("test_exc", POOL_SIZE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	R.cfg = dpr_config_parse(config_text, "test_exception", err, sizeof(err));
-	if (pool == NULL || R.cfg == NULL) {
-		fprintf(stderr, "setup: %s\n", err);
+	if (pool == NULL || test_router_init(&R, config_text, "test_exception") < 0)
 		return EXIT_FAILURE;
-	}
 	R.n_ports = 2;
 	R.n_workers = 0;
 	R.pools[0] = pool;
 	R.port_dp = rte_zmalloc(NULL, sizeof(*R.port_dp) * DPR_MAX_PORTS, 0);
-	R.nh = dpr_nh_table_create(0);
-	R.fib4 = dpr_fib4_create(&fc, NULL);
-	if (R.port_dp == NULL || R.nh == NULL || R.fib4 == NULL || port_on_ring(0) < 0 ||
-	    port_on_ring(1) < 0 ||
-	    dpr_route_install_config(R.fib4, R.nh, R.cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "router: %s\n", err);
+	if (R.port_dp == NULL || port_on_ring(0) < 0 || port_on_ring(1) < 0)
 		return EXIT_FAILURE;
-	}
-	R.neigh = dpr_neigh_create(&R, R.cfg->learned_neighbors_max);
 	R.exc = dpr_exc_create(&R);
-	if (R.neigh == NULL || R.exc == NULL)
+	if (R.exc == NULL)
 		return EXIT_FAILURE;
 
 	test_hold_queue_reuse();
@@ -641,9 +620,6 @@ main(int argc, char **argv)
 
 	drop_sent();
 	dpr_exc_free(R.exc);
-	dpr_neigh_free(R.neigh);
-	dpr_fib4_free(R.fib4);
-	dpr_nh_table_free(R.nh);
-	dpr_config_free(R.cfg);
+	test_router_free(&R);
 	return test_done("test_exception");
 }

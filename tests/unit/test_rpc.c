@@ -26,6 +26,7 @@
 #include "neigh/neigh.h"
 #include "nexthop/nexthop.h"
 #include "route/route.h"
+#include "rig.h"
 #include "router/router.h"
 #include "test.h"
 
@@ -1482,33 +1483,14 @@ test_read_only(void)
 int
 main(int argc, char **argv)
 {
-	struct dpr_fib4_conf fc;
 	struct snapshot start;
-	char err[512];
 
 	(void)argc;
 	if (test_eal_init(argv[0]) < 0) {
 		fprintf(stderr, "EAL init failed\n");
 		return EXIT_FAILURE;
 	}
-	R.cfg = dpr_config_parse(config_text, "test_rpc", err, sizeof(err));
-	if (R.cfg == NULL) {
-		fprintf(stderr, "config: %s\n", err);
-		return EXIT_FAILURE;
-	}
-	R.port_names[0] = R.cfg->ports[0].name;
-	R.port_names[1] = R.cfg->ports[1].name;
-	R.nh = dpr_nh_table_create(0);
-	fc = (struct dpr_fib4_conf){ .max_routes = R.cfg->ip4_max_routes,
-				     .tbl8_groups = R.cfg->ip4_tbl8_groups, .socket = 0 };
-	R.fib4 = dpr_fib4_create(&fc, NULL);
-	if (R.nh == NULL || R.fib4 == NULL ||
-	    dpr_route_install_config(R.fib4, R.nh, R.cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "router: %s\n", err);
-		return EXIT_FAILURE;
-	}
-	R.neigh = dpr_neigh_create(&R, R.cfg->learned_neighbors_max);
-	if (R.neigh == NULL)
+	if (test_router_init(&R, config_text, "test_rpc") < 0)
 		return EXIT_FAILURE;
 	R.n_workers = 0;
 	R.n_ports = 0;
@@ -1533,9 +1515,6 @@ main(int argc, char **argv)
 	SAME(snap(), start);
 
 	json_decref(last);
-	dpr_neigh_free(R.neigh);
-	dpr_fib4_free(R.fib4);
-	dpr_nh_table_free(R.nh);
-	dpr_config_free(R.cfg);
+	test_router_free(&R);
 	return test_done("test_rpc");
 }

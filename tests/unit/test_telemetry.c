@@ -27,11 +27,7 @@
 
 #include "api/rpc.h"
 #include "api/server.h"
-#include "config/config.h"
-#include "fib/fib.h"
-#include "nexthop/nexthop.h"
-#include "route/route.h"
-#include "router/router.h"
+#include "rig.h"
 #include "telemetry/telemetry.h"
 #include "test.h"
 
@@ -323,7 +319,6 @@ test_notification(void)
 int
 main(int argc, char **argv)
 {
-	struct dpr_fib4_conf fc;
 	char err[512], path[108];
 
 	(void)argc;
@@ -331,22 +326,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "EAL init failed\n");
 		return EXIT_FAILURE;
 	}
-	R.cfg = dpr_config_parse(config_text, "test_telemetry", err, sizeof(err));
-	if (R.cfg == NULL) {
-		fprintf(stderr, "config: %s\n", err);
+	if (test_router_init(&R, config_text, "test_telemetry") < 0)
 		return EXIT_FAILURE;
-	}
-	R.port_names[0] = R.cfg->ports[0].name;
-	R.port_names[1] = R.cfg->ports[1].name;
-	R.nh = dpr_nh_table_create(0);
-	fc = (struct dpr_fib4_conf){ .max_routes = R.cfg->ip4_max_routes,
-				     .tbl8_groups = R.cfg->ip4_tbl8_groups, .socket = 0 };
-	R.fib4 = dpr_fib4_create(&fc, NULL);
-	if (R.nh == NULL || R.fib4 == NULL ||
-	    dpr_route_install_config(R.fib4, R.nh, R.cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "router: %s\n", err);
-		return EXIT_FAILURE;
-	}
 	snprintf(path, sizeof(path), "/tmp/dpr-test-telemetry-%d.sock", (int)getpid());
 	S = dpr_server_create(&R, path, NULL, err, sizeof(err));
 	if (S == NULL) {
@@ -367,8 +348,6 @@ main(int argc, char **argv)
 	json_decref(B.resp);
 	dpr_telemetry_stop();
 	dpr_server_free(S);
-	dpr_fib4_free(R.fib4);
-	dpr_nh_table_free(R.nh);
-	dpr_config_free(R.cfg);
+	test_router_free(&R);
 	return test_done("test_telemetry");
 }

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+/*
+ * A router for unit tests that drive the control side (API methods,
+ * telemetry, the exception path): the configuration parsed from a string,
+ * the next-hop table, a FIB with no RCU readers, the config's routes and
+ * neighbours installed, and the neighbour module. No ports and no workers:
+ * a test that sends packets sets up its own ports.
+ */
+#include <stdio.h>
+
+#include "config/config.h"
+#include "fib/fib.h"
+#include "neigh/neigh.h"
+#include "nexthop/nexthop.h"
+#include "route/route.h"
+#include "router/router.h"
+
+/** Build @p r from config @p text (@p origin names it); 0, or -1 with why on stderr. */
+static inline int
+test_router_init(struct dpr_router *r, const char *text, const char *origin)
+{
+	struct dpr_fib4_conf fc = { .socket = 0 };
+	char err[512];
+	unsigned int p;
+
+	r->cfg = dpr_config_parse(text, origin, err, sizeof(err));
+	if (r->cfg == NULL) {
+		fprintf(stderr, "%s: config: %s\n", origin, err);
+		return -1;
+	}
+	for (p = 0; p < r->cfg->n_ports; p++)
+		r->port_names[p] = r->cfg->ports[p].name;
+	fc.max_routes = r->cfg->ip4_max_routes;
+	fc.tbl8_groups = r->cfg->ip4_tbl8_groups;
+	r->nh = dpr_nh_table_create(0);
+	r->fib4 = dpr_fib4_create(&fc, NULL);
+	if (r->nh == NULL || r->fib4 == NULL ||
+	    dpr_route_install_config(r->fib4, r->nh, r->cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: router: %s\n", origin, err);
+		return -1;
+	}
+	r->neigh = dpr_neigh_create(r, r->cfg->learned_neighbors_max);
+	if (r->neigh == NULL) {
+		fprintf(stderr, "%s: no memory for the neighbour table\n", origin);
+		return -1;
+	}
+	return 0;
+}
+
+/** Free what test_router_init() built. */
+static inline void
+test_router_free(struct dpr_router *r)
+{
+	dpr_neigh_free(r->neigh);
+	dpr_fib4_free(r->fib4);
+	dpr_nh_table_free(r->nh);
+	dpr_config_free(r->cfg);
+}
