@@ -11,7 +11,8 @@
 #   scripts/bench-ab.sh /tmp/dpr-old                 A = old, B = build/app/dpr
 #   ROUNDS=9 DURATION=5 scripts/bench-ab.sh A_BIN B_BIN
 #
-# Instruction counts are exact and need no A/B: THROUGHPUT=0 scripts/bench.sh.
+# INSTR=1: instructions per packet of both binaries instead (callgrind,
+# exact, so one run is enough: scripts/callgrind-dpr.sh), small and full table.
 # PERF=1 also samples the worker's CPU (perf): ns a packet in dpr's own code
 # and in the rest (PMDs), per binary.
 set -euo pipefail
@@ -26,6 +27,14 @@ done
 ROUNDS=${ROUNDS:-7} DURATION=${DURATION:-5} WARMUP=${WARMUP:-2}
 
 PREPARE=1 scripts/bench.sh >&2
+if [ "${INSTR:-0}" = 1 ]; then
+	pool=$(python3 -c 'import json,sys; a=[c for c in json.load(open(sys.argv[1]))["cases"] if c["app"] == "dpr"][0]["argv"]; print(a[a.index("--pool-size")+1])' \
+		build/bench/cases.json)
+	echo "instructions per packet, forwarding loop (callgrind)"
+	echo "A = $A"; scripts/callgrind-dpr.sh "$A" build/bench/ab-callgrind-A "$pool" small pyasn
+	echo "B = $B"; scripts/callgrind-dpr.sh "$B" build/bench/ab-callgrind-B "$pool" small pyasn
+	exit 0
+fi
 python3 - "$A" "$B" build/bench/cases.json build/bench/ab-cases.json <<'PY'
 import json, sys
 a, b, src, out = sys.argv[1:]

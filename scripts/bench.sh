@@ -119,15 +119,7 @@ PERF_ARG=()
 # l3fwd's set-up run for time, not per packet.
 if [ "$CALLGRIND" = 1 ]; then
 	say "callgrind: instructions per packet (dpr, small and full table)"
-	for t in small pyasn; do
-		for n in 100000 200000; do
-			valgrind --tool=callgrind --callgrind-out-file="$B/callgrind-$t-$n.out" \
-				--collect-atstart=no --toggle-collect=dpr_worker_main \
-				build/app/dpr --no-pci --no-huge -m 3072 --file-prefix cg$$ -l 0,1 \
-				--log-level '*:error' -- -c "$B/dpr-$t.json" --pool-size "$POOL" \
-				--max-packets $n > "$B/callgrind-$t-$n.log" 2>&1 || true
-		done
-	done
+	scripts/callgrind-dpr.sh build/app/dpr "$B/callgrind" "$POOL" small pyasn >/dev/null
 	say "callgrind: instructions per packet (l3fwd LPM and FIB, small table; FIB, full table)"
 	for c in "lpm small" "fib small" "fib pyasn"; do
 		set -- $c

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Instructions per packet of one dpr binary's forwarding loop, exact, under
+# callgrind: two bounded runs on the benchmark's traffic (100k and 200k
+# packets), only dpr_worker_main collected; the difference over the packets
+# between them cancels start-up. Needs the prepared benchmark
+# (PREPARE=1 scripts/bench.sh). Used by bench.sh and bench-ab.sh (INSTR=1).
+#
+#   scripts/callgrind-dpr.sh DPR_BIN OUT_PREFIX POOL TABLE...
+# Writes OUT_PREFIX-TABLE-N.out/.log; prints "TABLE INSTRUCTIONS" per table.
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+cd "$TOP"
+B=build/bench
+bin=$1 out=$2 pool=$3
+shift 3
+for t in "$@"; do
+	for n in 100000 200000; do
+		valgrind --tool=callgrind --callgrind-out-file="$out-$t-$n.out" \
+			--collect-atstart=no --toggle-collect=dpr_worker_main \
+			"$bin" --no-pci --no-huge -m 3072 --file-prefix cg$$ -l 0,1 \
+			--log-level '*:error' -- -c "$B/dpr-$t.json" --pool-size "$pool" \
+			--max-packets $n > "$out-$t-$n.log" 2>&1 || true
+	done
+	python3 - "$out-$t" "$t" <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("report", "scripts/bench-report.py")
+report = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(report)
+base, table = sys.argv[1:]
+ipp = report.per_packet(None, [base + "-100000.out", base + "-200000.out"], 100000, 200000)
+print("%s %s" % (table, "%.2f" % ipp if ipp is not None else "n/a"))
+PY
+done
