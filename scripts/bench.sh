@@ -3,12 +3,14 @@
 #
 # dpr against dpdk-testpmd (io, mac: the I/O ceiling) and dpdk-l3fwd (LPM,
 # FIB), one worker lcore each, same pcap traffic (net_pcap infinite_rx) into
-# net_null, small table (l3fwd's routes) and the full RouteViews IPv4 table.
+# net_null: IPv4 on the small table (l3fwd's routes) and the full RouteViews
+# IPv4 table; IPv6 on l3fwd's small IPv6 table and the full RouteViews IPv6
+# table (dpr and l3fwd LPM); and a 50/50 IPv4/IPv6 mix on both full tables.
 # Cases are interleaved round by round; medians, min, max and ratios go to
-# build/bench/results.json and build/bench/results.png, and a table is printed.
+# BUILD_DIR/bench/results.json and results.png, and a table is printed.
 # Then instructions per packet under callgrind (exact, for regressions).
 #
-#   scripts/bench.sh                       3 rounds of 10 s
+#   scripts/bench.sh                       3 rounds of 8 s
 #   ROUNDS=5 DURATION=20 scripts/bench.sh
 #   scripts/bench.sh --quick               1 round of 2 s, small pcap (smoke use)
 #   CALLGRIND=0 scripts/bench.sh           skip instruction counts
@@ -17,13 +19,21 @@
 #   PERF=1 scripts/bench.sh                also sample the forwarding CPU with
 #                                          perf: ns a packet in each app's own
 #                                          code and in the rest (PMDs)
+#   FAMILIES=4 scripts/bench.sh            IPv4 cases only (6: IPv6 and the
+#                                          mix only; default 4,6)
+#   BUILD_DIR=build-bench scripts/bench.sh dpr from another Meson build
+#                                          directory (set up and built there);
+#                                          results in BUILD_DIR/bench
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
-B=build/bench
-ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-10} WARMUP=${WARMUP:-2} CALLGRIND=${CALLGRIND:-1}
+BUILD=${BUILD_DIR:-build}
+B=$BUILD/bench
+ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-8} WARMUP=${WARMUP:-2} CALLGRIND=${CALLGRIND:-1}
 THROUGHPUT=${THROUGHPUT:-1}   # 0: keep the last throughput.json, redo callgrind only
+FAMILIES=${FAMILIES:-4,6}
+case ,$FAMILIES, in *,4,*|*,6,*) ;; *) echo "bench: FAMILIES must list 4, 6 or both" >&2; exit 2 ;; esac
 COUNT=65536
 if [ "${1:-}" = "--quick" ]; then
 	ROUNDS=1 DURATION=2 WARMUP=1 COUNT=8192
@@ -33,72 +43,113 @@ say() { printf 'bench: %s\n' "$*" >&2; }
 scripts/setup.sh >&2
 dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok" ||
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-matplotlib >/dev/null
-[ -f build/build.ninja ] || meson setup build >/dev/null
-ninja -C build >/dev/null
+[ -f "$BUILD/build.ninja" ] || meson setup "$BUILD" >/dev/null
+ninja -C "$BUILD" >/dev/null
 mkdir -p $B
-L3FWD=$(scripts/build-l3fwd.sh | tail -1)
+L3FWD=$(scripts/build-l3fwd.sh "$B/l3fwd-src" | tail -1)
 
-for t in small pyasn; do
-	[ -f "$B/$t-v4.pcap" ] && [ "$(cat "$B/$t-v4.count" 2>/dev/null)" = "$COUNT" ] && continue
-	say "traffic: $COUNT packets to the $t table's prefixes"
-	scripts/make-pcap.py --table $t --count $COUNT --l3fwd-ports 1 --out "$B/$t-v4.pcap" >&2
-	echo $COUNT > "$B/$t-v4.count"
+# Traffic: TABLE-vFAMILY.pcap and its route files (make-pcap.py). The IPv4
+# files are always made: the IPv6 cases give l3fwd the small IPv4 rules
+# (it reads rule files only in pairs). Remade when the packet count or the
+# generators change.
+gen=$(cat scripts/make-pcap.py scripts/pyasn-routes.py scripts/pyasn6-routes.py | sha256sum | cut -c1-16)
+TRAFFIC="small:4 pyasn:4"
+case ,$FAMILIES, in *,6,*) TRAFFIC="$TRAFFIC small:6 pyasn:6 pyasn:46" ;; esac
+for tf in $TRAFFIC; do
+	t=${tf%:*} f=${tf#*:}
+	[ -f "$B/$t-v$f.pcap" ] && [ "$(cat "$B/$t-v$f.count" 2>/dev/null)" = "$COUNT $gen" ] && continue
+	say "traffic: $COUNT IPv${f/46/4+IPv6} packets to the $t table's prefixes"
+	scripts/make-pcap.py --table $t --family $f --count $COUNT --l3fwd-ports 1 \
+		--out "$B/$t-v$f.pcap" >&2
+	echo "$COUNT $gen" > "$B/$t-v$f.count"
 done
 POOL=$((COUNT + 32768))
 
-# dpr takes its routes from the config file: installed before the ports
-# start, so no packet is measured against a half-loaded table.
-for t in small pyasn; do
-	python3 - "$B/$t-v4.dprctl.routes" "$B/$t-v4.pcap" "$B/dpr-$t.json" <<'PY'
+# dpr configs and the cases, for scripts/bench.py; @PREFIX@ becomes a unique
+# --file-prefix, @CASE@ the case's name. dpr takes its routes from the config
+# file: installed before the ports start, so no packet is measured against a
+# half-loaded table. The IPv4 configs name nothing of IPv6, so that a dpr
+# from before IPv6 runs them (scripts/bench-ab.sh).
+python3 - "$B" "$BUILD/app/dpr" "$L3FWD" "$POOL" "$FAMILIES" <<'PY'
 import json, sys
-routes = [l.split() for l in open(sys.argv[1]) if l.strip()]
-gws = sorted({r[2] for r in routes})
-cfg = {
-    "ports": [
-        {"name": "in", "device": "net_pcap0,rx_pcap=%s,infinite_rx=1,tx_pcap=/dev/null,tx_pcap=/dev/null" % sys.argv[2],
-         "addresses": ["10.0.1.1/24"], "tap": False},
-        {"name": "out", "device": "net_null0,no-rx=1", "addresses": ["10.0.2.1/24"], "tap": False},
-    ],
-    "neighbors": [{"address": g, "mac": "02:00:00:00:02:%02x" % (i + 2)} for i, g in enumerate(gws)],
-    "routes": [{"prefix": r[0], "via": r[2]} for r in routes],
-    "control": {"socket": "/run/dpr/bench.sock"},
-    "fib": {"ipv4_max_routes": 1048576, "ipv4_tbl8_groups": 16384},
-}
-json.dump(cfg, open(sys.argv[3], "w"))
-PY
-done
-NROUTES_SMALL=$(wc -l < "$B/small-v4.dprctl.routes")
-NROUTES_PYASN=$(wc -l < "$B/pyasn-v4.dprctl.routes")
+B, dpr, l3fwd, pool, families = sys.argv[1:]
+families = families.split(",")
+# table: (traffic stem, family); the IPv6 tables' names end in 6.
+TABLES = {"small": ("small-v4", "4"), "pyasn": ("pyasn-v4", "4"),
+          "small6": ("small-v6", "6"), "pyasn6": ("pyasn-v6", "6"), "mix": ("pyasn-v46", "46")}
+tables = [t for t, (_, f) in TABLES.items() if f == "4" and "4" in families or
+          f != "4" and "6" in families]
 
-# The cases, for scripts/bench.py; @PREFIX@ becomes a unique --file-prefix.
-python3 - "$B/cases.json" "$L3FWD" "$POOL" "$NROUTES_SMALL" "$NROUTES_PYASN" <<'PY'
-import json, os, sys
-out, l3fwd, pool, n_small, n_pyasn = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-B = "build/bench"
+
+def routes(t):
+    return [l.split() for l in open("%s/%s.dprctl.routes" % (B, TABLES[t][0])) if l.strip()]
+
+
+def dpr_config(t):
+    stem, fam = TABLES[t]
+    rs = routes(t)
+    gws4 = sorted({r[2] for r in rs if ":" not in r[2]})
+    gws6 = sorted({r[2] for r in rs if ":" in r[2]})
+    cfg = {
+        "ports": [
+            {"name": "in", "device": "net_pcap0,rx_pcap=%s/%s.pcap,infinite_rx=1,tx_pcap=/dev/null,tx_pcap=/dev/null" % (B, stem),
+             "addresses": ["10.0.1.1/24"], "tap": False},
+            {"name": "out", "device": "net_null0,no-rx=1", "addresses": ["10.0.2.1/24"], "tap": False},
+        ],
+        "neighbors": [{"address": g, "mac": "02:00:00:00:02:%02x" % (i + 2)} for i, g in enumerate(gws4)],
+        "routes": [{"prefix": r[0], "via": r[2]} for r in rs],
+        "control": {"socket": "/run/dpr/bench.sock"},
+        "fib": {"ipv4_max_routes": 1048576, "ipv4_tbl8_groups": 16384},
+    }
+    if fam != "4":
+        cfg["ports"][0]["addresses"].append("2001:db8:1::1/64")
+        cfg["ports"][1]["addresses"].append("2001:db8:2::1/64")
+        cfg["neighbors"] += [{"address": g, "mac": "02:00:00:00:06:%02x" % (i + 2)}
+                             for i, g in enumerate(gws6)]
+        # The pyasn IPv6 table needs about 12.4k tbl8 groups.
+        cfg["fib"].update({"ipv6_max_routes": 524288, "ipv6_tbl8_groups": 65536})
+    json.dump(cfg, open("%s/dpr-%s.json" % (B, t), "w"))
+    return len(rs)
+
+
 eal = ["--no-pci", "--in-memory", "--file-prefix", "@PREFIX@", "--log-level", "*:warning"]
-def vdevs(t):
-    return ["--vdev", "net_pcap0,rx_pcap=%s/%s-v4.pcap,infinite_rx=1" % (B, t),
+def vdevs(stem):
+    return ["--vdev", "net_pcap0,rx_pcap=%s/%s.pcap,infinite_rx=1" % (B, stem),
             "--vdev", "net_null0,no-rx=1"]
+
+
+def l3fwd_rules(t):
+    """--rule_ipv4 and --rule_ipv6 (l3fwd reads them only as a pair)."""
+    stem, fam = TABLES[t]
+    v4 = "%s/%s.l3fwd.routes" % (B, stem if "4" in fam else "small-v4")
+    v6 = "%s/%s.l3fwd6.routes" % (B, stem) if "6" in fam else "%s/l3fwd-src/lpm_default_v6.cfg" % B
+    return ["--rule_ipv4", v4, "--rule_ipv6", v6]
+
+
 cases = []
-for t, n in (("small", n_small), ("pyasn", n_pyasn)):
-    cases.append({"name": "dpr %s" % t, "app": "dpr", "table": t, "routes": n, "ports": [1],
-                  "argv": ["build/app/dpr"] + eal + ["-l", "0,1", "--", "-c", "%s/dpr-%s.json" % (B, t),
-                           "--pool-size", pool]})
-    for m in ("lpm", "fib"):
-        cases.append({"name": "l3fwd-%s %s" % (m, t), "app": "l3fwd-" + m, "table": t, "routes": n,
-                      "ports": [1],
-                      "env": {"L3FWD_NB_MBUF": pool},
-                      "argv": [l3fwd] + eal + ["-l", "1"] + vdevs(t) +
-                              ["--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)", "--lookup", m,
-                               "--parse-ptype", "--rule_ipv4", "%s/%s-v4.l3fwd.routes" % (B, t),
-                               "--rule_ipv6", "%s/l3fwd-src/lpm_default_v6.cfg" % B]})
-for m in ("io", "mac"):
-    cases.append({"name": "testpmd-%s" % m, "app": "testpmd-" + m, "table": "none", "routes": 0,
-                  "ports": [1],
-                  "argv": ["dpdk-testpmd"] + eal + ["-l", "0,1"] + vdevs("small") +
-                          ["--", "--forward-mode=" + m, "--auto-start", "--stats-period", "3600",
-                           "--total-num-mbufs", pool, "--nb-cores", "1"]})
-json.dump({"cases": cases}, open(out, "w"), indent=1)
+for t in tables:
+    stem, fam = TABLES[t]
+    n = dpr_config(t)
+    common = {"table": t, "family": fam, "routes": n, "ports": [1], "rx_ports": [0]}
+    cases.append(dict(common, name="dpr %s" % t, app="dpr",
+                      argv=[dpr] + eal + ["-l", "0,1", "--", "-c", "%s/dpr-%s.json" % (B, t),
+                                          "--pool-size", pool,
+                                          "--stats-file", "%s/stats-@CASE@.json" % B]))
+    # l3fwd FIB on the IPv4 tables; its IPv6 side is not asked for.
+    for m in ("lpm", "fib") if fam == "4" else ("lpm",):
+        cases.append(dict(common, name="l3fwd-%s %s" % (m, t), app="l3fwd-" + m,
+                          env={"L3FWD_NB_MBUF": pool},
+                          argv=[l3fwd] + eal + ["-l", "1"] + vdevs(stem) +
+                               ["--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)", "--lookup", m,
+                                "--parse-ptype"] + l3fwd_rules(t)))
+if "4" in families:
+    for m in ("io", "mac"):
+        cases.append({"name": "testpmd-%s" % m, "app": "testpmd-" + m, "table": "none",
+                      "family": "4", "routes": 0, "ports": [1], "rx_ports": [0],
+                      "argv": ["dpdk-testpmd"] + eal + ["-l", "0,1"] + vdevs("small-v4") +
+                              ["--", "--forward-mode=" + m, "--auto-start", "--stats-period", "3600",
+                               "--total-num-mbufs", pool, "--nb-cores", "1"]})
+json.dump({"cases": cases}, open("%s/cases.json" % B, "w"), indent=1)
 PY
 
 # PERF=1 needs perf; installed here, before PREPARE returns, for bench-ab.sh too.
@@ -107,7 +158,8 @@ if [ "${PERF:-0}" = 1 ] && ! command -v perf >/dev/null; then
 fi
 [ "${PREPARE:-0}" = 1 ] && { say "prepared: $B/cases.json"; exit 0; }
 
-[ "$THROUGHPUT" = 1 ] && say "measuring: $ROUNDS rounds x $(python3 -c "import json;print(len(json.load(open('$B/cases.json'))['cases']))") cases x ${DURATION} s"
+NCASES=$(python3 -c "import json,sys;print(len(json.load(open(sys.argv[1]))['cases']))" "$B/cases.json")
+[ "$THROUGHPUT" = 1 ] && say "measuring: $ROUNDS rounds x $NCASES cases x ${DURATION} s"
 PERF_ARG=()
 [ "${PERF:-0}" = 1 ] && PERF_ARG=(--perf)
 [ "$THROUGHPUT" = 1 ] && scripts/bench.py --cases "$B/cases.json" --rounds "$ROUNDS" \
@@ -118,20 +170,30 @@ PERF_ARG=()
 # forwarding loop is counted (--toggle-collect): dpr's control thread and
 # l3fwd's set-up run for time, not per packet.
 if [ "$CALLGRIND" = 1 ]; then
-	say "callgrind: instructions per packet (dpr, small and full table)"
-	scripts/callgrind-dpr.sh build/app/dpr "$B/callgrind" "$POOL" small pyasn >/dev/null
-	say "callgrind: instructions per packet (l3fwd LPM and FIB, small table; FIB, full table)"
-	for c in "lpm small" "fib small" "fib pyasn"; do
-		set -- $c
+	CG_DPR="" CG_L3FWD=""
+	case ,$FAMILIES, in *,4,*) CG_DPR="small pyasn" CG_L3FWD="lpm:small fib:small fib:pyasn" ;; esac
+	case ,$FAMILIES, in *,6,*) CG_DPR="$CG_DPR small6" CG_L3FWD="$CG_L3FWD lpm:small6" ;; esac
+	say "callgrind: instructions per packet (dpr: $CG_DPR)"
+	BENCH_DIR=$B scripts/callgrind-dpr.sh "$BUILD/app/dpr" "$B/callgrind" "$POOL" $CG_DPR >/dev/null
+	say "callgrind: instructions per packet (l3fwd: ${CG_L3FWD//:/ })"
+	for c in $CG_L3FWD; do
+		m=${c%:*} t=${c#*:}
+		rules=$(python3 -c 'import json,sys
+c = [c for c in json.load(open(sys.argv[1]))["cases"] if c["name"] == sys.argv[2]][0]["argv"]
+i = c.index("--rule_ipv4"); print(c[i + 1], c[i + 3])' "$B/cases.json" "l3fwd-$m $t")
+		pcap=$(python3 -c 'import json,sys
+c = [c for c in json.load(open(sys.argv[1]))["cases"] if c["name"] == sys.argv[2]][0]["argv"]
+print([a for a in c if a.startswith("net_pcap0,")][0])' "$B/cases.json" "l3fwd-$m $t")
+		set -- $rules
 		for secs in 2 4; do
 			L3FWD_NB_MBUF=$POOL L3FWD_SECONDS=$secs valgrind --tool=callgrind \
 				--collect-atstart=no --toggle-collect='*_main_loop' \
-				--callgrind-out-file="$B/callgrind-l3fwd-$1-$2-$secs.out" \
+				--callgrind-out-file="$B/callgrind-l3fwd-$m-$t-$secs.out" \
 				"$L3FWD" --no-pci --no-huge -m 3072 --file-prefix cg$$ -l 1 --log-level '*:error' \
-				--vdev "net_pcap0,rx_pcap=$B/$2-v4.pcap,infinite_rx=1" --vdev net_null0,no-rx=1 \
-				-- -p 0x3 --config "(0,0,1),(1,0,1)" --lookup "$1" --parse-ptype \
-				--rule_ipv4 "$B/$2-v4.l3fwd.routes" --rule_ipv6 "$B/l3fwd-src/lpm_default_v6.cfg" \
-				> "$B/callgrind-l3fwd-$1-$2-$secs.log" 2>&1 || true
+				--vdev "$pcap" --vdev net_null0,no-rx=1 \
+				-- -p 0x3 --config "(0,0,1),(1,0,1)" --lookup "$m" --parse-ptype \
+				--rule_ipv4 "$1" --rule_ipv6 "$2" \
+				> "$B/callgrind-l3fwd-$m-$t-$secs.log" 2>&1 || true
 		done
 	done
 fi

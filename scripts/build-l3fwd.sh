@@ -14,8 +14,11 @@
 #
 # Patches (each checked to apply exactly once, so a changed upstream fails loudly):
 #   l3fwd_lpm.c  IPv4 LPM: 2M rules, 65536 tbl8 groups
+#   l3fwd_lpm.c  IPv6 LPM: 512k rules (the pyasn IPv6 table has 27,693 and needs
+#                about 12.4k of its 65536 tbl8 groups, left as they are)
 #   l3fwd_fib.c  IPv4 FIB (DIR-24-8): 2M routes, 65536 tbl8 groups
 #   both         no per-route printf above 64 routes; print the load time
+#                (IPv4; and IPv6 for LPM)
 #   main.c       RX offloads masked by what the PMD has (net_pcap/net_null lack
 #                IP checksum offload), on the port and on its RX queues
 #   main.c       L3FWD_NB_MBUF=N: mbuf pool of at least N (net_pcap infinite_rx
@@ -24,10 +27,14 @@
 #                (route load not counted); on exit it prints per-port ethdev stats
 #                and the rate over the forwarding time as "L3FWD-BENCH: ..." lines
 #
-# Routes: this l3fwd reads --rule_ipv4 FILE for LPM and FIB, lines "R<addr>/<len> <port>",
-# but only when --rule_ipv6 FILE is given too (else it silently uses its 16
-# built-in routes); pass WORKDIR/lpm_default_v6.cfg for that. Ports: net_pcap and
-# net_null do not report packet types, so run it with --parse-ptype.
+# Routes: this l3fwd reads --rule_ipv4 FILE and --rule_ipv6 FILE for LPM and FIB,
+# lines "R<addr>/<len> <port>" (IPv6 addresses in any inet_pton form), but only
+# both together (else it silently uses its 16 built-in routes of each family);
+# pass WORKDIR/lpm_default_v6.cfg or lpm_default_v4.cfg for the family not
+# measured. Ports: net_pcap and net_null do not report packet types, so run it
+# with --parse-ptype: it then tells IPv4 from IPv6 by EtherType (an IPv6
+# packet whose lookup fails goes back out of its input port). For IPv6 it
+# rewrites the MACs only: no hop-limit decrement, no header check.
 set -euo pipefail
 
 say() { printf 'build-l3fwd: %s\n' "$*" >&2; }
@@ -108,6 +115,8 @@ patch("l3fwd_lpm.c", "LPM IPv4 max rules 1024 -> 2M",
       r"(#define IPV4_L3FWD_LPM_MAX_RULES\s+)1024\b", r"\g<1>(2 << 20)", regex=True)
 patch("l3fwd_lpm.c", "LPM IPv4 tbl8 groups 256 -> 65536",
       r"(#define IPV4_L3FWD_LPM_NUMBER_TBL8S\s+)\(1 << 8\)", r"\g<1>(1 << 16)", regex=True)
+patch("l3fwd_lpm.c", "LPM IPv6 max rules 1024 -> 512k",
+      r"(#define IPV6_L3FWD_LPM_MAX_RULES\s+)1024\b", r"\g<1>(1 << 19)", regex=True)
 patch("l3fwd_fib.c", "FIB IPv4 max routes 65536 -> 2M",
       "config_ipv4.max_routes = (1 << 16);", "config_ipv4.max_routes = (2 << 20);")
 patch("l3fwd_fib.c", "FIB IPv4 tbl8 groups 32768 -> 65536",
@@ -134,6 +143,20 @@ for name, mode, start, count_after, end in (
     patch(name, "count routes, no printf above 64 routes", count_after,
           "\t\tl3b_n++;\n\t\tif (route_num_v4 > 64)\n\t\t\tcontinue;\n" + count_after)
     patch(name, "print the load time", end, TIMER_END.replace("MODE", mode) + end)
+
+# The same for LPM's IPv6 routes (28k printf lines for the pyasn table).
+V6 = "\t/* populate the LPM table */\n\tfor (i = 0; i < route_num_v6; i++) {"
+patch("l3fwd_lpm.c", "time the IPv6 route load", V6,
+      TIMER_START.replace("IPv4", "IPv6") + V6)
+patch("l3fwd_lpm.c", "count IPv6 routes, no printf above 64 routes",
+      "\t\tprintf(\"LPM: Adding route %s / %d (%d) [%s]\\n\",\n"
+      "\t\t       inet_ntop(AF_INET6,",
+      "\t\tl3b_n++;\n\t\tif (route_num_v6 > 64)\n\t\t\tcontinue;\n"
+      "\t\tprintf(\"LPM: Adding route %s / %d (%d) [%s]\\n\",\n"
+      "\t\t       inet_ntop(AF_INET6,")
+patch("l3fwd_lpm.c", "print the IPv6 load time", "\t}\n}\n\nint\nlpm_check_ptype(",
+      "\t}\n" + TIMER_END.replace("MODE", "LPM").replace("IPv4", "IPv6")
+      .replace("route_num_v4", "route_num_v6") + "}\n\nint\nlpm_check_ptype(")
 
 # (c) RX checksum offload: virtual devices have none.
 patch("main.c", "mask port RX offloads by the PMD's",
@@ -247,6 +270,6 @@ mkdir -p "$(dirname "$BIN")"
 cp -f "$WORK/build/l3fwd-$LINK" "$BIN"
 echo "$stamp" >"$WORK/.dpr-stamp"
 say "built in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
-say "run with: --parse-ptype --lookup lpm|fib --rule_ipv4 FILE --rule_ipv6 $WORK/lpm_default_v6.cfg;"
+say "run with: --parse-ptype --lookup lpm|fib --rule_ipv4 FILE --rule_ipv6 FILE (or $WORK/lpm_default_v6.cfg);"
 say "  env L3FWD_NB_MBUF (> pcap packets), L3FWD_SECONDS; results on 'L3FWD-BENCH:' lines"
 echo "$BIN"

@@ -5,7 +5,9 @@
 # callgrind: two bounded runs on the benchmark's traffic (100k and 200k
 # packets), only dpr_worker_main collected; the difference over the packets
 # between them cancels start-up. Needs the prepared benchmark
-# (PREPARE=1 scripts/bench.sh). Used by bench.sh and bench-ab.sh (INSTR=1).
+# (PREPARE=1 scripts/bench.sh) in BENCH_DIR (default build/bench): TABLE is
+# one of its dpr-TABLE.json configs (small, pyasn: IPv4; small6, pyasn6:
+# IPv6; mix). Used by bench.sh and bench-ab.sh (INSTR=1).
 #
 #   scripts/callgrind-dpr.sh DPR_BIN OUT_PREFIX POOL TABLE...
 # Writes OUT_PREFIX-TABLE-N.out/.log; prints "TABLE INSTRUCTIONS" per table.
@@ -13,7 +15,7 @@ set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
-B=build/bench
+B=${BENCH_DIR:-build/bench}
 bin=$1 out=$2 pool=$3
 shift 3
 for t in "$@"; do

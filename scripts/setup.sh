@@ -13,7 +13,7 @@ set -euo pipefail
 PACKAGES=(
 	build-essential meson ninja-build pkg-config
 	dpdk dpdk-dev libdpdk-dev libjansson-dev libnuma-dev libpcap-dev
-	iproute2 iputils-ping traceroute tcpdump ethtool procps kmod
+	iproute2 iputils-ping iputils-tracepath traceroute tcpdump ethtool procps kmod
 	python3 python3-pyasn valgrind
 )
 # What a static DPDK link (meson -Dstatic_dpdk=true) pulls in.

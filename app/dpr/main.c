@@ -17,6 +17,7 @@
 #include "api/server.h"
 #include "dpr.h"
 #include "exception/exception.h"
+#include "exception/icmp6.h"
 #include "exception/tap.h"
 #include "neigh/neigh.h"
 #include "route/route.h"
@@ -251,6 +252,7 @@ setup_workers(struct dpr_router *d)
 		w->n_ports = (uint16_t)d->n_ports;
 		w->ports = d->port_dp;
 		w->fib = d->fib4;
+		w->fib6 = d->fib6;
 		w->nh = dpr_nh_words(d->nh);
 		w->qsbr = d->qsbr;
 		w->max_rx = d->opt.max_packets;
@@ -281,6 +283,46 @@ setup_workers(struct dpr_router *d)
 	return 0;
 }
 
+/*
+ * Every port has a link-local address from its MAC (RFC 4291 2.1, 2.5.1,
+ * RFC 4862 5.3), besides those configured: in its address list (so the TAP,
+ * addr.list and neighbour checks see it) and as a local /128. No connected
+ * route: every port has fe80::/64, and link-local traffic is never routed.
+ */
+static int
+setup_link_local(struct dpr_router *d)
+{
+	unsigned int p, k;
+
+	for (p = 0; p < d->n_ports; p++) {
+		struct dpr_port_conf *pc = &d->cfg->ports[p];
+		struct dpr_prefix ll = { .addr = { .af = DPR_AF_IP6 }, .len = 64 };
+		struct dpr_route_op ops[3];
+		unsigned int n;
+		int err;
+
+		dpr_ip6_link_local_from_mac(&d->ports[p].mac, ll.addr.ip6);
+		for (k = 0; k < pc->n_addrs; k++)
+			if (dpr_ip_equal(&pc->addrs[k].addr, &ll.addr))
+				break;
+		if (k < pc->n_addrs)
+			continue; /* configured as such */
+		if (pc->n_addrs == DPR_MAX_PORT_ADDRS) {
+			fprintf(stderr, "dpr: port %s: no room for its link-local address (at most %u addresses a port)\n",
+				pc->name, DPR_MAX_PORT_ADDRS);
+			return -ENOSPC;
+		}
+		pc->addrs[pc->n_addrs++] = ll;
+		n = dpr_route_addr_ops(&ll, 0, false, ops);
+		if (dpr_route_apply(&d->rib, ops, n, &err) != n) {
+			fprintf(stderr, "dpr: port %s: cannot install its link-local address: %s\n",
+				pc->name, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 static int
 setup_tables(struct dpr_router *d)
 {
@@ -307,7 +349,18 @@ setup_tables(struct dpr_router *d)
 			fc.max_routes, strerror(errno));
 		return -ENOMEM;
 	}
-	ret = dpr_route_install_config(d->fib4, d->nh, d->cfg, err, sizeof(err));
+	d->fib6 = dpr_fib6_create(&(struct dpr_fib6_conf){
+			.max_routes = d->cfg->ip6_max_routes,
+			.tbl8_groups = d->cfg->ip6_tbl8_groups,
+			.socket = fc.socket,
+		}, d->qsbr);
+	if (d->fib6 == NULL) {
+		fprintf(stderr, "dpr: cannot allocate the IPv6 FIB for %u routes: %s (reserve more hugepages with scripts/setup.sh, or lower fib.ipv6_max_routes)\n",
+			d->cfg->ip6_max_routes, strerror(errno));
+		return -ENOMEM;
+	}
+	d->rib = (struct dpr_rib){ .fib4 = d->fib4, .fib6 = d->fib6, .nh = d->nh };
+	ret = dpr_route_install_config(&d->rib, d->cfg, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "dpr: %s\n", err);
 		return ret;
@@ -339,6 +392,7 @@ teardown(struct dpr_router *d)
 		rte_free(d->workers[i]);
 	}
 	dpr_fib4_free(d->fib4);
+	dpr_fib6_free(d->fib6);
 	dpr_nh_table_free(d->nh);
 	rte_free(d->qsbr);
 	rte_free(d->port_dp);
@@ -400,7 +454,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	if (setup_tables(&d) < 0 || setup_ports(&d) < 0 || setup_workers(&d) < 0)
+	if (setup_tables(&d) < 0 || setup_ports(&d) < 0 || setup_link_local(&d) < 0 ||
+	    setup_workers(&d) < 0)
 		goto out;
 	d.server = dpr_server_create(&d, d.cfg->socket, d.cfg->socket_group, err, sizeof(err));
 	if (d.server == NULL) {
@@ -422,11 +477,14 @@ main(int argc, char **argv)
 
 	for (w = 0; w < d.n_workers; w++)
 		rte_eal_remote_launch(dpr_worker_main, d.workers[w], d.workers[w]->lcore);
-	/* Tell the links who we are (gratuitous ARP). */
+	/* Tell the links who we are (gratuitous ARP, unsolicited neighbour
+	 * advertisements). */
 	for (w = 0; w < d.n_ports; w++)
 		for (i = 0; i < (int)d.cfg->ports[w].n_addrs; i++)
 			if (d.cfg->ports[w].addrs[i].addr.af == DPR_AF_IP4)
 				dpr_exc_garp(d.exc, w, d.cfg->ports[w].addrs[i].addr.ip4);
+			else
+				dpr_exc_unsolicited_na(d.exc, w, &d.cfg->ports[w].addrs[i].addr);
 	dpr_control_run(&d);
 	d.quit = true;
 	rte_eal_mp_wait_lcore();

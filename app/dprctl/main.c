@@ -39,17 +39,18 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: dprctl [-s SOCKET] [--json] COMMAND ...\n"
 		"\n"
-		"  route add PREFIX via GATEWAY [dev PORT]   add a route (PREFIX dev PORT: attached)\n"
+		"  route add PREFIX via GATEWAY [dev PORT]   add a route (PREFIX dev PORT: attached);\n"
+		"                                            a link-local gateway (fe80::1) needs dev PORT\n"
 		"  route replace PREFIX via GATEWAY ...      add or replace\n"
 		"  route del PREFIX                          delete\n"
 		"  route get ADDRESS                         longest-prefix match\n"
-		"  route list [--limit N]                    all routes (or the first N)\n"
-		"  route load FILE|-                         many routes, one per line:\n"
-		"                                            \"PREFIX via GATEWAY\" or \"PREFIX dev PORT\"\n"
-		"  addr add|del PORT ADDRESS/LEN             addresses of a port\n"
+		"  route list [--limit N]                    all routes, IPv4 then IPv6 (or the first N)\n"
+		"  route load FILE|-                         many routes, one per line: \"PREFIX via\n"
+		"                                            GATEWAY [dev PORT]\", \"PREFIX dev PORT\", \"del PREFIX\"\n"
+		"  addr add|del PORT ADDRESS/LEN             addresses of a port (10.0.1.1/24, 2001:db8::1/64)\n"
 		"  addr list [PORT]\n"
-		"  neigh add ADDRESS MAC [dev PORT]          static neighbour\n"
-		"  neigh del ADDRESS\n"
+		"  neigh add ADDRESS MAC [dev PORT]          static neighbour (link-local: dev PORT)\n"
+		"  neigh del ADDRESS [dev PORT]\n"
 		"  neigh list\n"
 		"  port list\n"
 		"  stats                                     counters, drops by reason, cycles/packet\n"
@@ -224,17 +225,19 @@ route_params(int argc, char **argv)
 	return p;
 }
 
+/* One route a line; IPv6 ones get wider columns (aligned among themselves). */
 static void
 print_route(json_t *r)
 {
-	const char *type = str(r, "type");
+	const char *type = str(r, "type"), *prefix = str(r, "prefix");
+	int pw = strchr(prefix, ':') != NULL ? 28 : 18, gw = pw == 18 ? 15 : 25;
 
-	if (strcmp(type, "local") == 0)
-		printf("%-18s local\n", str(r, "prefix"));
+	if (strcmp(type, "local") == 0 || strcmp(type, "broadcast") == 0)
+		printf("%-*s %s\n", pw, prefix, type);
 	else if (strcmp(type, "connected") == 0)
-		printf("%-18s dev %-11s connected\n", str(r, "prefix"), str(r, "port"));
+		printf("%-*s dev %-11s connected\n", pw, prefix, str(r, "port"));
 	else
-		printf("%-18s via %-15s dev %-11s %s%s\n", str(r, "prefix"), str(r, "via"),
+		printf("%-*s via %-*s dev %-11s %s%s\n", pw, prefix, gw, str(r, "via"),
 		       str(r, "port"), type,
 		       json_is_false(json_object_get(r, "resolved")) ? ", unresolved" : "");
 }
@@ -464,15 +467,29 @@ cmd_neigh(int argc, char **argv)
 		if (argc == 5)
 			json_object_set_new(p, "port", json_string(argv[4]));
 		res = call("neigh.add", p);
-	} else if (argc == 2 && strcmp(argv[0], "del") == 0) {
-		res = call("neigh.del", json_pack("{s:s}", "address", argv[1]));
+	} else if (argc >= 1 && strcmp(argv[0], "del") == 0) {
+		json_t *p;
+
+		if (argc != 2 && !(argc == 4 && strcmp(argv[2], "dev") == 0))
+			die(2, "usage: neigh del ADDRESS [dev PORT]");
+		p = json_pack("{s:s}", "address", argv[1]);
+		if (argc == 4)
+			json_object_set_new(p, "port", json_string(argv[3]));
+		res = call("neigh.del", p);
 	} else if (argc >= 1 && (strcmp(argv[0], "list") == 0 || strcmp(argv[0], "show") == 0)) {
+		int w = 15;
+
 		res = call("neigh.list", NULL);
 		if (!json_out) {
-			printf("%-15s %-17s %-11s %-10s %s\n", "ADDRESS", "MAC", "PORT", "STATE", "STATIC");
+			/* As wide as the longest address (IPv6 ones). */
 			json_array_foreach(res, i, n)
-				printf("%-15s %-17s %-11s %-10s %s\n", str(n, "address"), str(n, "mac"),
-				       str(n, "port"), str(n, "state"),
+				if ((int)strlen(str(n, "address")) > w)
+					w = (int)strlen(str(n, "address"));
+			printf("%-*s %-17s %-11s %-10s %s\n", w, "ADDRESS", "MAC", "PORT", "STATE",
+			       "STATIC");
+			json_array_foreach(res, i, n)
+				printf("%-*s %-17s %-11s %-10s %s\n", w, str(n, "address"),
+				       str(n, "mac"), str(n, "port"), str(n, "state"),
 				       json_is_true(json_object_get(n, "static")) ? "yes" : "no");
 		}
 	} else {
@@ -564,9 +581,14 @@ cmd_stats(void)
 	fib = json_object_get(res, "fib");
 	if (fib != NULL)
 		printf("\nfib: %" JSON_INTEGER_FORMAT " IPv4 routes (of %" JSON_INTEGER_FORMAT
-		       "), %.1f MiB; %" JSON_INTEGER_FORMAT " next hops\n",
+		       "), %.1f MiB; %" JSON_INTEGER_FORMAT " IPv6 routes (of %" JSON_INTEGER_FORMAT
+		       "), %.1f MiB, %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
+		       " tbl8 groups; %" JSON_INTEGER_FORMAT " next hops\n",
 		       num(fib, "ipv4_routes"), num(fib, "ipv4_max_routes"),
-		       (double)num(fib, "ipv4_memory_bytes") / (1 << 20), num(res, "nexthops"));
+		       (double)num(fib, "ipv4_memory_bytes") / (1 << 20),
+		       num(fib, "ipv6_routes"), num(fib, "ipv6_max_routes"),
+		       (double)num(fib, "ipv6_memory_bytes") / (1 << 20),
+		       num(fib, "ipv6_tbl8_used"), num(fib, "ipv6_tbl8_groups"), num(res, "nexthops"));
 	json_decref(res);
 }
 

@@ -123,15 +123,43 @@ port_by_name(struct dpr_router *r, const char *ctx, const char *name, int *port,
 
 /* --- routes ------------------------------------------------------------ */
 
+static const char *
+fib_name(enum dpr_af af)
+{
+	return af == DPR_AF_IP4 ? "ipv4" : "ipv6";
+}
+
+/* Routes of both families. */
+static uint32_t
+route_count(const struct dpr_router *r, enum dpr_af af)
+{
+	if (af == DPR_AF_IP4)
+		return r->fib4 != NULL ? r->fib4->n_routes : 0;
+	return r->fib6 != NULL ? dpr_fib6_count(r->fib6) : 0;
+}
+
+static uint32_t
+routes_total(const struct dpr_router *r)
+{
+	return route_count(r, DPR_AF_IP4) + route_count(r, DPR_AF_IP6);
+}
+
+static uint8_t
+host_len(enum dpr_af af)
+{
+	return af == DPR_AF_IP4 ? 32 : 128;
+}
+
 /*
  * Routes the router owns because of its addresses or neighbours; changing
- * them through route.* would break what addr.* and neigh.* promise.
+ * them through route.* would break what addr.* and neigh.* promise. Which
+ * routes an address implies is dpr_route_addr_ops()'s to say.
  */
 static bool
-system_route(struct dpr_router *r, uint32_t ip, uint8_t depth, char *why, size_t len)
+system_route(struct dpr_router *r, const struct dpr_prefix *pf, char *why, size_t len)
 {
 	char a[DPR_PREFIX_STRLEN];
-	unsigned int p, k;
+	unsigned int p, k, i, n;
 	uint32_t nh;
 
 	for (p = 0; p < r->cfg->n_ports; p++) {
@@ -139,90 +167,108 @@ system_route(struct dpr_router *r, uint32_t ip, uint8_t depth, char *why, size_t
 
 		for (k = 0; k < pc->n_addrs; k++) {
 			const struct dpr_prefix *ad = &pc->addrs[k];
-			uint32_t mask;
+			struct dpr_route_op ops[3];
 
-			if (ad->addr.af != DPR_AF_IP4)
+			if (ad->addr.af != pf->addr.af)
 				continue;
-			mask = dpr_ip4_mask(ad->len);
 			dpr_prefix_fmt(ad, a, sizeof(a));
-			if (depth == ad->len && ad->len < 32 && ip == (ad->addr.ip4 & mask)) {
-				snprintf(why, len, "is the connected subnet of address %s on port %s (use addr.del)",
-					 a, pc->name);
-				return true;
-			}
-			if (depth == 32 && ip == ad->addr.ip4) {
-				snprintf(why, len, "is the router's address %s on port %s (use addr.del)",
-					 a, pc->name);
-				return true;
-			}
-			if (depth == 32 && ad->len < 31 && ip == (ad->addr.ip4 | ~mask)) {
-				snprintf(why, len, "is the broadcast address of %s on port %s",
-					 a, pc->name);
+			n = dpr_route_addr_ops(ad, 0, true, ops);
+			for (i = 0; i < n; i++) {
+				if (ops[i].prefix.len != pf->len ||
+				    !dpr_ip_equal(&ops[i].prefix.addr, &pf->addr))
+					continue;
+				if (ops[i].nh == DPR_NH_LOCAL)
+					snprintf(why, len, "is the router's address %s on port %s (use addr.del)",
+						 a, pc->name);
+				else if (ops[i].nh == DPR_NH_BCAST)
+					snprintf(why, len, "is the broadcast address of %s on port %s",
+						 a, pc->name);
+				else
+					snprintf(why, len, "is the connected subnet of address %s on port %s (use addr.del)",
+						 a, pc->name);
 				return true;
 			}
 		}
 	}
-	if (depth == 32 && dpr_fib4_get(r->fib4, ip, 32, &nh) == 0) {
+	if (pf->len == host_len(pf->addr.af) && dpr_route_get(&r->rib, pf, &nh) == 0) {
 		const struct dpr_nh_info *info = dpr_nh_info(r->nh, nh);
 
-		if (info != NULL && info->ip.af == DPR_AF_IP4 && info->ip.ip4 == ip) {
+		if (info != NULL && dpr_ip_equal(&info->ip, &pf->addr)) {
 			snprintf(why, len, "is the host route of neighbour %s (use neigh.del)",
-				 dpr_ip4_fmt(ip, a, sizeof(a)));
+				 dpr_ip_fmt(&pf->addr, a, sizeof(a)));
 			return true;
 		}
 	}
 	return false;
 }
 
+/* Parse a route's prefix, any family; messages as route_prepare()'s. */
+static int
+parse_prefix(const char *ctx, const char *prefix, struct dpr_prefix *pf,
+	     struct dpr_method_err *e)
+{
+	char hint[DPR_PREFIX_STRLEN] = "";
+
+	if (dpr_prefix_parse(prefix, false, pf, hint, sizeof(hint)) == 0)
+		return 0;
+	if (hint[0] != '\0')
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+				       "%s: prefix \"%s\" has host bits set, did you mean \"%s\"?",
+				       ctx, prefix, hint);
+	return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+			       "%s: \"%s\" is not a prefix like 10.0.0.0/8 or 2001:db8::/32", ctx, prefix);
+}
+
 /*
- * Resolve a route given as prefix, gateway and/or port into a FIB op that
+ * Resolve a route given as prefix, gateway and/or port into an op that
  * holds a reference on its next hop. @p ctx prefixes messages.
  */
 static int
 route_prepare(struct dpr_router *r, const char *ctx, const char *prefix,
-	      const char *via, const char *port, struct dpr_fib4_op *op,
+	      const char *via, const char *port, struct dpr_route_op *op,
 	      struct dpr_method_err *e)
 {
-	char hint[DPR_PREFIX_STRLEN] = "", why[160];
+	char why[160];
 	struct dpr_prefix pf;
 	struct dpr_ip gw;
 	int p = -1, idx;
 
-	if (dpr_prefix_parse(prefix, false, &pf, hint, sizeof(hint)) < 0) {
-		if (hint[0] != '\0')
-			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-					       "%s: prefix \"%s\" has host bits set, did you mean \"%s\"?",
-					       ctx, prefix, hint);
+	if (parse_prefix(ctx, prefix, &pf, e) < 0)
+		return -1;
+	if (pf.len >= 10 && dpr_ip_is_link_local(&pf.addr))
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-				       "%s: \"%s\" is not a prefix like 10.0.0.0/8", ctx, prefix);
-	}
-	if (pf.addr.af != DPR_AF_IP4)
-		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-				       "%s: IPv6 routes are not supported yet", ctx);
+				       "%s: %s is link-local, never forwarded (RFC 4291 2.5.6); route a global prefix",
+				       ctx, prefix);
 	if (port != NULL && port_by_name(r, ctx, port, &p, e) < 0)
 		return -1;
 	if (via == NULL && port == NULL)
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 				       "%s: give \"via\" (a gateway) or \"port\" (directly attached)", ctx);
-	if (system_route(r, pf.addr.ip4, pf.len, why, sizeof(why)))
+	if (system_route(r, &pf, why, sizeof(why)))
 		return dpr_method_fail(e, DPR_RPC_REFUSED, "%s: %s", ctx, why);
 
 	if (via != NULL) {
 		const char *bad;
 
-		if (dpr_ip_parse(via, &gw) < 0 || gw.af != DPR_AF_IP4)
+		if (dpr_ip_parse(via, &gw) < 0 || gw.af != pf.addr.af)
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-					       "%s: gateway \"%s\" is not an IPv4 address", ctx, via);
-		idx = dpr_config_port_for(r->cfg, &gw, p);
-		if (idx < 0)
+					       "%s: gateway \"%s\" is not an %s address (a route's gateway is of its prefix's family)",
+					       ctx, via, pf.addr.af == DPR_AF_IP4 ? "IPv4" : "IPv6");
+		/* fe80::1 names a host only on one link (RFC 4291 2.5.6). */
+		if (dpr_ip_is_link_local(&gw) && port == NULL)
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-					       "%s: gateway %s is not on a connected subnet%s%s",
-					       ctx, via, port ? " of port " : "", port ? port : "");
+					       "%s: link-local gateway %s needs \"port\" (dprctl: dev PORT)",
+					       ctx, via);
 		bad = dpr_config_not_a_neighbour(r->cfg, &gw);
 		if (bad != NULL)
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					       "%s: gateway %s is %s", ctx, via, bad);
-		if (pf.len == 32 && pf.addr.ip4 == gw.ip4)
+		idx = dpr_config_port_for(r->cfg, &gw, p);
+		if (idx < 0)
+			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+					       "%s: gateway %s is not on a connected subnet%s%s (add an address on its subnet with addr.add)",
+					       ctx, via, port ? " of port " : "", port ? port : "");
+		if (pf.len == host_len(pf.addr.af) && dpr_ip_equal(&pf.addr, &gw))
 			return dpr_method_fail(e, DPR_RPC_REFUSED,
 					       "%s: a host route through the host itself is a neighbour's (use neigh.add)",
 					       ctx);
@@ -233,40 +279,37 @@ route_prepare(struct dpr_router *r, const char *ctx, const char *prefix,
 	if (idx < 0)
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
 				       "%s: the next-hop table is full (%u entries)", ctx, DPR_NH_MAX);
-	*op = (struct dpr_fib4_op){ .ip = pf.addr.ip4, .depth = pf.len, .nh = (uint32_t)idx };
+	memset(op, 0, sizeof(*op));
+	op->prefix = pf;
+	op->nh = (uint32_t)idx;
 	return 0;
 }
 
 /* A route to delete in a batch: it must exist now. */
 static int
 route_prepare_del(struct dpr_router *r, const char *ctx, const char *prefix,
-		  struct dpr_fib4_op *op, struct dpr_method_err *e)
+		  struct dpr_route_op *op, struct dpr_method_err *e)
 {
-	char hint[DPR_PREFIX_STRLEN] = "", why[160];
+	char why[160];
 	struct dpr_prefix pf;
 	uint32_t old;
 
-	if (dpr_prefix_parse(prefix, false, &pf, hint, sizeof(hint)) < 0 ||
-	    pf.addr.af != DPR_AF_IP4) {
-		if (hint[0] != '\0')
-			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-					       "%s: prefix \"%s\" has host bits set, did you mean \"%s\"?",
-					       ctx, prefix, hint);
-		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-				       "%s: \"%s\" is not an IPv4 prefix like 10.0.0.0/8", ctx, prefix);
-	}
-	if (dpr_fib4_get(r->fib4, pf.addr.ip4, pf.len, &old) < 0)
+	if (parse_prefix(ctx, prefix, &pf, e) < 0)
+		return -1;
+	if (dpr_route_get(&r->rib, &pf, &old) < 0)
 		return dpr_method_fail(e, DPR_RPC_NOT_FOUND, "%s: del %s: no such route", ctx, prefix);
-	if (system_route(r, pf.addr.ip4, pf.len, why, sizeof(why)))
+	if (system_route(r, &pf, why, sizeof(why)))
 		return dpr_method_fail(e, DPR_RPC_REFUSED, "%s: del %s: %s", ctx, prefix, why);
-	*op = (struct dpr_fib4_op){ .ip = pf.addr.ip4, .depth = pf.len, .del = 1 };
+	memset(op, 0, sizeof(*op));
+	op->prefix = pf;
+	op->del = 1;
 	return 0;
 }
 
 /* "PREFIX via GATEWAY [dev PORT]", "PREFIX dev PORT" or "del PREFIX" */
 static int
 route_prepare_text(struct dpr_router *r, const char *ctx, const char *text,
-		   struct dpr_fib4_op *op, struct dpr_method_err *e)
+		   struct dpr_route_op *op, struct dpr_method_err *e)
 {
 	char buf[256], *tok[6], *save = NULL, *t;
 	const char *via = NULL, *port = NULL;
@@ -293,20 +336,19 @@ route_prepare_text(struct dpr_router *r, const char *ctx, const char *text,
 	return route_prepare(r, ctx, tok[0], via, port, op, e);
 bad:
 	return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-			       "%s: \"%s\": expected \"PREFIX via GATEWAY\", \"PREFIX dev PORT\" or \"del PREFIX\"",
+			       "%s: \"%s\": expected \"PREFIX via GATEWAY [dev PORT]\", \"PREFIX dev PORT\" or \"del PREFIX\"",
 			       ctx, text);
 }
 
 json_t *
-dpr_route_json(struct dpr_router *r, uint32_t ip, uint8_t depth, uint32_t nh)
+dpr_route_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh)
 {
-	struct dpr_prefix pf = { .addr = { .af = DPR_AF_IP4, .ip4 = ip }, .len = depth };
 	const struct dpr_nh_info *info = dpr_nh_info(r->nh, nh);
 	union dpr_nh_word w = dpr_nh_word_get(r->nh, nh);
 	char buf[DPR_PREFIX_STRLEN];
 	json_t *o = json_object();
 
-	json_object_set_new(o, "prefix", json_string(dpr_prefix_fmt(&pf, buf, sizeof(buf))));
+	json_object_set_new(o, "prefix", json_string(dpr_prefix_fmt(pf, buf, sizeof(buf))));
 	if (nh == DPR_NH_LOCAL || nh == DPR_NH_BCAST || info == NULL) {
 		json_object_set_new(o, "type", json_string(nh == DPR_NH_LOCAL ? "local" :
 							   nh == DPR_NH_BCAST ? "broadcast" : "none"));
@@ -319,35 +361,47 @@ dpr_route_json(struct dpr_router *r, uint32_t ip, uint8_t depth, uint32_t nh)
 	}
 	json_object_set_new(o, "via", json_string(dpr_ip_fmt(&info->ip, buf, sizeof(buf))));
 	json_object_set_new(o, "port", json_string(r->cfg->ports[w.port].name));
-	json_object_set_new(o, "type", json_string(depth == 32 && info->ip.ip4 == ip ?
+	json_object_set_new(o, "type", json_string(pf->len == host_len(pf->addr.af) &&
+						   dpr_ip_equal(&info->ip, &pf->addr) ?
 						   "neighbor" : "gateway"));
 	json_object_set_new(o, "resolved", json_boolean(w.kind == DPR_NH_KIND_FORWARD));
 	return o;
 }
 
-/* Apply ops; on a partial failure say how far it got. */
+/* Apply ops; on a partial failure say how far it got and what to raise. */
 static int
-apply(struct dpr_router *r, const char *ctx, struct dpr_fib4_op *ops, unsigned int n,
+apply(struct dpr_router *r, const char *ctx, struct dpr_route_op *ops, unsigned int n,
       struct dpr_method_err *e)
 {
 	unsigned int done;
-	int err;
+	enum dpr_af af;
+	int err = 0;
 
-	done = dpr_route4_apply(r->fib4, r->nh, ops, n, &err);
+	done = dpr_route_apply(&r->rib, ops, n, &err);
 	if (done == n)
 		return 0;
+	af = ops[done].prefix.addr.af;
 	if (err == -ENOENT)
 		return dpr_method_fail(e, DPR_RPC_NOT_FOUND, "%s: no such route", ctx);
-	if (err == -ENOSPC)
+	if (err == -ENOSPC && af == DPR_AF_IP4)
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
 				       "%s: the FIB has no tbl8 group left for a route longer than /24 after %u of %u routes (all %u in use, raise fib.ipv4_tbl8_groups)",
 				       ctx, done, n, r->fib4->conf.tbl8_groups);
-	if (err == -ENOMEM && r->fib4->n_routes >= r->fib4->conf.max_routes)
+	if (err == -ENOSPC)
+		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
+				       "%s: the IPv6 FIB has too few tbl8 groups left for a route longer than /24 after %u of %u routes (%u of %u in use, raise fib.ipv6_tbl8_groups)",
+				       ctx, done, n, dpr_fib6_tbl8_used(r->fib6), r->fib6->conf.tbl8_groups);
+	if (err == -ENOMEM && af == DPR_AF_IP4 && r->fib4->n_routes >= r->fib4->conf.max_routes)
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
 				       "%s: the FIB is full after %u of %u routes (%u routes, raise fib.ipv4_max_routes)",
 				       ctx, done, n, r->fib4->n_routes);
-	return dpr_method_fail(e, DPR_RPC_INTERNAL_ERROR, "%s: %s (after %u of %u)", ctx,
-			       strerror(-err), done, n);
+	if (err == -ENOMEM && af == DPR_AF_IP6 && r->fib6 != NULL &&
+	    dpr_fib6_count(r->fib6) >= r->fib6->conf.max_routes)
+		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
+				       "%s: the IPv6 FIB is full after %u of %u routes (%u routes, raise fib.ipv6_max_routes)",
+				       ctx, done, n, dpr_fib6_count(r->fib6));
+	return dpr_method_fail(e, DPR_RPC_INTERNAL_ERROR, "%s: %s FIB: %s (after %u of %u)", ctx,
+			       fib_name(af), strerror(-err), done, n);
 }
 
 static json_t *
@@ -356,7 +410,7 @@ route_add_common(struct dpr_router *r, json_t *params, struct dpr_method_err *e,
 {
 	static const char *const keys[] = { "prefix", "via", "port", NULL };
 	const char *prefix, *via, *port;
-	struct dpr_fib4_op op;
+	struct dpr_route_op op;
 	char ctx[128];
 	uint32_t old;
 
@@ -368,8 +422,8 @@ route_add_common(struct dpr_router *r, json_t *params, struct dpr_method_err *e,
 	snprintf(ctx, sizeof(ctx), "%s %s", method, prefix);
 	if (route_prepare(r, ctx, prefix, via, port, &op, e) < 0)
 		return NULL;
-	if (!replace && dpr_fib4_get(r->fib4, op.ip, op.depth, &old) == 0) {
-		json_t *cur = dpr_route_json(r, op.ip, op.depth, old);
+	if (!replace && dpr_route_get(&r->rib, &op.prefix, &old) == 0) {
+		json_t *cur = dpr_route_json(r, &op.prefix, old);
 		char *s = json_dumps(cur, JSON_COMPACT);
 
 		dpr_nh_put(r->nh, op.nh);
@@ -381,7 +435,7 @@ route_add_common(struct dpr_router *r, json_t *params, struct dpr_method_err *e,
 	}
 	if (apply(r, ctx, &op, 1, e) < 0)
 		return NULL;
-	return dpr_route_json(r, op.ip, op.depth, op.nh);
+	return dpr_route_json(r, &op.prefix, op.nh);
 }
 
 static json_t *
@@ -401,28 +455,25 @@ m_route_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { "prefix", NULL };
 	char ctx[128], hint[DPR_PREFIX_STRLEN] = "", why[160];
-	struct dpr_fib4_op op = { .del = 1 };
+	struct dpr_route_op op = { .del = 1 };
 	const char *prefix;
-	struct dpr_prefix pf;
 	uint32_t old;
 
 	if (param_keys(params, "route.del", keys, e) < 0 ||
 	    param_str(params, "route.del", "prefix", true, &prefix, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "route.del %s", prefix);
-	if (dpr_prefix_parse(prefix, false, &pf, hint, sizeof(hint)) < 0 ||
-	    pf.addr.af != DPR_AF_IP4) {
+	if (dpr_prefix_parse(prefix, false, &op.prefix, hint, sizeof(hint)) < 0) {
 		if (hint[0] != '\0')
 			return FAIL(DPR_RPC_INVALID_PARAMS, "%s: host bits set, did you mean \"%s\"?",
 				    ctx, hint);
-		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: not an IPv4 prefix like 10.0.0.0/8", ctx);
+		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: not a prefix like 10.0.0.0/8 or 2001:db8::/32",
+			    ctx);
 	}
-	if (dpr_fib4_get(r->fib4, pf.addr.ip4, pf.len, &old) < 0)
+	if (dpr_route_get(&r->rib, &op.prefix, &old) < 0)
 		return FAIL(DPR_RPC_NOT_FOUND, "%s: no such route", ctx);
-	if (system_route(r, pf.addr.ip4, pf.len, why, sizeof(why)))
+	if (system_route(r, &op.prefix, why, sizeof(why)))
 		return FAIL(DPR_RPC_REFUSED, "%s: %s", ctx, why);
-	op.ip = pf.addr.ip4;
-	op.depth = pf.len;
 	if (apply(r, ctx, &op, 1, e) < 0)
 		return NULL;
 	return json_pack("{s:s}", "deleted", prefix);
@@ -432,96 +483,144 @@ static json_t *
 m_route_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { "address", NULL };
+	struct dpr_prefix pf;
 	const char *addr;
 	struct dpr_ip ip;
-	uint32_t prefix, nh;
-	uint8_t depth;
+	uint32_t nh;
 	json_t *o;
 
 	if (param_keys(params, "route.get", keys, e) < 0 ||
 	    param_str(params, "route.get", "address", true, &addr, e) < 0)
 		return NULL;
-	if (dpr_ip_parse(addr, &ip) < 0 || ip.af != DPR_AF_IP4)
-		return FAIL(DPR_RPC_INVALID_PARAMS, "route.get %s: not an IPv4 address", addr);
-	if (dpr_fib4_lpm(r->fib4, ip.ip4, &prefix, &depth, &nh) < 0)
+	if (dpr_ip_parse(addr, &ip) < 0)
+		return FAIL(DPR_RPC_INVALID_PARAMS,
+			    "route.get %s: not an IPv4 or IPv6 address (like 10.1.2.3 or 2001:db8::1)",
+			    addr);
+	if (dpr_route_lpm(&r->rib, &ip, &pf, &nh) < 0)
 		return FAIL(DPR_RPC_NOT_FOUND, "route.get %s: no route", addr);
-	o = dpr_route_json(r, prefix, depth, nh);
+	o = dpr_route_json(r, &pf, nh);
 	json_object_set_new(o, "address", json_string(addr));
 	return o;
 }
 
+/*
+ * route.list: IPv4 routes, then IPv6, each in ascending (address, length)
+ * order; the cursor is the last prefix shown, of either family.
+ */
 static json_t *
 m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { "limit", "after", NULL };
-	struct dpr_fib4_route cur, *page;
-	struct dpr_prefix cursor;
+	struct dpr_fib4_route *page4 = NULL;
+	struct dpr_fib6_route *page6 = NULL;
+	struct dpr_prefix cursor, last = { .len = 0 };
 	uint64_t limit = LIST_DEFAULT;
+	unsigned int shown = 0;
+	bool more = false, more6 = false;
 	json_t *res, *routes;
 	const char *after;
-	bool more;
+	char buf[DPR_PREFIX_STRLEN];
 	int i, n;
 
 	if (param_keys(params, "route.list", keys, e) < 0 ||
 	    param_uint(params, "route.list", "limit", 1, LIST_MAX, &limit, e) < 0 ||
 	    param_str(params, "route.list", "after", false, &after, e) < 0)
 		return NULL;
-	if (after != NULL &&
-	    (dpr_prefix_parse(after, false, &cursor, NULL, 0) < 0 || cursor.addr.af != DPR_AF_IP4))
+	if (after != NULL && dpr_prefix_parse(after, false, &cursor, NULL, 0) < 0)
 		return FAIL(DPR_RPC_INVALID_PARAMS,
 			    "route.list: \"after\" must be a prefix from a previous page's \"next\"");
-	page = malloc(limit * sizeof(*page));
-	if (page == NULL)
-		return FAIL(DPR_RPC_INTERNAL_ERROR, "route.list: out of memory for %u routes (ask for a smaller \"limit\")",
-			    (unsigned int)limit);
-	/* Resume after the cursor, even if that route went away meanwhile. */
-	cur = (struct dpr_fib4_route){ .ip = after != NULL ? cursor.addr.ip4 : 0,
-				       .depth = after != NULL ? cursor.len : 0 };
-	n = dpr_fib4_list(r->fib4, after != NULL ? &cur : NULL, page, (unsigned int)limit, &more);
-	if (n < 0) {
-		free(page);
-		return FAIL(DPR_RPC_INTERNAL_ERROR, "route.list: out of memory for the sorted route list (%u routes)",
-			    r->fib4->n_routes);
+	routes = json_array();
+	if (after == NULL || cursor.addr.af == DPR_AF_IP4) {
+		struct dpr_fib4_route cur = { .ip = after != NULL ? cursor.addr.ip4 : 0,
+					      .depth = after != NULL ? cursor.len : 0 };
+
+		page4 = malloc(limit * sizeof(*page4));
+		n = page4 == NULL ? -ENOMEM :
+		    dpr_fib4_list(r->fib4, after != NULL ? &cur : NULL, page4, (unsigned int)limit,
+				  &more);
+		if (n < 0)
+			goto nomem;
+		for (i = 0; i < n; i++) {
+			last = (struct dpr_prefix){ .addr = { .af = DPR_AF_IP4, .ip4 = page4[i].ip },
+						    .len = page4[i].depth };
+			json_array_append_new(routes, dpr_route_json(r, &last, page4[i].nh));
+		}
+		shown = (unsigned int)n;
+		/* IPv6 follows the last IPv4 route. */
+		if (!more && route_count(r, DPR_AF_IP6) > 0)
+			more = shown == limit;
+	}
+	if (r->fib6 != NULL && !more && shown < limit) {
+		struct dpr_fib6_route cur = { .depth = 0 };
+
+		if (after != NULL && cursor.addr.af == DPR_AF_IP6) {
+			memcpy(cur.ip, cursor.addr.ip6, sizeof(cur.ip));
+			cur.depth = cursor.len;
+		}
+		page6 = malloc((limit - shown) * sizeof(*page6));
+		n = page6 == NULL ? -ENOMEM :
+		    dpr_fib6_list(r->fib6, after != NULL && cursor.addr.af == DPR_AF_IP6 ? &cur : NULL,
+				  page6, (unsigned int)(limit - shown), &more6);
+		if (n < 0)
+			goto nomem;
+		for (i = 0; i < n; i++) {
+			memset(&last, 0, sizeof(last));
+			last.addr.af = DPR_AF_IP6;
+			memcpy(last.addr.ip6, page6[i].ip, sizeof(last.addr.ip6));
+			last.len = page6[i].depth;
+			json_array_append_new(routes, dpr_route_json(r, &last, page6[i].nh));
+		}
+		shown += (unsigned int)n;
+		more = more6;
 	}
 	res = json_object();
-	routes = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(routes, dpr_route_json(r, page[i].ip, page[i].depth, page[i].nh));
 	json_object_set_new(res, "routes", routes);
 	/* More to come: the last prefix of this page is the next cursor. */
-	if (more && n > 0) {
-		struct dpr_prefix last = { .addr = { .af = DPR_AF_IP4, .ip4 = page[n - 1].ip },
-					   .len = page[n - 1].depth };
-		char buf[DPR_PREFIX_STRLEN];
-
-		json_object_set_new(res, "next", json_string(dpr_prefix_fmt(&last, buf, sizeof(buf))));
-	} else {
-		json_object_set_new(res, "next", json_null());
-	}
-	json_object_set_new(res, "total", json_integer(r->fib4->n_routes));
-	free(page);
+	json_object_set_new(res, "next", more && shown > 0 ?
+			    json_string(dpr_prefix_fmt(&last, buf, sizeof(buf))) : json_null());
+	json_object_set_new(res, "total", json_integer(routes_total(r)));
+	json_object_set_new(res, "ipv4_routes", json_integer(route_count(r, DPR_AF_IP4)));
+	json_object_set_new(res, "ipv6_routes", json_integer(route_count(r, DPR_AF_IP6)));
+	free(page4);
+	free(page6);
 	return res;
+nomem:
+	json_decref(routes);
+	free(page4);
+	free(page6);
+	return FAIL(DPR_RPC_INTERNAL_ERROR, "route.list: out of memory for %u routes (ask for a smaller \"limit\")",
+		    (unsigned int)limit);
 }
 
+/* Deletes by prefix, then position (the later one is reported). */
 static int
 cmp_del(const void *a, const void *b)
 {
-	const struct dpr_fib4_op *x = *(const struct dpr_fib4_op *const *)a;
-	const struct dpr_fib4_op *y = *(const struct dpr_fib4_op *const *)b;
+	const struct dpr_route_op *x = *(const struct dpr_route_op *const *)a;
+	const struct dpr_route_op *y = *(const struct dpr_route_op *const *)b;
+	int c;
 
-	if (x->ip != y->ip)
-		return x->ip < y->ip ? -1 : 1;
-	if (x->depth != y->depth)
-		return x->depth < y->depth ? -1 : 1;
-	return x < y ? -1 : x > y; /* by position: report the later one */
+	if (x->prefix.addr.af != y->prefix.addr.af)
+		return x->prefix.addr.af < y->prefix.addr.af ? -1 : 1;
+	if (x->prefix.addr.af == DPR_AF_IP4) {
+		if (x->prefix.addr.ip4 != y->prefix.addr.ip4)
+			return x->prefix.addr.ip4 < y->prefix.addr.ip4 ? -1 : 1;
+	} else {
+		c = memcmp(x->prefix.addr.ip6, y->prefix.addr.ip6, sizeof(x->prefix.addr.ip6));
+		if (c != 0)
+			return c;
+	}
+	if (x->prefix.len != y->prefix.len)
+		return x->prefix.len < y->prefix.len ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
 /* Each del was checked against the FIB as it is; two of one prefix would
  * pass that check and fail halfway through the batch. */
 static int
-dup_deletes(struct dpr_fib4_op *ops, unsigned int n, struct dpr_method_err *e)
+dup_deletes(struct dpr_route_op *ops, unsigned int n, struct dpr_method_err *e)
 {
-	struct dpr_fib4_op **dels = malloc((n + 1) * sizeof(*dels));
+	struct dpr_route_op **dels = malloc((n + 1) * sizeof(*dels));
 	unsigned int i, k = 0;
 	int ret = 0;
 
@@ -532,14 +631,14 @@ dup_deletes(struct dpr_fib4_op *ops, unsigned int n, struct dpr_method_err *e)
 			dels[k++] = &ops[i];
 	qsort(dels, k, sizeof(*dels), cmp_del);
 	for (i = 1; i < k && ret == 0; i++) {
-		if (dels[i]->ip == dels[i - 1]->ip && dels[i]->depth == dels[i - 1]->depth) {
-			struct dpr_prefix p = { .addr = { .af = DPR_AF_IP4, .ip4 = dels[i]->ip },
-						.len = dels[i]->depth };
+		const struct dpr_prefix *a = &dels[i - 1]->prefix, *b = &dels[i]->prefix;
+
+		if (a->len == b->len && dpr_ip_equal(&a->addr, &b->addr)) {
 			char buf[DPR_PREFIX_STRLEN];
 
 			ret = dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					      "route.load: routes[%td]: del %s: deleted twice in one request",
-					      dels[i] - ops, dpr_prefix_fmt(&p, buf, sizeof(buf)));
+					      dels[i] - ops, dpr_prefix_fmt(b, buf, sizeof(buf)));
 		}
 	}
 	free(dels);
@@ -551,7 +650,7 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { "routes", NULL };
 	json_t *routes = params ? json_object_get(params, "routes") : NULL, *v;
-	struct dpr_fib4_op *ops;
+	struct dpr_route_op *ops;
 	unsigned int n = 0, i;
 	size_t idx;
 
@@ -620,23 +719,35 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return NULL;
 	}
 	free(ops);
-	return json_pack("{s:i,s:i}", "loaded", (json_int_t)n, "routes",
-			 (json_int_t)r->fib4->n_routes);
+	return json_pack("{s:i,s:i,s:i,s:i}", "loaded", (json_int_t)n,
+			 "routes", (json_int_t)routes_total(r),
+			 "ipv4_routes", (json_int_t)route_count(r, DPR_AF_IP4),
+			 "ipv6_routes", (json_int_t)route_count(r, DPR_AF_IP6));
 }
 
 /* --- addresses --------------------------------------------------------- */
 
-/* The routes an IPv4 interface address implies, with a connected next-hop
- * reference when adding (ops[0].nh -ENOSPC when the table is full). */
-static unsigned int
+/*
+ * The routes interface address @p a implies (dpr_route_addr_ops()), with a
+ * reference on the port's connected next hop for the subnet when adding.
+ * @return the number of ops, or -ENOSPC (next-hop table full).
+ */
+static int
 addr_ops(struct dpr_router *r, int port, const struct dpr_prefix *a,
-	 struct dpr_fib4_op *ops, bool del)
+	 struct dpr_route_op *ops, bool del)
 {
-	int conn = 0;
+	unsigned int n = dpr_route_addr_ops(a, 0, del, ops), k;
+	int conn;
 
-	if (!del && a->addr.af == DPR_AF_IP4 && a->len < 32)
+	for (k = 0; k < n && !del; k++) {
+		if (ops[k].nh != DPR_NH_NONE)
+			continue;
 		conn = dpr_nh_connected(r->nh, (uint8_t)port);
-	return dpr_route4_addr_ops(a, (uint32_t)conn, del, ops);
+		if (conn < 0)
+			return -ENOSPC;
+		ops[k].nh = (uint32_t)conn;
+	}
+	return (int)n;
 }
 
 static json_t *
@@ -644,11 +755,10 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { "port", "address", NULL };
 	const char *port, *addr;
-	struct dpr_fib4_op ops[3];
+	struct dpr_route_op ops[3];
 	struct dpr_prefix a;
 	char ctx[128], err[512];
-	unsigned int n;
-	int p, ret;
+	int p, ret, n;
 
 	if (param_keys(params, "addr.add", keys, e) < 0 ||
 	    param_str(params, "addr.add", "port", true, &port, e) < 0 ||
@@ -662,11 +772,11 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return FAIL(ret == -ENOSPC ? DPR_RPC_NO_SPACE : DPR_RPC_INVALID_PARAMS,
 			    "addr.add: %s", err);
 	n = addr_ops(r, p, &a, ops, false);
-	if (n > 0 && ops[0].nh == (uint32_t)-ENOSPC) {
+	if (n < 0) {
 		dpr_config_addr_del(r->cfg, p, &a);
 		return FAIL(DPR_RPC_NO_SPACE, "%s: the next-hop table is full", ctx);
 	}
-	if (n > 0 && apply(r, ctx, ops, n, e) < 0) {
+	if (n > 0 && apply(r, ctx, ops, (unsigned int)n, e) < 0) {
 		dpr_config_addr_del(r->cfg, p, &a);
 		return NULL;
 	}
@@ -674,21 +784,52 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	dpr_neigh_addresses_changed(r->neigh);
 	if (r->exc != NULL && a.addr.af == DPR_AF_IP4)
 		dpr_exc_garp(r->exc, (unsigned int)p, a.addr.ip4);
+	else if (r->exc != NULL)
+		dpr_exc_unsolicited_na(r->exc, (unsigned int)p, &a.addr);
 	if (p < (int)r->n_ports)
 		dpr_tap_addr(r, (uint16_t)p, &a, true);
 	return json_pack("{s:s,s:s}", "port", port, "address", addr);
+}
+
+/* Whether route @p op that address @p a implied stays when @p a of port
+ * @p port goes: another address still implies it. */
+static bool
+addr_route_kept(struct dpr_router *r, int port, const struct dpr_prefix *a,
+		const struct dpr_route_op *op)
+{
+	unsigned int p, k;
+
+	for (p = 0; p < r->cfg->n_ports; p++) {
+		for (k = 0; k < r->cfg->ports[p].n_addrs; k++) {
+			const struct dpr_prefix *o = &r->cfg->ports[p].addrs[k];
+
+			if (o->addr.af != a->addr.af)
+				continue;
+			/* The router's address: the same one on another port
+			 * (a link-local one may be on several). */
+			if (op->nh == DPR_NH_LOCAL) {
+				if (dpr_ip_equal(&o->addr, &a->addr))
+					return true;
+				continue;
+			}
+			/* The subnet and its broadcast: another address of
+			 * this port on the same subnet. */
+			if ((int)p == port && o->len == a->len && dpr_prefix_contains(a, &o->addr))
+				return true;
+		}
+	}
+	return false;
 }
 
 static json_t *
 m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { "port", "address", NULL };
-	struct dpr_fib4_op ops[3];
+	struct dpr_route_op ops[3];
 	const char *port, *addr;
 	struct dpr_prefix a;
 	char ctx[128];
-	unsigned int n, i, k;
-	int p;
+	int p, i, n;
 
 	if (param_keys(params, "addr.del", keys, e) < 0 ||
 	    param_str(params, "addr.del", "port", true, &port, e) < 0 ||
@@ -698,32 +839,24 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	if (port_by_name(r, ctx, port, &p, e) < 0)
 		return NULL;
 	if (dpr_prefix_parse(addr, true, &a, NULL, 0) < 0 || strchr(addr, '/') == NULL)
-		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: expected an address with its length, like 10.0.1.1/24",
+		return FAIL(DPR_RPC_INVALID_PARAMS,
+			    "%s: expected an address with its length, like 10.0.1.1/24 or 2001:db8:1::1/64",
 			    ctx);
 	if (dpr_config_addr_del(r->cfg, p, &a) < 0)
-		return FAIL(DPR_RPC_NOT_FOUND, "%s: port %s has no such address", ctx, port);
+		return FAIL(DPR_RPC_NOT_FOUND, "%s: port %s has no such address (addr.list shows them)",
+			    ctx, port);
 	if (p < (int)r->n_ports)
 		dpr_tap_addr(r, (uint16_t)p, &a, false);
 	n = addr_ops(r, p, &a, ops, true);
-	/* Keep the subnet and its broadcast while another address of the
-	 * port is on it: only this address's /32 goes. */
-	for (k = 0; n > 0 && a.len < 32 && k < r->cfg->ports[p].n_addrs; k++) {
-		const struct dpr_prefix *o = &r->cfg->ports[p].addrs[k];
-
-		if (o->addr.af == DPR_AF_IP4 && o->len == a.len &&
-		    (o->addr.ip4 & dpr_ip4_mask(o->len)) == ops[0].ip) {
-			ops[0] = ops[1]; /* the address's own /32 */
-			n = 1;
-			break;
-		}
-	}
 	for (i = 0; i < n; i++) {
-		struct dpr_fib4_op one = ops[i];
+		struct dpr_route_op one = ops[i];
 		uint32_t nh;
 
+		if (addr_route_kept(r, p, &a, &one))
+			continue;
 		/* A route may have been replaced meanwhile; delete what is there. */
-		if (dpr_fib4_get(r->fib4, one.ip, one.depth, &nh) == 0)
-			dpr_route4_apply(r->fib4, r->nh, &one, 1, &(int){ 0 });
+		if (dpr_route_get(&r->rib, &one.prefix, &nh) == 0)
+			dpr_route_apply(&r->rib, &one, 1, &(int){ 0 });
 	}
 	/* Next hops follow their subnet; neighbours left on none are
 	 * forgotten (lib/neigh). */
@@ -794,6 +927,26 @@ neigh_json(struct dpr_router *r, uint32_t idx)
 	return o;
 }
 
+/* A neighbour's address, and its port (-1: none given) where one is named:
+ * a link-local address must have it. */
+static int
+neigh_addr(struct dpr_router *r, const char *ctx, const char *addr, const char *port,
+	   struct dpr_ip *ip, int *p, struct dpr_method_err *e)
+{
+	*p = -1;
+	if (dpr_ip_parse(addr, ip) < 0)
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+				       "%s: not an IPv4 or IPv6 address (like 10.0.1.2 or 2001:db8:1::2)",
+				       ctx);
+	if (port != NULL && port_by_name(r, ctx, port, p, e) < 0)
+		return -1;
+	if (dpr_ip_is_link_local(ip) && port == NULL)
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+				       "%s: link-local neighbour %s needs \"port\" (dprctl: dev PORT)",
+				       ctx, addr);
+	return 0;
+}
+
 static json_t *
 m_neigh_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
@@ -802,7 +955,7 @@ m_neigh_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	struct rte_ether_addr ea;
 	struct dpr_ip ip;
 	char ctx[128], err[256];
-	int p = -1, idx;
+	int p, idx;
 
 	if (param_keys(params, "neigh.add", keys, e) < 0 ||
 	    param_str(params, "neigh.add", "address", true, &addr, e) < 0 ||
@@ -810,14 +963,12 @@ m_neigh_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	    param_str(params, "neigh.add", "port", false, &port, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "neigh.add %s", addr);
-	if (dpr_ip_parse(addr, &ip) < 0 || ip.af != DPR_AF_IP4)
-		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: not an IPv4 address", ctx);
+	if (neigh_addr(r, ctx, addr, port, &ip, &p, e) < 0)
+		return NULL;
 	if (dpr_mac_parse(mac, &ea) < 0 || !rte_is_unicast_ether_addr(&ea) ||
 	    rte_is_zero_ether_addr(&ea))
 		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: mac \"%s\" is not a unicast MAC like 02:00:00:00:00:01",
 			    ctx, mac);
-	if (port != NULL && port_by_name(r, ctx, port, &p, e) < 0)
-		return NULL;
 	idx = dpr_neigh_add_static(r->neigh, &ip, &ea, p, err, sizeof(err));
 	if (idx < 0)
 		return FAIL(idx == -ENOSPC ? DPR_RPC_NO_SPACE : idx == -EEXIST ? DPR_RPC_EXISTS :
@@ -828,19 +979,22 @@ m_neigh_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 static json_t *
 m_neigh_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
-	static const char *const keys[] = { "address", NULL };
-	const char *addr;
+	static const char *const keys[] = { "address", "port", NULL };
+	const char *addr, *port;
 	struct dpr_ip ip;
 	char ctx[128];
+	int p;
 
 	if (param_keys(params, "neigh.del", keys, e) < 0 ||
-	    param_str(params, "neigh.del", "address", true, &addr, e) < 0)
+	    param_str(params, "neigh.del", "address", true, &addr, e) < 0 ||
+	    param_str(params, "neigh.del", "port", false, &port, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "neigh.del %s", addr);
-	if (dpr_ip_parse(addr, &ip) < 0 || ip.af != DPR_AF_IP4)
-		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: not an IPv4 address", ctx);
-	if (dpr_neigh_del(r->neigh, &ip) < 0)
-		return FAIL(DPR_RPC_NOT_FOUND, "%s: no such neighbour", ctx);
+	if (neigh_addr(r, ctx, addr, port, &ip, &p, e) < 0)
+		return NULL;
+	if (dpr_neigh_del(r->neigh, &ip, p) < 0)
+		return FAIL(DPR_RPC_NOT_FOUND, "%s: no such neighbour%s%s (neigh.list shows them)",
+			    ctx, port != NULL ? " on port " : "", port != NULL ? port : "");
 	return json_pack("{s:s}", "deleted", addr);
 }
 
@@ -923,12 +1077,26 @@ dpr_router_stats_json(struct dpr_router *r)
 		"to_kernel_dropped", (json_int_t)r->tap_stats.to_kernel_dropped,
 		"from_kernel", (json_int_t)r->tap_stats.from_kernel,
 		"from_kernel_dropped", (json_int_t)r->tap_stats.from_kernel_dropped));
-	if (r->fib4 != NULL)
-		json_object_set_new(j, "fib", json_pack("{s:i,s:I,s:i,s:i}",
+	if (r->fib4 != NULL) {
+		json_t *fib = json_pack("{s:i,s:I,s:i,s:i}",
 			"ipv4_routes", (json_int_t)r->fib4->n_routes,
 			"ipv4_memory_bytes", (json_int_t)dpr_fib4_memory(r->fib4),
 			"ipv4_max_routes", (json_int_t)r->fib4->conf.max_routes,
-			"ipv4_tbl8_groups", (json_int_t)r->fib4->conf.tbl8_groups));
+			"ipv4_tbl8_groups", (json_int_t)r->fib4->conf.tbl8_groups);
+
+		if (r->fib6 != NULL) {
+			json_object_set_new(fib, "ipv6_routes", json_integer(dpr_fib6_count(r->fib6)));
+			json_object_set_new(fib, "ipv6_memory_bytes",
+					    json_integer((json_int_t)dpr_fib6_memory(r->fib6)));
+			json_object_set_new(fib, "ipv6_max_routes",
+					    json_integer(r->fib6->conf.max_routes));
+			json_object_set_new(fib, "ipv6_tbl8_groups",
+					    json_integer(r->fib6->conf.tbl8_groups));
+			json_object_set_new(fib, "ipv6_tbl8_used",
+					    json_integer(dpr_fib6_tbl8_used(r->fib6)));
+		}
+		json_object_set_new(j, "fib", fib);
+	}
 	if (r->nh != NULL)
 		json_object_set_new(j, "nexthops", json_integer(dpr_nh_count(r->nh)));
 	return j;
@@ -942,6 +1110,35 @@ m_stats_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	if (param_keys(params, "stats.get", keys, e) < 0)
 		return NULL;
 	return dpr_router_stats_json(r);
+}
+
+/* A port's router advertisement settings, as the config file names them. */
+static json_t *
+ra_json(const struct dpr_ra_conf_port *ra)
+{
+	json_t *o = json_pack("{s:b,s:i,s:i,s:i,s:i,s:b,s:b,s:b,s:I,s:I}",
+			      "enabled", ra->enabled, "max_interval", (json_int_t)ra->max_interval,
+			      "min_interval", (json_int_t)ra->min_interval,
+			      "router_lifetime", (json_int_t)ra->router_lifetime,
+			      "hop_limit", (json_int_t)ra->cur_hop_limit, "managed", ra->managed,
+			      "other", ra->other, "mtu", ra->send_mtu,
+			      "reachable_time", (json_int_t)ra->reachable_time,
+			      "retrans_timer", (json_int_t)ra->retrans_timer);
+	json_t *prefixes = json_array();
+	char buf[DPR_PREFIX_STRLEN];
+	unsigned int i;
+
+	for (i = 0; i < ra->n_prefixes; i++) {
+		const struct dpr_ra_prefix_conf *p = &ra->prefixes[i];
+
+		json_array_append_new(prefixes, json_pack("{s:s,s:b,s:b,s:I,s:I}",
+			"prefix", dpr_prefix_fmt(&p->prefix, buf, sizeof(buf)),
+			"on_link", p->on_link, "autonomous", p->autonomous,
+			"valid_lifetime", (json_int_t)p->valid_lifetime,
+			"preferred_lifetime", (json_int_t)p->preferred_lifetime));
+	}
+	json_object_set_new(o, "prefixes", prefixes);
+	return o;
 }
 
 static json_t *
@@ -969,6 +1166,8 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			json_object_set_new(o, "mac", json_string(mac));
 		}
 		json_object_set_new(o, "addresses", addr_list_json(r, (int)i));
+		if (pc->ra.enabled)
+			json_object_set_new(o, "router_advertisements", ra_json(&pc->ra));
 		json_array_append_new(ports, o);
 	}
 	neighs = json_array();
@@ -985,13 +1184,17 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			dpr_ip_fmt(&info->ip, ip, sizeof(ip)), "mac", mac,
 			"port", r->cfg->ports[w.port].name));
 	}
-	res = json_pack("{s:s,s:o,s:o,s:{s:s,s:s},s:{s:i,s:i,s:i},s:i}",
+	res = json_pack("{s:s,s:o,s:o,s:{s:s,s:s},s:{s:i,s:i,s:i,s:i,s:i},s:i,s:i,s:i}",
 			"file", r->cfg->path, "ports", ports, "neighbors", neighs,
 			"control", "socket", r->cfg->socket, "group", r->cfg->socket_group,
 			"fib", "ipv4_max_routes", (json_int_t)r->cfg->ip4_max_routes,
 			"ipv4_tbl8_groups", (json_int_t)r->cfg->ip4_tbl8_groups,
+			"ipv6_max_routes", (json_int_t)r->cfg->ip6_max_routes,
+			"ipv6_tbl8_groups", (json_int_t)r->cfg->ip6_tbl8_groups,
 			"learned_neighbors_max", (json_int_t)r->cfg->learned_neighbors_max,
-			"routes", (json_int_t)r->fib4->n_routes);
+			"routes", (json_int_t)routes_total(r),
+			"ipv4_routes", (json_int_t)route_count(r, DPR_AF_IP4),
+			"ipv6_routes", (json_int_t)route_count(r, DPR_AF_IP6));
 	return res;
 }
 

@@ -23,8 +23,8 @@ extern const struct dpr_method dpr_method_table[];
 /** Set @p e; returns -1 so callers can `return dpr_method_fail(...)`. */
 int dpr_method_fail(struct dpr_method_err *e, int code, const char *fmt, ...);
 
-/** A route as the API shows it. */
-json_t *dpr_route_json(struct dpr_router *r, uint32_t ip, uint8_t depth, uint32_t nh);
+/** Route @p pf to next hop @p nh, of either family, as the API shows it. */
+json_t *dpr_route_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh);
 
 /** What stats.get answers (also written by --stats-file). */
 json_t *dpr_router_stats_json(struct dpr_router *r);

@@ -135,6 +135,26 @@ get_uint(struct parser *ps, const char *path, json_t *obj, const char *key,
 	return 0;
 }
 
+static int
+get_bool(struct parser *ps, const char *path, json_t *obj, const char *key, bool *out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_boolean(v))
+		return fail(ps, path, "%s: expected true or false, got %s", key, type_name(v));
+	*out = json_is_true(v);
+	return 0;
+}
+
+/* fe80::/10: scoped to one link, so every port is on fe80::/64 (RFC 4291 2.5.6). */
+static bool
+link_local(const struct dpr_ip *ip)
+{
+	return ip->af == DPR_AF_IP6 && ip->ip6[0] == 0xfe && (ip->ip6[1] & 0xc0) == 0x80;
+}
+
 static bool
 valid_port_name(const char *s)
 {
@@ -241,12 +261,127 @@ check_port_address(struct parser *ps, const char *ap, const char *path,
 	return 0;
 }
 
+/*
+ * ports[].router_advertisements: RFC 4861 6.2.1 variables, with its ranges
+ * and defaults. Checked against the port's addresses by the caller.
+ */
+static int
+parse_ra_prefix(struct parser *ps, const char *path, json_t *obj, struct dpr_ra_prefix_conf *pc)
+{
+	static const char *const keys[] = {
+		"prefix", "on_link", "autonomous", "valid_lifetime", "preferred_lifetime", NULL
+	};
+	char hint[DPR_PREFIX_STRLEN] = "";
+	uint64_t valid = 2592000, preferred = 604800; /* 30 and 7 days (RFC 4861 6.2.1) */
+	const char *prefix;
+	int ret;
+
+	pc->on_link = true;
+	pc->autonomous = true;
+	if ((ret = get_object(ps, path, obj)) < 0 ||
+	    (ret = check_keys(ps, path, obj, keys)) < 0 ||
+	    (ret = get_string(ps, path, obj, "prefix", true, &prefix)) < 0 ||
+	    (ret = get_bool(ps, path, obj, "on_link", &pc->on_link)) < 0 ||
+	    (ret = get_bool(ps, path, obj, "autonomous", &pc->autonomous)) < 0 ||
+	    (ret = get_uint(ps, path, obj, "valid_lifetime", 0, UINT32_MAX, &valid)) < 0 ||
+	    (ret = get_uint(ps, path, obj, "preferred_lifetime", 0, UINT32_MAX, &preferred)) < 0)
+		return ret;
+	if (dpr_prefix_parse(prefix, false, &pc->prefix, hint, sizeof(hint)) < 0) {
+		if (hint[0] != '\0')
+			return fail(ps, path, "prefix \"%s\": has host bits set, did you mean \"%s\"?",
+				    prefix, hint);
+		return fail(ps, path, "prefix \"%s\": expected an IPv6 prefix like \"2001:db8:1::/64\"",
+			    prefix);
+	}
+	if (pc->prefix.addr.af != DPR_AF_IP6)
+		return fail(ps, path, "prefix \"%s\": router advertisements carry IPv6 prefixes, like \"2001:db8:1::/64\"",
+			    prefix);
+	if (link_local(&pc->prefix.addr) || pc->prefix.addr.ip6[0] == 0xff)
+		return fail(ps, path, "prefix \"%s\": is %s prefix, which hosts ignore in advertisements (RFC 4861 6.3.4); give a global or unique local one",
+			    prefix, link_local(&pc->prefix.addr) ? "the link-local" : "a multicast");
+	if (preferred > valid)
+		return fail(ps, path, "preferred_lifetime %" PRIu64 " is longer than valid_lifetime %" PRIu64 " (RFC 4861 4.6.2: preferred <= valid)",
+			    preferred, valid);
+	pc->valid_lifetime = (uint32_t)valid;
+	pc->preferred_lifetime = (uint32_t)preferred;
+	return 0;
+}
+
+static int
+parse_ra(struct parser *ps, const char *path, json_t *obj, struct dpr_ra_conf_port *ra)
+{
+	static const char *const keys[] = {
+		"enabled", "max_interval", "min_interval", "router_lifetime", "hop_limit",
+		"managed", "other", "mtu", "reachable_time", "retrans_timer", "prefixes", NULL
+	};
+	uint64_t max = 600, min, lifetime, hop = 64, reach = 0, retrans = 0;
+	json_t *prefixes, *v;
+	size_t i;
+	int ret;
+
+	ra->enabled = true;
+	ra->send_mtu = true;
+	if ((ret = get_object(ps, path, obj)) < 0 ||
+	    (ret = check_keys(ps, path, obj, keys)) < 0 ||
+	    (ret = get_bool(ps, path, obj, "enabled", &ra->enabled)) < 0 ||
+	    (ret = get_uint(ps, path, obj, "max_interval", 4, 1800, &max)) < 0)
+		return ret;
+	/* RFC 4861 6.2.1: MinRtrAdvInterval from 3 to 0.75 x max, by default
+	 * 0.33 x max; AdvDefaultLifetime 0 or max to 9000, by default 3 x max. */
+	min = RTE_MAX(max * 33 / 100, UINT64_C(3));
+	lifetime = 3 * max;
+	if ((ret = get_uint(ps, path, obj, "min_interval", 3, max * 3 / 4, &min)) < 0 ||
+	    (ret = get_uint(ps, path, obj, "router_lifetime", 0, 9000, &lifetime)) < 0 ||
+	    (ret = get_uint(ps, path, obj, "hop_limit", 0, 255, &hop)) < 0 ||
+	    (ret = get_bool(ps, path, obj, "managed", &ra->managed)) < 0 ||
+	    (ret = get_bool(ps, path, obj, "other", &ra->other)) < 0 ||
+	    (ret = get_bool(ps, path, obj, "mtu", &ra->send_mtu)) < 0 ||
+	    (ret = get_uint(ps, path, obj, "reachable_time", 0, 3600000, &reach)) < 0 ||
+	    (ret = get_uint(ps, path, obj, "retrans_timer", 0, UINT32_MAX, &retrans)) < 0)
+		return ret;
+	if (lifetime != 0 && lifetime < max)
+		return fail(ps, path, "router_lifetime %" PRIu64 ": expected 0 (not a default router) or from max_interval (%" PRIu64 ") to 9000 seconds (RFC 4861 6.2.1)",
+			    lifetime, max);
+	ra->max_interval = (uint32_t)max;
+	ra->min_interval = (uint32_t)min;
+	ra->router_lifetime = (uint16_t)lifetime;
+	ra->cur_hop_limit = (uint8_t)hop;
+	ra->reachable_time = (uint32_t)reach;
+	ra->retrans_timer = (uint32_t)retrans;
+
+	prefixes = json_object_get(obj, "prefixes");
+	if (prefixes == NULL)
+		return 0;
+	if (!json_is_array(prefixes))
+		return fail(ps, path, "prefixes: expected an array of prefix objects, got %s",
+			    type_name(prefixes));
+	if (json_array_size(prefixes) > DPR_RA_MAX_PREFIXES)
+		return fail(ps, path, "prefixes: at most %d prefixes per port", DPR_RA_MAX_PREFIXES);
+	json_array_foreach(prefixes, i, v) {
+		char pp[128];
+		unsigned int k;
+
+		snprintf(pp, sizeof(pp), "%s.prefixes[%zu]", path, i);
+		ret = parse_ra_prefix(ps, pp, v, &ra->prefixes[i]);
+		if (ret < 0)
+			return ret;
+		for (k = 0; k < i; k++)
+			if (ra->prefixes[k].prefix.len == ra->prefixes[i].prefix.len &&
+			    dpr_ip_equal(&ra->prefixes[k].prefix.addr, &ra->prefixes[i].prefix.addr))
+				return fail(ps, pp, "prefix is already given by %s.prefixes[%u]",
+					    path, k);
+		ra->n_prefixes++;
+	}
+	return 0;
+}
+
 static int
 parse_port(struct parser *ps, const char *path, json_t *obj,
 	   struct dpr_port_conf *pc)
 {
 	static const char *const keys[] = {
-		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", "broadcast_echo", NULL
+		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", "broadcast_echo",
+		"router_advertisements", NULL
 	};
 	const char *name, *device, *mac;
 	uint64_t mtu = DPR_DEFAULT_MTU;
@@ -325,12 +460,10 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 	}
 
 	addrs = json_object_get(obj, "addresses");
-	if (addrs == NULL)
-		return 0;
-	if (!json_is_array(addrs))
+	if (addrs != NULL && !json_is_array(addrs))
 		return fail(ps, path, "addresses: expected an array of strings, got %s",
 			    type_name(addrs));
-	if (json_array_size(addrs) > DPR_MAX_PORT_ADDRS)
+	if (addrs != NULL && json_array_size(addrs) > DPR_MAX_PORT_ADDRS)
 		return fail(ps, path, "addresses: at most %d addresses per port",
 			    DPR_MAX_PORT_ADDRS);
 	json_array_foreach(addrs, i, a) {
@@ -345,6 +478,22 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		if (ret < 0)
 			return ret;
 		pc->n_addrs++;
+	}
+
+	a = json_object_get(obj, "router_advertisements");
+	if (a != NULL) {
+		char rp[64];
+		unsigned int k;
+
+		snprintf(rp, sizeof(rp), "%s.router_advertisements", path);
+		ret = parse_ra(ps, rp, a, &pc->ra);
+		if (ret < 0)
+			return ret;
+		for (k = 0; k < pc->n_addrs && pc->addrs[k].addr.af != DPR_AF_IP6; k++)
+			;
+		if (pc->ra.enabled && k == pc->n_addrs)
+			return fail(ps, rp, "port \"%s\" has no IPv6 address to advertise from; add one to %s.addresses (a link-local fe80::/64 one at least), or set \"enabled\": false",
+				    pc->name, path);
 	}
 	return 0;
 }
@@ -424,7 +573,9 @@ parse_ports(struct parser *ps, json_t *root)
 					const struct dpr_prefix *b = &cfg->ports[j].addrs[l];
 					char path[48];
 
-					if (a->addr.af != b->addr.af)
+					/* Every link has fe80::/64. */
+					if (a->addr.af != b->addr.af || link_local(&a->addr) ||
+					    link_local(&b->addr))
 						continue;
 					if (!dpr_prefix_contains(a, &b->addr) &&
 					    !dpr_prefix_contains(b, &a->addr))
@@ -444,6 +595,9 @@ dpr_config_port_for(const struct dpr_config *cfg, const struct dpr_ip *ip, int p
 {
 	unsigned int i, k;
 
+	/* A link-local address is on the link it is named with, any port's. */
+	if (link_local(ip))
+		return port < (int)cfg->n_ports ? port : -1;
 	for (i = 0; i < cfg->n_ports; i++) {
 		if (port >= 0 && (int)i != port)
 			continue;
@@ -471,21 +625,30 @@ owned_prefix(const struct dpr_config *cfg, const struct dpr_prefix *pf)
 {
 	unsigned int i, k;
 
-	if (pf->addr.af != DPR_AF_IP4)
-		return NULL;
 	for (i = 0; i < cfg->n_ports; i++) {
 		for (k = 0; k < cfg->ports[i].n_addrs; k++) {
 			const struct dpr_prefix *a = &cfg->ports[i].addrs[k];
-			uint32_t mask;
+			struct dpr_prefix net = *a;
 
-			if (a->addr.af != DPR_AF_IP4)
+			if (a->addr.af != pf->addr.af)
 				continue;
-			mask = dpr_ip4_mask(a->len);
-			if (pf->len == 32 && pf->addr.ip4 == a->addr.ip4)
+			dpr_prefix_mask(&net);
+			if (a->addr.af == DPR_AF_IP4) {
+				uint32_t mask = dpr_ip4_mask(a->len);
+
+				if (pf->len == 32 && pf->addr.ip4 == a->addr.ip4)
+					return "is the router's own address";
+				if (pf->len == 32 && a->len < 31 &&
+				    pf->addr.ip4 == (a->addr.ip4 | ~mask))
+					return "is a connected subnet's broadcast address";
+				if (pf->len == a->len && a->len < 32 && pf->addr.ip4 == net.addr.ip4)
+					return "is a connected subnet";
+				continue;
+			}
+			if (pf->len == 128 && dpr_ip_equal(&pf->addr, &a->addr))
 				return "is the router's own address";
-			if (pf->len == 32 && a->len < 31 && pf->addr.ip4 == (a->addr.ip4 | ~mask))
-				return "is a connected subnet's broadcast address";
-			if (pf->len == a->len && a->len < 32 && pf->addr.ip4 == (a->addr.ip4 & mask))
+			if (pf->len == a->len && a->len < 128 && !link_local(&a->addr) &&
+			    dpr_ip_equal(&pf->addr, &net.addr))
 				return "is a connected subnet";
 		}
 	}
@@ -498,17 +661,26 @@ dpr_config_not_a_neighbour(const struct dpr_config *cfg, const struct dpr_ip *ip
 {
 	unsigned int i, k;
 
+	if (ip->af == DPR_AF_IP6 && ip->ip6[0] == 0xff)
+		return "a multicast address";
 	for (i = 0; i < cfg->n_ports; i++) {
 		for (k = 0; k < cfg->ports[i].n_addrs; k++) {
 			const struct dpr_prefix *a = &cfg->ports[i].addrs[k];
+			struct dpr_prefix net = *a;
 
-			if (memcmp(&a->addr, ip, sizeof(*ip)) == 0)
+			if (dpr_ip_equal(&a->addr, ip))
 				return "the router's own address";
-			if (ip->af == DPR_AF_IP4 && a->addr.af == DPR_AF_IP4 && a->len < 31 &&
-			    dpr_prefix_contains(a, ip) &&
+			if (a->addr.af != ip->af || !dpr_prefix_contains(a, ip))
+				continue;
+			dpr_prefix_mask(&net);
+			if (ip->af == DPR_AF_IP4 && a->len < 31 &&
 			    ((ip->ip4 & ~dpr_ip4_mask(a->len)) == 0 ||
 			     (ip->ip4 | dpr_ip4_mask(a->len)) == UINT32_MAX))
 				return "the subnet's network or broadcast address";
+			/* RFC 4291 2.6.1: all zeros past the prefix is the
+			 * subnet's routers (anycast), i.e. us. */
+			if (ip->af == DPR_AF_IP6 && a->len < 127 && dpr_ip_equal(&net.addr, ip))
+				return "the subnet-router anycast address";
 		}
 	}
 	return NULL;
@@ -543,11 +715,11 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 		if (hint[0] != '\0')
 			return fail(ps, path, "prefix \"%s\": has host bits set, did you mean \"%s\"?",
 				    prefix, hint);
-		return fail(ps, path, "prefix \"%s\": expected a prefix like \"10.0.0.0/8\"",
+		return fail(ps, path, "prefix \"%s\": expected a prefix like \"10.0.0.0/8\" or \"2001:db8::/32\"",
 			    prefix);
 	}
-	if (rc->prefix.addr.af != DPR_AF_IP4)
-		return fail(ps, path, "prefix \"%s\": IPv6 routes are not supported yet, only IPv4",
+	if (rc->prefix.len >= 10 && link_local(&rc->prefix.addr))
+		return fail(ps, path, "prefix \"%s\": is link-local, never forwarded (RFC 4291 2.5.6); route a global prefix",
 			    prefix);
 	if (via == NULL && port == NULL)
 		return fail(ps, path, "expected \"via\" (a gateway address) or \"port\" (a directly attached route)");
@@ -560,11 +732,14 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 		return ret;
 	if (via != NULL) {
 		if (dpr_ip_parse(via, &rc->via) < 0)
-			return fail(ps, path, "via \"%s\": expected a gateway address like \"192.0.2.1\"",
+			return fail(ps, path, "via \"%s\": expected a gateway address like \"192.0.2.1\" or \"fe80::1\"",
 				    via);
 		if (rc->via.af != rc->prefix.addr.af)
 			return fail(ps, path, "via \"%s\": gateway and prefix \"%s\" are of different address families",
 				    via, prefix);
+		if (link_local(&rc->via) && port == NULL)
+			return fail(ps, path, "via \"%s\": a link-local gateway needs \"port\" (the link it is on)",
+				    via);
 		rc->has_via = true;
 		ret = dpr_config_port_for(ps->cfg, &rc->via, rc->port);
 		if (ret < 0)
@@ -595,7 +770,11 @@ parse_neigh(struct parser *ps, const char *path, json_t *obj,
 		return ret;
 
 	if (dpr_ip_parse(addr, &nc->addr) < 0)
-		return fail(ps, path, "address \"%s\": expected an address like \"10.0.1.2\"", addr);
+		return fail(ps, path, "address \"%s\": expected an address like \"10.0.1.2\" or \"2001:db8:1::2\"",
+			    addr);
+	if (link_local(&nc->addr) && port == NULL)
+		return fail(ps, path, "address \"%s\": a link-local neighbour needs \"port\" (the link it is on)",
+			    addr);
 	if (dpr_mac_parse(mac, &nc->mac) < 0 || !rte_is_unicast_ether_addr(&nc->mac) ||
 	    rte_is_zero_ether_addr(&nc->mac))
 		return fail(ps, path, "mac \"%s\": expected a non-zero unicast MAC like 02:00:00:00:00:01",
@@ -701,10 +880,12 @@ check_duplicates(struct parser *ps)
 		}
 		free(idx);
 	}
+	/* One neighbour per address, per link for a link-local one. */
 	for (i = 0; i < cfg->n_neighs; i++)
 		for (j = 0; j < i; j++)
-			if (memcmp(&cfg->neighs[i].addr, &cfg->neighs[j].addr,
-				   sizeof(struct dpr_ip)) == 0) {
+			if (dpr_ip_equal(&cfg->neighs[i].addr, &cfg->neighs[j].addr) &&
+			    (!link_local(&cfg->neighs[i].addr) ||
+			     cfg->neighs[i].port == cfg->neighs[j].port)) {
 				snprintf(path, sizeof(path), "neighbors[%u]", i);
 				return fail(ps, path, "address \"%s\" is already given by neighbors[%u]",
 					    dpr_ip_fmt(&cfg->neighs[i].addr, buf, sizeof(buf)), j);
@@ -720,7 +901,8 @@ parse_root(struct parser *ps, json_t *root)
 	};
 	static const char *const control_keys[] = { "socket", "group", NULL };
 	static const char *const fib_keys[] = {
-		"ipv4_max_routes", "ipv4_tbl8_groups", "learned_neighbors_max", NULL
+		"ipv4_max_routes", "ipv4_tbl8_groups", "ipv6_max_routes", "ipv6_tbl8_groups",
+		"learned_neighbors_max", NULL
 	};
 	struct dpr_config *cfg = ps->cfg;
 	uint64_t v;
@@ -776,6 +958,14 @@ parse_root(struct parser *ps, json_t *root)
 		if ((ret = get_uint(ps, "fib", o, "ipv4_tbl8_groups", 16, 1u << 24, &v)) < 0)
 			return ret;
 		cfg->ip4_tbl8_groups = (uint32_t)v;
+		v = cfg->ip6_max_routes;
+		if ((ret = get_uint(ps, "fib", o, "ipv6_max_routes", 16, 16u << 20, &v)) < 0)
+			return ret;
+		cfg->ip6_max_routes = (uint32_t)v;
+		v = cfg->ip6_tbl8_groups;
+		if ((ret = get_uint(ps, "fib", o, "ipv6_tbl8_groups", 16, 1u << 24, &v)) < 0)
+			return ret;
+		cfg->ip6_tbl8_groups = (uint32_t)v;
 		v = cfg->learned_neighbors_max;
 		if ((ret = get_uint(ps, "fib", o, "learned_neighbors_max", 0, DPR_LEARNED_NEIGHBORS_LIMIT,
 				    &v)) < 0)
@@ -802,6 +992,8 @@ parse_json(json_t *root, const char *origin, char *err, size_t err_len)
 	snprintf(cfg->socket, sizeof(cfg->socket), "%s", DPR_DEFAULT_SOCKET);
 	cfg->ip4_max_routes = DPR_DEFAULT_IP4_MAX_ROUTES;
 	cfg->ip4_tbl8_groups = DPR_DEFAULT_IP4_TBL8;
+	cfg->ip6_max_routes = DPR_DEFAULT_IP6_MAX_ROUTES;
+	cfg->ip6_tbl8_groups = DPR_DEFAULT_IP6_TBL8;
 	cfg->learned_neighbors_max = DPR_LEARNED_NEIGHBORS_DEFAULT;
 	ps.cfg = cfg;
 
@@ -898,7 +1090,8 @@ dpr_config_addr_add(struct dpr_config *cfg, int port, const char *text,
 			for (k = 0; k < cfg->ports[i].n_addrs; k++) {
 				const struct dpr_prefix *b = &cfg->ports[i].addrs[k];
 
-				if (b->addr.af == out->addr.af &&
+				if (b->addr.af == out->addr.af && !link_local(&b->addr) &&
+				    !link_local(&out->addr) &&
 				    (dpr_prefix_contains(b, &out->addr) ||
 				     dpr_prefix_contains(out, &b->addr))) {
 					char bs[DPR_PREFIX_STRLEN];
@@ -915,7 +1108,7 @@ dpr_config_addr_add(struct dpr_config *cfg, int port, const char *text,
 		/* Messages from the file checker start "config: "; here the
 		 * caller names the request. */
 		if (strncmp(err, "config: ", 8) == 0)
-			memmove(err, err + 8, strlen(err + 8) + 1);
+			memmove(err, err + 8, strnlen(err, err_len) - 8 + 1);
 		return ret;
 	}
 	pc->addrs[pc->n_addrs++] = *out;

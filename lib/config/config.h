@@ -25,12 +25,45 @@
 #define DPR_DEFAULT_SOCKET "/run/dpr/dpr.sock"
 #define DPR_DEFAULT_IP4_MAX_ROUTES (2u << 20)
 #define DPR_DEFAULT_IP4_TBL8 (1u << 16)
+#define DPR_DEFAULT_IP6_MAX_ROUTES (1u << 19)
+#define DPR_DEFAULT_IP6_TBL8 (1u << 16)
 #define DPR_DEFAULT_MTU 1500
 
 /* Learned neighbours by default and at most: a quarter of the next-hop
  * table by default, so gateways and static neighbours always find room. */
 #define DPR_LEARNED_NEIGHBORS_DEFAULT 16384
 #define DPR_LEARNED_NEIGHBORS_LIMIT 49152
+
+#define DPR_RA_MAX_PREFIXES 8
+
+/** A prefix a port advertises (RFC 4861 4.6.2). */
+struct dpr_ra_prefix_conf {
+	struct dpr_prefix prefix;
+	bool on_link;             /**< L flag */
+	bool autonomous;          /**< A flag: hosts form addresses in it (SLAAC) */
+	uint32_t valid_lifetime;  /**< seconds, UINT32_MAX: infinity */
+	uint32_t preferred_lifetime;
+};
+
+/**
+ * Router advertisements of a port (ports[].router_advertisements, RFC 4861
+ * 6.2.1 names). Without "prefixes", every IPv6 subnet of the port up to /64
+ * is advertised on-link and autonomous with the RFC's default lifetimes.
+ */
+struct dpr_ra_conf_port {
+	bool enabled;
+	uint32_t max_interval;     /**< MaxRtrAdvInterval, seconds (4-1800, default 600) */
+	uint32_t min_interval;     /**< MinRtrAdvInterval (3-0.75 max, default 0.33 max) */
+	uint16_t router_lifetime;  /**< AdvDefaultLifetime, seconds (default 3 x max) */
+	uint8_t cur_hop_limit;     /**< AdvCurHopLimit (default 64) */
+	bool managed;              /**< M flag */
+	bool other;                /**< O flag */
+	bool send_mtu;             /**< MTU option with the port's MTU (default true) */
+	uint32_t reachable_time;   /**< ms, 0: unspecified */
+	uint32_t retrans_timer;    /**< ms, 0: unspecified */
+	unsigned int n_prefixes;   /**< 0: the port's subnets */
+	struct dpr_ra_prefix_conf prefixes[DPR_RA_MAX_PREFIXES];
+};
 
 struct dpr_port_conf {
 	char name[DPR_PORT_NAME_MAX + 1];
@@ -41,6 +74,7 @@ struct dpr_port_conf {
 	char tap[16];            /**< kernel TAP interface, "" for none */
 	bool transparent;        /**< ARP and ICMP for the router go to the kernel */
 	bool broadcast_echo;     /**< answer echo requests to the subnet broadcast */
+	struct dpr_ra_conf_port ra; /**< router advertisements (IPv6) */
 	unsigned int n_addrs;
 	struct dpr_prefix addrs[DPR_MAX_PORT_ADDRS]; /**< address + subnet length */
 };
@@ -70,6 +104,8 @@ struct dpr_config {
 	char socket_group[64];   /**< group allowed on the socket, "" = root only */
 	uint32_t ip4_max_routes;
 	uint32_t ip4_tbl8_groups;
+	uint32_t ip6_max_routes;
+	uint32_t ip6_tbl8_groups;
 	uint32_t learned_neighbors_max; /**< next hops ARP may create (fib.learned_neighbors_max) */
 };
 

@@ -3,6 +3,7 @@
 
 #include "datapath.h"
 #include "ip4_dp.h"
+#include "ip6_dp.h"
 
 const char *const dpr_drop_names[DPR_DROP_MAX] = {
 	[DPR_DROP_NONE] = "none",
@@ -26,10 +27,17 @@ const char *const dpr_exc_names[DPR_EXC_MAX] = {
 	[DPR_EXC_NO_ROUTE] = "no_route",
 	[DPR_EXC_UNRESOLVED] = "unresolved",
 	[DPR_EXC_MTU_EXCEEDED] = "mtu_exceeded",
+	[DPR_EXC_BEYOND_SCOPE] = "beyond_scope",
 };
 
 const uint8_t dpr_ip4_special_octet[256] = {
 	[0] = 1, [127] = 1, [224 ... 255] = 1,
+};
+
+/* ::/8 (unspecified, loopback, IPv4-mapped among others), fe00::/8
+ * (link-local fe80::/10 among others) and ff00::/8 (multicast). */
+const uint8_t dpr_ip6_special_byte[256] = {
+	[0] = 1, [0xfe] = 1, [0xff] = 1,
 };
 
 void
@@ -43,7 +51,13 @@ dpr_worker_prepare(struct dpr_worker *w)
 	uint32_t min_mtu = UINT16_MAX;
 	uint16_t p;
 
+	/* IPv6: destination MAC, EtherType and the version nibble. */
+	static const uint8_t mask6[16] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xf0, 0,
+	};
+
 	memcpy(&w->head_mask, mask, sizeof(mask));
+	memcpy(&w->head6_mask, mask6, sizeof(mask6));
 	for (p = 0; p < w->n_ports; p++) {
 		uint8_t b[16] = { 0 };
 
@@ -55,6 +69,16 @@ dpr_worker_prepare(struct dpr_worker *w)
 		memcpy(b + RTE_ETHER_ADDR_LEN, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
 		b[12] = RTE_ETHER_TYPE_IPV4 >> 8;
 		memcpy(&w->src_mac_type[p], b + RTE_ETHER_ADDR_LEN, sizeof(uint64_t));
+		memset(b, 0, sizeof(b));
+		memcpy(b, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
+		b[12] = RTE_ETHER_TYPE_IPV6 >> 8;
+		b[13] = RTE_ETHER_TYPE_IPV6 & 0xff;
+		b[14] = 0x60;
+		memcpy(&w->head6[p], b, sizeof(b));
+		memcpy(b + RTE_ETHER_ADDR_LEN, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
+		b[12] = RTE_ETHER_TYPE_IPV6 >> 8;
+		b[13] = RTE_ETHER_TYPE_IPV6 & 0xff;
+		memcpy(&w->src_mac_type6[p], b + RTE_ETHER_ADDR_LEN, sizeof(uint64_t));
 		min_mtu = RTE_MIN(min_mtu, (uint32_t)w->ports[p].mtu);
 	}
 	w->fast_max_len = min_mtu + RTE_ETHER_HDR_LEN;
@@ -77,42 +101,63 @@ dpr_worker_prepare(struct dpr_worker *w)
 		EXCEPT(b, m, cls); \
 	} while (0)
 
-bool
-dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint32_t nh,
-	    bool l2_bcast, union dpr_nh_word *out)
+/* What dpr_l3_decide() said, done to packet @p m of burst @p b; both
+ * families. */
+static bool
+l3_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint32_t nh,
+       union dpr_nh_word h, enum dpr_l3_verdict v, union dpr_nh_word *out)
 {
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
-							  RTE_ETHER_HDR_LEN);
-	union dpr_nh_word h;
-
-	h.u64 = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
-	switch (dpr_ip4_decide(h, ip, l2_bcast, w->ports)) {
-	case DPR_IP4_FORWARD:
+	switch (v) {
+	case DPR_L3_FORWARD:
 		*out = h;
 		return true;
-	case DPR_IP4_LOCAL:
+	case DPR_L3_LOCAL:
 		EXCEPT(b, m, DPR_EXC_LOCAL);
 		break;
-	case DPR_IP4_UNRESOLVED:
+	case DPR_L3_UNRESOLVED:
 		EXCEPT_ARG(b, m, DPR_EXC_UNRESOLVED, nh);
 		break;
-	case DPR_IP4_BLACKHOLE:
+	case DPR_L3_BLACKHOLE:
 		DROP(b, m, DPR_DROP_BLACKHOLE);
 		break;
-	case DPR_IP4_NO_ROUTE:
+	case DPR_L3_NO_ROUTE:
 		EXCEPT(b, m, DPR_EXC_NO_ROUTE);
 		break;
-	case DPR_IP4_TTL_EXPIRED:
+	case DPR_L3_TTL_EXPIRED:
 		EXCEPT(b, m, DPR_EXC_TTL_EXPIRED);
 		break;
-	case DPR_IP4_TOO_BIG:
+	case DPR_L3_TOO_BIG:
 		EXCEPT_ARG(b, m, DPR_EXC_MTU_EXCEEDED, h.port);
 		break;
-	case DPR_IP4_L2_BCAST:
+	case DPR_L3_L2_BCAST:
 		DROP(b, m, DPR_DROP_OTHER_HOST);
 		break;
 	}
 	return false;
+}
+
+bool
+dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint32_t nh,
+	    bool l2_bcast, union dpr_nh_word *out)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+								RTE_ETHER_HDR_LEN);
+	union dpr_nh_word h;
+
+	h.u64 = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
+	return l3_act(w, b, m, nh, h, dpr_ip4_decide(h, ip, l2_bcast, w->ports), out);
+}
+
+bool
+dpr_ip6_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint32_t nh,
+	    bool l2_bcast, union dpr_nh_word *out)
+{
+	const struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *,
+								RTE_ETHER_HDR_LEN);
+	union dpr_nh_word h;
+
+	h.u64 = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
+	return l3_act(w, b, m, nh, h, dpr_ip6_decide(h, ip, l2_bcast, w->ports), out);
 }
 
 bool
@@ -183,6 +228,99 @@ dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint
 		return false;
 	}
 	if ((ip->version_ihl & 0xf) != 5) {
+		EXCEPT(b, m, DPR_EXC_IP_OPTIONS);
+		return false;
+	}
+	return true;
+}
+
+bool
+dpr_ip6_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m)
+{
+	const struct rte_ether_addr *mac = &w->ports[b->in].mac;
+	struct rte_ether_hdr *eth;
+	struct rte_ipv6_hdr *ip;
+	enum dpr_ip6_addr_class sc, dc;
+	union dpr_nh_word h;
+	uint32_t plen, nh;
+	bool bcast;
+
+	if (unlikely(m->data_len < sizeof(*eth) + sizeof(*ip))) {
+		DROP(b, m, DPR_DROP_RUNT);
+		return false;
+	}
+	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	bcast = !rte_is_unicast_ether_addr(&eth->dst_addr);
+	if (!bcast && !rte_is_same_ether_addr(&eth->dst_addr, mac)) {
+		DROP(b, m, DPR_DROP_OTHER_HOST);
+		return false;
+	}
+	ip = (struct rte_ipv6_hdr *)(eth + 1);
+	/* RFC 8200 3: version 6. A frame that says IPv6 and is not. */
+	if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6) {
+		DROP(b, m, DPR_DROP_BAD_HEADER);
+		return false;
+	}
+	/* The payload must be in the frame; what follows it is link-layer
+	 * padding. A payload length of 0 announces a jumbogram (RFC 2675),
+	 * which no link of ours carries. */
+	plen = rte_be_to_cpu_16(ip->payload_len);
+	if (plen + sizeof(*ip) > m->pkt_len - sizeof(*eth) ||
+	    (plen == 0 && ip->proto == IPPROTO_HOPOPTS)) {
+		DROP(b, m, DPR_DROP_BAD_LENGTH);
+		return false;
+	}
+	sc = dpr_ip6_addr_class(ip->src_addr);
+	dc = dpr_ip6_addr_class(ip->dst_addr);
+	/* RFC 4291 2.7: never from a multicast address; 2.5.2 and 2.5.3:
+	 * never from or to the unspecified or loopback address (the
+	 * unspecified source of duplicate address detection goes to a
+	 * multicast destination, which is ours); RFC 6890: IPv4-mapped
+	 * addresses are not forwardable. */
+	if (sc == DPR_IP6_ADDR_MULTICAST || sc == DPR_IP6_ADDR_NEVER ||
+	    dc == DPR_IP6_ADDR_NEVER ||
+	    (sc == DPR_IP6_ADDR_UNSPECIFIED && dc != DPR_IP6_ADDR_MULTICAST) ||
+	    dc == DPR_IP6_ADDR_UNSPECIFIED) {
+		DROP(b, m, DPR_DROP_MARTIAN);
+		return false;
+	}
+	dpr_pktmbuf_cut(m, sizeof(*eth) + sizeof(*ip) + plen);
+	/* Multicast is for the control thread (NDP, MLD) and never
+	 * forwarded: dpr does not route multicast. */
+	if (dc == DPR_IP6_ADDR_MULTICAST) {
+		EXCEPT(b, m, DPR_EXC_LOCAL);
+		return false;
+	}
+	if (bcast || sc == DPR_IP6_ADDR_LINK_LOCAL || dc == DPR_IP6_ADDR_LINK_LOCAL) {
+		nh = dpr_fib6_lookup(w->fib6, ip->dst_addr);
+		h.u64 = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
+		/* Unicast to us in a broadcast frame, or to one of our
+		 * link-local addresses: ours. The rest of link-layer
+		 * broadcast is dropped (RFC 4443 2.4 e.3). */
+		if (h.kind == DPR_NH_KIND_LOCAL) {
+			EXCEPT(b, m, DPR_EXC_LOCAL);
+		} else if (bcast) {
+			DROP(b, m, DPR_DROP_OTHER_HOST);
+		} else if (dc == DPR_IP6_ADDR_LINK_LOCAL) {
+			/* Someone else's link-local address: never
+			 * forwarded off its link (RFC 4291 2.5.6). */
+			DROP(b, m, DPR_DROP_MARTIAN);
+		} else if ((h.kind == DPR_NH_KIND_FORWARD || h.kind == DPR_NH_KIND_UNRESOLVED) &&
+			   h.port == b->in) {
+			/* Back out of the link it came from: still in the
+			 * source's zone (RFC 4007 9), forwarded. */
+			return true;
+		} else {
+			/* A link-local source leaving its link: RFC 4007 9
+			 * says drop, and answer "beyond scope". */
+			EXCEPT(b, m, DPR_EXC_BEYOND_SCOPE);
+		}
+		return false;
+	}
+	/* RFC 8200 4: hop-by-hop options are the only extension header a
+	 * router examines; the control thread does. The rest is forwarded
+	 * untouched. */
+	if (ip->proto == IPPROTO_HOPOPTS) {
 		EXCEPT(b, m, DPR_EXC_IP_OPTIONS);
 		return false;
 	}

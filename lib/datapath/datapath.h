@@ -24,6 +24,8 @@
 #include "../fib/fib.h"
 #include "../nexthop/nexthop.h"
 
+struct dpr_fib6;
+
 #define DPR_BURST 32
 /* 63 packets and the count make a 512-byte buffer: indexed by a shift. */
 #define DPR_TXBUF 63
@@ -33,11 +35,12 @@ enum dpr_drop {
 	DPR_DROP_NONE = 0,        /**< not a drop (kept so reasons index from 1) */
 	DPR_DROP_RUNT,            /**< frame too short for its headers */
 	DPR_DROP_OTHER_HOST,      /**< unicast to another MAC */
-	DPR_DROP_UNSUPPORTED_L3,  /**< neither IPv4 nor ARP (VLAN, IPv6 for now) */
-	DPR_DROP_BAD_HEADER,      /**< IPv4 version or IHL wrong (RFC 1812 5.2.2) */
-	DPR_DROP_BAD_LENGTH,      /**< total length vs header or frame */
+	DPR_DROP_UNSUPPORTED_L3,  /**< neither IPv4, IPv6 nor ARP (VLAN, ...) */
+	DPR_DROP_BAD_HEADER,      /**< IP version or IHL wrong (RFC 1812 5.2.2, RFC 8200 3) */
+	DPR_DROP_BAD_LENGTH,      /**< total or payload length vs header or frame */
 	DPR_DROP_BAD_CHECKSUM,    /**< IPv4 header checksum */
-	DPR_DROP_MARTIAN,         /**< source or destination never routed (RFC 1812 5.3.7) */
+	DPR_DROP_MARTIAN,         /**< source or destination never routed (RFC 1812 5.3.7,
+				       RFC 4291 2.5.2-2.5.6, a link-local destination not ours) */
 	DPR_DROP_BLACKHOLE,
 	DPR_DROP_EXCEPTION_FULL,  /**< exception ring to the control thread full */
 	DPR_DROP_TX_FULL,         /**< TX queue did not take it */
@@ -50,12 +53,17 @@ enum dpr_drop {
  */
 enum dpr_exc {
 	DPR_EXC_ARP = 0,
-	DPR_EXC_LOCAL,        /**< for one of the router's addresses, broadcast, multicast */
-	DPR_EXC_IP_OPTIONS,   /**< IHL > 5: forwarded by the control thread */
-	DPR_EXC_TTL_EXPIRED,  /**< TTL would reach 0: ICMP time exceeded */
-	DPR_EXC_NO_ROUTE,     /**< ICMP net unreachable */
-	DPR_EXC_UNRESOLVED,   /**< next hop without a MAC: ARP, hold, send */
-	DPR_EXC_MTU_EXCEEDED, /**< larger than the output MTU: ICMP frag needed / fragment */
+	DPR_EXC_LOCAL,        /**< for one of the router's addresses, broadcast, multicast
+				   (NDP and MLD among them) */
+	DPR_EXC_IP_OPTIONS,   /**< IPv4 IHL > 5, IPv6 hop-by-hop options: forwarded by
+				   the control thread */
+	DPR_EXC_TTL_EXPIRED,  /**< TTL or hop limit would reach 0: ICMP time exceeded */
+	DPR_EXC_NO_ROUTE,     /**< ICMP net / ICMPv6 no route unreachable */
+	DPR_EXC_UNRESOLVED,   /**< next hop without a MAC: ARP or NDP, hold, send */
+	DPR_EXC_MTU_EXCEEDED, /**< larger than the output MTU: ICMP frag needed / fragment,
+				   ICMPv6 packet too big */
+	DPR_EXC_BEYOND_SCOPE, /**< IPv6 link-local source to leave its link: ICMPv6
+				   unreachable, beyond scope of source (RFC 4007 9) */
 	DPR_EXC_MAX
 };
 
@@ -149,6 +157,7 @@ struct dpr_worker {
 	const struct dpr_port_dp *ports;
 	uint8_t port_index[RTE_MAX_ETHPORTS]; /**< DPDK port id -> dpr port */
 	struct dpr_fib4 *fib;
+	struct dpr_fib6 *fib6;
 	const union dpr_nh_word *nh;
 	struct rte_rcu_qsbr *qsbr;
 	struct rte_ring *exc_ring;   /**< single producer: this worker */
@@ -161,6 +170,9 @@ struct dpr_worker {
 	rte_xmm_t head_mask;         /**< what dpr_ip4_head_ok() compares */
 	rte_xmm_t head[DPR_MAX_PORTS];        /**< port MAC, IPv4, version 4, IHL 5 */
 	uint64_t src_mac_type[DPR_MAX_PORTS]; /**< port MAC + IPv4 ether type */
+	rte_xmm_t head6_mask;        /**< what dpr_ip6_screen() compares */
+	rte_xmm_t head6[DPR_MAX_PORTS];       /**< port MAC, IPv6, version 6 */
+	uint64_t src_mac_type6[DPR_MAX_PORTS]; /**< port MAC + IPv6 ether type */
 
 	/* Written by the worker only. */
 	volatile bool done;
@@ -207,33 +219,46 @@ void dpr_worker_prepare(struct dpr_worker *w);
 bool dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
 		  uint32_t *dst);
 
-/** What a next hop does to an IPv4 packet whose headers passed. */
-enum dpr_ip4_verdict {
-	DPR_IP4_FORWARD = 0,   /**< rewrite and send through the next hop's port */
-	DPR_IP4_LOCAL,         /**< for the router itself */
-	DPR_IP4_UNRESOLVED,    /**< next hop without a MAC: resolve, hold */
-	DPR_IP4_BLACKHOLE,     /**< drop on purpose, silently */
-	DPR_IP4_NO_ROUTE,      /**< ICMP net unreachable */
-	DPR_IP4_TTL_EXPIRED,   /**< ICMP time exceeded */
-	DPR_IP4_TOO_BIG,       /**< over the output MTU: fragment, or frag needed (DF) */
-	DPR_IP4_L2_BCAST,      /**< link-layer broadcast not for us: drop */
+/**
+ * The reference path for one IPv6 packet of burst @p b, from its Ethernet
+ * header on: RFC 8200 and RFC 4291 checks in order. A packet to look up and
+ * forward is trimmed of link-layer padding and returned (true) to rejoin the
+ * burst; any other is diverted or dropped (false).
+ */
+bool dpr_ip6_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m);
+
+/** As dpr_ip4_act(), for an IPv6 packet. */
+bool dpr_ip6_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
+		 uint32_t nh, bool l2_bcast, union dpr_nh_word *h);
+
+/** What a next hop does to a packet of either family whose headers passed. */
+enum dpr_l3_verdict {
+	DPR_L3_FORWARD = 0,   /**< rewrite and send through the next hop's port */
+	DPR_L3_LOCAL,         /**< for the router itself */
+	DPR_L3_UNRESOLVED,    /**< next hop without a MAC: resolve, hold */
+	DPR_L3_BLACKHOLE,     /**< drop on purpose, silently */
+	DPR_L3_NO_ROUTE,      /**< ICMP(v6) destination unreachable */
+	DPR_L3_TTL_EXPIRED,   /**< TTL or hop limit: ICMP(v6) time exceeded */
+	DPR_L3_TOO_BIG,       /**< over the output MTU: fragment, or frag needed / packet too big */
+	DPR_L3_L2_BCAST,      /**< link-layer broadcast not for us: drop */
 };
 
 /**
- * Decide what next-hop word @p h does to the IPv4 packet @p ip that arrived
- * as link-layer broadcast or multicast when @p l2_bcast. The one place that
- * decides; the worker's reference path (dpr_ip4_act()) and the control
- * thread's slow path (lib/exception) both call it. @p ports: MTUs.
+ * Decide what next-hop word @p h does to a packet with TTL or hop limit
+ * @p ttl and @p len bytes of IP packet, that arrived as link-layer broadcast
+ * or multicast when @p l2_bcast. The one place that decides, for both
+ * families: the worker's reference paths (dpr_ip4_act(), dpr_ip6_act()) and
+ * the control thread's slow path (lib/exception) call it. @p ports: MTUs.
  */
-static inline enum dpr_ip4_verdict
-dpr_ip4_decide(union dpr_nh_word h, const struct rte_ipv4_hdr *ip, bool l2_bcast,
-	       const struct dpr_port_dp *ports)
+static inline enum dpr_l3_verdict
+dpr_l3_decide(union dpr_nh_word h, uint8_t ttl, uint32_t len, bool l2_bcast,
+	      const struct dpr_port_dp *ports)
 {
 	switch (h.kind) {
 	case DPR_NH_KIND_LOCAL:
-		return DPR_IP4_LOCAL;
+		return DPR_L3_LOCAL;
 	case DPR_NH_KIND_BLACKHOLE:
-		return DPR_IP4_BLACKHOLE;
+		return DPR_L3_BLACKHOLE;
 	case DPR_NH_KIND_FORWARD:
 	case DPR_NH_KIND_UNRESOLVED:
 	default:
@@ -241,19 +266,39 @@ dpr_ip4_decide(union dpr_nh_word h, const struct rte_ipv4_hdr *ip, bool l2_bcast
 	}
 	/* RFC 1812 5.3.4: never forward what arrived as link-layer broadcast
 	 * or multicast to a unicast IP destination (nor answer it with an
-	 * error, 4.3.2.7). */
+	 * error, 4.3.2.7); RFC 4443 2.4 (e.3) says the same for IPv6. */
 	if (l2_bcast)
-		return DPR_IP4_L2_BCAST;
+		return DPR_L3_L2_BCAST;
 	if (h.kind == DPR_NH_KIND_UNRESOLVED)
-		return DPR_IP4_UNRESOLVED;
+		return DPR_L3_UNRESOLVED;
 	if (h.kind != DPR_NH_KIND_FORWARD)
-		return DPR_IP4_NO_ROUTE;
-	/* RFC 1812 5.3.1: TTL 1 or 0 is not forwarded. */
-	if (ip->time_to_live <= 1)
-		return DPR_IP4_TTL_EXPIRED;
-	if (rte_be_to_cpu_16(ip->total_length) > ports[h.port].mtu)
-		return DPR_IP4_TOO_BIG;
-	return DPR_IP4_FORWARD;
+		return DPR_L3_NO_ROUTE;
+	/* RFC 1812 5.3.1: TTL 1 or 0 is not forwarded; RFC 8200 3: nor is
+	 * hop limit 1 or 0 (it would reach 0 here). */
+	if (ttl <= 1)
+		return DPR_L3_TTL_EXPIRED;
+	if (len > ports[h.port].mtu)
+		return DPR_L3_TOO_BIG;
+	return DPR_L3_FORWARD;
+}
+
+/** dpr_l3_decide() for the IPv4 packet @p ip. */
+static inline enum dpr_l3_verdict
+dpr_ip4_decide(union dpr_nh_word h, const struct rte_ipv4_hdr *ip, bool l2_bcast,
+	       const struct dpr_port_dp *ports)
+{
+	return dpr_l3_decide(h, ip->time_to_live, rte_be_to_cpu_16(ip->total_length),
+			     l2_bcast, ports);
+}
+
+/** dpr_l3_decide() for the IPv6 packet @p ip. */
+static inline enum dpr_l3_verdict
+dpr_ip6_decide(union dpr_nh_word h, const struct rte_ipv6_hdr *ip, bool l2_bcast,
+	       const struct dpr_port_dp *ports)
+{
+	return dpr_l3_decide(h, ip->hop_limits,
+			     rte_be_to_cpu_16(ip->payload_len) + (uint32_t)sizeof(*ip),
+			     l2_bcast, ports);
 }
 
 /**

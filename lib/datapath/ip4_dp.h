@@ -35,6 +35,7 @@
 #include <rte_ring.h>
 
 #include "datapath.h"
+#include "ip6_dp.h"
 
 #define DPR_PREFETCH_AHEAD 4
 
@@ -328,6 +329,7 @@ struct dpr_ip4_pending {
 	uint16_t n;                     /**< packets received */
 	uint32_t slow;                  /**< bit i: packet i came the slow path, goes on */
 	uint32_t gone;                  /**< bit i: pass 1 dropped or diverted packet i */
+	uint32_t v6;                    /**< bit i: packet i is IPv6 (ip6_dp.h) */
 	/* The arrays pass 1 writes share a stride: one index register
 	 * addresses them all. */
 	struct rte_mbuf *pkts[DPR_BURST]; /**< as received: RX writes here */
@@ -335,9 +337,11 @@ struct dpr_ip4_pending {
 	 * line may have left the cache by then). */
 	uint8_t *eth[DPR_BURST];
 	/* tbl24 index of each destination (address >> 8; 0 for a packet
-	 * gone); a tbl8 group's entry takes the last octet from the header. */
+	 * gone or IPv6); a tbl8 group's entry takes the last octet from the
+	 * header. */
 	uint64_t t24[DPR_BURST];
-	uint32_t ent[DPR_BURST];        /**< tbl24 entries, from pass 2 to pass 3 */
+	/* tbl24 entries (IPv4) or next hops (IPv6), from pass 2 to pass 3. */
+	uint32_t ent[DPR_BURST];
 };
 
 /* The destination's last octet, in the frame at eth. */
@@ -355,6 +359,7 @@ struct dpr_ip4_fast {
 	const uint8_t *src_bcast; /**< the FIB's source marks (struct dpr_fib4) */
 	uint32_t slow;           /**< as struct dpr_ip4_pending's */
 	uint32_t gone;
+	uint32_t v6;
 };
 
 /** The frame's first 16 bytes match f->head where f->head_mask is set. */
@@ -449,6 +454,13 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pend
 	p->t24[i] = daddr >> 8;
 	return;
 slow:
+	/* The burst splits by EtherType here, once: an IPv6 packet is the
+	 * IPv6 screen's from now on. */
+	if (((const struct rte_ether_hdr *)eth)->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+		p->t24[i] = 0;
+		dpr_ip6_screen(w, p->b.in, &p->b, m, eth, i, &f->v6, &f->slow, &f->gone);
+		return;
+	}
 	/* Its own variable: daddr's address is never taken, so it stays in
 	 * a register on the fast path. */
 	if (dpr_ip4_slow(w, &p->b, m, &sdst)) {
@@ -498,6 +510,7 @@ dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n,
 		.head = w->head[in], .head_mask = w->head_mask,
 		.max_span = w->fast_max_len - (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)),
 		.tbl24 = w->fib->tbl24, .src_bcast = w->fib->src_bcast, .slow = 0, .gone = 0,
+		.v6 = 0,
 	};
 	const uint16_t port_id = w->ports[in].port_id;
 
@@ -524,6 +537,7 @@ dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n,
 		dpr_ip4_screen_loop(w, &f, p, n, false);
 	p->slow = f.slow;
 	p->gone = f.gone;
+	p->v6 = f.v6;
 }
 
 /**
@@ -547,7 +561,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool irregu
 	uint8_t *const *ethp = p->eth;
 	const uint32_t *ent = p->ent;
 	const unsigned int n = p->n;
-	const uint32_t slow = p->slow, gone = p->gone;
+	const uint32_t slow = p->slow, gone = p->gone, v6 = p->v6;
 	unsigned int n_out = 0, i;
 	/* Most bursts leave by the port the last one did. */
 	uint64_t tport = w->tx_last;
@@ -563,6 +577,15 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool irregu
 		if (irregular && unlikely(gone & (UINT32_C(1) << i))) {
 			n_out++;
 			continue;
+		}
+		if (irregular && (v6 & (UINT32_C(1) << i))) {
+			if (!dpr_ip6_forward(w, &p->b, m, eth, ent[i],
+					     slow & (UINT32_C(1) << i), &h, &port)) {
+				n_out++;
+				continue;
+			}
+			dpr_ip6_set_macs(w, eth, h, port);
+			goto queue;
 		}
 		nh = dpr_fib4_resolve(fib, ent[i], DPR_IP4_DST_LAST(eth));
 		h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
@@ -589,6 +612,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool irregu
 			dpr_ip4_ttl_dec(ip);
 		}
 		dpr_ip4_set_macs(w, eth, h, port);
+queue:
 		if (likely(port == tport)) {
 			/* Its own exit: tport then needs no move here. */
 			*tx++ = m;
@@ -640,6 +664,8 @@ dpr_ip4_lookup_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 			rte_prefetch0(dpr_fib4_tbl8_entry(fib, e, DPR_IP4_DST_LAST(ethp[i])));
 		ent[i] = e;
 	}
+	if (unlikely(p->v6 != 0))
+		dpr_ip6_lookup_burst(w->fib6, p->eth, p->v6, ent);
 }
 
 /** Pass 3 of a burst after dpr_ip4_lookup_burst(): forward, divert, drop. */
@@ -649,7 +675,7 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 	unsigned int n_fwd;
 
 	dpr_tx_reserve(w);
-	if (likely((p->slow | p->gone) == 0))
+	if (likely((p->slow | p->gone | p->v6) == 0))
 		n_fwd = dpr_ip4_pass3(w, p, false);
 	else
 		n_fwd = dpr_ip4_pass3(w, p, true);

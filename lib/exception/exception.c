@@ -15,48 +15,11 @@
 #include "../neigh/neigh.h"
 #include "../route/route.h"
 #include "../util/log.h"
+#include "exc_internal.h"
 #include "exception.h"
 #include "ip4_options.h"
 #include "packet.h"
 #include "tap.h"
-
-#define RL_BUCKETS 1024       /* ICMP error rate limit: per source hash bucket */
-#define RL_RATE 10            /* errors per second per source */
-#define RL_BURST 10
-
-/* hash.usr class of a packet the router made itself (an ICMP error held
- * for its destination's MAC): routed again when released, never forwarded
- * as a transit packet. */
-#define OWN_PACKET DPR_EXC_MAX
-
-#define COUNTERS(X) \
-	X(arp_requests_in) X(arp_replies_in) X(arp_invalid) X(arp_replies_sent) \
-	X(arp_requests_sent) \
-	X(echo_replies) X(echo_invalid) X(echo_broadcast_ignored) \
-	X(icmp_time_exceeded) X(icmp_net_unreachable) \
-	X(icmp_host_unreachable) X(icmp_frag_needed) X(icmp_param_problem) \
-	X(icmp_admin_prohibited) X(icmp_rate_limited) \
-	X(icmp_not_allowed) X(icmp_unroutable) X(ip_options_bad) X(source_routed) \
-	X(fragmented) X(slow_forwarded) X(l2_broadcast_dropped) \
-	X(local_unhandled) X(tx_failed) X(no_mbuf)
-
-struct bucket {
-	uint32_t src;
-	uint32_t tokens;
-	uint64_t last;
-};
-
-/* Control thread only. */
-struct dpr_exc_engine {
-	struct dpr_router *r;
-	uint64_t hz;
-	struct bucket rl[RL_BUCKETS];
-	struct {
-#define X(n) uint64_t n;
-		COUNTERS(X)
-#undef X
-	} c;
-};
 
 static void neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target);
 static void neigh_release(void *ctx, struct rte_mbuf *m, bool resolved);
@@ -84,15 +47,14 @@ dpr_exc_free(struct dpr_exc_engine *x)
 	free(x);
 }
 
-static struct rte_mempool *
-pool(struct dpr_exc_engine *x, uint16_t port)
+struct rte_mempool *
+dpr_exc_pool(struct dpr_exc_engine *x, uint16_t port)
 {
 	return x->r->pools[x->r->ports[port].socket];
 }
 
-/* Send on the control thread's TX queue of @p port. */
-static void
-tx(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
+void
+dpr_exc_tx(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
 {
 	if (rte_eth_tx_burst(x->r->ports[port].port_id, (uint16_t)x->r->n_workers, &m, 1) == 1)
 		return;
@@ -179,7 +141,7 @@ send_own(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t dst, uint32_t nh
 	if (w.kind == DPR_NH_KIND_FORWARD) {
 		eth->dst_addr = w.mac;
 		eth->src_addr = x->r->ports[w.port].mac;
-		tx(x, w.port, m);
+		dpr_exc_tx(x, w.port, m);
 		return;
 	}
 	m->hash.usr = DPR_EXC_META(OWN_PACKET, w.port);
@@ -206,9 +168,8 @@ route_own(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t dst)
 
 /* --- ICMP errors --------------------------------------------------------- */
 
-/* Token bucket per source: RL_RATE a second, bursts of RL_BURST. */
-static bool
-rate_ok(struct dpr_exc_engine *x, uint32_t src)
+bool
+dpr_exc_rate_ok(struct dpr_exc_engine *x, uint32_t src)
 {
 	struct bucket *b = &x->rl[rte_jhash_1word(src, 0) % RL_BUCKETS];
 	uint64_t now = rte_rdtsc(), add;
@@ -263,13 +224,13 @@ icmp_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t c
 		x->c.icmp_not_allowed++;
 	} else if ((out = egress(x, src, &nh, &from)) < 0 || from == 0) {
 		x->c.icmp_unroutable++;
-	} else if (!rate_ok(x, src)) {
+	} else if (!dpr_exc_rate_ok(x, src)) {
 		x->c.icmp_rate_limited++;
 	} else {
 		/* From an address of the interface the error leaves through
 		 * (RFC 1812 4.3.2.4), which need not be the one the packet
 		 * came in on. */
-		e = dpr_icmp4_error(pool(x, (uint16_t)out), m, type, code, rest, from);
+		e = dpr_icmp4_error(dpr_exc_pool(x, (uint16_t)out), m, type, code, rest, from);
 		if (e == NULL) {
 			x->c.no_mbuf++;
 		} else {
@@ -292,14 +253,14 @@ arp_request(struct dpr_exc_engine *x, uint16_t port, uint32_t ip)
 		.sip = port_addr(x, port, ip),
 		.tip = ip,
 	};
-	struct rte_mbuf *m = dpr_arp_build(pool(x, port), &a, &bcast);
+	struct rte_mbuf *m = dpr_arp_build(dpr_exc_pool(x, port), &a, &bcast);
 
 	if (m == NULL) {
 		x->c.no_mbuf++;
 		return;
 	}
 	x->c.arp_requests_sent++;
-	tx(x, port, m);
+	dpr_exc_tx(x, port, m);
 }
 
 void
@@ -309,11 +270,11 @@ dpr_exc_garp(struct dpr_exc_engine *x, unsigned int port, uint32_t ip)
 	struct dpr_arp a = {
 		.op = RTE_ARP_OP_REQUEST, .sha = x->r->ports[port].mac, .sip = ip, .tip = ip,
 	};
-	struct rte_mbuf *m = dpr_arp_build(pool(x, (uint16_t)port), &a, &bcast);
+	struct rte_mbuf *m = dpr_arp_build(dpr_exc_pool(x, (uint16_t)port), &a, &bcast);
 
 	if (m != NULL) {
 		x->c.arp_requests_sent++;
-		tx(x, (uint16_t)port, m);
+		dpr_exc_tx(x, (uint16_t)port, m);
 	}
 }
 
@@ -322,6 +283,15 @@ neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target)
 {
 	if (target->af == DPR_AF_IP4)
 		arp_request(ctx, port, target->ip4);
+	else
+		dpr_exc6_solicit(ctx, port, target->ip6);
+}
+
+static bool
+is_ip6(const struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type ==
+		RTE_BE16(RTE_ETHER_TYPE_IPV6);
 }
 
 static void forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m);
@@ -335,6 +305,10 @@ neigh_release(void *ctx, struct rte_mbuf *m, bool resolved)
 	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
 								sizeof(struct rte_ether_hdr));
 
+	if (is_ip6(m)) {
+		dpr_exc6_release(x, m, resolved);
+		return;
+	}
 	if (DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET) {
 		if (resolved) {
 			route_own(x, m, rte_be_to_cpu_32(ip->dst_addr));
@@ -371,7 +345,7 @@ fragment(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t out, uint16_t mt
 	 const struct rte_ether_addr *dst)
 {
 	struct rte_mbuf *frags[64];
-	struct rte_mempool *mp = pool(x, out);
+	struct rte_mempool *mp = dpr_exc_pool(x, out);
 	int n, i;
 
 	/* The fragmenter splits the buffer: it must hold the IP packet and
@@ -402,7 +376,7 @@ fragment(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t out, uint16_t mt
 		eth->dst_addr = *dst;
 		eth->src_addr = x->r->ports[out].mac;
 		eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-		tx(x, out, frags[i]);
+		dpr_exc_tx(x, out, frags[i]);
 	}
 }
 
@@ -509,27 +483,27 @@ forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	nh = dpr_fib4_lookup(x->r->fib4, dst);
 	w = dpr_nh_word_get(x->r->nh, nh);
 	switch (dpr_ip4_decide(w, ip, !rte_is_unicast_ether_addr(&eth->dst_addr), x->r->port_dp)) {
-	case DPR_IP4_FORWARD:
-	case DPR_IP4_TOO_BIG:
+	case DPR_L3_FORWARD:
+	case DPR_L3_TOO_BIG:
 		break;
-	case DPR_IP4_LOCAL:
+	case DPR_L3_LOCAL:
 		if (!options || options_local(x, m))
 			local_input(x, m);
 		return;
-	case DPR_IP4_UNRESOLVED:
+	case DPR_L3_UNRESOLVED:
 		resolve(x, m, nh);
 		return;
-	case DPR_IP4_L2_BCAST:
+	case DPR_L3_L2_BCAST:
 		x->c.l2_broadcast_dropped++;
 		rte_pktmbuf_free(m);
 		return;
-	case DPR_IP4_BLACKHOLE:
+	case DPR_L3_BLACKHOLE:
 		rte_pktmbuf_free(m);
 		return;
-	case DPR_IP4_TTL_EXPIRED:
+	case DPR_L3_TTL_EXPIRED:
 		icmp_error(x, m, DPR_ICMP_TIME_EXCEEDED, 0, 0);
 		return;
-	case DPR_IP4_NO_ROUTE:
+	case DPR_L3_NO_ROUTE:
 	default:
 		icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_NET, 0);
 		return;
@@ -552,7 +526,7 @@ forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	eth->dst_addr = w.mac;
 	eth->src_addr = out->mac;
 	x->c.slow_forwarded++;
-	tx(x, w.port, m);
+	dpr_exc_tx(x, w.port, m);
 }
 
 /* --- input ------------------------------------------------------------------ */
@@ -592,12 +566,12 @@ arp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 			.op = RTE_ARP_OP_REPLY, .sha = x->r->ports[in].mac, .sip = a.tip,
 			.tha = a.sha, .tip = a.sip,
 		};
-		r = dpr_arp_build(pool(x, in), &reply, &a.sha);
+		r = dpr_arp_build(dpr_exc_pool(x, in), &reply, &a.sha);
 		if (r == NULL) {
 			x->c.no_mbuf++;
 		} else {
 			x->c.arp_replies_sent++;
-			tx(x, in, r);
+			dpr_exc_tx(x, in, r);
 		}
 	}
 	rte_pktmbuf_free(m);
@@ -641,14 +615,14 @@ local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 				 * reply is from the port's own. */
 				eth->src_addr = x->r->ports[in].mac;
 				x->c.echo_replies++;
-				tx(x, in, m);
+				dpr_exc_tx(x, in, m);
 				return;
 			}
 			x->c.echo_invalid++;
 		} else if (nh == DPR_NH_LOCAL && rte_is_unicast_ether_addr(&eth->dst_addr)) {
 			if (dpr_icmp4_echo_reply(m, 0) == 0) {
 				x->c.echo_replies++;
-				tx(x, in, m);
+				dpr_exc_tx(x, in, m);
 				return;
 			}
 			x->c.echo_invalid++;
@@ -667,6 +641,10 @@ dpr_exc_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	uint32_t cls = DPR_EXC_META_CLASS(m->hash.usr);
 	uint16_t in = (uint16_t)DPR_EXC_META_PORT(m->hash.usr);
 
+	if (is_ip6(m)) {
+		dpr_exc6_input(x, m, cls, in);
+		return;
+	}
 	switch (cls) {
 	case DPR_EXC_ARP:
 		arp_input(x, m, in);
@@ -699,6 +677,7 @@ dpr_exc_timers(struct dpr_exc_engine *x)
 {
 	if (x->r->neigh != NULL)
 		dpr_neigh_timers(x->r->neigh);
+	dpr_exc6_timers(x);
 }
 
 json_t *
@@ -706,9 +685,15 @@ dpr_exc_stats_json(const struct dpr_exc_engine *x)
 {
 	json_t *o = json_object();
 
+	json_t *o6 = json_object();
+
 #define X(n) json_object_set_new(o, #n, json_integer((json_int_t)x->c.n));
 	COUNTERS(X)
 #undef X
+#define X(n) json_object_set_new(o6, #n, json_integer((json_int_t)x->c6.n));
+	COUNTERS6(X)
+#undef X
+	json_object_set_new(o, "ipv6", o6);
 	if (x->r->neigh != NULL)
 		dpr_neigh_stats_json(x->r->neigh, o);
 	return o;

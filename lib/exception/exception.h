@@ -4,7 +4,8 @@
 /*
  * The exception path on the control thread: what workers could not forward
  * arrives here (struct dpr_worker exc_ring, enum dpr_exc class). This module
- * answers ARP and ICMP echo for the router, resolves next hops with a small
+ * answers ARP, NDP and ICMP/ICMPv6 echo for the router, sends router
+ * advertisements, resolves next hops with a small
  * hold queue per unresolved neighbour, sends ICMP errors (rate-limited per
  * source), forwards what needs the slow path (IP options, fragmentation) and
  * ages learned neighbours. Everything here runs on the control thread and
@@ -33,6 +34,14 @@ void dpr_exc_timers(struct dpr_exc_engine *x);
 
 /** Announce @p ip (host order) on port @p port with a gratuitous ARP request. */
 void dpr_exc_garp(struct dpr_exc_engine *x, unsigned int port, uint32_t ip);
+
+/**
+ * Announce IPv6 address @p a of port @p port with an unsolicited neighbour
+ * advertisement to all nodes (RFC 4861 7.2.6), as a new address or a
+ * restart makes its owner's link-layer address news to the link.
+ */
+void dpr_exc_unsolicited_na(struct dpr_exc_engine *x, unsigned int port,
+			    const struct dpr_ip *a);
 
 /** Counters of the control thread's side, for stats.get. */
 json_t *dpr_exc_stats_json(const struct dpr_exc_engine *x);

@@ -50,6 +50,14 @@ netlink_addr(const char *ifname, const struct dpr_prefix *a, bool add)
 	req.ifa.ifa_prefixlen = a->len;
 	req.ifa.ifa_index = ifindex;
 	req.ifa.ifa_scope = RT_SCOPE_UNIVERSE;
+	/* dpr answers neighbour solicitations and detects duplicates for
+	 * the port (exception6.c): the kernel's own duplicate address
+	 * detection would hold the address back, and speak for it. */
+	if (a->addr.af == DPR_AF_IP6) {
+		req.ifa.ifa_flags = IFA_F_NODAD;
+		if (a->addr.ip6[0] == 0xfe && (a->addr.ip6[1] & 0xc0) == 0x80)
+			req.ifa.ifa_scope = RT_SCOPE_LINK;
+	}
 	rta = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.nh.nlmsg_len));
 	rta->rta_type = IFA_LOCAL;
 	rta->rta_len = (unsigned short)RTA_LENGTH(alen);
@@ -83,6 +91,53 @@ netlink_addr(const char *ifname, const struct dpr_prefix *a, bool add)
 	close(fd);
 	/* Deleting what is not there (the kernel dropped it with the link) is fine. */
 	return !add && ret == -EADDRNOTAVAIL ? 0 : ret;
+}
+
+/* Write @p value to /proc/sys/net/ipv6/conf/@p ifname/@p key. */
+static int
+ipv6_sysctl(const char *ifname, const char *key, const char *value)
+{
+	char path[128];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/%s", ifname, key);
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -errno;
+	if (fputs(value, f) < 0)
+		ret = -EIO;
+	if (fclose(f) != 0 && ret == 0)
+		ret = -errno;
+	return ret;
+}
+
+/*
+ * The kernel side of a TAP carries the port's IPv6 addresses, dpr's
+ * link-local one among them; left alone it would make its own link-local
+ * address, run duplicate address detection, solicit routers and take
+ * their advertisements: speaking for the port beside dpr. Set before the
+ * link comes up.
+ */
+static void
+tap_ipv6_quiet(const char *ifname)
+{
+	static const char *const settings[][2] = {
+		{ "addr_gen_mode", "1" },       /* no link-local of its own */
+		{ "accept_dad", "0" },
+		{ "dad_transmits", "0" },
+		{ "accept_ra", "0" },
+		{ "router_solicitations", "0" },
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < RTE_DIM(settings); i++) {
+		ret = ipv6_sysctl(ifname, settings[i][0], settings[i][1]);
+		if (ret < 0)
+			DPR_LOG(WARNING, port, "TAP %s: cannot set net.ipv6.conf.%s.%s=%s: %s",
+				ifname, ifname, settings[i][0], settings[i][1], strerror(-ret));
+	}
 }
 
 void
@@ -124,6 +179,7 @@ dpr_tap_setup(struct dpr_router *r, char *err, size_t err_len)
 				 pc->name, pc->tap, rte_strerror(-ret), pc->tap);
 			return ret;
 		}
+		tap_ipv6_quiet(pc->tap);
 		ret = rte_eth_dev_configure(port->tap_port, 1, 1, &ec);
 		if (ret == 0)
 			ret = rte_eth_rx_queue_setup(port->tap_port, 0, TAP_DESC, port->socket, NULL,

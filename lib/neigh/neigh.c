@@ -45,6 +45,7 @@ struct dpr_neigh {
 	uint64_t *confirmed;   /**< TSC of the last sign of life; 0: not aging */
 	uint8_t *probes;       /**< unanswered probes */
 	bool *learned;         /**< created by learning: counts against the budget */
+	bool *static_ref;      /**< a static link-local entry holds a reference */
 	uint32_t n_learned;
 	uint32_t max_learned;
 	struct {
@@ -90,7 +91,9 @@ dpr_neigh_create(struct dpr_router *r, uint32_t max_learned)
 	n->confirmed = calloc(DPR_NH_MAX, sizeof(*n->confirmed));
 	n->probes = calloc(DPR_NH_MAX, sizeof(*n->probes));
 	n->learned = calloc(DPR_NH_MAX, sizeof(*n->learned));
-	if (n->confirmed == NULL || n->probes == NULL || n->learned == NULL)
+	n->static_ref = calloc(DPR_NH_MAX, sizeof(*n->static_ref));
+	if (n->confirmed == NULL || n->probes == NULL || n->learned == NULL ||
+	    n->static_ref == NULL)
 		goto fail;
 	return n;
 fail:
@@ -112,6 +115,7 @@ dpr_neigh_free(struct dpr_neigh *n)
 	free(n->confirmed);
 	free(n->probes);
 	free(n->learned);
+	free(n->static_ref);
 	free(n);
 }
 
@@ -129,13 +133,16 @@ dpr_neigh_learned(const struct dpr_neigh *n)
 
 /* --- resolution ---------------------------------------------------------- */
 
+/* The resolution of @p ip under way (on @p port, for a link-local one). */
 static struct pending *
-pending_find(struct dpr_neigh *n, const struct dpr_ip *ip)
+pending_find(struct dpr_neigh *n, const struct dpr_ip *ip, int port)
 {
+	bool ll = dpr_ip_is_link_local(ip);
 	unsigned int i;
 
 	for (i = 0; i < PENDING_MAX && n->n_pending > 0; i++)
-		if (n->pending[i].used && dpr_ip_equal(&n->pending[i].ip, ip))
+		if (n->pending[i].used && dpr_ip_equal(&n->pending[i].ip, ip) &&
+		    (!ll || n->pending[i].port == port))
 			return &n->pending[i];
 	return NULL;
 }
@@ -181,14 +188,14 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 	/* A gateway is resolved by its address; a connected subnet by the
 	 * destination's. Asked where its subnet is now, not where it was. */
 	target = info->ip.af != 0 ? info->ip : *dst;
-	port = dpr_config_port_for(n->r->cfg, &target, -1);
+	port = dpr_ip_is_link_local(&target) ? w.port : dpr_config_port_for(n->r->cfg, &target, -1);
 	if (port < 0) {
 		/* On no connected subnet (an address went): nobody to ask. */
 		n->c.unreachable++;
 		n->ops.release(n->ops.ctx, m, false);
 		return true;
 	}
-	p = pending_find(n, &target);
+	p = pending_find(n, &target, port);
 	if (p != NULL && p->failed_until != 0) {
 		n->ops.release(n->ops.ctx, m, false);
 		return true;
@@ -221,15 +228,42 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 
 /* --- learning ------------------------------------------------------------- */
 
-/* Delete the /32 host route of next hop @p idx, if it is the one there. */
-static void
-host_route_del(struct dpr_neigh *n, uint32_t idx, uint32_t ip)
+/*
+ * The host route of neighbour @p ip (/32, /128). A link-local neighbour has
+ * none: its address names it only on its own link, and is never forwarded
+ * to (workers drop link-local destinations that are not ours).
+ */
+static bool
+host_prefix(const struct dpr_ip *ip, struct dpr_prefix *pf)
 {
-	struct dpr_fib4_op op = { .ip = ip, .depth = 32, .del = 1 };
+	pf->addr = *ip;
+	pf->len = ip->af == DPR_AF_IP4 ? 32 : 128;
+	return !dpr_ip_is_link_local(ip);
+}
+
+/* Delete the host route of next hop @p idx, if it is the one there. */
+static void
+host_route_del(struct dpr_neigh *n, uint32_t idx, const struct dpr_ip *ip)
+{
+	struct dpr_route_op op = { .del = 1 };
 	uint32_t cur;
 
-	if (dpr_fib4_get(n->r->fib4, ip, 32, &cur) == 0 && cur == idx)
-		dpr_route4_apply(n->r->fib4, n->r->nh, &op, 1, &(int){ 0 });
+	if (host_prefix(ip, &op.prefix) && dpr_route_get(&n->r->rib, &op.prefix, &cur) == 0 &&
+	    cur == idx)
+		dpr_route_apply(&n->r->rib, &op, 1, &(int){ 0 });
+}
+
+/*
+ * The port whose subnet holds @p ip, or -1; with @p port >= 0 only that
+ * one. A link-local address is on whichever link it was heard on or
+ * configured for: @p port itself (-1 when not given: ambiguous).
+ */
+static int
+port_for(const struct dpr_neigh *n, const struct dpr_ip *ip, int port)
+{
+	if (dpr_ip_is_link_local(ip))
+		return port;
+	return dpr_config_port_for(n->r->cfg, ip, port);
 }
 
 /*
@@ -240,7 +274,7 @@ static void
 forget(struct dpr_neigh *n, uint32_t idx, uint8_t port)
 {
 	const struct dpr_nh_info *info = dpr_nh_info(n->r->nh, idx);
-	uint32_t ip = info->ip.ip4;
+	struct dpr_ip ip = info->ip;
 
 	n->confirmed[idx] = 0;
 	n->probes[idx] = 0;
@@ -249,8 +283,13 @@ forget(struct dpr_neigh *n, uint32_t idx, uint8_t port)
 		n->n_learned--;
 	}
 	dpr_nh_unresolve(n->r->nh, idx, port);
-	if (info->ip.af == DPR_AF_IP4)
-		host_route_del(n, idx, ip);
+	if (ip.af != 0)
+		host_route_del(n, idx, &ip);
+	if (n->static_ref[idx]) {
+		/* Last: the next hop may go with this reference. */
+		n->static_ref[idx] = false;
+		dpr_nh_put(n->r->nh, idx);
+	}
 }
 
 /*
@@ -285,21 +324,25 @@ void
 dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 	       const struct rte_ether_addr *mac, bool create)
 {
-	struct dpr_fib4_op op = { .ip = ip->ip4, .depth = 32 };
+	struct dpr_route_op op = { .del = 0 };
 	const struct dpr_nh_info *info;
 	union dpr_nh_word w;
 	struct pending *p;
-	bool fresh;
+	bool fresh, host;
 	uint32_t cur;
 	int idx;
 
-	if (ip->af != DPR_AF_IP4 || dpr_config_port_for(n->r->cfg, ip, port) < 0 ||
-	    dpr_config_not_a_neighbour(n->r->cfg, ip) != NULL)
+	if (port_for(n, ip, port) < 0 || dpr_config_not_a_neighbour(n->r->cfg, ip) != NULL)
 		return;
-	idx = dpr_nh_find(n->r->nh, ip);
-	p = pending_find(n, ip);
+	idx = dpr_nh_find_port(n->r->nh, ip, port);
+	p = pending_find(n, ip, port);
+	host = host_prefix(ip, &op.prefix);
 	if (idx < 0 && !create && p == NULL)
 		return; /* RFC 826: only update what we know, unless asked */
+	/* A link-local neighbour matters only as a next hop some route or
+	 * static entry holds already (it has no host route to hold one). */
+	if (idx < 0 && !host)
+		return;
 	if (idx >= 0) {
 		info = dpr_nh_info(n->r->nh, (uint32_t)idx);
 		if (info->is_static)
@@ -314,7 +357,8 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 			pending_release(n, p, false, false);
 		return;
 	}
-	idx = dpr_nh_get(n->r->nh, ip, (uint8_t)port);
+	if (host)
+		idx = dpr_nh_get(n->r->nh, ip, (uint8_t)port);
 	if (idx < 0) {
 		n->c.learn_refused++;
 		if (p != NULL && p->failed_until == 0)
@@ -332,12 +376,14 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 		dpr_nh_resolve(n->r->nh, (uint32_t)idx, (uint8_t)port, mac, false);
 	n->confirmed[idx] = rte_rdtsc();
 	n->probes[idx] = 0;
-	/* The host route holds the reference taken above; a /32 someone
-	 * configured for this host stays as it is. */
+	/* The host route holds the reference taken above; a /32 or /128
+	 * someone configured for this host stays as it is. */
 	op.nh = (uint32_t)idx;
-	if (dpr_fib4_get(n->r->fib4, ip->ip4, 32, &cur) == 0) {
+	if (!host) {
+		/* no reference taken, no host route */
+	} else if (dpr_route_get(&n->r->rib, &op.prefix, &cur) == 0) {
 		dpr_nh_put(n->r->nh, (uint32_t)idx);
-	} else if (dpr_route4_apply(n->r->fib4, n->r->nh, &op, 1, &(int){ 0 }) != 1) {
+	} else if (dpr_route_apply(&n->r->rib, &op, 1, &(int){ 0 }) != 1) {
 		/* No room for the host route (the reference is gone with the
 		 * op): the held packets would only come back here. */
 		if (fresh) {
@@ -360,12 +406,16 @@ int
 dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 		     const struct rte_ether_addr *mac, int port, char *err, size_t len)
 {
-	struct dpr_fib4_op op = { .ip = ip->ip4, .depth = 32 };
+	struct dpr_route_op op = { .del = 0 };
 	const char *bad;
 	struct pending *p;
 	int want = port, idx;
 
-	port = dpr_config_port_for(n->r->cfg, ip, want);
+	if (dpr_ip_is_link_local(ip) && want < 0) {
+		snprintf(err, len, "is link-local: give its port");
+		return -EINVAL;
+	}
+	port = port_for(n, ip, want);
 	if (port < 0) {
 		snprintf(err, len, "not on a connected subnet%s%s", want >= 0 ? " of port " : "",
 			 want >= 0 ? n->r->cfg->ports[want].name : "");
@@ -376,7 +426,7 @@ dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 		snprintf(err, len, "is %s", bad);
 		return -EINVAL;
 	}
-	idx = dpr_nh_find(n->r->nh, ip);
+	idx = dpr_nh_find_port(n->r->nh, ip, port);
 	if (idx >= 0 && dpr_nh_info(n->r->nh, (uint32_t)idx)->is_static &&
 	    dpr_nh_word_get(n->r->nh, (uint32_t)idx).port != port) {
 		snprintf(err, len, "known on port %s; neigh.del it first",
@@ -397,21 +447,28 @@ dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 	n->probes[idx] = 0;
 	dpr_nh_resolve(n->r->nh, (uint32_t)idx, (uint8_t)port, mac, true);
 	op.nh = (uint32_t)idx;
-	if (dpr_route4_apply(n->r->fib4, n->r->nh, &op, 1, &(int){ 0 }) != 1) {
-		snprintf(err, len, "no room for its host route (raise fib.ipv4_max_routes or fib.ipv4_tbl8_groups)");
+	if (!host_prefix(ip, &op.prefix)) {
+		/* Link-local: no host route; the static entry itself holds
+		 * the reference taken above (one, however often added). */
+		if (n->static_ref[idx])
+			dpr_nh_put(n->r->nh, (uint32_t)idx);
+		n->static_ref[idx] = true;
+	} else if (dpr_route_apply(&n->r->rib, &op, 1, &(int){ 0 }) != 1) {
+		snprintf(err, len, "no room for its host route (raise fib.%s_max_routes or fib.%s_tbl8_groups)",
+			 ip->af == DPR_AF_IP4 ? "ipv4" : "ipv6", ip->af == DPR_AF_IP4 ? "ipv4" : "ipv6");
 		return -ENOSPC;
 	}
 	/* Whatever waited for it goes now, not host unreachable later. */
-	p = pending_find(n, ip);
+	p = pending_find(n, ip, port);
 	if (p != NULL)
 		pending_release(n, p, true, false);
 	return idx;
 }
 
 int
-dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip)
+dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip, int port)
 {
-	int idx = dpr_nh_find(n->r->nh, ip);
+	int idx = dpr_nh_find_port(n->r->nh, ip, port);
 	union dpr_nh_word w;
 
 	if (idx < 0)
@@ -435,7 +492,7 @@ dpr_neigh_addresses_changed(struct dpr_neigh *n)
 		union dpr_nh_word w;
 		int port;
 
-		if (info == NULL || info->ip.af != DPR_AF_IP4)
+		if (info == NULL || info->ip.af == 0 || dpr_ip_is_link_local(&info->ip))
 			continue;
 		w = dpr_nh_word_get(n->r->nh, i);
 		port = dpr_config_port_for(n->r->cfg, &info->ip, -1);

@@ -3,8 +3,8 @@
 
 /*
  * Neighbours: which MAC each next hop's address has, and everything that
- * keeps that true. Learning from what neighbours say (RFC 826: ARP; NDP
- * later through the same hooks), resolving a next hop a packet needs (a
+ * keeps that true. Learning from what neighbours say (RFC 826: ARP; RFC 4861 7.2:
+ * NDP, through the same hooks), resolving a next hop a packet needs (a
  * small hold queue per address, retries, then host unreachable), aging what
  * was learned (probe when stale, forget when silent), static entries that
  * never age, and a budget for learned entries so that traffic from the wire
@@ -86,11 +86,12 @@ int dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 			 const struct rte_ether_addr *mac, int port, char *err, size_t len);
 
 /**
- * Forget neighbour @p ip (static or learned): its host route goes, next
- * hops through it are unresolved again.
+ * Forget neighbour @p ip (static or learned; a link-local one on dpr port
+ * @p port, ignored otherwise): its host route goes, next hops through it
+ * are unresolved again.
  * @return 0, or -ENOENT if it is not a resolved neighbour.
  */
-int dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip);
+int dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip, int port);
 
 /**
  * The router's addresses changed (addr.add, addr.del): next hops follow

@@ -11,16 +11,28 @@
 #include "nexthop.h"
 
 #define CONNECTED_NONE UINT32_MAX
+#define PORTS 256 /* a next-hop word's port is 8 bits */
+
+/*
+ * The hash key: the address, and for a link-local one the port it is on
+ * plus one (0 for every other address). Bytes past the address and the
+ * padding are zero.
+ */
+struct nh_key {
+	struct dpr_ip ip;
+	uint16_t port;
+};
 
 /* Written by the control thread only; workers read words[] (see header). */
 struct dpr_nh_table {
 	union dpr_nh_word *words;   /**< DPR_NH_MAX entries, shared with workers */
 	struct dpr_nh_info *info;   /**< control side only */
-	struct rte_hash *by_ip;     /**< struct dpr_ip -> index */
+	struct rte_hash *by_ip;     /**< struct nh_key -> index */
+	uint16_t *key_port;         /**< per index: port + 1 in its key, 0 for none */
 	uint32_t *free_list;
 	uint32_t n_free;
 	uint32_t n_used;
-	uint32_t connected[256];    /**< per port, CONNECTED_NONE if not created */
+	uint32_t connected[PORTS];  /**< per port, CONNECTED_NONE if not created */
 };
 
 static void
@@ -50,7 +62,7 @@ dpr_nh_table_create(int socket)
 	struct rte_hash_parameters hp = {
 		.name = "dpr_nh_by_ip",
 		.entries = DPR_NH_MAX,
-		.key_len = sizeof(struct dpr_ip),
+		.key_len = sizeof(struct nh_key),
 		.hash_func = rte_jhash,
 		.socket_id = socket,
 	};
@@ -64,10 +76,11 @@ dpr_nh_table_create(int socket)
 	t->words = rte_zmalloc_socket("dpr_nh", DPR_NH_MAX * sizeof(*t->words),
 				      RTE_CACHE_LINE_SIZE, socket);
 	t->info = calloc(DPR_NH_MAX, sizeof(*t->info));
+	t->key_port = calloc(DPR_NH_MAX, sizeof(*t->key_port));
 	t->free_list = malloc(DPR_NH_MAX * sizeof(*t->free_list));
 	t->by_ip = rte_hash_create(&hp);
-	if (t->words == NULL || t->info == NULL || t->free_list == NULL ||
-	    t->by_ip == NULL)
+	if (t->words == NULL || t->info == NULL || t->key_port == NULL ||
+	    t->free_list == NULL || t->by_ip == NULL)
 		goto fail;
 
 	/* Hand out low indices first: they share cache lines. */
@@ -100,6 +113,7 @@ dpr_nh_table_free(struct dpr_nh_table *t)
 	rte_hash_free(t->by_ip);
 	rte_free(t->words);
 	free(t->info);
+	free(t->key_port);
 	free(t->free_list);
 	free(t);
 }
@@ -123,39 +137,79 @@ nh_alloc(struct dpr_nh_table *t, uint8_t port, uint8_t kind)
 	return (int)idx;
 }
 
-/* Hash keys are whole struct dpr_ip: bytes past the address must be zero. */
+/* The address alone, with the bytes past it zero (info->ip, key.ip). */
 static struct dpr_ip
-key_of(const struct dpr_ip *ip)
+ip_of(const struct dpr_ip *ip)
 {
-	struct dpr_ip key;
+	struct dpr_ip a;
+
+	memset(&a, 0, sizeof(a));
+	a.af = ip->af;
+	if (ip->af == DPR_AF_IP4)
+		a.ip4 = ip->ip4;
+	else
+		memcpy(a.ip6, ip->ip6, sizeof(a.ip6));
+	return a;
+}
+
+/* Hash keys are compared as bytes: built whole, padding included. */
+static struct nh_key
+key_of(const struct dpr_ip *ip, int port)
+{
+	struct nh_key key;
 
 	memset(&key, 0, sizeof(key));
-	key.af = ip->af;
-	if (ip->af == DPR_AF_IP4)
-		key.ip4 = ip->ip4;
-	else
-		memcpy(key.ip6, ip->ip6, sizeof(key.ip6));
+	key.ip = ip_of(ip);
+	key.port = dpr_ip_is_link_local(ip) && port >= 0 ? (uint16_t)(port + 1) : 0;
 	return key;
 }
 
-int
-dpr_nh_find(const struct dpr_nh_table *t, const struct dpr_ip *ip)
+static int
+lookup(const struct dpr_nh_table *t, const struct nh_key *key)
 {
-	struct dpr_ip key = key_of(ip);
 	void *data;
 
-	if (rte_hash_lookup_data(t->by_ip, &key, &data) < 0)
+	if (rte_hash_lookup_data(t->by_ip, key, &data) < 0)
 		return -ENOENT;
 	return (int)(uintptr_t)data;
 }
 
 int
+dpr_nh_find_port(const struct dpr_nh_table *t, const struct dpr_ip *ip, int port)
+{
+	struct nh_key key;
+	int idx, found = -ENOENT;
+
+	if (!dpr_ip_is_link_local(ip) || port >= 0) {
+		key = key_of(ip, port);
+		return lookup(t, &key);
+	}
+	/* A link-local address without its port: unambiguous or not found.
+	 * Control side and rare (neighbour deletion by address). */
+	for (port = 0; port < PORTS; port++) {
+		key = key_of(ip, port);
+		idx = lookup(t, &key);
+		if (idx >= 0 && found >= 0)
+			return -ENOENT;
+		if (idx >= 0)
+			found = idx;
+	}
+	return found;
+}
+
+int
+dpr_nh_find(const struct dpr_nh_table *t, const struct dpr_ip *ip)
+{
+	return dpr_nh_find_port(t, ip, -1);
+}
+
+int
 dpr_nh_get(struct dpr_nh_table *t, const struct dpr_ip *ip, uint8_t port)
 {
-	struct dpr_ip key;
+	struct nh_key key = key_of(ip, port);
 	int idx;
 
-	idx = dpr_nh_find(t, ip);
+	idx = lookup(t, &key);
 	if (idx >= 0) {
 		t->info[idx].refcnt++;
 		return idx;
@@ -163,13 +217,13 @@ dpr_nh_get(struct dpr_nh_table *t, const struct dpr_ip *ip, uint8_t port)
 	idx = nh_alloc(t, port, DPR_NH_KIND_UNRESOLVED);
 	if (idx < 0)
 		return idx;
-	key = key_of(ip);
 	if (rte_hash_add_key_data(t->by_ip, &key, (void *)(uintptr_t)idx) < 0) {
 		t->info[idx].refcnt = 0;
 		dpr_nh_put(t, (uint32_t)idx);
 		return -ENOSPC;
 	}
-	t->info[idx].ip = key;
+	t->info[idx].ip = key.ip;
+	t->key_port[idx] = key.port;
 	return idx;
 }
 
@@ -198,9 +252,13 @@ dpr_nh_put(struct dpr_nh_table *t, uint32_t idx)
 		return;
 	if (info->refcnt > 0 && --info->refcnt > 0)
 		return;
-	if (info->ip.af != 0)
-		rte_hash_del_key(t->by_ip, &info->ip);
-	for (unsigned int p = 0; p < RTE_DIM(t->connected); p++)
+	if (info->ip.af != 0) {
+		struct nh_key key = key_of(&info->ip, (int)t->key_port[idx] - 1);
+
+		rte_hash_del_key(t->by_ip, &key);
+	}
+	t->key_port[idx] = 0;
+	for (unsigned int p = 0; p < PORTS; p++)
 		if (t->connected[p] == idx)
 			t->connected[p] = CONNECTED_NONE;
 	/* Callers drop the last reference only after the routes that used it

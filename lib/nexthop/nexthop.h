@@ -68,7 +68,7 @@ dpr_nh_word_fwd_port(uint64_t u)
 
 /** Control-side description of a next hop (for listing and refcounts). */
 struct dpr_nh_info {
-	struct dpr_ip ip;     /**< gateway or neighbour address */
+	struct dpr_ip ip;     /**< gateway or neighbour address (link-local: see dpr_nh_get()) */
 	uint32_t refcnt;      /**< routes and host entries pointing here */
 	bool is_static;       /**< neighbour from config or neigh.add: never ages */
 	bool in_use;
@@ -87,13 +87,38 @@ void dpr_nh_table_free(struct dpr_nh_table *t);
 const union dpr_nh_word *dpr_nh_words(const struct dpr_nh_table *t);
 
 /**
+ * True for an IPv6 link-local address (fe80::/10, RFC 4291 2.5.6): it names
+ * a host only together with a link, so the same address on two ports is two
+ * neighbours.
+ */
+static inline bool
+dpr_ip_is_link_local(const struct dpr_ip *ip)
+{
+	return ip->af == DPR_AF_IP6 && ip->ip6[0] == 0xfe && (ip->ip6[1] & 0xc0) == 0x80;
+}
+
+/**
  * Find or create the next hop for neighbour @p ip reached through @p port.
- * A new one starts unresolved. Takes a reference.
+ * Next hops are keyed by address, and a link-local one by address and
+ * @p port (fe80::1 on p0 and fe80::1 on p1 are two next hops); the info's
+ * ip is the address itself either way. A new one starts unresolved. Takes
+ * a reference.
  * @return the index, or -ENOSPC when the table is full.
  */
 int dpr_nh_get(struct dpr_nh_table *t, const struct dpr_ip *ip, uint8_t port);
 
-/** Index of the next hop for @p ip, or -ENOENT. No reference taken. */
+/**
+ * Index of the next hop for @p ip on dpr port @p port, or -ENOENT. @p port
+ * only counts for a link-local @p ip (see dpr_nh_get()); a negative one
+ * then finds it only where a single port has a next hop for that address.
+ * No reference taken.
+ */
+int dpr_nh_find_port(const struct dpr_nh_table *t, const struct dpr_ip *ip, int port);
+
+/**
+ * dpr_nh_find_port() with no port: the next hop of a global address, or of
+ * a link-local one that a single port knows; else -ENOENT.
+ */
 int dpr_nh_find(const struct dpr_nh_table *t, const struct dpr_ip *ip);
 
 /**

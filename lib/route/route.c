@@ -27,32 +27,6 @@ dpr_route4_apply(struct dpr_fib4 *fib, struct dpr_nh_table *nh,
 	return done;
 }
 
-struct batch {
-	struct dpr_fib4_op *ops;
-	unsigned int n;
-	unsigned int cap;
-};
-
-static int
-push(struct batch *b, uint32_t ip, uint8_t depth, int nh)
-{
-	if (nh < 0)
-		return nh;
-	if (b->n == b->cap) {
-		unsigned int cap = b->cap ? b->cap * 2 : 64;
-		struct dpr_fib4_op *ops = realloc(b->ops, cap * sizeof(*ops));
-
-		if (ops == NULL)
-			return -ENOMEM;
-		b->ops = ops;
-		b->cap = cap;
-	}
-	b->ops[b->n++] = (struct dpr_fib4_op){
-		.ip = ip & dpr_ip4_mask(depth), .depth = depth, .nh = (uint32_t)nh,
-	};
-	return 0;
-}
-
 unsigned int
 dpr_route4_addr_ops(const struct dpr_prefix *a, uint32_t connected, bool del,
 		    struct dpr_fib4_op ops[3])
@@ -74,90 +48,306 @@ dpr_route4_addr_ops(const struct dpr_prefix *a, uint32_t connected, bool del,
 	return n;
 }
 
-static bool
-is_own_address(const struct dpr_config *cfg, uint32_t ip)
+/* --- both families ------------------------------------------------------- */
+
+/* One family's run of ops through its FIB; references of the applied ops
+ * settled as dpr_route4_apply() does, those of the others left to the caller. */
+static unsigned int
+apply_run4(struct dpr_rib *rib, struct dpr_route_op *ops, unsigned int n, int *err)
+{
+	struct dpr_fib4_op *f = malloc(n * sizeof(*f));
+	unsigned int i, done;
+
+	if (f == NULL) {
+		*err = -ENOMEM;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		f[i] = (struct dpr_fib4_op){ .ip = ops[i].prefix.addr.ip4, .depth = ops[i].prefix.len,
+					     .del = ops[i].del, .nh = ops[i].nh };
+	done = dpr_fib4_update(rib->fib4, f, n, err);
+	for (i = 0; i < done; i++) {
+		ops[i].existed = f[i].existed;
+		ops[i].old_nh = f[i].old_nh;
+	}
+	free(f);
+	return done;
+}
+
+static unsigned int
+apply_run6(struct dpr_rib *rib, struct dpr_route_op *ops, unsigned int n, int *err)
+{
+	struct dpr_fib6_op *f;
+	unsigned int i, done;
+
+	if (rib->fib6 == NULL) {
+		*err = -EAFNOSUPPORT;
+		return 0;
+	}
+	f = malloc(n * sizeof(*f));
+	if (f == NULL) {
+		*err = -ENOMEM;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		f[i] = (struct dpr_fib6_op){ .depth = ops[i].prefix.len, .del = ops[i].del,
+					     .nh = ops[i].nh };
+		memcpy(f[i].ip, ops[i].prefix.addr.ip6, sizeof(f[i].ip));
+	}
+	done = dpr_fib6_update(rib->fib6, f, n, err);
+	for (i = 0; i < done; i++) {
+		ops[i].existed = f[i].existed;
+		ops[i].old_nh = f[i].old_nh;
+	}
+	free(f);
+	return done;
+}
+
+unsigned int
+dpr_route_apply(struct dpr_rib *rib, struct dpr_route_op *ops, unsigned int n, int *err)
+{
+	unsigned int i = 0, j, k, done;
+
+	while (i < n) {
+		enum dpr_af af = ops[i].prefix.addr.af;
+
+		for (j = i + 1; j < n && ops[j].prefix.addr.af == af; j++)
+			;
+		if (af == DPR_AF_IP4) {
+			done = apply_run4(rib, &ops[i], j - i, err);
+		} else if (af == DPR_AF_IP6) {
+			done = apply_run6(rib, &ops[i], j - i, err);
+		} else {
+			*err = -EAFNOSUPPORT;
+			done = 0;
+		}
+		/* The FIB has waited a grace period if it had to: no worker
+		 * still holds a lookup result pointing at the old next hops. */
+		for (k = i; k < i + done; k++)
+			if (ops[k].existed)
+				dpr_nh_put(rib->nh, ops[k].old_nh);
+		i += done;
+		if (i < j)
+			break;
+	}
+	/* What was not applied drops the reference it carried. */
+	for (k = i; k < n; k++)
+		if (!ops[k].del)
+			dpr_nh_put(rib->nh, ops[k].nh);
+	return i;
+}
+
+int
+dpr_route_get(const struct dpr_rib *rib, const struct dpr_prefix *pf, uint32_t *nh)
+{
+	if (pf->addr.af == DPR_AF_IP4)
+		return dpr_fib4_get(rib->fib4, pf->addr.ip4, pf->len, nh);
+	if (pf->addr.af == DPR_AF_IP6 && rib->fib6 != NULL)
+		return dpr_fib6_get(rib->fib6, pf->addr.ip6, pf->len, nh);
+	return -ENOENT;
+}
+
+int
+dpr_route_lpm(const struct dpr_rib *rib, const struct dpr_ip *ip, struct dpr_prefix *pf,
+	      uint32_t *nh)
+{
+	memset(pf, 0, sizeof(*pf));
+	pf->addr.af = ip->af;
+	if (ip->af == DPR_AF_IP4)
+		return dpr_fib4_lpm(rib->fib4, ip->ip4, &pf->addr.ip4, &pf->len, nh);
+	if (ip->af == DPR_AF_IP6 && rib->fib6 != NULL)
+		return dpr_fib6_lpm(rib->fib6, ip->ip6, pf->addr.ip6, &pf->len, nh);
+	return -ENOENT;
+}
+
+unsigned int
+dpr_route_addr_ops(const struct dpr_prefix *a, uint32_t connected, bool del,
+		   struct dpr_route_op ops[3])
+{
+	struct dpr_fib4_op f[3];
+	unsigned int i, n = 0;
+
+	if (a->addr.af == DPR_AF_IP4) {
+		n = dpr_route4_addr_ops(a, connected, del, f);
+		for (i = 0; i < n; i++) {
+			memset(&ops[i], 0, sizeof(ops[i]));
+			ops[i].prefix.addr.af = DPR_AF_IP4;
+			ops[i].prefix.addr.ip4 = f[i].ip;
+			ops[i].prefix.len = f[i].depth;
+			ops[i].del = f[i].del;
+			ops[i].nh = f[i].nh;
+		}
+		return n;
+	}
+	if (a->addr.af != DPR_AF_IP6)
+		return 0;
+	/* The subnet is on the wire, the address is the router's; IPv6 has
+	 * no broadcast (RFC 4291 2). Every port is on fe80::/64, so a
+	 * link-local address implies no route to its subnet: which port
+	 * would it name? (RFC 4291 2.5.6: never forwarded anyway.) */
+	if (a->len < 128 && !dpr_ip_is_link_local(&a->addr)) {
+		memset(&ops[n], 0, sizeof(ops[n]));
+		ops[n].prefix = *a;
+		dpr_prefix_mask(&ops[n].prefix);
+		ops[n].del = del;
+		ops[n].nh = del ? 0 : connected;
+		n++;
+	}
+	memset(&ops[n], 0, sizeof(ops[n]));
+	ops[n].prefix.addr = a->addr;
+	ops[n].prefix.len = 128;
+	ops[n].del = del;
+	ops[n].nh = DPR_NH_LOCAL;
+	return n + 1;
+}
+
+/* --- the config ---------------------------------------------------------- */
+
+struct batch {
+	struct dpr_route_op *ops;
+	unsigned int n;
+	unsigned int cap;
+};
+
+/*
+ * Add route @p pf to next hop @p nh (a reference, or a negative errno) to
+ * @p b; a reference that finds no room is dropped.
+ */
+static int
+push(struct batch *b, struct dpr_nh_table *t, const struct dpr_prefix *pf, int nh)
+{
+	if (nh < 0)
+		return nh;
+	if (b->n == b->cap) {
+		unsigned int cap = b->cap ? b->cap * 2 : 64;
+		struct dpr_route_op *ops = realloc(b->ops, cap * sizeof(*ops));
+
+		if (ops == NULL) {
+			dpr_nh_put(t, (uint32_t)nh);
+			return -ENOMEM;
+		}
+		b->ops = ops;
+		b->cap = cap;
+	}
+	memset(&b->ops[b->n], 0, sizeof(b->ops[b->n]));
+	b->ops[b->n].prefix = *pf;
+	dpr_prefix_mask(&b->ops[b->n].prefix);
+	b->ops[b->n].nh = (uint32_t)nh;
+	b->n++;
+	return 0;
+}
+
+/* The first port with address @p ip, or -1. */
+static int
+own_address_port(const struct dpr_config *cfg, const struct dpr_ip *ip)
 {
 	unsigned int p, a;
 
 	for (p = 0; p < cfg->n_ports; p++)
 		for (a = 0; a < cfg->ports[p].n_addrs; a++)
-			if (cfg->ports[p].addrs[a].addr.af == DPR_AF_IP4 &&
-			    cfg->ports[p].addrs[a].addr.ip4 == ip)
-				return true;
-	return false;
+			if (dpr_ip_equal(&cfg->ports[p].addrs[a].addr, ip))
+				return (int)p;
+	return -1;
 }
 
-int
-dpr_route_install_config(struct dpr_fib4 *fib, struct dpr_nh_table *nh,
-			 const struct dpr_config *cfg, char *err, size_t err_len)
+/* The routes of family @p af the config implies, into @p b. */
+static int
+config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, enum dpr_af af,
+	   struct batch *b, char *err, size_t err_len)
 {
-	struct batch b = { 0 };
-	unsigned int p, a, i, done;
+	struct dpr_nh_table *nh = rib->nh;
+	unsigned int p, a, i;
 	int ret = 0;
 
 	for (p = 0; p < cfg->n_ports && ret == 0; p++) {
 		for (a = 0; a < cfg->ports[p].n_addrs && ret == 0; a++) {
 			const struct dpr_prefix *pf = &cfg->ports[p].addrs[a];
-			struct dpr_fib4_op ops[3];
+			struct dpr_route_op ops[3];
 			unsigned int k, n;
-			int conn;
 
-			if (pf->addr.af != DPR_AF_IP4)
-				continue; /* IPv6 forwarding is not there yet */
-			conn = pf->len < 32 ? dpr_nh_connected(nh, (uint8_t)p) : 0;
-			if (conn < 0) {
-				ret = conn;
-				break;
+			/* The same link-local address on two ports is one
+			 * local route. */
+			if (pf->addr.af != af || own_address_port(cfg, &pf->addr) < (int)p)
+				continue;
+			n = dpr_route_addr_ops(pf, 0, false, ops);
+			/* Only the connected subnet takes a reference. */
+			for (k = 0; k < n && ret == 0; k++) {
+				int to = ops[k].nh != DPR_NH_NONE ? (int)ops[k].nh :
+					 dpr_nh_connected(nh, (uint8_t)p);
+
+				ret = push(b, nh, &ops[k].prefix, to);
 			}
-			n = dpr_route4_addr_ops(pf, (uint32_t)conn, false, ops);
-			for (k = 0; k < n && ret == 0; k++)
-				ret = push(&b, ops[k].ip, ops[k].depth, (int)ops[k].nh);
 		}
 	}
 	for (i = 0; i < cfg->n_neighs && ret == 0; i++) {
 		const struct dpr_neigh_conf *nc = &cfg->neighs[i];
+		struct dpr_prefix host = { .addr = nc->addr, .len = af == DPR_AF_IP4 ? 32 : 128 };
 		int idx;
 
-		if (nc->addr.af != DPR_AF_IP4)
+		if (nc->addr.af != af)
 			continue;
-		if (is_own_address(cfg, nc->addr.ip4)) {
+		if (own_address_port(cfg, &nc->addr) >= 0) {
 			snprintf(err, err_len, "config: neighbors[%u]: address is the router's own", i);
-			ret = -EINVAL;
-			break;
+			return -EINVAL;
 		}
 		idx = dpr_nh_get(nh, &nc->addr, (uint8_t)nc->port);
 		if (idx >= 0)
 			dpr_nh_resolve(nh, (uint32_t)idx, (uint8_t)nc->port, &nc->mac, true);
-		ret = push(&b, nc->addr.ip4, 32, idx);
+		/* A link-local neighbour has no host route (its address
+		 * names it on its own link only): the next hop keeps the
+		 * reference as the static entry's. */
+		if (idx >= 0 && dpr_ip_is_link_local(&nc->addr))
+			continue;
+		ret = push(b, nh, &host, idx);
 	}
 	for (i = 0; i < cfg->n_routes && ret == 0; i++) {
 		const struct dpr_route_conf *rc = &cfg->routes[i];
 		int idx;
 
+		if (rc->prefix.addr.af != af)
+			continue;
 		if (rc->has_via)
 			idx = dpr_nh_get(nh, &rc->via, (uint8_t)rc->port);
 		else
 			idx = dpr_nh_connected(nh, (uint8_t)rc->port);
-		ret = push(&b, rc->prefix.addr.ip4, rc->prefix.len, idx);
+		ret = push(b, nh, &rc->prefix, idx);
 	}
+	if (ret < 0 && ret != -EINVAL)
+		snprintf(err, err_len, "routes: cannot install the configured routes: %s",
+			 strerror(-ret));
+	return ret;
+}
 
+int
+dpr_route_install_config(struct dpr_rib *rib, const struct dpr_config *cfg, char *err,
+			 size_t err_len)
+{
+	struct batch b = { 0 };
+	unsigned int i, done, n4;
+	int ret;
+
+	/* One batch per family, IPv4 first: one FIB update each. */
+	ret = config_ops(rib, cfg, DPR_AF_IP4, &b, err, err_len);
+	n4 = b.n;
+	if (ret == 0 && rib->fib6 != NULL)
+		ret = config_ops(rib, cfg, DPR_AF_IP6, &b, err, err_len);
 	if (ret < 0) {
-		if (ret != -EINVAL)
-			snprintf(err, err_len, "routes: cannot install the configured routes: %s",
-				 strerror(-ret));
 		for (i = 0; i < b.n; i++)
-			dpr_nh_put(nh, b.ops[i].nh);
+			dpr_nh_put(rib->nh, b.ops[i].nh);
 		free(b.ops);
 		return ret;
 	}
 
-	done = dpr_route4_apply(fib, nh, b.ops, b.n, &ret);
-	if (done < b.n)
-		snprintf(err, err_len, "routes: installed %u of %u routes from the config: %s (raise fib.ipv4_max_routes or fib.ipv4_tbl8_groups)",
-			 done, b.n, strerror(-ret));
-	else
-		DPR_LOG(INFO, fib, "installed %u IPv4 routes from %s (connected, local, neighbours, static)",
-			b.n, cfg->path);
+	done = dpr_route_apply(rib, b.ops, b.n, &ret);
+	if (done < b.n) {
+		const char *fam = b.ops[done].prefix.addr.af == DPR_AF_IP4 ? "ipv4" : "ipv6";
+
+		snprintf(err, err_len, "routes: installed %u of %u routes from the config: %s (raise fib.%s_max_routes or fib.%s_tbl8_groups)",
+			 done, b.n, strerror(-ret), fam, fam);
+	} else {
+		DPR_LOG(INFO, fib, "installed %u IPv4 and %u IPv6 routes from %s (connected, local, neighbours, static)",
+			n4, b.n - n4, cfg->path);
+	}
 	free(b.ops);
 	return done < b.n ? ret : 0;
 }

@@ -12,7 +12,56 @@
 
 #include "../config/config.h"
 #include "../fib/fib.h"
+#include "../fib/fib6.h"
 #include "../nexthop/nexthop.h"
+
+/** Both FIBs and the next hops they point at: what the route layer changes. */
+struct dpr_rib {
+	struct dpr_fib4 *fib4;
+	struct dpr_fib6 *fib6;
+	struct dpr_nh_table *nh;
+};
+
+/** A change of either family for dpr_route_apply(). */
+struct dpr_route_op {
+	struct dpr_prefix prefix; /**< bits past the length must be clear */
+	uint8_t del;              /**< 1: delete, 0: add or replace */
+	uint32_t nh;              /**< next hop index when adding (a reference taken) */
+	/* Filled in by dpr_route_apply() for each op it applied: */
+	uint8_t existed;          /**< the prefix was in the FIB before the op */
+	uint32_t old_nh;          /**< its next hop then */
+};
+
+/**
+ * Apply a batch of route changes of both families, in order (a run of one
+ * family goes to its FIB as one batch). References as dpr_route4_apply().
+ * @return the number of ops applied, from the first; when fewer than @p n,
+ *   *@p err says why op number <return> failed (as dpr_fib4_update() and
+ *   dpr_fib6_update(); -EAFNOSUPPORT for a prefix of neither family).
+ */
+unsigned int dpr_route_apply(struct dpr_rib *rib, struct dpr_route_op *ops, unsigned int n,
+			     int *err);
+
+/** Exact match of @p pf: 0 with *@p nh set, or -ENOENT. */
+int dpr_route_get(const struct dpr_rib *rib, const struct dpr_prefix *pf, uint32_t *nh);
+
+/**
+ * Longest-prefix match of @p ip on the control side.
+ * @return 0 with the matching prefix in *@p pf and its next hop, or -ENOENT.
+ */
+int dpr_route_lpm(const struct dpr_rib *rib, const struct dpr_ip *ip, struct dpr_prefix *pf,
+		  uint32_t *nh);
+
+/**
+ * The routes address @p a of a port implies, of either family: see
+ * dpr_route4_addr_ops() for IPv4; for IPv6 its connected subnet (next hop
+ * @p connected; none for a /128 or a link-local address, whose subnet every
+ * port has) and the address itself (DPR_NH_LOCAL). The one place that says
+ * which routes an address implies.
+ * @return the number of ops written to @p ops (at most 3).
+ */
+unsigned int dpr_route_addr_ops(const struct dpr_prefix *a, uint32_t connected, bool del,
+				struct dpr_route_op ops[3]);
 
 /**
  * Apply a batch of FIB ops. Each add must carry a next-hop reference taken
@@ -36,8 +85,12 @@ unsigned int dpr_route4_addr_ops(const struct dpr_prefix *a, uint32_t connected,
 				 struct dpr_fib4_op ops[3]);
 
 /**
- * Install the routes a config implies, in one batch.
+ * Install the routes a config implies, in one batch per family: the port
+ * addresses' (dpr_route_addr_ops()), static neighbours' host routes (/32,
+ * /128; none for a link-local neighbour, whose next hop keeps the
+ * reference itself) and the static routes. IPv6 is skipped when
+ * @p rib->fib6 is NULL.
  * @return 0, or a negative errno with a message in @p err.
  */
-int dpr_route_install_config(struct dpr_fib4 *fib, struct dpr_nh_table *nh,
-			     const struct dpr_config *cfg, char *err, size_t err_len);
+int dpr_route_install_config(struct dpr_rib *rib, const struct dpr_config *cfg, char *err,
+			     size_t err_len);

@@ -16,8 +16,10 @@
 #include "../config/config.h"
 #include "../datapath/datapath.h"
 #include "../fib/fib.h"
+#include "../fib/fib6.h"
 #include "../nexthop/nexthop.h"
 #include "../port/port.h"
+#include "../route/route.h"
 
 struct dpr_options {
 	const char *config;
@@ -42,6 +44,8 @@ struct dpr_router {
 	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
 	struct dpr_nh_table *nh;
 	struct dpr_fib4 *fib4;
+	struct dpr_fib6 *fib6;
+	struct dpr_rib rib;                     /**< fib4, fib6 and nh, for lib/route */
 	struct rte_rcu_qsbr *qsbr;
 	unsigned int n_workers;
 	struct dpr_worker *workers[RTE_MAX_LCORE];

@@ -22,6 +22,7 @@ static inline int
 test_router_init(struct dpr_router *r, const char *text, const char *origin)
 {
 	struct dpr_fib4_conf fc = { .socket = 0 };
+	struct dpr_fib6_conf fc6 = { .socket = 0 };
 	char err[512];
 	unsigned int p;
 
@@ -34,10 +35,14 @@ test_router_init(struct dpr_router *r, const char *text, const char *origin)
 		r->port_names[p] = r->cfg->ports[p].name;
 	fc.max_routes = r->cfg->ip4_max_routes;
 	fc.tbl8_groups = r->cfg->ip4_tbl8_groups;
+	fc6.max_routes = r->cfg->ip6_max_routes;
+	fc6.tbl8_groups = 1024;
 	r->nh = dpr_nh_table_create(0);
 	r->fib4 = dpr_fib4_create(&fc, NULL);
-	if (r->nh == NULL || r->fib4 == NULL ||
-	    dpr_route_install_config(r->fib4, r->nh, r->cfg, err, sizeof(err)) < 0) {
+	r->fib6 = dpr_fib6_create(&fc6, NULL);
+	r->rib = (struct dpr_rib){ .fib4 = r->fib4, .fib6 = r->fib6, .nh = r->nh };
+	if (r->nh == NULL || r->fib4 == NULL || r->fib6 == NULL ||
+	    dpr_route_install_config(&r->rib, r->cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: router: %s\n", origin, err);
 		return -1;
 	}
@@ -55,6 +60,7 @@ test_router_free(struct dpr_router *r)
 {
 	dpr_neigh_free(r->neigh);
 	dpr_fib4_free(r->fib4);
+	dpr_fib6_free(r->fib6);
 	dpr_nh_table_free(r->nh);
 	dpr_config_free(r->cfg);
 }

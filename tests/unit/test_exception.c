@@ -300,7 +300,7 @@ test_learned_budget(void)
 	CHECK(exc_counter("neighbors_evicted") >= 1, "evicted the stalest");
 	CHECK_EQ(pool_in_use(), base);
 	ip.ip4 = IP(10, 0, 1, 77);
-	CHECK_EQ(dpr_neigh_del(R.neigh, &ip), 0);
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip, -1), 0);
 	route_via(IP(10, 0, 2, 50));
 }
 
@@ -324,7 +324,7 @@ test_static_cancels_pending(void)
 	      "the held packet leaves with the static MAC at once (%u sent)", n);
 	rte_pktmbuf_free_bulk(out, n);
 	CHECK_EQ(pool_in_use(), base);
-	CHECK_EQ(dpr_neigh_del(R.neigh, &ip), 0);
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip, -1), 0);
 }
 
 /* A gateway whose subnet moves to another port is resolved there. */

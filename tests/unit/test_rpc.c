@@ -273,7 +273,8 @@ struct snapshot {
 static struct snapshot
 snap(void)
 {
-	return (struct snapshot){ R.fib4->n_routes, dpr_nh_count(R.nh), refs_total() };
+	return (struct snapshot){ R.fib4->n_routes + dpr_fib6_count(R.fib6), dpr_nh_count(R.nh),
+				  refs_total() };
 }
 
 #define SAME(a, b) do { \
@@ -600,8 +601,10 @@ test_route_del(void)
 	    "unknown parameter \"via\"");
 	ERR(DPR_RPC_INVALID_PARAMS, "route.del", "{'prefix':'172.16.9.9/12'}", "172.16.9.9/12",
 	    "172.16.0.0/12");
-	ERR(DPR_RPC_INVALID_PARAMS, "route.del", "{'prefix':'nope'}", "nope", "not an IPv4 prefix");
-	ERR(DPR_RPC_INVALID_PARAMS, "route.del", "{'prefix':'2001:db8::/32'}", "2001:db8::/32");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.del", "{'prefix':'nope'}", "nope", "not a prefix",
+	    "10.0.0.0/8", "2001:db8::/32");
+	ERR(DPR_RPC_NOT_FOUND, "route.del", "{'prefix':'2001:db8::/32'}", "2001:db8::/32",
+	    "no such route");
 	ERR(DPR_RPC_NOT_FOUND, "route.del", "{'prefix':'10.99.0.0/16'}", "10.99.0.0/16",
 	    "no such route");
 	ERR(DPR_RPC_NOT_FOUND, "route.del", "{'prefix':'172.16.0.0/13'}", "172.16.0.0/13",
@@ -642,9 +645,9 @@ test_route_get(void)
 	ERR(DPR_RPC_INVALID_PARAMS, "route.get", "{'address':'10.0.0.1','prefix':'10.0.0.0/8'}",
 	    "unknown parameter \"prefix\"");
 	ERR(DPR_RPC_INVALID_PARAMS, "route.get", "{'address':'10.0.0.300'}", "10.0.0.300",
-	    "not an IPv4 address");
+	    "not an IPv4 or IPv6 address");
 	ERR(DPR_RPC_INVALID_PARAMS, "route.get", "{'address':'10.0.0.0/8'}", "10.0.0.0/8");
-	ERR(DPR_RPC_INVALID_PARAMS, "route.get", "{'address':'2001:db8::1'}", "2001:db8::1");
+	ERR(DPR_RPC_NOT_FOUND, "route.get", "{'address':'2001:db8::1'}", "2001:db8::1", "no route");
 	ERR(DPR_RPC_NOT_FOUND, "route.get", "{'address':'8.8.8.8'}", "8.8.8.8", "no route");
 
 	res = OK("route.get", "{'address':'198.51.100.7'}");
@@ -673,7 +676,7 @@ test_route_get(void)
 
 /* A set of prefixes, seen at most once each. */
 struct seen {
-	char (*p)[24];
+	char (*p)[64];
 	unsigned int n, cap, dups;
 };
 
@@ -723,7 +726,7 @@ list_all(unsigned int limit, bool delete_cursor, struct seen *s, unsigned int *d
 			break;
 		pages++;
 		CHECK(json_array_size(json_object_get(res, "routes")) <= limit, "page over the limit");
-		HAS_INT(res, "total", R.fib4->n_routes);
+		HAS_INT(res, "total", snap().routes);
 		json_array_foreach(json_object_get(res, "routes"), i, v) {
 			CHECK(json_is_string(json_object_get(v, "prefix")) &&
 			      json_is_string(json_object_get(v, "type")), "route shape");
@@ -776,7 +779,9 @@ test_route_list(void)
 	CHECK_EQ(json_array_size(routes), R.fib4->n_routes);
 	HAS_INT(res, "total", R.fib4->n_routes);
 	CHECK(json_is_null(json_object_get(res, "next")), "one page: %s", last_text);
-	CHECK_EQ(json_object_size(res), 3);
+	HAS_INT(res, "ipv4_routes", R.fib4->n_routes);
+	HAS_INT(res, "ipv6_routes", 0);
+	CHECK_EQ(json_object_size(res), 5);
 	OK("route.list", "{'limit':100000}");
 	res = OK("route.list", "{'limit':1}");
 	CHECK_EQ(json_array_size(json_object_get(res, "routes")), 1);
@@ -995,7 +1000,9 @@ test_route_load(void)
 				   " '203.0.118.0/24\\tvia  10.0.2.44']"), "result");
 	HAS_INT(res, "loaded", 6);
 	HAS_INT(res, "routes", before.routes + 6);
-	CHECK_EQ(json_object_size(res), 2);
+	HAS_INT(res, "ipv4_routes", before.routes + 6);
+	HAS_INT(res, "ipv6_routes", 0);
+	CHECK_EQ(json_object_size(res), 4);
 	CHECK(strcmp(route_field("203.0.114.1", "type"), "connected") == 0, "dev p0");
 	CHECK(strcmp(route_field("203.0.114.1", "port"), "p0") == 0, "dev p0");
 	CHECK(strcmp(route_field("203.0.116.1", "via"), "10.0.1.2") == 0, "via dev");
@@ -1302,9 +1309,9 @@ test_neigh(void)
 	    "{'address':'10.0.2.2','mac':'02:00:00:00:02:02','state':'reachable'}",
 	    "unknown parameter \"state\"");
 	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2','mac':'02:00:00:00:02:02'}",
-	    "10.0.2", "not an IPv4 address");
+	    "10.0.2", "not an IPv4 or IPv6 address");
 	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'fe80::1','mac':'02:00:00:00:02:02'}",
-	    "fe80::1");
+	    "fe80::1", "link-local", "needs \"port\"");
 	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2.2','mac':'zz:00:00:00:02:02'}",
 	    "10.0.2.2", "zz:00:00:00:02:02", "unicast MAC");
 	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'10.0.2.2','mac':'02:00:00:00:02'}",
@@ -1376,7 +1383,9 @@ test_neigh(void)
 	ERR(DPR_RPC_INVALID_PARAMS, "neigh.del", "{'address':null}", "\"address\" must be a string");
 	ERR(DPR_RPC_INVALID_PARAMS, "neigh.del", "{'address':'10.0.1.50','mac':'02:00:00:00:01:50'}",
 	    "unknown parameter \"mac\"");
-	ERR(DPR_RPC_INVALID_PARAMS, "neigh.del", "{'address':'ten'}", "ten", "not an IPv4 address");
+	ERR(DPR_RPC_NOT_FOUND, "neigh.del", "{'address':'10.0.1.50','port':'p9'}", "\"p9\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.del", "{'address':'ten'}", "ten",
+	    "not an IPv4 or IPv6 address");
 	ERR(DPR_RPC_NOT_FOUND, "neigh.del", "{'address':'10.0.1.99'}", "10.0.1.99",
 	    "no such neighbour");
 	ERR(DPR_RPC_NOT_FOUND, "neigh.del", "{'address':'8.8.8.8'}", "8.8.8.8", "no such neighbour");
@@ -1480,6 +1489,648 @@ test_read_only(void)
 	HAS_INT(res, "routes", R.fib4->n_routes);
 }
 
+/* --- IPv6 and both families ----------------------------------------------- */
+
+/*
+ * The second router: both families. p0 and p1 each have an IPv4 and an IPv6
+ * subnet and the same link-local address fe80::1 (one link each); static
+ * neighbours 10.0.1.2 and 2001:db8:1::2 on p0 and the link-local fe80::2 on
+ * p1; routes 198.51.100.0/24 via 10.0.2.2, 2001:db8:100::/48 via
+ * 2001:db8:2::2 and 2001:db8:200::/48 via fe80::9 on p1. Router
+ * advertisements on p0.
+ * IPv4 routes: the 8 of config_text. IPv6 routes: 2001:db8:1::/64,
+ * 2001:db8:2::/64, 2001:db8:1::1/128, 2001:db8:2::1/128, fe80::1/128 (once
+ * for both ports), 2001:db8:1::2/128 (neighbour), the two /48s: 8. The
+ * link-local neighbour has no host route.
+ */
+static const char config6_text[] =
+	"{\"ports\": ["
+	" {\"name\": \"p0\", \"device\": \"net_null0\", \"mac\": \"02:00:00:00:01:01\","
+	"  \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\", \"fe80::1/64\"],"
+	"  \"router_advertisements\": {\"max_interval\": 30,"
+	"   \"prefixes\": [{\"prefix\": \"2001:db8:1::/64\", \"valid_lifetime\": 3600,"
+	"                   \"preferred_lifetime\": 1800}]}},"
+	" {\"name\": \"p1\", \"device\": \"net_null1\","
+	"  \"addresses\": [\"10.0.2.1/24\", \"2001:db8:2::1/64\", \"fe80::1/64\"]}],"
+	" \"neighbors\": [{\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"},"
+	"  {\"address\": \"2001:db8:1::2\", \"mac\": \"02:00:00:00:01:03\"},"
+	"  {\"address\": \"fe80::2\", \"mac\": \"02:00:00:00:02:03\", \"port\": \"p1\"}],"
+	" \"routes\": [{\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.2.2\"},"
+	"  {\"prefix\": \"2001:db8:100::/48\", \"via\": \"2001:db8:2::2\"},"
+	"  {\"prefix\": \"2001:db8:200::/48\", \"via\": \"fe80::9\", \"port\": \"p1\"}],"
+	" \"control\": {\"socket\": \"/tmp/dpr-test-rpc.sock\"},"
+	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 256,"
+	"         \"ipv6_max_routes\": 600, \"ipv6_tbl8_groups\": 1024}}";
+#define CONFIG6_ROUTES4 8
+#define CONFIG6_ROUTES6 8
+
+static struct dpr_ip
+ip_of_text(const char *s)
+{
+	struct dpr_ip ip;
+
+	dpr_ip_parse(s, &ip);
+	return ip;
+}
+
+static uint32_t
+routes6(void)
+{
+	return dpr_fib6_count(R.fib6);
+}
+
+/* What the config installs, of both families. */
+static void
+test6_config(void)
+{
+	json_t *res, *v;
+	size_t k;
+	bool ll = false;
+
+	CHECK_EQ(R.fib4->n_routes, CONFIG6_ROUTES4);
+	CHECK_EQ(routes6(), CONFIG6_ROUTES6);
+	res = OK("route.get", "{'address':'2001:db8:1::1'}");
+	HAS_STR(res, "prefix", "2001:db8:1::1/128");
+	HAS_STR(res, "type", "local");
+	HAS_STR(res, "address", "2001:db8:1::1");
+	res = OK("route.get", "{'address':'2001:db8:1::77'}");
+	HAS_STR(res, "prefix", "2001:db8:1::/64");
+	HAS_STR(res, "type", "connected");
+	HAS_STR(res, "port", "p0");
+	res = OK("route.get", "{'address':'2001:db8:1::2'}");
+	HAS_STR(res, "prefix", "2001:db8:1::2/128");
+	HAS_STR(res, "type", "neighbor");
+	HAS_STR(res, "via", "2001:db8:1::2");
+	HAS_STR(res, "port", "p0");
+	CHECK(json_is_true(json_object_get(res, "resolved")), "%s", last_text);
+	res = OK("route.get", "{'address':'2001:db8:100:5::1'}");
+	HAS_STR(res, "prefix", "2001:db8:100::/48");
+	HAS_STR(res, "via", "2001:db8:2::2");
+	HAS_STR(res, "port", "p1");
+	HAS_STR(res, "type", "gateway");
+	CHECK(json_is_false(json_object_get(res, "resolved")), "%s", last_text);
+	res = OK("route.get", "{'address':'2001:db8:200::1'}");
+	HAS_STR(res, "via", "fe80::9");
+	HAS_STR(res, "port", "p1");
+	/* The link-local address: one local route for both ports, no
+	 * fe80::/64 route (which port would it name?). */
+	HAS_STR(OK("route.get", "{'address':'fe80::1'}"), "type", "local");
+	ERR(DPR_RPC_NOT_FOUND, "route.get", "{'address':'fe80::2'}", "fe80::2", "no route");
+	ERR(DPR_RPC_NOT_FOUND, "route.get", "{'address':'2001:db8:9::1'}", "no route");
+	/* IPv4 still answers beside it. */
+	HAS_STR(OK("route.get", "{'address':'10.0.1.77'}"), "prefix", "10.0.1.0/24");
+	/* The link-local static neighbour is there, resolved, on its port. */
+	res = OK("neigh.list", NULL);
+	json_array_foreach(res, k, v)
+		if (strcmp(json_string_value(json_object_get(v, "address")), "fe80::2") == 0) {
+			ll = true;
+			HAS_STR(v, "port", "p1");
+			HAS_STR(v, "mac", "02:00:00:00:02:03");
+			CHECK(json_is_true(json_object_get(v, "static")), "%s", last_text);
+		}
+	CHECK(ll, "fe80::2 in neigh.list: %s", last_text);
+}
+
+/* Link-local next hops are (address, port); others by address alone. */
+static void
+test6_nexthop_scope(void)
+{
+	struct dpr_ip ll = ip_of_text("fe80::9"), g = ip_of_text("2001:db8:2::2");
+	const struct dpr_nh_info *info;
+	int a, b;
+
+	CHECK(dpr_ip_is_link_local(&ll), "fe80::9 is link-local");
+	CHECK(!dpr_ip_is_link_local(&g), "2001:db8:2::2 is not");
+	CHECK(dpr_ip_is_link_local(&(struct dpr_ip){ .af = DPR_AF_IP6, .ip6 = { 0xfe, 0xbf } }),
+	      "febf:: is in fe80::/10");
+	CHECK(!dpr_ip_is_link_local(&(struct dpr_ip){ .af = DPR_AF_IP6, .ip6 = { 0xfe, 0xc0 } }),
+	      "fec0:: is not");
+	/* fe80::9 on p1 is the config route's gateway; on p0 it is unknown. */
+	b = dpr_nh_find_port(R.nh, &ll, 1);
+	CHECK(b >= 0, "fe80::9 on p1");
+	CHECK_EQ(dpr_nh_find_port(R.nh, &ll, 0), -ENOENT);
+	CHECK_EQ(dpr_nh_find(R.nh, &ll), b); /* one port knows it: unambiguous */
+	a = dpr_nh_get(R.nh, &ll, 0);
+	CHECK(a >= 0 && a != b, "fe80::9 on p0 is another next hop (%d, %d)", a, b);
+	info = dpr_nh_info(R.nh, (uint32_t)a);
+	CHECK(info != NULL && dpr_ip_equal(&info->ip, &ll), "info->ip is the address itself");
+	CHECK_EQ(dpr_nh_word_get(R.nh, (uint32_t)a).port, 0);
+	CHECK_EQ(dpr_nh_find_port(R.nh, &ll, 0), a);
+	CHECK_EQ(dpr_nh_find(R.nh, &ll), -ENOENT); /* two ports know it: ambiguous */
+	CHECK_EQ(dpr_nh_get(R.nh, &ll, 0), a);
+	dpr_nh_put(R.nh, (uint32_t)a);
+	dpr_nh_put(R.nh, (uint32_t)a);
+	CHECK_EQ(dpr_nh_find_port(R.nh, &ll, 0), -ENOENT);
+	CHECK_EQ(dpr_nh_find(R.nh, &ll), b);
+	/* A global address: the port does not matter. */
+	a = dpr_nh_find(R.nh, &g);
+	CHECK(a >= 0, "2001:db8:2::2 is a gateway");
+	CHECK_EQ(dpr_nh_find_port(R.nh, &g, 0), a);
+	CHECK_EQ(dpr_nh_find_port(R.nh, &g, 1), a);
+}
+
+static void
+test6_route_add(void)
+{
+	struct snapshot before = snap();
+	json_t *res;
+
+	/* Bad values: what is wrong and what to do. */
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'2001:db8:300::1/48','via':'2001:db8:2::3'}",
+	    "2001:db8:300::1/48", "host bits", "2001:db8:300::/48");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'2001:db8::/129','via':'2001:db8:2::3'}",
+	    "2001:db8::/129", "not a prefix");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'2001:db8:300::/48','via':'10.0.2.2'}",
+	    "10.0.2.2", "not an IPv6 address");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.9.0.0/16','via':'2001:db8:2::3'}",
+	    "2001:db8:2::3", "not an IPv4 address");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'2001:db8:300::/48','via':'2001:db8:9::1'}",
+	    "2001:db8:9::1", "not on a connected subnet");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add",
+	    "{'prefix':'2001:db8:300::/48','via':'2001:db8:1::5','port':'p1'}", "2001:db8:1::5",
+	    "not on a connected subnet of port p1");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'2001:db8:300::/48','via':'fe80::9'}",
+	    "link-local gateway fe80::9 needs \"port\"", "dev PORT");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'2001:db8:300::/48','via':'2001:db8:2::1'}",
+	    "2001:db8:2::1", "router's own address");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'2001:db8:300::/48','via':'fe80::1','port':'p0'}",
+	    "fe80::1", "router's own address");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'2001:db8:300::/48','via':'2001:db8:2::'}",
+	    "2001:db8:2::", "subnet-router anycast");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'2001:db8:300::/48','via':'ff02::2','port':'p0'}",
+	    "ff02::2", "multicast");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'fe80::/64','port':'p0'}", "fe80::/64",
+	    "link-local", "global prefix");
+	ERR(DPR_RPC_NOT_FOUND, "route.add", "{'prefix':'2001:db8:300::/48','via':'fe80::9','port':'p7'}",
+	    "\"p7\"");
+	/* Routes the router owns: addresses, subnets, neighbours. */
+	ERR(DPR_RPC_REFUSED, "route.add", "{'prefix':'2001:db8:1::/64','via':'2001:db8:2::2'}",
+	    "2001:db8:1::/64", "connected subnet of address 2001:db8:1::1/64 on port p0", "addr.del");
+	ERR(DPR_RPC_REFUSED, "route.add", "{'prefix':'2001:db8:2::1/128','port':'p0'}",
+	    "2001:db8:2::1/128", "router's address 2001:db8:2::1/64 on port p1");
+	ERR(DPR_RPC_REFUSED, "route.add", "{'prefix':'2001:db8:1::2/128','via':'2001:db8:2::2'}",
+	    "2001:db8:1::2/128", "neighbour", "neigh.del");
+	ERR(DPR_RPC_REFUSED, "route.add", "{'prefix':'2001:db8:2::5/128','via':'2001:db8:2::5'}",
+	    "neigh.add");
+	SAME(snap(), before);
+
+	/* Good ones, with their shapes. */
+	res = OK("route.add", "{'prefix':'2001:db8:300::/48','via':'2001:db8:2::3'}");
+	HAS_STR(res, "prefix", "2001:db8:300::/48");
+	HAS_STR(res, "via", "2001:db8:2::3");
+	HAS_STR(res, "port", "p1");
+	HAS_STR(res, "type", "gateway");
+	CHECK(json_is_false(json_object_get(res, "resolved")), "%s", last_text);
+	CHECK_EQ(json_object_size(res), 5);
+	CHECK_EQ(routes6(), before.routes - CONFIG6_ROUTES4 + 1);
+	CHECK_EQ(R.fib4->n_routes, CONFIG6_ROUTES4);
+	HAS_STR(OK("route.get", "{'address':'2001:db8:300:1::1'}"), "prefix", "2001:db8:300::/48");
+	ERR(DPR_RPC_EXISTS, "route.add", "{'prefix':'2001:db8:300::/48','via':'2001:db8:2::4'}",
+	    "2001:db8:300::/48", "exists", "route.replace", "2001:db8:2::3");
+	CHECK_EQ(neigh_refs("2001:db8:2::4"), -1);
+	/* Through a link-local gateway: the port goes with it. */
+	res = OK("route.add", "{'prefix':'2001:db8:400::/48','via':'fe80::9','port':'p0'}");
+	HAS_STR(res, "via", "fe80::9");
+	HAS_STR(res, "port", "p0");
+	HAS_STR(OK("route.get", "{'address':'2001:db8:200::1'}"), "port", "p1");
+	CHECK(dpr_nh_find_port(R.nh, &(struct dpr_ip){ .af = DPR_AF_IP6,
+		.ip6 = { 0xfe, 0x80, [15] = 9 } }, 0) !=
+	      dpr_nh_find_port(R.nh, &(struct dpr_ip){ .af = DPR_AF_IP6,
+		.ip6 = { 0xfe, 0x80, [15] = 9 } }, 1), "two next hops for fe80::9");
+	/* A default route, a host route, a directly attached one. */
+	HAS_STR(OK("route.add", "{'prefix':'::/0','via':'fe80::9','port':'p1'}"), "prefix", "::/0");
+	HAS_STR(OK("route.get", "{'address':'2001:4860::8888'}"), "prefix", "::/0");
+	HAS_STR(OK("route.add", "{'prefix':'2001:db8:500::7','via':'2001:db8:1::2'}"), "prefix",
+		"2001:db8:500::7/128");
+	res = OK("route.add", "{'prefix':'2001:db8:600::/64','port':'p0'}");
+	HAS_STR(res, "type", "connected");
+	HAS_STR(res, "port", "p0");
+	CHECK(json_object_get(res, "via") == NULL, "%s", last_text);
+
+	/* Replace moves the route and its reference, across ports. */
+	res = OK("route.replace", "{'prefix':'2001:db8:300::/48','via':'2001:db8:1::2'}");
+	HAS_STR(res, "port", "p0");
+	CHECK(json_is_true(json_object_get(res, "resolved")), "%s", last_text);
+	CHECK_EQ(neigh_refs("2001:db8:2::3"), -1);
+	HAS_STR(OK("route.replace", "{'prefix':'2001:db8:300::/48','port':'p1'}"), "type", "connected");
+	HAS_STR(OK("route.replace", "{'prefix':'2001:db8:700::/48','via':'fe80::9','port':'p1'}"),
+		"prefix", "2001:db8:700::/48");
+
+	/* route.del, and what it refuses. */
+	ERR(DPR_RPC_NOT_FOUND, "route.del", "{'prefix':'2001:db8:999::/48'}", "2001:db8:999::/48",
+	    "no such route");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.del", "{'prefix':'2001:db8:300::1/48'}", "2001:db8:300::/48");
+	ERR(DPR_RPC_REFUSED, "route.del", "{'prefix':'2001:db8:1::/64'}", "connected subnet", "addr.del");
+	ERR(DPR_RPC_REFUSED, "route.del", "{'prefix':'2001:db8:1::1'}", "router's address");
+	ERR(DPR_RPC_REFUSED, "route.del", "{'prefix':'fe80::1/128'}", "fe80::1/128", "router's address");
+	ERR(DPR_RPC_REFUSED, "route.del", "{'prefix':'2001:db8:1::2/128'}", "neighbour", "neigh.del");
+	HAS_STR(OK("route.del", "{'prefix':'2001:db8:300::/48'}"), "deleted", "2001:db8:300::/48");
+	CHECK(strcmp(route_prefix("2001:db8:300::1"), "::/0") == 0, "falls to the default");
+	OK("route.del", "{'prefix':'::/0'}");
+	ERR(DPR_RPC_NOT_FOUND, "route.get", "{'address':'2001:db8:300::1'}", "no route");
+	OK("route.del", "{'prefix':'2001:db8:400::/48'}");
+	OK("route.del", "{'prefix':'2001:db8:500::7'}");
+	OK("route.del", "{'prefix':'2001:db8:600::/64'}");
+	OK("route.del", "{'prefix':'2001:db8:700::/48'}");
+	CHECK_EQ(dpr_nh_find_port(R.nh, &(struct dpr_ip){ .af = DPR_AF_IP6,
+		.ip6 = { 0xfe, 0x80, [15] = 9 } }, 0), -ENOENT);
+	SAME(snap(), before);
+}
+
+/* route.list: IPv4, then IPv6, pages crossing between them. */
+static void
+test6_route_list(void)
+{
+	struct seen all = { 0 }, s = { 0 };
+	struct snapshot before = snap();
+	unsigned int i, first6 = 0, last4 = 0, limit;
+	char buf[160];
+	json_t *res, *v, *load;
+
+	/* Some more of each family. */
+	load = json_array();
+	for (i = 0; i < 40; i++) {
+		snprintf(buf, sizeof(buf), "100.%u.0.0/16 via 10.0.2.2", 64 + i);
+		json_array_append_new(load, json_string(buf));
+		snprintf(buf, sizeof(buf), "2001:db8:%x::/48 via 2001:db8:2::2", 0x1000 + i);
+		json_array_append_new(load, json_string(buf));
+	}
+	{
+		json_t *req = json_pack("{s:s,s:i,s:s,s:{s:o}}", "jsonrpc", "2.0", "id", 1,
+					"method", "route.load", "params", "routes", load);
+		json_t *r = dpr_rpc_handle(&R, req);
+
+		CHECK(json_integer_value(json_object_get(json_object_get(r, "result"), "loaded")) == 80,
+		      "loaded both families");
+		json_decref(r);
+		json_decref(req);
+	}
+	CHECK_EQ(R.fib4->n_routes, CONFIG6_ROUTES4 + 40);
+	CHECK_EQ(routes6(), CONFIG6_ROUTES6 + 40);
+
+	/* One page: every route, IPv4 first. */
+	res = OK("route.list", "{'limit':100000}");
+	HAS_INT(res, "total", snap().routes);
+	HAS_INT(res, "ipv4_routes", CONFIG6_ROUTES4 + 40);
+	HAS_INT(res, "ipv6_routes", CONFIG6_ROUTES6 + 40);
+	CHECK(json_is_null(json_object_get(res, "next")), "%s", last_text);
+	json_array_foreach(json_object_get(res, "routes"), i, v) {
+		const char *p = json_string_value(json_object_get(v, "prefix"));
+
+		seen_add(&all, p);
+		if (strchr(p, ':') == NULL)
+			last4 = i;
+		else if (first6 == 0)
+			first6 = i;
+	}
+	CHECK_EQ(all.n, snap().routes);
+	CHECK_EQ(all.dups, 0);
+	CHECK(last4 + 1 == first6 && first6 == R.fib4->n_routes,
+	      "IPv4 (up to %u) before IPv6 (from %u)", last4, first6);
+	CHECK(seen_has(&all, "2001:db8:1::/64") && seen_has(&all, "fe80::1/128") &&
+	      seen_has(&all, "2001:db8:1::2/128") && seen_has(&all, "2001:db8:200::/48"),
+	      "the config's IPv6 routes are listed");
+
+	/* Pages of every size around the boundary: every route once. */
+	for (limit = 1; limit <= 12; limit++) {
+		s.n = s.dups = 0;
+		list_all(limit, false, &s, NULL);
+		CHECK(s.n == all.n && s.dups == 0, "limit %u: %u of %u routes, %u twice", limit,
+		      s.n, all.n, s.dups);
+	}
+	s.n = s.dups = 0;
+	list_all(R.fib4->n_routes, false, &s, NULL);
+	CHECK_EQ(s.n, all.n);
+
+	/* A page that ends on the last IPv4 route says there is more. */
+	snprintf(buf, sizeof(buf), "{'limit':%u}", R.fib4->n_routes);
+	res = OK("route.list", buf);
+	CHECK(json_is_string(json_object_get(res, "next")) &&
+	      strchr(json_string_value(json_object_get(res, "next")), ':') == NULL,
+	      "next is the last IPv4 route: %s", last_text);
+	snprintf(buf, sizeof(buf), "{'limit':1,'after':'%s'}",
+		 json_string_value(json_object_get(res, "next")) ?: "");
+	res = OK("route.list", buf);
+	v = json_array_get(json_object_get(res, "routes"), 0);
+	CHECK(strchr(json_string_value(json_object_get(v, "prefix")) ?: "", ':') != NULL,
+	      "then the first IPv6 route: %s", last_text);
+	/* An IPv6 cursor, even one not in the table. */
+	res = OK("route.list", "{'after':'2001:db8:1::/64'}");
+	v = json_array_get(json_object_get(res, "routes"), 0);
+	HAS_STR(v, "prefix", "2001:db8:1::1/128");
+	res = OK("route.list", "{'after':'2001:db8:1::/60','limit':1}");
+	HAS_STR(json_array_get(json_object_get(res, "routes"), 0), "prefix", "2001:db8:1::/64");
+	snprintf(buf, sizeof(buf), "{'after':'%s'}", all.p[all.n - 1]);
+	res = OK("route.list", buf);
+	CHECK_EQ(json_array_size(json_object_get(res, "routes")), 0);
+	CHECK(json_is_null(json_object_get(res, "next")), "%s", last_text);
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'after':'2001:db8::1/32'}", "\"after\"");
+
+	load = json_array();
+	for (i = 0; i < 40; i++) {
+		snprintf(buf, sizeof(buf), "del 100.%u.0.0/16", 64 + i);
+		json_array_append_new(load, json_string(buf));
+		snprintf(buf, sizeof(buf), "del 2001:db8:%x::/48", 0x1000 + i);
+		json_array_append_new(load, json_string(buf));
+	}
+	{
+		json_t *req = json_pack("{s:s,s:i,s:s,s:{s:o}}", "jsonrpc", "2.0", "id", 1,
+					"method", "route.load", "params", "routes", load);
+
+		json_decref(dpr_rpc_handle(&R, req));
+		json_decref(req);
+	}
+	SAME(snap(), before);
+	free(all.p);
+	free(s.p);
+}
+
+static void
+test6_route_load(void)
+{
+	struct snapshot before = snap();
+	json_t *res;
+
+	/* Both families in one request, strings and objects. */
+	res = json_object_get(load("['2001:db8:500::/48 via 2001:db8:2::2', '203.0.113.0/24 via 10.0.2.2',"
+				   " {'prefix':'2001:db8:501::/48','via':'fe80::9','port':'p1'},"
+				   " '2001:db8:502::/48 via fe80::9 dev p0', '2001:db8:503::/48 dev p1',"
+				   " '203.0.114.0/24 dev p0', '2001:db8:504::/48\\tvia  2001:db8:1::2']"),
+			      "result");
+	HAS_INT(res, "loaded", 7);
+	HAS_INT(res, "routes", before.routes + 7);
+	HAS_INT(res, "ipv4_routes", CONFIG6_ROUTES4 + 2);
+	HAS_INT(res, "ipv6_routes", CONFIG6_ROUTES6 + 5);
+	HAS_STR(OK("route.get", "{'address':'2001:db8:501::1'}"), "port", "p1");
+	HAS_STR(OK("route.get", "{'address':'2001:db8:502::1'}"), "port", "p0");
+	HAS_STR(OK("route.get", "{'address':'2001:db8:503::1'}"), "type", "connected");
+	HAS_STR(OK("route.get", "{'address':'2001:db8:504::1'}"), "via", "2001:db8:1::2");
+	HAS_STR(OK("route.get", "{'address':'203.0.113.1'}"), "via", "10.0.2.2");
+
+	/* A bad IPv6 entry anywhere: nothing of either family is applied. */
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.115.0/24 via 10.0.2.2', '2001:db8:600::/48 via 2001:db8:2::2',"
+		 " '2001:db8:601::/48 via fe80::9']", "routes[2]",
+		 "link-local gateway fe80::9 needs \"port\"");
+	CHECK(strcmp(route_prefix("203.0.115.1"), "") == 0, "IPv4 entry not applied");
+	CHECK(strcmp(route_prefix("2001:db8:600::1"), "") == 0, "IPv6 entry not applied");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['del 203.0.113.0/24', '2001:db8:600::1/48 via 2001:db8:2::2']",
+		 "routes[1]", "2001:db8:600::/48");
+	CHECK(strcmp(route_prefix("203.0.113.1"), "203.0.113.0/24") == 0, "delete not applied");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['2001:db8:600::/48 via 2001:db8:9::9']", "routes[0]",
+		 "not on a connected subnet");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['2001:db8:600::/48 via 10.0.2.2']", "routes[0]",
+		 "not an IPv6 address");
+	LOAD_ERR(DPR_RPC_NOT_FOUND, "['del 2001:db8:600::/48']", "routes[0]", "no such route");
+	LOAD_ERR(DPR_RPC_REFUSED, "['del 2001:db8:2::/64']", "routes[0]", "connected subnet");
+	LOAD_ERR(DPR_RPC_REFUSED, "['2001:db8:1::2/128 dev p0']", "routes[0]", "neigh.del");
+	/* Deleting one prefix twice is caught per family... */
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['del 2001:db8:500::/48', 'del 203.0.113.0/24',"
+		 " 'del 2001:db8:500::/48']", "routes[2]", "2001:db8:500::/48", "deleted twice");
+	/* ...and the same-looking prefixes of both families are not twice. */
+	OK("route.add", "{'prefix':'0.0.0.0/0','via':'10.0.2.2'}");
+	OK("route.add", "{'prefix':'::/0','via':'2001:db8:2::2'}");
+	res = json_object_get(load("['del 0.0.0.0/0', 'del ::/0']"), "result");
+	HAS_INT(res, "loaded", 2);
+
+	res = json_object_get(load("['del 2001:db8:500::/48', 'del 203.0.113.0/24',"
+				   " 'del 2001:db8:501::/48', 'del 2001:db8:502::/48',"
+				   " 'del 2001:db8:503::/48', 'del 203.0.114.0/24',"
+				   " 'del 2001:db8:504::/48']"), "result");
+	HAS_INT(res, "loaded", 7);
+	SAME(snap(), before);
+	CHECK_EQ(neigh_refs("fe80::9"), 1); /* the config route's, on p1 */
+}
+
+/* The IPv6 FIB fills up: -32003 naming the IPv6 limit to raise. */
+static void
+route6_load_full(bool groups)
+{
+	struct snapshot before = snap();
+	uint32_t used = dpr_fib6_tbl8_used(R.fib6);
+	unsigned int i, n = groups ? 200 : R.fib6->conf.max_routes + 50;
+	json_t *routes = json_array(), *req, *r;
+	const char *msg;
+	char buf[96];
+
+	for (i = 0; i < n; i++) {
+		/* A /128 in a /24 block of its own takes a chain of 13 groups. */
+		if (groups)
+			snprintf(buf, sizeof(buf), "3fff:%02x%02x::1/128 via 2001:db8:2::%u",
+				 i / 256, i % 256, 10 + i % 20);
+		else
+			snprintf(buf, sizeof(buf), "2001:db8:7:%x::/64 via 2001:db8:2::%u", i,
+				 10 + i % 20);
+		json_array_append_new(routes, json_string(buf));
+	}
+	req = json_pack("{s:s,s:i,s:s,s:{s:O}}", "jsonrpc", "2.0", "id", 9, "method", "route.load",
+			"params", "routes", routes);
+	r = dpr_rpc_handle(&R, req);
+	msg = json_string_value(json_object_get(json_object_get(r, "error"), "message"));
+	CHECK(json_integer_value(json_object_get(json_object_get(r, "error"), "code")) ==
+	      DPR_RPC_NO_SPACE, "IPv6 FIB full: %s", msg ? msg : "no error");
+	CHECK(msg != NULL && strstr(msg, "route.load") != NULL && strstr(msg, "IPv6") != NULL &&
+	      strstr(msg, groups ? "raise fib.ipv6_tbl8_groups" : "raise fib.ipv6_max_routes") != NULL,
+	      "%s", msg ? msg : "");
+	json_decref(r);
+	json_decref(req);
+	for (i = 0; i < n; i++) {
+		struct dpr_prefix pf;
+		char pfx[64];
+
+		sscanf(json_string_value(json_array_get(routes, i)), "%63s", pfx);
+		dpr_prefix_parse(pfx, false, &pf, NULL, 0);
+		if (dpr_route_get(&R.rib, &pf, &(uint32_t){ 0 }) == 0) {
+			snprintf(buf, sizeof(buf), "{'prefix':'%s'}", pfx);
+			OK("route.del", buf);
+		}
+	}
+	json_decref(routes);
+	SAME(snap(), before);
+	CHECK_EQ(dpr_fib6_tbl8_used(R.fib6), used);
+}
+
+static void
+test6_addr(void)
+{
+	struct snapshot before = snap();
+	json_t *res, *v;
+	size_t k;
+	bool found;
+
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p1','address':'2001:db8:3::1'}",
+	    "2001:db8:3::1", "prefix length");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p1','address':'ff02::1/64'}", "multicast");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p1','address':'2001:db8:1::9/64'}",
+	    "overlaps 2001:db8:1::1/64 on port p0");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p1','address':'2001:db8::9/32'}",
+	    "overlaps");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.del", "{'port':'p1','address':'2001:db8:2::1'}",
+	    "with its length", "2001:db8:1::1/64");
+	ERR(DPR_RPC_NOT_FOUND, "addr.del", "{'port':'p0','address':'2001:db8:2::1/64'}",
+	    "no such address");
+	SAME(snap(), before);
+
+	/* A new subnet: its connected /64 and the address's /128, no broadcast. */
+	res = OK("addr.add", "{'port':'p1','address':'2001:db8:3::1/64'}");
+	HAS_STR(res, "address", "2001:db8:3::1/64");
+	CHECK_EQ(snap().routes, before.routes + 2);
+	CHECK_EQ(R.fib4->n_routes, CONFIG6_ROUTES4);
+	res = OK("route.get", "{'address':'2001:db8:3::1'}");
+	HAS_STR(res, "prefix", "2001:db8:3::1/128");
+	HAS_STR(res, "type", "local");
+	res = OK("route.get", "{'address':'2001:db8:3::ffff'}");
+	HAS_STR(res, "prefix", "2001:db8:3::/64");
+	HAS_STR(res, "type", "connected");
+	HAS_STR(res, "port", "p1");
+	found = false;
+	res = OK("route.list", "{'after':'2001:db8:2::1/128'}");
+	json_array_foreach(json_object_get(res, "routes"), k, v)
+		if (strcmp(json_string_value(json_object_get(v, "prefix")), "2001:db8:3::/64") == 0)
+			found = true;
+	CHECK(found, "2001:db8:3::/64 in route.list: %s", last_text);
+	/* A gateway there is accepted now, and the subnet refused as a route. */
+	OK("route.add", "{'prefix':'2001:db8:800::/48','via':'2001:db8:3::fe'}");
+	ERR(DPR_RPC_REFUSED, "route.add", "{'prefix':'2001:db8:3::/64','port':'p0'}",
+	    "connected subnet of address 2001:db8:3::1/64 on port p1");
+	OK("route.del", "{'prefix':'2001:db8:800::/48'}");
+	/* A second address on the subnet; deleting it keeps the subnet. */
+	OK("addr.add", "{'port':'p1','address':'2001:db8:3::2/64'}");
+	CHECK_EQ(snap().routes, before.routes + 3);
+	OK("addr.del", "{'port':'p1','address':'2001:db8:3::2/64'}");
+	CHECK_EQ(snap().routes, before.routes + 2);
+	HAS_STR(OK("route.get", "{'address':'2001:db8:3::2'}"), "type", "connected");
+	HAS_STR(OK("route.get", "{'address':'2001:db8:3::1'}"), "type", "local");
+	res = OK("addr.del", "{'port':'p1','address':'2001:db8:3::1/64'}");
+	HAS_STR(res, "address", "2001:db8:3::1/64");
+	ERR(DPR_RPC_NOT_FOUND, "route.get", "{'address':'2001:db8:3::1'}", "no route");
+	ERR(DPR_RPC_NOT_FOUND, "route.get", "{'address':'2001:db8:3::ffff'}", "no route");
+	SAME(snap(), before);
+
+	/* A /128 address: its local route only. */
+	OK("addr.add", "{'port':'p0','address':'2001:db8:9::9/128'}");
+	CHECK_EQ(snap().routes, before.routes + 1);
+	HAS_STR(OK("route.get", "{'address':'2001:db8:9::9'}"), "type", "local");
+	OK("addr.del", "{'port':'p0','address':'2001:db8:9::9/128'}");
+	SAME(snap(), before);
+
+	/* Link-local: the /128 only, never fe80::/64 (every port is on it). */
+	OK("addr.add", "{'port':'p0','address':'fe80::5/64'}");
+	CHECK_EQ(snap().routes, before.routes + 1);
+	HAS_STR(OK("route.get", "{'address':'fe80::5'}"), "type", "local");
+	ERR(DPR_RPC_NOT_FOUND, "route.get", "{'address':'fe80::6'}", "no route");
+	OK("addr.del", "{'port':'p0','address':'fe80::5/64'}");
+	SAME(snap(), before);
+	/* fe80::1 is on both ports: its route stays while either has it. */
+	OK("addr.del", "{'port':'p0','address':'fe80::1/64'}");
+	HAS_STR(OK("route.get", "{'address':'fe80::1'}"), "type", "local");
+	CHECK_EQ(snap().routes, before.routes);
+	OK("addr.add", "{'port':'p0','address':'fe80::1/64'}");
+	CHECK_EQ(snap().routes, before.routes);
+	res = OK("addr.list", "{'port':'p0'}");
+	CHECK_EQ(json_array_size(res), 3);
+	HAS_STR(json_array_get(res, 1), "address", "2001:db8:1::1/64");
+	SAME(snap(), before);
+}
+
+static void
+test6_neigh(void)
+{
+	struct snapshot before = snap();
+	json_t *res;
+
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'fe80::9','mac':'02:00:00:00:02:09'}",
+	    "link-local neighbour fe80::9 needs \"port\"", "dev PORT");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'2001:db8:9::5','mac':'02:00:00:00:02:09'}",
+	    "2001:db8:9::5", "not on a connected subnet");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'2001:db8:2::1','mac':'02:00:00:00:02:09'}",
+	    "router's own address");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add", "{'address':'2001:db8:2::','mac':'02:00:00:00:02:09'}",
+	    "subnet-router anycast");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.del", "{'address':'fe80::2'}",
+	    "link-local neighbour fe80::2 needs \"port\"");
+	SAME(snap(), before);
+
+	/* A global one: its /128 host route, and the gateway resolves. */
+	res = OK("neigh.add", "{'address':'2001:db8:2::2','mac':'02:00:00:00:02:02'}");
+	HAS_STR(res, "address", "2001:db8:2::2");
+	HAS_STR(res, "port", "p1");
+	HAS_STR(res, "state", "reachable");
+	CHECK_EQ(snap().routes, before.routes + 1);
+	res = OK("route.get", "{'address':'2001:db8:2::2'}");
+	HAS_STR(res, "prefix", "2001:db8:2::2/128");
+	HAS_STR(res, "type", "neighbor");
+	CHECK(json_is_true(json_object_get(OK("route.get", "{'address':'2001:db8:100::1'}"),
+					   "resolved")), "gateway resolved: %s", last_text);
+	ERR(DPR_RPC_REFUSED, "route.del", "{'prefix':'2001:db8:2::2/128'}", "neigh.del");
+	/* A link-local one, on its port: no host route. */
+	res = OK("neigh.add", "{'address':'fe80::9','mac':'02:00:00:00:02:09','port':'p1'}");
+	HAS_STR(res, "port", "p1");
+	HAS_STR(res, "state", "reachable");
+	CHECK_EQ(snap().routes, before.routes + 1);
+	CHECK(json_is_true(json_object_get(OK("route.get", "{'address':'2001:db8:200::1'}"),
+					   "resolved")), "fe80::9 on p1 resolved: %s", last_text);
+	ERR(DPR_RPC_NOT_FOUND, "neigh.del", "{'address':'fe80::9','port':'p0'}", "no such neighbour",
+	    "on port p0");
+	OK("neigh.del", "{'address':'fe80::9','port':'p1'}");
+	CHECK(json_is_false(json_object_get(OK("route.get", "{'address':'2001:db8:200::1'}"),
+					    "resolved")), "fe80::9 unresolved again: %s", last_text);
+	OK("neigh.del", "{'address':'2001:db8:2::2'}");
+	ERR(DPR_RPC_NOT_FOUND, "neigh.del", "{'address':'2001:db8:2::2'}", "no such neighbour");
+	CHECK(strcmp(route_field("2001:db8:2::2", "type"), "connected") == 0, "host route gone");
+	SAME(snap(), before);
+}
+
+static void
+test6_read_only(void)
+{
+	json_t *res, *fib, *ports, *ra, *v;
+	size_t k;
+	bool seen2 = false, seenll = false;
+
+	res = OK("stats.get", NULL);
+	fib = json_object_get(res, "fib");
+	HAS_INT(fib, "ipv4_routes", R.fib4->n_routes);
+	HAS_INT(fib, "ipv6_routes", routes6());
+	HAS_INT(fib, "ipv6_max_routes", 600);
+	HAS_INT(fib, "ipv6_tbl8_groups", R.fib6->conf.tbl8_groups);
+	HAS_INT(fib, "ipv6_tbl8_used", dpr_fib6_tbl8_used(R.fib6));
+	CHECK(json_integer_value(json_object_get(fib, "ipv6_memory_bytes")) >= 64 << 20,
+	      "IPv6 FIB memory counts tbl24: %s", last_text);
+
+	res = OK("config.get", NULL);
+	fib = json_object_get(res, "fib");
+	HAS_INT(fib, "ipv6_max_routes", 600);
+	HAS_INT(fib, "ipv6_tbl8_groups", 1024);
+	HAS_INT(fib, "ipv4_max_routes", 4096);
+	HAS_INT(res, "routes", snap().routes);
+	HAS_INT(res, "ipv4_routes", R.fib4->n_routes);
+	HAS_INT(res, "ipv6_routes", routes6());
+	ports = json_object_get(res, "ports");
+	CHECK_EQ(json_array_size(json_object_get(json_array_get(ports, 0), "addresses")), 3);
+	ra = json_object_get(json_array_get(ports, 0), "router_advertisements");
+	CHECK(json_is_object(ra), "p0 advertises: %s", last_text);
+	HAS_INT(ra, "max_interval", 30);
+	HAS_INT(ra, "min_interval", 9);       /* 0.33 x max */
+	HAS_INT(ra, "router_lifetime", 90);   /* 3 x max */
+	HAS_INT(ra, "hop_limit", 64);
+	CHECK(json_is_true(json_object_get(ra, "mtu")) && json_is_false(json_object_get(ra, "managed")),
+	      "RFC 4861 defaults: %s", last_text);
+	HAS_STR(json_array_get(json_object_get(ra, "prefixes"), 0), "prefix", "2001:db8:1::/64");
+	HAS_INT(json_array_get(json_object_get(ra, "prefixes"), 0), "preferred_lifetime", 1800);
+	CHECK(json_object_get(json_array_get(ports, 1), "router_advertisements") == NULL,
+	      "p1 does not advertise: %s", last_text);
+	json_array_foreach(json_object_get(res, "neighbors"), k, v) {
+		const char *a = json_string_value(json_object_get(v, "address"));
+
+		seen2 |= strcmp(a, "2001:db8:1::2") == 0;
+		if (strcmp(a, "fe80::2") == 0) {
+			seenll = true;
+			HAS_STR(v, "port", "p1");
+		}
+	}
+	CHECK(seen2 && seenll, "static IPv6 neighbours in config.get: %s", last_text);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1512,6 +2163,24 @@ main(int argc, char **argv)
 
 	/* Whatever was added was removed: the state is as configured. */
 	OK("route.del", "{'prefix':'172.16.0.0/12'}");
+	SAME(snap(), start);
+	test_router_free(&R);
+
+	/* Both families. */
+	memset(&R, 0, sizeof(R));
+	if (test_router_init(&R, config6_text, "test_rpc (IPv6)") < 0)
+		return EXIT_FAILURE;
+	start = snap();
+	test6_config();
+	test6_nexthop_scope();
+	test6_route_add();
+	test6_route_list();
+	test6_route_load();
+	route6_load_full(false);
+	route6_load_full(true);
+	test6_addr();
+	test6_neigh();
+	test6_read_only();
 	SAME(snap(), start);
 
 	json_decref(last);

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+/*
+ * IPv6 in the worker's burst passes (ip4_dp.h): what the IPv6 family plugs
+ * into them. The screen splits a burst by EtherType once: an IPv4 frame
+ * that fails the IPv4 fast compare and says IPv6 comes here, and an IPv6
+ * packet never meets an IPv4 check again.
+ *
+ * Reads:  Ethernet and IPv6 headers, pkt_len, data_len.
+ * Writes: Ethernet addresses, hop limit (RFC 8200 3: no header checksum to
+ *         fix); trims link-layer padding; hash.usr on packets for the
+ *         exception path.
+ * Next:   as IPv4 (ip4_dp.h), with the IPv6 classes: multicast (NDP, MLD)
+ *         and the router's addresses are LOCAL, hop-by-hop options are
+ *         IP_OPTIONS, a link-local source leaving its link BEYOND_SCOPE.
+ *
+ * Two paths again: dpr_ip6_slow() (datapath.c) is the reference, every
+ * check in turn; the screen here takes the common case (unicast to us,
+ * version 6, no hop-by-hop header, in one segment, within every MTU, hop
+ * limit > 1, global addresses) with a few compares and gives the reference
+ * everything else.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "../fib/fib6.h"
+#include "datapath.h"
+
+/** 1 for the first bytes of addresses the screen leaves to the reference. */
+extern const uint8_t dpr_ip6_special_byte[256];
+
+/** What an IPv6 address is, for forwarding (RFC 4291 2.4). */
+enum dpr_ip6_addr_class {
+	DPR_IP6_ADDR_GLOBAL = 0,    /**< anything forwardable */
+	DPR_IP6_ADDR_UNSPECIFIED,   /**< :: */
+	DPR_IP6_ADDR_NEVER,         /**< ::1, ::ffff:0:0/96: never on the wire */
+	DPR_IP6_ADDR_LINK_LOCAL,    /**< fe80::/10 */
+	DPR_IP6_ADDR_MULTICAST,     /**< ff00::/8 */
+};
+
+static inline enum dpr_ip6_addr_class
+dpr_ip6_addr_class(const uint8_t *a)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	uint64_t hi, lo;
+
+	if (a[0] == 0xff)
+		return DPR_IP6_ADDR_MULTICAST;
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+		return DPR_IP6_ADDR_LINK_LOCAL;
+	if (a[0] != 0)
+		return DPR_IP6_ADDR_GLOBAL;
+	memcpy(&hi, a, sizeof(hi));
+	memcpy(&lo, a + 8, sizeof(lo));
+	if (hi == 0 && lo == 0)
+		return DPR_IP6_ADDR_UNSPECIFIED;
+	if (hi == 0 && lo == rte_cpu_to_be_64(1))
+		return DPR_IP6_ADDR_NEVER;
+	if (memcmp(a, mapped, sizeof(mapped)) == 0)
+		return DPR_IP6_ADDR_NEVER;
+	return DPR_IP6_ADDR_GLOBAL;
+}
+
+/* Where the IPv6 header and its destination lie in a frame. */
+#define DPR_IP6_HDR(eth) ((struct rte_ipv6_hdr *)((eth) + RTE_ETHER_HDR_LEN))
+#define DPR_IP6_DST(eth) \
+	((eth) + RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, dst_addr))
+
+/** The frame's first 16 bytes match the port's IPv6 head (MAC, type, version). */
+static __rte_always_inline bool
+dpr_ip6_head_ok(const uint8_t *eth, const rte_xmm_t *head, const rte_xmm_t *mask)
+{
+#if defined(RTE_ARCH_X86)
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)eth);
+
+	return _mm_testz_si128(_mm_xor_si128(v, head->x), mask->x);
+#else
+	uint64_t v[2];
+
+	memcpy(v, eth, sizeof(v));
+	return ((v[0] ^ head->u64[0]) & mask->u64[0]) == 0 &&
+		((v[1] ^ head->u64[1]) & mask->u64[1]) == 0;
+#endif
+}
+
+/**
+ * Screen IPv6 packet @p i of a burst (pass 1). It joins the burst's IPv6
+ * packets (bit i of *@p v6), its FIB entry prefetched, or leaves it (bit i
+ * of *@p gone). One that the reference let through has its bit in
+ * *@p slow too: pass 3 decides its next hop the long way (hop limit, MTU).
+ */
+static __rte_always_inline void
+dpr_ip6_screen(struct dpr_worker *w, uint16_t in, struct dpr_burst *b,
+	       struct rte_mbuf *m, const uint8_t *eth, unsigned int i,
+	       uint32_t *v6, uint32_t *slow, uint32_t *gone)
+{
+	const struct rte_ipv6_hdr *ip = DPR_IP6_HDR(eth);
+	const uint32_t bit = UINT32_C(1) << i;
+	uint32_t dlen = m->data_len;
+
+	if (unlikely(!dpr_ip6_head_ok(eth, &w->head6[in], &w->head6_mask)))
+		goto slow;
+	if (unlikely(dlen - (uint32_t)(RTE_ETHER_HDR_LEN + sizeof(*ip)) >
+		     w->fast_max_len - (uint32_t)(RTE_ETHER_HDR_LEN + sizeof(*ip))))
+		goto slow;
+	if (unlikely(ip->hop_limits <= 1 || ip->proto == IPPROTO_HOPOPTS))
+		goto slow;
+	if (unlikely(dpr_ip6_special_byte[ip->src_addr[0]] |
+		     dpr_ip6_special_byte[ip->dst_addr[0]]))
+		goto slow;
+	if (unlikely(rte_be_to_cpu_16(ip->payload_len) + sizeof(*ip) + RTE_ETHER_HDR_LEN !=
+		     dlen || m->pkt_len != dlen))
+		goto slow;
+	rte_prefetch0(&w->fib6->tbl24[dpr_fib6_tbl24_index(ip->dst_addr)]);
+	*v6 |= bit;
+	return;
+slow:
+	if (dpr_ip6_slow(w, b, m)) {
+		rte_prefetch0(&w->fib6->tbl24[dpr_fib6_tbl24_index(ip->dst_addr)]);
+		*v6 |= bit;
+		*slow |= bit;
+	} else {
+		*gone |= bit;
+	}
+}
+
+/**
+ * Pass 2 for the IPv6 packets of a burst (bits of @p v6): their next hops
+ * into @p ent, all looked up together so that the misses of each level of
+ * the table overlap.
+ */
+static __rte_noinline void
+dpr_ip6_lookup_burst(const struct dpr_fib6 *fib, uint8_t *const *ethp, uint32_t v6,
+		     uint32_t *ent)
+{
+	const uint8_t *dst[DPR_BURST];
+	uint32_t nh[DPR_BURST];
+	uint8_t idx[DPR_BURST];
+	unsigned int n = 0, k;
+
+	while (v6 != 0) {
+		unsigned int i = (unsigned int)__builtin_ctz(v6);
+
+		v6 &= v6 - 1;
+		idx[n] = (uint8_t)i;
+		dst[n++] = DPR_IP6_DST(ethp[i]);
+	}
+	dpr_fib6_lookup_bulk(fib, dst, nh, n);
+	for (k = 0; k < n; k++)
+		ent[idx[k]] = nh[k];
+}
+
+/**
+ * Pass 3 for IPv6 packet @p m (frame @p eth) with next hop @p nh: true with
+ * its next-hop word and output port when it is to be sent, its hop limit
+ * decremented; otherwise it was diverted or dropped. @p slow: the reference
+ * let it through, so its next hop is decided the long way.
+ */
+static __rte_always_inline bool
+dpr_ip6_forward(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
+		uint8_t *eth, uint32_t nh, bool slow, uint64_t *hp, uint64_t *portp)
+{
+	uint64_t h = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
+	uint64_t port = dpr_nh_word_fwd_port(h);
+
+	if (unlikely(port > 0xff || slow)) {
+		union dpr_nh_word hs;
+
+		if (!dpr_ip6_act(w, b, m, nh, false, &hs))
+			return false;
+		h = hs.u64;
+		port = hs.port;
+	}
+	DPR_IP6_HDR(eth)->hop_limits--;
+	*hp = h;
+	*portp = port;
+	return true;
+}
+
+/** Ethernet header for next-hop word @p h on @p port, IPv6 EtherType. */
+static __rte_always_inline void
+dpr_ip6_set_macs(struct dpr_worker *w, uint8_t *eth, uint64_t h, uint64_t port)
+{
+	memcpy(eth, &h, sizeof(h));
+	memcpy(eth + RTE_ETHER_ADDR_LEN, &w->src_mac_type6[port], sizeof(uint64_t));
+}

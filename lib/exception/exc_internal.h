@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+/*
+ * What the two halves of the exception path share: exception.c (dispatch,
+ * ARP, ICMP, IPv4 slow path) and exception6.c (NDP, ICMPv6, router
+ * advertisements, IPv6 slow path). Not for other modules. Everything here
+ * is the control thread's.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "../router/router.h"
+
+#define RL_BUCKETS 1024       /* ICMP error rate limit: per source hash bucket */
+#define RL_RATE 10            /* errors per second per source */
+#define RL_BURST 10
+
+/* hash.usr class of a packet the router made itself (an ICMP error held
+ * for its destination's MAC): routed again when released, never forwarded
+ * as a transit packet. */
+#define OWN_PACKET DPR_EXC_MAX
+
+#define COUNTERS(X) \
+	X(arp_requests_in) X(arp_replies_in) X(arp_invalid) X(arp_replies_sent) \
+	X(arp_requests_sent) \
+	X(echo_replies) X(echo_invalid) X(echo_broadcast_ignored) \
+	X(icmp_time_exceeded) X(icmp_net_unreachable) \
+	X(icmp_host_unreachable) X(icmp_frag_needed) X(icmp_param_problem) \
+	X(icmp_admin_prohibited) X(icmp_rate_limited) \
+	X(icmp_not_allowed) X(icmp_unroutable) X(ip_options_bad) X(source_routed) \
+	X(fragmented) X(slow_forwarded) X(l2_broadcast_dropped) \
+	X(local_unhandled) X(tx_failed) X(no_mbuf)
+
+/* IPv6's own counters (stats.get exception_path.ipv6). */
+#define COUNTERS6(X) \
+	X(ns_in) X(na_in) X(rs_in) X(ra_in) X(redirect_in) X(ndp_invalid) \
+	X(ns_sent) X(na_sent) X(ra_sent) X(dad_conflicts) \
+	X(echo_replies) X(echo_invalid) \
+	X(time_exceeded) X(no_route) X(address_unreachable) X(beyond_scope) \
+	X(packet_too_big) X(param_problem) X(rate_limited) X(not_allowed) \
+	X(unroutable) X(hop_by_hop_dropped) X(slow_forwarded) X(l2_broadcast_dropped) \
+	X(local_unhandled)
+
+struct bucket {
+	uint32_t src;
+	uint32_t tokens;
+	uint64_t last;
+};
+
+/* Router advertisement state of one port. */
+struct ra_state {
+	uint64_t next;       /**< TSC of the next unsolicited advertisement; 0: off */
+	uint32_t initial;    /**< initial advertisements sent (RFC 4861 6.2.4) */
+	uint64_t last_mcast; /**< TSC of the last multicast one (6.2.6 MIN_DELAY_BETWEEN_RAS) */
+};
+
+/* Control thread only. */
+struct dpr_exc_engine {
+	struct dpr_router *r;
+	uint64_t hz;
+	struct bucket rl[RL_BUCKETS];
+	struct ra_state ra[DPR_MAX_PORTS];
+	struct {
+#define X(n) uint64_t n;
+		COUNTERS(X)
+#undef X
+	} c;
+	struct {
+#define X(n) uint64_t n;
+		COUNTERS6(X)
+#undef X
+	} c6;
+};
+
+/** The mempool of @p port's socket. */
+struct rte_mempool *dpr_exc_pool(struct dpr_exc_engine *x, uint16_t port);
+
+/** Send @p m on the control thread's TX queue of @p port (consumed). */
+void dpr_exc_tx(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m);
+
+/** Token bucket per source hash @p src: RL_RATE a second, bursts of RL_BURST. */
+bool dpr_exc_rate_ok(struct dpr_exc_engine *x, uint32_t src);
+
+/* exception6.c */
+
+/** An IPv6 packet of exception class @p cls from dpr port @p in (consumed). */
+void dpr_exc6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t cls, uint16_t in);
+
+/** Ask who has @p target on @p port (neighbour solicitation). */
+void dpr_exc6_solicit(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target);
+
+/** A held IPv6 packet's turn (see struct dpr_neigh_ops release). */
+void dpr_exc6_release(struct dpr_exc_engine *x, struct rte_mbuf *m, bool resolved);
+
+/** Unsolicited router advertisements that are due. */
+void dpr_exc6_timers(struct dpr_exc_engine *x);

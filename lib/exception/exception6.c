@@ -1,0 +1,711 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The IPv6 half of the exception path: Neighbor Discovery (RFC 4861) for
+ * the router's addresses and its next hops, router advertisements, ICMPv6
+ * echo and errors (RFC 4443), and the slow path for packets with hop-by-hop
+ * options or held for a neighbour. The packets themselves are built and
+ * checked by icmp6.c; neighbour policy is lib/neigh's; the decision on a
+ * next hop is dpr_l3_decide()'s, as for the workers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_jhash.h>
+#include <rte_random.h>
+
+#include "../datapath/datapath.h"
+#include "../fib/fib6.h"
+#include "../neigh/neigh.h"
+#include "../util/log.h"
+#include "exc_internal.h"
+#include "exception.h"
+#include "icmp6.h"
+#include "tap.h"
+
+/* RFC 4861 10: router constants. */
+#define MAX_INITIAL_RTR_ADVERT_INTERVAL 16  /* seconds */
+#define MAX_INITIAL_RTR_ADVERTISEMENTS 3
+#define MIN_DELAY_BETWEEN_RAS_MS 3000
+/* RFC 4861 6.2.1 defaults for a prefix with no lifetimes configured. */
+#define DEFAULT_VALID_LIFETIME 2592000u     /* 30 days */
+#define DEFAULT_PREFERRED_LIFETIME 604800u  /* 7 days */
+
+static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 0x01 };
+
+static struct rte_ipv6_hdr *
+ip6_of(struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, sizeof(struct rte_ether_hdr));
+}
+
+/* --- the router's addresses ------------------------------------------------- */
+
+static void
+link_local(const struct dpr_exc_engine *x, uint16_t port, uint8_t out[16])
+{
+	dpr_ip6_link_local_from_mac(&x->r->ports[port].mac, out);
+}
+
+/* Is @p ip one of the router's addresses on @p port (link-local included)? */
+static bool
+ours_on(const struct dpr_exc_engine *x, uint16_t port, const uint8_t *ip)
+{
+	const struct dpr_port_conf *pc = &x->r->cfg->ports[port];
+	uint8_t ll[16];
+	unsigned int k;
+
+	for (k = 0; k < pc->n_addrs; k++)
+		if (pc->addrs[k].addr.af == DPR_AF_IP6 && memcmp(pc->addrs[k].addr.ip6, ip, 16) == 0)
+			return true;
+	link_local(x, port, ll);
+	return memcmp(ll, ip, 16) == 0;
+}
+
+/*
+ * The address the router speaks from on @p port to @p peer: link-local to a
+ * link-local peer; else a global one on the peer's subnet, else the port's
+ * first global one, else any of the router's (as IPv4 does, RFC 1812
+ * 4.3.2.4), else the port's link-local.
+ */
+static void
+source_for(const struct dpr_exc_engine *x, uint16_t port, const uint8_t *peer, uint8_t out[16])
+{
+	const struct dpr_config *cfg = x->r->cfg;
+	const struct dpr_prefix *first = NULL;
+	struct dpr_ip p = { .af = DPR_AF_IP6 };
+	unsigned int k, q;
+
+	memcpy(p.ip6, peer, 16);
+	if (!dpr_ip6_is_link_local(peer)) {
+		for (k = 0; k < cfg->ports[port].n_addrs; k++) {
+			const struct dpr_prefix *a = &cfg->ports[port].addrs[k];
+
+			if (a->addr.af != DPR_AF_IP6 || dpr_ip6_is_link_local(a->addr.ip6))
+				continue;
+			if (first == NULL)
+				first = a;
+			if (dpr_prefix_contains(a, &p)) {
+				memcpy(out, a->addr.ip6, 16);
+				return;
+			}
+		}
+		for (q = 0; first == NULL && q < cfg->n_ports; q++)
+			for (k = 0; first == NULL && k < cfg->ports[q].n_addrs; k++)
+				if (cfg->ports[q].addrs[k].addr.af == DPR_AF_IP6 &&
+				    !dpr_ip6_is_link_local(cfg->ports[q].addrs[k].addr.ip6))
+					first = &cfg->ports[q].addrs[k];
+		if (first != NULL) {
+			memcpy(out, first->addr.ip6, 16);
+			return;
+		}
+	}
+	link_local(x, port, out);
+}
+
+/* --- neighbour discovery ------------------------------------------------------ */
+
+void
+dpr_exc6_solicit(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target)
+{
+	uint8_t src[16];
+	struct rte_mbuf *m;
+
+	source_for(x, port, target, src);
+	m = dpr_ndp_ns_build(dpr_exc_pool(x, port), &x->r->ports[port].mac, src, target,
+			     false, NULL);
+	if (m == NULL) {
+		x->c.no_mbuf++;
+		return;
+	}
+	x->c6.ns_sent++;
+	dpr_exc_tx(x, port, m);
+}
+
+/* A neighbour advertisement for our @p target from @p port to @p dst. */
+static void
+send_na(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target, const uint8_t *dst,
+	const struct rte_ether_addr *dmac, bool solicited)
+{
+	struct rte_mbuf *m = dpr_ndp_na_build(dpr_exc_pool(x, port), &x->r->ports[port].mac,
+					      target, dst, dmac, target, true, solicited, true);
+
+	if (m == NULL) {
+		x->c.no_mbuf++;
+		return;
+	}
+	x->c6.na_sent++;
+	dpr_exc_tx(x, port, m);
+}
+
+void
+dpr_exc_unsolicited_na(struct dpr_exc_engine *x, unsigned int port, const struct dpr_ip *a)
+{
+	struct rte_mbuf *m;
+
+	if (a->af != DPR_AF_IP6 || x->r->cfg->ports[port].transparent)
+		return;
+	/* Duplicate address detection (RFC 4862 5.4): dpr uses the address at
+	 * once, but asks, so that a duplicate shows in dad_conflicts and the
+	 * log rather than as silently lost traffic. */
+	m = dpr_ndp_ns_build(dpr_exc_pool(x, (uint16_t)port), &x->r->ports[port].mac, NULL,
+			     a->ip6, false, NULL);
+	if (m != NULL) {
+		x->c6.ns_sent++;
+		dpr_exc_tx(x, (uint16_t)port, m);
+	}
+	send_na(x, (uint16_t)port, a->ip6, all_nodes, NULL, false);
+}
+
+static void
+dad_conflict(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target,
+	     const struct rte_ether_addr *mac)
+{
+	char a[DPR_IP6_STRLEN], m[RTE_ETHER_ADDR_FMT_SIZE];
+	struct dpr_ip ip = { .af = DPR_AF_IP6 };
+
+	memcpy(ip.ip6, target, 16);
+	rte_ether_format_addr(m, sizeof(m), mac);
+	x->c6.dad_conflicts++;
+	DPR_LOG(ERR, main, "port %s: duplicate address %s: %s claims it too (RFC 4862 5.4)",
+		x->r->cfg->ports[port].name, dpr_ip_fmt(&ip, a, sizeof(a)), m);
+}
+
+static void send_ra(struct dpr_exc_engine *x, uint16_t port, const uint8_t *dst,
+		    const struct rte_ether_addr *dmac);
+
+static void
+ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	bool transparent = x->r->cfg->ports[in].transparent;
+	struct dpr_ip peer = { .af = DPR_AF_IP6 };
+	struct dpr_ndp nd;
+	int ret;
+
+	ret = dpr_ndp_parse(m, &nd);
+	if (ret == -ENOTSUP)
+		goto kernel;
+	if (ret < 0) {
+		/* RFC 4861 7.1: invalid messages are dropped silently. */
+		x->c6.ndp_invalid++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	switch (nd.type) {
+	case DPR_ICMP6_NEIGH_SOLICIT:
+		x->c6.ns_in++;
+		if (dpr_ip6_is_unspecified(nd.src)) {
+			/* Someone's duplicate address detection: if it is
+			 * for an address of ours, defend it (RFC 4862 5.4.3). */
+			if (ours_on(x, in, nd.target)) {
+				dad_conflict(x, in, nd.target, &eth->src_addr);
+				if (!transparent)
+					send_na(x, in, nd.target, all_nodes, NULL, false);
+			}
+			break;
+		}
+		/* RFC 4861 7.2.3: the solicitor's address, when it gave its
+		 * link-layer address; a new entry only when it asked for
+		 * one of ours. */
+		memcpy(peer.ip6, nd.src, 16);
+		if (nd.has_lladdr && x->r->neigh != NULL)
+			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr,
+				       ours_on(x, in, nd.target));
+		if (transparent)
+			goto kernel;
+		if (ours_on(x, in, nd.target))
+			send_na(x, in, nd.target, nd.src,
+				nd.has_lladdr ? &nd.lladdr : &eth->src_addr, true);
+		break;
+	case DPR_ICMP6_NEIGH_ADVERT:
+		x->c6.na_in++;
+		if (ours_on(x, in, nd.target)) {
+			dad_conflict(x, in, nd.target, &eth->src_addr);
+			break;
+		}
+		/* RFC 4861 7.2.5: an advertisement updates an entry that
+		 * exists (or is being resolved), never creates one. */
+		memcpy(peer.ip6, nd.target, 16);
+		if (nd.has_lladdr && x->r->neigh != NULL)
+			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr, false);
+		/* Maybe an answer to the kernel's own solicitation: it
+		 * learns too. */
+		goto kernel;
+	case DPR_ICMP6_ROUTER_SOLICIT:
+		x->c6.rs_in++;
+		memcpy(peer.ip6, nd.src, 16);
+		if (nd.has_lladdr && x->r->neigh != NULL)
+			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr, false);
+		if (transparent)
+			goto kernel; /* the host's router daemon answers, if any */
+		if (!x->r->cfg->ports[in].ra.enabled)
+			break;
+		/* RFC 4861 6.2.6: answered at once, to the soliciting host
+		 * when it has an address, else to all nodes. */
+		if (dpr_ip6_is_unspecified(nd.src))
+			send_ra(x, in, all_nodes, NULL);
+		else
+			send_ra(x, in, nd.src, nd.has_lladdr ? &nd.lladdr : &eth->src_addr);
+		break;
+	case DPR_ICMP6_ROUTER_ADVERT:
+		/* Another router's: a router does not configure itself from
+		 * them (RFC 4861 6.2.7 only asks to check consistency). */
+		x->c6.ra_in++;
+		break;
+	case DPR_ICMP6_REDIRECT:
+	default:
+		/* Routers ignore redirects (RFC 4861 8.1: hosts act on them). */
+		x->c6.redirect_in++;
+		break;
+	}
+	rte_pktmbuf_free(m);
+	return;
+kernel:
+	if (dpr_tap_to_kernel(x->r, in, m) < 0)
+		rte_pktmbuf_free(m);
+}
+
+/* --- router advertisements ------------------------------------------------------ */
+
+/* What port @p port advertises (struct dpr_ra_conf_port, made concrete). */
+static void
+ra_conf(const struct dpr_exc_engine *x, uint16_t port, struct dpr_ra_conf *ra)
+{
+	const struct dpr_port_conf *pc = &x->r->cfg->ports[port];
+	const struct dpr_ra_conf_port *c = &pc->ra;
+	unsigned int k;
+
+	memset(ra, 0, sizeof(*ra));
+	ra->cur_hop_limit = c->cur_hop_limit;
+	ra->managed = c->managed;
+	ra->other = c->other;
+	ra->router_lifetime = c->router_lifetime;
+	ra->reachable_time = c->reachable_time;
+	ra->retrans_timer = c->retrans_timer;
+	ra->mtu = c->send_mtu ? x->r->port_dp[port].mtu : 0;
+	if (c->n_prefixes > 0) {
+		for (k = 0; k < c->n_prefixes && k < DPR_RA_PREFIXES_MAX; k++) {
+			const struct dpr_ra_prefix_conf *p = &c->prefixes[k];
+			struct dpr_ra_prefix *o = &ra->prefixes[ra->n_prefixes++];
+
+			memcpy(o->prefix, p->prefix.addr.ip6, 16);
+			o->len = p->prefix.len;
+			o->on_link = p->on_link;
+			o->autonomous = p->autonomous;
+			o->valid_lifetime = p->valid_lifetime;
+			o->preferred_lifetime = p->preferred_lifetime;
+		}
+		return;
+	}
+	/* The port's own subnets: on-link, and autonomous where hosts can
+	 * form an address in them (a /64, RFC 4862 5.5.3 with RFC 4291's
+	 * 64-bit interface identifiers). */
+	for (k = 0; k < pc->n_addrs && ra->n_prefixes < DPR_RA_PREFIXES_MAX; k++) {
+		const struct dpr_prefix *a = &pc->addrs[k];
+		struct dpr_ra_prefix *o;
+		struct dpr_prefix net;
+
+		if (a->addr.af != DPR_AF_IP6 || dpr_ip6_is_link_local(a->addr.ip6) || a->len > 64)
+			continue;
+		net = *a;
+		dpr_prefix_mask(&net);
+		o = &ra->prefixes[ra->n_prefixes++];
+		memcpy(o->prefix, net.addr.ip6, 16);
+		o->len = net.len;
+		o->on_link = true;
+		o->autonomous = net.len == 64;
+		o->valid_lifetime = DEFAULT_VALID_LIFETIME;
+		o->preferred_lifetime = DEFAULT_PREFERRED_LIFETIME;
+	}
+}
+
+static void
+send_ra(struct dpr_exc_engine *x, uint16_t port, const uint8_t *dst,
+	const struct rte_ether_addr *dmac)
+{
+	struct dpr_ra_conf ra;
+	uint8_t src[16];
+	struct rte_mbuf *m;
+
+	ra_conf(x, port, &ra);
+	link_local(x, port, src);
+	if (dpr_ip6_is_multicast(dst)) {
+		/* RFC 4861 6.2.6: multicast ones at most every 3 s. */
+		uint64_t now = rte_rdtsc();
+
+		if (x->ra[port].last_mcast != 0 &&
+		    now - x->ra[port].last_mcast < x->hz * MIN_DELAY_BETWEEN_RAS_MS / 1000)
+			return;
+		x->ra[port].last_mcast = now;
+	}
+	m = dpr_ndp_ra_build(dpr_exc_pool(x, port), &x->r->ports[port].mac, src, dst, dmac, &ra);
+	if (m == NULL) {
+		x->c.no_mbuf++;
+		return;
+	}
+	x->c6.ra_sent++;
+	dpr_exc_tx(x, port, m);
+}
+
+/* Seconds to the next unsolicited advertisement (RFC 4861 6.2.4). */
+static uint64_t
+ra_delay_ms(struct dpr_exc_engine *x, uint16_t port)
+{
+	const struct dpr_ra_conf_port *c = &x->r->cfg->ports[port].ra;
+	uint64_t lo = (uint64_t)c->min_interval * 1000, hi = (uint64_t)c->max_interval * 1000;
+	uint64_t d = lo + (hi > lo ? rte_rand() % (hi - lo) : 0);
+
+	if (x->ra[port].initial < MAX_INITIAL_RTR_ADVERTISEMENTS)
+		d = RTE_MIN(d, (uint64_t)MAX_INITIAL_RTR_ADVERT_INTERVAL * 1000);
+	return d;
+}
+
+void
+dpr_exc6_timers(struct dpr_exc_engine *x)
+{
+	uint64_t now = rte_rdtsc();
+	uint16_t p;
+
+	for (p = 0; p < x->r->n_ports; p++) {
+		struct ra_state *s = &x->ra[p];
+
+		if (!x->r->cfg->ports[p].ra.enabled || x->r->cfg->ports[p].transparent)
+			continue;
+		if (s->next == 0) {
+			/* The first soon after start (6.2.4 sends the first
+			 * at once; a moment lets the link come up). */
+			s->next = now + x->hz / 2;
+			continue;
+		}
+		if (now < s->next)
+			continue;
+		send_ra(x, p, all_nodes, NULL);
+		if (s->initial < MAX_INITIAL_RTR_ADVERTISEMENTS)
+			s->initial++;
+		s->next = now + x->hz * ra_delay_ms(x, p) / 1000;
+	}
+}
+
+/* --- sending the router's own packets ---------------------------------------------- */
+
+/*
+ * Where a packet to @p dst leaves: port, next hop and the router's address
+ * there. A link-local @p dst is on the link of @p in only.
+ * @return the output port, or -1 when @p dst has no route out.
+ */
+static int
+egress6(struct dpr_exc_engine *x, const uint8_t *dst, uint16_t in, uint32_t *nh, uint8_t src[16])
+{
+	const struct dpr_nh_info *info;
+	union dpr_nh_word w;
+
+	if (dpr_ip6_is_link_local(dst)) {
+		*nh = DPR_NH_NONE;
+		source_for(x, in, dst, src);
+		return in;
+	}
+	*nh = dpr_fib6_lookup(x->r->fib6, dst);
+	w = dpr_nh_word_get(x->r->nh, *nh);
+	info = dpr_nh_info(x->r->nh, *nh);
+	if ((w.kind != DPR_NH_KIND_FORWARD && w.kind != DPR_NH_KIND_UNRESOLVED) || info == NULL)
+		return -1;
+	source_for(x, w.port, dst, src);
+	return w.port;
+}
+
+/*
+ * Send @p m, an IPv6 packet the router made, to @p dst: through next hop
+ * @p nh (held while it is resolved, as IPv4's send_own()), or, for a
+ * link-local @p dst (nh DPR_NH_NONE), straight to @p dmac on @p out.
+ */
+static void
+send_own6(struct dpr_exc_engine *x, struct rte_mbuf *m, const uint8_t *dst, uint32_t nh,
+	  uint16_t out, const struct rte_ether_addr *dmac)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	union dpr_nh_word w = dpr_nh_word_get(x->r->nh, nh);
+	struct dpr_ip d = { .af = DPR_AF_IP6 };
+
+	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	if (nh == DPR_NH_NONE) {
+		eth->dst_addr = *dmac;
+		eth->src_addr = x->r->ports[out].mac;
+		dpr_exc_tx(x, out, m);
+		return;
+	}
+	if (w.kind == DPR_NH_KIND_FORWARD) {
+		eth->dst_addr = w.mac;
+		eth->src_addr = x->r->ports[w.port].mac;
+		dpr_exc_tx(x, w.port, m);
+		return;
+	}
+	memcpy(d.ip6, dst, 16);
+	m->hash.usr = DPR_EXC_META(OWN_PACKET, w.port);
+	if (w.kind == DPR_NH_KIND_UNRESOLVED && x->r->neigh != NULL &&
+	    dpr_neigh_hold(x->r->neigh, m, nh, &d))
+		return;
+	x->c6.unroutable++;
+	rte_pktmbuf_free(m);
+}
+
+static uint32_t
+hash6(const uint8_t *a)
+{
+	return rte_jhash(a, 16, 0x6);
+}
+
+static void
+count_error6(struct dpr_exc_engine *x, uint8_t type, uint8_t code)
+{
+	switch (type) {
+	case DPR_ICMP6_TIME_EXCEEDED:
+		x->c6.time_exceeded++;
+		break;
+	case DPR_ICMP6_PACKET_TOO_BIG:
+		x->c6.packet_too_big++;
+		break;
+	case DPR_ICMP6_PARAM_PROBLEM:
+		x->c6.param_problem++;
+		break;
+	default:
+		if (code == DPR_ICMP6_UNREACH_ADDR)
+			x->c6.address_unreachable++;
+		else if (code == DPR_ICMP6_UNREACH_BEYOND_SCOPE)
+			x->c6.beyond_scope++;
+		else
+			x->c6.no_route++;
+	}
+}
+
+/*
+ * Answer @p m (consumed) with an ICMPv6 error, if RFC 4443 2.4 and the rate
+ * limit (2.4 f: per source, as IPv4's) allow.
+ */
+static void
+icmp6_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t code,
+	    uint32_t param)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv6_hdr *ip = ip6_of(m);
+	uint16_t in = (uint16_t)DPR_EXC_META_PORT(m->hash.usr);
+	uint8_t from[16];
+	struct rte_mbuf *e;
+	uint32_t nh;
+	int out;
+
+	if (DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET ||
+	    !dpr_icmp6_error_allowed(m, type, code)) {
+		x->c6.not_allowed++;
+	} else if ((out = egress6(x, ip->src_addr, in, &nh, from)) < 0) {
+		x->c6.unroutable++;
+	} else if (!dpr_exc_rate_ok(x, hash6(ip->src_addr))) {
+		x->c6.rate_limited++;
+	} else {
+		e = dpr_icmp6_error(dpr_exc_pool(x, (uint16_t)out), m, type, code, param, from);
+		if (e == NULL) {
+			x->c.no_mbuf++;
+		} else {
+			count_error6(x, type, code);
+			send_own6(x, e, ip->src_addr, nh, (uint16_t)out, &eth->src_addr);
+		}
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* --- input ------------------------------------------------------------------------ */
+
+/* The upper-layer protocol of @p m when no extension header precedes it. */
+static bool
+is_icmp6(const struct rte_mbuf *m)
+{
+	const struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
+								sizeof(struct rte_ether_hdr));
+
+	return ip->proto == IPPROTO_ICMPV6 &&
+		m->data_len >= sizeof(struct rte_ether_hdr) + sizeof(*ip) + 4;
+}
+
+static void
+local6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
+{
+	struct rte_ipv6_hdr *ip = ip6_of(m);
+	const uint8_t *icmp = (const uint8_t *)(ip + 1);
+
+	if (is_icmp6(m)) {
+		uint8_t type = icmp[0];
+
+		if (type >= DPR_ICMP6_ROUTER_SOLICIT && type <= DPR_ICMP6_REDIRECT) {
+			ndp_input(x, m, in);
+			return;
+		}
+		if (type == DPR_ICMP6_ECHO_REQUEST && !x->r->cfg->ports[in].transparent) {
+			uint8_t src[16];
+			int ret;
+
+			/* RFC 4443 4.2: to a multicast address, answered from
+			 * a unicast address of the interface. */
+			if (dpr_ip6_is_multicast(ip->dst_addr)) {
+				source_for(x, in, ip->src_addr, src);
+				ret = dpr_icmp6_echo_reply(m, src);
+			} else {
+				ret = dpr_icmp6_echo_reply(m, NULL);
+			}
+			if (ret == 0) {
+				rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->src_addr =
+					x->r->ports[in].mac;
+				x->c6.echo_replies++;
+				dpr_exc_tx(x, in, m);
+				return;
+			}
+			x->c6.echo_invalid++;
+			rte_pktmbuf_free(m);
+			return;
+		}
+	}
+	/* Everything else for the router goes to the host stack (TAP). */
+	if (dpr_tap_to_kernel(x->r, in, m) < 0) {
+		x->c6.local_unhandled++;
+		rte_pktmbuf_free(m);
+	}
+}
+
+/*
+ * Forward @p m from the control thread, with the workers' decision
+ * (dpr_ip6_decide()): packets held for a neighbour, and those with
+ * hop-by-hop options once checked. Routers never fragment IPv6 (RFC 8200 5).
+ */
+static void
+forward6_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
+	uint16_t in = (uint16_t)DPR_EXC_META_PORT(m->hash.usr);
+	struct dpr_ip dst = { .af = DPR_AF_IP6 };
+	union dpr_nh_word w;
+	uint32_t nh;
+
+	dpr_pktmbuf_cut(m, sizeof(*eth) + sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len));
+	nh = dpr_fib6_lookup(x->r->fib6, ip->dst_addr);
+	w = dpr_nh_word_get(x->r->nh, nh);
+	switch (dpr_ip6_decide(w, ip, !rte_is_unicast_ether_addr(&eth->dst_addr), x->r->port_dp)) {
+	case DPR_L3_FORWARD:
+		break;
+	case DPR_L3_LOCAL:
+		local6_input(x, m, in);
+		return;
+	case DPR_L3_UNRESOLVED:
+		memcpy(dst.ip6, ip->dst_addr, 16);
+		if (x->r->neigh == NULL)
+			icmp6_error(x, m, DPR_ICMP6_DEST_UNREACH, DPR_ICMP6_UNREACH_ADDR, 0);
+		else if (!dpr_neigh_hold(x->r->neigh, m, nh, &dst))
+			forward6_slow(x, m); /* resolved or gone meanwhile: again */
+		return;
+	case DPR_L3_L2_BCAST:
+		x->c6.l2_broadcast_dropped++;
+		rte_pktmbuf_free(m);
+		return;
+	case DPR_L3_BLACKHOLE:
+		rte_pktmbuf_free(m);
+		return;
+	case DPR_L3_TTL_EXPIRED:
+		icmp6_error(x, m, DPR_ICMP6_TIME_EXCEEDED, DPR_ICMP6_TIME_HOP_LIMIT, 0);
+		return;
+	case DPR_L3_TOO_BIG:
+		icmp6_error(x, m, DPR_ICMP6_PACKET_TOO_BIG, 0, x->r->port_dp[w.port].mtu);
+		return;
+	case DPR_L3_NO_ROUTE:
+	default:
+		icmp6_error(x, m, DPR_ICMP6_DEST_UNREACH, DPR_ICMP6_UNREACH_NO_ROUTE, 0);
+		return;
+	}
+	ip->hop_limits--;
+	eth->dst_addr = w.mac;
+	eth->src_addr = x->r->ports[w.port].mac;
+	x->c6.slow_forwarded++;
+	dpr_exc_tx(x, w.port, m);
+}
+
+void
+dpr_exc6_release(struct dpr_exc_engine *x, struct rte_mbuf *m, bool resolved)
+{
+	if (DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET) {
+		if (resolved) {
+			const struct rte_ipv6_hdr *ip = ip6_of(m);
+			uint8_t src[16];
+			uint32_t nh;
+			int out = egress6(x, ip->dst_addr, 0, &nh, src);
+
+			if (out >= 0 && nh != DPR_NH_NONE &&
+			    dpr_nh_word_get(x->r->nh, nh).kind == DPR_NH_KIND_FORWARD) {
+				send_own6(x, m, ip->dst_addr, nh, (uint16_t)out, NULL);
+				return;
+			}
+		}
+		x->c6.unroutable++;
+		rte_pktmbuf_free(m);
+	} else if (resolved) {
+		forward6_slow(x, m);
+	} else {
+		/* RFC 4443 3.1: code 3, address unreachable. */
+		icmp6_error(x, m, DPR_ICMP6_DEST_UNREACH, DPR_ICMP6_UNREACH_ADDR, 0);
+	}
+}
+
+/* Hop-by-hop options, as a router must read them (RFC 8200 4.3). */
+static void
+hop_by_hop(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
+{
+	uint32_t pointer = 0;
+	uint8_t code = 0;
+
+	switch (dpr_ip6_hbh_check(m, &code, &pointer)) {
+	case DPR_IP6_HBH_FORWARD:
+		forward6_slow(x, m);
+		return;
+	case DPR_IP6_HBH_LOCAL:
+		local6_input(x, m, in);
+		return;
+	case DPR_IP6_HBH_PARAM_PROBLEM:
+		icmp6_error(x, m, DPR_ICMP6_PARAM_PROBLEM, code, pointer);
+		return;
+	case DPR_IP6_HBH_DROP:
+	default:
+		x->c6.hop_by_hop_dropped++;
+		rte_pktmbuf_free(m);
+	}
+}
+
+void
+dpr_exc6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t cls, uint16_t in)
+{
+	switch (cls) {
+	case DPR_EXC_LOCAL:
+		local6_input(x, m, in);
+		break;
+	case DPR_EXC_TTL_EXPIRED:
+		icmp6_error(x, m, DPR_ICMP6_TIME_EXCEEDED, DPR_ICMP6_TIME_HOP_LIMIT, 0);
+		break;
+	case DPR_EXC_NO_ROUTE:
+		icmp6_error(x, m, DPR_ICMP6_DEST_UNREACH, DPR_ICMP6_UNREACH_NO_ROUTE, 0);
+		break;
+	case DPR_EXC_BEYOND_SCOPE:
+		icmp6_error(x, m, DPR_ICMP6_DEST_UNREACH, DPR_ICMP6_UNREACH_BEYOND_SCOPE, 0);
+		break;
+	case DPR_EXC_UNRESOLVED:
+		forward6_slow(x, m);
+		break;
+	case DPR_EXC_MTU_EXCEEDED:
+		/* The worker found it too big for the next hop's port. */
+		forward6_slow(x, m);
+		break;
+	case DPR_EXC_IP_OPTIONS:
+		hop_by_hop(x, m, in);
+		break;
+	default:
+		rte_pktmbuf_free(m);
+	}
+}

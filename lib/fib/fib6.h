@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+/*
+ * The IPv6 FIB: the IPv4 FIB's scheme (fib.h) stretched to 128 bits, mapping
+ * a destination to a next hop index (see nexthop.h), and beside it the set
+ * of routes (rules) the control plane installed.
+ *
+ * Tables: tbl24 has one entry per /24 block, indexed by the address's first
+ * three bytes. An entry with DPR_FIB6_EXT set points to a tbl8 group of 256
+ * entries indexed by the next byte, whose entries may point to groups in
+ * turn: a chain of up to 13 groups (bytes 3 to 15) for a /128. The group
+ * under an entry that stands for a /L block (L = 24, 32, ..., 120) exists
+ * exactly while some route longer than /L lies in that block.
+ *
+ * Sharing: the control thread is the only writer and changes the one copy in
+ * place, entry by entry, with 32-bit atomic release stores (a worker that
+ * sees an entry sees the group or next hop it names); workers read the
+ * tables without locks while online in the RCU variable. Each store turns
+ * one valid answer into another (never an empty entry in between), so a
+ * worker sees every change on its own as soon as it is made. A new tbl8
+ * group is filled before the entry above it links it (release store). A
+ * group that is unlinked goes on a pending list and is reused only after an
+ * RCU grace period, so a worker that is still walking a chain never reads a
+ * group that is being refilled.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_prefetch.h>
+#include <rte_rcu_qsbr.h>
+
+/*
+ * An entry: EXT | group index, or VALID | depth << 22 | next hop. The depth
+ * (0 to 128) is that of the route that set the entry; the empty entry 0
+ * reads as DPR_NH_NONE, so readers need no check.
+ */
+#define DPR_FIB6_EXT (UINT32_C(1) << 31)
+#define DPR_FIB6_VALID (UINT32_C(1) << 30)
+#define DPR_FIB6_DEPTH_SHIFT 22
+#define DPR_FIB6_DEPTH_MASK UINT32_C(0xff)
+#define DPR_FIB6_NH_BITS UINT32_C(0x3fffff)
+#define DPR_FIB6_GROUP_BITS UINT32_C(0xffffff)
+#define DPR_FIB6_TBL24_SIZE (UINT32_C(1) << 24)
+/** Addresses dpr_fib6_lookup_bulk() walks in lockstep; larger bursts go in pieces. */
+#define DPR_FIB6_BULK_MAX 64u
+
+struct dpr_fib6_conf {
+	uint32_t max_routes;
+	uint32_t tbl8_groups;   /**< 1 KiB each, at most 1 << 24 */
+	int socket;
+};
+
+/* A change for dpr_fib6_update(). */
+struct dpr_fib6_op {
+	uint8_t ip[16]; /**< network byte order; bits past depth are ignored */
+	uint8_t depth;
+	uint8_t del;    /**< 1: delete, 0: add or replace */
+	uint32_t nh;    /**< next hop index when adding */
+	/* Filled in by dpr_fib6_update() for each op it applied: */
+	uint8_t existed; /**< the prefix was in the FIB before the op */
+	uint32_t old_nh; /**< its next hop then */
+};
+
+/** One route, as dpr_fib6_list() returns it. */
+struct dpr_fib6_route {
+	uint8_t ip[16]; /**< network byte order, bits past depth clear */
+	uint8_t depth;
+	uint32_t nh;
+};
+
+/** A rule of the control side's hash table (fib6.c). */
+struct dpr_fib6_rule;
+
+/**
+ * The FIB. Workers read tbl24 and tbl8 only (the pointers never change) with
+ * dpr_fib6_lookup() and dpr_fib6_lookup_bulk(); everything else belongs to
+ * the control thread.
+ */
+struct dpr_fib6 {
+	uint32_t *tbl24;            /**< 1 << 24 entries */
+	uint32_t *tbl8;             /**< tbl8_groups x 256 entries */
+
+	/* Control thread only, on its own cache lines. */
+	uint32_t n_routes __rte_cache_aligned;
+	struct dpr_fib6_conf conf;
+	struct rte_rcu_qsbr *qsbr;  /**< NULL: no readers to wait for */
+	struct dpr_fib6_rule *rules; /**< open addressing, linear probing */
+	uint32_t rules_mask;        /**< slots - 1 */
+	uint32_t depth_routes[129]; /**< routes by length: the covers to try */
+	uint32_t *tbl8_free;        /**< stack of free group indices */
+	uint32_t n_free;
+	uint32_t *tbl8_pending;     /**< unlinked, free after a grace period */
+	uint32_t n_pending;
+	uint64_t gen;               /**< bumped by every applied op */
+	uint64_t grace_periods;     /**< waited by dpr_fib6_update() (tests, stats) */
+	struct dpr_fib6_rule *walk; /**< sorted routes for dpr_fib6_list() */
+	uint32_t walk_n;
+	uint32_t walk_cap;
+	uint64_t walk_gen;
+};
+
+/**
+ * Allocate the tables, tbl24 (64 MiB) and every tbl8 group (1 KiB each), in
+ * hugepage memory on @p conf->socket.
+ * @return the FIB, or NULL with errno set (ENOMEM, EINVAL: tbl8_groups 0 or
+ *   over 1 << 24).
+ */
+struct dpr_fib6 *dpr_fib6_create(const struct dpr_fib6_conf *conf,
+				  struct rte_rcu_qsbr *qsbr);
+
+/** Free the tables and the rules; no worker may be reading them. NULL is a no-op. */
+void dpr_fib6_free(struct dpr_fib6 *fib);
+
+/**
+ * Apply @p n changes in order. Each becomes visible to workers as it is
+ * made. When an applied op replaced or deleted a route, or unlinked a tbl8
+ * group, waits one RCU grace period before returning, so that no worker
+ * still holds a next hop index a change replaced or deleted, and the groups
+ * are free again; a batch of new prefixes only returns at once.
+ * @return the number of ops applied, from the first. When it is less than
+ *   @p n, op number <return> failed and *@p err says why (-ENOSPC: too few
+ *   free tbl8 groups for the chain a route longer than /24 needs, -ENOMEM:
+ *   max_routes routes are installed already, or no memory to grow the rule
+ *   table, -ENOENT: deleting a missing route, -EINVAL: depth over 128 or
+ *   next hop index over DPR_FIB6_NH_BITS); the ops before it stay applied,
+ *   none after it, and the failed op changed nothing.
+ */
+unsigned int dpr_fib6_update(struct dpr_fib6 *fib, struct dpr_fib6_op *ops,
+			     unsigned int n, int *err);
+
+/**
+ * Exact-match lookup of a route (bits of @p ip past @p depth are ignored).
+ * @return 0 with *@p nh set, or -ENOENT (no such route, or depth over 128).
+ */
+int dpr_fib6_get(const struct dpr_fib6 *fib, const uint8_t ip[16], uint8_t depth,
+		 uint32_t *nh);
+
+/**
+ * Longest-prefix match on the control side, from the tables.
+ * @return 0 with the matching route's prefix, depth and next hop, or -ENOENT
+ *   (no route covers @p ip).
+ */
+int dpr_fib6_lpm(const struct dpr_fib6 *fib, const uint8_t ip[16], uint8_t prefix[16],
+		 uint8_t *depth, uint32_t *nh);
+
+/**
+ * Walk the routes in ascending (ip, depth) order, a page at a time: up to
+ * @p max routes into @p out, from the first route after @p after (NULL: from
+ * the start; it need not exist any more, the walk resumes where it would be).
+ * Works on a sorted snapshot, rebuilt when routes changed since the last
+ * call. Control thread only.
+ * @return the number of routes written, with *@p more telling whether any
+ *   follow them, or -ENOMEM (no memory for the snapshot).
+ */
+int dpr_fib6_list(struct dpr_fib6 *fib, const struct dpr_fib6_route *after,
+		  struct dpr_fib6_route *out, unsigned int max, bool *more);
+
+/**
+ * Bytes the FIB holds: tbl24, the tbl8 groups and their free lists, the rule
+ * table and the walk snapshot. Cannot fail.
+ */
+uint64_t dpr_fib6_memory(const struct dpr_fib6 *fib);
+
+/** tbl8 groups in use or waiting for a grace period (for tests, benchmarks). */
+uint32_t dpr_fib6_tbl8_used(const struct dpr_fib6 *fib);
+
+/** Routes installed. */
+uint32_t dpr_fib6_count(const struct dpr_fib6 *fib);
+
+/** The tbl24 index of @p ip (network byte order): its first 24 bits. */
+static __rte_always_inline uint32_t
+dpr_fib6_tbl24_index(const uint8_t *ip)
+{
+	return (uint32_t)ip[0] << 16 | (uint32_t)ip[1] << 8 | ip[2];
+}
+
+/** The entry for byte @p b of an address in the group that @p e (EXT set) links. */
+static __rte_always_inline const uint32_t *
+dpr_fib6_tbl8_entry(const struct dpr_fib6 *fib, uint32_t e, uint8_t b)
+{
+	return &fib->tbl8[((size_t)(e & DPR_FIB6_GROUP_BITS) << 8) | b];
+}
+
+/**
+ * Next hop index for @p ip (16 bytes, network byte order); DPR_NH_NONE when
+ * no route covers it. For workers online in the RCU variable, and the
+ * control thread.
+ */
+static __rte_always_inline uint32_t
+dpr_fib6_lookup(const struct dpr_fib6 *fib, const uint8_t *ip)
+{
+	uint32_t e = __atomic_load_n(&fib->tbl24[dpr_fib6_tbl24_index(ip)], __ATOMIC_RELAXED);
+	unsigned int b = 3;
+
+	/* Each load depends on the entry before it through its address, which
+	 * orders it after the release store that linked the group (fib.h).
+	 * No unlikely(): most IPv6 routes are /29-/48, below tbl24. */
+	while (e & DPR_FIB6_EXT)
+		e = __atomic_load_n(dpr_fib6_tbl8_entry(fib, e, ip[b++]), __ATOMIC_RELAXED);
+	return e & DPR_FIB6_NH_BITS;
+}
+
+/*
+ * What dpr_fib6_lookup_lockstep() prefetches after reading entry @p e: the
+ * entry for byte @p b in the group e links, or when e is a leaf, one in
+ * group 0 (a valid address, likely cached), so that no branch is needed.
+ */
+static __rte_always_inline const uint32_t *
+dpr_fib6_prefetch_target(const struct dpr_fib6 *fib, uint32_t e, uint8_t b)
+{
+	uint32_t g = e & DPR_FIB6_GROUP_BITS & -(uint32_t)((e & DPR_FIB6_EXT) != 0);
+
+	return &fib->tbl8[((size_t)g << 8) | b];
+}
+
+/*
+ * One piece of dpr_fib6_lookup_bulk(), n <= DPR_FIB6_BULK_MAX: the addresses
+ * go down the levels together, so that each level's cache misses overlap.
+ * Every pass reads the entries the pass before prefetched and prefetches the
+ * next level's; the addresses still on a chain are kept in todo without a
+ * branch (each is written, and counted only when its entry links a group),
+ * as a mispredicted chain length costs more than the prefetch of a leaf.
+ */
+static __rte_always_inline void
+dpr_fib6_lookup_lockstep(const struct dpr_fib6 *fib, const uint8_t *const *ip,
+			 uint32_t *nh, unsigned int n)
+{
+	uint32_t e[DPR_FIB6_BULK_MAX];
+	uint8_t todo[DPR_FIB6_BULK_MAX];
+	unsigned int i, k, left = 0, b;
+
+	for (i = 0; i < n; i++)
+		rte_prefetch0(&fib->tbl24[dpr_fib6_tbl24_index(ip[i])]);
+	for (i = 0; i < n; i++) {
+		e[i] = __atomic_load_n(&fib->tbl24[dpr_fib6_tbl24_index(ip[i])],
+				       __ATOMIC_RELAXED);
+		rte_prefetch0(dpr_fib6_prefetch_target(fib, e[i], ip[i][3]));
+		todo[left] = (uint8_t)i;
+		left += (e[i] & DPR_FIB6_EXT) != 0;
+	}
+	for (b = 3; left > 0; b++) {
+		unsigned int still = 0;
+
+		for (k = 0; k < left; k++) {
+			i = todo[k];
+			e[i] = __atomic_load_n(dpr_fib6_tbl8_entry(fib, e[i], ip[i][b]),
+					       __ATOMIC_RELAXED);
+			/* A group of byte 15 holds only leaves, which need no
+			 * byte 16: & 15 keeps the read inside the address. */
+			rte_prefetch0(dpr_fib6_prefetch_target(fib, e[i], ip[i][(b + 1) & 15]));
+			todo[still] = (uint8_t)i;
+			still += (e[i] & DPR_FIB6_EXT) != 0;
+		}
+		left = still;
+	}
+	for (i = 0; i < n; i++)
+		nh[i] = e[i] & DPR_FIB6_NH_BITS;
+}
+
+/**
+ * dpr_fib6_lookup() for a burst of @p n addresses (pointers to 16 bytes each,
+ * e.g. into the packets' headers): all of them walk the levels in lockstep,
+ * DPR_FIB6_BULK_MAX at a time, so their cache misses overlap.
+ */
+static __rte_always_inline void
+dpr_fib6_lookup_bulk(const struct dpr_fib6 *fib, const uint8_t *const *ip, uint32_t *nh,
+		     unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i += DPR_FIB6_BULK_MAX)
+		dpr_fib6_lookup_lockstep(fib, &ip[i], &nh[i], RTE_MIN(n - i, DPR_FIB6_BULK_MAX));
+}
