@@ -1,46 +1,77 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Interleaved A/B of two dpr binaries on the benchmark's traffic and tables
-# (small and full): the way to tell whether a change helps on machines whose
-# throughput swings 1.5-2x between runs. Both binaries run in every round, in
-# a rotating order; per table it prints each round's Mpps, the medians, and in
-# how many rounds B beat A.
+# Interleaved A/B of two dpr binaries on the benchmark's traffic and tables:
+# the way to tell whether a change helps on machines whose throughput swings
+# 1.5-2x between runs. Both binaries run in every round, in a rotating order;
+# per table it prints each round's Mpps, the medians, and in how many rounds
+# B beat A.
 #
 #   cp build/app/dpr /tmp/dpr-old; (change, rebuild)
 #   scripts/bench-ab.sh /tmp/dpr-old                 A = old, B = build/app/dpr
 #   ROUNDS=9 DURATION=5 scripts/bench-ab.sh A_BIN B_BIN
 #
+# Tables: TABLES (default "small pyasn", IPv4; also small6, pyasn6: IPv6, and
+# mix: both full tables 50/50). A table whose config a binary rejects
+# (dpr --check: a binary from before IPv6) is skipped with a note.
 # INSTR=1: instructions per packet of both binaries instead (callgrind,
-# exact, so one run is enough: scripts/callgrind-dpr.sh), small and full table.
+# exact, so one run is enough: scripts/callgrind-dpr.sh), on TABLES, default
+# "small pyasn small6" (small6 only where both binaries take it).
 # PERF=1 also samples the worker's CPU (perf): ns a packet in dpr's own code
-# and in the rest (PMDs), per binary.
+# and in the rest (PMDs), per binary. BUILD_DIR: as for scripts/bench.sh
+# (default build; B defaults to BUILD_DIR/app/dpr, files in BUILD_DIR/bench).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
 [ $# -ge 1 ] || { echo "usage: $0 A_DPR [B_DPR]" >&2; exit 2; }
-A=$(realpath "$1") B=$(realpath "${2:-build/app/dpr}")
+BUILD=${BUILD_DIR:-build}
+BD=$BUILD/bench
+A=$(realpath "$1") B=$(realpath "${2:-$BUILD/app/dpr}")
 for f in "$A" "$B"; do
 	[ -x "$f" ] || { echo "bench-ab: $f is not an executable" >&2; exit 2; }
 done
 ROUNDS=${ROUNDS:-7} DURATION=${DURATION:-5} WARMUP=${WARMUP:-2}
+if [ "${INSTR:-0}" = 1 ]; then
+	TABLES=${TABLES:-small pyasn small6}
+else
+	TABLES=${TABLES:-small pyasn}
+fi
+FAMILIES=4
+for t in $TABLES; do
+	case $t in small|pyasn) ;; small6|pyasn6|mix) FAMILIES=4,6 ;;
+	*) echo "bench-ab: table $t: one of small pyasn small6 pyasn6 mix" >&2; exit 2 ;; esac
+done
 
-PREPARE=1 scripts/bench.sh >&2
+FAMILIES=$FAMILIES PREPARE=1 scripts/bench.sh >&2
+# The tables both binaries take (dpr --check parses the config only).
+tables=()
+for t in $TABLES; do
+	ok=1
+	for f in "$A" "$B"; do
+		"$f" -- -c "$BD/dpr-$t.json" --check >/dev/null 2>&1 || {
+			echo "bench-ab: $f rejects $BD/dpr-$t.json (dpr --check): table $t skipped" >&2
+			ok=0
+		}
+	done
+	[ $ok = 1 ] && tables+=("$t")
+done
+[ ${#tables[@]} -gt 0 ] || { echo "bench-ab: no table both binaries take" >&2; exit 1; }
 if [ "${INSTR:-0}" = 1 ]; then
 	pool=$(python3 -c 'import json,sys; a=[c for c in json.load(open(sys.argv[1]))["cases"] if c["app"] == "dpr"][0]["argv"]; print(a[a.index("--pool-size")+1])' \
-		build/bench/cases.json)
+		"$BD/cases.json")
 	echo "instructions per packet, forwarding loop (callgrind)"
-	echo "A = $A"; scripts/callgrind-dpr.sh "$A" build/bench/ab-callgrind-A "$pool" small pyasn
-	echo "B = $B"; scripts/callgrind-dpr.sh "$B" build/bench/ab-callgrind-B "$pool" small pyasn
+	echo "A = $A"; BENCH_DIR=$BD scripts/callgrind-dpr.sh "$A" "$BD/ab-callgrind-A" "$pool" "${tables[@]}"
+	echo "B = $B"; BENCH_DIR=$BD scripts/callgrind-dpr.sh "$B" "$BD/ab-callgrind-B" "$pool" "${tables[@]}"
 	exit 0
 fi
-python3 - "$A" "$B" build/bench/cases.json build/bench/ab-cases.json <<'PY'
+python3 - "$A" "$B" "$BD/cases.json" "$BD/ab-cases.json" "${tables[@]}" <<'PY'
 import json, sys
-a, b, src, out = sys.argv[1:]
+a, b, src, out = sys.argv[1:5]
+tables = sys.argv[5:]
 cases = []
 for c in json.load(open(src))["cases"]:
-    if c["app"] != "dpr":
+    if c["app"] != "dpr" or c["table"] not in tables:
         continue
     for tag, binary in (("A", a), ("B", b)):
         d = dict(c, name="%s %s" % (tag, c["table"]))
@@ -50,14 +81,14 @@ json.dump({"cases": cases}, open(out, "w"), indent=1)
 PY
 PERF_ARG=()
 [ "${PERF:-0}" = 1 ] && PERF_ARG=(--perf)   # perf installed by bench.sh above
-scripts/bench.py --cases build/bench/ab-cases.json --rounds "$ROUNDS" --duration "$DURATION" \
-	--warmup "$WARMUP" "${PERF_ARG[@]}" > build/bench/ab.json
-python3 - "$A" "$B" build/bench/ab.json <<'PY'
+scripts/bench.py --cases "$BD/ab-cases.json" --rounds "$ROUNDS" --duration "$DURATION" \
+	--warmup "$WARMUP" "${PERF_ARG[@]}" > "$BD/ab.json"
+python3 - "$A" "$B" "$BD/ab.json" "${tables[@]}" <<'PY'
 import json, statistics, sys
-a, b, res = sys.argv[1:]
+a, b, res = sys.argv[1:4]
 by = {c["name"]: c for c in json.load(open(res))["cases"]}
 print("A = %s\nB = %s" % (a, b))
-for t in ("small", "pyasn"):
+for t in sys.argv[4:]:
     ra, rb = by["A " + t]["by_round"], by["B " + t]["by_round"]
     pairs = [(x, y) for x, y in zip(ra, rb) if x is not None and y is not None]
     if not pairs:

@@ -56,10 +56,10 @@ def main():
 
     ipp = {}
     if callgrind:
-        for t in ("small", "pyasn"):
+        for t in ("small", "pyasn", "small6"):
             ipp["dpr %s" % t] = per_packet(b, [os.path.join(b, "callgrind-%s-%d.out" % (t, n))
                                                for n in (100000, 200000)], 100000, 200000)
-        for m, t in (("lpm", "small"), ("fib", "small"), ("fib", "pyasn")):
+        for m, t in (("lpm", "small"), ("fib", "small"), ("fib", "pyasn"), ("lpm", "small6")):
             f = [os.path.join(b, "callgrind-l3fwd-%s-%s-%d.%s" % (m, t, s, "%s")) for s in (2, 4)]
             ipp["l3fwd-%s %s" % (m, t)] = per_packet(b, [f[0] % "out", f[1] % "out"],
                                                       l3fwd_rx(f[0] % "log"), l3fwd_rx(f[1] % "log"))
@@ -80,30 +80,63 @@ def main():
         if not q:
             return None
         return q[len(q) // 2] if len(q) % 2 else (q[len(q) // 2 - 1] + q[len(q) // 2]) / 2
+
+    def alone(r4, r6):
+        """The rate of a 50/50 mix if each packet cost what it costs in a
+        run of its own family: the harmonic mean of the two rates."""
+        return 2 / (1 / r4 + 1 / r6) if r4 and r6 else None
+
     goals, goals_by_round = {}, {}
     for label, a, bb in (("full table: dpr / l3fwd LPM (goal >= 1.3)", "dpr pyasn", "l3fwd-lpm pyasn"),
                          ("small table: dpr / l3fwd LPM (goal >= 1.0)", "dpr small", "l3fwd-lpm small"),
                          ("small table: dpr / testpmd io (goal >= 0.75)", "dpr small", "testpmd-io"),
-                         ("dpr full / small table (goal >= 0.85)", "dpr pyasn", "dpr small")):
+                         ("dpr full / small table (goal >= 0.85)", "dpr pyasn", "dpr small"),
+                         ("IPv6 full table: dpr / l3fwd LPM (goal >= 1.2)", "dpr pyasn6",
+                          "l3fwd-lpm pyasn6"),
+                         ("IPv6 small table: dpr / l3fwd LPM (goal >= 1.0)", "dpr small6",
+                          "l3fwd-lpm small6"),
+                         ("dpr IPv6 / IPv4, small table (goal >= 0.85)", "dpr small6", "dpr small"),
+                         ("dpr IPv6 / IPv4, full table (goal >= 0.85)", "dpr pyasn6", "dpr pyasn"),
+                         ("IPv4+IPv6 mix, full tables: dpr / l3fwd LPM", "dpr mix", "l3fwd-lpm mix")):
         if med(a) and med(bb):
             goals[label] = med(a) / med(bb)
             goals_by_round[label] = round_ratio(a, bb)
+    # The mix against its families measured alone: below 1, mixing costs
+    # something of its own (the split by EtherType, both FIBs in the cache).
+    for label, mix, r4, r6 in (("mix / IPv4 and IPv6 alone: dpr", "dpr mix", "dpr pyasn", "dpr pyasn6"),
+                               ("mix / IPv4 and IPv6 alone: l3fwd LPM", "l3fwd-lpm mix",
+                                "l3fwd-lpm pyasn", "l3fwd-lpm pyasn6")):
+        if med(mix) and alone(med(r4), med(r6)):
+            goals[label] = med(mix) / alone(med(r4), med(r6))
+            rounds = [m / alone(x, y) for m, x, y in zip(by[mix]["by_round"], by[r4]["by_round"],
+                                                         by[r6]["by_round"]) if m and x and y]
+            rounds.sort()
+            goals_by_round[label] = (rounds[len(rounds) // 2] if len(rounds) % 2 else
+                                     (rounds[len(rounds) // 2 - 1] + rounds[len(rounds) // 2]) / 2) \
+                if rounds else None
     thr["goals"] = goals
     thr["goals_median_of_round_ratios"] = goals_by_round
     json.dump(thr, open(os.path.join(b, "results.json"), "w"), indent=2)
 
     perf = any(c.get("own_ns_per_packet_median") is not None for c in cases)
-    print("%-22s %7s %8s %8s %8s %8s %8s %10s%s" % ("case", "routes", "Mpps", "min", "max",
-                                                    "x io", "x LPM", "instr/pkt",
-                                                    "  own ns/pkt  rest ns/pkt" if perf else ""))
+    print("%-22s %4s %7s %8s %8s %8s %8s %8s %10s %6s%s" % (
+        "case", "IP", "routes", "Mpps", "min", "max", "x io", "x LPM", "instr/pkt", "fwd",
+        "  own ns/pkt  rest ns/pkt" if perf else ""))
     for c in cases:
         f = lambda v, fmt: (fmt % v) if v is not None else "-"
-        print("%-22s %7s %8s %8s %8s %8s %8s %10s%s" % (
-            c["name"], c["routes"] or "-", f(c["mpps_median"], "%.2f"), f(c["mpps_min"], "%.2f"),
+        print("%-22s %4s %7s %8s %8s %8s %8s %8s %10s %6s%s" % (
+            c["name"], {"46": "4+6"}.get(c.get("family", "4"), c.get("family", "4")),
+            c["routes"] or "-", f(c["mpps_median"], "%.2f"), f(c["mpps_min"], "%.2f"),
             f(c["mpps_max"], "%.2f"), f(c["ratio_testpmd_io"], "%.2f"),
             f(c["ratio_l3fwd_lpm"], "%.2f"), f(c["instructions_per_packet"], "%.0f"),
+            f(c.get("forwarded_share_min"), "%.3f"),
             "  %11s  %11s" % (f(c.get("own_ns_per_packet_median"), "%.2f"),
                               f(c.get("rest_ns_per_packet_median"), "%.2f")) if perf else ""))
+    short = [c["name"] for c in cases
+             if c.get("forwarded_share_min") is not None and c["forwarded_share_min"] < 0.99]
+    if short:
+        print("WARNING: %s sent fewer packets than they received in some round (fwd: the "
+              "lowest share): those Mpps are not forwarding rates" % ", ".join(short))
     print("%-50s %9s %9s" % ("goal", "medians", "by round"))
     for k, v in goals.items():
         r = goals_by_round.get(k)
@@ -122,9 +155,12 @@ def main():
     hi = [(c["mpps_max"] or m) - m for m, c in zip(meds, cases)]
     colors = {"dpr": "#1f77b4", "l3fwd-lpm": "#ff7f0e", "l3fwd-fib": "#2ca02c",
               "testpmd-io": "#7f7f7f", "testpmd-mac": "#bcbcbc"}
-    fig, ax = plt.subplots(figsize=(10, 5))
+    fig, ax = plt.subplots(figsize=(max(10, 0.75 * len(names) + 2), 5))
     bars = ax.bar(range(len(names)), meds, yerr=[lo, hi], capsize=4,
                   color=[colors.get(c["app"], "#333333") for c in cases])
+    # IPv6 hatched, the mix cross-hatched: the same colour is the same app.
+    for bar, c in zip(bars, cases):
+        bar.set_hatch({"6": "//", "46": "xx"}.get(c.get("family", "4"), ""))
     # The median halfway up its bar, clear of the min-max whisker.
     for bar, m in zip(bars, meds):
         ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height() / 2, "%.1f" % m,
@@ -132,8 +168,9 @@ def main():
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=30, ha="right")
     ax.set_ylabel("Mpps, one lcore (median, min-max)")
-    ax.set_title("dpr vs l3fwd vs testpmd: net_pcap -> net_null, 64-byte packets, "
-                 "small table and full pyasn IPv4 table")
+    ax.set_title("dpr vs l3fwd vs testpmd: net_pcap -> net_null, 64-byte IPv4 / 66-byte IPv6 "
+                 "packets;\nsmall tables (l3fwd's), full pyasn tables (IPv4, IPv6 = ...6), "
+                 "50/50 mix on both full tables")
     fig.tight_layout()
     fig.savefig(os.path.join(b, "results.png"), dpi=100)
 

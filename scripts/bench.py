@@ -5,8 +5,21 @@
 Called by scripts/bench.sh (which installs and builds first). Every case
 runs on one worker lcore with traffic from net_pcap (infinite_rx) into
 net_null; cases are interleaved round by round and reported as medians.
-Mpps is the packets sent on all ports per second, read from DPDK telemetry
-(/ethdev/stats) over the measurement window after a warm-up.
+Mpps is the packets sent on the case's output ports per second, read from
+DPDK telemetry (/ethdev/stats) over the measurement window after a warm-up.
+Every packet of the benchmark's traffic has a route out, so a case that
+sends fewer packets than it receives drops or diverts some (or the harness
+is wrong), and its Mpps is not a forwarding rate: that is reported and
+warned about. The share is exact from the counters an application leaves at
+exit (dpr's --stats-file, which also names the reasons; l3fwd's
+"L3FWD-BENCH: port" lines), else approximate from /ethdev/stats of the
+input ports over the window (two telemetry reads apart: on a loaded machine
+a few percent either way).
+
+Cases (JSON): name, app, table, family, routes, argv (@PREFIX@: a unique EAL
+--file-prefix, @CASE@: the case's name), env, ports (output), rx_ports (input),
+stats (dpr's --stats-file, after substitution). Logs and perf data go next
+to the cases file.
 
 With --perf, `perf record -e cpu-clock` samples the forwarding lcore's CPU
 over the same window, and each run also gives the share of its samples in
@@ -25,9 +38,10 @@ import sys
 import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(TOP, "build", "bench")
-EAL = ["--no-pci", "--in-memory", "-l", "0,1", "--log-level", "*:warning"]
+OUT = os.path.join(TOP, "build", "bench")   # the cases file's folder (main)
 PERF_CPU = "1"   # every case forwards on lcore 1 (scripts/bench.sh)
+SHARE_WARN = 0.999          # exact, from the counters at exit
+SHARE_WARN_WINDOW = 0.95    # from telemetry over the window
 
 
 def log(*a):
@@ -56,13 +70,16 @@ class Telemetry:
         self.s.send(cmd.encode())
         return json.loads(self.s.recv(self.max).decode())
 
-    def opackets(self, ports):
-        """Packets sent on @ports; 0 while a port does not exist yet."""
+    def count(self, ports, what="opackets"):
+        """Packets sent (or @what) on @ports; 0 while a port does not exist yet."""
         n = 0
         for p in ports:
             st = self.get("/ethdev/stats,%d" % p).get("/ethdev/stats")
-            n += st["opackets"] if st else 0
+            n += st[what] if st else 0
         return n
+
+    def opackets(self, ports):
+        return self.count(ports)
 
 
 def own_share(data, binary):
@@ -80,16 +97,63 @@ def own_share(data, binary):
     return own / total if total > 0 else None
 
 
+def dpr_not_forwarded(path):
+    """What dpr did with the packets it did not forward, from its
+    --stats-file: {"rx": n, "forwarded": n, reason: n, ...}, or None."""
+    try:
+        st = json.load(open(path))
+    except (OSError, ValueError):
+        return None
+    out = {"rx": 0, "forwarded": 0}
+    for port in st.get("ports", []):
+        out["rx"] += port.get("rx", 0)
+        out["forwarded"] += port.get("forwarded", 0)
+        for group in ("drops", "exceptions"):
+            for k, v in port.get(group, {}).items():
+                if v:
+                    out["%s.%s" % (group, k)] = out.get("%s.%s" % (group, k), 0) + v
+    return out
+
+
+def l3fwd_share(log_path, ports, rx_ports):
+    """Sent on @ports over received on @rx_ports from l3fwd's exit lines, or None."""
+    rx = tx = 0
+    seen = False
+    try:
+        for line in open(log_path):
+            f = line.split()
+            if line.startswith("L3FWD-BENCH: port ") and len(f) >= 7:
+                seen = True
+                p = int(f[2])
+                rx += int(f[4]) if p in rx_ports else 0
+                tx += int(f[6]) if p in ports else 0
+    except (OSError, ValueError):
+        return None
+    return tx / rx if seen and rx else None
+
+
 def run_case(case, warmup, duration, perf=None):
-    """Start the case's command, measure, stop it. Returns Mpps and, with
-    @perf (the perf.data path), the share of samples in its own binary."""
+    """Start the case's command, measure, stop it. Returns Mpps, the share
+    of received packets it forwarded over the window, and, with @perf (the
+    perf.data path), the share of samples in its own binary."""
     prefix = "bench-%s-%d" % (case["name"].replace(" ", "_"), os.getpid())
     cmd = case["cmd"](prefix)
+    stats = case.get("stats")
+    if stats:
+        stats = stats.replace("@CASE@", case["name"].replace(" ", "_"))
+        try:
+            os.unlink(stats)
+        except OSError:
+            pass
+    rx_ports = case.get("rx_ports", [])
+    case["exact_share"] = None
+    measured = False
     with open(os.path.join(OUT, "log-%s.txt" % case["name"].replace(" ", "_")), "w") as logf:
         env = dict(os.environ, **case.get("env", {}))
         p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=logf, stderr=subprocess.STDOUT,
                              env=env, cwd=TOP)
         try:
+            t_start = time.time()
             tel = Telemetry(prefix)
             # Ready when packets leave: route loading is not measured
             # (l3fwd's rte_lpm takes about a minute for the full table).
@@ -98,8 +162,10 @@ def run_case(case, warmup, duration, perf=None):
                 if p.poll() is not None or time.time() > deadline:
                     raise RuntimeError("no traffic (see %s)" % logf.name)
                 time.sleep(0.5)
+            case["ready_s"] = time.time() - t_start
             time.sleep(warmup)
             a, t0 = tel.opackets(case["ports"]), time.time()
+            ra = tel.count(rx_ports, "ipackets")
             if perf:
                 subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-C", PERF_CPU,
                                 "-o", perf, "--", "sleep", str(duration)],
@@ -107,8 +173,11 @@ def run_case(case, warmup, duration, perf=None):
             else:
                 time.sleep(duration)
             b, t1 = tel.opackets(case["ports"]), time.time()
+            rb = tel.count(rx_ports, "ipackets")
+            measured = b > a
             share = own_share(perf, os.path.basename(cmd[0])) if perf else None
-            return (b - a) / (t1 - t0) / 1e6, share
+            fwd = (b - a) / (rb - ra) if rx_ports and rb > ra else None
+            return (b - a) / (t1 - t0) / 1e6, fwd, share
         finally:
             p.send_signal(signal.SIGINT)
             try:
@@ -117,6 +186,20 @@ def run_case(case, warmup, duration, perf=None):
                 p.kill()
                 p.wait()
             subprocess.run(["rm", "-rf", "/var/run/dpdk/" + prefix])
+            if case.get("app", "").startswith("l3fwd"):
+                case["exact_share"] = l3fwd_share(logf.name, case["ports"], rx_ports)
+            if stats:
+                nf = dpr_not_forwarded(stats)
+                if nf and nf["rx"]:
+                    case["exact_share"] = nf["forwarded"] / nf["rx"]
+                elif nf is not None and measured:
+                    log("bench: WARNING: %s: dpr's counters at exit (%s) say no packet was "
+                        "received, though its ports sent some: a counting bug" % (case["name"], stats))
+                if nf and nf["forwarded"] < nf["rx"]:
+                    log("bench: %s: dpr forwarded %d of %d packets received; the rest: %s" % (
+                        case["name"], nf["forwarded"], nf["rx"],
+                        ", ".join("%s %d" % (k, v) for k, v in sorted(nf.items())
+                                  if k not in ("rx", "forwarded")) or "uncounted"))
 
 
 def main():
@@ -128,18 +211,25 @@ def main():
     ap.add_argument("--perf", action="store_true",
                     help="sample the forwarding CPU with perf over each window")
     a = ap.parse_args()
+    global OUT
+    OUT = os.path.dirname(os.path.abspath(a.cases))
     spec = json.load(open(a.cases))
     cases = []
     for c in spec["cases"]:
         c = dict(c)
         argv = c["argv"]
-        c["cmd"] = (lambda argv: lambda prefix: [x.replace("@PREFIX@", prefix) for x in argv])(argv)
+        name = c["name"].replace(" ", "_")
+        c["cmd"] = (lambda argv, name: lambda prefix: [
+            x.replace("@PREFIX@", prefix).replace("@CASE@", name) for x in argv])(argv, name)
+        if c.get("app") == "dpr" and "--stats-file" in argv:
+            c["stats"] = argv[argv.index("--stats-file") + 1]
         cases.append(c)
 
     results = {c["name"]: [] for c in cases}
     by_round = {c["name"]: [None] * a.rounds for c in cases}
     own_ns = {c["name"]: [] for c in cases}
     rest_ns = {c["name"]: [] for c in cases}
+    fwd_share = {c["name"]: [] for c in cases}
     for r in range(a.rounds):
         # Each round starts one case later: no case always runs first
         # (after the previous round's last) or last.
@@ -148,18 +238,32 @@ def main():
             perf = os.path.join(OUT, "perf-%s-r%d.data" % (c["name"].replace(" ", "_"), r + 1)) \
                 if a.perf else None
             try:
-                mpps, share = run_case(c, a.warmup, a.duration, perf)
+                mpps, fwd, share = run_case(c, a.warmup, a.duration, perf)
             except Exception as e:  # a failed case is reported, not fatal
                 log("bench: %s: %s" % (c["name"], e))
-                mpps, share = None, None
+                mpps, fwd, share = None, None, None
+            exact = c.get("exact_share")
+            if exact is not None or fwd is not None:
+                fwd_share[c["name"]].append(exact if exact is not None else fwd)
+                if exact is not None and exact < SHARE_WARN or \
+                        exact is None and fwd < SHARE_WARN_WINDOW:
+                    log("bench: WARNING: %s sent only %.2f%% of the packets it received%s: "
+                        "not a forwarding rate (see its log)" % (
+                            c["name"], 100 * (exact if exact is not None else fwd),
+                            "" if exact is not None else " (over the window)"))
+                fwd = exact if exact is not None else fwd
             split = ""
             if mpps and share is not None:
                 own_ns[c["name"]].append(share * 1e3 / mpps)
                 rest_ns[c["name"]].append((1 - share) * 1e3 / mpps)
                 split = " (own code %.1f ns/packet, rest %.1f)" % (own_ns[c["name"]][-1],
                                                                    rest_ns[c["name"]][-1])
-            log("bench: round %d/%d %-28s %s%s" % (r + 1, a.rounds, c["name"],
-                "%.2f Mpps" % mpps if mpps is not None else "FAILED", split))
+            log("bench: round %d/%d %-28s %s%s%s" % (r + 1, a.rounds, c["name"],
+                "%.2f Mpps" % mpps if mpps is not None else "FAILED",
+                ", forwarded %.2f%%%s" % (100 * fwd, "" if exact is not None else " (window)")
+                if fwd is not None else "", split))
+            if c.get("ready_s", 0) > 10:
+                log("bench: (%s took %.0f s to start forwarding)" % (c["name"], c["ready_s"]))
             if mpps is not None:
                 results[c["name"]].append(mpps)
                 by_round[c["name"]][r] = mpps
@@ -179,6 +283,8 @@ def main():
             if own_ns[c["name"]] else None,
             "rest_ns_per_packet_median": statistics.median(rest_ns[c["name"]])
             if rest_ns[c["name"]] else None,
+            "family": c.get("family", "4"),
+            "forwarded_share_min": min(fwd_share[c["name"]]) if fwd_share[c["name"]] else None,
         })
     json.dump({"cases": out, "rounds": a.rounds, "duration_s": a.duration,
                "warmup_s": a.warmup}, sys.stdout, indent=2)

@@ -71,7 +71,7 @@ POOL=$((COUNT + 32768))
 # half-loaded table. The IPv4 configs name nothing of IPv6, so that a dpr
 # from before IPv6 runs them (scripts/bench-ab.sh).
 python3 - "$B" "$BUILD/app/dpr" "$L3FWD" "$POOL" "$FAMILIES" <<'PY'
-import json, sys
+import hashlib, json, os, sys
 B, dpr, l3fwd, pool, families = sys.argv[1:]
 families = families.split(",")
 # table: (traffic stem, family); the IPv6 tables' names end in 6.
@@ -98,7 +98,10 @@ def dpr_config(t):
         ],
         "neighbors": [{"address": g, "mac": "02:00:00:00:02:%02x" % (i + 2)} for i, g in enumerate(gws4)],
         "routes": [{"prefix": r[0], "via": r[2]} for r in rs],
-        "control": {"socket": "/run/dpr/bench.sock"},
+        # One socket a table and results folder: bench runs of other build
+        # folders (other people's, on a shared machine) do not collide.
+        "control": {"socket": "/run/dpr/bench-%s-%s.sock" % (
+            hashlib.sha256(os.path.abspath(B).encode()).hexdigest()[:8], t)},
         "fib": {"ipv4_max_routes": 1048576, "ipv4_tbl8_groups": 16384},
     }
     if fam != "4":

@@ -374,8 +374,10 @@ route_load(const char *file)
 	if (bar)
 		printf("\n");
 	if (json_out)
-		printf("{\"loaded\": %" PRIu64 ", \"seconds\": %.3f, \"routes\": %" JSON_INTEGER_FORMAT "}\n",
-		       loaded, now() - t0, res ? num(res, "routes") : 0);
+		printf("{\"loaded\": %" PRIu64 ", \"seconds\": %.3f, \"routes\": %" JSON_INTEGER_FORMAT
+		       ", \"ipv4_routes\": %" JSON_INTEGER_FORMAT ", \"ipv6_routes\": %" JSON_INTEGER_FORMAT
+		       "}\n", loaded, now() - t0, res ? num(res, "routes") : 0,
+		       res ? num(res, "ipv4_routes") : 0, res ? num(res, "ipv6_routes") : 0);
 	else
 		printf("loaded %" PRIu64 " routes in %.2f s (%.0f routes/s); the FIB holds %" JSON_INTEGER_FORMAT "\n",
 		       loaded, now() - t0, (double)loaded / (now() - t0 > 0 ? now() - t0 : 1),

@@ -807,13 +807,14 @@ addr_route_kept(struct dpr_router *r, int port, const struct dpr_prefix *a,
 				continue;
 			/* The router's address: the same one on another port
 			 * (a link-local one may be on several). */
-			if (op->nh == DPR_NH_LOCAL) {
+			if (op->nh == DPR_NH_LOCAL && dpr_ip_equal(&op->prefix.addr, &a->addr)) {
 				if (dpr_ip_equal(&o->addr, &a->addr))
 					return true;
 				continue;
 			}
-			/* The subnet and its broadcast: another address of
-			 * this port on the same subnet. */
+			/* The subnet, its broadcast or its subnet-router
+			 * anycast address: another address of this port on
+			 * the same subnet. */
 			if ((int)p == port && o->len == a->len && dpr_prefix_contains(a, &o->addr))
 				return true;
 		}

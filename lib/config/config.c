@@ -492,7 +492,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		for (k = 0; k < pc->n_addrs && pc->addrs[k].addr.af != DPR_AF_IP6; k++)
 			;
 		if (pc->ra.enabled && k == pc->n_addrs)
-			return fail(ps, rp, "port \"%s\" has no IPv6 address to advertise from; add one to %s.addresses (a link-local fe80::/64 one at least), or set \"enabled\": false",
+			return fail(ps, rp, "port \"%s\" has no IPv6 address, so no IPv6 subnet to advertise; add one to %s.addresses (like \"2001:db8:1::1/64\"), or set \"enabled\": false",
 				    pc->name, path);
 	}
 	return 0;

@@ -330,6 +330,7 @@ struct dpr_ip4_pending {
 	uint32_t slow;                  /**< bit i: packet i came the slow path, goes on */
 	uint32_t gone;                  /**< bit i: pass 1 dropped or diverted packet i */
 	uint32_t v6;                    /**< bit i: packet i is IPv6 (ip6_dp.h) */
+	uint32_t v6_slow;               /**< bit i: IPv6 packet i came the slow path */
 	/* The arrays pass 1 writes share a stride: one index register
 	 * addresses them all. */
 	struct rte_mbuf *pkts[DPR_BURST]; /**< as received: RX writes here */
@@ -359,7 +360,6 @@ struct dpr_ip4_fast {
 	const uint8_t *src_bcast; /**< the FIB's source marks (struct dpr_fib4) */
 	uint32_t slow;           /**< as struct dpr_ip4_pending's */
 	uint32_t gone;
-	uint32_t v6;
 };
 
 /** The frame's first 16 bytes match f->head where f->head_mask is set. */
@@ -377,6 +377,38 @@ dpr_ip4_head_ok(const uint8_t *eth, const struct dpr_ip4_fast *f)
 	return ((v[0] ^ f->head.u64[0]) & f->head_mask.u64[0]) == 0 &&
 		((v[1] ^ f->head.u64[1]) & f->head_mask.u64[1]) == 0;
 #endif
+}
+
+/**
+ * Pass 1 for packet @p m of burst @p b when it is not IPv4 of the common
+ * kind. The burst splits by EtherType here, once: an IPv6 packet is the
+ * IPv6 screen's from now on (ip6_dp.h), anything else takes the IPv4
+ * reference path (dpr_ip4_slow(), which also settles ARP and the other
+ * EtherTypes). Out of line, with the IPv4 reference's own signature, so
+ * the IPv4 screen compiles as it did without IPv6: *@p dst brings the
+ * packet's index in (for the IPv6 marks it sets in its pending burst) and
+ * takes the IPv4 destination out.
+ * @return true when the packet goes on: the caller marks it slow (for an
+ *   IPv6 packet that means nothing: pass 3 reads its own marks).
+ */
+static __rte_noinline bool
+dpr_l3_screen_other(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
+		    uint32_t *dst)
+{
+	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct dpr_ip4_pending *p = container_of(b, struct dpr_ip4_pending, b);
+	const uint32_t bit = UINT32_C(1) << *dst;
+	unsigned int r;
+
+	if (((const struct rte_ether_hdr *)eth)->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6))
+		return dpr_ip4_slow(w, b, m, dst);
+	r = dpr_ip6_screen(w, b->in, b, m, eth);
+	*dst = 0;
+	if (r & DPR_SCREEN_V6)
+		p->v6 |= bit;
+	if (r & DPR_SCREEN_SLOW)
+		p->v6_slow |= bit;
+	return (r & DPR_SCREEN_V6) != 0;
 }
 
 /**
@@ -454,16 +486,10 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pend
 	p->t24[i] = daddr >> 8;
 	return;
 slow:
-	/* The burst splits by EtherType here, once: an IPv6 packet is the
-	 * IPv6 screen's from now on. */
-	if (((const struct rte_ether_hdr *)eth)->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
-		p->t24[i] = 0;
-		dpr_ip6_screen(w, p->b.in, &p->b, m, eth, i, &f->v6, &f->slow, &f->gone);
-		return;
-	}
 	/* Its own variable: daddr's address is never taken, so it stays in
-	 * a register on the fast path. */
-	if (dpr_ip4_slow(w, &p->b, m, &sdst)) {
+	 * a register on the fast path. It brings the packet's index in. */
+	sdst = i;
+	if (dpr_l3_screen_other(w, &p->b, m, &sdst)) {
 		f->slow |= UINT32_C(1) << i;
 		p->t24[i] = sdst >> 8;
 	} else {
@@ -510,7 +536,6 @@ dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n,
 		.head = w->head[in], .head_mask = w->head_mask,
 		.max_span = w->fast_max_len - (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)),
 		.tbl24 = w->fib->tbl24, .src_bcast = w->fib->src_bcast, .slow = 0, .gone = 0,
-		.v6 = 0,
 	};
 	const uint16_t port_id = w->ports[in].port_id;
 
@@ -528,6 +553,8 @@ dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n,
 	p->b.in = in;
 	p->b.n_exc = 0;
 	p->b.n_drop = 0;
+	p->v6 = 0;
+	p->v6_slow = 0;
 	/* Screen the headers, prefetching packets ahead and the FIB entries
 	 * of the whole burst (all of them before any is read: with a full
 	 * table they miss the cache, and the misses overlap). */
@@ -537,7 +564,6 @@ dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n,
 		dpr_ip4_screen_loop(w, &f, p, n, false);
 	p->slow = f.slow;
 	p->gone = f.gone;
-	p->v6 = f.v6;
 }
 
 /**
@@ -580,7 +606,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool irregu
 		}
 		if (irregular && (v6 & (UINT32_C(1) << i))) {
 			if (!dpr_ip6_forward(w, &p->b, m, eth, ent[i],
-					     slow & (UINT32_C(1) << i), &h, &port)) {
+					     p->v6_slow & (UINT32_C(1) << i), &h, &port)) {
 				n_out++;
 				continue;
 			}
@@ -675,7 +701,8 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 	unsigned int n_fwd;
 
 	dpr_tx_reserve(w);
-	if (likely((p->slow | p->gone | p->v6) == 0))
+	/* IPv6 packets are marked slow too: no third test. */
+	if (likely((p->slow | p->gone) == 0))
 		n_fwd = dpr_ip4_pass3(w, p, false);
 	else
 		n_fwd = dpr_ip4_pass3(w, p, true);

@@ -88,19 +88,24 @@ dpr_ip6_head_ok(const uint8_t *eth, const rte_xmm_t *head, const rte_xmm_t *mask
 #endif
 }
 
+/* What the screen made of a packet it did not forward the common way
+ * (dpr_l3_screen_other()). */
+#define DPR_SCREEN_GONE 1u  /**< dropped or diverted */
+#define DPR_SCREEN_SLOW 2u  /**< came the reference path, goes on */
+#define DPR_SCREEN_V6 4u    /**< an IPv6 packet, goes on */
+
 /**
- * Screen IPv6 packet @p i of a burst (pass 1). It joins the burst's IPv6
- * packets (bit i of *@p v6), its FIB entry prefetched, or leaves it (bit i
- * of *@p gone). One that the reference let through has its bit in
- * *@p slow too: pass 3 decides its next hop the long way (hop limit, MTU).
+ * Screen the IPv6 packet @p m (frame @p eth) that dpr port @p in received
+ * in burst @p b (pass 1): DPR_SCREEN_V6 when it goes on, its FIB entry
+ * prefetched, with DPR_SCREEN_SLOW when the reference let it through (pass
+ * 3 decides its next hop the long way: hop limit, MTU); DPR_SCREEN_GONE
+ * when it was dropped or diverted.
  */
-static __rte_always_inline void
+static __rte_always_inline unsigned int
 dpr_ip6_screen(struct dpr_worker *w, uint16_t in, struct dpr_burst *b,
-	       struct rte_mbuf *m, const uint8_t *eth, unsigned int i,
-	       uint32_t *v6, uint32_t *slow, uint32_t *gone)
+	       struct rte_mbuf *m, const uint8_t *eth)
 {
 	const struct rte_ipv6_hdr *ip = DPR_IP6_HDR(eth);
-	const uint32_t bit = UINT32_C(1) << i;
 	uint32_t dlen = m->data_len;
 
 	if (unlikely(!dpr_ip6_head_ok(eth, &w->head6[in], &w->head6_mask)))
@@ -117,16 +122,12 @@ dpr_ip6_screen(struct dpr_worker *w, uint16_t in, struct dpr_burst *b,
 		     dlen || m->pkt_len != dlen))
 		goto slow;
 	rte_prefetch0(&w->fib6->tbl24[dpr_fib6_tbl24_index(ip->dst_addr)]);
-	*v6 |= bit;
-	return;
+	return DPR_SCREEN_V6;
 slow:
-	if (dpr_ip6_slow(w, b, m)) {
-		rte_prefetch0(&w->fib6->tbl24[dpr_fib6_tbl24_index(ip->dst_addr)]);
-		*v6 |= bit;
-		*slow |= bit;
-	} else {
-		*gone |= bit;
-	}
+	if (!dpr_ip6_slow(w, b, m))
+		return DPR_SCREEN_GONE;
+	rte_prefetch0(&w->fib6->tbl24[dpr_fib6_tbl24_index(ip->dst_addr)]);
+	return DPR_SCREEN_V6 | DPR_SCREEN_SLOW;
 }
 
 /**

@@ -30,6 +30,7 @@
 #define MAX_INITIAL_RTR_ADVERT_INTERVAL 16  /* seconds */
 #define MAX_INITIAL_RTR_ADVERTISEMENTS 3
 #define MIN_DELAY_BETWEEN_RAS_MS 3000
+#define MAX_RA_DELAY_TIME_MS 500
 /* RFC 4861 6.2.1 defaults for a prefix with no lifetimes configured. */
 #define DEFAULT_VALID_LIFETIME 2592000u     /* 30 days */
 #define DEFAULT_PREFERRED_LIFETIME 604800u  /* 7 days */
@@ -63,6 +64,26 @@ ours_on(const struct dpr_exc_engine *x, uint16_t port, const uint8_t *ip)
 			return true;
 	link_local(x, port, ll);
 	return memcmp(ll, ip, 16) == 0;
+}
+
+/* Is @p ip the subnet-router anycast address of a subnet of @p port? */
+static bool
+anycast_on(const struct dpr_exc_engine *x, uint16_t port, const uint8_t *ip)
+{
+	const struct dpr_port_conf *pc = &x->r->cfg->ports[port];
+	unsigned int k;
+
+	for (k = 0; k < pc->n_addrs; k++) {
+		struct dpr_prefix net = pc->addrs[k];
+
+		if (net.addr.af != DPR_AF_IP6 || net.len >= 127 ||
+		    dpr_ip6_is_link_local(net.addr.ip6))
+			continue;
+		dpr_prefix_mask(&net);
+		if (memcmp(net.addr.ip6, ip, 16) == 0)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -128,10 +149,19 @@ dpr_exc6_solicit(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target)
 /* A neighbour advertisement for our @p target from @p port to @p dst. */
 static void
 send_na(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target, const uint8_t *dst,
-	const struct rte_ether_addr *dmac, bool solicited)
+	const struct rte_ether_addr *dmac, bool solicited, bool override)
 {
-	struct rte_mbuf *m = dpr_ndp_na_build(dpr_exc_pool(x, port), &x->r->ports[port].mac,
-					      target, dst, dmac, target, true, solicited, true);
+	uint8_t src[16];
+	struct rte_mbuf *m;
+
+	/* From the target itself, unless it is an anycast address (a source
+	 * must be unicast, RFC 4291 2.6). */
+	if (override)
+		memcpy(src, target, 16);
+	else
+		source_for(x, port, dst, src);
+	m = dpr_ndp_na_build(dpr_exc_pool(x, port), &x->r->ports[port].mac, src, dst, dmac,
+			     target, true, solicited, override);
 
 	if (m == NULL) {
 		x->c.no_mbuf++;
@@ -157,7 +187,7 @@ dpr_exc_unsolicited_na(struct dpr_exc_engine *x, unsigned int port, const struct
 		x->c6.ns_sent++;
 		dpr_exc_tx(x, (uint16_t)port, m);
 	}
-	send_na(x, (uint16_t)port, a->ip6, all_nodes, NULL, false);
+	send_na(x, (uint16_t)port, a->ip6, all_nodes, NULL, false, true);
 }
 
 static void
@@ -174,8 +204,21 @@ dad_conflict(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target,
 		x->r->cfg->ports[port].name, dpr_ip_fmt(&ip, a, sizeof(a)), m);
 }
 
-static void send_ra(struct dpr_exc_engine *x, uint16_t port, const uint8_t *dst,
-		    const struct rte_ether_addr *dmac);
+static void ra_solicited(struct dpr_exc_engine *x, uint16_t port);
+
+/* Is @p peer a resolved neighbour on @p port with a MAC other than @p mac? */
+static bool
+known_elsewhere(const struct dpr_exc_engine *x, uint16_t port, const struct dpr_ip *peer,
+		const struct rte_ether_addr *mac)
+{
+	int idx = dpr_nh_find_port(x->r->nh, peer, port);
+	union dpr_nh_word w;
+
+	if (idx < 0)
+		return false;
+	w = dpr_nh_word_get(x->r->nh, (uint32_t)idx);
+	return w.kind == DPR_NH_KIND_FORWARD && !rte_is_same_ether_addr(&w.mac, mac);
+}
 
 static void
 ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
@@ -204,7 +247,7 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 			if (ours_on(x, in, nd.target)) {
 				dad_conflict(x, in, nd.target, &eth->src_addr);
 				if (!transparent)
-					send_na(x, in, nd.target, all_nodes, NULL, false);
+					send_na(x, in, nd.target, all_nodes, NULL, false, true);
 			}
 			break;
 		}
@@ -217,9 +260,13 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 				       ours_on(x, in, nd.target));
 		if (transparent)
 			goto kernel;
-		if (ours_on(x, in, nd.target))
+		/* For an anycast target (the subnet-router address, RFC 4291
+		 * 2.6.1), without the override flag: another router's answer
+		 * may stand (RFC 4861 7.2.4). */
+		if (ours_on(x, in, nd.target) || anycast_on(x, in, nd.target))
 			send_na(x, in, nd.target, nd.src,
-				nd.has_lladdr ? &nd.lladdr : &eth->src_addr, true);
+				nd.has_lladdr ? &nd.lladdr : &eth->src_addr, true,
+				!anycast_on(x, in, nd.target));
 		break;
 	case DPR_ICMP6_NEIGH_ADVERT:
 		x->c6.na_in++;
@@ -228,9 +275,12 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 			break;
 		}
 		/* RFC 4861 7.2.5: an advertisement updates an entry that
-		 * exists (or is being resolved), never creates one. */
+		 * exists (or is being resolved), never creates one; without
+		 * the override flag it never changes a known link-layer
+		 * address. */
 		memcpy(peer.ip6, nd.target, 16);
-		if (nd.has_lladdr && x->r->neigh != NULL)
+		if (nd.has_lladdr && x->r->neigh != NULL &&
+		    (nd.override || !known_elsewhere(x, in, &peer, &nd.lladdr)))
 			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr, false);
 		/* Maybe an answer to the kernel's own solicitation: it
 		 * learns too. */
@@ -242,14 +292,8 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr, false);
 		if (transparent)
 			goto kernel; /* the host's router daemon answers, if any */
-		if (!x->r->cfg->ports[in].ra.enabled)
-			break;
-		/* RFC 4861 6.2.6: answered at once, to the soliciting host
-		 * when it has an address, else to all nodes. */
-		if (dpr_ip6_is_unspecified(nd.src))
-			send_ra(x, in, all_nodes, NULL);
-		else
-			send_ra(x, in, nd.src, nd.has_lladdr ? &nd.lladdr : &eth->src_addr);
+		if (x->r->cfg->ports[in].ra.enabled)
+			ra_solicited(x, in);
 		break;
 	case DPR_ICMP6_ROUTER_ADVERT:
 		/* Another router's: a router does not configure itself from
@@ -265,8 +309,10 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 	rte_pktmbuf_free(m);
 	return;
 kernel:
-	if (dpr_tap_to_kernel(x->r, in, m) < 0)
+	if (dpr_tap_to_kernel(x->r, in, m) < 0) {
+		x->c6.local_unhandled++;
 		rte_pktmbuf_free(m);
+	}
 }
 
 /* --- router advertisements ------------------------------------------------------ */
@@ -349,6 +395,28 @@ send_ra(struct dpr_exc_engine *x, uint16_t port, const uint8_t *dst,
 	}
 	x->c6.ra_sent++;
 	dpr_exc_tx(x, port, m);
+}
+
+/*
+ * A router solicitation on @p port: RFC 4861 6.2.6 wants the answer delayed
+ * by a random 0 to MAX_RA_DELAY_TIME (0.5 s), and multicast ones at most
+ * every MIN_DELAY_BETWEEN_RAS (3 s); it goes to all nodes, where the
+ * soliciting host and any other that asked meanwhile hear it. Brought
+ * forward if the next unsolicited one is later; the interval restarts
+ * after it.
+ */
+static void
+ra_solicited(struct dpr_exc_engine *x, uint16_t port)
+{
+	struct ra_state *s = &x->ra[port];
+	uint64_t now = rte_rdtsc();
+	uint64_t at = now + rte_rand() % (x->hz * MAX_RA_DELAY_TIME_MS / 1000 + 1);
+	uint64_t earliest = s->last_mcast + x->hz * MIN_DELAY_BETWEEN_RAS_MS / 1000;
+
+	if (s->last_mcast != 0 && at < earliest)
+		at = earliest;
+	if (s->next == 0 || at < s->next)
+		s->next = at;
 }
 
 /* Seconds to the next unsolicited advertisement (RFC 4861 6.2.4). */
@@ -455,7 +523,11 @@ send_own6(struct dpr_exc_engine *x, struct rte_mbuf *m, const uint8_t *dst, uint
 static uint32_t
 hash6(const uint8_t *a)
 {
-	return rte_jhash(a, 16, 0x6);
+	uint32_t w[4];
+
+	/* Copied: an address in a frame is only 2-byte aligned. */
+	memcpy(w, a, sizeof(w));
+	return rte_jhash_32b(w, 4, 0x6);
 }
 
 static void
@@ -546,9 +618,10 @@ local6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 			uint8_t src[16];
 			int ret;
 
-			/* RFC 4443 4.2: to a multicast address, answered from
-			 * a unicast address of the interface. */
-			if (dpr_ip6_is_multicast(ip->dst_addr)) {
+			/* RFC 4443 2.2 (b), 4.2: to a multicast or anycast
+			 * address, answered from a unicast address of the
+			 * interface. */
+			if (dpr_ip6_is_multicast(ip->dst_addr) || anycast_on(x, in, ip->dst_addr)) {
 				source_for(x, in, ip->src_addr, src);
 				ret = dpr_icmp6_echo_reply(m, src);
 			} else {

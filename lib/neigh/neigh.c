@@ -81,6 +81,7 @@ struct dpr_neigh *
 dpr_neigh_create(struct dpr_router *r, uint32_t max_learned)
 {
 	struct dpr_neigh *n = calloc(1, sizeof(*n));
+	unsigned int i;
 
 	if (n == NULL)
 		goto fail;
@@ -95,6 +96,18 @@ dpr_neigh_create(struct dpr_router *r, uint32_t max_learned)
 	if (n->confirmed == NULL || n->probes == NULL || n->learned == NULL ||
 	    n->static_ref == NULL)
 		goto fail;
+	/* Link-local static neighbours from the config have no host route:
+	 * their entry holds the reference the config install took. */
+	for (i = 0; i < r->cfg->n_neighs; i++) {
+		const struct dpr_neigh_conf *nc = &r->cfg->neighs[i];
+		int idx;
+
+		if (!dpr_ip_is_link_local(&nc->addr))
+			continue;
+		idx = dpr_nh_find_port(r->nh, &nc->addr, nc->port);
+		if (idx >= 0)
+			n->static_ref[idx] = true;
+	}
 	return n;
 fail:
 	dpr_neigh_free(n);

@@ -198,7 +198,24 @@ dpr_route_addr_ops(const struct dpr_prefix *a, uint32_t connected, bool del,
 	ops[n].prefix.len = 128;
 	ops[n].del = del;
 	ops[n].nh = DPR_NH_LOCAL;
-	return n + 1;
+	n++;
+	/* The subnet-router anycast address (the subnet with a zero
+	 * interface identifier) is the router's too: RFC 4291 2.6.1 requires
+	 * routers to answer it. Not on a /127 (RFC 6164 6) or a /128. */
+	if (a->len < 127 && !dpr_ip_is_link_local(&a->addr)) {
+		struct dpr_prefix any = *a;
+
+		dpr_prefix_mask(&any);
+		if (!dpr_ip_equal(&any.addr, &a->addr)) {
+			memset(&ops[n], 0, sizeof(ops[n]));
+			ops[n].prefix.addr = any.addr;
+			ops[n].prefix.len = 128;
+			ops[n].del = del;
+			ops[n].nh = DPR_NH_LOCAL;
+			n++;
+		}
+	}
+	return n;
 }
 
 /* --- the config ---------------------------------------------------------- */

@@ -56,8 +56,9 @@ int dpr_route_lpm(const struct dpr_rib *rib, const struct dpr_ip *ip, struct dpr
  * The routes address @p a of a port implies, of either family: see
  * dpr_route4_addr_ops() for IPv4; for IPv6 its connected subnet (next hop
  * @p connected; none for a /128 or a link-local address, whose subnet every
- * port has) and the address itself (DPR_NH_LOCAL). The one place that says
- * which routes an address implies.
+ * port has), the address itself and its subnet's subnet-router anycast
+ * address (RFC 4291 2.6.1; not for a /127, /128 or link-local), both
+ * DPR_NH_LOCAL. The one place that says which routes an address implies.
  * @return the number of ops written to @p ops (at most 3).
  */
 unsigned int dpr_route_addr_ops(const struct dpr_prefix *a, uint32_t connected, bool del,

@@ -35,22 +35,35 @@ struct dpr_options {
 struct dpr_neigh;
 
 struct dpr_router {
+	/*
+	 * Set up by main() before the workers start, then read-only (the
+	 * config's addresses excepted: addr.add/addr.del change them on the
+	 * control thread).
+	 */
 	struct dpr_options opt;
-	struct dpr_config *cfg;
+	struct dpr_config *cfg;                 /**< the parsed file, then addr.* */
 	unsigned int n_ports;
 	struct dpr_port ports[DPR_MAX_PORTS];
 	const char *port_names[DPR_MAX_PORTS];
-	struct dpr_port_dp *port_dp;            /**< shared read-only with workers */
+	struct dpr_port_dp *port_dp;            /**< read by workers */
 	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
+	unsigned int n_workers;
+	struct dpr_worker *workers[RTE_MAX_LCORE]; /**< each written by its worker */
+	struct rte_rcu_qsbr *qsbr;
+
+	/*
+	 * Tables workers read without locks: written by the control thread
+	 * only, in place with atomic stores, memory reused after an RCU grace
+	 * period (lib/fib, lib/nexthop say how).
+	 */
 	struct dpr_nh_table *nh;
 	struct dpr_fib4 *fib4;
 	struct dpr_fib6 *fib6;
 	struct dpr_rib rib;                     /**< fib4, fib6 and nh, for lib/route */
-	struct rte_rcu_qsbr *qsbr;
-	unsigned int n_workers;
-	struct dpr_worker *workers[RTE_MAX_LCORE];
-	volatile bool quit;                     /**< read by workers */
-	uint64_t exc_received[DPR_EXC_MAX];     /**< by the control thread */
+
+	/* Written by the control thread only; workers read quit. */
+	volatile bool quit;
+	uint64_t exc_received[DPR_EXC_MAX];     /**< taken off the exception rings */
 	struct dpr_server *server;              /**< control socket */
 	struct dpr_exc_engine *exc;             /**< exception path */
 	struct dpr_neigh *neigh;                /**< neighbours (lib/neigh) */

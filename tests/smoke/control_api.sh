@@ -58,7 +58,7 @@ expect_error 1 "connected subnet" route del 10.0.1.0/24
 expect_error 1 "no port \"p9\"" route add 10.9.0.0/16 dev p9
 expect_error 2 "usage" route del
 check "route list pages through every route" \
-	test "$(ctl route list | wc -l)" -eq "$(ctl --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["fib"]["ipv4_routes"])')"
+	test "$(ctl route list | wc -l)" -eq "$(ctl --json stats | python3 -c 'import json,sys; f=json.load(sys.stdin)["fib"]; print(f["ipv4_routes"] + f["ipv6_routes"])')"
 
 # Neighbours
 ctl route add 198.51.100.0/24 via 10.0.2.2 >/dev/null

@@ -35,7 +35,7 @@ start_dpr "$WORK/dpr.json" -l 0,1 -- --idle-sleep 100
 base=$(ctl --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["fib"]["ipv4_routes"])')
 ctl --json route load "$WORK/routes.txt" > "$WORK/load.json"
 check "route load of the full table exits 0" test $? -eq 0
-read -r secs total < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["seconds"], j["routes"])' "$WORK/load.json")
+read -r secs total < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["seconds"], j["ipv4_routes"])' "$WORK/load.json")
 echo "# loaded $n routes in $secs s"
 check "every route is in the FIB ($total == $n + $base)" test "$total" -eq $((n + base))
 mem=$(ctl --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["fib"]["ipv4_memory_bytes"] >> 20)')

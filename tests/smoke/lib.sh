@@ -219,9 +219,9 @@ huge_leftovers() {
 
 TRAFFIC="$SMOKE_DIR/traffic.py"
 
-# recv_start NS PORT NAME: a UDP counter in NS; recv_stop NAME prints "count flows"
+# recv_start NS PORT NAME [--ipv6]: a UDP counter in NS; recv_stop NAME prints "count flows"
 recv_start() {
-	ip netns exec "$1" python3 "$TRAFFIC" udp-recv "$2" "$WORK/$3" &
+	ip netns exec "$1" python3 "$TRAFFIC" udp-recv "$2" "$WORK/$3" "${@:4}" &
 	eval "RECV_$3=$!"
 	for _ in $(seq 100); do [ -f "$WORK/$3.ready" ] && return 0; sleep 0.05; done
 	die "receiver $3 did not start"

@@ -3,8 +3,12 @@
 """Traffic for smoke tests, with nothing but the standard library.
 
   traffic.py udp-send DST PORT COUNT [--flows N] [--ttl T] [--gap SECONDS]
-  traffic.py udp-recv PORT OUTFILE     counts datagrams until SIGTERM; OUTFILE
-                                       holds "<count> <distinct source ports>"
+                                       DST is an IPv4 or IPv6 address (--ttl
+                                       sets the hop limit for IPv6)
+  traffic.py udp-recv PORT OUTFILE [--ipv6]
+                                       counts datagrams until SIGTERM; OUTFILE
+                                       holds "<count> <distinct source ports>";
+                                       IPv4 unless --ipv6 (then IPv6 only)
   traffic.py raw-send IFACE DST_MAC SRC_MAC SRC_IP DST_IP COUNT
                       [--ttl T] [--bad-checksum] [--dport P] [--gap S]
                                        crafted IPv4/UDP frames on a link
@@ -19,12 +23,15 @@ import time
 
 
 def udp_send(a):
+    v6 = ":" in a.dst
     socks = []
     for _ in range(a.flows):
-        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        if a.ttl:
+        s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
+        if a.ttl and v6:
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS, a.ttl)
+        elif a.ttl:
             s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, a.ttl)
-        s.bind(("0.0.0.0", 0))
+        s.bind(("::" if v6 else "0.0.0.0", 0))
         socks.append(s)
     payload = b"dpr-smoke" * 4
     for i in range(a.count):
@@ -34,29 +41,56 @@ def udp_send(a):
 
 
 def udp_recv(a):
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s = socket.socket(socket.AF_INET6 if a.ipv6 else socket.AF_INET, socket.SOCK_DGRAM)
+    if a.ipv6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
     # SO_RCVBUFFORCE (root) goes past net.core.rmem_max: a receiver the
     # scheduler leaves waiting must not lose what dpr delivered.
     s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_RCVBUFFORCE", 33), 32 << 20)
-    s.bind(("0.0.0.0", a.port))
+    s.bind(("::" if a.ipv6 else "0.0.0.0", a.port))
     count, ports = 0, set()
+    stop = []
 
     def save():
-        # Rewritten after every datagram so the count survives however the
+        # Rewritten after every burst so the count survives however the
         # process ends.
         with open(a.outfile + ".tmp", "w") as f:
             f.write("%d %d\n" % (count, len(ports)))
         os.replace(a.outfile + ".tmp", a.outfile)
 
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    def drain(limit):
+        # Whatever else the kernel has queued, without waiting (at most
+        # limit datagrams: a flood must not keep it from saving, or ending).
+        nonlocal count
+        s.setblocking(False)
+        try:
+            for _ in range(limit):
+                _, src = s.recvfrom(65536)
+                count += 1
+                ports.add(src[1])
+        except BlockingIOError:
+            pass
+        s.settimeout(0.1)
+
+    # SIGTERM ends the loop, and what the kernel already queued on the socket
+    # (dpr delivered it; a receiver the scheduler left waiting just has not
+    # read it yet) is counted before the last save.
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    s.settimeout(0.1)
     save()
     with open(a.outfile + ".ready", "w"):
         pass
-    while True:
-        _, src = s.recvfrom(65536)
+    while not stop:
+        try:
+            _, src = s.recvfrom(65536)
+        except socket.timeout:
+            continue
         count += 1
         ports.add(src[1])
+        drain(4096)
         save()
+    drain(1 << 20)
+    save()
 
 
 def csum(b):
@@ -101,6 +135,7 @@ def main():
     s = sub.add_parser("udp-recv")
     s.add_argument("port", type=int)
     s.add_argument("outfile")
+    s.add_argument("--ipv6", action="store_true")
     s = sub.add_parser("raw-send")
     for n in ("iface", "dst_mac", "src_mac", "src_ip", "dst_ip"):
         s.add_argument(n)

@@ -413,7 +413,7 @@ ref_lpm(const struct ref *ref, struct a6 ip)
 }
 
 /*
- * Addresses cluster: half lie under a few /32s, and their later bytes come
+ * Addresses cluster: hot ones lie under 16 /32s, and their later bytes come
  * mostly from four values, so that long prefixes share groups deep down
  * their chains, and groups collapse and come back as routes go and come.
  */
@@ -643,7 +643,14 @@ test_random_churn(void)
 	rte_srand(20240602);
 	ref.n = 0;
 	diff_bad = 0;
-	for (batch = 0; batch < 4000; batch++) {
+	for (batch = 0; batch < 3000; batch++) {
+		/* A default route from the start and again half-way (random
+		 * ops draw /0 rarely): deletes fall back to it. */
+		if ((batch == 0 || batch == 1500) && ref_find(&ref, (struct a6){ 0, 0 }, 0) < 0) {
+			ops[0] = (struct dpr_fib6_op){ .depth = 0, .nh = 1 };
+			CHECK_EQ(dpr_fib6_update(fib, ops, 1, &err), 1);
+			ref.r[ref.n++] = (struct ref_rule){ { 0, 0 }, 0, 1, { 0, 0 } };
+		}
 		n = 1 + (unsigned int)(rte_rand() % RTE_DIM(ops));
 		for (i = 0; i < n; i++) {
 			bool del = ref.n > 0 && rte_rand() % 100 < (ref.n < 2500 ? 35u : 60u);
@@ -718,7 +725,7 @@ test_random_churn(void)
 	}
 	check_fib(fib, &ref, ref.n);
 	check_list(fib, &ref);
-	CHECK(added > 5000 && deleted > 4000 && replaced > 20 && peak > 2000 &&
+	CHECK(added > 4000 && deleted > 3000 && replaced > 20 && peak > 2000 &&
 	      long_routes > 2000 && peak_groups > 1000,
 	      "the churn covers adds %u (%u over /64), deletes %u, replaces %u, %u routes, %u groups at peak",
 	      added, long_routes, deleted, replaced, peak, peak_groups);
@@ -1035,8 +1042,9 @@ test_rcu_churn(struct rte_rcu_qsbr *qsbr)
 			CHECK_EQ(dpr_fib6_update(fib, ops, n, &err), n);
 		CHECK(n == ADDS && dpr_fib6_count(fib) == REGIONS + ADDS,
 		      "round %u: %u routes: %s", round, dpr_fib6_count(fib), strerror(-err));
-		/* And all of them go again, in random order, one by one or in
-		 * batches, each unlinking groups the next round reuses. */
+		/* And all of them go again, in random order, in batches (every
+		 * fourth round, the first 64 one by one: a grace period each),
+		 * unlinking groups the next round reuses. */
 		for (i = n; i > 1; i--) {
 			struct dpr_fib6_op t;
 
@@ -1047,10 +1055,9 @@ test_rcu_churn(struct rte_rcu_qsbr *qsbr)
 		}
 		for (i = 0; i < n; i++)
 			ops[i].del = 1;
-		for (i = 0; i < n; i += round % 3 == 0 ? 1 : 50) {
-			unsigned int m = round % 3 == 0 ? 1 : RTE_MIN(50u, n - i);
-
-			CHECK_EQ(dpr_fib6_update(fib, &ops[i], m, &err), m);
+		for (i = 0; i < n; i += k) {
+			k = round % 4 == 0 && i < 64 ? 1 : RTE_MIN(50u, n - i);
+			CHECK_EQ(dpr_fib6_update(fib, &ops[i], k, &err), k);
 		}
 		CHECK_EQ(dpr_fib6_count(fib), REGIONS);
 		CHECK_EQ(dpr_fib6_tbl8_used(fib), used0);

@@ -750,7 +750,7 @@ test_fast_matches_reference(struct rig *r, uint16_t in, bool pipelined)
 			memcpy(pend[cur].pkts, pkts, k * sizeof(pkts[0]));
 			waiting = dpr_ip4_pipeline(w, in, (uint16_t)k, &pend[cur], waiting);
 			/* IPv6 packets the screen passed without the reference. */
-			fast_v6 += (unsigned int)__builtin_popcount(waiting->v6 & ~waiting->slow);
+			fast_v6 += (unsigned int)__builtin_popcount(waiting->v6 & ~waiting->v6_slow);
 			cur ^= 1;
 		} else {
 			dpr_ip4_input_burst(w, in, pkts, (uint16_t)k);

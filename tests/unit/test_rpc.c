@@ -1522,7 +1522,9 @@ static const char config6_text[] =
 	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 256,"
 	"         \"ipv6_max_routes\": 600, \"ipv6_tbl8_groups\": 1024}}";
 #define CONFIG6_ROUTES4 8
-#define CONFIG6_ROUTES6 8
+/* The two subnets, their subnet-router anycast addresses (RFC 4291 2.6.1),
+ * the two addresses, fe80::1, ... */
+#define CONFIG6_ROUTES6 10
 
 static struct dpr_ip
 ip_of_text(const char *s)
@@ -1817,7 +1819,9 @@ test6_route_list(void)
 	/* An IPv6 cursor, even one not in the table. */
 	res = OK("route.list", "{'after':'2001:db8:1::/64'}");
 	v = json_array_get(json_object_get(res, "routes"), 0);
-	HAS_STR(v, "prefix", "2001:db8:1::1/128");
+	HAS_STR(v, "prefix", "2001:db8:1::/128"); /* the subnet-router anycast address */
+	HAS_STR(v, "type", "local");
+	HAS_STR(json_array_get(json_object_get(res, "routes"), 1), "prefix", "2001:db8:1::1/128");
 	res = OK("route.list", "{'after':'2001:db8:1::/60','limit':1}");
 	HAS_STR(json_array_get(json_object_get(res, "routes"), 0), "prefix", "2001:db8:1::/64");
 	snprintf(buf, sizeof(buf), "{'after':'%s'}", all.p[all.n - 1]);
@@ -1970,10 +1974,12 @@ test6_addr(void)
 	    "no such address");
 	SAME(snap(), before);
 
-	/* A new subnet: its connected /64 and the address's /128, no broadcast. */
+	/* A new subnet: its connected /64, the address's /128 and the
+	 * subnet-router anycast /128, no broadcast. */
 	res = OK("addr.add", "{'port':'p1','address':'2001:db8:3::1/64'}");
 	HAS_STR(res, "address", "2001:db8:3::1/64");
-	CHECK_EQ(snap().routes, before.routes + 2);
+	CHECK_EQ(snap().routes, before.routes + 3);
+	HAS_STR(OK("route.get", "{'address':'2001:db8:3::'}"), "type", "local");
 	CHECK_EQ(R.fib4->n_routes, CONFIG6_ROUTES4);
 	res = OK("route.get", "{'address':'2001:db8:3::1'}");
 	HAS_STR(res, "prefix", "2001:db8:3::1/128");
@@ -1995,9 +2001,10 @@ test6_addr(void)
 	OK("route.del", "{'prefix':'2001:db8:800::/48'}");
 	/* A second address on the subnet; deleting it keeps the subnet. */
 	OK("addr.add", "{'port':'p1','address':'2001:db8:3::2/64'}");
-	CHECK_EQ(snap().routes, before.routes + 3);
+	CHECK_EQ(snap().routes, before.routes + 4);
 	OK("addr.del", "{'port':'p1','address':'2001:db8:3::2/64'}");
-	CHECK_EQ(snap().routes, before.routes + 2);
+	CHECK_EQ(snap().routes, before.routes + 3);
+	HAS_STR(OK("route.get", "{'address':'2001:db8:3::'}"), "type", "local");
 	HAS_STR(OK("route.get", "{'address':'2001:db8:3::2'}"), "type", "connected");
 	HAS_STR(OK("route.get", "{'address':'2001:db8:3::1'}"), "type", "local");
 	res = OK("addr.del", "{'port':'p1','address':'2001:db8:3::1/64'}");
