@@ -147,6 +147,7 @@ def run_case(case, warmup, duration, perf=None):
             pass
     rx_ports = case.get("rx_ports", [])
     case["exact_share"] = None
+    case["ready_s"] = 0
     measured = False
     with open(os.path.join(OUT, "log-%s.txt" % case["name"].replace(" ", "_")), "w") as logf:
         env = dict(os.environ, **case.get("env", {}))

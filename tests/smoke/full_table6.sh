@@ -4,10 +4,10 @@
 # through `dprctl route load`, and route.get agrees with a reference
 # longest-prefix match on 100k addresses inside, around and outside its
 # prefixes; again after deleting a random third of it. Then the same for a
-# synthetic 512k-prefix table grown from it (scripts/pyasn6-routes.py
-# --synthetic). Last, one file mixing IPv4 and IPv6 routes loads in one
-# `route load`, route.get agrees for both families, and route.list pages
-# through both, each route once. Load times and FIB memory are printed
+# synthetic table grown from it (scripts/pyasn6-routes.py --synthetic;
+# 64k prefixes, 512k with FULL6_SYNTHETIC=524288). Last, one file mixing
+# IPv4 and IPv6 routes loads in one `route load`, route.get agrees for both
+# families, and route.list pages through both, each route once. Load times and FIB memory are printed
 # (measured, never asserted).
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -16,7 +16,10 @@ need_root
 # tables never route: the reference check leaves them out.
 GWS6="fd00:2::2 fd00:2::3 fd00:2::4 fd00:2::5"
 GWS4="10.0.2.2 10.0.2.3 10.0.2.4 10.0.2.5"
-SYN=524288
+# A synthetic table of this size too: 65536 in the suite (two builds run it;
+# the 512k one takes over a minute more each), FULL6_SYNTHETIC=524288 for the
+# full-size check (scripts/bench.sh measures the 512k load as well).
+SYN=${FULL6_SYNTHETIC:-65536}
 # 512k synthetic prefixes take about 180k tbl8 groups (dpr-fib6-bench);
 # 256k leave room for the groups of deleted routes waiting for their grace
 # period. 1 KiB each: with tbl24 the IPv6 FIB takes 322 MiB, the IPv4 one
@@ -106,7 +109,7 @@ check "the FIB is back to the router's $base6 IPv6 routes" test "$(fib ipv6_rout
 check "and to the $groups tbl8 groups they use (no group leaked)" \
 	test "$(fib ipv6_tbl8_used)" -eq "$groups"
 
-# --- a synthetic table of 512k prefixes -----------------------------------
+# --- a synthetic table (512k prefixes with FULL6_SYNTHETIC=524288) -------------
 wait $syn_pid
 to_dprctl "$WORK/syn.tsv" "$WORK/syn.txt"
 n=$(wc -l < "$WORK/syn.txt")
@@ -114,7 +117,7 @@ check "the synthetic table has $SYN prefixes ($n)" test "$n" -eq $SYN
 ctl --json route load "$WORK/syn.txt" > "$WORK/load.json"
 check "route load of $SYN IPv6 routes exits 0" test $? -eq 0
 secs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seconds"])' "$WORK/load.json")
-echo "# loaded $n IPv6 routes in $secs s (goal: under 2 s)"
+echo "# loaded $n IPv6 routes in $secs s (goal for 524288: under 2 s)"
 check "every route is in the FIB ($(fib ipv6_routes) == $n + $base6)" \
 	test "$(fib ipv6_routes)" -eq $((n + base6))
 echo "# IPv6 FIB memory: $(( $(fib ipv6_memory_bytes) >> 20 )) MiB ($(fib ipv6_tbl8_used) of $TBL8 tbl8 groups in use)"
