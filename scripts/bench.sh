@@ -21,6 +21,9 @@
 #                                          code and in the rest (PMDs)
 #   FAMILIES=4 scripts/bench.sh            IPv4 cases only (6: IPv6 and the
 #                                          mix only; default 4,6)
+#   ONLY='^dpr |^l3fwd-lpm ' scripts/bench.sh
+#                                          measure only the cases whose names
+#                                          match (a Python regex)
 #   BUILD_DIR=build-bench scripts/bench.sh dpr from another Meson build
 #                                          directory (set up and built there);
 #                                          results in BUILD_DIR/bench
@@ -161,11 +164,21 @@ if [ "${PERF:-0}" = 1 ] && ! command -v perf >/dev/null; then
 fi
 [ "${PREPARE:-0}" = 1 ] && { say "prepared: $B/cases.json"; exit 0; }
 
-NCASES=$(python3 -c "import json,sys;print(len(json.load(open(sys.argv[1]))['cases']))" "$B/cases.json")
+# ONLY: the cases to measure, by name (cases.json keeps them all, for
+# callgrind and scripts/bench-ab.sh).
+NCASES=$(python3 - "$B/cases.json" "$B/run-cases.json" "${ONLY:-}" <<'PY'
+import json, re, sys
+src, out, only = sys.argv[1:]
+cases = [c for c in json.load(open(src))["cases"] if re.search(only, c["name"])]
+json.dump({"cases": cases}, open(out, "w"), indent=1)
+print(len(cases))
+PY
+)
+[ "$NCASES" -gt 0 ] || { say "ONLY='${ONLY:-}' matches no case"; exit 2; }
 [ "$THROUGHPUT" = 1 ] && say "measuring: $ROUNDS rounds x $NCASES cases x ${DURATION} s"
 PERF_ARG=()
 [ "${PERF:-0}" = 1 ] && PERF_ARG=(--perf)
-[ "$THROUGHPUT" = 1 ] && scripts/bench.py --cases "$B/cases.json" --rounds "$ROUNDS" \
+[ "$THROUGHPUT" = 1 ] && scripts/bench.py --cases "$B/run-cases.json" --rounds "$ROUNDS" \
 	--duration "$DURATION" --warmup "$WARMUP" "${PERF_ARG[@]}" > "$B/throughput.json"
 
 # Instructions per packet: two bounded runs under callgrind, the difference
