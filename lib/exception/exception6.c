@@ -253,11 +253,12 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 		}
 		/* RFC 4861 7.2.3: the solicitor's address, when it gave its
 		 * link-layer address; a new entry only when it asked for
-		 * one of ours. */
+		 * one of ours (anycast included). */
 		memcpy(peer.ip6, nd.src, 16);
 		if (nd.has_lladdr && x->r->neigh != NULL)
 			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr,
-				       ours_on(x, in, nd.target));
+				       ours_on(x, in, nd.target) ||
+				       anycast_on(x, in, nd.target));
 		if (transparent)
 			goto kernel;
 		/* For an anycast target (the subnet-router address, RFC 4291
