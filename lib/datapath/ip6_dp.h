@@ -131,41 +131,47 @@ slow:
 }
 
 /**
- * Pass 2 for the IPv6 packets of a burst (bits of @p v6): their next hops
- * into @p ent, all looked up together so that the misses of each level of
- * the table overlap.
+ * Pass 2 for the IPv6 packets of a burst (bits of @p v6): their tbl24
+ * entries, prefetched in pass 1, into @p ent, and the first tbl8 entry of
+ * each that has one asked for; pass 3 finishes the walk (dpr_fib6_resolve()).
+ * The split of IPv4 (ip4_dp.h), and for the same reason: the misses of a
+ * burst overlap across the passes. Walking every level of the whole burst
+ * in lockstep here instead (dpr_fib6_lookup_bulk()) cost 553 instructions
+ * a packet against 437 on l3fwd's 16 /64s (callgrind) and ran 22 % slower
+ * there, 4 % faster on the pyasn IPv6 table (B ahead in 3 of 5 rounds:
+ * noise; TABLES="small6 pyasn6" scripts/bench-ab.sh, one lcore).
  */
 static __rte_noinline void
 dpr_ip6_lookup_burst(const struct dpr_fib6 *fib, uint8_t *const *ethp, uint32_t v6,
 		     uint32_t *ent)
 {
-	const uint8_t *dst[DPR_BURST];
-	uint32_t nh[DPR_BURST];
-	uint8_t idx[DPR_BURST];
-	unsigned int n = 0, k;
+	const uint32_t *tbl24 = fib->tbl24;
 
 	while (v6 != 0) {
 		unsigned int i = (unsigned int)__builtin_ctz(v6);
+		const uint8_t *dst = DPR_IP6_DST(ethp[i]);
+		uint32_t e;
 
 		v6 &= v6 - 1;
-		idx[n] = (uint8_t)i;
-		dst[n++] = DPR_IP6_DST(ethp[i]);
+		e = __atomic_load_n(&tbl24[dpr_fib6_tbl24_index(dst)], __ATOMIC_RELAXED);
+		if (e & DPR_FIB6_EXT)
+			rte_prefetch0(dpr_fib6_tbl8_entry(fib, e, dst[3]));
+		ent[i] = e;
 	}
-	dpr_fib6_lookup_bulk(fib, dst, nh, n);
-	for (k = 0; k < n; k++)
-		ent[idx[k]] = nh[k];
 }
 
 /**
- * Pass 3 for IPv6 packet @p m (frame @p eth) with next hop @p nh: true with
- * its next-hop word and output port when it is to be sent, its hop limit
- * decremented; otherwise it was diverted or dropped. @p slow: the reference
- * let it through, so its next hop is decided the long way.
+ * Pass 3 for IPv6 packet @p m (frame @p eth) whose tbl24 entry pass 2 read
+ * (@p e): true with its next-hop word and output port when it is to be
+ * sent, its hop limit decremented; otherwise it was diverted or dropped.
+ * @p slow: the reference let it through, so its next hop is decided the
+ * long way.
  */
 static __rte_always_inline bool
 dpr_ip6_forward(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
-		uint8_t *eth, uint32_t nh, bool slow, uint64_t *hp, uint64_t *portp)
+		uint8_t *eth, uint32_t e, bool slow, uint64_t *hp, uint64_t *portp)
 {
+	uint32_t nh = dpr_fib6_resolve(w->fib6, e, DPR_IP6_DST(eth));
 	uint64_t h = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
 	uint64_t port = dpr_nh_word_fwd_port(h);
 

@@ -185,14 +185,13 @@ dpr_fib6_tbl8_entry(const struct dpr_fib6 *fib, uint32_t e, uint8_t b)
 }
 
 /**
- * Next hop index for @p ip (16 bytes, network byte order); DPR_NH_NONE when
- * no route covers it. For workers online in the RCU variable, and the
- * control thread.
+ * The next hop of @p ip given its tbl24 entry @p e: the rest of the walk,
+ * one address at a time (a helper of the lookups, and of the worker's
+ * pass 3, which reads tbl24 in pass 2 as for IPv4).
  */
 static __rte_always_inline uint32_t
-dpr_fib6_lookup(const struct dpr_fib6 *fib, const uint8_t *ip)
+dpr_fib6_resolve(const struct dpr_fib6 *fib, uint32_t e, const uint8_t *ip)
 {
-	uint32_t e = __atomic_load_n(&fib->tbl24[dpr_fib6_tbl24_index(ip)], __ATOMIC_RELAXED);
 	unsigned int b = 3;
 
 	/* Each load depends on the entry before it through its address, which
@@ -201,6 +200,18 @@ dpr_fib6_lookup(const struct dpr_fib6 *fib, const uint8_t *ip)
 	while (e & DPR_FIB6_EXT)
 		e = __atomic_load_n(dpr_fib6_tbl8_entry(fib, e, ip[b++]), __ATOMIC_RELAXED);
 	return e & DPR_FIB6_NH_BITS;
+}
+
+/**
+ * Next hop index for @p ip (16 bytes, network byte order); DPR_NH_NONE when
+ * no route covers it. For workers online in the RCU variable, and the
+ * control thread.
+ */
+static __rte_always_inline uint32_t
+dpr_fib6_lookup(const struct dpr_fib6 *fib, const uint8_t *ip)
+{
+	return dpr_fib6_resolve(fib,
+		__atomic_load_n(&fib->tbl24[dpr_fib6_tbl24_index(ip)], __ATOMIC_RELAXED), ip);
 }
 
 /*
