@@ -370,9 +370,9 @@ ra_conf(const struct dpr_exc_engine *x, uint16_t port, struct dpr_ra_conf *ra)
 	}
 }
 
+/* An advertisement from @p port's link-local address to all nodes. */
 static void
-send_ra(struct dpr_exc_engine *x, uint16_t port, const uint8_t *dst,
-	const struct rte_ether_addr *dmac)
+send_ra(struct dpr_exc_engine *x, uint16_t port)
 {
 	struct dpr_ra_conf ra;
 	uint8_t src[16];
@@ -380,16 +380,9 @@ send_ra(struct dpr_exc_engine *x, uint16_t port, const uint8_t *dst,
 
 	ra_conf(x, port, &ra);
 	link_local(x, port, src);
-	if (dpr_ip6_is_multicast(dst)) {
-		/* RFC 4861 6.2.6: multicast ones at most every 3 s. */
-		uint64_t now = rte_rdtsc();
-
-		if (x->ra[port].last_mcast != 0 &&
-		    now - x->ra[port].last_mcast < x->hz * MIN_DELAY_BETWEEN_RAS_MS / 1000)
-			return;
-		x->ra[port].last_mcast = now;
-	}
-	m = dpr_ndp_ra_build(dpr_exc_pool(x, port), &x->r->ports[port].mac, src, dst, dmac, &ra);
+	x->ra[port].last_mcast = rte_rdtsc();
+	m = dpr_ndp_ra_build(dpr_exc_pool(x, port), &x->r->ports[port].mac, src, all_nodes,
+			     NULL, &ra);
 	if (m == NULL) {
 		x->c.no_mbuf++;
 		return;
@@ -452,7 +445,14 @@ dpr_exc6_timers(struct dpr_exc_engine *x)
 		}
 		if (now < s->next)
 			continue;
-		send_ra(x, p, all_nodes, NULL);
+		/* RFC 4861 6.2.6: multicast ones at most every 3 s (the
+		 * intervals are longer; a solicited one may fall closer). */
+		if (s->last_mcast != 0 &&
+		    now - s->last_mcast < x->hz * MIN_DELAY_BETWEEN_RAS_MS / 1000) {
+			s->next = s->last_mcast + x->hz * MIN_DELAY_BETWEEN_RAS_MS / 1000;
+			continue;
+		}
+		send_ra(x, p);
 		if (s->initial < MAX_INITIAL_RTR_ADVERTISEMENTS)
 			s->initial++;
 		s->next = now + x->hz * ra_delay_ms(x, p) / 1000;
