@@ -285,38 +285,24 @@ setup_workers(struct dpr_router *d)
 
 /*
  * Every port has a link-local address from its MAC (RFC 4291 2.1, 2.5.1,
- * RFC 4862 5.3), besides those configured: in its address list (so the TAP,
- * addr.list and neighbour checks see it) and as a local /128. No connected
- * route: every port has fe80::/64, and link-local traffic is never routed.
+ * RFC 4862 5.3), besides those configured: in the router's address table
+ * (so the TAP, addr.list and neighbour checks see it) and as a local /128.
+ * No connected route: every port has fe80::/64, and link-local traffic is
+ * never routed.
  */
 static int
 setup_link_local(struct dpr_router *d)
 {
-	unsigned int p, k;
+	unsigned int p;
+	uint8_t ll[16];
+	int err;
 
 	for (p = 0; p < d->n_ports; p++) {
-		struct dpr_port_conf *pc = &d->cfg->ports[p];
-		struct dpr_prefix ll = { .addr = { .af = DPR_AF_IP6 }, .len = 64 };
-		struct dpr_route_op ops[3];
-		unsigned int n;
-		int err;
-
-		dpr_ip6_link_local_from_mac(&d->ports[p].mac, ll.addr.ip6);
-		for (k = 0; k < pc->n_addrs; k++)
-			if (dpr_ip_equal(&pc->addrs[k].addr, &ll.addr))
-				break;
-		if (k < pc->n_addrs)
-			continue; /* configured as such */
-		if (pc->n_addrs == DPR_MAX_PORT_ADDRS) {
-			fprintf(stderr, "dpr: port %s: no room for its link-local address (at most %u addresses a port)\n",
-				pc->name, DPR_MAX_PORT_ADDRS);
-			return -ENOSPC;
-		}
-		pc->addrs[pc->n_addrs++] = ll;
-		n = dpr_route_addr_ops(&ll, 0, false, ops);
-		if (dpr_route_apply(&d->rib, ops, n, &err) != n) {
-			fprintf(stderr, "dpr: port %s: cannot install its link-local address: %s\n",
-				pc->name, strerror(-err));
+		dpr_ip6_link_local_from_mac(&d->ports[p].mac, ll);
+		err = dpr_route_link_local(&d->rib, &d->addrs, p, ll);
+		if (err < 0) {
+			fprintf(stderr, "dpr: port %s: cannot add its link-local address: %s\n",
+				d->cfg->ports[p].name, strerror(-err));
 			return err;
 		}
 	}
@@ -360,7 +346,8 @@ setup_tables(struct dpr_router *d)
 		return -ENOMEM;
 	}
 	d->rib = (struct dpr_rib){ .fib4 = d->fib4, .fib6 = d->fib6, .nh = d->nh };
-	ret = dpr_route_install_config(&d->rib, d->cfg, err, sizeof(err));
+	dpr_config_addresses(d->cfg, &d->addrs);
+	ret = dpr_route_install_config(&d->rib, d->cfg, &d->addrs, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "dpr: %s\n", err);
 		return ret;
@@ -404,6 +391,7 @@ int
 main(int argc, char **argv)
 {
 	static struct dpr_router d;
+	struct dpr_config *cfg;
 	char err[1024];
 	int app_argc, eal_argc, i, ret, status = EXIT_FAILURE;
 	unsigned int w;
@@ -429,15 +417,16 @@ main(int argc, char **argv)
 		return 2;
 	}
 
-	d.cfg = dpr_config_load(d.opt.config, err, sizeof(err));
-	if (d.cfg == NULL) {
+	cfg = dpr_config_load(d.opt.config, err, sizeof(err));
+	d.cfg = cfg;
+	if (cfg == NULL) {
 		fprintf(stderr, "dpr: %s\n", err);
 		return 1;
 	}
 	if (d.opt.check_only) {
 		printf("dpr: %s: configuration OK (%u ports, %u routes, %u neighbours)\n",
 		       d.opt.config, d.cfg->n_ports, d.cfg->n_routes, d.cfg->n_neighs);
-		dpr_config_free(d.cfg);
+		dpr_config_free(cfg);
 		return 0;
 	}
 
@@ -445,7 +434,7 @@ main(int argc, char **argv)
 	if (ret < 0) {
 		fprintf(stderr, "dpr: cannot initialise EAL: %s (hugepages reserved? run scripts/setup.sh, or pass --in-memory)\n",
 			rte_strerror(rte_errno));
-		dpr_config_free(d.cfg);
+		dpr_config_free(cfg);
 		return 1;
 	}
 	d.n_workers = rte_lcore_count() - 1;
@@ -479,12 +468,16 @@ main(int argc, char **argv)
 		rte_eal_remote_launch(dpr_worker_main, d.workers[w], d.workers[w]->lcore);
 	/* Tell the links who we are (gratuitous ARP, unsolicited neighbour
 	 * advertisements). */
-	for (w = 0; w < d.n_ports; w++)
-		for (i = 0; i < (int)d.cfg->ports[w].n_addrs; i++)
-			if (d.cfg->ports[w].addrs[i].addr.af == DPR_AF_IP4)
-				dpr_exc_garp(d.exc, w, d.cfg->ports[w].addrs[i].addr.ip4);
+	for (w = 0; w < d.n_ports; w++) {
+		unsigned int n;
+		const struct dpr_prefix *a = dpr_ifaddr_list(&d.addrs, w, &n);
+
+		for (i = 0; i < (int)n; i++)
+			if (a[i].addr.af == DPR_AF_IP4)
+				dpr_exc_garp(d.exc, w, a[i].addr.ip4);
 			else
-				dpr_exc_unsolicited_na(d.exc, w, &d.cfg->ports[w].addrs[i].addr);
+				dpr_exc_unsolicited_na(d.exc, w, &a[i].addr);
+	}
 	dpr_control_run(&d);
 	d.quit = true;
 	rte_eal_mp_wait_lcore();
@@ -494,7 +487,7 @@ out:
 	d.quit = true;
 	rte_eal_mp_wait_lcore();
 	teardown(&d);
-	dpr_config_free(d.cfg);
+	dpr_config_free(cfg);
 	rte_eal_cleanup();
 	return status;
 }

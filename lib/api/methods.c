@@ -159,36 +159,25 @@ static bool
 system_route(struct dpr_router *r, const struct dpr_prefix *pf, char *why, size_t len)
 {
 	char a[DPR_PREFIX_STRLEN];
-	unsigned int p, k, i, n;
+	struct dpr_prefix ad;
+	unsigned int port;
 	uint32_t nh;
 
-	for (p = 0; p < r->cfg->n_ports; p++) {
-		const struct dpr_port_conf *pc = &r->cfg->ports[p];
-
-		for (k = 0; k < pc->n_addrs; k++) {
-			const struct dpr_prefix *ad = &pc->addrs[k];
-			struct dpr_route_op ops[3];
-
-			if (ad->addr.af != pf->addr.af)
-				continue;
-			dpr_prefix_fmt(ad, a, sizeof(a));
-			n = dpr_route_addr_ops(ad, 0, true, ops);
-			for (i = 0; i < n; i++) {
-				if (ops[i].prefix.len != pf->len ||
-				    !dpr_ip_equal(&ops[i].prefix.addr, &pf->addr))
-					continue;
-				if (ops[i].nh == DPR_NH_LOCAL)
-					snprintf(why, len, "is the router's address %s on port %s (use addr.del)",
-						 a, pc->name);
-				else if (ops[i].nh == DPR_NH_BCAST)
-					snprintf(why, len, "is the broadcast address of %s on port %s",
-						 a, pc->name);
-				else
-					snprintf(why, len, "is the connected subnet of address %s on port %s (use addr.del)",
-						 a, pc->name);
-				return true;
-			}
-		}
+	switch (dpr_route_owned(&r->addrs, pf, &port, &ad)) {
+	case DPR_ROUTE_OWN_ADDRESS:
+		snprintf(why, len, "is the router's address %s on port %s (use addr.del)",
+			 dpr_prefix_fmt(&ad, a, sizeof(a)), r->cfg->ports[port].name);
+		return true;
+	case DPR_ROUTE_OWN_BCAST:
+		snprintf(why, len, "is the broadcast address of %s on port %s",
+			 dpr_prefix_fmt(&ad, a, sizeof(a)), r->cfg->ports[port].name);
+		return true;
+	case DPR_ROUTE_OWN_SUBNET:
+		snprintf(why, len, "is the connected subnet of address %s on port %s (use addr.del)",
+			 dpr_prefix_fmt(&ad, a, sizeof(a)), r->cfg->ports[port].name);
+		return true;
+	default:
+		break;
 	}
 	if (pf->len == host_len(pf->addr.af) && dpr_route_get(&r->rib, pf, &nh) == 0) {
 		const struct dpr_nh_info *info = dpr_nh_info(r->nh, nh);
@@ -259,11 +248,11 @@ route_prepare(struct dpr_router *r, const char *ctx, const char *prefix,
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					       "%s: link-local gateway %s needs \"port\" (dprctl: dev PORT)",
 					       ctx, via);
-		bad = dpr_config_not_a_neighbour(r->cfg, &gw);
+		bad = dpr_ifaddr_not_a_neighbour(&r->addrs, &gw);
 		if (bad != NULL)
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					       "%s: gateway %s is %s", ctx, via, bad);
-		idx = dpr_config_port_for(r->cfg, &gw, p);
+		idx = dpr_ifaddr_connected(&r->addrs, &gw, p);
 		if (idx < 0)
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					       "%s: gateway %s is not on a connected subnet%s%s (add an address on its subnet with addr.add)",
@@ -756,8 +745,9 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	static const char *const keys[] = { "port", "address", NULL };
 	const char *port, *addr;
 	struct dpr_route_op ops[3];
+	struct dpr_ifaddr_clash clash;
 	struct dpr_prefix a;
-	char ctx[128], err[512];
+	char ctx[128], err[512], other[DPR_PREFIX_STRLEN];
 	int p, ret, n;
 
 	if (param_keys(params, "addr.add", keys, e) < 0 ||
@@ -767,17 +757,33 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	snprintf(ctx, sizeof(ctx), "addr.add %s %s", port, addr);
 	if (port_by_name(r, ctx, port, &p, e) < 0)
 		return NULL;
-	ret = dpr_config_addr_add(r->cfg, p, addr, &a, err, sizeof(err));
-	if (ret < 0)
-		return FAIL(ret == -ENOSPC ? DPR_RPC_NO_SPACE : DPR_RPC_INVALID_PARAMS,
-			    "addr.add: %s", err);
+	if (dpr_config_check_address(port, addr, &a, err, sizeof(err)) < 0)
+		return FAIL(DPR_RPC_INVALID_PARAMS, "addr.add: %s", err);
+	ret = dpr_ifaddr_add(&r->addrs, (unsigned int)p, &a, &clash);
+	if (ret == -ENOSPC)
+		return FAIL(DPR_RPC_NO_SPACE,
+			    "addr.add: port %s: has %d addresses already, the most a port takes",
+			    port, DPR_MAX_PORT_ADDRS);
+	if (ret < 0) {
+		unsigned int n_other;
+		const struct dpr_prefix *o = dpr_ifaddr_list(&r->addrs, clash.port, &n_other);
+
+		dpr_prefix_fmt(&o[clash.index], other, sizeof(other));
+		if (ret == -EEXIST)
+			return FAIL(DPR_RPC_INVALID_PARAMS,
+				    "addr.add: port %s: address \"%s\": already given as %s",
+				    port, addr, other);
+		return FAIL(DPR_RPC_INVALID_PARAMS,
+			    "addr.add: port %s: address \"%s\": subnet overlaps %s on port %s (each connected subnet must belong to one port)",
+			    port, addr, other, r->cfg->ports[clash.port].name);
+	}
 	n = addr_ops(r, p, &a, ops, false);
 	if (n < 0) {
-		dpr_config_addr_del(r->cfg, p, &a);
+		dpr_ifaddr_del(&r->addrs, (unsigned int)p, &a);
 		return FAIL(DPR_RPC_NO_SPACE, "%s: the next-hop table is full", ctx);
 	}
 	if (n > 0 && apply(r, ctx, ops, (unsigned int)n, e) < 0) {
-		dpr_config_addr_del(r->cfg, p, &a);
+		dpr_ifaddr_del(&r->addrs, (unsigned int)p, &a);
 		return NULL;
 	}
 	/* A subnet that moved here takes its next hops along. */
@@ -797,11 +803,13 @@ static bool
 addr_route_kept(struct dpr_router *r, int port, const struct dpr_prefix *a,
 		const struct dpr_route_op *op)
 {
-	unsigned int p, k;
+	unsigned int p, k, n;
 
-	for (p = 0; p < r->cfg->n_ports; p++) {
-		for (k = 0; k < r->cfg->ports[p].n_addrs; k++) {
-			const struct dpr_prefix *o = &r->cfg->ports[p].addrs[k];
+	for (p = 0; p < r->addrs.n_ports; p++) {
+		const struct dpr_prefix *list = dpr_ifaddr_list(&r->addrs, p, &n);
+
+		for (k = 0; k < n; k++) {
+			const struct dpr_prefix *o = &list[k];
 
 			if (o->addr.af != a->addr.af)
 				continue;
@@ -843,7 +851,7 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return FAIL(DPR_RPC_INVALID_PARAMS,
 			    "%s: expected an address with its length, like 10.0.1.1/24 or 2001:db8:1::1/64",
 			    ctx);
-	if (dpr_config_addr_del(r->cfg, p, &a) < 0)
+	if (dpr_ifaddr_del(&r->addrs, (unsigned int)p, &a) < 0)
 		return FAIL(DPR_RPC_NOT_FOUND, "%s: port %s has no such address (addr.list shows them)",
 			    ctx, port);
 	if (p < (int)r->n_ports)
@@ -870,11 +878,11 @@ addr_list_json(struct dpr_router *r, int port)
 {
 	json_t *a = json_array();
 	char buf[DPR_PREFIX_STRLEN];
-	unsigned int k;
+	unsigned int k, n;
+	const struct dpr_prefix *list = dpr_ifaddr_list(&r->addrs, (unsigned int)port, &n);
 
-	for (k = 0; k < r->cfg->ports[port].n_addrs; k++)
-		json_array_append_new(a, json_string(dpr_prefix_fmt(&r->cfg->ports[port].addrs[k],
-								    buf, sizeof(buf))));
+	for (k = 0; k < n; k++)
+		json_array_append_new(a, json_string(dpr_prefix_fmt(&list[k], buf, sizeof(buf))));
 	return a;
 }
 
@@ -884,7 +892,7 @@ m_addr_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	static const char *const keys[] = { "port", NULL };
 	json_t *res = json_array();
 	const char *port;
-	unsigned int i, k;
+	unsigned int i, k, n;
 	int only = -1;
 
 	if (param_keys(params, "addr.list", keys, e) < 0 ||
@@ -894,14 +902,16 @@ m_addr_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return NULL;
 	}
 	for (i = 0; i < r->cfg->n_ports; i++) {
+		const struct dpr_prefix *list = dpr_ifaddr_list(&r->addrs, i, &n);
+
 		if (only >= 0 && (int)i != only)
 			continue;
-		for (k = 0; k < r->cfg->ports[i].n_addrs; k++) {
+		for (k = 0; k < n; k++) {
 			char buf[DPR_PREFIX_STRLEN];
 
 			json_array_append_new(res, json_pack("{s:s,s:s}", "port",
 				r->cfg->ports[i].name, "address",
-				dpr_prefix_fmt(&r->cfg->ports[i].addrs[k], buf, sizeof(buf))));
+				dpr_prefix_fmt(&list[k], buf, sizeof(buf))));
 		}
 	}
 	return res;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -10,6 +11,10 @@
 #include <rte_common.h>
 
 #include "config.h"
+#include "../route/route.h"
+
+static_assert(DPR_MAX_PORTS <= DPR_IFADDR_MAX_PORTS && DPR_MAX_PORT_ADDRS < DPR_IFADDR_MAX_PER_PORT,
+	      "the address table holds every address a config gives, and a link-local one");
 
 /* Parser state: the error buffer and the JSON path of the value at hand. */
 struct parser {
@@ -17,6 +22,8 @@ struct parser {
 	size_t err_len;
 	const char *origin;
 	struct dpr_config *cfg;
+	/* The addresses read so far, to check the rest against (lib/ifaddr). */
+	struct dpr_ifaddrs addrs;
 };
 
 static int __rte_format_printf(3, 4)
@@ -148,13 +155,6 @@ get_bool(struct parser *ps, const char *path, json_t *obj, const char *key, bool
 	return 0;
 }
 
-/* fe80::/10: scoped to one link, so every port is on fe80::/64 (RFC 4291 2.5.6). */
-static bool
-link_local(const struct dpr_ip *ip)
-{
-	return ip->af == DPR_AF_IP6 && ip->ip6[0] == 0xfe && (ip->ip6[1] & 0xc0) == 0x80;
-}
-
 static bool
 valid_port_name(const char *s)
 {
@@ -222,13 +222,11 @@ check_address(struct parser *ps, const char *path, const char *s, struct dpr_pre
 	return 0;
 }
 
-/* One interface address, checked against the port's others. */
+/* One interface address: a unicast host address (RFC 1812 5.3.7, RFC 4291). */
 static int
-check_port_address(struct parser *ps, const char *ap, const char *path,
-		   const struct dpr_port_conf *pc, const char *text, struct dpr_prefix *p)
+check_port_address(struct parser *ps, const char *ap, const char *text, struct dpr_prefix *p)
 {
 	const char *why;
-	unsigned int k;
 	int ret;
 
 	ret = check_address(ps, ap, text, p);
@@ -240,10 +238,6 @@ check_port_address(struct parser *ps, const char *ap, const char *path,
 			return fail(ps, ap, "\"%s\": is %s, expected a unicast address",
 				    text, why);
 	}
-	for (k = 0; k < pc->n_addrs; k++)
-		if (memcmp(&pc->addrs[k].addr, &p->addr, sizeof(p->addr)) == 0)
-			return fail(ps, ap, "\"%s\": already given as %s.addresses[%u]",
-				    text, path, k);
 	if (p->addr.af == DPR_AF_IP4) {
 		why = bad_ip4_unicast(p->addr.ip4);
 		if (why != NULL)
@@ -296,9 +290,9 @@ parse_ra_prefix(struct parser *ps, const char *path, json_t *obj, struct dpr_ra_
 	if (pc->prefix.addr.af != DPR_AF_IP6)
 		return fail(ps, path, "prefix \"%s\": router advertisements carry IPv6 prefixes, like \"2001:db8:1::/64\"",
 			    prefix);
-	if (link_local(&pc->prefix.addr) || pc->prefix.addr.ip6[0] == 0xff)
+	if (dpr_ip_is_link_local(&pc->prefix.addr) || pc->prefix.addr.ip6[0] == 0xff)
 		return fail(ps, path, "prefix \"%s\": is %s prefix, which hosts ignore in advertisements (RFC 4861 6.3.4); give a global or unique local one",
-			    prefix, link_local(&pc->prefix.addr) ? "the link-local" : "a multicast");
+			    prefix, dpr_ip_is_link_local(&pc->prefix.addr) ? "the link-local" : "a multicast");
 	if (preferred > valid)
 		return fail(ps, path, "preferred_lifetime %" PRIu64 " is longer than valid_lifetime %" PRIu64 " (RFC 4861 4.6.2: preferred <= valid)",
 			    preferred, valid);
@@ -385,6 +379,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 	};
 	const char *name, *device, *mac;
 	uint64_t mtu = DPR_DEFAULT_MTU;
+	struct dpr_ifaddr_clash clash;
 	json_t *addrs, *a;
 	size_t i;
 	int ret;
@@ -474,9 +469,18 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		if (!json_is_string(a))
 			return fail(ps, ap, "expected a string like \"10.0.1.1/24\", got %s",
 				    type_name(a));
-		ret = check_port_address(ps, ap, path, pc, json_string_value(a), p);
+		ret = check_port_address(ps, ap, json_string_value(a), p);
 		if (ret < 0)
 			return ret;
+		ret = dpr_ifaddr_add(&ps->addrs, (unsigned int)(pc - ps->cfg->ports), p, &clash);
+		if (ret == -EEXIST)
+			return fail(ps, ap, "\"%s\": already given as %s.addresses[%u]",
+				    json_string_value(a), path, clash.index);
+		if (ret == -EINVAL)
+			return fail(ps, ap, "subnet overlaps ports[%u].addresses[%u] (each connected subnet must belong to one port)",
+				    clash.port, clash.index);
+		if (ret < 0)
+			return fail(ps, ap, "\"%s\": %s", json_string_value(a), strerror(-ret));
 		pc->n_addrs++;
 	}
 
@@ -503,7 +507,7 @@ parse_ports(struct parser *ps, json_t *root)
 {
 	struct dpr_config *cfg = ps->cfg;
 	json_t *ports = json_object_get(root, "ports"), *v;
-	unsigned int i, j, k, l;
+	unsigned int i, j;
 	size_t idx;
 	int ret;
 
@@ -517,6 +521,7 @@ parse_ports(struct parser *ps, json_t *root)
 	if (json_array_size(ports) > DPR_MAX_PORTS)
 		return fail(ps, "ports", "at most %d ports are supported", DPR_MAX_PORTS);
 
+	dpr_ifaddr_init(&ps->addrs, (unsigned int)json_array_size(ports));
 	json_array_foreach(ports, idx, v) {
 		char path[32];
 
@@ -562,50 +567,7 @@ parse_ports(struct parser *ps, json_t *root)
 		}
 	}
 
-	/* Connected subnets must not overlap: each address belongs to one port. */
-	for (i = 0; i < cfg->n_ports; i++) {
-		for (k = 0; k < cfg->ports[i].n_addrs; k++) {
-			const struct dpr_prefix *a = &cfg->ports[i].addrs[k];
-
-			/* Several addresses of one port may share a subnet. */
-			for (j = 0; j < i; j++) {
-				for (l = 0; l < cfg->ports[j].n_addrs; l++) {
-					const struct dpr_prefix *b = &cfg->ports[j].addrs[l];
-					char path[48];
-
-					/* Every link has fe80::/64. */
-					if (a->addr.af != b->addr.af || link_local(&a->addr) ||
-					    link_local(&b->addr))
-						continue;
-					if (!dpr_prefix_contains(a, &b->addr) &&
-					    !dpr_prefix_contains(b, &a->addr))
-						continue;
-					snprintf(path, sizeof(path), "ports[%u].addresses[%u]", i, k);
-					return fail(ps, path, "subnet overlaps ports[%u].addresses[%u] (each connected subnet must belong to one port)",
-						    j, l);
-				}
-			}
-		}
-	}
 	return 0;
-}
-
-int
-dpr_config_port_for(const struct dpr_config *cfg, const struct dpr_ip *ip, int port)
-{
-	unsigned int i, k;
-
-	/* A link-local address is on the link it is named with, any port's. */
-	if (link_local(ip))
-		return port < (int)cfg->n_ports ? port : -1;
-	for (i = 0; i < cfg->n_ports; i++) {
-		if (port >= 0 && (int)i != port)
-			continue;
-		for (k = 0; k < cfg->ports[i].n_addrs; k++)
-			if (dpr_prefix_contains(&cfg->ports[i].addrs[k], ip))
-				return (int)i;
-	}
-	return -1;
 }
 
 int
@@ -619,71 +581,23 @@ dpr_config_port_index(const struct dpr_config *cfg, const char *name)
 	return -1;
 }
 
-/* Prefixes the router's addresses own: a static route may not replace them. */
+/* Routes the router's addresses imply: a static route may not replace them. */
 static const char *
-owned_prefix(const struct dpr_config *cfg, const struct dpr_prefix *pf)
+owned_prefix(struct parser *ps, const struct dpr_prefix *pf)
 {
-	unsigned int i, k;
+	struct dpr_prefix a;
+	unsigned int port;
 
-	for (i = 0; i < cfg->n_ports; i++) {
-		for (k = 0; k < cfg->ports[i].n_addrs; k++) {
-			const struct dpr_prefix *a = &cfg->ports[i].addrs[k];
-			struct dpr_prefix net = *a;
-
-			if (a->addr.af != pf->addr.af)
-				continue;
-			dpr_prefix_mask(&net);
-			if (a->addr.af == DPR_AF_IP4) {
-				uint32_t mask = dpr_ip4_mask(a->len);
-
-				if (pf->len == 32 && pf->addr.ip4 == a->addr.ip4)
-					return "is the router's own address";
-				if (pf->len == 32 && a->len < 31 &&
-				    pf->addr.ip4 == (a->addr.ip4 | ~mask))
-					return "is a connected subnet's broadcast address";
-				if (pf->len == a->len && a->len < 32 && pf->addr.ip4 == net.addr.ip4)
-					return "is a connected subnet";
-				continue;
-			}
-			if (pf->len == 128 && dpr_ip_equal(&pf->addr, &a->addr))
-				return "is the router's own address";
-			if (pf->len == a->len && a->len < 128 && !link_local(&a->addr) &&
-			    dpr_ip_equal(&pf->addr, &net.addr))
-				return "is a connected subnet";
-		}
+	switch (dpr_route_owned(&ps->addrs, pf, &port, &a)) {
+	case DPR_ROUTE_OWN_ADDRESS:
+		return "is the router's own address";
+	case DPR_ROUTE_OWN_BCAST:
+		return "is a connected subnet's broadcast address";
+	case DPR_ROUTE_OWN_SUBNET:
+		return "is a connected subnet";
+	default:
+		return NULL;
 	}
-	return NULL;
-}
-
-/* A gateway or neighbour must be some other host on a connected subnet. */
-const char *
-dpr_config_not_a_neighbour(const struct dpr_config *cfg, const struct dpr_ip *ip)
-{
-	unsigned int i, k;
-
-	if (ip->af == DPR_AF_IP6 && ip->ip6[0] == 0xff)
-		return "a multicast address";
-	for (i = 0; i < cfg->n_ports; i++) {
-		for (k = 0; k < cfg->ports[i].n_addrs; k++) {
-			const struct dpr_prefix *a = &cfg->ports[i].addrs[k];
-			struct dpr_prefix net = *a;
-
-			if (dpr_ip_equal(&a->addr, ip))
-				return "the router's own address";
-			if (a->addr.af != ip->af || !dpr_prefix_contains(a, ip))
-				continue;
-			dpr_prefix_mask(&net);
-			if (ip->af == DPR_AF_IP4 && a->len < 31 &&
-			    ((ip->ip4 & ~dpr_ip4_mask(a->len)) == 0 ||
-			     (ip->ip4 | dpr_ip4_mask(a->len)) == UINT32_MAX))
-				return "the subnet's network or broadcast address";
-			/* RFC 4291 2.6.1: all zeros past the prefix is the
-			 * subnet's routers (anycast), i.e. us. */
-			if (ip->af == DPR_AF_IP6 && a->len < 127 && dpr_ip_equal(&net.addr, ip))
-				return "the subnet-router anycast address";
-		}
-	}
-	return NULL;
 }
 
 static int
@@ -718,12 +632,12 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 		return fail(ps, path, "prefix \"%s\": expected a prefix like \"10.0.0.0/8\" or \"2001:db8::/32\"",
 			    prefix);
 	}
-	if (rc->prefix.len >= 10 && link_local(&rc->prefix.addr))
+	if (rc->prefix.len >= 10 && dpr_ip_is_link_local(&rc->prefix.addr))
 		return fail(ps, path, "prefix \"%s\": is link-local, never forwarded (RFC 4291 2.5.6); route a global prefix",
 			    prefix);
 	if (via == NULL && port == NULL)
 		return fail(ps, path, "expected \"via\" (a gateway address) or \"port\" (a directly attached route)");
-	why = owned_prefix(ps->cfg, &rc->prefix);
+	why = owned_prefix(ps, &rc->prefix);
 	if (why != NULL)
 		return fail(ps, path, "prefix \"%s\": %s, which the router installs itself", prefix, why);
 
@@ -737,16 +651,16 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 		if (rc->via.af != rc->prefix.addr.af)
 			return fail(ps, path, "via \"%s\": gateway and prefix \"%s\" are of different address families",
 				    via, prefix);
-		if (link_local(&rc->via) && port == NULL)
+		if (dpr_ip_is_link_local(&rc->via) && port == NULL)
 			return fail(ps, path, "via \"%s\": a link-local gateway needs \"port\" (the link it is on)",
 				    via);
 		rc->has_via = true;
-		ret = dpr_config_port_for(ps->cfg, &rc->via, rc->port);
+		ret = dpr_ifaddr_connected(&ps->addrs, &rc->via, rc->port);
 		if (ret < 0)
 			return fail(ps, path, "via \"%s\": not inside any connected subnet%s%s%s (add an address on the gateway's subnet to its port)",
 				    via, port ? " of port \"" : "", port ? port : "", port ? "\"" : "");
 		rc->port = ret;
-		why = dpr_config_not_a_neighbour(ps->cfg, &rc->via);
+		why = dpr_ifaddr_not_a_neighbour(&ps->addrs, &rc->via);
 		if (why != NULL)
 			return fail(ps, path, "via \"%s\": is %s, expected another host on the subnet",
 				    via, why);
@@ -772,7 +686,7 @@ parse_neigh(struct parser *ps, const char *path, json_t *obj,
 	if (dpr_ip_parse(addr, &nc->addr) < 0)
 		return fail(ps, path, "address \"%s\": expected an address like \"10.0.1.2\" or \"2001:db8:1::2\"",
 			    addr);
-	if (link_local(&nc->addr) && port == NULL)
+	if (dpr_ip_is_link_local(&nc->addr) && port == NULL)
 		return fail(ps, path, "address \"%s\": a link-local neighbour needs \"port\" (the link it is on)",
 			    addr);
 	if (dpr_mac_parse(mac, &nc->mac) < 0 || !rte_is_unicast_ether_addr(&nc->mac) ||
@@ -781,11 +695,11 @@ parse_neigh(struct parser *ps, const char *path, json_t *obj,
 			    mac);
 	if (port != NULL && (ret = lookup_port(ps, path, port, &p)) < 0)
 		return ret;
-	nc->port = dpr_config_port_for(ps->cfg, &nc->addr, p);
+	nc->port = dpr_ifaddr_connected(&ps->addrs, &nc->addr, p);
 	if (nc->port < 0)
 		return fail(ps, path, "address \"%s\": not inside any connected subnet%s%s%s",
 			    addr, port ? " of port \"" : "", port ? port : "", port ? "\"" : "");
-	why = dpr_config_not_a_neighbour(ps->cfg, &nc->addr);
+	why = dpr_ifaddr_not_a_neighbour(&ps->addrs, &nc->addr);
 	if (why != NULL)
 		return fail(ps, path, "address \"%s\": is %s, expected another host on the subnet",
 			    addr, why);
@@ -884,7 +798,7 @@ check_duplicates(struct parser *ps)
 	for (i = 0; i < cfg->n_neighs; i++)
 		for (j = 0; j < i; j++)
 			if (dpr_ip_equal(&cfg->neighs[i].addr, &cfg->neighs[j].addr) &&
-			    (!link_local(&cfg->neighs[i].addr) ||
+			    (!dpr_ip_is_link_local(&cfg->neighs[i].addr) ||
 			     cfg->neighs[i].port == cfg->neighs[j].port)) {
 				snprintf(path, sizeof(path), "neighbors[%u]", i);
 				return fail(ps, path, "address \"%s\" is already given by neighbors[%u]",
@@ -1066,69 +980,30 @@ dpr_config_free(struct dpr_config *cfg)
 }
 
 int
-dpr_config_addr_add(struct dpr_config *cfg, int port, const char *text,
-		    struct dpr_prefix *out, char *err, size_t err_len)
+dpr_config_check_address(const char *port_name, const char *text, struct dpr_prefix *out,
+			 char *err, size_t err_len)
 {
-	struct dpr_port_conf *pc = &cfg->ports[port];
-	struct parser ps = { .err = err, .err_len = err_len, .cfg = cfg };
+	struct parser ps = { .err = err, .err_len = err_len };
 	char origin[64];
-	unsigned int i, k;
 	int ret;
 
-	snprintf(origin, sizeof(origin), "port %s", pc->name);
+	snprintf(origin, sizeof(origin), "port %s", port_name);
 	ps.origin = origin;
-	if (pc->n_addrs >= DPR_MAX_PORT_ADDRS) {
-		snprintf(err, err_len, "port %s: has %d addresses already, the most a port takes",
-			 pc->name, DPR_MAX_PORT_ADDRS);
-		return -ENOSPC;
-	}
-	ret = check_port_address(&ps, "address", "addresses", pc, text, out);
-	if (ret == 0) {
-		for (i = 0; i < cfg->n_ports; i++) {
-			if ((int)i == port)
-				continue;
-			for (k = 0; k < cfg->ports[i].n_addrs; k++) {
-				const struct dpr_prefix *b = &cfg->ports[i].addrs[k];
-
-				if (b->addr.af == out->addr.af && !link_local(&b->addr) &&
-				    !link_local(&out->addr) &&
-				    (dpr_prefix_contains(b, &out->addr) ||
-				     dpr_prefix_contains(out, &b->addr))) {
-					char bs[DPR_PREFIX_STRLEN];
-
-					snprintf(err, err_len, "port %s: address \"%s\": subnet overlaps %s on port %s (each connected subnet must belong to one port)",
-						 pc->name, text, dpr_prefix_fmt(b, bs, sizeof(bs)),
-						 cfg->ports[i].name);
-					return -EINVAL;
-				}
-			}
-		}
-	}
-	if (ret < 0) {
-		/* Messages from the file checker start "config: "; here the
-		 * caller names the request. */
-		if (strncmp(err, "config: ", 8) == 0)
-			memmove(err, err + 8, strnlen(err, err_len) - 8 + 1);
-		return ret;
-	}
-	pc->addrs[pc->n_addrs++] = *out;
-	return 0;
+	ret = check_port_address(&ps, "address", text, out);
+	/* Messages from the file checker start "config: "; here the caller
+	 * names the request. */
+	if (ret < 0 && strncmp(err, "config: ", 8) == 0)
+		memmove(err, err + 8, strnlen(err, err_len) - 8 + 1);
+	return ret;
 }
 
-int
-dpr_config_addr_del(struct dpr_config *cfg, int port, const struct dpr_prefix *p)
+void
+dpr_config_addresses(const struct dpr_config *cfg, struct dpr_ifaddrs *t)
 {
-	struct dpr_port_conf *pc = &cfg->ports[port];
-	unsigned int k;
+	unsigned int p, k;
 
-	for (k = 0; k < pc->n_addrs; k++) {
-		if (pc->addrs[k].len == p->len &&
-		    memcmp(&pc->addrs[k].addr, &p->addr, sizeof(p->addr)) == 0) {
-			memmove(&pc->addrs[k], &pc->addrs[k + 1],
-				(pc->n_addrs - k - 1) * sizeof(pc->addrs[0]));
-			pc->n_addrs--;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	dpr_ifaddr_init(t, cfg->n_ports);
+	for (p = 0; p < cfg->n_ports; p++)
+		for (k = 0; k < cfg->ports[p].n_addrs; k++)
+			(void)dpr_ifaddr_add(t, p, &cfg->ports[p].addrs[k], NULL);
 }

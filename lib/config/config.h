@@ -128,28 +128,23 @@ struct dpr_config *dpr_config_parse(const char *text, const char *origin,
 void dpr_config_free(struct dpr_config *cfg);
 
 /**
- * Add @p text ("10.0.3.1/24") to the addresses of port @p port, with the
- * same checks as the file gets. @p what names it in messages.
- * @return 0 with the address in @p out, or -EINVAL/-EEXIST/-ENOSPC with a message.
+ * Check @p text ("10.0.3.1/24") as an address for port @p port_name, as the
+ * file's addresses are checked (a unicast host address with its subnet
+ * length); whether it clashes with the router's other addresses is
+ * dpr_ifaddr_add()'s to say.
+ * @return 0 with the address in @p out, or -EINVAL with a message.
  */
-int dpr_config_addr_add(struct dpr_config *cfg, int port, const char *text,
-			struct dpr_prefix *out, char *err, size_t err_len);
+int dpr_config_check_address(const char *port_name, const char *text, struct dpr_prefix *out,
+			     char *err, size_t err_len);
 
-/** Remove address @p p (exact address and length) from port @p port; 0 or -ENOENT. */
-int dpr_config_addr_del(struct dpr_config *cfg, int port, const struct dpr_prefix *p);
+struct dpr_ifaddrs;
 
 /**
- * Why @p ip cannot be a neighbour or gateway (the router's own address, a
- * subnet's network or broadcast address), or NULL if it can.
+ * The ports' addresses as the file gives them, into @p t (the table the
+ * router then owns; the config is only its input).
  */
-const char *dpr_config_not_a_neighbour(const struct dpr_config *cfg, const struct dpr_ip *ip);
+void dpr_config_addresses(const struct dpr_config *cfg, struct dpr_ifaddrs *t);
 
 /** Index of the port named @p name, or -1. */
 int dpr_config_port_index(const struct dpr_config *cfg, const char *name);
 
-/**
- * Index of the port with a connected IPv4/IPv6 subnet containing @p ip, or -1.
- * With @p port >= 0 only that port is searched.
- */
-int dpr_config_port_for(const struct dpr_config *cfg, const struct dpr_ip *ip,
-			int port);

@@ -42,7 +42,7 @@
 	X(time_exceeded) X(no_route) X(address_unreachable) X(beyond_scope) \
 	X(packet_too_big) X(param_problem) X(rate_limited) X(not_allowed) \
 	X(unroutable) X(hop_by_hop_dropped) X(slow_forwarded) X(l2_broadcast_dropped) \
-	X(local_unhandled)
+	X(local_unhandled) X(link_local_elsewhere) X(anycast_na_delayed) X(anycast_na_dropped)
 
 struct bucket {
 	uint32_t src;
@@ -57,12 +57,24 @@ struct ra_state {
 	uint64_t last_mcast; /**< TSC of the last multicast one (6.2.6 MIN_DELAY_BETWEEN_RAS) */
 };
 
+/* An answer for an anycast target, sent after a random delay (RFC 4861
+ * 7.2.7) so that the answers of several routers spread out. */
+#define ANYCAST_NA_WAITING 16
+struct anycast_na {
+	uint64_t at;                /**< TSC when due */
+	uint16_t port;
+	uint8_t target[16], dst[16];
+	struct rte_ether_addr dmac;
+};
+
 /* Control thread only. */
 struct dpr_exc_engine {
 	struct dpr_router *r;
 	uint64_t hz;
 	struct bucket rl[RL_BUCKETS];
 	struct ra_state ra[DPR_MAX_PORTS];
+	struct anycast_na na_wait[ANYCAST_NA_WAITING];
+	unsigned int n_na_wait;
 	struct {
 #define X(n) uint64_t n;
 		COUNTERS(X)

@@ -63,44 +63,21 @@ dpr_exc_tx(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
 }
 
 /*
- * The router's IPv4 address on @p port whose subnet holds @p ip, else the
- * port's first, else any of the router's (RFC 1812 4.3.2.4: the router-id
- * when the interface has none); 0 if it has none.
+ * The router's IPv4 address to speak from on @p port to @p ip
+ * (dpr_ifaddr_source()); 0 if it has none.
  */
 static uint32_t
 port_addr(struct dpr_exc_engine *x, uint16_t port, uint32_t ip)
 {
-	const struct dpr_port_conf *pc = &x->r->cfg->ports[port];
-	uint32_t first = 0;
-	unsigned int k, p;
+	struct dpr_ip peer = { .af = DPR_AF_IP4, .ip4 = ip }, src;
 
-	for (k = 0; k < pc->n_addrs; k++) {
-		const struct dpr_prefix *a = &pc->addrs[k];
-
-		if (a->addr.af != DPR_AF_IP4)
-			continue;
-		if (first == 0)
-			first = a->addr.ip4;
-		if (((a->addr.ip4 ^ ip) & dpr_ip4_mask(a->len)) == 0)
-			return a->addr.ip4;
-	}
-	for (p = 0; first == 0 && p < x->r->cfg->n_ports; p++)
-		for (k = 0; first == 0 && k < x->r->cfg->ports[p].n_addrs; k++)
-			if (x->r->cfg->ports[p].addrs[k].addr.af == DPR_AF_IP4)
-				first = x->r->cfg->ports[p].addrs[k].addr.ip4;
-	return first;
+	return dpr_ifaddr_source(&x->r->addrs, port, &peer, &src) == 0 ? src.ip4 : 0;
 }
 
 static bool
 is_our_address(struct dpr_exc_engine *x, uint16_t port, uint32_t ip)
 {
-	const struct dpr_port_conf *pc = &x->r->cfg->ports[port];
-	unsigned int k;
-
-	for (k = 0; k < pc->n_addrs; k++)
-		if (pc->addrs[k].addr.af == DPR_AF_IP4 && pc->addrs[k].addr.ip4 == ip)
-			return true;
-	return false;
+	return dpr_ifaddr_on(&x->r->addrs, port, &(struct dpr_ip){ .af = DPR_AF_IP4, .ip4 = ip });
 }
 
 /* --- packets the router sends ------------------------------------------- */

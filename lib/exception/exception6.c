@@ -31,6 +31,7 @@
 #define MAX_INITIAL_RTR_ADVERTISEMENTS 3
 #define MIN_DELAY_BETWEEN_RAS_MS 3000
 #define MAX_RA_DELAY_TIME_MS 500
+#define MAX_ANYCAST_DELAY_TIME_MS 1000
 /* RFC 4861 6.2.1 defaults for a prefix with no lifetimes configured. */
 #define DEFAULT_VALID_LIFETIME 2592000u     /* 30 days */
 #define DEFAULT_PREFERRED_LIFETIME 604800u  /* 7 days */
@@ -55,76 +56,34 @@ link_local(const struct dpr_exc_engine *x, uint16_t port, uint8_t out[16])
 static bool
 ours_on(const struct dpr_exc_engine *x, uint16_t port, const uint8_t *ip)
 {
-	const struct dpr_port_conf *pc = &x->r->cfg->ports[port];
-	uint8_t ll[16];
-	unsigned int k;
+	struct dpr_ip a = { .af = DPR_AF_IP6 };
 
-	for (k = 0; k < pc->n_addrs; k++)
-		if (pc->addrs[k].addr.af == DPR_AF_IP6 && memcmp(pc->addrs[k].addr.ip6, ip, 16) == 0)
-			return true;
-	link_local(x, port, ll);
-	return memcmp(ll, ip, 16) == 0;
+	memcpy(a.ip6, ip, 16);
+	return dpr_ifaddr_on(&x->r->addrs, port, &a);
 }
 
 /* Is @p ip the subnet-router anycast address of a subnet of @p port? */
 static bool
 anycast_on(const struct dpr_exc_engine *x, uint16_t port, const uint8_t *ip)
 {
-	const struct dpr_port_conf *pc = &x->r->cfg->ports[port];
-	unsigned int k;
+	struct dpr_ip a = { .af = DPR_AF_IP6 };
 
-	for (k = 0; k < pc->n_addrs; k++) {
-		struct dpr_prefix net = pc->addrs[k];
-
-		if (net.addr.af != DPR_AF_IP6 || net.len >= 127 ||
-		    dpr_ip6_is_link_local(net.addr.ip6))
-			continue;
-		dpr_prefix_mask(&net);
-		if (memcmp(net.addr.ip6, ip, 16) == 0)
-			return true;
-	}
-	return false;
+	memcpy(a.ip6, ip, 16);
+	return dpr_ifaddr_anycast_on(&x->r->addrs, port, &a);
 }
 
-/*
- * The address the router speaks from on @p port to @p peer: link-local to a
- * link-local peer; else a global one on the peer's subnet, else the port's
- * first global one, else any of the router's (as IPv4 does, RFC 1812
- * 4.3.2.4), else the port's link-local.
- */
+/* The address the router speaks from on @p port to @p peer
+ * (dpr_ifaddr_source()); the port's link-local one without a better. */
 static void
 source_for(const struct dpr_exc_engine *x, uint16_t port, const uint8_t *peer, uint8_t out[16])
 {
-	const struct dpr_config *cfg = x->r->cfg;
-	const struct dpr_prefix *first = NULL;
-	struct dpr_ip p = { .af = DPR_AF_IP6 };
-	unsigned int k, q;
+	struct dpr_ip p = { .af = DPR_AF_IP6 }, src;
 
 	memcpy(p.ip6, peer, 16);
-	if (!dpr_ip6_is_link_local(peer)) {
-		for (k = 0; k < cfg->ports[port].n_addrs; k++) {
-			const struct dpr_prefix *a = &cfg->ports[port].addrs[k];
-
-			if (a->addr.af != DPR_AF_IP6 || dpr_ip6_is_link_local(a->addr.ip6))
-				continue;
-			if (first == NULL)
-				first = a;
-			if (dpr_prefix_contains(a, &p)) {
-				memcpy(out, a->addr.ip6, 16);
-				return;
-			}
-		}
-		for (q = 0; first == NULL && q < cfg->n_ports; q++)
-			for (k = 0; first == NULL && k < cfg->ports[q].n_addrs; k++)
-				if (cfg->ports[q].addrs[k].addr.af == DPR_AF_IP6 &&
-				    !dpr_ip6_is_link_local(cfg->ports[q].addrs[k].addr.ip6))
-					first = &cfg->ports[q].addrs[k];
-		if (first != NULL) {
-			memcpy(out, first->addr.ip6, 16);
-			return;
-		}
-	}
-	link_local(x, port, out);
+	if (dpr_ifaddr_source(&x->r->addrs, port, &p, &src) == 0)
+		memcpy(out, src.ip6, 16);
+	else
+		link_local(x, port, out);
 }
 
 /* --- neighbour discovery ------------------------------------------------------ */
@@ -169,6 +128,52 @@ send_na(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target, const ui
 	}
 	x->c6.na_sent++;
 	dpr_exc_tx(x, port, m);
+}
+
+/*
+ * Answer a solicitation for the anycast address @p target (the subnet-router
+ * address, RFC 4291 2.6.1) later: after a random delay of up to
+ * MAX_ANYCAST_DELAY_TIME (RFC 4861 7.2.7), and without the override flag,
+ * so that another router's answer may stand (7.2.4). With every place
+ * taken the solicitation goes unanswered, counted: the host asks again.
+ */
+static void
+anycast_na_later(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target,
+		 const uint8_t *dst, const struct rte_ether_addr *dmac)
+{
+	struct anycast_na *a;
+
+	if (x->n_na_wait == ANYCAST_NA_WAITING) {
+		x->c6.anycast_na_dropped++;
+		return;
+	}
+	a = &x->na_wait[x->n_na_wait++];
+	a->at = rte_rdtsc() + rte_rand() % (x->hz * MAX_ANYCAST_DELAY_TIME_MS / 1000 + 1);
+	a->port = port;
+	memcpy(a->target, target, 16);
+	memcpy(a->dst, dst, 16);
+	a->dmac = *dmac;
+	x->c6.anycast_na_delayed++;
+}
+
+/* Send the anycast answers that are due. */
+static void
+anycast_na_due(struct dpr_exc_engine *x, uint64_t now)
+{
+	unsigned int i = 0;
+
+	while (i < x->n_na_wait) {
+		struct anycast_na *a = &x->na_wait[i];
+
+		if (now < a->at) {
+			i++;
+			continue;
+		}
+		/* Still ours: an address may have gone meanwhile. */
+		if (anycast_on(x, a->port, a->target))
+			send_na(x, a->port, a->target, a->dst, &a->dmac, true, false);
+		*a = x->na_wait[--x->n_na_wait];
+	}
 }
 
 void
@@ -261,13 +266,12 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 				       anycast_on(x, in, nd.target));
 		if (transparent)
 			goto kernel;
-		/* For an anycast target (the subnet-router address, RFC 4291
-		 * 2.6.1), without the override flag: another router's answer
-		 * may stand (RFC 4861 7.2.4). */
-		if (ours_on(x, in, nd.target) || anycast_on(x, in, nd.target))
+		if (ours_on(x, in, nd.target))
 			send_na(x, in, nd.target, nd.src,
-				nd.has_lladdr ? &nd.lladdr : &eth->src_addr, true,
-				!anycast_on(x, in, nd.target));
+				nd.has_lladdr ? &nd.lladdr : &eth->src_addr, true, true);
+		else if (anycast_on(x, in, nd.target))
+			anycast_na_later(x, in, nd.target, nd.src,
+					 nd.has_lladdr ? &nd.lladdr : &eth->src_addr);
 		break;
 	case DPR_ICMP6_NEIGH_ADVERT:
 		x->c6.na_in++;
@@ -324,7 +328,8 @@ ra_conf(const struct dpr_exc_engine *x, uint16_t port, struct dpr_ra_conf *ra)
 {
 	const struct dpr_port_conf *pc = &x->r->cfg->ports[port];
 	const struct dpr_ra_conf_port *c = &pc->ra;
-	unsigned int k;
+	const struct dpr_prefix *addrs;
+	unsigned int k, n;
 
 	memset(ra, 0, sizeof(*ra));
 	ra->cur_hop_limit = c->cur_hop_limit;
@@ -351,8 +356,9 @@ ra_conf(const struct dpr_exc_engine *x, uint16_t port, struct dpr_ra_conf *ra)
 	/* The port's own subnets: on-link, and autonomous where hosts can
 	 * form an address in them (a /64, RFC 4862 5.5.3 with RFC 4291's
 	 * 64-bit interface identifiers). */
-	for (k = 0; k < pc->n_addrs && ra->n_prefixes < DPR_RA_PREFIXES_MAX; k++) {
-		const struct dpr_prefix *a = &pc->addrs[k];
+	addrs = dpr_ifaddr_list(&x->r->addrs, port, &n);
+	for (k = 0; k < n && ra->n_prefixes < DPR_RA_PREFIXES_MAX; k++) {
+		const struct dpr_prefix *a = &addrs[k];
 		struct dpr_ra_prefix *o;
 		struct dpr_prefix net;
 
@@ -432,6 +438,7 @@ dpr_exc6_timers(struct dpr_exc_engine *x)
 	uint64_t now = rte_rdtsc();
 	uint16_t p;
 
+	anycast_na_due(x, now);
 	for (p = 0; p < x->r->n_ports; p++) {
 		struct ra_state *s = &x->ra[p];
 
@@ -608,6 +615,14 @@ local6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 	struct rte_ipv6_hdr *ip = ip6_of(m);
 	const uint8_t *icmp = (const uint8_t *)(ip + 1);
 
+	/* The FIB holds every port's link-local address, but each is ours
+	 * only on its own link (RFC 4007 6): another port's, asked for here,
+	 * is someone else's address, never forwarded (RFC 4291 2.5.6). */
+	if (dpr_ip6_is_link_local(ip->dst_addr) && !ours_on(x, in, ip->dst_addr)) {
+		x->c6.link_local_elsewhere++;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	if (is_icmp6(m)) {
 		uint8_t type = icmp[0];
 

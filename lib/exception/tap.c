@@ -157,11 +157,12 @@ dpr_tap_addr(struct dpr_router *r, uint16_t port, const struct dpr_prefix *a, bo
 int
 dpr_tap_setup(struct dpr_router *r, char *err, size_t err_len)
 {
-	unsigned int p, k;
+	unsigned int p, k, n;
 
 	for (p = 0; p < r->n_ports; p++) {
 		const struct dpr_port_conf *pc = &r->cfg->ports[p];
 		struct dpr_port *port = &r->ports[p];
+		const struct dpr_prefix *a;
 		struct rte_eth_conf ec = { 0 };
 		char name[32], args[128], mac[RTE_ETHER_ADDR_FMT_SIZE];
 		int ret;
@@ -197,8 +198,9 @@ dpr_tap_setup(struct dpr_router *r, char *err, size_t err_len)
 		port->tap_link_up = true;
 		if (rte_eth_dev_set_mtu(port->tap_port, port->mtu) < 0)
 			DPR_LOG(WARNING, port, "TAP %s: cannot set MTU %u", pc->tap, port->mtu);
-		for (k = 0; k < pc->n_addrs; k++)
-			dpr_tap_addr(r, (uint16_t)p, &pc->addrs[k], true);
+		a = dpr_ifaddr_list(&r->addrs, p, &n);
+		for (k = 0; k < n; k++)
+			dpr_tap_addr(r, (uint16_t)p, &a[k], true);
 		DPR_LOG(INFO, port, "port %s: host stack on TAP %s%s", pc->name, pc->tap,
 			pc->transparent ? " (transparent: the kernel answers ARP and ICMP)" : "");
 	}

@@ -201,7 +201,7 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 	/* A gateway is resolved by its address; a connected subnet by the
 	 * destination's. Asked where its subnet is now, not where it was. */
 	target = info->ip.af != 0 ? info->ip : *dst;
-	port = dpr_ip_is_link_local(&target) ? w.port : dpr_config_port_for(n->r->cfg, &target, -1);
+	port = dpr_ip_is_link_local(&target) ? w.port : dpr_ifaddr_connected(&n->r->addrs, &target, -1);
 	if (port < 0) {
 		/* On no connected subnet (an address went): nobody to ask. */
 		n->c.unreachable++;
@@ -264,19 +264,6 @@ host_route_del(struct dpr_neigh *n, uint32_t idx, const struct dpr_ip *ip)
 	if (host_prefix(ip, &op.prefix) && dpr_route_get(&n->r->rib, &op.prefix, &cur) == 0 &&
 	    cur == idx)
 		dpr_route_apply(&n->r->rib, &op, 1, &(int){ 0 });
-}
-
-/*
- * The port whose subnet holds @p ip, or -1; with @p port >= 0 only that
- * one. A link-local address is on whichever link it was heard on or
- * configured for: @p port itself (-1 when not given: ambiguous).
- */
-static int
-port_for(const struct dpr_neigh *n, const struct dpr_ip *ip, int port)
-{
-	if (dpr_ip_is_link_local(ip))
-		return port;
-	return dpr_config_port_for(n->r->cfg, ip, port);
 }
 
 /*
@@ -345,7 +332,8 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 	uint32_t cur;
 	int idx;
 
-	if (port_for(n, ip, port) < 0 || dpr_config_not_a_neighbour(n->r->cfg, ip) != NULL)
+	if (dpr_ifaddr_connected(&n->r->addrs, ip, port) < 0 ||
+	    dpr_ifaddr_not_a_neighbour(&n->r->addrs, ip) != NULL)
 		return;
 	idx = dpr_nh_find_port(n->r->nh, ip, port);
 	p = pending_find(n, ip, port);
@@ -428,13 +416,13 @@ dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 		snprintf(err, len, "is link-local: give its port");
 		return -EINVAL;
 	}
-	port = port_for(n, ip, want);
+	port = dpr_ifaddr_connected(&n->r->addrs, ip, want);
 	if (port < 0) {
 		snprintf(err, len, "not on a connected subnet%s%s", want >= 0 ? " of port " : "",
 			 want >= 0 ? n->r->cfg->ports[want].name : "");
 		return -EINVAL;
 	}
-	bad = dpr_config_not_a_neighbour(n->r->cfg, ip);
+	bad = dpr_ifaddr_not_a_neighbour(&n->r->addrs, ip);
 	if (bad != NULL) {
 		snprintf(err, len, "is %s", bad);
 		return -EINVAL;
@@ -508,7 +496,7 @@ dpr_neigh_addresses_changed(struct dpr_neigh *n)
 		if (info == NULL || info->ip.af == 0 || dpr_ip_is_link_local(&info->ip))
 			continue;
 		w = dpr_nh_word_get(n->r->nh, i);
-		port = dpr_config_port_for(n->r->cfg, &info->ip, -1);
+		port = dpr_ifaddr_connected(&n->r->addrs, &info->ip, -1);
 		if (port == w.port)
 			continue;
 		/* On no connected subnet: forgotten, host route and all, as a

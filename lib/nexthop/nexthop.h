@@ -87,17 +87,6 @@ void dpr_nh_table_free(struct dpr_nh_table *t);
 const union dpr_nh_word *dpr_nh_words(const struct dpr_nh_table *t);
 
 /**
- * True for an IPv6 link-local address (fe80::/10, RFC 4291 2.5.6): it names
- * a host only together with a link, so the same address on two ports is two
- * neighbours.
- */
-static inline bool
-dpr_ip_is_link_local(const struct dpr_ip *ip)
-{
-	return ip->af == DPR_AF_IP6 && ip->ip6[0] == 0xfe && (ip->ip6[1] & 0xc0) == 0x80;
-}
-
-/**
  * Find or create the next hop for neighbour @p ip reached through @p port.
  * Next hops are keyed by address, and a link-local one by address and
  * @p port (fe80::1 on p0 and fe80::1 on p1 are two next hops); the info's

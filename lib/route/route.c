@@ -254,37 +254,79 @@ push(struct batch *b, struct dpr_nh_table *t, const struct dpr_prefix *pf, int n
 	return 0;
 }
 
-/* The first port with address @p ip, or -1. */
-static int
-own_address_port(const struct dpr_config *cfg, const struct dpr_ip *ip)
+int
+dpr_route_link_local(struct dpr_rib *rib, struct dpr_ifaddrs *addrs, unsigned int port,
+		     const uint8_t ll[16])
 {
-	unsigned int p, a;
+	struct dpr_prefix a = { .addr = { .af = DPR_AF_IP6 }, .len = 64 };
+	struct dpr_route_op ops[3];
+	unsigned int n;
+	int err;
 
-	for (p = 0; p < cfg->n_ports; p++)
-		for (a = 0; a < cfg->ports[p].n_addrs; a++)
-			if (dpr_ip_equal(&cfg->ports[p].addrs[a].addr, ip))
-				return (int)p;
-	return -1;
+	memcpy(a.addr.ip6, ll, 16);
+	err = dpr_ifaddr_add(addrs, port, &a, NULL);
+	if (err == -EEXIST)
+		return 0; /* configured as such */
+	if (err < 0)
+		return err;
+	n = dpr_route_addr_ops(&a, 0, false, ops);
+	if (dpr_route_apply(rib, ops, n, &err) != n) {
+		dpr_ifaddr_del(addrs, port, &a);
+		return err;
+	}
+	return 0;
+}
+
+enum dpr_route_owner_kind
+dpr_route_owned(const struct dpr_ifaddrs *t, const struct dpr_prefix *pf, unsigned int *port,
+		struct dpr_prefix *addr)
+{
+	unsigned int p, k, i, n, na;
+
+	for (p = 0; p < t->n_ports; p++) {
+		const struct dpr_prefix *a = dpr_ifaddr_list(t, p, &na);
+
+		for (k = 0; k < na; k++) {
+			struct dpr_route_op ops[3];
+
+			if (a[k].addr.af != pf->addr.af)
+				continue;
+			n = dpr_route_addr_ops(&a[k], 0, true, ops);
+			for (i = 0; i < n; i++) {
+				if (ops[i].prefix.len != pf->len ||
+				    !dpr_ip_equal(&ops[i].prefix.addr, &pf->addr))
+					continue;
+				*port = p;
+				*addr = a[k];
+				return ops[i].nh == DPR_NH_LOCAL ? DPR_ROUTE_OWN_ADDRESS :
+				       ops[i].nh == DPR_NH_BCAST ? DPR_ROUTE_OWN_BCAST :
+				       DPR_ROUTE_OWN_SUBNET;
+			}
+		}
+	}
+	return DPR_ROUTE_NOT_OWNED;
 }
 
 /* The routes of family @p af the config implies, into @p b. */
 static int
-config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, enum dpr_af af,
-	   struct batch *b, char *err, size_t err_len)
+config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, const struct dpr_ifaddrs *addrs,
+	   enum dpr_af af, struct batch *b, char *err, size_t err_len)
 {
 	struct dpr_nh_table *nh = rib->nh;
-	unsigned int p, a, i;
+	unsigned int p, a, i, na;
 	int ret = 0;
 
-	for (p = 0; p < cfg->n_ports && ret == 0; p++) {
-		for (a = 0; a < cfg->ports[p].n_addrs && ret == 0; a++) {
-			const struct dpr_prefix *pf = &cfg->ports[p].addrs[a];
+	for (p = 0; p < addrs->n_ports && ret == 0; p++) {
+		const struct dpr_prefix *list = dpr_ifaddr_list(addrs, p, &na);
+
+		for (a = 0; a < na && ret == 0; a++) {
+			const struct dpr_prefix *pf = &list[a];
 			struct dpr_route_op ops[3];
 			unsigned int k, n;
 
 			/* The same link-local address on two ports is one
 			 * local route. */
-			if (pf->addr.af != af || own_address_port(cfg, &pf->addr) < (int)p)
+			if (pf->addr.af != af || dpr_ifaddr_owner(addrs, &pf->addr) < (int)p)
 				continue;
 			n = dpr_route_addr_ops(pf, 0, false, ops);
 			/* Only the connected subnet takes a reference. */
@@ -303,7 +345,7 @@ config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, enum dpr_af af,
 
 		if (nc->addr.af != af)
 			continue;
-		if (own_address_port(cfg, &nc->addr) >= 0) {
+		if (dpr_ifaddr_owner(addrs, &nc->addr) >= 0) {
 			snprintf(err, err_len, "config: neighbors[%u]: address is the router's own", i);
 			return -EINVAL;
 		}
@@ -336,18 +378,18 @@ config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, enum dpr_af af,
 }
 
 int
-dpr_route_install_config(struct dpr_rib *rib, const struct dpr_config *cfg, char *err,
-			 size_t err_len)
+dpr_route_install_config(struct dpr_rib *rib, const struct dpr_config *cfg,
+			 const struct dpr_ifaddrs *addrs, char *err, size_t err_len)
 {
 	struct batch b = { 0 };
 	unsigned int i, done, n4;
 	int ret;
 
 	/* One batch per family, IPv4 first: one FIB update each. */
-	ret = config_ops(rib, cfg, DPR_AF_IP4, &b, err, err_len);
+	ret = config_ops(rib, cfg, addrs, DPR_AF_IP4, &b, err, err_len);
 	n4 = b.n;
 	if (ret == 0 && rib->fib6 != NULL)
-		ret = config_ops(rib, cfg, DPR_AF_IP6, &b, err, err_len);
+		ret = config_ops(rib, cfg, addrs, DPR_AF_IP6, &b, err, err_len);
 	if (ret < 0) {
 		for (i = 0; i < b.n; i++)
 			dpr_nh_put(rib->nh, b.ops[i].nh);

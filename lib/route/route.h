@@ -13,6 +13,7 @@
 #include "../config/config.h"
 #include "../fib/fib.h"
 #include "../fib/fib6.h"
+#include "../ifaddr/ifaddr.h"
 #include "../nexthop/nexthop.h"
 
 /** Both FIBs and the next hops they point at: what the route layer changes. */
@@ -85,13 +86,41 @@ unsigned int dpr_route4_apply(struct dpr_fib4 *fib, struct dpr_nh_table *nh,
 unsigned int dpr_route4_addr_ops(const struct dpr_prefix *a, uint32_t connected, bool del,
 				 struct dpr_fib4_op ops[3]);
 
+/** What the router's addresses make of a prefix (dpr_route_owned()). */
+enum dpr_route_owner_kind {
+	DPR_ROUTE_NOT_OWNED = 0,
+	DPR_ROUTE_OWN_ADDRESS,   /**< the router's address (or subnet-router anycast) */
+	DPR_ROUTE_OWN_BCAST,     /**< a connected subnet's broadcast address */
+	DPR_ROUTE_OWN_SUBNET,    /**< a connected subnet */
+};
+
 /**
- * Install the routes a config implies, in one batch per family: the port
- * addresses' (dpr_route_addr_ops()), static neighbours' host routes (/32,
- * /128; none for a link-local neighbour, whose next hop keeps the
- * reference itself) and the static routes. IPv6 is skipped when
- * @p rib->fib6 is NULL.
+ * Is @p pf a route that an address of the router implies
+ * (dpr_route_addr_ops()), which route.* and static routes may not replace?
+ * @return its kind, with the address that implies it in *@p addr and its
+ *   port in *@p port; DPR_ROUTE_NOT_OWNED when none does.
+ */
+enum dpr_route_owner_kind dpr_route_owned(const struct dpr_ifaddrs *t,
+					  const struct dpr_prefix *pf, unsigned int *port,
+					  struct dpr_prefix *addr);
+
+/**
+ * Give port @p port the link-local address @p ll (its EUI-64 one, RFC 4862
+ * 5.3) besides those configured: into @p addrs and as a local /128 (no
+ * connected route: every port has fe80::/64).
+ * @return 0 (also when the port has it already), or a negative errno
+ *   (dpr_ifaddr_add(), dpr_route_apply()).
+ */
+int dpr_route_link_local(struct dpr_rib *rib, struct dpr_ifaddrs *addrs, unsigned int port,
+			 const uint8_t ll[16]);
+
+/**
+ * Install the routes the router's addresses @p addrs and the config imply,
+ * in one batch per family: the addresses' (dpr_route_addr_ops()), static
+ * neighbours' host routes (/32, /128; none for a link-local neighbour,
+ * whose next hop keeps the reference itself) and the static routes. IPv6
+ * is skipped when @p rib->fib6 is NULL.
  * @return 0, or a negative errno with a message in @p err.
  */
-int dpr_route_install_config(struct dpr_rib *rib, const struct dpr_config *cfg, char *err,
-			     size_t err_len);
+int dpr_route_install_config(struct dpr_rib *rib, const struct dpr_config *cfg,
+			     const struct dpr_ifaddrs *addrs, char *err, size_t err_len);

@@ -17,6 +17,7 @@
 #include "../datapath/datapath.h"
 #include "../fib/fib.h"
 #include "../fib/fib6.h"
+#include "../ifaddr/ifaddr.h"
 #include "../nexthop/nexthop.h"
 #include "../port/port.h"
 #include "../route/route.h"
@@ -36,12 +37,11 @@ struct dpr_neigh;
 
 struct dpr_router {
 	/*
-	 * Set up by main() before the workers start, then read-only (the
-	 * config's addresses excepted: addr.add/addr.del change them on the
-	 * control thread).
+	 * Set up by main() before the workers start, then read-only. The
+	 * config is the file as parsed: an input, never changed.
 	 */
 	struct dpr_options opt;
-	struct dpr_config *cfg;                 /**< the parsed file, then addr.* */
+	const struct dpr_config *cfg;           /**< the parsed file */
 	unsigned int n_ports;
 	struct dpr_port ports[DPR_MAX_PORTS];
 	const char *port_names[DPR_MAX_PORTS];
@@ -63,6 +63,7 @@ struct dpr_router {
 
 	/* Written by the control thread only; workers read quit. */
 	volatile bool quit;
+	struct dpr_ifaddrs addrs;               /**< the router's addresses (lib/ifaddr) */
 	uint64_t exc_received[DPR_EXC_MAX];     /**< taken off the exception rings */
 	struct dpr_server *server;              /**< control socket */
 	struct dpr_exc_engine *exc;             /**< exception path */

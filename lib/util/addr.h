@@ -46,6 +46,17 @@ dpr_ip_equal(const struct dpr_ip *a, const struct dpr_ip *b)
 	return memcmp(a->ip6, b->ip6, sizeof(a->ip6)) == 0;
 }
 
+/**
+ * True for an IPv6 link-local address (fe80::/10, RFC 4291 2.5.6): it names
+ * a host only together with a link, so the same address on two ports is two
+ * neighbours.
+ */
+static inline bool
+dpr_ip_is_link_local(const struct dpr_ip *ip)
+{
+	return ip->af == DPR_AF_IP6 && ip->ip6[0] == 0xfe && (ip->ip6[1] & 0xc0) == 0x80;
+}
+
 /** Parse "10.0.0.1" or "2001:db8::1". Returns 0 or -EINVAL. */
 int dpr_ip_parse(const char *s, struct dpr_ip *ip);
 

@@ -33,6 +33,7 @@ test_router_init(struct dpr_router *r, const char *text, const char *origin)
 	}
 	for (p = 0; p < r->cfg->n_ports; p++)
 		r->port_names[p] = r->cfg->ports[p].name;
+	dpr_config_addresses(r->cfg, &r->addrs);
 	fc.max_routes = r->cfg->ip4_max_routes;
 	fc.tbl8_groups = r->cfg->ip4_tbl8_groups;
 	fc6.max_routes = r->cfg->ip6_max_routes;
@@ -42,7 +43,7 @@ test_router_init(struct dpr_router *r, const char *text, const char *origin)
 	r->fib6 = dpr_fib6_create(&fc6, NULL);
 	r->rib = (struct dpr_rib){ .fib4 = r->fib4, .fib6 = r->fib6, .nh = r->nh };
 	if (r->nh == NULL || r->fib4 == NULL || r->fib6 == NULL ||
-	    dpr_route_install_config(&r->rib, r->cfg, err, sizeof(err)) < 0) {
+	    dpr_route_install_config(&r->rib, r->cfg, &r->addrs, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: router: %s\n", origin, err);
 		return -1;
 	}
@@ -62,5 +63,5 @@ test_router_free(struct dpr_router *r)
 	dpr_fib4_free(r->fib4);
 	dpr_fib6_free(r->fib6);
 	dpr_nh_table_free(r->nh);
-	dpr_config_free(r->cfg);
+	dpr_config_free((struct dpr_config *)(uintptr_t)r->cfg);
 }

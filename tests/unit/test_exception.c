@@ -336,12 +336,12 @@ test_next_hop_follows_subnet(void)
 	struct rte_mbuf *out[8];
 	uint32_t nh = nh_of(IP(198, 51, 100, 1));
 	unsigned int n;
-	char err[128];
 
 	drop_sent();
 	CHECK_EQ(dpr_nh_word_get(R.nh, nh).port, 1);
-	CHECK_EQ(dpr_config_addr_del(R.cfg, 1, &a), 0);
-	CHECK_EQ(dpr_config_addr_add(R.cfg, 0, "10.0.2.1/24", &moved, err, sizeof(err)), 0);
+	moved = a;
+	CHECK_EQ(dpr_ifaddr_del(&R.addrs, 1, &a), 0);
+	CHECK_EQ(dpr_ifaddr_add(&R.addrs, 0, &moved, NULL), 0);
 	dpr_neigh_addresses_changed(R.neigh);
 	CHECK_EQ(dpr_nh_word_get(R.nh, nh).port, 0);
 	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 1), 64, NULL, 0, 16, 0),
@@ -352,8 +352,8 @@ test_next_hop_follows_subnet(void)
 	rte_pktmbuf_free_bulk(out, n);
 	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
 
-	CHECK_EQ(dpr_config_addr_del(R.cfg, 0, &moved), 0);
-	CHECK_EQ(dpr_config_addr_add(R.cfg, 1, "10.0.2.1/24", &moved, err, sizeof(err)), 0);
+	CHECK_EQ(dpr_ifaddr_del(&R.addrs, 0, &moved), 0);
+	CHECK_EQ(dpr_ifaddr_add(&R.addrs, 1, &moved, NULL), 0);
 	dpr_neigh_addresses_changed(R.neigh);
 	CHECK_EQ(dpr_nh_word_get(R.nh, nh).port, 1);
 	drop_sent();

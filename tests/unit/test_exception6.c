@@ -393,13 +393,10 @@ nd_opt(const struct rte_mbuf *m, uint32_t at, uint8_t type, unsigned int nth)
 static bool
 addr_of_port(const uint8_t *a, unsigned int p)
 {
-	const struct dpr_port_conf *pc = &R.cfg->ports[p];
-	unsigned int k;
+	struct dpr_ip ip = { .af = DPR_AF_IP6 };
 
-	for (k = 0; k < pc->n_addrs; k++)
-		if (pc->addrs[k].addr.af == DPR_AF_IP6 && memcmp(pc->addrs[k].addr.ip6, a, 16) == 0)
-			return true;
-	return same6(a, ll_p[p]);
+	memcpy(ip.ip6, a, 16);
+	return dpr_ifaddr_on(&R.addrs, p, &ip);
 }
 
 static uint64_t
@@ -522,22 +519,6 @@ test_ns_for_us(void)
 	/* RFC 826 as dpr applies it to NDP: no entry for one asking for others. */
 	CHECK(route_word("2001:db8:1::52").kind != DPR_NH_KIND_FORWARD,
 	      "a host asking for another's address is not learned");
-
-	/* The subnet-router anycast address of 2001:db8:1::/64 (RFC 4291 2.6.1):
-	 * every router on the link has it, so the answer does not override
-	 * (RFC 4861 7.2.7). dpr answers from a unicast address of the port
-	 * (send_na()): RFC 4291 allows either, RFC 3513 2.6 did not. */
-	ns_in(0, &h50, "2001:db8:1::50", "2001:db8:1::", true, GOOD);
-	n = sent(0, out, RTE_DIM(out));
-	CHECK(n == 1 && is_icmp6(out[0], DPR_ICMP6_NEIGH_ADVERT),
-	      "RFC 4861 7.2.4: NS for the subnet-router anycast address answered (%u sent)", n);
-	if (n == 1) {
-		check_na(out[0], 0, "2001:db8:1::50", &h50, "2001:db8:1::", true, false,
-			 "NA for the anycast 2001:db8:1::");
-		CHECK(!same6(F(out[0]) + F_SRC, "2001:db8:1::"),
-		      "the anycast NA is from a unicast address, not 2001:db8:1::");
-	}
-	rte_pktmbuf_free_bulk(out, n);
 	CHECK_EQ(pool_in_use(), base);
 }
 
@@ -887,7 +868,7 @@ test_echo(void)
 {
 	struct rte_mbuf *out[8];
 	unsigned int n, base = pool_in_use();
-	uint64_t replies = c6("echo_replies");
+	uint64_t replies = c6("echo_replies"), elsewhere;
 
 	drop_sent();
 	/* RFC 4443 2.2 (a): to our unicast address, from that address. */
@@ -924,6 +905,23 @@ test_echo(void)
 	rte_pktmbuf_free_bulk(out, n);
 	CHECK_EQ(c6("echo_replies") - replies, 3);
 	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+
+	/* RFC 4007 6, RFC 4291 2.5.6: a link-local address is the router's
+	 * on its own link only. p0's is answered there; p1's, asked for on
+	 * p0 (its /128 is in the FIB all the same), is someone else's. */
+	elsewhere = c6("link_local_elsewhere");
+	inject(echo_req(&mac_p[0], "fe80::99", ll_p[0]), DPR_EXC_LOCAL, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1, "echo to p0's link-local %s on p0 answered (%u sent)", ll_p[0], n);
+	if (n == 1)
+		check_echo_reply(out[0], 0, "fe80::99", "echo to p0's link-local");
+	rte_pktmbuf_free_bulk(out, n);
+	inject(echo_req(&mac_p[0], "fe80::99", ll_p[1]), DPR_EXC_LOCAL, 0, 0);
+	n = sent(0, out, RTE_DIM(out)) + sent(1, out, RTE_DIM(out));
+	CHECK(n == 0, "echo to p1's link-local %s arriving on p0: not ours there (%u sent)",
+	      ll_p[1], n);
+	CHECK_EQ(c6("link_local_elsewhere") - elsewhere, 1);
+	CHECK_EQ(c6("echo_replies") - replies, 4);
 	CHECK_EQ(pool_in_use(), base);
 }
 
@@ -1237,22 +1235,58 @@ port_on_ring(unsigned int p)
 	return 0;
 }
 
-/* Each port's link-local address in its list and as a local /128, as main() does. */
+/* Each port's link-local address, as main() adds it. */
 static int
 add_link_local(unsigned int p)
 {
-	struct dpr_prefix ll = { .addr = { .af = DPR_AF_IP6 }, .len = 64 };
-	struct dpr_port_conf *pc = &R.cfg->ports[p];
-	struct dpr_route_op ops[3];
-	unsigned int n;
-	int err;
+	return dpr_route_link_local(&R.rib, &R.addrs, p, A(ll_p[p]));
+}
 
-	memcpy(ll.addr.ip6, A(ll_p[p]), 16);
-	if (pc->n_addrs == DPR_MAX_PORT_ADDRS)
-		return -1;
-	pc->addrs[pc->n_addrs++] = ll;
-	n = dpr_route_addr_ops(&ll, 0, false, ops);
-	return dpr_route_apply(&R.rib, ops, n, &err) == n ? 0 : -1;
+/*
+ * The subnet-router anycast address of 2001:db8:1::/64 (RFC 4291 2.6.1):
+ * every router on the link has it, so the answer does not override (RFC
+ * 4861 7.2.4) and comes after a random delay of up to
+ * MAX_ANYCAST_DELAY_TIME, 1 s (7.2.7 SHOULD): never at once. dpr answers
+ * from a unicast address of the port (send_na()): RFC 4291 allows either,
+ * RFC 3513 2.6 did not.
+ */
+static void
+test_anycast_na(void)
+{
+	const struct rte_ether_addr h50 = {{ 0x02, 0xaa, 0, 0, 0x01, 0x50 }};
+	struct rte_mbuf *out[8], *na = NULL;
+	unsigned int n, i, ms, n_na = 0, base = pool_in_use();
+	uint64_t delayed = c6("anycast_na_delayed");
+
+	drop_sent();
+	ns_in(0, &h50, "2001:db8:1::50", "2001:db8:1::", true, GOOD);
+	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
+	CHECK_EQ(c6("anycast_na_delayed") - delayed, 1);
+	/* Router advertisements may leave p0 meanwhile: only NAs count. */
+	for (ms = 0; ms <= 1200 && na == NULL; ms += 20) {
+		rte_delay_ms(20);
+		dpr_exc_timers(R.exc);
+		n = sent(0, out, RTE_DIM(out));
+		for (i = 0; i < n; i++) {
+			if (na == NULL && is_icmp6(out[i], DPR_ICMP6_NEIGH_ADVERT)) {
+				na = out[i];
+				n_na++;
+			} else {
+				n_na += is_icmp6(out[i], DPR_ICMP6_NEIGH_ADVERT);
+				rte_pktmbuf_free(out[i]);
+			}
+		}
+	}
+	CHECK(na != NULL && n_na == 1,
+	      "RFC 4861 7.2.7: NS for the anycast address answered within 1 s (%u NAs)", n_na);
+	if (na != NULL) {
+		check_na(na, 0, "2001:db8:1::50", &h50, "2001:db8:1::", true, false,
+			 "NA for the anycast 2001:db8:1::");
+		CHECK(!same6(F(na) + F_SRC, "2001:db8:1::"),
+		      "the anycast NA is from a unicast address, not 2001:db8:1::");
+	}
+	rte_pktmbuf_free(na);
+	CHECK_EQ(pool_in_use(), base);
 }
 
 int
@@ -1299,6 +1333,7 @@ main(int argc, char **argv)
 	test_transparent();
 	test_ra_periodic();
 	test_ra_solicited();
+	test_anycast_na();
 
 	drop_sent();
 	dpr_exc_free(R.exc);

@@ -202,6 +202,7 @@ test_validate(void)
 
 struct rig {
 	struct dpr_config *cfg;
+	struct dpr_ifaddrs addrs;
 	struct dpr_nh_table *nh;
 	struct dpr_fib4 *fib;
 	struct dpr_port_dp *ports;
@@ -222,8 +223,9 @@ rig_init(struct rig *r)
 	if (r->cfg == NULL || r->nh == NULL || r->fib == NULL)
 		return -1;
 	/* IPv4 only: no IPv6 FIB, so the config's IPv6 routes are skipped. */
+	dpr_config_addresses(r->cfg, &r->addrs);
 	CHECK_EQ(dpr_route_install_config(&(struct dpr_rib){ .fib4 = r->fib, .nh = r->nh },
-					  r->cfg, err, sizeof(err)), 0);
+					  r->cfg, &r->addrs, err, sizeof(err)), 0);
 
 	r->ports = rte_zmalloc(NULL, sizeof(*r->ports) * 2, 0);
 	r->ports[0] = (struct dpr_port_dp){ .mac = mac_p0, .port_id = 0, .mtu = 1500,

@@ -269,6 +269,7 @@ accounted(const struct dpr_port_counters *c)
 
 struct rig {
 	struct dpr_config *cfg;
+	struct dpr_ifaddrs addrs;
 	struct dpr_nh_table *nh;
 	struct dpr_fib4 *fib;
 	struct dpr_fib6 *fib6;
@@ -327,7 +328,8 @@ rig_init(struct rig *r)
 	if (r->cfg == NULL || r->nh == NULL || r->fib == NULL || r->fib6 == NULL)
 		return -1;
 	r->rib = (struct dpr_rib){ .fib4 = r->fib, .fib6 = r->fib6, .nh = r->nh };
-	e = dpr_route_install_config(&r->rib, r->cfg, err, sizeof(err));
+	dpr_config_addresses(r->cfg, &r->addrs);
+	e = dpr_route_install_config(&r->rib, r->cfg, &r->addrs, err, sizeof(err));
 	CHECK(e == 0, "install the config's routes: %s", err);
 	if (e != 0)
 		return -1;
