@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Address, prefix and MAC parsing as the config and control API use it. */
+/* Address, prefix and MAC parsing as the config and control API use it, and
+ * the router's address table (lib/ifaddr). */
 #include <errno.h>
 #include <string.h>
 
 #include "test.h"
+#include "ifaddr/ifaddr.h"
 #include "util/addr.h"
 
 static void
@@ -111,12 +113,141 @@ test_macs(void)
 	CHECK_EQ(dpr_mac_parse("0200.0000.010a.", &m), -EINVAL);
 }
 
+static struct dpr_prefix
+P(const char *s)
+{
+	struct dpr_prefix p;
+
+	CHECK_EQ(dpr_prefix_parse(s, true, &p, NULL, 0), 0);
+	return p;
+}
+
+static struct dpr_ip
+I(const char *s)
+{
+	struct dpr_ip ip;
+
+	CHECK_EQ(dpr_ip_parse(s, &ip), 0);
+	return ip;
+}
+
+/*
+ * lib/ifaddr: each connected subnet on one port; link-local addresses
+ * scoped to their port (RFC 4007 6) and on every link; the subnet-router
+ * anycast address (RFC 4291 2.6.1); the source address (RFC 1812 4.3.2.4).
+ */
+static void
+test_ifaddr(void)
+{
+	static struct dpr_ifaddrs t;
+	struct dpr_ifaddr_clash c = { 9, 9 };
+	struct dpr_prefix a;
+	struct dpr_ip ip, src, want;
+	char buf[DPR_IP6_STRLEN];
+	unsigned int i, n;
+
+	dpr_ifaddr_init(&t, 3);
+	a = P("10.0.1.1/24");
+	CHECK_EQ(dpr_ifaddr_add(&t, 0, &a, NULL), 0);
+	a = P("2001:db8:1::1/64");
+	CHECK_EQ(dpr_ifaddr_add(&t, 0, &a, NULL), 0);
+	a = P("fe80::1/64");
+	CHECK_EQ(dpr_ifaddr_add(&t, 0, &a, NULL), 0);
+	a = P("10.0.2.1/24");
+	CHECK_EQ(dpr_ifaddr_add(&t, 1, &a, NULL), 0);
+	/* The same link-local address on another port is fine; fe80::/64 is
+	 * on every link. */
+	a = P("fe80::1/64");
+	CHECK_EQ(dpr_ifaddr_add(&t, 1, &a, NULL), 0);
+	a = P("10.0.1.1/25");
+	CHECK_EQ(dpr_ifaddr_add(&t, 0, &a, &c), -EEXIST);
+	CHECK(c.port == 0 && c.index == 0, "clash with p0's first (%u, %u)", c.port, c.index);
+	a = P("10.0.0.9/16");
+	CHECK_EQ(dpr_ifaddr_add(&t, 1, &a, &c), -EINVAL);
+	CHECK(c.port == 0 && c.index == 0, "overlap with 10.0.1.1/24 (%u, %u)", c.port, c.index);
+	a = P("10.0.1.2/24");
+	CHECK_EQ(dpr_ifaddr_add(&t, 0, &a, NULL), 0); /* same subnet, same port */
+	CHECK_EQ(dpr_ifaddr_add(&t, 7, &a, NULL), -ENODEV);
+
+	ip = I("10.0.1.2");
+	CHECK(dpr_ifaddr_on(&t, 0, &ip) && !dpr_ifaddr_on(&t, 1, &ip), "10.0.1.2 on p0 only");
+	CHECK_EQ(dpr_ifaddr_owner(&t, &ip), 0);
+	ip = I("10.0.2.1");
+	CHECK_EQ(dpr_ifaddr_owner(&t, &ip), 1);
+	ip = I("10.0.2.77");
+	CHECK_EQ(dpr_ifaddr_owner(&t, &ip), -1);
+	CHECK_EQ(dpr_ifaddr_connected(&t, &ip, -1), 1);
+	CHECK_EQ(dpr_ifaddr_connected(&t, &ip, 0), -1);
+	ip = I("fe80::77");
+	CHECK_EQ(dpr_ifaddr_connected(&t, &ip, 2), 2);
+	CHECK_EQ(dpr_ifaddr_connected(&t, &ip, -1), -1);
+	ip = I("fe80::1");
+	CHECK(dpr_ifaddr_on(&t, 1, &ip) && !dpr_ifaddr_on(&t, 2, &ip), "fe80::1 on p0, p1, not p2");
+
+	ip = I("2001:db8:1::");
+	CHECK(dpr_ifaddr_anycast_on(&t, 0, &ip) && !dpr_ifaddr_anycast_on(&t, 1, &ip),
+	      "2001:db8:1:: is p0's subnet-router anycast address");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, &ip) != NULL, "the anycast address is no neighbour");
+	ip = I("fe80::");
+	CHECK(!dpr_ifaddr_anycast_on(&t, 0, &ip), "no anycast address on fe80::/64");
+	ip = I("10.0.1.255");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, &ip) != NULL, "broadcast is no neighbour");
+	ip = I("10.0.1.1");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, &ip) != NULL, "our own is no neighbour");
+	ip = I("ff02::1");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, &ip) != NULL, "multicast is no neighbour");
+	ip = I("10.0.1.77");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, &ip) == NULL, "10.0.1.77 can be a neighbour");
+
+	/* Sources: on the peer's subnet; else the port's first; else any
+	 * port's; link-local to a link-local peer. */
+	ip = I("10.0.1.77");
+	CHECK(dpr_ifaddr_source(&t, 0, &ip, &src) == 0 && src.ip4 == I("10.0.1.1").ip4,
+	      "to 10.0.1.77 from 10.0.1.1");
+	ip = I("192.0.2.1");
+	CHECK(dpr_ifaddr_source(&t, 1, &ip, &src) == 0 && src.ip4 == I("10.0.2.1").ip4,
+	      "to 192.0.2.1 from p1's 10.0.2.1");
+	CHECK(dpr_ifaddr_source(&t, 2, &ip, &src) == 0 && src.ip4 == I("10.0.1.1").ip4,
+	      "p2 has none: any port's");
+	ip = I("2001:db8:9::1");
+	want = I("2001:db8:1::1");
+	CHECK(dpr_ifaddr_source(&t, 1, &ip, &src) == 0 && dpr_ip_equal(&src, &want),
+	      "IPv6 from p1, which has no global one: p0's (%s)", dpr_ip_fmt(&src, buf, sizeof(buf)));
+	ip = I("fe80::99");
+	want = I("fe80::1");
+	CHECK(dpr_ifaddr_source(&t, 1, &ip, &src) == 0 && dpr_ip_equal(&src, &want),
+	      "link-local to link-local");
+	CHECK_EQ(dpr_ifaddr_source(&t, 2, &ip, &src), -ENOENT);
+
+	a = P("10.0.1.2/24");
+	CHECK_EQ(dpr_ifaddr_del(&t, 0, &a), 0);
+	CHECK_EQ(dpr_ifaddr_del(&t, 0, &a), -ENOENT);
+	a = P("10.0.1.1/25");
+	CHECK_EQ(dpr_ifaddr_del(&t, 0, &a), -ENOENT); /* the length is part of it */
+
+	/* Full: one place stays for the link-local address. */
+	dpr_ifaddr_init(&t, 1);
+	for (i = 0; i < DPR_IFADDR_MAX_PER_PORT - 1; i++) {
+		struct dpr_prefix h = { .addr = { .af = DPR_AF_IP4, .ip4 = 0x0a000001 + i },
+					.len = 32 };
+
+		CHECK_EQ(dpr_ifaddr_add(&t, 0, &h, NULL), 0);
+	}
+	a = P("192.0.2.1/32");
+	CHECK_EQ(dpr_ifaddr_add(&t, 0, &a, NULL), -ENOSPC);
+	a = P("fe80::1/64");
+	CHECK_EQ(dpr_ifaddr_add(&t, 0, &a, NULL), 0);
+	dpr_ifaddr_list(&t, 0, &n);
+	CHECK_EQ(n, DPR_IFADDR_MAX_PER_PORT);
+}
+
 int
 main(void)
 {
 	test_prefixes();
 	test_prefixes6();
 	test_macs();
+	test_ifaddr();
 	printf("test_addr: %d checks, %d failed\n", test_checks, test_failures);
 	return test_failures == 0 ? 0 : 1;
 }
