@@ -3,9 +3,12 @@
 
 /*
  * IPv6 in the worker's burst passes (ip4_dp.h): what the IPv6 family plugs
- * into them. The screen splits a burst by EtherType once: an IPv4 frame
- * that fails the IPv4 fast compare and says IPv6 comes here, and an IPv6
- * packet never meets an IPv4 check again.
+ * into them. The screen splits a burst by EtherType once: a burst whose
+ * first packet is IPv6 is screened by dpr_ip6_screen_loop(), which calls
+ * the IPv6 screen inline and the IPv4 one for IPv4 packets; in a burst led
+ * by IPv4, an IPv6 frame fails the IPv4 fast compare and comes here through
+ * dpr_l3_screen_other(). Either way an IPv6 packet never meets an IPv4
+ * check again.
  *
  * Reads:  Ethernet and IPv6 headers, pkt_len, data_len.
  * Writes: Ethernet addresses, hop limit (RFC 8200 3: no header checksum to

@@ -1489,7 +1489,7 @@ test_ip4_unchanged(struct rig *r)
 	for (i = 0; i < N4; i++)
 		p.pkts[i] = mk_ip4(&mac_p0, IP(10, 0, 1, 2), IP(198, 51, 100, 1 + i), 64,
 				   (uint16_t)(8 + i));
-	dpr_ip4_screen_burst(w, 0, N4, &p);
+	dpr_l3_screen_burst(w, 0, N4, &p);
 	CHECK(p.v6 == 0 && p.slow == 0 && p.gone == 0,
 	      "IPv4-only burst: marks v6 %#x slow %#x gone %#x, want none", p.v6, p.slow, p.gone);
 	dpr_ip4_finish_burst(w, &p);
@@ -1532,7 +1532,7 @@ test_ip4_unchanged(struct rig *r)
 		p.pkts[n++] = mk_ip6(&mac_p0, a6(H1), a6(i % 3 == 2 ? "::1" : FAR),
 				     i % 3 == 1 ? 1 : 64, IPPROTO_UDP, 16);
 	}
-	dpr_ip4_screen_burst(w, 0, (uint16_t)n, &p);
+	dpr_l3_screen_burst(w, 0, (uint16_t)n, &p);
 	CHECK((p.v6 | p.gone) == v6_bits && ((p.slow | p.gone) & ~v6_bits) == 0,
 	      "mixed burst: IPv6 frames %#x, marked v6 %#x gone %#x slow %#x", v6_bits, p.v6,
 	      p.gone, p.slow);
@@ -1570,7 +1570,7 @@ test_ip4_unchanged(struct rig *r)
 	m = mk_ip6(&mac_p0, a6(H1), a6(FAR), 64, IPPROTO_UDP, 40);
 	ip6_hdr(m)->vtc_flow = RTE_BE32(UINT32_C(4) << 28);
 	p.pkts[1] = m;
-	dpr_ip4_screen_burst(w, 0, 2, &p);
+	dpr_l3_screen_burst(w, 0, 2, &p);
 	CHECK(p.gone == 3 && p.v6 == 0, "both frames gone in pass 1 (gone %#x v6 %#x)",
 	      p.gone, p.v6);
 	dpr_ip4_finish_burst(w, &p);
