@@ -18,7 +18,7 @@ GWS6="fd00:2::2 fd00:2::3 fd00:2::4 fd00:2::5"
 GWS4="10.0.2.2 10.0.2.3 10.0.2.4 10.0.2.5"
 # A synthetic table of this size too: 65536 in the suite (two builds run it;
 # the 512k one takes over a minute more each), FULL6_SYNTHETIC=524288 for the
-# full-size check (scripts/bench.sh measures the 512k load as well).
+# full-size check, which prints the 512k load time (docs/benchmarks.md, IPv6 FIB).
 SYN=${FULL6_SYNTHETIC:-65536}
 # 512k synthetic prefixes take about 180k tbl8 groups (dpr-fib6-bench);
 # 256k leave room for the groups of deleted routes waiting for their grace
