@@ -12,7 +12,7 @@ set -euo pipefail
 
 PACKAGES=(
 	build-essential meson ninja-build pkg-config
-	dpdk dpdk-dev libdpdk-dev libjansson-dev libnuma-dev libpcap-dev
+	dpdk dpdk-dev libdpdk-dev libjansson-dev libmnl-dev libnuma-dev libpcap-dev
 	iproute2 iputils-ping iputils-tracepath traceroute tcpdump ethtool procps kmod
 	python3 python3-pyasn valgrind
 )
