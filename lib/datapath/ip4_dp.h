@@ -314,6 +314,13 @@ dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
 		rte_pktmbuf_free_bulk(b->drop, b->n_drop);
 }
 
+/** Bits 0 to @p n - 1 (@p n at most 32): every packet of a burst of @p n. */
+static __rte_always_inline uint32_t
+dpr_burst_all(unsigned int n)
+{
+	return (uint32_t)((UINT64_C(1) << n) - 1);
+}
+
 /**
  * A burst from its RX poll through its screening (pass 1) to the rest: the
  * packets as received, each with what pass 1 found, and what pass 1
@@ -398,11 +405,13 @@ dpr_l3_screen_other(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *
 	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
 	struct dpr_ip4_pending *p = container_of(b, struct dpr_ip4_pending, b);
 	const uint32_t bit = UINT32_C(1) << *dst;
+	struct dpr_ip6_fast f6;
 	unsigned int r;
 
 	if (((const struct rte_ether_hdr *)eth)->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6))
 		return dpr_ip4_slow(w, b, m, dst);
-	r = dpr_ip6_screen(w, b->in, b, m, eth);
+	f6 = dpr_ip6_fast_init(w, b->in);
+	r = dpr_ip6_screen(w, &f6, b, m, eth, &p->ent[*dst]);
 	*dst = 0;
 	if (r & DPR_SCREEN_V6)
 		p->v6 |= bit;
@@ -509,58 +518,77 @@ dpr_ip4_fast_init(const struct dpr_worker *w, uint16_t in)
 	};
 }
 
+/** The marks of a burst that starts with an IPv6 packet, as pass 1 sets them. */
+struct dpr_l3_marks {
+	uint32_t v6, v6_slow;
+};
+
+/** Pass 1 for packet @p i of a burst led by IPv6: either family's screen. */
+static __rte_always_inline void
+dpr_ip6_screen_at(struct dpr_worker *w, struct dpr_ip4_fast *f, const struct dpr_ip6_fast *f6,
+		  struct dpr_ip4_pending *p, struct dpr_l3_marks *k, unsigned int i,
+		  const bool hw_cksum)
+{
+	const uint8_t *eth = p->eth[i];
+	const uint32_t bit = UINT32_C(1) << i;
+	unsigned int r;
+
+	if (unlikely(((const struct rte_ether_hdr *)eth)->ether_type !=
+		     RTE_BE16(RTE_ETHER_TYPE_IPV6))) {
+		dpr_ip4_screen(w, f, p, i, hw_cksum);
+		return;
+	}
+	/* No t24 if it goes on: pass 2 reads its tbl24 index from ent[]. */
+	r = dpr_ip6_screen(w, f6, &p->b, p->pkts[i], eth, &p->ent[i]);
+	if (likely(r == DPR_SCREEN_V6)) {
+		k->v6 |= bit;
+		return;
+	}
+	if (r & DPR_SCREEN_V6) {
+		k->v6 |= bit;
+	} else {
+		f->gone |= bit;
+		p->t24[i] = 0; /* pass 2 reads entry 0 for it, as IPv4 */
+	}
+	if (r & DPR_SCREEN_SLOW)
+		k->v6_slow |= bit;
+}
+
 /**
  * Pass 1 over @p n packets of a burst that starts with an IPv6 one: the
  * IPv6 screen inline for IPv6 packets, the IPv4 screen for the others, so
  * that an IPv6 burst pays no call a packet (dpr_l3_screen_other() costs
  * an IPv6 packet in an IPv4 burst 31 instructions more). IPv6 packets are
- * marked slow as well, so that pass 3 reads the marks.
+ * marked slow as well, so that pass 3 reads the marks. Frames are
+ * prefetched ahead as in dpr_ip4_screen_loop(), in two loops so that no
+ * packet tests whether one is left to prefetch.
  * @return the slow marks in the low 32 bits, the gone ones in the high.
  */
 static __rte_noinline uint64_t
 dpr_ip6_screen_loop(struct dpr_worker *w, struct dpr_ip4_pending *p, unsigned int n,
-		    bool hw_cksum)
+		    const bool hw_cksum)
 {
-	const uint16_t in = p->b.in;
-	struct dpr_ip4_fast f = dpr_ip4_fast_init(w, in);
-	uint32_t v6 = 0, v6_slow = 0;
+	struct dpr_ip4_fast f = dpr_ip4_fast_init(w, p->b.in);
+	const struct dpr_ip6_fast f6 = dpr_ip6_fast_init(w, p->b.in);
+	struct dpr_l3_marks k = { 0, 0 };
 	unsigned int i;
 
 	for (i = 0; i < n && i < DPR_PREFETCH_AHEAD; i++) {
 		p->eth[i] = rte_pktmbuf_mtod(p->pkts[i], uint8_t *);
 		rte_prefetch0(p->eth[i]);
 	}
-	for (i = 0; i < n; i++) {
-		const uint8_t *eth = p->eth[i];
-		const uint32_t bit = UINT32_C(1) << i;
-		unsigned int r;
+	for (i = 0; i + DPR_PREFETCH_AHEAD < n; i++) {
+		uint8_t *next = rte_pktmbuf_mtod(p->pkts[i + DPR_PREFETCH_AHEAD], uint8_t *);
 
-		if (i + DPR_PREFETCH_AHEAD < n) {
-			uint8_t *next = rte_pktmbuf_mtod(p->pkts[i + DPR_PREFETCH_AHEAD], uint8_t *);
-
-			p->eth[i + DPR_PREFETCH_AHEAD] = next;
-			rte_prefetch0(next);
-		}
-		if (unlikely(((const struct rte_ether_hdr *)eth)->ether_type !=
-			     RTE_BE16(RTE_ETHER_TYPE_IPV6))) {
-			if (hw_cksum)
-				dpr_ip4_screen(w, &f, p, i, true);
-			else
-				dpr_ip4_screen(w, &f, p, i, false);
-			continue;
-		}
-		p->t24[i] = 0;
-		r = dpr_ip6_screen(w, in, &p->b, p->pkts[i], eth);
-		if (r & DPR_SCREEN_V6)
-			v6 |= bit;
-		else
-			f.gone |= bit;
-		if (r & DPR_SCREEN_SLOW)
-			v6_slow |= bit;
+		p->eth[i + DPR_PREFETCH_AHEAD] = next;
+		rte_prefetch0(next);
+		dpr_ip6_screen_at(w, &f, &f6, p, &k, i, hw_cksum);
 	}
-	p->v6 |= v6;
-	p->v6_slow |= v6_slow;
-	return (f.slow | v6) | (uint64_t)f.gone << 32;
+	for (; i < n; i++)
+		dpr_ip6_screen_at(w, &f, &f6, p, &k, i, hw_cksum);
+	p->v6 |= k.v6;
+	p->v6_slow |= k.v6_slow;
+	return (f.slow | k.v6) | (uint64_t)f.gone << 32;
 }
 
 /** Pass 1 over @p n packets, @p hw_cksum a constant (see dpr_ip4_screen()). */
@@ -620,7 +648,8 @@ dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n,
 	 * of the whole burst (all of them before any is read: with a full
 	 * table they miss the cache, and the misses overlap). */
 	if (v6_first) {
-		uint64_t marks = dpr_ip6_screen_loop(w, p, n, w->ports[in].rx_ip_cksum);
+		uint64_t marks = w->ports[in].rx_ip_cksum ? dpr_ip6_screen_loop(w, p, n, true) :
+			dpr_ip6_screen_loop(w, p, n, false);
 
 		f.slow = (uint32_t)marks;
 		f.gone = (uint32_t)(marks >> 32);
@@ -664,21 +693,32 @@ dpr_l3_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n, struct dpr_ip
 		dpr_ip4_screen_burst(w, in, n, p, false);
 }
 
+/** Which packets a burst holds, for pass 3 (a constant in each copy). */
+enum dpr_l3_mix {
+	DPR_L3_IP4,   /**< IPv4 only, none gone or slow: no mark is tested */
+	DPR_L3_MIXED, /**< anything: every packet's marks are tested */
+	DPR_L3_IP6,   /**< IPv6 only, none gone or slow: no mark is tested */
+};
+
 /**
  * Pass 3 of a burst: every FIB entry has been asked for; read them and
  * forward. Other next hops, and packets that came the slow path (TTL, MTU
  * and broadcast still to check), go to dpr_ip4_act(); packets gone in
- * pass 1 are skipped. Only when @p irregular, a constant, are the marks
- * tested: the common burst has no test for them. The TX buffer being
+ * pass 1 are skipped. Only when @p mix, a constant, is DPR_L3_MIXED are
+ * the marks tested: the common burst, of either family, has no test for
+ * them. The TX buffer being
  * filled is held as a cursor in a register and written back when the
  * output port changes (rarely within a burst).
  * @return the number of packets forwarded.
  */
 static __rte_always_inline unsigned int
-dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool irregular)
+dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3_mix mix)
 {
+	const bool irregular = mix == DPR_L3_MIXED;
 	const union dpr_nh_word *nhw = w->nh;
 	const struct dpr_fib4 *fib = w->fib;
+	/* A worker of an IPv4-only test may have no IPv6 FIB. */
+	const uint32_t *tbl8 = mix != DPR_L3_IP4 && p->v6 != 0 ? w->fib6->tbl8 : NULL;
 	/* Locals, not p->: the header stores below could alias p's fields,
 	 * which would make the compiler reload them for every packet. */
 	struct rte_mbuf *const *pkts = p->pkts;
@@ -698,13 +738,23 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool irregu
 		/* Indices as 64-bit values: no zero-extension before each use. */
 		uint64_t nh, h, port;
 
+		if (mix == DPR_L3_IP6) {
+			if (!dpr_ip6_forward(w, &p->b, m, eth, ent[i], false, tbl8, nhw, &h,
+					     &port)) {
+				n_out++;
+				continue;
+			}
+			dpr_ip6_set_macs(w, eth, h, port);
+			goto queue;
+		}
 		if (irregular && unlikely(gone & (UINT32_C(1) << i))) {
 			n_out++;
 			continue;
 		}
 		if (irregular && (v6 & (UINT32_C(1) << i))) {
 			if (!dpr_ip6_forward(w, &p->b, m, eth, ent[i],
-					     p->v6_slow & (UINT32_C(1) << i), &h, &port)) {
+					     p->v6_slow & (UINT32_C(1) << i), tbl8, nhw, &h,
+					     &port)) {
 				n_out++;
 				continue;
 			}
@@ -752,6 +802,18 @@ queue:
 	return n - n_out;
 }
 
+/** Pass 2 for IPv4 packet @p i: its tbl24 entry, and its tbl8 entry asked for. */
+static __rte_always_inline void
+dpr_ip4_lookup_one(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *const *ethp,
+		   unsigned int i, uint32_t *ent)
+{
+	uint32_t e = __atomic_load_n(&fib->tbl24[t24[i]], __ATOMIC_RELAXED);
+
+	if (unlikely(e & DPR_FIB4_EXT))
+		rte_prefetch0(dpr_fib4_tbl8_entry(fib, e, DPR_IP4_DST_LAST(ethp[i])));
+	ent[i] = e;
+}
+
 /**
  * Pass 2 of a screened burst: read its tbl24 entries, asked for in pass 1;
  * where a block has a tbl8 group, ask for that entry too before any is read
@@ -768,28 +830,38 @@ queue:
  * came out unlike each other (GCC peeled the at-once copy's loops and
  * spilled): 303.7 instructions a packet at once, 299.7 pipelined; called,
  * 298.9 both ways (callgrind, small table).
+ *
+ * A burst of one family has a loop of its own: an IPv6 burst skips the
+ * IPv4 loop (7 instructions a packet, callgrind), and neither tests a
+ * packet's family; a mixed burst walks each family's bits.
  */
 static __rte_noinline void
 dpr_ip4_lookup_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 {
 	const struct dpr_fib4 *fib = w->fib;
-	const uint32_t *tbl24 = fib->tbl24;
 	const uint64_t *t24 = p->t24;
 	uint8_t *const *ethp = p->eth;
 	const unsigned int n = p->n;
 	uint32_t *ent = p->ent;
+	const uint32_t v6 = p->v6;
+	uint32_t v4;
 	unsigned int i;
 
+	if (likely(v6 == 0)) {
 #pragma GCC unroll 4
-	for (i = 0; i < n; i++) {
-		uint32_t e = __atomic_load_n(&tbl24[t24[i]], __ATOMIC_RELAXED);
-
-		if (unlikely(e & DPR_FIB4_EXT))
-			rte_prefetch0(dpr_fib4_tbl8_entry(fib, e, DPR_IP4_DST_LAST(ethp[i])));
-		ent[i] = e;
+		for (i = 0; i < n; i++)
+			dpr_ip4_lookup_one(fib, t24, ethp, i, ent);
+		return;
 	}
-	if (unlikely(p->v6 != 0))
-		dpr_ip6_lookup_burst(w->fib6, p->eth, p->v6, ent);
+	/* IPv6 packets hold their tbl24 index in ent[] (dpr_ip6_screen()). */
+	if (v6 == dpr_burst_all(n)) {
+		for (i = 0; i < n; i++)
+			dpr_ip6_lookup_one(w->fib6, ethp, i, ent);
+		return;
+	}
+	dpr_ip6_lookup_burst(w->fib6, ethp, v6, ent);
+	for (v4 = dpr_burst_all(n) & ~v6; v4 != 0; v4 &= v4 - 1)
+		dpr_ip4_lookup_one(fib, t24, ethp, (unsigned int)__builtin_ctz(v4), ent);
 }
 
 /** Pass 3 of a burst after dpr_ip4_lookup_burst(): forward, divert, drop. */
@@ -799,11 +871,13 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 	unsigned int n_fwd;
 
 	dpr_tx_reserve(w);
-	/* IPv6 packets are marked slow too: no third test. */
+	/* IPv6 packets are marked slow too: an IPv4 burst has one test. */
 	if (likely((p->slow | p->gone) == 0))
-		n_fwd = dpr_ip4_pass3(w, p, false);
+		n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP4);
+	else if ((p->gone | p->v6_slow) == 0 && p->v6 == dpr_burst_all(p->n))
+		n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6);
 	else
-		n_fwd = dpr_ip4_pass3(w, p, true);
+		n_fwd = dpr_ip4_pass3(w, p, DPR_L3_MIXED);
 	w->stats[p->b.in].forwarded += n_fwd;
 	dpr_burst_finish(w, &p->b);
 }

@@ -98,23 +98,48 @@ dpr_ip6_head_ok(const uint8_t *eth, const rte_xmm_t *head, const rte_xmm_t *mask
 #define DPR_SCREEN_V6 4u    /**< an IPv6 packet, goes on */
 
 /**
+ * What the IPv6 screen of a burst received on one port compares against,
+ * loaded once a burst: held in registers, not reloaded from the worker
+ * after every store to the burst (which the compiler must assume could
+ * alias it).
+ */
+struct dpr_ip6_fast {
+	rte_xmm_t head;         /**< w->head6[in] */
+	rte_xmm_t head_mask;    /**< w->head6_mask */
+	uint32_t max_span;      /**< w->fast_max_len less a bare header */
+	const uint32_t *tbl24;  /**< the IPv6 FIB's, to prefetch from */
+};
+
+static __rte_always_inline struct dpr_ip6_fast
+dpr_ip6_fast_init(const struct dpr_worker *w, uint16_t in)
+{
+	return (struct dpr_ip6_fast){
+		.head = w->head6[in], .head_mask = w->head6_mask,
+		.max_span = w->fast_max_len -
+			(uint32_t)(RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr)),
+		.tbl24 = w->fib6->tbl24,
+	};
+}
+
+/**
  * Screen the IPv6 packet @p m (frame @p eth) that dpr port @p in received
- * in burst @p b (pass 1): DPR_SCREEN_V6 when it goes on, its FIB entry
- * prefetched, with DPR_SCREEN_SLOW when the reference let it through (pass
- * 3 decides its next hop the long way: hop limit, MTU); DPR_SCREEN_GONE
- * when it was dropped or diverted.
+ * in burst @p b (pass 1), against @p f (dpr_ip6_fast_init() for @p in):
+ * DPR_SCREEN_V6 when it goes on, its FIB entry prefetched and that entry's
+ * tbl24 index in *@p idx, with DPR_SCREEN_SLOW when the reference let it
+ * through (pass 3 decides its next hop the long way: hop limit, MTU);
+ * DPR_SCREEN_GONE when it was dropped or diverted (*@p idx unspecified).
  */
 static __rte_always_inline unsigned int
-dpr_ip6_screen(struct dpr_worker *w, uint16_t in, struct dpr_burst *b,
-	       struct rte_mbuf *m, const uint8_t *eth)
+dpr_ip6_screen(struct dpr_worker *w, const struct dpr_ip6_fast *f, struct dpr_burst *b,
+	       struct rte_mbuf *m, const uint8_t *eth, uint32_t *idx)
 {
 	const struct rte_ipv6_hdr *ip = DPR_IP6_HDR(eth);
 	uint32_t dlen = m->data_len;
+	uint32_t t;
 
-	if (unlikely(!dpr_ip6_head_ok(eth, &w->head6[in], &w->head6_mask)))
+	if (unlikely(!dpr_ip6_head_ok(eth, &f->head, &f->head_mask)))
 		goto slow;
-	if (unlikely(dlen - (uint32_t)(RTE_ETHER_HDR_LEN + sizeof(*ip)) >
-		     w->fast_max_len - (uint32_t)(RTE_ETHER_HDR_LEN + sizeof(*ip))))
+	if (unlikely(dlen - (uint32_t)(RTE_ETHER_HDR_LEN + sizeof(*ip)) > f->max_span))
 		goto slow;
 	if (unlikely(ip->hop_limits <= 1 || ip->proto == IPPROTO_HOPOPTS))
 		goto slow;
@@ -124,42 +149,52 @@ dpr_ip6_screen(struct dpr_worker *w, uint16_t in, struct dpr_burst *b,
 	if (unlikely(rte_be_to_cpu_16(ip->payload_len) + sizeof(*ip) + RTE_ETHER_HDR_LEN !=
 		     dlen || m->pkt_len != dlen))
 		goto slow;
-	rte_prefetch0(&w->fib6->tbl24[dpr_fib6_tbl24_index(ip->dst_addr)]);
+	t = dpr_fib6_tbl24_index(ip->dst_addr);
+	rte_prefetch0(&f->tbl24[t]);
+	*idx = t;
 	return DPR_SCREEN_V6;
 slow:
 	if (!dpr_ip6_slow(w, b, m))
 		return DPR_SCREEN_GONE;
-	rte_prefetch0(&w->fib6->tbl24[dpr_fib6_tbl24_index(ip->dst_addr)]);
+	t = dpr_fib6_tbl24_index(ip->dst_addr);
+	rte_prefetch0(&f->tbl24[t]);
+	*idx = t;
 	return DPR_SCREEN_V6 | DPR_SCREEN_SLOW;
 }
 
 /**
- * Pass 2 for the IPv6 packets of a burst (bits of @p v6): their tbl24
- * entries, prefetched in pass 1, into @p ent, and the first tbl8 entry of
- * each that has one asked for; pass 3 finishes the walk (dpr_fib6_resolve()).
- * The split of IPv4 (ip4_dp.h), and for the same reason: the misses of a
- * burst overlap across the passes. Walking every level of the whole burst
- * in lockstep here instead (dpr_fib6_lookup_bulk()) cost 553 instructions
- * a packet against 437 on l3fwd's 16 /64s (callgrind) and ran 22 % slower
- * there, 4 % faster on the pyasn IPv6 table (B ahead in 3 of 5 rounds:
- * noise; TABLES="small6 pyasn6" scripts/bench-ab.sh, one lcore).
+ * Pass 2 for IPv6 packet @p i of a burst (frames @p ethp): its tbl24
+ * entry, prefetched in pass 1 and whose index pass 1 left in @p ent[i],
+ * into @p ent[i], and the first tbl8 entry asked for when it has one; pass
+ * 3 finishes the walk (dpr_fib6_resolve()). The split of IPv4 (ip4_dp.h),
+ * and for the same reason: the misses of a burst overlap across the
+ * passes. Walking every level of the whole burst in lockstep here instead
+ * (dpr_fib6_lookup_bulk()) cost 553 instructions a packet against 437 on
+ * l3fwd's 16 /64s (callgrind) and ran 22 % slower there, 4 % faster on the
+ * pyasn IPv6 table (B ahead in 3 of 5 rounds: noise; TABLES="small6
+ * pyasn6" scripts/bench-ab.sh, one lcore).
  */
-static __rte_noinline void
+static __rte_always_inline void
+dpr_ip6_lookup_one(const struct dpr_fib6 *fib, uint8_t *const *ethp, unsigned int i,
+		   uint32_t *ent)
+{
+	uint32_t e = __atomic_load_n(&fib->tbl24[ent[i]], __ATOMIC_RELAXED);
+
+	if (e & DPR_FIB6_EXT)
+		rte_prefetch0(dpr_fib6_tbl8_entry(fib, e, DPR_IP6_DST(ethp[i])[3]));
+	ent[i] = e;
+}
+
+/** dpr_ip6_lookup_one() for the packets of a burst in @p v6 (bit i: packet i). */
+static __rte_always_inline void
 dpr_ip6_lookup_burst(const struct dpr_fib6 *fib, uint8_t *const *ethp, uint32_t v6,
 		     uint32_t *ent)
 {
-	const uint32_t *tbl24 = fib->tbl24;
-
 	while (v6 != 0) {
 		unsigned int i = (unsigned int)__builtin_ctz(v6);
-		const uint8_t *dst = DPR_IP6_DST(ethp[i]);
-		uint32_t e;
 
 		v6 &= v6 - 1;
-		e = __atomic_load_n(&tbl24[dpr_fib6_tbl24_index(dst)], __ATOMIC_RELAXED);
-		if (e & DPR_FIB6_EXT)
-			rte_prefetch0(dpr_fib6_tbl8_entry(fib, e, dst[3]));
-		ent[i] = e;
+		dpr_ip6_lookup_one(fib, ethp, i, ent);
 	}
 }
 
@@ -168,14 +203,16 @@ dpr_ip6_lookup_burst(const struct dpr_fib6 *fib, uint8_t *const *ethp, uint32_t 
  * (@p e): true with its next-hop word and output port when it is to be
  * sent, its hop limit decremented; otherwise it was diverted or dropped.
  * @p slow: the reference let it through, so its next hop is decided the
- * long way.
+ * long way. @p tbl8 and @p nhw are w->fib6's tbl8 array and w->nh, held by
+ * the caller for the burst.
  */
 static __rte_always_inline bool
 dpr_ip6_forward(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
-		uint8_t *eth, uint32_t e, bool slow, uint64_t *hp, uint64_t *portp)
+		uint8_t *eth, uint32_t e, bool slow, const uint32_t *tbl8,
+		const union dpr_nh_word *nhw, uint64_t *hp, uint64_t *portp)
 {
-	uint32_t nh = dpr_fib6_resolve(w->fib6, e, DPR_IP6_DST(eth));
-	uint64_t h = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
+	uint32_t nh = dpr_fib6_walk(tbl8, e, DPR_IP6_DST(eth));
+	uint64_t h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
 	uint64_t port = dpr_nh_word_fwd_port(h);
 
 	if (unlikely(port > 0xff || slow)) {
