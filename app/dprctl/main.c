@@ -40,13 +40,16 @@ usage(FILE *f)
 		"usage: dprctl [-s SOCKET] [--json] COMMAND ...\n"
 		"\n"
 		"  route add PREFIX via GATEWAY [dev PORT]   add a route (PREFIX dev PORT: attached);\n"
-		"                                            a link-local gateway (fe80::1) needs dev PORT\n"
+		"                                            a link-local gateway (fe80::1) needs dev PORT;\n"
+		"                                            more \"via GATEWAY [dev PORT] [weight W]\":\n"
+		"                                            multipath (up to 16, weights 1-256)\n"
 		"  route replace PREFIX via GATEWAY ...      add or replace\n"
 		"  route del PREFIX                          delete\n"
 		"  route get ADDRESS                         longest-prefix match\n"
 		"  route list [--limit N]                    all routes, IPv4 then IPv6 (or the first N)\n"
 		"  route load FILE|-                         many routes, one per line: \"PREFIX via\n"
-		"                                            GATEWAY [dev PORT]\", \"PREFIX dev PORT\", \"del PREFIX\"\n"
+		"                                            GATEWAY [dev PORT] [weight W] [via ...]\",\n"
+		"                                            \"PREFIX dev PORT\", \"del PREFIX\"\n"
 		"  addr add|del PORT ADDRESS/LEN             addresses of a port (10.0.1.1/24, 2001:db8::1/64)\n"
 		"  addr list [PORT]\n"
 		"  neigh add ADDRESS MAC [dev PORT]          static neighbour (link-local: dev PORT)\n"
@@ -202,11 +205,17 @@ num(json_t *o, const char *key)
 
 /* --- route ------------------------------------------------------------- */
 
-/* PREFIX [via GW] [dev PORT] into params. */
+/*
+ * PREFIX [via GW] [dev PORT] into params; several "via GW [dev PORT]
+ * [weight W]" into "nexthops" (multipath). "dev" and "weight" belong to
+ * the "via" they follow (before any, to the first), as the server reads
+ * route.load lines.
+ */
 static json_t *
 route_params(int argc, char **argv)
 {
-	json_t *p;
+	json_t *p, *nhs = json_array(), *nh = NULL;
+	bool weighted = false;
 	int i;
 
 	if (argc < 1)
@@ -215,31 +224,63 @@ route_params(int argc, char **argv)
 	for (i = 1; i < argc; i += 2) {
 		if (i + 1 >= argc)
 			die(2, "\"%s\" needs a value", argv[i]);
-		if (strcmp(argv[i], "via") == 0)
-			json_object_set_new(p, "via", json_string(argv[i + 1]));
-		else if (strcmp(argv[i], "dev") == 0 || strcmp(argv[i], "port") == 0)
-			json_object_set_new(p, "port", json_string(argv[i + 1]));
-		else
-			die(2, "unexpected \"%s\": expected via GATEWAY or dev PORT", argv[i]);
+		if (nh == NULL || (strcmp(argv[i], "via") == 0 && json_object_get(nh, "via") != NULL)) {
+			nh = json_object();
+			json_array_append_new(nhs, nh);
+		}
+		if (strcmp(argv[i], "via") == 0) {
+			json_object_set_new(nh, "via", json_string(argv[i + 1]));
+		} else if ((strcmp(argv[i], "dev") == 0 || strcmp(argv[i], "port") == 0) &&
+			   json_object_get(nh, "port") == NULL) {
+			json_object_set_new(nh, "port", json_string(argv[i + 1]));
+		} else if (strcmp(argv[i], "weight") == 0 && json_object_get(nh, "weight") == NULL) {
+			char *end;
+			unsigned long w = strtoul(argv[i + 1], &end, 10);
+
+			if (*end != '\0' || w < 1 || w > 256)
+				die(2, "weight \"%s\": give an integer from 1 to 256", argv[i + 1]);
+			json_object_set_new(nh, "weight", json_integer((json_int_t)w));
+			weighted = true;
+		} else {
+			die(2, "unexpected \"%s\": expected via GATEWAY, dev PORT or weight W", argv[i]);
+		}
+	}
+	if (json_array_size(nhs) > 1 || weighted) {
+		json_object_set_new(p, "nexthops", nhs);
+	} else {
+		if (nh != NULL)
+			json_object_update(p, nh);
+		json_decref(nhs);
 	}
 	return p;
 }
 
-/* One route a line; IPv6 ones get wider columns (aligned among themselves). */
+/* One route a line, a multipath one too (its next hops after ";");
+ * IPv6 ones get wider columns (aligned among themselves). */
 static void
 print_route(json_t *r)
 {
 	const char *type = str(r, "type"), *prefix = str(r, "prefix");
 	int pw = strchr(prefix, ':') != NULL ? 28 : 18, gw = pw == 18 ? 15 : 25;
+	json_t *nh;
+	size_t i;
 
-	if (strcmp(type, "local") == 0 || strcmp(type, "broadcast") == 0)
+	if (strcmp(type, "local") == 0 || strcmp(type, "broadcast") == 0) {
 		printf("%-*s %s\n", pw, prefix, type);
-	else if (strcmp(type, "connected") == 0)
+	} else if (strcmp(type, "connected") == 0) {
 		printf("%-*s dev %-11s connected\n", pw, prefix, str(r, "port"));
-	else
+	} else if (strcmp(type, "multipath") == 0) {
+		printf("%-*s multipath", pw, prefix);
+		json_array_foreach(json_object_get(r, "nexthops"), i, nh)
+			printf("%s via %s dev %s weight %" JSON_INTEGER_FORMAT "%s", i ? ";" : "",
+			       str(nh, "via"), str(nh, "port"), num(nh, "weight"),
+			       json_is_false(json_object_get(nh, "resolved")) ? ", unresolved" : "");
+		printf("\n");
+	} else {
 		printf("%-*s via %-*s dev %-11s %s%s\n", pw, prefix, gw, str(r, "via"),
 		       str(r, "port"), type,
 		       json_is_false(json_object_get(r, "resolved")) ? ", unresolved" : "");
+	}
 }
 
 static void

@@ -208,41 +208,83 @@ parse_prefix(const char *ctx, const char *prefix, struct dpr_prefix *pf,
 			       "%s: \"%s\" is not a prefix like 10.0.0.0/8 or 2001:db8::/32", ctx, prefix);
 }
 
+/* --- a route's next hops: parsed, taken, shown --------------------------- */
+
+/* One next hop of a route as given: a gateway and/or a port, a weight. */
+struct nh_spec {
+	const char *via;
+	const char *port;
+	uint16_t weight;   /**< 0: not given (1) */
+};
+
 /*
- * Resolve a route given as prefix, gateway and/or port into an op that
- * holds a reference on its next hop. @p ctx prefixes messages.
+ * The next hops of route object @p o (route.add's params, a route.load
+ * entry): "via" and/or "port", or "nexthops", an array of objects
+ * {"via", "port"?, "weight"?} (multipath). Into @p nhs
+ * (DPR_NH_GROUP_MEMBERS entries), their number in *@p n; @p ctx prefixes
+ * messages.
  */
 static int
-route_prepare(struct dpr_router *r, const char *ctx, const char *prefix,
-	      const char *via, const char *port, struct dpr_route_op *op,
-	      struct dpr_method_err *e)
+nexthops_param(json_t *o, const char *ctx, struct nh_spec *nhs, unsigned int *n,
+	       struct dpr_method_err *e)
 {
-	char why[160];
-	struct dpr_prefix pf;
-	struct dpr_ip gw;
-	int p = -1, idx;
+	static const char *const keys[] = { "via", "port", "weight", NULL };
+	json_t *a = json_object_get(o, "nexthops"), *v;
+	size_t i;
 
-	if (parse_prefix(ctx, prefix, &pf, e) < 0)
-		return -1;
-	if (pf.len >= 10 && dpr_ip_is_link_local(&pf.addr))
+	memset(nhs, 0, sizeof(*nhs));
+	*n = 1;
+	if (a == NULL)
+		return param_str(o, ctx, "via", false, &nhs[0].via, e) < 0 ||
+		       param_str(o, ctx, "port", false, &nhs[0].port, e) < 0 ? -1 : 0;
+	if (json_object_get(o, "via") != NULL || json_object_get(o, "port") != NULL)
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-				       "%s: %s is link-local, never forwarded (RFC 4291 2.5.6); route a global prefix",
-				       ctx, prefix);
-	if (port != NULL && port_by_name(r, ctx, port, &p, e) < 0)
-		return -1;
-	if (via == NULL && port == NULL)
+				       "%s: give \"via\" and \"port\", or \"nexthops\", not both", ctx);
+	if (!json_is_array(a) || json_array_size(a) < 1 ||
+	    json_array_size(a) > DPR_NH_GROUP_MEMBERS)
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-				       "%s: give \"via\" (a gateway) or \"port\" (directly attached)", ctx);
-	if (system_route(r, &pf, why, sizeof(why)))
-		return dpr_method_fail(e, DPR_RPC_REFUSED, "%s: %s", ctx, why);
+				       "%s: \"nexthops\" must be an array of 1 to %u objects like {\"via\": \"10.0.2.2\", \"port\": \"p1\", \"weight\": 2}",
+				       ctx, DPR_NH_GROUP_MEMBERS);
+	json_array_foreach(a, i, v) {
+		char sub[160];
+		uint64_t wt = 0;
+
+		snprintf(sub, sizeof(sub), "%s: nexthops[%zu]", ctx, i);
+		if (!json_is_object(v))
+			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+					       "%s: expected an object like {\"via\": \"10.0.2.2\", \"weight\": 2}",
+					       sub);
+		memset(&nhs[i], 0, sizeof(nhs[i]));
+		if (param_keys(v, sub, keys, e) < 0 ||
+		    param_str(v, sub, "via", true, &nhs[i].via, e) < 0 ||
+		    param_str(v, sub, "port", false, &nhs[i].port, e) < 0 ||
+		    param_uint(v, sub, "weight", 1, DPR_NH_WEIGHT_MAX, &wt, e) < 0)
+			return -1;
+		nhs[i].weight = (uint16_t)wt;
+	}
+	*n = (unsigned int)json_array_size(a);
+	return 0;
+}
+
+/*
+ * The next hop for @p nh, a gateway and/or port (dpr port @p p, -1: none)
+ * of route @p pf, with a reference taken. @return its index, or -1.
+ */
+static int
+nexthop_take(struct dpr_router *r, const char *ctx, const struct dpr_prefix *pf,
+	     const struct nh_spec *nh, int p, struct dpr_method_err *e)
+{
+	const char *via = nh->via, *port = nh->port;
+	struct dpr_ip gw;
+	int idx;
 
 	if (via != NULL) {
 		const char *bad;
 
-		if (dpr_ip_parse(via, &gw) < 0 || gw.af != pf.addr.af)
+		if (dpr_ip_parse(via, &gw) < 0 || gw.af != pf->addr.af)
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					       "%s: gateway \"%s\" is not an %s address (a route's gateway is of its prefix's family)",
-					       ctx, via, pf.addr.af == DPR_AF_IP4 ? "IPv4" : "IPv6");
+					       ctx, via, pf->addr.af == DPR_AF_IP4 ? "IPv4" : "IPv6");
 		/* fe80::1 names a host only on one link (RFC 4291 2.5.6). */
 		if (dpr_ip_is_link_local(&gw) && port == NULL)
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
@@ -257,7 +299,7 @@ route_prepare(struct dpr_router *r, const char *ctx, const char *prefix,
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					       "%s: gateway %s is not on a connected subnet%s%s (add an address on its subnet with addr.add)",
 					       ctx, via, port ? " of port " : "", port ? port : "");
-		if (pf.len == host_len(pf.addr.af) && dpr_ip_equal(&pf.addr, &gw))
+		if (pf->len == host_len(pf->addr.af) && dpr_ip_equal(&pf->addr, &gw))
 			return dpr_method_fail(e, DPR_RPC_REFUSED,
 					       "%s: a host route through the host itself is a neighbour's (use neigh.add)",
 					       ctx);
@@ -268,6 +310,117 @@ route_prepare(struct dpr_router *r, const char *ctx, const char *prefix,
 	if (idx < 0)
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
 				       "%s: the next-hop table is full (%u entries)", ctx, DPR_NH_MAX);
+	return idx;
+}
+
+/*
+ * The next hop of a route with the @p n next hops @p nhs (dpr ports
+ * @p ports): the one, or the multipath group of them all (weights 1 where
+ * none is given), with a reference taken. @return its index, or -1.
+ */
+static int
+nexthops_take(struct dpr_router *r, const char *ctx, const struct dpr_prefix *pf,
+	      const struct nh_spec *nhs, const int *ports, unsigned int n,
+	      struct dpr_method_err *e)
+{
+	uint32_t members[DPR_NH_GROUP_MEMBERS];
+	uint16_t weights[DPR_NH_GROUP_MEMBERS];
+	unsigned int i, j, k = 0;
+	char sub[160];
+	int idx = -1;
+
+	if (n == 1)
+		return nexthop_take(r, ctx, pf, &nhs[0], ports[0], e);
+	for (i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s: nexthops[%u]", ctx, i);
+		idx = nexthop_take(r, sub, pf, &nhs[i], ports[i], e);
+		if (idx < 0)
+			goto out;
+		members[k] = (uint32_t)idx;
+		weights[k++] = nhs[i].weight != 0 ? nhs[i].weight : 1;
+		for (j = 0; j + 1 < k; j++) {
+			if (members[j] == (uint32_t)idx) {
+				idx = dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+						      "%s: gateway %s is nexthops[%u] already (give it a weight instead)",
+						      sub, nhs[i].via, j);
+				goto out;
+			}
+		}
+	}
+	idx = dpr_nh_group_get(r->nh, members, weights, n);
+	if (idx < 0)
+		idx = dpr_method_fail(e, DPR_RPC_NO_SPACE,
+				      "%s: %s", ctx, dpr_nh_group_count(r->nh) >= DPR_NH_GROUPS_MAX ?
+				      "every multipath group is in use (routes with distinct sets of next hops)" :
+				      "the next-hop table is full");
+out:
+	/* A group holds its own references on its members. */
+	for (j = 0; j < k; j++)
+		dpr_nh_put(r->nh, members[j]);
+	return idx;
+}
+
+/* The next hops of group @p nh, as route_json() shows them. */
+static json_t *
+nexthops_json(struct dpr_router *r, uint32_t nh)
+{
+	uint32_t members[DPR_NH_GROUP_MEMBERS];
+	uint16_t weights[DPR_NH_GROUP_MEMBERS];
+	unsigned int n = dpr_nh_group_members(r->nh, nh, members, weights), i;
+	json_t *a = json_array();
+
+	for (i = 0; i < n; i++) {
+		const struct dpr_nh_info *info = dpr_nh_info(r->nh, members[i]);
+		union dpr_nh_word w = dpr_nh_word_get(r->nh, members[i]);
+		char buf[DPR_IP6_STRLEN];
+
+		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:b}",
+			"via", dpr_ip_fmt(&info->ip, buf, sizeof(buf)),
+			"port", r->cfg->ports[w.port].name, "weight", (json_int_t)weights[i],
+			"resolved", w.kind == DPR_NH_KIND_FORWARD));
+	}
+	return a;
+}
+
+/*
+ * Resolve a route given as prefix and next hops (@p n of @p nhs: one
+ * gateway and/or port, or several gateways for multipath) into an op that
+ * holds a reference on its next hop. @p ctx prefixes messages.
+ */
+static int
+route_prepare(struct dpr_router *r, const char *ctx, const char *prefix,
+	      const struct nh_spec *nhs, unsigned int n, struct dpr_route_op *op,
+	      struct dpr_method_err *e)
+{
+	int ports[DPR_NH_GROUP_MEMBERS];
+	char why[160];
+	struct dpr_prefix pf;
+	unsigned int i;
+	int idx;
+
+	if (parse_prefix(ctx, prefix, &pf, e) < 0)
+		return -1;
+	if (pf.len >= 10 && dpr_ip_is_link_local(&pf.addr))
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+				       "%s: %s is link-local, never forwarded (RFC 4291 2.5.6); route a global prefix",
+				       ctx, prefix);
+	for (i = 0; i < n; i++) {
+		ports[i] = -1;
+		if (nhs[i].port != NULL && port_by_name(r, ctx, nhs[i].port, &ports[i], e) < 0)
+			return -1;
+		if (nhs[i].via == NULL && nhs[i].port == NULL)
+			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+					       "%s: give \"via\" (a gateway) or \"port\" (directly attached)", ctx);
+		if (nhs[i].via == NULL && n > 1)
+			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+					       "%s: nexthops[%u]: give \"via\": the next hops of a multipath route are gateways",
+					       ctx, i);
+	}
+	if (system_route(r, &pf, why, sizeof(why)))
+		return dpr_method_fail(e, DPR_RPC_REFUSED, "%s: %s", ctx, why);
+	idx = nexthops_take(r, ctx, &pf, nhs, ports, n, e);
+	if (idx < 0)
+		return -1;
 	memset(op, 0, sizeof(*op));
 	op->prefix = pf;
 	op->nh = (uint32_t)idx;
@@ -295,14 +448,20 @@ route_prepare_del(struct dpr_router *r, const char *ctx, const char *prefix,
 	return 0;
 }
 
-/* "PREFIX via GATEWAY [dev PORT]", "PREFIX dev PORT" or "del PREFIX" */
+/*
+ * "PREFIX via GATEWAY [dev PORT] [weight W] [via GATEWAY ...]...",
+ * "PREFIX dev PORT" or "del PREFIX". Each "via" starts a next hop; "dev"
+ * and "weight" belong to the one they follow (or, before any "via", to
+ * the first).
+ */
 static int
 route_prepare_text(struct dpr_router *r, const char *ctx, const char *text,
 		   struct dpr_route_op *op, struct dpr_method_err *e)
 {
-	char buf[256], *tok[6], *save = NULL, *t;
-	const char *via = NULL, *port = NULL;
-	unsigned int n = 0, i;
+	char buf[1024], *tok[1 + 6 * DPR_NH_GROUP_MEMBERS], *save = NULL, *t, *end;
+	struct nh_spec nhs[DPR_NH_GROUP_MEMBERS] = { { 0 } };
+	unsigned int n = 0, i, k = 0;
+	unsigned long wt;
 
 	if (strlen(text) >= sizeof(buf))
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: line too long", ctx);
@@ -315,17 +474,29 @@ route_prepare_text(struct dpr_router *r, const char *ctx, const char *text,
 	if (t != NULL || n < 3 || n % 2 == 0)
 		goto bad;
 	for (i = 1; i + 1 < n; i += 2) {
-		if (strcmp(tok[i], "via") == 0 && via == NULL)
-			via = tok[i + 1];
-		else if (strcmp(tok[i], "dev") == 0 && port == NULL)
-			port = tok[i + 1];
-		else
+		if (strcmp(tok[i], "via") == 0) {
+			if (nhs[k].via != NULL && ++k == DPR_NH_GROUP_MEMBERS)
+				return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+						       "%s: more than %u gateways", ctx,
+						       DPR_NH_GROUP_MEMBERS);
+			nhs[k].via = tok[i + 1];
+		} else if (strcmp(tok[i], "dev") == 0 && nhs[k].port == NULL) {
+			nhs[k].port = tok[i + 1];
+		} else if (strcmp(tok[i], "weight") == 0 && nhs[k].weight == 0) {
+			wt = strtoul(tok[i + 1], &end, 10);
+			if (*end != '\0' || wt < 1 || wt > DPR_NH_WEIGHT_MAX)
+				return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+						       "%s: weight \"%s\" must be an integer from 1 to %u",
+						       ctx, tok[i + 1], DPR_NH_WEIGHT_MAX);
+			nhs[k].weight = (uint16_t)wt;
+		} else {
 			goto bad;
+		}
 	}
-	return route_prepare(r, ctx, tok[0], via, port, op, e);
+	return route_prepare(r, ctx, tok[0], nhs, k + 1, op, e);
 bad:
 	return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-			       "%s: \"%s\": expected \"PREFIX via GATEWAY [dev PORT]\", \"PREFIX dev PORT\" or \"del PREFIX\"",
+			       "%s: \"%s\": expected \"PREFIX via GATEWAY [dev PORT] [weight W] [via ...]\", \"PREFIX dev PORT\" or \"del PREFIX\"",
 			       ctx, text);
 }
 
@@ -338,6 +509,11 @@ dpr_route_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh)
 	json_t *o = json_object();
 
 	json_object_set_new(o, "prefix", json_string(dpr_prefix_fmt(pf, buf, sizeof(buf))));
+	if (w.kind == DPR_NH_KIND_GROUP && info != NULL) {
+		json_object_set_new(o, "type", json_string("multipath"));
+		json_object_set_new(o, "nexthops", nexthops_json(r, nh));
+		return o;
+	}
 	if (nh == DPR_NH_LOCAL || nh == DPR_NH_BCAST || info == NULL) {
 		json_object_set_new(o, "type", json_string(nh == DPR_NH_LOCAL ? "local" :
 							   nh == DPR_NH_BCAST ? "broadcast" : "none"));
@@ -397,19 +573,20 @@ static json_t *
 route_add_common(struct dpr_router *r, json_t *params, struct dpr_method_err *e,
 		 const char *method, bool replace)
 {
-	static const char *const keys[] = { "prefix", "via", "port", NULL };
-	const char *prefix, *via, *port;
+	static const char *const keys[] = { "prefix", "via", "port", "nexthops", NULL };
+	struct nh_spec nhs[DPR_NH_GROUP_MEMBERS];
 	struct dpr_route_op op;
+	const char *prefix;
+	unsigned int n;
 	char ctx[128];
 	uint32_t old;
 
 	if (param_keys(params, method, keys, e) < 0 ||
 	    param_str(params, method, "prefix", true, &prefix, e) < 0 ||
-	    param_str(params, method, "via", false, &via, e) < 0 ||
-	    param_str(params, method, "port", false, &port, e) < 0)
+	    nexthops_param(params, method, nhs, &n, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "%s %s", method, prefix);
-	if (route_prepare(r, ctx, prefix, via, port, &op, e) < 0)
+	if (route_prepare(r, ctx, prefix, nhs, n, &op, e) < 0)
 		return NULL;
 	if (!replace && dpr_route_get(&r->rib, &op.prefix, &old) == 0) {
 		json_t *cur = dpr_route_json(r, &op.prefix, old);
@@ -663,18 +840,18 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		if (json_is_string(v)) {
 			ret = route_prepare_text(r, ctx, json_string_value(v), &ops[n], e);
 		} else if (json_is_object(v)) {
-			static const char *const rkeys[] = { "prefix", "via", "port", NULL };
-			const char *prefix, *via, *port;
+			static const char *const rkeys[] = { "prefix", "via", "port", "nexthops", NULL };
+			struct nh_spec nhs[DPR_NH_GROUP_MEMBERS];
+			const char *prefix;
+			unsigned int k;
 
 			ret = param_keys(v, ctx, rkeys, e);
 			if (ret == 0)
 				ret = param_str(v, ctx, "prefix", true, &prefix, e);
 			if (ret == 0)
-				ret = param_str(v, ctx, "via", false, &via, e);
+				ret = nexthops_param(v, ctx, nhs, &k, e);
 			if (ret == 0)
-				ret = param_str(v, ctx, "port", false, &port, e);
-			if (ret == 0)
-				ret = route_prepare(r, ctx, prefix, via, port, &ops[n], e);
+				ret = route_prepare(r, ctx, prefix, nhs, k, &ops[n], e);
 		} else {
 			ret = dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					      "%s: expected a string or an object", ctx);
@@ -1210,7 +1387,7 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 }
 
 const struct dpr_method dpr_method_table[] = {
-	{ "route.add", m_route_add, "add a route: prefix, via or port" },
+	{ "route.add", m_route_add, "add a route: prefix, via and/or port, or nexthops" },
 	{ "route.replace", m_route_replace, "add or replace a route" },
 	{ "route.del", m_route_del, "delete a route: prefix" },
 	{ "route.get", m_route_get, "longest-prefix match: address" },

@@ -136,6 +136,24 @@ l3_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint32_t n
 	return false;
 }
 
+/*
+ * The next hop that acts for @p nh on packet @p m, with its word in *@p h:
+ * @p nh itself, or for a multipath group the member @p m's flow takes. The
+ * fast path never comes here with a forwarding next hop: a group costs
+ * plain routes nothing.
+ */
+static inline uint32_t
+nh_of_flow(const struct dpr_worker *w, const struct rte_mbuf *m, uint32_t nh,
+	   union dpr_nh_word *h)
+{
+	h->u64 = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
+	if (h->kind == DPR_NH_KIND_GROUP) {
+		nh = dpr_nh_group_pick_rcu(w->nh, *h, dpr_flow_hash_rx(m));
+		h->u64 = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
+	}
+	return nh;
+}
+
 bool
 dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint32_t nh,
 	    bool l2_bcast, union dpr_nh_word *out)
@@ -144,7 +162,7 @@ dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint3
 								RTE_ETHER_HDR_LEN);
 	union dpr_nh_word h;
 
-	h.u64 = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
+	nh = nh_of_flow(w, m, nh, &h);
 	return l3_act(w, b, m, nh, h, dpr_ip4_decide(h, ip, l2_bcast, w->ports), out);
 }
 
@@ -156,7 +174,7 @@ dpr_ip6_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint3
 								RTE_ETHER_HDR_LEN);
 	union dpr_nh_word h;
 
-	h.u64 = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
+	nh = nh_of_flow(w, m, nh, &h);
 	return l3_act(w, b, m, nh, h, dpr_ip6_decide(h, ip, l2_bcast, w->ports), out);
 }
 
@@ -293,7 +311,7 @@ dpr_ip6_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m)
 	}
 	if (bcast || sc == DPR_IP6_ADDR_LINK_LOCAL || dc == DPR_IP6_ADDR_LINK_LOCAL) {
 		nh = dpr_fib6_lookup(w->fib6, ip->dst_addr);
-		h.u64 = __atomic_load_n(&w->nh[nh].u64, __ATOMIC_RELAXED);
+		nh_of_flow(w, m, nh, &h);
 		/* Unicast to us in a broadcast frame, or to one of our
 		 * link-local addresses: ours. The rest of link-layer
 		 * broadcast is dropped (RFC 4443 2.4 e.3). */

@@ -11,10 +11,12 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
+#include <rte_jhash.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
@@ -249,6 +251,8 @@ enum dpr_l3_verdict {
  * or multicast when @p l2_bcast. The one place that decides, for both
  * families: the worker's reference paths (dpr_ip4_act(), dpr_ip6_act()) and
  * the control thread's slow path (lib/exception) call it. @p ports: MTUs.
+ * @p h is never a multipath group's: callers decide by the member the
+ * packet's flow takes (dpr_nh_group_pick_rcu(), dpr_nh_pick()).
  */
 static inline enum dpr_l3_verdict
 dpr_l3_decide(union dpr_nh_word h, uint8_t ttl, uint32_t len, bool l2_bcast,
@@ -301,6 +305,73 @@ dpr_ip6_decide(union dpr_nh_word h, const struct rte_ipv6_hdr *ip, bool l2_bcast
 			     l2_bcast, ports);
 }
 
+/*
+ * Flow hashes for multipath (dpr_nh_group_pick_rcu()): whatever a flow's
+ * packets share, so that a flow keeps its path and is not reordered.
+ * Ports count only in a TCP or UDP packet that is no fragment: the
+ * fragments of a datagram (and an IPv6 packet with extension headers)
+ * hash by addresses and protocol alone, all of them alike.
+ */
+
+/** The hash of IPv4 packet @p ip, of which @p len bytes are contiguous. */
+static inline uint32_t
+dpr_flow_hash_ip4(const struct rte_ipv4_hdr *ip, uint32_t len)
+{
+	uint32_t hlen = (uint32_t)(ip->version_ihl & 0xf) * 4, ports = 0;
+
+	if ((ip->next_proto_id == IPPROTO_TCP || ip->next_proto_id == IPPROTO_UDP) &&
+	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) == 0 &&
+	    len >= hlen + 4)
+		memcpy(&ports, (const uint8_t *)ip + hlen, sizeof(ports));
+	return rte_jhash_3words(ip->src_addr, ip->dst_addr, ports, ip->next_proto_id);
+}
+
+/** The hash of IPv6 packet @p ip, of which @p len bytes are contiguous. */
+static inline uint32_t
+dpr_flow_hash_ip6(const struct rte_ipv6_hdr *ip, uint32_t len)
+{
+	uint32_t k[9];
+
+	/* Both addresses, as they lie (copied: a frame aligns them to 2). */
+	memcpy(k, &ip->src_addr, 32);
+	k[8] = 0;
+	if ((ip->proto == IPPROTO_TCP || ip->proto == IPPROTO_UDP) && len >= sizeof(*ip) + 4)
+		memcpy(&k[8], ip + 1, sizeof(k[8]));
+	return rte_jhash_32b(k, RTE_DIM(k), ip->proto);
+}
+
+/**
+ * The software flow hash of the IPv4 or IPv6 packet in @p m (frame from
+ * its Ethernet header, the IP header in the first segment). The control
+ * thread's: the exception ring reuses the mbuf's hash field.
+ */
+static inline uint32_t
+dpr_flow_hash_sw(const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	uint32_t len = m->data_len - (uint32_t)sizeof(*eth);
+
+	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
+		return dpr_flow_hash_ip6((const struct rte_ipv6_hdr *)(eth + 1), len);
+	return dpr_flow_hash_ip4((const struct rte_ipv4_hdr *)(eth + 1), len);
+}
+
+/**
+ * The flow hash of received packet @p m: the NIC's RSS hash where it gave
+ * one (free, and over the same fields where its RSS covers TCP and UDP),
+ * else dpr_flow_hash_sw(). Workers' only: the control thread never sees
+ * the RSS hash, so on a NIC that gives one, a packet it forwards (IP
+ * options, fragmentation, held for resolution) may take another member
+ * than its flow; those are out of their flow's order anyway.
+ */
+static inline uint32_t
+dpr_flow_hash_rx(const struct rte_mbuf *m)
+{
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return m->hash.rss;
+	return dpr_flow_hash_sw(m);
+}
+
 /**
  * Cut the packet in @p m (frame from the Ethernet header) to @p len bytes,
  * dropping link-layer padding or anything past the IP packet, in one segment
@@ -333,7 +404,8 @@ dpr_pktmbuf_cut(struct rte_mbuf *m, uint32_t len)
  * Act on next hop @p nh for a packet whose headers passed, as
  * dpr_ip4_decide() says: divert or drop it, or, when it is to be forwarded,
  * return true with its next hop in *@p h: the caller rewrites and queues
- * it, and counts it. Never true for @p l2_bcast.
+ * it, and counts it. Never true for @p l2_bcast. A multipath group
+ * decides by the member the packet's flow takes (dpr_flow_hash_rx()).
  */
 bool dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
 		 uint32_t nh, bool l2_bcast, union dpr_nh_word *h);

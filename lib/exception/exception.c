@@ -86,6 +86,8 @@ is_our_address(struct dpr_exc_engine *x, uint16_t port, uint32_t ip)
  * Where a packet to @p dst leaves: its next hop @p *nh and the address the
  * router speaks from there (the output interface's, on the next hop's
  * subnet). @return the output port, or -1 when @p dst has no route out.
+ * Through a multipath route, the router's packets to one destination
+ * take one member: they are hashed by destination alone.
  */
 static int
 egress(struct dpr_exc_engine *x, uint32_t dst, uint32_t *nh, uint32_t *src)
@@ -93,7 +95,7 @@ egress(struct dpr_exc_engine *x, uint32_t dst, uint32_t *nh, uint32_t *src)
 	const struct dpr_nh_info *info;
 	union dpr_nh_word w;
 
-	*nh = dpr_fib4_lookup(x->r->fib4, dst);
+	*nh = dpr_nh_pick(x->r->nh, dpr_fib4_lookup(x->r->fib4, dst), rte_jhash_1word(dst, 4));
 	w = dpr_nh_word_get(x->r->nh, *nh);
 	info = dpr_nh_info(x->r->nh, *nh);
 	if ((w.kind != DPR_NH_KIND_FORWARD && w.kind != DPR_NH_KIND_UNRESOLVED) || info == NULL)
@@ -440,7 +442,8 @@ options_local(struct dpr_exc_engine *x, struct rte_mbuf *m)
 /*
  * Forward @p m from the control thread: what the worker does, for packets
  * it handed over (held for resolution, IP options, MTU), with the same
- * decision (dpr_ip4_decide()).
+ * decision (dpr_ip4_decide()), through a multipath route's member by the
+ * same software hash (dpr_flow_hash_sw()).
  */
 static void
 forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
@@ -457,7 +460,7 @@ forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	/* Whatever path it came by, the frame is the IP packet from here on:
 	 * nothing past the total length is sent or fragmented. */
 	dpr_pktmbuf_cut(m, sizeof(*eth) + rte_be_to_cpu_16(ip->total_length));
-	nh = dpr_fib4_lookup(x->r->fib4, dst);
+	nh = dpr_nh_pick(x->r->nh, dpr_fib4_lookup(x->r->fib4, dst), dpr_flow_hash_sw(m));
 	w = dpr_nh_word_get(x->r->nh, nh);
 	switch (dpr_ip4_decide(w, ip, !rte_is_unicast_ether_addr(&eth->dst_addr), x->r->port_dp)) {
 	case DPR_L3_FORWARD:

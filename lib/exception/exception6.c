@@ -468,6 +468,16 @@ dpr_exc6_timers(struct dpr_exc_engine *x)
 
 /* --- sending the router's own packets ---------------------------------------------- */
 
+static uint32_t
+hash6(const uint8_t *a)
+{
+	uint32_t w[4];
+
+	/* Copied: an address in a frame is only 2-byte aligned. */
+	memcpy(w, a, sizeof(w));
+	return rte_jhash_32b(w, 4, 0x6);
+}
+
 /*
  * Where a packet to @p dst leaves: port, next hop and the router's address
  * there. A link-local @p dst is on the link of @p in only.
@@ -484,7 +494,8 @@ egress6(struct dpr_exc_engine *x, const uint8_t *dst, uint16_t in, uint32_t *nh,
 		source_for(x, in, dst, src);
 		return in;
 	}
-	*nh = dpr_fib6_lookup(x->r->fib6, dst);
+	/* A multipath route: one member per destination, as IPv4's egress(). */
+	*nh = dpr_nh_pick(x->r->nh, dpr_fib6_lookup(x->r->fib6, dst), hash6(dst));
 	w = dpr_nh_word_get(x->r->nh, *nh);
 	info = dpr_nh_info(x->r->nh, *nh);
 	if ((w.kind != DPR_NH_KIND_FORWARD && w.kind != DPR_NH_KIND_UNRESOLVED) || info == NULL)
@@ -526,16 +537,6 @@ send_own6(struct dpr_exc_engine *x, struct rte_mbuf *m, const uint8_t *dst, uint
 		return;
 	x->c6.unroutable++;
 	rte_pktmbuf_free(m);
-}
-
-static uint32_t
-hash6(const uint8_t *a)
-{
-	uint32_t w[4];
-
-	/* Copied: an address in a frame is only 2-byte aligned. */
-	memcpy(w, a, sizeof(w));
-	return rte_jhash_32b(w, 4, 0x6);
 }
 
 static void
@@ -666,6 +667,7 @@ local6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
  * Forward @p m from the control thread, with the workers' decision
  * (dpr_ip6_decide()): packets held for a neighbour, and those with
  * hop-by-hop options once checked. Routers never fragment IPv6 (RFC 8200 5).
+ * A multipath route's member is the software hash's (dpr_flow_hash_sw()).
  */
 static void
 forward6_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
@@ -678,7 +680,7 @@ forward6_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	uint32_t nh;
 
 	dpr_pktmbuf_cut(m, sizeof(*eth) + sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len));
-	nh = dpr_fib6_lookup(x->r->fib6, ip->dst_addr);
+	nh = dpr_nh_pick(x->r->nh, dpr_fib6_lookup(x->r->fib6, ip->dst_addr), dpr_flow_hash_sw(m));
 	w = dpr_nh_word_get(x->r->nh, nh);
 	switch (dpr_ip6_decide(w, ip, !rte_is_unicast_ether_addr(&eth->dst_addr), x->r->port_dp)) {
 	case DPR_L3_FORWARD:

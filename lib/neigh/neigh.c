@@ -39,6 +39,7 @@ struct dpr_neigh {
 	struct dpr_neigh_ops ops;
 	uint64_t hz;
 	uint64_t next_tick;
+	uint64_t next_members;  /**< TSC of the next resolve_members() */
 	struct pending pending[PENDING_MAX];
 	unsigned int n_pending;
 	/* Per next hop, for those resolved by learning (not static): */
@@ -186,6 +187,25 @@ pending_release(struct dpr_neigh *n, struct pending *p, bool resolved, bool keep
 	}
 }
 
+/* Start resolving @p target on @p port: its entry, or NULL when all are taken. */
+static struct pending *
+pending_start(struct dpr_neigh *n, const struct dpr_ip *target, int port)
+{
+	struct pending *p;
+	unsigned int i;
+
+	for (i = 0; i < PENDING_MAX && n->pending[i].used; i++)
+		;
+	if (i == PENDING_MAX)
+		return NULL;
+	p = &n->pending[i];
+	*p = (struct pending){ .used = true, .ip = *target, .port = (uint16_t)port, .tries = 1,
+			       .next = rte_rdtsc() + ms(n, RETRY_MS) };
+	n->n_pending++;
+	n->ops.solicit(n->ops.ctx, (uint16_t)port, target);
+	return p;
+}
+
 bool
 dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struct dpr_ip *dst)
 {
@@ -193,7 +213,6 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 	union dpr_nh_word w = dpr_nh_word_get(n->r->nh, nh);
 	struct dpr_ip target;
 	struct pending *p;
-	unsigned int i;
 	int port;
 
 	if (info == NULL || w.kind != DPR_NH_KIND_UNRESOLVED)
@@ -213,19 +232,12 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 		n->ops.release(n->ops.ctx, m, false);
 		return true;
 	}
+	if (p == NULL)
+		p = pending_start(n, &target, port);
 	if (p == NULL) {
-		for (i = 0; i < PENDING_MAX && n->pending[i].used; i++)
-			;
-		if (i == PENDING_MAX) {
-			n->c.hold_overflow++;
-			rte_pktmbuf_free(m);
-			return true;
-		}
-		p = &n->pending[i];
-		*p = (struct pending){ .used = true, .ip = target, .port = (uint16_t)port, .tries = 1,
-				       .next = rte_rdtsc() + ms(n, RETRY_MS) };
-		n->n_pending++;
-		n->ops.solicit(n->ops.ctx, (uint16_t)port, &target);
+		n->c.hold_overflow++;
+		rte_pktmbuf_free(m);
+		return true;
 	}
 	if (p->n_held == HOLD_MAX) {
 		/* Keep the newest: drop the oldest. */
@@ -511,6 +523,38 @@ dpr_neigh_addresses_changed(struct dpr_neigh *n)
 
 /* --- timers ------------------------------------------------------------------ */
 
+/*
+ * Members of multipath groups that have no MAC: a group spreads flows over
+ * the others (dpr_nh_group_pick_rcu()), so no packet asks for them. Ask for
+ * each (every RETRY_MS: a tick) while no resolution of it is under way or
+ * recently failed, so that a gateway joins the spread once it answers.
+ */
+static void
+resolve_members(struct dpr_neigh *n)
+{
+	uint32_t k;
+
+	if (dpr_nh_group_count(n->r->nh) == 0)
+		return;
+	for (k = DPR_NH_FIRST_DYNAMIC; k < DPR_NH_MAX; k++) {
+		const struct dpr_nh_info *info = dpr_nh_info(n->r->nh, k);
+		union dpr_nh_word w;
+		int port;
+
+		if (info == NULL || info->groups == 0 || info->ip.af == 0)
+			continue;
+		w = dpr_nh_word_get(n->r->nh, k);
+		if (w.kind != DPR_NH_KIND_UNRESOLVED)
+			continue;
+		port = dpr_ip_is_link_local(&info->ip) ? w.port :
+		       dpr_ifaddr_connected(&n->r->addrs, &info->ip, -1);
+		if (port < 0 || pending_find(n, &info->ip, port) != NULL)
+			continue;
+		if (pending_start(n, &info->ip, port) == NULL)
+			return;
+	}
+}
+
 void
 dpr_neigh_timers(struct dpr_neigh *n)
 {
@@ -521,6 +565,10 @@ dpr_neigh_timers(struct dpr_neigh *n)
 	if (now < n->next_tick)
 		return;
 	n->next_tick = now + ms(n, 100);
+	if (now >= n->next_members) {
+		n->next_members = now + ms(n, RETRY_MS);
+		resolve_members(n);
+	}
 
 	for (i = 0; i < PENDING_MAX && n->n_pending > 0; i++) {
 		struct pending *p = &n->pending[i];

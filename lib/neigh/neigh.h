@@ -100,7 +100,10 @@ int dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip, int port);
  */
 void dpr_neigh_addresses_changed(struct dpr_neigh *n);
 
-/** Retries, timeouts and aging; call often (cheap when nothing is due). */
+/**
+ * Retries, timeouts and aging, and resolution of multipath members that no
+ * packet asks for (once a second); call often (cheap when nothing is due).
+ */
 void dpr_neigh_timers(struct dpr_neigh *n);
 
 /** Learned next hops now. */

@@ -23,9 +23,22 @@ struct nh_key {
 	uint16_t port;
 };
 
-/* Written by the control thread only; workers read words[] (see header). */
+/*
+ * A group's hash key and listing: members sorted by index, their weights
+ * beside them, the rest zero (keys are compared as bytes).
+ */
+struct group_key {
+	uint16_t n;
+	uint16_t member[DPR_NH_GROUP_MEMBERS];
+	uint16_t weight[DPR_NH_GROUP_MEMBERS];
+	uint16_t pad;
+};
+
+/* Written by the control thread only; workers read words[] and groups[]
+ * (see header). */
 struct dpr_nh_table {
-	union dpr_nh_word *words;   /**< DPR_NH_MAX entries, shared with workers */
+	union dpr_nh_word *words;   /**< DPR_NH_MAX entries, then groups[]: shared with workers */
+	struct dpr_nh_group *groups; /**< DPR_NH_GROUPS_MAX entries */
 	struct dpr_nh_info *info;   /**< control side only */
 	struct rte_hash *by_ip;     /**< struct nh_key -> index */
 	uint16_t *key_port;         /**< per index: port + 1 in its key, 0 for none */
@@ -33,6 +46,10 @@ struct dpr_nh_table {
 	uint32_t n_free;
 	uint32_t n_used;
 	uint32_t connected[PORTS];  /**< per port, CONNECTED_NONE if not created */
+	struct rte_hash *by_group;  /**< struct group_key -> next-hop index */
+	struct group_key *group_keys; /**< per group, as its slots were built */
+	uint32_t *group_free;       /**< free group indices */
+	uint32_t n_group_free;
 };
 
 static void
@@ -66,6 +83,15 @@ dpr_nh_table_create(int socket)
 		.hash_func = rte_jhash,
 		.socket_id = socket,
 	};
+	struct rte_hash_parameters gp = {
+		.name = "dpr_nh_by_group",
+		.entries = DPR_NH_GROUPS_MAX,
+		.key_len = sizeof(struct group_key),
+		.hash_func = rte_jhash,
+		.socket_id = socket,
+		/* Every group has room: a full cuckoo table refuses keys early. */
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+	};
 	struct dpr_nh_table *t;
 	union dpr_nh_word w = { .u64 = 0 };
 	uint32_t i;
@@ -73,19 +99,29 @@ dpr_nh_table_create(int socket)
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		goto fail;
-	t->words = rte_zmalloc_socket("dpr_nh", DPR_NH_MAX * sizeof(*t->words),
+	/* Groups right after the words: dpr_nh_group_rcu() finds them so. */
+	t->words = rte_zmalloc_socket("dpr_nh", DPR_NH_MAX * sizeof(*t->words) +
+				      DPR_NH_GROUPS_MAX * sizeof(*t->groups),
 				      RTE_CACHE_LINE_SIZE, socket);
+	if (t->words != NULL)
+		t->groups = (struct dpr_nh_group *)(void *)(t->words + DPR_NH_MAX);
 	t->info = calloc(DPR_NH_MAX, sizeof(*t->info));
 	t->key_port = calloc(DPR_NH_MAX, sizeof(*t->key_port));
 	t->free_list = malloc(DPR_NH_MAX * sizeof(*t->free_list));
 	t->by_ip = rte_hash_create(&hp);
+	t->by_group = rte_hash_create(&gp);
+	t->group_keys = calloc(DPR_NH_GROUPS_MAX, sizeof(*t->group_keys));
+	t->group_free = malloc(DPR_NH_GROUPS_MAX * sizeof(*t->group_free));
 	if (t->words == NULL || t->info == NULL || t->key_port == NULL ||
-	    t->free_list == NULL || t->by_ip == NULL)
+	    t->free_list == NULL || t->by_ip == NULL || t->by_group == NULL ||
+	    t->group_keys == NULL || t->group_free == NULL)
 		goto fail;
 
 	/* Hand out low indices first: they share cache lines. */
 	for (i = DPR_NH_MAX; i > DPR_NH_FIRST_DYNAMIC; i--)
 		t->free_list[t->n_free++] = i - 1;
+	for (i = DPR_NH_GROUPS_MAX; i > 0; i--)
+		t->group_free[t->n_group_free++] = i - 1;
 	for (i = 0; i < RTE_DIM(t->connected); i++)
 		t->connected[i] = CONNECTED_NONE;
 
@@ -111,10 +147,13 @@ dpr_nh_table_free(struct dpr_nh_table *t)
 	if (t == NULL)
 		return;
 	rte_hash_free(t->by_ip);
+	rte_hash_free(t->by_group);
 	rte_free(t->words);
 	free(t->info);
 	free(t->key_port);
 	free(t->free_list);
+	free(t->group_keys);
+	free(t->group_free);
 	free(t);
 }
 
@@ -170,6 +209,16 @@ lookup(const struct dpr_nh_table *t, const struct nh_key *key)
 	void *data;
 
 	if (rte_hash_lookup_data(t->by_ip, key, &data) < 0)
+		return -ENOENT;
+	return (int)(uintptr_t)data;
+}
+
+static int
+lookup_group(const struct dpr_nh_table *t, const struct group_key *key)
+{
+	void *data;
+
+	if (rte_hash_lookup_data(t->by_group, key, &data) < 0)
 		return -ENOENT;
 	return (int)(uintptr_t)data;
 }
@@ -242,6 +291,8 @@ dpr_nh_connected(struct dpr_nh_table *t, uint8_t port)
 	return idx;
 }
 
+static void group_free(struct dpr_nh_table *t, uint32_t idx);
+
 void
 dpr_nh_put(struct dpr_nh_table *t, uint32_t idx)
 {
@@ -252,6 +303,10 @@ dpr_nh_put(struct dpr_nh_table *t, uint32_t idx)
 		return;
 	if (info->refcnt > 0 && --info->refcnt > 0)
 		return;
+	if (t->words[idx].kind == DPR_NH_KIND_GROUP) {
+		group_free(t, idx);
+		return;
+	}
 	if (info->ip.af != 0) {
 		struct nh_key key = key_of(&info->ip, (int)t->key_port[idx] - 1);
 
@@ -293,6 +348,181 @@ dpr_nh_unresolve(struct dpr_nh_table *t, uint32_t idx, uint8_t port)
 	w.kind = DPR_NH_KIND_UNRESOLVED;
 	word_store(t, idx, w);
 	t->info[idx].is_static = false;
+}
+
+/* --- multipath groups ------------------------------------------------------ */
+
+/*
+ * Weights into slots (see dpr_nh_group_get()): exactly the weights when
+ * they fit, else one slot each and the rest, one at a time, to the member
+ * with the largest weight per slot held (the Adams divisor method: every
+ * member keeps one slot, shares as close to the weights as whole slots go).
+ */
+static unsigned int
+group_slots(const struct group_key *k, uint8_t *slots_of)
+{
+	unsigned int i, best, total = 0, n = 0;
+
+	for (i = 0; i < k->n; i++)
+		total += k->weight[i];
+	if (total <= DPR_NH_GROUP_SLOTS) {
+		for (i = 0; i < k->n; i++)
+			slots_of[i] = (uint8_t)k->weight[i];
+		return total;
+	}
+	for (i = 0; i < k->n; i++)
+		slots_of[i] = 1;
+	for (n = k->n; n < DPR_NH_GROUP_SLOTS; n++) {
+		best = 0;
+		for (i = 1; i < k->n; i++)
+			if ((uint32_t)k->weight[i] * slots_of[best] >
+			    (uint32_t)k->weight[best] * slots_of[i])
+				best = i;
+		slots_of[best]++;
+	}
+	return DPR_NH_GROUP_SLOTS;
+}
+
+/* The key of members @p m with weights @p wt: checked, sorted by member. */
+static int
+group_key_of(const struct dpr_nh_table *t, const uint32_t *m, const uint16_t *wt,
+	     unsigned int n, struct group_key *k)
+{
+	unsigned int i, j;
+
+	memset(k, 0, sizeof(*k));
+	if (n == 0 || n > DPR_NH_GROUP_MEMBERS)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		uint16_t w = wt != NULL ? wt[i] : 1;
+
+		if (m[i] < DPR_NH_FIRST_DYNAMIC || m[i] >= DPR_NH_MAX || !t->info[m[i]].in_use ||
+		    t->words[m[i]].kind == DPR_NH_KIND_GROUP || w < 1 || w > DPR_NH_WEIGHT_MAX)
+			return -EINVAL;
+		/* Insertion sort: 16 at most. */
+		for (j = i; j > 0 && k->member[j - 1] > m[i]; j--) {
+			k->member[j] = k->member[j - 1];
+			k->weight[j] = k->weight[j - 1];
+		}
+		if (j > 0 && k->member[j - 1] == m[i])
+			return -EINVAL;
+		k->member[j] = (uint16_t)m[i];
+		k->weight[j] = w;
+	}
+	k->n = (uint16_t)n;
+	return 0;
+}
+
+int
+dpr_nh_group_get(struct dpr_nh_table *t, const uint32_t *members, const uint16_t *weights,
+		 unsigned int n)
+{
+	union dpr_nh_word w = { .u64 = 0 };
+	struct dpr_nh_group *g;
+	struct group_key k;
+	unsigned int i, j, s;
+	uint32_t gi;
+	int idx, ret;
+
+	ret = group_key_of(t, members, weights, n, &k);
+	if (ret < 0)
+		return ret;
+	if (n == 1) {
+		t->info[members[0]].refcnt++;
+		return (int)members[0];
+	}
+	idx = lookup_group(t, &k);
+	if (idx >= 0) {
+		t->info[idx].refcnt++;
+		return idx;
+	}
+	if (t->n_group_free == 0)
+		return -ENOSPC;
+	idx = nh_alloc(t, 0, DPR_NH_KIND_NO_ROUTE);
+	if (idx < 0)
+		return idx;
+	gi = t->group_free[t->n_group_free - 1];
+	if (rte_hash_add_key_data(t->by_group, &k, (void *)(uintptr_t)idx) < 0) {
+		t->info[idx].refcnt = 0;
+		dpr_nh_put(t, (uint32_t)idx);
+		return -ENOSPC;
+	}
+	t->n_group_free--;
+	t->group_keys[gi] = k;
+
+	/* Nothing reads this group yet: the store of its word below is what
+	 * publishes it (release), and it never changes after. */
+	g = &t->groups[gi];
+	memset(g, 0, sizeof(*g));
+	g->n_members = (uint8_t)k.n;
+	g->n_slots = (uint8_t)group_slots(&k, g->slots_of);
+	for (i = 0, s = 0; i < k.n; i++) {
+		g->member[i] = k.member[i];
+		for (j = 0; j < g->slots_of[i]; j++)
+			g->slot[s++] = (uint8_t)i;
+		t->info[k.member[i]].refcnt++;
+		t->info[k.member[i]].groups++;
+	}
+	w.group.index = gi;
+	w.kind = DPR_NH_KIND_GROUP;
+	word_store(t, (uint32_t)idx, w);
+	return idx;
+}
+
+/* The last reference to group @p idx is gone: free it, then let go of its members. */
+static void
+group_free(struct dpr_nh_table *t, uint32_t idx)
+{
+	union dpr_nh_word w = t->words[idx];
+	struct group_key k = t->group_keys[w.group.index];
+	unsigned int i;
+
+	rte_hash_del_key(t->by_group, &k);
+	memset(&t->group_keys[w.group.index], 0, sizeof(k));
+	t->group_free[t->n_group_free++] = w.group.index;
+	/* As any next hop: no route has pointed here for a grace period. */
+	w.u64 = 0;
+	w.kind = DPR_NH_KIND_NO_ROUTE;
+	word_store(t, idx, w);
+	memset(&t->info[idx], 0, sizeof(t->info[idx]));
+	t->free_list[t->n_free++] = idx;
+	t->n_used--;
+	for (i = 0; i < k.n; i++) {
+		t->info[k.member[i]].groups--;
+		dpr_nh_put(t, k.member[i]);
+	}
+}
+
+unsigned int
+dpr_nh_group_members(const struct dpr_nh_table *t, uint32_t idx, uint32_t *members,
+		     uint16_t *weights)
+{
+	const struct group_key *k;
+	unsigned int i;
+
+	if (idx >= DPR_NH_MAX || !t->info[idx].in_use ||
+	    t->words[idx].kind != DPR_NH_KIND_GROUP)
+		return 0;
+	k = &t->group_keys[t->words[idx].group.index];
+	for (i = 0; i < k->n; i++) {
+		members[i] = k->member[i];
+		weights[i] = k->weight[i];
+	}
+	return k->n;
+}
+
+uint32_t
+dpr_nh_pick(const struct dpr_nh_table *t, uint32_t idx, uint32_t hash)
+{
+	union dpr_nh_word w = dpr_nh_word_get(t, idx);
+
+	return w.kind == DPR_NH_KIND_GROUP ? dpr_nh_group_pick_rcu(t->words, w, hash) : idx;
+}
+
+uint32_t
+dpr_nh_group_count(const struct dpr_nh_table *t)
+{
+	return DPR_NH_GROUPS_MAX - t->n_group_free;
 }
 
 const struct dpr_nh_info *

@@ -935,8 +935,8 @@ test_route_load(void)
 		 "routes[2]", "203.0.115.0/24 by 10.0.2.2", "PREFIX via GATEWAY");
 	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via 10.0.2.2', '203.0.114.0/24']",
 		 "routes[1]", "203.0.114.0/24");
-	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via 10.0.2.2 via 10.0.2.3']",
-		 "routes[0]");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via 10.0.2.2 via 10.0.2.2']",
+		 "routes[0]", "nexthops[1]", "already");
 	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via 10.0.2.2 dev p1 extra']",
 		 "routes[0]");
 	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via 10.0.2.2', '']", "routes[1]");
@@ -977,10 +977,10 @@ test_route_load(void)
 	CHECK(strcmp(route_prefix("198.51.100.1"), "198.51.100.0/24") == 0, "still there");
 	/* Too long a line, and many bad entries: the first one is named. */
 	{
-		char big[400];
+		char big[1200];
 
 		memset(big, 'x', sizeof(big));
-		sprintf(big + 300, "']");
+		sprintf(big + 1100, "']");
 		memcpy(big, "['", 2);
 		LOAD_ERR(DPR_RPC_INVALID_PARAMS, big, "routes[0]", "too long");
 	}
