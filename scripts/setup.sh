@@ -15,6 +15,7 @@ PACKAGES=(
 	dpdk dpdk-dev libdpdk-dev libjansson-dev libmnl-dev libnuma-dev libpcap-dev
 	iproute2 iputils-ping iputils-tracepath traceroute tcpdump ethtool procps kmod
 	python3 python3-pyasn valgrind
+	frr # zebra and staticd for tests/smoke/fpm.sh
 )
 # What a static DPDK link (meson -Dstatic_dpdk=true) pulls in.
 STATIC_PACKAGES=(

@@ -17,6 +17,7 @@
 #include "dpr.h"
 #include "exception/exception.h"
 #include "exception/tap.h"
+#include "fpm/fpm_router.h"
 #include "util/log.h"
 
 /* Set from signal handlers, read by the control loop. */
@@ -125,6 +126,7 @@ dpr_control_run(struct dpr_router *d)
 		 * while they are empty, and never long. */
 		dpr_server_poll(d->server, busy == 0 ? 1 : 0);
 		dpr_exc_timers(d->exc);
+		dpr_fpm_router_timers(d);
 		if (rte_rdtsc() > next_link) {
 			dpr_tap_link_sync(d);
 			next_link = rte_rdtsc() + rte_get_tsc_hz();

@@ -19,6 +19,7 @@
 #include "exception/exception.h"
 #include "exception/icmp6.h"
 #include "exception/tap.h"
+#include "fpm/fpm_router.h"
 #include "neigh/neigh.h"
 #include "route/route.h"
 #include "telemetry/telemetry.h"
@@ -345,7 +346,13 @@ setup_tables(struct dpr_router *d)
 			d->cfg->ip6_max_routes, strerror(errno));
 		return -ENOMEM;
 	}
-	d->rib = (struct dpr_rib){ .fib4 = d->fib4, .fib6 = d->fib6, .nh = d->nh };
+	d->rib = (struct dpr_rib){ .fib4 = d->fib4, .fib6 = d->fib6, .nh = d->nh,
+				   .srcs = dpr_route_srcs_create() };
+	if (d->rib.srcs == NULL) {
+		fprintf(stderr, "dpr: cannot allocate the route source table: %s\n",
+			strerror(errno));
+		return -ENOMEM;
+	}
 	dpr_config_addresses(d->cfg, &d->addrs);
 	ret = dpr_route_install_config(&d->rib, d->cfg, &d->addrs, err, sizeof(err));
 	if (ret < 0) {
@@ -364,6 +371,7 @@ teardown(struct dpr_router *d)
 	unsigned int i;
 
 	dpr_telemetry_stop();
+	dpr_fpm_router_free(d);
 	dpr_server_free(d->server);
 	dpr_exc_free(d->exc);
 	dpr_neigh_free(d->neigh);
@@ -378,6 +386,7 @@ teardown(struct dpr_router *d)
 		rte_ring_free(d->workers[i]->exc_ring);
 		rte_free(d->workers[i]);
 	}
+	dpr_route_srcs_free(d->rib.srcs, d->nh);
 	dpr_fib4_free(d->fib4);
 	dpr_fib6_free(d->fib6);
 	dpr_nh_table_free(d->nh);
@@ -457,6 +466,11 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if (dpr_tap_setup(&d, err, sizeof(err)) < 0) {
+		fprintf(stderr, "dpr: %s\n", err);
+		goto out;
+	}
+	/* zebra's routes come after the config's, and name the TAPs' ifindexes. */
+	if (dpr_fpm_router_start(&d, err, sizeof(err)) < 0) {
 		fprintf(stderr, "dpr: %s\n", err);
 		goto out;
 	}

@@ -46,7 +46,8 @@ usage(FILE *f)
 		"  route replace PREFIX via GATEWAY ...      add or replace\n"
 		"  route del PREFIX                          delete\n"
 		"  route get ADDRESS                         longest-prefix match\n"
-		"  route list [--limit N]                    all routes, IPv4 then IPv6 (or the first N)\n"
+		"  route list [--limit N] [source S]         all routes, IPv4 then IPv6 (or the first N;\n"
+		"                                            S: router, config, api, fpm or kernel)\n"
 		"  route load FILE|-                         many routes, one per line: \"PREFIX via\n"
 		"                                            GATEWAY [dev PORT] [weight W] [via ...]\",\n"
 		"                                            \"PREFIX dev PORT\", \"del PREFIX\"\n"
@@ -255,6 +256,22 @@ route_params(int argc, char **argv)
 	return p;
 }
 
+/* Who holds a route, as iproute2 puts "proto": "  source fpm proto bgp
+ * stale"; nothing for the router's own (addresses, neighbours). Ends the line. */
+static void
+print_route_source(json_t *r)
+{
+	json_t *src = json_object_get(r, "source"), *proto = json_object_get(r, "protocol");
+
+	if (json_is_string(src) && strcmp(json_string_value(src), "router") != 0)
+		printf("  source %s", json_string_value(src));
+	if (json_is_string(proto))
+		printf(" proto %s", json_string_value(proto));
+	if (json_is_true(json_object_get(r, "stale")))
+		printf(" stale");
+	printf("\n");
+}
+
 /* One route a line, a multipath one too (its next hops after ";");
  * IPv6 ones get wider columns (aligned among themselves). */
 static void
@@ -265,22 +282,23 @@ print_route(json_t *r)
 	json_t *nh;
 	size_t i;
 
-	if (strcmp(type, "local") == 0 || strcmp(type, "broadcast") == 0) {
-		printf("%-*s %s\n", pw, prefix, type);
+	if (strcmp(type, "local") == 0 || strcmp(type, "broadcast") == 0 ||
+	    strcmp(type, "blackhole") == 0 || strcmp(type, "unreachable") == 0) {
+		printf("%-*s %s", pw, prefix, type);
 	} else if (strcmp(type, "connected") == 0) {
-		printf("%-*s dev %-11s connected\n", pw, prefix, str(r, "port"));
+		printf("%-*s dev %-11s connected", pw, prefix, str(r, "port"));
 	} else if (strcmp(type, "multipath") == 0) {
 		printf("%-*s multipath", pw, prefix);
 		json_array_foreach(json_object_get(r, "nexthops"), i, nh)
 			printf("%s via %s dev %s weight %" JSON_INTEGER_FORMAT "%s", i ? ";" : "",
 			       str(nh, "via"), str(nh, "port"), num(nh, "weight"),
 			       json_is_false(json_object_get(nh, "resolved")) ? ", unresolved" : "");
-		printf("\n");
 	} else {
-		printf("%-*s via %-*s dev %-11s %s%s\n", pw, prefix, gw, str(r, "via"),
+		printf("%-*s via %-*s dev %-11s %s%s", pw, prefix, gw, str(r, "via"),
 		       str(r, "port"), type,
 		       json_is_false(json_object_get(r, "resolved")) ? ", unresolved" : "");
 	}
+	print_route_source(r);
 }
 
 static void
@@ -291,16 +309,26 @@ route_list(int argc, char **argv)
 	char after[64] = "";
 	size_t i;
 
-	if (argc == 2 && strcmp(argv[0], "--limit") == 0)
-		limit = strtoull(argv[1], NULL, 10);
-	else if (argc != 0)
-		die(2, "usage: route list [--limit N]");
+	const char *source = NULL;
+
+	for (; argc >= 2; argc -= 2, argv += 2) {
+		if (strcmp(argv[0], "--limit") == 0)
+			limit = strtoull(argv[1], NULL, 10);
+		else if (strcmp(argv[0], "source") == 0)
+			source = argv[1];
+		else
+			break;
+	}
+	if (argc != 0)
+		die(2, "usage: route list [--limit N] [source router|config|api|fpm|kernel]");
 	do {
 		uint64_t page = limit - shown < LIST_PAGE ? limit - shown : LIST_PAGE;
 		json_t *p = json_pack("{s:I}", "limit", (json_int_t)page);
 
 		if (after[0] != '\0')
 			json_object_set_new(p, "after", json_string(after));
+		if (source != NULL)
+			json_object_set_new(p, "source", json_string(source));
 		res = call("route.list", p);
 		json_array_foreach(json_object_get(res, "routes"), i, r) {
 			if (json_out)

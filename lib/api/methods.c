@@ -191,6 +191,18 @@ system_route(struct dpr_router *r, const struct dpr_prefix *pf, char *why, size_
 	return false;
 }
 
+/* Does source "api" hold @p pf (route.del may remove it)? */
+static bool
+api_holds(struct dpr_router *r, const struct dpr_prefix *pf)
+{
+	struct dpr_route_cands c;
+	uint32_t nh;
+
+	if (r->rib.srcs == NULL)
+		return dpr_route_get(&r->rib, pf, &nh) == 0;
+	return dpr_route_src_get(&r->rib, pf, &c) == 0 && (c.have & (1u << DPR_RSRC_API));
+}
+
 /* Parse a route's prefix, any family; messages as route_prepare()'s. */
 static int
 parse_prefix(const char *ctx, const char *prefix, struct dpr_prefix *pf,
@@ -442,6 +454,10 @@ route_prepare_del(struct dpr_router *r, const char *ctx, const char *prefix,
 		return dpr_method_fail(e, DPR_RPC_NOT_FOUND, "%s: del %s: no such route", ctx, prefix);
 	if (system_route(r, &pf, why, sizeof(why)))
 		return dpr_method_fail(e, DPR_RPC_REFUSED, "%s: del %s: %s", ctx, prefix, why);
+	if (!api_holds(r, &pf))
+		return dpr_method_fail(e, DPR_RPC_NOT_FOUND,
+				       "%s: del %s: no such route from the api (route.list shows its source)",
+				       ctx, prefix);
 	memset(op, 0, sizeof(*op));
 	op->prefix = pf;
 	op->del = 1;
@@ -500,13 +516,49 @@ bad:
 			       ctx, text);
 }
 
-json_t *
-dpr_route_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh)
+/*
+ * Who holds route @p pf (source.h): "source" (the winner's; "router" for
+ * the routes its addresses and neighbours imply), the daemon's
+ * "protocol", "stale" while a daemon that went away has not replayed it,
+ * and "sources" when more than one source holds it.
+ */
+static void
+route_source_json(struct dpr_router *r, const struct dpr_prefix *pf, json_t *o)
+{
+	struct dpr_route_cands c;
+	const char *proto;
+	unsigned int s;
+
+	if (r->rib.srcs == NULL)
+		return;
+	if (dpr_route_src_get(&r->rib, pf, &c) < 0 || !c.in_fib) {
+		json_object_set_new(o, "source", json_string("router"));
+		return;
+	}
+	json_object_set_new(o, "source", json_string(dpr_route_src_name(c.winner)));
+	proto = dpr_route_proto_name(c.proto[c.winner]);
+	if (proto != NULL)
+		json_object_set_new(o, "protocol", json_string(proto));
+	if (c.stale & (1u << c.winner))
+		json_object_set_new(o, "stale", json_true());
+	if (c.have & (c.have - 1)) {
+		json_t *a = json_array();
+
+		for (s = 0; s < DPR_RSRC_MAX; s++)
+			if (c.have & (1u << s))
+				json_array_append_new(a, json_string(dpr_route_src_name(s)));
+		json_object_set_new(o, "sources", a);
+	}
+}
+
+
+/* The next-hop part of a route's JSON, into @p o. */
+static json_t *
+route_nh_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh, json_t *o)
 {
 	const struct dpr_nh_info *info = dpr_nh_info(r->nh, nh);
 	union dpr_nh_word w = dpr_nh_word_get(r->nh, nh);
 	char buf[DPR_PREFIX_STRLEN];
-	json_t *o = json_object();
 
 	json_object_set_new(o, "prefix", json_string(dpr_prefix_fmt(pf, buf, sizeof(buf))));
 	if (w.kind == DPR_NH_KIND_GROUP && info != NULL) {
@@ -514,9 +566,13 @@ dpr_route_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh)
 		json_object_set_new(o, "nexthops", nexthops_json(r, nh));
 		return o;
 	}
-	if (nh == DPR_NH_LOCAL || nh == DPR_NH_BCAST || info == NULL) {
+	if (nh < DPR_NH_FIRST_DYNAMIC || info == NULL) {
+		/* A daemon's reject routes (lib/fpm/fpm_router.h) point at the
+		 * fixed ones: blackhole drops, none answers "unreachable". */
 		json_object_set_new(o, "type", json_string(nh == DPR_NH_LOCAL ? "local" :
-							   nh == DPR_NH_BCAST ? "broadcast" : "none"));
+							   nh == DPR_NH_BCAST ? "broadcast" :
+							   nh == DPR_NH_BLACKHOLE ? "blackhole" :
+							   "unreachable"));
 		return o;
 	}
 	if (info->ip.af == 0) {
@@ -533,19 +589,108 @@ dpr_route_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh)
 	return o;
 }
 
-/* Apply ops; on a partial failure say how far it got and what to raise. */
+json_t *
+dpr_route_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh)
+{
+	json_t *o = route_nh_json(r, pf, nh, json_object());
+
+	route_source_json(r, pf, o);
+	return o;
+}
+
+static int apply_fail(struct dpr_router *r, const char *ctx, const struct dpr_route_op *ops,
+		      unsigned int done, unsigned int n, int err, struct dpr_method_err *e);
+
+/*
+ * Apply ops as source "api" (source.h): the route of a prefix that config
+ * also holds stays config's; one that a daemon holds is the api's until
+ * route.del gives it back. Each op carries its own next-hop reference.
+ */
+static int
+apply_src(struct dpr_router *r, const char *ctx, struct dpr_route_op *ops, unsigned int n,
+	  struct dpr_method_err *e)
+{
+	struct dpr_src_op *so = malloc((n + 1) * sizeof(*so));
+	char buf[DPR_PREFIX_STRLEN];
+	unsigned int i, ok;
+	int ret = 0;
+
+	if (so == NULL) {
+		for (i = 0; i < n; i++)
+			if (!ops[i].del)
+				dpr_nh_put(r->nh, ops[i].nh);
+		return dpr_method_fail(e, DPR_RPC_INTERNAL_ERROR, "%s: out of memory", ctx);
+	}
+	for (i = 0; i < n; i++)
+		so[i] = (struct dpr_src_op){ .prefix = ops[i].prefix, .del = ops[i].del,
+					     .nh = ops[i].nh };
+	ok = dpr_route_src_apply(&r->rib, DPR_RSRC_API, so, n);
+	for (i = 0; ok < n && i < n; i++) {
+		if (so[i].result == 0)
+			continue;
+		dpr_prefix_fmt(&so[i].prefix, buf, sizeof(buf));
+		if (so[i].result == -ENOENT)
+			ret = dpr_method_fail(e, DPR_RPC_NOT_FOUND,
+					      "%s: del %s: no such route from the api (route.list shows who holds it)",
+					      ctx, buf);
+		else if (so[i].result == -EPERM)
+			ret = dpr_method_fail(e, DPR_RPC_REFUSED,
+					      "%s: %s is a route the router's addresses or neighbours own",
+					      ctx, buf);
+		else
+			ret = apply_fail(r, ctx, ops, i, n, so[i].result, e);
+		break;
+	}
+	free(so);
+	return ret;
+}
+
+/*
+ * Apply the router's own ops (addresses, neighbours) to the FIB; on a
+ * partial failure say how far it got and what to raise.
+ */
 static int
 apply(struct dpr_router *r, const char *ctx, struct dpr_route_op *ops, unsigned int n,
       struct dpr_method_err *e)
 {
 	unsigned int done;
-	enum dpr_af af;
 	int err = 0;
 
 	done = dpr_route_apply(&r->rib, ops, n, &err);
+	if (r->rib.srcs != NULL && done > 0) {
+		struct dpr_prefix pfs[8];
+		unsigned int i, k = 0;
+
+		for (i = 0; i < done; i++) {
+			pfs[k++] = ops[i].prefix;
+			if (k == RTE_DIM(pfs) || i + 1 == done) {
+				dpr_route_src_router_changed(&r->rib, pfs, k);
+				k = 0;
+			}
+		}
+	}
 	if (done == n)
 		return 0;
-	af = ops[done].prefix.addr.af;
+	return apply_fail(r, ctx, ops, done, n, err, e);
+}
+
+/* Apply route.* ops: as source "api" where the router has sources. */
+static int
+apply_routes(struct dpr_router *r, const char *ctx, struct dpr_route_op *ops, unsigned int n,
+	     struct dpr_method_err *e)
+{
+	if (r->rib.srcs != NULL)
+		return apply_src(r, ctx, ops, n, e);
+	return apply(r, ctx, ops, n, e);
+}
+
+/* Op @p done of @p n failed with @p err: say how far it got, what to raise. */
+static int
+apply_fail(struct dpr_router *r, const char *ctx, const struct dpr_route_op *ops,
+	   unsigned int done, unsigned int n, int err, struct dpr_method_err *e)
+{
+	enum dpr_af af = ops[done].prefix.addr.af;
+
 	if (err == -ENOENT)
 		return dpr_method_fail(e, DPR_RPC_NOT_FOUND, "%s: no such route", ctx);
 	if (err == -ENOSPC && af == DPR_AF_IP4)
@@ -588,7 +733,7 @@ route_add_common(struct dpr_router *r, json_t *params, struct dpr_method_err *e,
 	snprintf(ctx, sizeof(ctx), "%s %s", method, prefix);
 	if (route_prepare(r, ctx, prefix, nhs, n, &op, e) < 0)
 		return NULL;
-	if (!replace && dpr_route_get(&r->rib, &op.prefix, &old) == 0) {
+	if (!replace && api_holds(r, &op.prefix) && dpr_route_get(&r->rib, &op.prefix, &old) == 0) {
 		json_t *cur = dpr_route_json(r, &op.prefix, old);
 		char *s = json_dumps(cur, JSON_COMPACT);
 
@@ -599,8 +744,10 @@ route_add_common(struct dpr_router *r, json_t *params, struct dpr_method_err *e,
 		json_decref(cur);
 		return NULL;
 	}
-	if (apply(r, ctx, &op, 1, e) < 0)
+	if (apply_routes(r, ctx, &op, 1, e) < 0)
 		return NULL;
+	if (dpr_route_get(&r->rib, &op.prefix, &old) == 0)
+		return dpr_route_json(r, &op.prefix, old);
 	return dpr_route_json(r, &op.prefix, op.nh);
 }
 
@@ -640,7 +787,16 @@ m_route_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return FAIL(DPR_RPC_NOT_FOUND, "%s: no such route", ctx);
 	if (system_route(r, &op.prefix, why, sizeof(why)))
 		return FAIL(DPR_RPC_REFUSED, "%s: %s", ctx, why);
-	if (apply(r, ctx, &op, 1, e) < 0)
+	if (!api_holds(r, &op.prefix)) {
+		json_t *cur = dpr_route_json(r, &op.prefix, old);
+		json_t *src = json_object_get(cur, "source");
+
+		snprintf(why, sizeof(why), "%s", json_is_string(src) ? json_string_value(src) : "?");
+		json_decref(cur);
+		return FAIL(DPR_RPC_NOT_FOUND,
+			    "%s: the route is source %s's, not the api's: remove it there", ctx, why);
+	}
+	if (apply_routes(r, ctx, &op, 1, e) < 0)
 		return NULL;
 	return json_pack("{s:s}", "deleted", prefix);
 }
@@ -669,14 +825,29 @@ m_route_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	return o;
 }
 
+/* Route @p o into @p routes unless @p source (NULL: any) says otherwise. */
+static void
+list_append(json_t *routes, json_t *o, const char *source)
+{
+	json_t *s = json_object_get(o, "source");
+
+	if (source != NULL && (!json_is_string(s) || strcmp(json_string_value(s), source) != 0)) {
+		json_decref(o);
+		return;
+	}
+	json_array_append_new(routes, o);
+}
+
 /*
  * route.list: IPv4 routes, then IPv6, each in ascending (address, length)
- * order; the cursor is the last prefix shown, of either family.
+ * order; the cursor is the last prefix shown, of either family. With
+ * "source", a page holds the routes of that source among the "limit" it
+ * walked (it may hold fewer, even none, with "next" still set).
  */
 static json_t *
 m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
-	static const char *const keys[] = { "limit", "after", NULL };
+	static const char *const keys[] = { "limit", "after", "source", NULL };
 	struct dpr_fib4_route *page4 = NULL;
 	struct dpr_fib6_route *page6 = NULL;
 	struct dpr_prefix cursor, last = { .len = 0 };
@@ -684,14 +855,19 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	unsigned int shown = 0;
 	bool more = false, more6 = false;
 	json_t *res, *routes;
-	const char *after;
+	const char *after, *source = NULL;
 	char buf[DPR_PREFIX_STRLEN];
 	int i, n;
 
 	if (param_keys(params, "route.list", keys, e) < 0 ||
 	    param_uint(params, "route.list", "limit", 1, LIST_MAX, &limit, e) < 0 ||
-	    param_str(params, "route.list", "after", false, &after, e) < 0)
+	    param_str(params, "route.list", "after", false, &after, e) < 0 ||
+	    param_str(params, "route.list", "source", false, &source, e) < 0)
 		return NULL;
+	if (source != NULL && strcmp(source, "router") != 0 && dpr_route_src_parse(source) < 0)
+		return FAIL(DPR_RPC_INVALID_PARAMS,
+			    "route.list: source \"%s\": one of router, config, api, fpm, kernel",
+			    source);
 	if (after != NULL && dpr_prefix_parse(after, false, &cursor, NULL, 0) < 0)
 		return FAIL(DPR_RPC_INVALID_PARAMS,
 			    "route.list: \"after\" must be a prefix from a previous page's \"next\"");
@@ -709,7 +885,7 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		for (i = 0; i < n; i++) {
 			last = (struct dpr_prefix){ .addr = { .af = DPR_AF_IP4, .ip4 = page4[i].ip },
 						    .len = page4[i].depth };
-			json_array_append_new(routes, dpr_route_json(r, &last, page4[i].nh));
+			list_append(routes, dpr_route_json(r, &last, page4[i].nh), source);
 		}
 		shown = (unsigned int)n;
 		/* IPv6 follows the last IPv4 route. */
@@ -734,7 +910,7 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			last.addr.af = DPR_AF_IP6;
 			memcpy(last.addr.ip6, page6[i].ip, sizeof(last.addr.ip6));
 			last.len = page6[i].depth;
-			json_array_append_new(routes, dpr_route_json(r, &last, page6[i].nh));
+			list_append(routes, dpr_route_json(r, &last, page6[i].nh), source);
 		}
 		shown += (unsigned int)n;
 		more = more6;
@@ -880,7 +1056,7 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		free(ops);
 		return NULL;
 	}
-	if (apply(r, "route.load", ops, n, e) < 0) {
+	if (apply_routes(r, "route.load", ops, n, e) < 0) {
 		free(ops);
 		return NULL;
 	}
@@ -1287,6 +1463,19 @@ dpr_router_stats_json(struct dpr_router *r)
 	}
 	if (r->nh != NULL)
 		json_object_set_new(j, "nexthops", json_integer(dpr_nh_count(r->nh)));
+	if (r->rib.srcs != NULL) {
+		struct dpr_route_src_counts c;
+		json_t *by = json_object();
+
+		dpr_route_src_counts(&r->rib, &c);
+		for (i = 0; i < DPR_RSRC_MAX; i++)
+			json_object_set_new(by, dpr_route_src_name(i), json_pack("{s:i,s:i,s:i}",
+				"held", (json_int_t)c.held[i], "active", (json_int_t)c.active[i],
+				"stale", (json_int_t)c.stale[i]));
+		json_object_set_new(by, "not_installed", json_integer(c.not_installed));
+		json_object_set_new(j, "route_sources", by);
+	}
+	json_object_set_new(j, "fpm", dpr_fpm_router_stats_json(r));
 	return j;
 }
 

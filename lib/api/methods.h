@@ -4,6 +4,7 @@
 /* The method table behind dpr_rpc_handle(). Control thread only. */
 #include <jansson.h>
 
+#include "../fpm/fpm_router.h"
 #include "../router/router.h"
 #include "rpc.h"
 

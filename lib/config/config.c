@@ -11,6 +11,7 @@
 #include <rte_common.h>
 
 #include "config.h"
+#include "../fpm/fpm.h"
 #include "../route/route.h"
 
 static_assert(DPR_MAX_PORTS <= DPR_IFADDR_MAX_PORTS && DPR_MAX_PORT_ADDRS < DPR_IFADDR_MAX_PER_PORT,
@@ -807,11 +808,51 @@ check_duplicates(struct parser *ps)
 	return 0;
 }
 
+/*
+ * "fpm": {"listen": "127.0.0.1:2620", "table": 254, "grace_s": 30}, every
+ * key optional; without the key dpr takes no routes from zebra.
+ */
+static int
+parse_fpm(struct parser *ps, json_t *o)
+{
+	static const char *const keys[] = { "listen", "table", "grace_s", NULL };
+	struct dpr_fpm_conf *fc = &ps->cfg->fpm;
+	uint64_t table = DPR_FPM_TABLE_MAIN, grace = DPR_FPM_GRACE_DEFAULT;
+	const char *listen;
+	uint16_t port;
+	int ret;
+
+	if (!json_is_object(o))
+		return fail(ps, "fpm", "expected an object like {\"listen\": \"127.0.0.1:2620\"} ({} for the defaults), got %s",
+			    type_name(o));
+	if ((ret = check_keys(ps, "fpm", o, keys)) < 0 ||
+	    (ret = get_string(ps, "fpm", o, "listen", false, &listen)) < 0 ||
+	    (ret = get_uint(ps, "fpm", o, "table", 1, UINT32_MAX, &table)) < 0 ||
+	    (ret = get_uint(ps, "fpm", o, "grace_s", 0, DPR_FPM_GRACE_MAX, &grace)) < 0)
+		return ret;
+	if (listen == NULL)
+		listen = DPR_FPM_LISTEN_DEFAULT;
+	if (strlen(listen) >= sizeof(fc->listen) || dpr_fpm_listen_check(listen, &port) < 0)
+		return fail(ps, "fpm.listen", "\"%s\": expected an IPv4 or IPv6 address (not a name) and a port, like \"127.0.0.1:2620\" or \"[::1]:2620\" (zebra's \"fpm address ADDR port PORT\")",
+			    listen);
+	if (port == 0)
+		return fail(ps, "fpm.listen", "\"%s\": port 0 is no port zebra can connect to; give the one of zebra's \"fpm address ADDR port PORT\" (2620 by default)",
+			    listen);
+	/* RT_TABLE_LOCAL holds the kernel's own local and broadcast routes. */
+	if (table == 255)
+		return fail(ps, "fpm.table", "255 is the kernel's local table, which zebra does not send; the main table is 254 (a VRF's is its \"table\" number)");
+	fc->enabled = true;
+	snprintf(fc->listen, sizeof(fc->listen), "%s", listen);
+	fc->table = (uint32_t)table;
+	fc->grace_s = (uint32_t)grace;
+	return 0;
+}
+
 static int
 parse_root(struct parser *ps, json_t *root)
 {
 	static const char *const keys[] = {
-		"ports", "routes", "neighbors", "control", "fib", NULL
+		"ports", "routes", "neighbors", "control", "fib", "fpm", NULL
 	};
 	static const char *const control_keys[] = { "socket", "group", NULL };
 	static const char *const fib_keys[] = {
@@ -886,6 +927,10 @@ parse_root(struct parser *ps, json_t *root)
 			return ret;
 		cfg->learned_neighbors_max = (uint32_t)v;
 	}
+
+	o = json_object_get(root, "fpm");
+	if (o != NULL && (ret = parse_fpm(ps, o)) < 0)
+		return ret;
 	return 0;
 }
 

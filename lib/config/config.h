@@ -94,6 +94,17 @@ struct dpr_neigh_conf {
 	int port; /**< index into ports[] */
 };
 
+/** "fpm": routes from FRR's zebra (dplane_fpm_nl), lib/fpm/fpm_router.h. */
+struct dpr_fpm_conf {
+	bool enabled;            /**< the key is there */
+	char listen[64];         /**< "ADDR:PORT" (default DPR_FPM_LISTEN_DEFAULT) */
+	uint32_t table;          /**< kernel table taken (default 254, main) */
+	uint32_t grace_s;        /**< stale routes kept after zebra goes (default 30) */
+};
+
+#define DPR_FPM_GRACE_DEFAULT 30
+#define DPR_FPM_GRACE_MAX 3600
+
 struct dpr_config {
 	char path[PATH_MAX];
 	unsigned int n_ports;
@@ -109,6 +120,7 @@ struct dpr_config {
 	uint32_t ip6_max_routes;
 	uint32_t ip6_tbl8_groups;
 	uint32_t learned_neighbors_max; /**< next hops ARP may create (fib.learned_neighbors_max) */
+	struct dpr_fpm_conf fpm;
 };
 
 /**

@@ -1204,6 +1204,19 @@ listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *sl)
 	return -EINVAL;
 }
 
+int
+dpr_fpm_listen_check(const char *listen_addr, uint16_t *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+
+	if (listen_addr == NULL || listen_parse(listen_addr, &ss, &sl) < 0)
+		return -EINVAL;
+	*port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port :
+		      ((struct sockaddr_in6 *)&ss)->sin6_port);
+	return 0;
+}
+
 struct dpr_fpm *
 dpr_fpm_create(const char *listen_addr, uint32_t table, const struct dpr_fpm_sink *sink,
 	       char *err, size_t err_len)

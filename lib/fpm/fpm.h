@@ -9,7 +9,7 @@
  * nothing of dpr's FIB: installing, marking stale and sweeping are the
  * sink's business.
  *
- * What zebra 8.4 sends (lib/fpm/NOTES-zebra.md; tests/unit/fpm_frames/
+ * What zebra 8.4 sends (docs/routing-daemons.md; tests/unit/fpm_frames/
  * holds the frames it really sent):
  *  - on every connect, its whole table again: next-hop objects first, then
  *    routes, with no end marker; a route update is an RTM_DELROUTE then an
@@ -201,6 +201,13 @@ struct dpr_fpm_stats {
  */
 struct dpr_fpm *dpr_fpm_create(const char *listen, uint32_t table,
 			       const struct dpr_fpm_sink *sink, char *err, size_t err_len);
+
+/**
+ * Check a listen address as dpr_fpm_create() takes it, without a socket
+ * (the config checker's).
+ * @return 0 with its port in *@p port (2620 when left out), or -EINVAL.
+ */
+int dpr_fpm_listen_check(const char *listen, uint16_t *port);
 
 /**
  * The one descriptor to wait on: readable when dpr_fpm_poll() has work

@@ -130,9 +130,12 @@ dpr_nh_table_create(int socket)
 	w.kind = DPR_NH_KIND_LOCAL;
 	word_store(t, DPR_NH_LOCAL, w);
 	word_store(t, DPR_NH_BCAST, w);
+	w.kind = DPR_NH_KIND_BLACKHOLE;
+	word_store(t, DPR_NH_BLACKHOLE, w);
 	t->info[DPR_NH_NONE].in_use = true;
 	t->info[DPR_NH_LOCAL].in_use = true;
 	t->info[DPR_NH_BCAST].in_use = true;
+	t->info[DPR_NH_BLACKHOLE].in_use = true;
 	t->n_used = DPR_NH_FIRST_DYNAMIC;
 	return t;
 fail:
@@ -292,6 +295,13 @@ dpr_nh_connected(struct dpr_nh_table *t, uint8_t port)
 }
 
 static void group_free(struct dpr_nh_table *t, uint32_t idx);
+
+void
+dpr_nh_hold(struct dpr_nh_table *t, uint32_t idx)
+{
+	if (idx >= DPR_NH_FIRST_DYNAMIC && t->info[idx].in_use)
+		t->info[idx].refcnt++;
+}
 
 void
 dpr_nh_put(struct dpr_nh_table *t, uint32_t idx)

@@ -38,12 +38,16 @@
  * DPR_NH_LOCAL marks the router's own addresses, DPR_NH_BCAST the broadcast
  * addresses of its connected subnets: both are for the router (kind LOCAL),
  * and a source address that looks up to DPR_NH_BCAST is never forwarded
- * (RFC 1812 5.3.7).
+ * (RFC 1812 5.3.7). DPR_NH_BLACKHOLE (kind BLACKHOLE) drops silently, counted
+ * as drops.blackhole: a blackhole route points there. A route may point at
+ * DPR_NH_NONE too: an unreachable one, answered with ICMP destination
+ * unreachable as for no route at all, but covering its prefix.
  */
 #define DPR_NH_NONE 0
 #define DPR_NH_LOCAL 1
 #define DPR_NH_BCAST 2
-#define DPR_NH_FIRST_DYNAMIC 3
+#define DPR_NH_BLACKHOLE 3
+#define DPR_NH_FIRST_DYNAMIC 4
 #define DPR_NH_MAX (1u << 16)
 
 /** What a worker does with a packet whose route points here. */
@@ -245,6 +249,12 @@ int dpr_nh_connected(struct dpr_nh_table *t, uint8_t port);
  * the references it held on its members.
  */
 void dpr_nh_put(struct dpr_nh_table *t, uint32_t idx);
+
+/**
+ * Take one more reference on next hop @p idx, which the caller holds one
+ * on already (the fixed indices need none: a no-op for them).
+ */
+void dpr_nh_hold(struct dpr_nh_table *t, uint32_t idx);
 
 /**
  * Find or create the multipath group of the @p n next hops @p members

@@ -310,7 +310,7 @@ dpr_route_owned(const struct dpr_ifaddrs *t, const struct dpr_prefix *pf, unsign
 /* The routes of family @p af the config implies, into @p b. */
 static int
 config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, const struct dpr_ifaddrs *addrs,
-	   enum dpr_af af, struct batch *b, char *err, size_t err_len)
+	   enum dpr_af af, struct batch *b, struct batch *st, char *err, size_t err_len)
 {
 	struct dpr_nh_table *nh = rib->nh;
 	unsigned int p, a, i, na;
@@ -369,7 +369,10 @@ config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, const struct dpr_i
 			idx = dpr_nh_get(nh, &rc->via, (uint8_t)rc->port);
 		else
 			idx = dpr_nh_connected(nh, (uint8_t)rc->port);
-		ret = push(b, nh, &rc->prefix, idx);
+		/* Static routes are source "config" (source.h) where there
+		 * are sources: after the router's own, which they may not
+		 * replace. */
+		ret = push(rib->srcs != NULL ? st : b, nh, &rc->prefix, idx);
 	}
 	if (ret < 0 && ret != -EINVAL)
 		snprintf(err, err_len, "routes: cannot install the configured routes: %s",
@@ -377,23 +380,67 @@ config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, const struct dpr_i
 	return ret;
 }
 
+/* Source "config": the static routes in @p st, after the router's own. */
+static int
+install_static(struct dpr_rib *rib, const struct dpr_config *cfg, struct batch *st, char *err,
+	       size_t err_len)
+{
+	struct dpr_src_op *ops;
+	char a[DPR_PREFIX_STRLEN];
+	unsigned int i, ok;
+
+	if (st->n == 0)
+		return 0;
+	ops = calloc(st->n, sizeof(*ops));
+	if (ops == NULL) {
+		for (i = 0; i < st->n; i++)
+			dpr_nh_put(rib->nh, st->ops[i].nh);
+		snprintf(err, err_len, "routes: cannot install the configured routes: %s",
+			 strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (i = 0; i < st->n; i++)
+		ops[i] = (struct dpr_src_op){ .prefix = st->ops[i].prefix, .nh = st->ops[i].nh };
+	ok = dpr_route_src_apply(rib, DPR_RSRC_CONFIG, ops, st->n);
+	for (i = 0; ok < st->n && i < st->n; i++) {
+		int r = ops[i].result;
+
+		if (r == 0)
+			continue;
+		dpr_prefix_fmt(&ops[i].prefix, a, sizeof(a));
+		if (r == -EPERM)
+			snprintf(err, err_len, "routes: %s in %s is a route the router's addresses or neighbours own (its subnet, address or host route): remove it from \"routes\"",
+				 a, cfg->path);
+		else
+			snprintf(err, err_len, "routes: %s: %s (raise fib.ipv4_max_routes/ipv6_max_routes or the tbl8 groups)",
+				 a, strerror(-r));
+		free(ops);
+		return r;
+	}
+	free(ops);
+	return 0;
+}
+
 int
 dpr_route_install_config(struct dpr_rib *rib, const struct dpr_config *cfg,
 			 const struct dpr_ifaddrs *addrs, char *err, size_t err_len)
 {
-	struct batch b = { 0 };
+	struct batch b = { 0 }, st = { 0 };
 	unsigned int i, done, n4;
 	int ret;
 
 	/* One batch per family, IPv4 first: one FIB update each. */
-	ret = config_ops(rib, cfg, addrs, DPR_AF_IP4, &b, err, err_len);
+	ret = config_ops(rib, cfg, addrs, DPR_AF_IP4, &b, &st, err, err_len);
 	n4 = b.n;
 	if (ret == 0 && rib->fib6 != NULL)
-		ret = config_ops(rib, cfg, addrs, DPR_AF_IP6, &b, err, err_len);
+		ret = config_ops(rib, cfg, addrs, DPR_AF_IP6, &b, &st, err, err_len);
 	if (ret < 0) {
 		for (i = 0; i < b.n; i++)
 			dpr_nh_put(rib->nh, b.ops[i].nh);
+		for (i = 0; i < st.n; i++)
+			dpr_nh_put(rib->nh, st.ops[i].nh);
 		free(b.ops);
+		free(st.ops);
 		return ret;
 	}
 
@@ -403,10 +450,15 @@ dpr_route_install_config(struct dpr_rib *rib, const struct dpr_config *cfg,
 
 		snprintf(err, err_len, "routes: installed %u of %u routes from the config: %s (raise fib.%s_max_routes or fib.%s_tbl8_groups)",
 			 done, b.n, strerror(-ret), fam, fam);
+		for (i = 0; i < st.n; i++)
+			dpr_nh_put(rib->nh, st.ops[i].nh);
 	} else {
-		DPR_LOG(INFO, fib, "installed %u IPv4 and %u IPv6 routes from %s (connected, local, neighbours, static)",
-			n4, b.n - n4, cfg->path);
+		ret = install_static(rib, cfg, &st, err, err_len);
+		if (ret == 0)
+			DPR_LOG(INFO, fib, "installed %u IPv4 and %u IPv6 routes from %s (connected, local, neighbours%s) and %u static routes as source config",
+				n4, b.n - n4, cfg->path, rib->srcs != NULL ? "" : ", static", st.n);
 	}
 	free(b.ops);
-	return done < b.n ? ret : 0;
+	free(st.ops);
+	return done < b.n || ret < 0 ? ret : 0;
 }

@@ -15,12 +15,15 @@
 #include "../fib/fib6.h"
 #include "../ifaddr/ifaddr.h"
 #include "../nexthop/nexthop.h"
+#include "source.h"
 
 /** Both FIBs and the next hops they point at: what the route layer changes. */
 struct dpr_rib {
 	struct dpr_fib4 *fib4;
 	struct dpr_fib6 *fib6;
 	struct dpr_nh_table *nh;
+	/** Who holds which route (source.h); NULL: no sources (unit rigs). */
+	struct dpr_route_srcs *srcs;
 };
 
 /** A change of either family for dpr_route_apply(). */

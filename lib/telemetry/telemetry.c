@@ -315,6 +315,18 @@ fill_routes(struct rte_tel_data *d, json_t *res)
 	flatten(d, "nexthops", json_object_get(res, "nexthops"));
 }
 
+static void
+fill_fpm(struct rte_tel_data *d, json_t *res)
+{
+	flatten(d, "", json_object_get(res, "fpm"));
+}
+
+static int
+cmd_fpm(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	return view("stats.get", d, fill_fpm);
+}
+
 static int
 cmd_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
@@ -395,6 +407,8 @@ dpr_telemetry_init(struct dpr_router *r, struct dpr_server *s)
 				   "dpr workers: packets and busy cycles per packet. No parameters");
 	rte_telemetry_register_cmd("/dpr/routes", cmd_routes,
 				   "dpr FIB summary: routes, memory, next hops. No parameters");
+	rte_telemetry_register_cmd("/dpr/fpm", cmd_fpm,
+				   "dpr routes from zebra (FPM): connection, counters, stale routes. No parameters");
 	rte_telemetry_register_cmd("/dpr/rpc", cmd_rpc,
 				   "One dpr JSON-RPC 2.0 request (under 1 KiB); answers its response. Parameters: the request");
 	return 0;

@@ -3,7 +3,8 @@
 
 /*
  * DPDK telemetry commands under /dpr/: read-only views (/dpr/ports,
- * /dpr/stats, /dpr/workers, /dpr/routes) and /dpr/rpc,<JSON-RPC request>.
+ * /dpr/stats, /dpr/workers, /dpr/routes, /dpr/fpm) and /dpr/rpc,<JSON-RPC
+ * request>.
  * Telemetry calls arrive on DPDK's telemetry thread; each is handed to the
  * control thread, which answers through the same dispatcher as the control
  * socket, so no method is implemented twice.

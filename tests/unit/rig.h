@@ -41,8 +41,9 @@ test_router_init(struct dpr_router *r, const char *text, const char *origin)
 	r->nh = dpr_nh_table_create(0);
 	r->fib4 = dpr_fib4_create(&fc, NULL);
 	r->fib6 = dpr_fib6_create(&fc6, NULL);
-	r->rib = (struct dpr_rib){ .fib4 = r->fib4, .fib6 = r->fib6, .nh = r->nh };
-	if (r->nh == NULL || r->fib4 == NULL || r->fib6 == NULL ||
+	r->rib = (struct dpr_rib){ .fib4 = r->fib4, .fib6 = r->fib6, .nh = r->nh,
+				   .srcs = dpr_route_srcs_create() };
+	if (r->nh == NULL || r->fib4 == NULL || r->fib6 == NULL || r->rib.srcs == NULL ||
 	    dpr_route_install_config(&r->rib, r->cfg, &r->addrs, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: router: %s\n", origin, err);
 		return -1;
@@ -60,6 +61,7 @@ static inline void
 test_router_free(struct dpr_router *r)
 {
 	dpr_neigh_free(r->neigh);
+	dpr_route_srcs_free(r->rib.srcs, r->nh);
 	dpr_fib4_free(r->fib4);
 	dpr_fib6_free(r->fib6);
 	dpr_nh_table_free(r->nh);

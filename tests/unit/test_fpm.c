@@ -1286,7 +1286,7 @@ test_reconnect(void)
 	n_ev = 0;
 }
 
-/* ---- what real zebra 8.4 sent (fpm_frames/, lib/fpm/NOTES-zebra.md) ---- */
+/* ---- what real zebra 8.4 sent (fpm_frames/, docs/routing-daemons.md) ---- */
 
 struct part {
 	const uint8_t *bytes;

@@ -498,7 +498,8 @@ test_route_add(void)
 	HAS_STR(res, "port", "p1");
 	HAS_STR(res, "type", "gateway");
 	CHECK(json_is_false(json_object_get(res, "resolved")), "10.0.2.2 is unresolved: %s", last_text);
-	CHECK_EQ(json_object_size(res), 5);
+	HAS_STR(res, "source", "api");
+	CHECK_EQ(json_object_size(res), 6);
 	res = OK("route.add", "{'prefix':'172.32.0.0/16','via':'10.0.1.2','port':'p0'}");
 	HAS_STR(res, "port", "p0");
 	CHECK(json_is_true(json_object_get(res, "resolved")), "10.0.1.2 is resolved: %s", last_text);
@@ -973,8 +974,15 @@ test_route_load(void)
 	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['del']", "routes[0]");
 	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['del 198.51.100.0/24 now']", "routes[0]");
 	/* A delete before the bad entry is not applied either. */
-	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['del 198.51.100.0/24', 'oops']", "routes[1]", "oops");
-	CHECK(strcmp(route_prefix("198.51.100.1"), "198.51.100.0/24") == 0, "still there");
+	OK("route.add", "{'prefix':'203.0.119.0/24','via':'10.0.2.2'}");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['del 203.0.119.0/24', 'oops']", "routes[1]", "oops");
+	CHECK(strcmp(route_prefix("203.0.119.1"), "203.0.119.0/24") == 0, "still there");
+	OK("route.del", "{'prefix':'203.0.119.0/24'}");
+	/* The config's static route is source config's: the api may not
+	 * delete it, nor take it over by route.load's "del". */
+	LOAD_ERR(DPR_RPC_NOT_FOUND, "['del 198.51.100.0/24']", "routes[0]", "from the api");
+	ERR(DPR_RPC_NOT_FOUND, "route.del", "{'prefix':'198.51.100.0/24'}", "source config");
+	CHECK(strcmp(route_prefix("198.51.100.1"), "198.51.100.0/24") == 0, "config route kept");
 	/* Too long a line, and many bad entries: the first one is named. */
 	{
 		char big[1200];
@@ -1683,7 +1691,8 @@ test6_route_add(void)
 	HAS_STR(res, "port", "p1");
 	HAS_STR(res, "type", "gateway");
 	CHECK(json_is_false(json_object_get(res, "resolved")), "%s", last_text);
-	CHECK_EQ(json_object_size(res), 5);
+	HAS_STR(res, "source", "api");
+	CHECK_EQ(json_object_size(res), 6);
 	CHECK_EQ(routes6(), before.routes - CONFIG6_ROUTES4 + 1);
 	CHECK_EQ(R.fib4->n_routes, CONFIG6_ROUTES4);
 	HAS_STR(OK("route.get", "{'address':'2001:db8:300:1::1'}"), "prefix", "2001:db8:300::/48");

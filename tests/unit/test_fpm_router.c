@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/fpm/fpm_router.c: zebra's routes as routes of source fpm. The test
+ * plays zebra over TCP against a router rig (tests/unit/rig.h) whose port
+ * p0's "TAP" is lo, so zebra's ifindex 1 names p0: each route kind becomes
+ * its next hop, each refusal is counted and withdraws the prefix, the
+ * frames of one read are one batch, api routes win, and a disconnect marks
+ * the routes stale until the sweep removes those not sent again.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
+
+#include "test.h"
+#include "rig.h"
+#include "api/server.h"
+#include "fpm/fpm_router.h"
+
+#define FRR_RTPROT_ZSTATIC 196
+#define SOCK_PATH "/tmp/dpr-test-fpm-router.sock"
+
+static const char config_text[] =
+	"{\"ports\": ["
+	" {\"name\": \"p0\", \"device\": \"net_null0\", \"tap\": \"lo\","
+	"  \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\"]},"
+	" {\"name\": \"p1\", \"device\": \"net_null1\", \"addresses\": [\"10.0.2.1/24\"]}],"
+	" \"fpm\": {\"listen\": \"127.0.0.1\", \"grace_s\": 0},"
+	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 256}}";
+
+static struct dpr_router R;
+static uint16_t fpm_port;
+static int zebra = -1;
+
+/* ---- frames, as zebra 8.4 builds them (see test_fpm.c) ---- */
+
+struct frame {
+	uint32_t words[1 << 14];
+	size_t len, start;
+};
+
+static uint8_t *
+fbytes(struct frame *fr)
+{
+	return (uint8_t *)fr->words;
+}
+
+static void
+frame_begin(struct frame *fr)
+{
+	fr->start = fr->len;
+	fr->len += 4;
+}
+
+static void
+frame_end(struct frame *fr)
+{
+	uint8_t *h = fbytes(fr) + fr->start;
+	size_t l = fr->len - fr->start;
+
+	h[0] = 1;
+	h[1] = 1;
+	h[2] = (uint8_t)(l >> 8);
+	h[3] = (uint8_t)l;
+}
+
+static struct nlmsghdr *
+route_begin(struct frame *fr, uint16_t type, const char *dst, uint8_t len, uint8_t rtype)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(fbytes(fr) + fr->len);
+	int family = strchr(dst, ':') ? AF_INET6 : AF_INET;
+	struct rtmsg *rtm;
+	uint8_t a[16];
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = (uint8_t)family;
+	rtm->rtm_dst_len = len;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = FRR_RTPROT_ZSTATIC;
+	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
+	rtm->rtm_type = type == RTM_NEWROUTE ? rtype : RTN_UNSPEC;
+	if (inet_pton(family, dst, a) != 1)
+		abort();
+	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, a);
+	mnl_attr_put_u32(nlh, RTA_PRIORITY, 20);
+	return nlh;
+}
+
+static void
+put_gw(struct nlmsghdr *nlh, const char *gw)
+{
+	int family = strchr(gw, ':') ? AF_INET6 : AF_INET;
+	uint8_t a[16];
+
+	if (inet_pton(family, gw, a) != 1)
+		abort();
+	mnl_attr_put(nlh, RTA_GATEWAY, family == AF_INET ? 4 : 16, a);
+}
+
+/* RFC 5549: an IPv6 gateway for an IPv4 route, as RTA_VIA. */
+static void
+put_via6(struct nlmsghdr *nlh, const char *gw)
+{
+	uint8_t v[2 + 16];
+	uint16_t family = AF_INET6;
+
+	memcpy(v, &family, 2);
+	if (inet_pton(AF_INET6, gw, v + 2) != 1)
+		abort();
+	mnl_attr_put(nlh, RTA_VIA, sizeof(v), v);
+}
+
+static void
+msg_done(struct frame *fr, struct nlmsghdr *nlh)
+{
+	fr->len += MNL_ALIGN(nlh->nlmsg_len);
+}
+
+/* One frame: a route with one path (@p gw NULL: an interface route). */
+static void
+add1(struct frame *fr, const char *dst, uint8_t len, const char *gw, uint32_t oif)
+{
+	struct nlmsghdr *nlh;
+
+	frame_begin(fr);
+	nlh = route_begin(fr, RTM_NEWROUTE, dst, len, RTN_UNICAST);
+	if (gw != NULL && strchr(gw, ':') != NULL && strchr(dst, ':') == NULL)
+		put_via6(nlh, gw);
+	else if (gw != NULL)
+		put_gw(nlh, gw);
+	mnl_attr_put_u32(nlh, RTA_OIF, oif);
+	msg_done(fr, nlh);
+	frame_end(fr);
+}
+
+/* One frame: a route over @p n paths (a NULL gateway: an interface path). */
+static void
+add_mp(struct frame *fr, const char *dst, uint8_t len, unsigned int n,
+       const char *const *gw, const uint32_t *oif, const uint8_t *weight)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *mp;
+	unsigned int i;
+
+	frame_begin(fr);
+	nlh = route_begin(fr, RTM_NEWROUTE, dst, len, RTN_UNICAST);
+	mp = mnl_attr_nest_start(nlh, RTA_MULTIPATH);
+	for (i = 0; i < n; i++) {
+		struct rtnexthop *rtnh = mnl_nlmsg_get_payload_tail(nlh);
+
+		memset(rtnh, 0, sizeof(*rtnh));
+		rtnh->rtnh_ifindex = (int)oif[i];
+		rtnh->rtnh_hops = (uint8_t)(weight[i] - 1);
+		nlh->nlmsg_len += RTNH_ALIGN(sizeof(*rtnh));
+		if (gw[i] != NULL)
+			put_gw(nlh, gw[i]);
+		rtnh->rtnh_len = (uint16_t)((char *)mnl_nlmsg_get_payload_tail(nlh) - (char *)rtnh);
+	}
+	mnl_attr_nest_end(nlh, mp);
+	msg_done(fr, nlh);
+	frame_end(fr);
+}
+
+static void
+add_typed(struct frame *fr, const char *dst, uint8_t len, uint8_t rtype)
+{
+	frame_begin(fr);
+	msg_done(fr, route_begin(fr, RTM_NEWROUTE, dst, len, rtype));
+	frame_end(fr);
+}
+
+static void
+del(struct frame *fr, const char *dst, uint8_t len)
+{
+	frame_begin(fr);
+	msg_done(fr, route_begin(fr, RTM_DELROUTE, dst, len, 0));
+	frame_end(fr);
+}
+
+/* ---- zebra's side ---- */
+
+/* Let the control loop serve what is there (a few rounds: accept, then read). */
+static void
+serve(void)
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		dpr_server_poll(R.server, 20);
+}
+
+static void
+zebra_connect(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(fpm_port) };
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	zebra = socket(AF_INET, SOCK_STREAM, 0);
+	CHECK(zebra >= 0 && connect(zebra, (struct sockaddr *)&sa, sizeof(sa)) == 0,
+	      "connect to the FPM port %u: %s", fpm_port, strerror(errno));
+	serve();
+}
+
+static void
+zebra_close(void)
+{
+	close(zebra);
+	zebra = -1;
+	serve();
+}
+
+/* Send all the frames of @p fr in one write, let dpr read them, start over. */
+static void
+send_frames(struct frame *fr)
+{
+	CHECK(write(zebra, fbytes(fr), fr->len) == (ssize_t)fr->len, "write: %s", strerror(errno));
+	serve();
+	fr->len = 0;
+}
+
+/* ---- what dpr made of it ---- */
+
+static json_t *stats;
+
+static json_int_t
+st(const char *key)
+{
+	json_t *v;
+
+	json_decref(stats);
+	stats = dpr_fpm_router_stats_json(&R);
+	v = json_object_get(stats, key);
+	return json_integer_value(v);
+}
+
+static json_int_t
+st2(const char *obj, const char *key)
+{
+	st(obj);
+	return json_integer_value(json_object_get(json_object_get(stats, obj), key));
+}
+
+static bool
+is_connected(void)
+{
+	st("connected");
+	return json_is_true(json_object_get(stats, "connected"));
+}
+
+/* The FIB's next hop for @p text ("10.77.0.0/16"), or -1 when it has no route there. */
+static long
+fib_nh(const char *text)
+{
+	struct dpr_prefix pf;
+	uint32_t nh;
+
+	if (dpr_prefix_parse(text, false, &pf, NULL, 0) < 0)
+		abort();
+	return dpr_route_get(&R.rib, &pf, &nh) == 0 ? (long)nh : -1;
+}
+
+static int
+nh_of(const char *gw, int port)
+{
+	struct dpr_ip ip;
+
+	if (dpr_ip_parse(gw, &ip) < 0)
+		abort();
+	return dpr_nh_find_port(R.nh, &ip, port);
+}
+
+/* ---- the cases ---- */
+
+static struct frame fr;
+
+static void
+test_kinds(void)
+{
+	static const char *const gws[] = { "10.0.1.2", "10.0.1.3", "10.0.1.2" };
+	static const uint32_t oifs[] = { 1, 1, 1 };
+	static const uint8_t weights[] = { 1, 2, 3 };
+	uint32_t members[DPR_NH_GROUP_MEMBERS];
+	uint16_t w[DPR_NH_GROUP_MEMBERS];
+	json_int_t batches;
+	unsigned int n;
+	long nh;
+
+	zebra_connect();
+	CHECK(is_connected(), "zebra connected");
+	batches = st("batches_applied");
+	add1(&fr, "10.77.0.0", 16, "10.0.1.2", 1);
+	add1(&fr, "2001:db8:77::", 48, "2001:db8:1::2", 1);
+	add1(&fr, "10.55.0.0", 16, NULL, 1);
+	add_mp(&fr, "10.88.0.0", 16, 3, gws, oifs, weights);
+	add_typed(&fr, "10.99.0.0", 16, RTN_BLACKHOLE);
+	add_typed(&fr, "10.98.0.0", 16, RTN_UNREACHABLE);
+	add_typed(&fr, "10.97.0.0", 16, RTN_PROHIBIT);
+	send_frames(&fr);
+	CHECK_EQ(st("batches_applied"), batches + 1);
+	CHECK_EQ(st("installed"), 7);
+	CHECK_EQ(st("routes"), 7);
+
+	CHECK(nh_of("10.0.1.2", 0) >= DPR_NH_FIRST_DYNAMIC, "gateway 10.0.1.2 has a next hop");
+	CHECK_EQ(fib_nh("10.77.0.0/16"), nh_of("10.0.1.2", 0));
+	CHECK_EQ(fib_nh("2001:db8:77::/48"), nh_of("2001:db8:1::2", 0));
+	CHECK_EQ(fib_nh("10.55.0.0/16"), dpr_nh_connected(R.nh, 0));
+	dpr_nh_put(R.nh, (uint32_t)dpr_nh_connected(R.nh, 0)); /* the reference just taken */
+	nh = fib_nh("10.88.0.0/16");
+	n = nh < 0 ? 0 : dpr_nh_group_members(R.nh, (uint32_t)nh, members, w);
+	/* 10.0.1.2 twice: one member with the weights summed. */
+	CHECK(n == 2 && ((members[0] == (uint32_t)nh_of("10.0.1.2", 0) && w[0] == 4 && w[1] == 2) ||
+			 (members[1] == (uint32_t)nh_of("10.0.1.2", 0) && w[1] == 4 && w[0] == 2)),
+	      "10.88.0.0/16 is a group of 10.0.1.2 (weight 4) and 10.0.1.3 (2): %u members", n);
+	CHECK_EQ(fib_nh("10.99.0.0/16"), DPR_NH_BLACKHOLE);
+	CHECK_EQ(dpr_nh_word_get(R.nh, DPR_NH_BLACKHOLE).kind, DPR_NH_KIND_BLACKHOLE);
+	CHECK_EQ(fib_nh("10.98.0.0/16"), DPR_NH_NONE);
+	CHECK_EQ(fib_nh("10.97.0.0/16"), DPR_NH_NONE);
+
+	/* A delete; zebra's update (delete and add in one frame) is a plain replace. */
+	del(&fr, "10.98.0.0", 16);
+	frame_begin(&fr);
+	msg_done(&fr, route_begin(&fr, RTM_DELROUTE, "10.77.0.0", 16, 0));
+	{
+		struct nlmsghdr *nlh = route_begin(&fr, RTM_NEWROUTE, "10.77.0.0", 16, RTN_UNICAST);
+
+		put_gw(nlh, "10.0.1.3");
+		mnl_attr_put_u32(nlh, RTA_OIF, 1);
+		msg_done(&fr, nlh);
+	}
+	frame_end(&fr);
+	send_frames(&fr);
+	CHECK_EQ(fib_nh("10.98.0.0/16"), -1);
+	CHECK_EQ(fib_nh("10.77.0.0/16"), nh_of("10.0.1.3", 0));
+	CHECK_EQ(st("withdrawn"), 2);
+	CHECK_EQ(st("routes"), 6);
+}
+
+static void
+test_refused(void)
+{
+	static const char *const gws[] = { "10.0.1.2", NULL };
+	static const uint32_t oifs[] = { 1, 1 };
+	static const uint8_t weights[] = { 1, 1 };
+
+	/* Each refusal withdraws what dpr held for the prefix: 10.77.0.0/16. */
+	add1(&fr, "10.77.0.0", 16, "10.0.1.2", 9999);
+	send_frames(&fr);
+	CHECK_EQ(st2("refused", "interface_unknown"), 1);
+	CHECK_EQ(fib_nh("10.77.0.0/16"), -1);
+	CHECK(st("interface_map_refreshes") >= 3, "an unknown ifindex read the TAPs again");
+	add1(&fr, "10.60.0.0", 16, "10.9.9.9", 1);
+	add1(&fr, "10.61.0.0", 16, "2001:db8:1::2", 1);
+	add1(&fr, "10.62.0.0", 16, "10.0.1.1", 1);
+	add1(&fr, "10.0.1.7", 32, "10.0.1.7", 1);
+	add_mp(&fr, "10.63.0.0", 16, 2, gws, oifs, weights);
+	add1(&fr, "fe80::", 64, "2001:db8:1::2", 1);
+	send_frames(&fr);
+	CHECK_EQ(st2("refused", "gateway_not_connected"), 1);
+	CHECK_EQ(st2("refused", "gateway_family"), 1);
+	CHECK_EQ(st2("refused", "gateway_invalid"), 2);
+	CHECK_EQ(st2("refused", "multipath_attached"), 1);
+	CHECK_EQ(st2("refused", "link_local_prefix"), 1);
+	CHECK_EQ(fib_nh("10.60.0.0/16") + fib_nh("10.61.0.0/16") + fib_nh("10.62.0.0/16") +
+		 fib_nh("10.63.0.0/16"), -4);
+	/* Refused routes go as deletes of what dpr did not hold. */
+	CHECK(st("withdrawn_unheld") >= 6, "refusals withdrawn");
+
+	/* The router's own prefix: counted, not installed. */
+	add1(&fr, "10.0.1.0", 24, "10.0.1.2", 1);
+	send_frames(&fr);
+	CHECK_EQ(st2("not_installed", "own_prefix"), 1);
+	CHECK_EQ(fib_nh("10.0.1.0/24"), dpr_nh_connected(R.nh, 0));
+	dpr_nh_put(R.nh, (uint32_t)dpr_nh_connected(R.nh, 0));
+}
+
+static void
+test_api_wins(void)
+{
+	struct dpr_src_op op = { .nh = DPR_NH_BLACKHOLE };
+
+	add1(&fr, "10.77.0.0", 16, "10.0.1.2", 1);
+	send_frames(&fr);
+	CHECK_EQ(fib_nh("10.77.0.0/16"), nh_of("10.0.1.2", 0));
+	if (dpr_prefix_parse("10.77.0.0/16", false, &op.prefix, NULL, 0) < 0)
+		abort();
+	CHECK_EQ(dpr_route_src_apply(&R.rib, DPR_RSRC_API, &op, 1), 1);
+	CHECK_EQ(fib_nh("10.77.0.0/16"), DPR_NH_BLACKHOLE);
+	CHECK_EQ(st("routes_active"), st("routes") - 1);
+	op.del = 1;
+	CHECK_EQ(dpr_route_src_apply(&R.rib, DPR_RSRC_API, &op, 1), 1);
+	CHECK_EQ(fib_nh("10.77.0.0/16"), nh_of("10.0.1.2", 0));
+}
+
+static void
+test_stale(void)
+{
+	json_int_t held = st("routes");
+
+	CHECK(held >= 5, "routes held before the disconnect: %lld", (long long)held);
+	zebra_close();
+	CHECK(!is_connected(), "zebra gone");
+	CHECK_EQ(st("routes_stale"), held);
+	CHECK_EQ(st("stale_marked_last"), held);
+	CHECK(!json_is_null(json_object_get(stats, "sweep_in_ms")), "a sweep is due");
+	CHECK_EQ(fib_nh("10.77.0.0/16"), nh_of("10.0.1.2", 0));
+
+	/* zebra back: it replays one route; grace_s 0, so the sweep is due now. */
+	zebra_connect();
+	add1(&fr, "10.77.0.0", 16, "10.0.1.2", 1);
+	send_frames(&fr);
+	CHECK_EQ(st("routes_stale"), held - 1);
+	dpr_fpm_router_timers(&R);
+	CHECK_EQ(st("swept_last"), held - 1);
+	CHECK_EQ(st("routes"), 1);
+	CHECK_EQ(st("routes_stale"), 0);
+	CHECK(json_is_null(json_object_get(stats, "sweep_in_ms")), "no sweep due");
+	CHECK_EQ(fib_nh("10.77.0.0/16"), nh_of("10.0.1.2", 0));
+	CHECK_EQ(fib_nh("10.99.0.0/16"), -1);
+	CHECK_EQ(fib_nh("2001:db8:77::/48"), -1);
+	/* Sweeping again removes nothing. */
+	dpr_fpm_router_timers(&R);
+	CHECK_EQ(st("sweeps"), 1);
+	zebra_close();
+	dpr_fpm_router_timers(&R);
+	CHECK_EQ(fib_nh("10.77.0.0/16"), -1);
+	CHECK_EQ(st("routes"), 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct dpr_config *cfg;
+	uint32_t nh_before;
+	char err[512];
+
+	(void)argc;
+	if (test_eal_init(argv[0]) < 0) {
+		fprintf(stderr, "EAL init failed\n");
+		return EXIT_FAILURE;
+	}
+	if (test_router_init(&R, config_text, "test_fpm_router") < 0)
+		return EXIT_FAILURE;
+	/* Port 0 (any free one) is for tests only: the config checker refuses it. */
+	cfg = (struct dpr_config *)(uintptr_t)R.cfg;
+	snprintf(cfg->fpm.listen, sizeof(cfg->fpm.listen), "127.0.0.1:0");
+	/* p0's "TAP" is lo: zebra's ifindex 1 is p0. */
+	R.n_ports = 2;
+	R.ports[0].has_tap = true;
+	CHECK_EQ(if_nametoindex("lo"), 1);
+	unlink(SOCK_PATH);
+	R.server = dpr_server_create(&R, SOCK_PATH, "", err, sizeof(err));
+	CHECK(R.server != NULL, "control server: %s", err);
+	if (R.server == NULL)
+		return test_done("test_fpm_router");
+	nh_before = dpr_nh_count(R.nh);
+	CHECK(dpr_fpm_router_start(&R, err, sizeof(err)) == 0, "start: %s", err);
+	if (R.fpm == NULL)
+		return test_done("test_fpm_router");
+	fpm_port = (uint16_t)st("port");
+	CHECK(fpm_port != 0, "listening");
+
+	test_kinds();
+	test_refused();
+	test_api_wins();
+	test_stale();
+	/* Every next hop zebra's routes took is given back. */
+	CHECK_EQ(dpr_nh_count(R.nh), nh_before);
+
+	json_decref(stats);
+	dpr_fpm_router_free(&R);
+	CHECK(R.fpm == NULL, "freed");
+	dpr_server_free(R.server);
+	test_router_free(&R);
+	return test_done("test_fpm_router");
+}
