@@ -140,26 +140,10 @@ ignore(struct dpr_fpm *f, enum dpr_fpm_ignore why, const char *fmt, ...)
 	}
 }
 
-/*
- * A full table can refuse thousands of routes for one reason: the 1st, 2nd,
- * 4th, 8th... are warnings (with the count so far), the rest debug.
- */
-static void __attribute__((format(printf, 3, 4)))
-reject(struct dpr_fpm *f, enum dpr_fpm_reject why, const char *fmt, ...)
-{
-	uint64_t n = ++f->st.rejected[why];
-	uint32_t level = (n & (n - 1)) == 0 ? RTE_LOG_WARNING : RTE_LOG_DEBUG;
-	char msg[200];
-	va_list ap;
-
-	if (!rte_log_can_log(dpr_logtype_fpm, level))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rte_log(level, dpr_logtype_fpm, "dpr: fpm: refused (%s, %" PRIu64 " so far): %s\n",
-		rej_names[why], n, msg);
-}
+/* A refused route, counted under @p why and logged (dpr_log_counted()). */
+#define reject(f, why, ...) \
+	dpr_log_counted(dpr_logtype_fpm, ++(f)->st.rejected[why], "fpm: refused", \
+			rej_names[why], __VA_ARGS__)
 
 /* ---- next-hop objects ---- */
 

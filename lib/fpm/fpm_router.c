@@ -87,26 +87,6 @@ struct dpr_fpm_router {
 	} st;
 };
 
-/*
- * A refused route or a failed install: the 1st, 2nd, 4th, 8th... of a reason
- * are warnings with the count so far, the rest debug (a full table can
- * refuse thousands for one reason).
- */
-static void __rte_format_printf(4, 5)
-log_counted(uint64_t n, const char *what, const char *reason, const char *fmt, ...)
-{
-	uint32_t level = (n & (n - 1)) == 0 ? RTE_LOG_WARNING : RTE_LOG_DEBUG;
-	char msg[200];
-	va_list ap;
-
-	if (!rte_log_can_log(dpr_logtype_fpm, level))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rte_log(level, dpr_logtype_fpm, "dpr: fpm: %s (%s, %" PRIu64 " so far): %s\n",
-		what, reason, n, msg);
-}
 
 /* Read each port's TAP ifindex again (TAPs can be recreated by hand). */
 static void
@@ -286,7 +266,7 @@ apply(struct dpr_fpm_router *f)
 			why = FAIL_OTHER;
 			break;
 		}
-		log_counted(++f->st.failed[why], "not installed", failure_names[why], "%s %s",
+		dpr_log_counted(dpr_logtype_fpm, ++f->st.failed[why], "fpm: not installed", failure_names[why], "%s %s",
 			    dpr_prefix_fmt(&op->prefix, buf, sizeof(buf)),
 			    why == FAIL_OWN_PREFIX ? "is the router's own (an address, its subnet or a static neighbour)" :
 			    why == FAIL_FIB_FULL ? "does not fit in the FIB (kept, installed with a later change of its prefix; raise fib.ipv4_max_routes, fib.ipv4_tbl8_groups or the ipv6 ones)" :
@@ -348,7 +328,7 @@ on_route(void *arg, const struct dpr_fpm_route *fr)
 		}
 	}
 	if (why != REF_MAX) {
-		log_counted(++f->st.refused[why], "refused", refuse_names[why],
+		dpr_log_counted(dpr_logtype_fpm, ++f->st.refused[why], "fpm: refused", refuse_names[why],
 			    "%s (withdrawn from dpr)", dpr_prefix_fmt(&fr->prefix, buf, sizeof(buf)));
 		/* Never keep forwarding on what zebra has replaced. */
 		op.del = 1;
