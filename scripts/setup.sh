@@ -16,6 +16,7 @@ PACKAGES=(
 	iproute2 iputils-ping iputils-tracepath traceroute tcpdump ethtool procps kmod
 	python3 python3-pyasn valgrind
 	frr # zebra and staticd for tests/smoke/fpm.sh
+	bird2 # BIRD's kernel protocol for tests/smoke/kernel_routes.sh
 )
 # What a static DPDK link (meson -Dstatic_dpdk=true) pulls in.
 STATIC_PACKAGES=(

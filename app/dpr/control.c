@@ -18,6 +18,7 @@
 #include "exception/exception.h"
 #include "exception/tap.h"
 #include "fpm/fpm_router.h"
+#include "kernel/kroute.h"
 #include "util/log.h"
 
 /* Set from signal handlers, read by the control loop. */
@@ -127,6 +128,7 @@ dpr_control_run(struct dpr_router *d)
 		dpr_server_poll(d->server, busy == 0 ? 1 : 0);
 		dpr_exc_timers(d->exc);
 		dpr_fpm_router_timers(d);
+		dpr_kroute_timers(d);
 		if (rte_rdtsc() > next_link) {
 			dpr_tap_link_sync(d);
 			next_link = rte_rdtsc() + rte_get_tsc_hz();

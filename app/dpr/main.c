@@ -20,6 +20,7 @@
 #include "exception/icmp6.h"
 #include "exception/tap.h"
 #include "fpm/fpm_router.h"
+#include "kernel/kroute.h"
 #include "neigh/neigh.h"
 #include "route/route.h"
 #include "telemetry/telemetry.h"
@@ -371,6 +372,7 @@ teardown(struct dpr_router *d)
 	unsigned int i;
 
 	dpr_telemetry_stop();
+	dpr_kroute_free(d);
 	dpr_fpm_router_free(d);
 	dpr_server_free(d->server);
 	dpr_exc_free(d->exc);
@@ -471,6 +473,10 @@ main(int argc, char **argv)
 	}
 	/* zebra's routes come after the config's, and name the TAPs' ifindexes. */
 	if (dpr_fpm_router_start(&d, err, sizeof(err)) < 0) {
+		fprintf(stderr, "dpr: %s\n", err);
+		goto out;
+	}
+	if (dpr_kroute_start(&d, err, sizeof(err)) < 0) {
 		fprintf(stderr, "dpr: %s\n", err);
 		goto out;
 	}

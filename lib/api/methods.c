@@ -17,6 +17,7 @@
 #include "../datapath/stats.h"
 #include "../exception/exception.h"
 #include "../exception/tap.h"
+#include "../kernel/kroute.h"
 #include "../neigh/neigh.h"
 #include "../route/route.h"
 #include "methods.h"
@@ -1476,6 +1477,7 @@ dpr_router_stats_json(struct dpr_router *r)
 		json_object_set_new(j, "route_sources", by);
 	}
 	json_object_set_new(j, "fpm", dpr_fpm_router_stats_json(r));
+	json_object_set_new(j, "kernel_routes", dpr_kroute_stats_json(r));
 	return j;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <linux/rtnetlink.h>
 #include <rte_common.h>
 
 #include "config.h"
@@ -848,11 +849,82 @@ parse_fpm(struct parser *ps, json_t *o)
 	return 0;
 }
 
+/* RTPROT_* for a protocol given by name ("bird", "static"...) or number. */
+static int
+protocol_of(const json_t *v)
+{
+	unsigned int p;
+
+	if (json_is_integer(v))
+		return json_integer_value(v) >= 0 && json_integer_value(v) <= 255 ?
+		       (int)json_integer_value(v) : -1;
+	if (!json_is_string(v))
+		return -1;
+	for (p = 0; p <= 255; p++) {
+		const char *name = dpr_route_proto_name((uint8_t)p);
+
+		if (name != NULL && strcmp(name, json_string_value(v)) == 0)
+			return (int)p;
+	}
+	return -1;
+}
+
+/*
+ * "kernel_routes": {"table": 254, "ignore_protocols": ["ra"],
+ * "socket_buffer": 8388608}, every key optional; without the key dpr
+ * mirrors nothing of the kernel's tables.
+ */
+static int
+parse_kernel_routes(struct parser *ps, json_t *o)
+{
+	static const char *const keys[] = { "table", "ignore_protocols", "socket_buffer", NULL };
+	struct dpr_kroute_conf *kc = &ps->cfg->kernel_routes;
+	uint64_t table = DPR_KROUTE_TABLE_MAIN, sbuf = DPR_KROUTE_SOCKET_BUFFER_DEFAULT;
+	char path[64];
+	json_t *a, *v;
+	size_t i;
+	int ret, p;
+
+	if (!json_is_object(o))
+		return fail(ps, "kernel_routes", "expected an object like {\"table\": 254} ({} for the defaults), got %s",
+			    type_name(o));
+	if ((ret = check_keys(ps, "kernel_routes", o, keys)) < 0 ||
+	    (ret = get_uint(ps, "kernel_routes", o, "table", 1, UINT32_MAX, &table)) < 0 ||
+	    (ret = get_uint(ps, "kernel_routes", o, "socket_buffer", DPR_KROUTE_SOCKET_BUFFER_MIN,
+			    DPR_KROUTE_SOCKET_BUFFER_MAX, &sbuf)) < 0)
+		return ret;
+	/* RT_TABLE_LOCAL holds the kernel's own local and broadcast routes. */
+	if (table == 255)
+		return fail(ps, "kernel_routes.table", "255 is the kernel's local table (its own addresses and broadcasts), never forwarded; the main table is 254");
+	memset(kc->ignore_protocols, 0, sizeof(kc->ignore_protocols));
+	a = json_object_get(o, "ignore_protocols");
+	if (a != NULL && !json_is_array(a))
+		return fail(ps, "kernel_routes.ignore_protocols", "expected an array of protocol names or numbers like [\"ra\", \"dhcp\", 17], got %s",
+			    type_name(a));
+	json_array_foreach(a, i, v) {
+		snprintf(path, sizeof(path), "kernel_routes.ignore_protocols[%zu]", i);
+		p = protocol_of(v);
+		if (p < 0)
+			return json_is_string(v) ?
+				fail(ps, path, "\"%s\": unknown protocol name (known: the kernel's rtnetlink names like \"static\", \"bird\", \"ra\", \"dhcp\", \"babel\"; or give its number, 0 to 255, as in /etc/iproute2/rt_protos)",
+				     json_string_value(v)) :
+				fail(ps, path, "expected a protocol name or a number from 0 to 255, got %s",
+				     json_is_integer(v) ? "an integer out of range" : type_name(v));
+		kc->ignore_protocols[p / 64] |= UINT64_C(1) << (p % 64);
+	}
+	/* The kernel's own routes for its addresses: dpr makes its own. */
+	kc->ignore_protocols[RTPROT_KERNEL / 64] |= UINT64_C(1) << (RTPROT_KERNEL % 64);
+	kc->enabled = true;
+	kc->table = (uint32_t)table;
+	kc->socket_buffer = (uint32_t)sbuf;
+	return 0;
+}
+
 static int
 parse_root(struct parser *ps, json_t *root)
 {
 	static const char *const keys[] = {
-		"ports", "routes", "neighbors", "control", "fib", "fpm", NULL
+		"ports", "routes", "neighbors", "control", "fib", "fpm", "kernel_routes", NULL
 	};
 	static const char *const control_keys[] = { "socket", "group", NULL };
 	static const char *const fib_keys[] = {
@@ -930,6 +1002,9 @@ parse_root(struct parser *ps, json_t *root)
 
 	o = json_object_get(root, "fpm");
 	if (o != NULL && (ret = parse_fpm(ps, o)) < 0)
+		return ret;
+	o = json_object_get(root, "kernel_routes");
+	if (o != NULL && (ret = parse_kernel_routes(ps, o)) < 0)
 		return ret;
 	return 0;
 }

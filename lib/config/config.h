@@ -105,6 +105,20 @@ struct dpr_fpm_conf {
 #define DPR_FPM_GRACE_DEFAULT 30
 #define DPR_FPM_GRACE_MAX 3600
 
+/** "kernel_routes": the kernel table mirror, lib/kernel/kroute.h. */
+struct dpr_kroute_conf {
+	bool enabled;            /**< the key is there */
+	uint32_t table;          /**< kernel table mirrored (default 254, main) */
+	uint32_t socket_buffer;  /**< netlink receive buffer, bytes (default 8 MiB) */
+	/** Bit p: routes of protocol p (RTPROT_*) are ignored; RTPROT_KERNEL always. */
+	uint64_t ignore_protocols[4];
+};
+
+#define DPR_KROUTE_TABLE_MAIN 254
+#define DPR_KROUTE_SOCKET_BUFFER_DEFAULT (8u << 20)
+#define DPR_KROUTE_SOCKET_BUFFER_MIN 4096u
+#define DPR_KROUTE_SOCKET_BUFFER_MAX (1u << 30)
+
 struct dpr_config {
 	char path[PATH_MAX];
 	unsigned int n_ports;
@@ -121,6 +135,7 @@ struct dpr_config {
 	uint32_t ip6_tbl8_groups;
 	uint32_t learned_neighbors_max; /**< next hops ARP may create (fib.learned_neighbors_max) */
 	struct dpr_fpm_conf fpm;
+	struct dpr_kroute_conf kernel_routes;
 };
 
 /**

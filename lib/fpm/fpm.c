@@ -412,7 +412,7 @@ state_clear(struct dpr_fpm *f)
 /* ---- delivery ---- */
 
 static void
-deliver(struct dpr_fpm *f, const struct dpr_fpm_route *r)
+deliver(struct dpr_fpm *f, const struct dpr_route_upd *r)
 {
 	f->sink.route(f->sink.arg, r);
 	if (r->del)
@@ -425,16 +425,16 @@ deliver(struct dpr_fpm *f, const struct dpr_fpm_route *r)
 static void
 deliver_del(struct dpr_fpm *f, const struct dpr_prefix *p, uint8_t protocol)
 {
-	struct dpr_fpm_route r = { .del = true, .prefix = *p, .protocol = protocol };
+	struct dpr_route_upd r = { .del = true, .prefix = *p, .protocol = protocol };
 
 	deliver(f, &r);
 }
 
 /* A path dpr can forward on, or why not. */
 static int
-path_add(struct dpr_fpm_route *r, const struct dpr_nl_nh *nh, uint16_t weight)
+path_add(struct dpr_route_upd *r, const struct dpr_nl_nh *nh, uint16_t weight)
 {
-	struct dpr_fpm_path *p;
+	struct dpr_route_path *p;
 
 	if (nh->encap_type != 0)
 		return DPR_FPM_REJ_ENCAP;
@@ -454,19 +454,19 @@ path_add(struct dpr_fpm_route *r, const struct dpr_nl_nh *nh, uint16_t weight)
  * the dpr_fpm_reject reason, with @p what naming the offending object.
  */
 static int
-expand(const struct dpr_fpm *f, const struct nh_obj *o, struct dpr_fpm_route *r,
+expand(const struct dpr_fpm *f, const struct nh_obj *o, struct dpr_route_upd *r,
        uint32_t *what)
 {
 	unsigned int i;
 	int why;
 
 	*what = o->id;
-	r->kind = DPR_FPM_UNICAST;
+	r->kind = DPR_RK_UNICAST;
 	r->n_paths = 0;
 	if (!o->have)
 		return o->refused ? o->refused : DPR_FPM_REJ_NH_UNKNOWN;
 	if (o->nl.blackhole) {
-		r->kind = DPR_FPM_BLACKHOLE;
+		r->kind = DPR_RK_BLACKHOLE;
 		return -1;
 	}
 	if (o->nl.n_grp == 0)
@@ -501,7 +501,7 @@ static const char *const why_text[DPR_FPM_REJ_MAX] = {
 static void
 rt_redeliver(struct dpr_fpm *f, struct fpm_rt *rt)
 {
-	struct dpr_fpm_route r = {
+	struct dpr_route_upd r = {
 		.prefix = rt->prefix, .protocol = rt->protocol, .priority = rt->priority,
 		.nhg_id = rt->nh->id,
 	};
@@ -564,39 +564,6 @@ nh_changed(struct dpr_fpm *f, struct nh_obj *o)
 
 /* ---- messages ---- */
 
-/*
- * The table and protocol of a route the decoder refused as a whole
- * (source-specific, too many paths), and its destination for a delete;
- * libmnl's walk stays inside the message.
- */
-static void
-route_peek(const struct nlmsghdr *nlh, struct dpr_prefix *p, uint32_t *table, uint8_t *proto)
-{
-	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *a;
-	size_t alen = rtm->rtm_family == AF_INET ? 4 : 16;
-
-	memset(p, 0, sizeof(*p));
-	p->addr.af = rtm->rtm_family == AF_INET ? DPR_AF_IP4 : DPR_AF_IP6;
-	p->len = rtm->rtm_dst_len;
-	*table = rtm->rtm_table;
-	*proto = rtm->rtm_protocol;
-	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
-		if (mnl_attr_get_type(a) == RTA_TABLE && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
-			*table = mnl_attr_get_u32(a);
-		if (mnl_attr_get_type(a) == RTA_DST && mnl_attr_get_payload_len(a) == alen) {
-			uint32_t be;
-
-			if (alen == 4) {
-				memcpy(&be, mnl_attr_get_payload(a), sizeof(be));
-				p->addr.ip4 = ntohl(be);
-			} else {
-				memcpy(p->addr.ip6, mnl_attr_get_payload(a), 16);
-			}
-		}
-	}
-}
-
 static bool
 route_ours(struct dpr_fpm *f, const struct dpr_prefix *p, uint32_t table, uint8_t protocol)
 {
@@ -620,20 +587,20 @@ static int
 route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dpr_nl_route *nl,
 	  const char *err)
 {
-	struct dpr_fpm_route r = { 0 };
+	struct dpr_route_upd r = { 0 };
 	char buf[DPR_PREFIX_STRLEN];
 	struct fpm_rt *rt;
 	unsigned int i;
 	uint32_t table, what;
 	uint8_t proto;
-	int why = -1;
+	int why = -1, kind;
 
 	if (rc == -EAFNOSUPPORT) {
 		ignore(f, DPR_FPM_IGN_FAMILY, "%s", err);
 		return 0;
 	}
 	if (rc < 0) { /* -EOPNOTSUPP, -E2BIG: see dpr_nl_route_parse() */
-		route_peek(nlh, &r.prefix, &table, &proto);
+		dpr_nl_route_peek(nlh, &r.prefix, &table, &proto);
 		if (!route_ours(f, &r.prefix, table, proto))
 			return 0;
 		dpr_prefix_fmt(&r.prefix, buf, sizeof(buf));
@@ -661,32 +628,20 @@ route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dp
 	r.prefix = nl->prefix;
 	r.protocol = nl->protocol;
 	r.priority = nl->priority;
-	switch (nl->type) {
-	case RTN_UNICAST:
-		break;
-	case RTN_BLACKHOLE:
-		r.kind = DPR_FPM_BLACKHOLE;
-		break;
-	case RTN_UNREACHABLE:
-		r.kind = DPR_FPM_UNREACHABLE;
-		break;
-	case RTN_PROHIBIT:
-		r.kind = DPR_FPM_PROHIBIT;
-		break;
-	case RTN_LOCAL:
-	case RTN_BROADCAST:
-	case RTN_ANYCAST:
-	case RTN_MULTICAST:
+	kind = dpr_route_kind_of(nl->type);
+	if (kind == -ENOENT) {
 		ignore(f, DPR_FPM_IGN_ROUTE_TYPE, "%s of type %u", buf, nl->type);
 		return 0;
-	default:
+	}
+	if (kind < 0) {
 		why = DPR_FPM_REJ_ROUTE_TYPE;
 		reject(f, why, "%s: type %u (throw, NAT...) means nothing to dpr", buf,
 		       nl->type);
-		break;
+	} else {
+		r.kind = (enum dpr_route_kind)kind;
 	}
 
-	if (why < 0 && r.kind == DPR_FPM_UNICAST && nl->nhg_id != 0) {
+	if (why < 0 && r.kind == DPR_RK_UNICAST && nl->nhg_id != 0) {
 		r.nhg_id = nl->nhg_id;
 		rt = rt_set(f, &nl->prefix, nl->nhg_id);
 		if (rt == NULL)
@@ -701,7 +656,7 @@ route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dp
 	} else {
 		/* A route of another kind, or with its own paths, names no object. */
 		rt_forget(f, &nl->prefix);
-		if (why < 0 && r.kind == DPR_FPM_UNICAST) {
+		if (why < 0 && r.kind == DPR_RK_UNICAST) {
 			if (nl->n_nh == 0)
 				why = DPR_FPM_REJ_NO_PATH;
 			for (i = 0; i < nl->n_nh && why < 0; i++)

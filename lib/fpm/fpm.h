@@ -50,6 +50,7 @@
 #include <stdint.h>
 
 #include "../netlink/netlink.h"
+#include "../route/feed.h"
 #include "../util/addr.h"
 
 /** Listen address when none is configured (zebra's default target). */
@@ -59,51 +60,18 @@
 
 struct dpr_fpm;
 
-/** What a route does with a packet. */
-enum dpr_fpm_kind {
-	DPR_FPM_UNICAST,     /**< forward over paths[] */
-	DPR_FPM_BLACKHOLE,   /**< drop silently (RTN_BLACKHOLE, or a blackhole next-hop object) */
-	DPR_FPM_UNREACHABLE, /**< drop, ICMP unreachable (RTN_UNREACHABLE) */
-	DPR_FPM_PROHIBIT,    /**< drop, ICMP administratively prohibited (RTN_PROHIBIT) */
-};
-
-/** One path of a unicast route. */
-struct dpr_fpm_path {
-	/**
-	 * Gateway; af 0 when directly attached (ifindex is then set). May be
-	 * IPv6 for an IPv4 route (RFC 5549).
-	 */
-	struct dpr_ip gw;
-	uint32_t ifindex; /**< kernel ifindex of the output interface; 0 = any */
-	uint16_t weight;  /**< 1..256, relative share among the paths */
-};
-
-/** One route change, as the sink receives it. */
-struct dpr_fpm_route {
-	/**
-	 * Withdraw @p prefix. A delete may name a prefix the sink never got:
-	 * zebra's deletes are passed on as they come, and a route dpr refuses
-	 * is delivered as a delete (see enum dpr_fpm_reject). Only prefix
-	 * and protocol mean something in a delete.
-	 */
-	bool del;
-	struct dpr_prefix prefix;
-	/** What an add installs or replaces (an add replaces the prefix's route). */
-	enum dpr_fpm_kind kind;
-	uint8_t protocol;      /**< rtm_protocol: RTPROT_BGP, RTPROT_ZSTATIC (196)... */
-	uint32_t priority;     /**< RTA_PRIORITY (zebra sends 20 for everything) */
-	uint32_t nhg_id;       /**< zebra's next-hop object, 0 when it sent paths */
-	unsigned int n_paths;  /**< 1..DPR_NL_MAX_NH for UNICAST adds, else 0 */
-	struct dpr_fpm_path paths[DPR_NL_MAX_NH];
-};
-
 /**
  * Where changes go. Callbacks run inside dpr_fpm_poll() and must not call
  * dpr_fpm_free().
  */
 struct dpr_fpm_sink {
-	/** One route change (required). @p r is valid during the call only. */
-	void (*route)(void *arg, const struct dpr_fpm_route *r);
+	/**
+	 * One route change (required). @p r is valid during the call only.
+	 * A delete may name a prefix the sink never got: zebra's deletes are
+	 * passed on as they come, and a route dpr refuses is delivered as a
+	 * delete (see enum dpr_fpm_reject).
+	 */
+	void (*route)(void *arg, const struct dpr_route_upd *r);
 	/**
 	 * Apply what came since the last call as one batch (one RCU grace
 	 * period). Called at the end of a dpr_fpm_poll() that delivered

@@ -7,23 +7,11 @@
  * config file or the control API on the same prefix wins over zebra's, and
  * zebra's comes back when that one goes.
  *
- * What a route becomes:
- *  - unicast, one path: the next hop of its gateway on the dpr port whose
- *    TAP has the path's ifindex (dpr_nh_get()), or, with no gateway, the
- *    port's connected next hop (directly attached: the destination is the
- *    neighbour); several paths: the multipath group of their gateways with
- *    zebra's weights (dpr_nh_group_get());
- *  - blackhole: DPR_NH_BLACKHOLE, a counted silent drop;
- *  - unreachable and prohibit: DPR_NH_NONE, answered like no route at all
- *    (ICMP destination unreachable, network; prohibit's code 13 is not
- *    sent);
- *  - a path dpr cannot use (an ifindex that is no dpr port's TAP, a
- *    gateway that is not on a connected subnet or cannot be a neighbour, an
- *    IPv6 gateway for an IPv4 route, an interface route inside a multipath
- *    one) or a full next-hop table: the route is refused, counted under
- *    its reason, and withdrawn (as lib/fpm does with those it refuses).
+ * What a route becomes, and which ones are refused (counted, withdrawn),
+ * is lib/route/feed.h's translation, shared with the kernel table mirror
+ * (lib/kernel/kroute.h).
  * The changes of one dpr_fpm_poll() go to the FIB in one
- * dpr_route_src_apply() call: one RCU grace period a batch.
+ * dpr_route_feed_apply() call: one RCU grace period a batch.
  *
  * When zebra goes away its routes stay and forward, marked stale; a sweep
  * grace_s seconds later removes those not sent again by then (zebra

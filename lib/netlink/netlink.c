@@ -503,3 +503,32 @@ dpr_fpm_frame(const uint8_t *buf, size_t len, const uint8_t **payload, size_t *p
 	*plen = flen - DPR_FPM_HDR_LEN;
 	return (int)flen;
 }
+
+/* libmnl's walk stays inside the message. */
+void
+dpr_nl_route_peek(const struct nlmsghdr *nlh, struct dpr_prefix *p, uint32_t *table, uint8_t *proto)
+{
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a;
+	size_t alen = rtm->rtm_family == AF_INET ? 4 : 16;
+
+	memset(p, 0, sizeof(*p));
+	p->addr.af = rtm->rtm_family == AF_INET ? DPR_AF_IP4 : DPR_AF_IP6;
+	p->len = rtm->rtm_dst_len;
+	*table = rtm->rtm_table;
+	*proto = rtm->rtm_protocol;
+	mnl_attr_for_each(a, nlh, sizeof(*rtm)) {
+		if (mnl_attr_get_type(a) == RTA_TABLE && mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+			*table = mnl_attr_get_u32(a);
+		if (mnl_attr_get_type(a) == RTA_DST && mnl_attr_get_payload_len(a) == alen) {
+			uint32_t be;
+
+			if (alen == 4) {
+				memcpy(&be, mnl_attr_get_payload(a), sizeof(be));
+				p->addr.ip4 = ntohl(be);
+			} else {
+				memcpy(p->addr.ip6, mnl_attr_get_payload(a), 16);
+			}
+		}
+	}
+}

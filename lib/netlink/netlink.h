@@ -130,6 +130,25 @@ int dpr_nl_route_parse(const struct nlmsghdr *nlh, struct dpr_nl_route *r, char 
 		       size_t err_len);
 
 /**
+ * The table, protocol and destination of a route message that
+ * dpr_nl_route_parse() refused as a whole (source-specific, too many
+ * paths), so a caller can tell whether it was its business and withdraw
+ * the prefix.
+ *
+ * @param nlh
+ *   An RTM_NEWROUTE or RTM_DELROUTE message of family AF_INET or AF_INET6
+ *   whose nlmsg_len bytes are readable and hold a struct rtmsg.
+ * @param p
+ *   Out: the destination (all zero when RTA_DST is absent or malformed).
+ * @param table
+ *   Out: RTA_TABLE if present, else rtm_table.
+ * @param proto
+ *   Out: rtm_protocol.
+ */
+void dpr_nl_route_peek(const struct nlmsghdr *nlh, struct dpr_prefix *p, uint32_t *table,
+		       uint8_t *proto);
+
+/**
  * Decode one next-hop object message.
  *
  * @param nlh

@@ -93,6 +93,7 @@ dpr_route_proto_name(uint8_t proto)
 	case RTPROT_STATIC: return "static";
 	case RTPROT_ZEBRA: return "zebra";
 	case RTPROT_BIRD: return "bird";
+	case RTPROT_RA: return "ra";
 	case RTPROT_DHCP: return "dhcp";
 	case RTPROT_KEEPALIVED: return "keepalived";
 	case RTPROT_BABEL: return "babel";

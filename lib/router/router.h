@@ -35,6 +35,7 @@ struct dpr_options {
 
 struct dpr_neigh;
 struct dpr_fpm_router;
+struct dpr_kroute;
 
 struct dpr_router {
 	/*
@@ -70,6 +71,7 @@ struct dpr_router {
 	struct dpr_exc_engine *exc;             /**< exception path */
 	struct dpr_neigh *neigh;                /**< neighbours (lib/neigh) */
 	struct dpr_fpm_router *fpm;             /**< routes from zebra (lib/fpm); NULL: off */
+	struct dpr_kroute *kroute;              /**< the kernel table mirror (lib/kernel); NULL: off */
 	struct {
 		uint64_t to_kernel, to_kernel_dropped;
 		uint64_t from_kernel, from_kernel_dropped;

@@ -327,6 +327,19 @@ cmd_fpm(const char *cmd __rte_unused, const char *params __rte_unused, struct rt
 	return view("stats.get", d, fill_fpm);
 }
 
+static void
+fill_kernel_routes(struct rte_tel_data *d, json_t *res)
+{
+	flatten(d, "", json_object_get(res, "kernel_routes"));
+}
+
+static int
+cmd_kernel_routes(const char *cmd __rte_unused, const char *params __rte_unused,
+		  struct rte_tel_data *d)
+{
+	return view("stats.get", d, fill_kernel_routes);
+}
+
 static int
 cmd_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
@@ -409,6 +422,8 @@ dpr_telemetry_init(struct dpr_router *r, struct dpr_server *s)
 				   "dpr FIB summary: routes, memory, next hops. No parameters");
 	rte_telemetry_register_cmd("/dpr/fpm", cmd_fpm,
 				   "dpr routes from zebra (FPM): connection, counters, stale routes. No parameters");
+	rte_telemetry_register_cmd("/dpr/kernel_routes", cmd_kernel_routes,
+				   "dpr routes mirrored from the kernel table: counters, resyncs. No parameters");
 	rte_telemetry_register_cmd("/dpr/rpc", cmd_rpc,
 				   "One dpr JSON-RPC 2.0 request (under 1 KiB); answers its response. Parameters: the request");
 	return 0;

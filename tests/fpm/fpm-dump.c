@@ -20,12 +20,12 @@
 static volatile sig_atomic_t stop, dump;
 
 static const char *const kinds[] = {
-	[DPR_FPM_UNICAST] = "unicast", [DPR_FPM_BLACKHOLE] = "blackhole",
-	[DPR_FPM_UNREACHABLE] = "unreachable", [DPR_FPM_PROHIBIT] = "prohibit",
+	[DPR_RK_UNICAST] = "unicast", [DPR_RK_BLACKHOLE] = "blackhole",
+	[DPR_RK_UNREACHABLE] = "unreachable", [DPR_RK_PROHIBIT] = "prohibit",
 };
 
 static void
-on_route(void *arg, const struct dpr_fpm_route *r)
+on_route(void *arg, const struct dpr_route_upd *r)
 {
 	char p[DPR_PREFIX_STRLEN], gw[DPR_IP6_STRLEN];
 	unsigned int i;
@@ -40,7 +40,7 @@ on_route(void *arg, const struct dpr_fpm_route *r)
 	if (r->nhg_id != 0)
 		printf(" nhg %u", r->nhg_id);
 	for (i = 0; i < r->n_paths; i++) {
-		const struct dpr_fpm_path *h = &r->paths[i];
+		const struct dpr_route_path *h = &r->paths[i];
 
 		printf("%s", i == 0 ? ":" : ",");
 		if (h->gw.af != 0)

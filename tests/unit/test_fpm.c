@@ -36,7 +36,7 @@ enum ev_type { EV_ROUTE, EV_BATCH, EV_CONN, EV_DISC };
 
 struct ev {
 	enum ev_type type;
-	struct dpr_fpm_route r;
+	struct dpr_route_upd r;
 };
 
 static struct ev evs[MAX_EV];
@@ -48,7 +48,7 @@ static size_t log_len;
 static FILE *log_stream;
 
 static void
-record(enum ev_type type, const struct dpr_fpm_route *r)
+record(enum ev_type type, const struct dpr_route_upd *r)
 {
 	if (n_ev == MAX_EV)
 		abort();
@@ -66,7 +66,7 @@ static bool pending;
 static unsigned int n_batch;
 
 static void
-sink_route(void *arg, const struct dpr_fpm_route *r)
+sink_route(void *arg, const struct dpr_route_upd *r)
 {
 	CHECK(arg == &evs, "sink arg");
 	record(EV_ROUTE, r);
@@ -443,7 +443,7 @@ is_route(unsigned int i, bool del, const char *prefix)
 }
 
 static bool
-has_path(const struct dpr_fpm_route *r, unsigned int i, const char *gw, uint32_t oif,
+has_path(const struct dpr_route_upd *r, unsigned int i, const char *gw, uint32_t oif,
 	 uint16_t weight)
 {
 	struct dpr_ip a;
@@ -534,7 +534,7 @@ static void
 test_single(void)
 {
 	static struct frame fr;
-	const struct dpr_fpm_route *r;
+	const struct dpr_route_upd *r;
 
 	ONE_FRAME(&fr, route_add(&fr, "10.1.0.0", 16, "192.0.2.1", 7, 0));
 	ONE_FRAME(&fr, route_add(&fr, "2001:db8:1::", 48, "fe80::1", 3, 0));
@@ -544,7 +544,7 @@ test_single(void)
 	CHECK_EQ(n_ev, 3);
 	CHECK_ROUTE(0, false, "10.1.0.0/16");
 	r = &evs[0].r;
-	CHECK_EQ(r->kind, DPR_FPM_UNICAST);
+	CHECK_EQ(r->kind, DPR_RK_UNICAST);
 	CHECK_EQ(r->protocol, FRR_RTPROT_ZSTATIC);
 	CHECK_EQ(r->priority, 20);
 	CHECK_EQ(r->nhg_id, 0);
@@ -615,7 +615,7 @@ test_multipath(void)
 	static const uint32_t oif[] = { 7, 7, 8 };
 	static const uint8_t hops[] = { 0, 1, 255 };
 	static struct frame fr;
-	const struct dpr_fpm_route *r;
+	const struct dpr_route_upd *r;
 
 	ONE_FRAME(&fr, route_multipath(&fr, "10.3.0.0", 16, 3, gw, oif, hops));
 	send_frames(&fr);
@@ -642,11 +642,11 @@ test_types(void)
 	frame_end(&fr);
 	send_frames(&fr);
 	CHECK_EQ(n_ev, 4);
-	CHECK(is_route(0, false, "10.4.0.0/16") && evs[0].r.kind == DPR_FPM_BLACKHOLE &&
+	CHECK(is_route(0, false, "10.4.0.0/16") && evs[0].r.kind == DPR_RK_BLACKHOLE &&
 	      evs[0].r.n_paths == 0, "blackhole");
-	CHECK(is_route(1, false, "10.5.0.0/16") && evs[1].r.kind == DPR_FPM_UNREACHABLE,
+	CHECK(is_route(1, false, "10.5.0.0/16") && evs[1].r.kind == DPR_RK_UNREACHABLE,
 	      "unreachable");
-	CHECK(is_route(2, false, "2001:db8:6::/48") && evs[2].r.kind == DPR_FPM_PROHIBIT,
+	CHECK(is_route(2, false, "2001:db8:6::/48") && evs[2].r.kind == DPR_RK_PROHIBIT,
 	      "prohibit");
 	/* A type with no meaning here is refused: withdrawn, counted. */
 	CHECK_ROUTE(3, true, "10.6.0.0/16");
@@ -660,7 +660,7 @@ test_nexthop_groups(void)
 	static const uint32_t both[] = { 1, 2 }, one[] = { 1 }, three[] = { 1, 2, 3 };
 	static const uint8_t w[] = { 0, 2, 0 };
 	static struct frame fr;
-	const struct dpr_fpm_route *r;
+	const struct dpr_route_upd *r;
 	const struct dpr_fpm_stats *s = st();
 	uint64_t redelivered = s->routes_redelivered;
 
@@ -687,7 +687,7 @@ test_nexthop_groups(void)
 	CHECK_ROUTE(0, false, "10.10.0.0/16");
 	r = &evs[0].r;
 	CHECK_EQ(r->nhg_id, 10);
-	CHECK_EQ(r->kind, DPR_FPM_UNICAST);
+	CHECK_EQ(r->kind, DPR_RK_UNICAST);
 	CHECK_EQ(r->n_paths, 2);
 	CHECK(has_path(r, 0, "192.0.2.1", 7, 1), "member 1");
 	CHECK(has_path(r, 1, "192.0.2.2", 8, 3), "member 2, weight 3");
@@ -780,7 +780,7 @@ test_nexthop_groups(void)
 	ONE_FRAME(&fr, route_add(&fr, "10.15.0.0", 16, NULL, 0, 12));
 	send_frames(&fr);
 	CHECK_EQ(n_ev, 1);
-	CHECK(is_route(0, false, "10.15.0.0/16") && evs[0].r.kind == DPR_FPM_BLACKHOLE &&
+	CHECK(is_route(0, false, "10.15.0.0/16") && evs[0].r.kind == DPR_RK_BLACKHOLE &&
 	      evs[0].r.n_paths == 0, "blackhole object");
 	n_ev = 0;
 
@@ -1299,7 +1299,7 @@ struct part {
 struct expect {
 	bool del;
 	const char *prefix;
-	enum dpr_fpm_kind kind;
+	enum dpr_route_kind kind;
 	unsigned int n_paths;
 	const char *gw[2];
 	uint32_t oif[2];
@@ -1322,32 +1322,32 @@ static const struct session sessions[] = {
 	  8, 3, 0, true,
 	  { { true, "10.1.0.0/16" },
 	    { true, "2001:db8:10::/48" },
-	    { false, "10.2.0.0/16", DPR_FPM_UNICAST, 2, { "192.0.2.2", "198.51.100.2" }, { 3, 5 } },
-	    { false, "2001:db8:20::/48", DPR_FPM_UNICAST, 2, { "2001:db8:1::2", "2001:db8:2::2" },
+	    { false, "10.2.0.0/16", DPR_RK_UNICAST, 2, { "192.0.2.2", "198.51.100.2" }, { 3, 5 } },
+	    { false, "2001:db8:20::/48", DPR_RK_UNICAST, 2, { "2001:db8:1::2", "2001:db8:2::2" },
 	      { 3, 5 } },
-	    { false, "10.3.0.0/16", DPR_FPM_BLACKHOLE },
-	    { false, "10.4.0.0/16", DPR_FPM_UNREACHABLE },
-	    { false, "2001:db8:30::/48", DPR_FPM_BLACKHOLE } } },
+	    { false, "10.3.0.0/16", DPR_RK_BLACKHOLE },
+	    { false, "10.4.0.0/16", DPR_RK_UNREACHABLE },
+	    { false, "2001:db8:30::/48", DPR_RK_BLACKHOLE } } },
 	{ "nhg: the change alone, as one frame",
 	  { PART(zebra_setup), PART(zebra_nhg_static4), PART(zebra_nhg_static6),
 	    PART(zebra_nhg_ecmp), PART(zebra_nhg_change) },
 	  5, 1, 0, true,
-	  { { false, "10.1.0.0/16", DPR_FPM_UNICAST, 1, { "198.51.100.2" }, { 5 } } } },
+	  { { false, "10.1.0.0/16", DPR_RK_UNICAST, 1, { "198.51.100.2" }, { 5 } } } },
 	{ "nhg: replay (a group before its members)",
 	  { PART(zebra_nhg_replay) },
 	  5, 0, 0, true,
-	  { { false, "10.2.0.0/16", DPR_FPM_UNICAST, 2, { "192.0.2.2", "198.51.100.2" }, { 3, 5 } },
-	    { false, "2001:db8:20::/48", DPR_FPM_UNICAST, 2, { "2001:db8:1::2", "2001:db8:2::2" },
+	  { { false, "10.2.0.0/16", DPR_RK_UNICAST, 2, { "192.0.2.2", "198.51.100.2" }, { 3, 5 } },
+	    { false, "2001:db8:20::/48", DPR_RK_UNICAST, 2, { "2001:db8:1::2", "2001:db8:2::2" },
 	      { 3, 5 } },
-	    { false, "10.4.0.0/16", DPR_FPM_UNREACHABLE } } },
+	    { false, "10.4.0.0/16", DPR_RK_UNREACHABLE } } },
 	{ "nhg: replay, then RTM_DELNEXTHOP of the unused group and member",
 	  { PART(zebra_nhg_replay), PART(zebra_nhg_delnexthop) },
 	  6, 1, 0, true,
-	  { { false, "10.2.0.0/16", DPR_FPM_UNICAST, 1, { "192.0.2.2" }, { 3 } } } },
+	  { { false, "10.2.0.0/16", DPR_RK_UNICAST, 1, { "192.0.2.2" }, { 3 } } } },
 	{ "nhg: zebra restarted",
 	  { PART(zebra_nhg_restart) },
 	  5, 0, 0, true,
-	  { { false, "10.2.0.0/16", DPR_FPM_UNICAST, 2, { "192.0.2.2", "198.51.100.2" }, { 3, 5 } } } },
+	  { { false, "10.2.0.0/16", DPR_RK_UNICAST, 2, { "192.0.2.2", "198.51.100.2" }, { 3, 5 } } } },
 	{ "nhg: link down (connected routes only)",
 	  { PART(zebra_setup), PART(zebra_nhg_linkdown) },
 	  0, 0, 0, true },
@@ -1355,7 +1355,7 @@ static const struct session sessions[] = {
 	  { PART(zebra_nhg_unknown) },
 	  6, 4, 4, true,
 	  { { true, "10.2.0.0/16" }, { true, "2001:db8:50::/48" },
-	    { false, "10.3.0.0/16", DPR_FPM_BLACKHOLE } } },
+	    { false, "10.3.0.0/16", DPR_RK_BLACKHOLE } } },
 	{ "plain: toggle, static v4, v6, ECMP, blackholes, change, delete",
 	  { PART(zebra_plain_toggle), PART(zebra_plain_static4), PART(zebra_plain_static6),
 	    PART(zebra_plain_ecmp), PART(zebra_plain_blackhole), PART(zebra_plain_change),
@@ -1363,31 +1363,31 @@ static const struct session sessions[] = {
 	  13, 3, 0, true,
 	  { { true, "10.1.0.0/16" },
 	    { true, "2001:db8:10::/48" },
-	    { false, "10.2.0.0/16", DPR_FPM_UNICAST, 1, { "192.0.2.2" }, { 3 } },
-	    { false, "10.5.0.0/16", DPR_FPM_UNICAST, 2, { "192.0.2.2", "198.51.100.2" }, { 3, 5 } },
-	    { false, "2001:db8:50::/48", DPR_FPM_UNICAST, 2, { "2001:db8:1::2", "2001:db8:2::2" },
+	    { false, "10.2.0.0/16", DPR_RK_UNICAST, 1, { "192.0.2.2" }, { 3 } },
+	    { false, "10.5.0.0/16", DPR_RK_UNICAST, 2, { "192.0.2.2", "198.51.100.2" }, { 3, 5 } },
+	    { false, "2001:db8:50::/48", DPR_RK_UNICAST, 2, { "2001:db8:1::2", "2001:db8:2::2" },
 	      { 3, 5 } },
-	    { false, "10.6.0.0/16", DPR_FPM_BLACKHOLE },
-	    { false, "10.7.0.0/16", DPR_FPM_UNREACHABLE },
-	    { false, "2001:db8:60::/48", DPR_FPM_BLACKHOLE } } },
+	    { false, "10.6.0.0/16", DPR_RK_BLACKHOLE },
+	    { false, "10.7.0.0/16", DPR_RK_UNREACHABLE },
+	    { false, "2001:db8:60::/48", DPR_RK_BLACKHOLE } } },
 	{ "plain: the change alone, as one frame",
 	  { PART(zebra_plain_change) },
 	  1, 1, 0, false,
-	  { { false, "10.1.0.0/16", DPR_FPM_UNICAST, 1, { "198.51.100.2" }, { 5 } } } },
+	  { { false, "10.1.0.0/16", DPR_RK_UNICAST, 1, { "198.51.100.2" }, { 5 } } } },
 	{ "plain: replay",
 	  { PART(zebra_plain_replay) },
 	  10, 0, 0, true,
-	  { { false, "10.5.0.0/16", DPR_FPM_UNICAST, 2, { "192.0.2.2", "198.51.100.2" }, { 3, 5 } },
-	    { false, "2001:db8:20::/48", DPR_FPM_UNICAST, 2, { "2001:db8:1::2", "2001:db8:2::2" },
+	  { { false, "10.5.0.0/16", DPR_RK_UNICAST, 2, { "192.0.2.2", "198.51.100.2" }, { 3, 5 } },
+	    { false, "2001:db8:20::/48", DPR_RK_UNICAST, 2, { "2001:db8:1::2", "2001:db8:2::2" },
 	      { 3, 5 } } } },
 	{ "plain: zebra restarted",
 	  { PART(zebra_plain_restart) },
 	  10, 0, 0, true,
-	  { { false, "10.5.0.0/16", DPR_FPM_UNICAST, 2, { "192.0.2.2", "198.51.100.2" }, { 3, 5 } } } },
+	  { { false, "10.5.0.0/16", DPR_RK_UNICAST, 2, { "192.0.2.2", "198.51.100.2" }, { 3, 5 } } } },
 };
 
 /* The last route the sink got for @p prefix. */
-static const struct dpr_fpm_route *
+static const struct dpr_route_upd *
 last_route(const char *prefix)
 {
 	unsigned int i;
@@ -1420,7 +1420,7 @@ static void
 test_zebra(void)
 {
 	static struct ev whole[256];
-	const struct dpr_fpm_route *r;
+	const struct dpr_route_upd *r;
 	unsigned int i, j, k, n_whole;
 
 	for (i = 0; i < RTE_DIM(sessions); i++) {

@@ -1,0 +1,643 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <inttypes.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_log.h>
+
+#include "../api/server.h"
+#include "../netlink/netlink.h"
+#include "../route/feed.h"
+#include "../router/router.h"
+#include "../util/log.h"
+#include "kroute.h"
+
+RTE_LOG_REGISTER(dpr_logtype_kroute, dpr.kernel_routes, INFO);
+
+#define KLOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, dpr_logtype_kroute, "dpr: kernel_routes: " fmt "\n", \
+		##__VA_ARGS__)
+
+/* Datagrams read a poll: a resync of a full table does not hold the control thread. */
+#define POLL_DATAGRAMS 256
+/* A dump that has not ended after this long is asked for again. */
+#define DUMP_TIMEOUT_S 10
+/* A dump the kernel refused is asked for again after this long. */
+#define DUMP_RETRY_MS 200
+
+/* Well-formed messages that are none of the mirror's business. */
+enum ignore {
+	IGN_TABLE,       /* another table */
+	IGN_PROTOCOL,    /* RTPROT_KERNEL or kernel_routes.ignore_protocols */
+	IGN_ROUTE_TYPE,  /* local, broadcast, multicast, anycast */
+	IGN_CLONED,      /* RTM_F_CLONED: the route cache */
+	IGN_FAMILY,      /* neither IPv4 nor IPv6 (multicast routing tables, MPLS) */
+	IGN_INTERFACE,   /* a path whose interface is none of dpr's TAPs */
+	IGN_SOURCE,      /* source-specific (IPv6 "from") */
+	IGN_MAX
+};
+
+static const char *const ign_names[IGN_MAX] = {
+	[IGN_TABLE] = "table",
+	[IGN_PROTOCOL] = "protocol",
+	[IGN_ROUTE_TYPE] = "route_type",
+	[IGN_CLONED] = "cloned",
+	[IGN_FAMILY] = "family",
+	[IGN_INTERFACE] = "interface",
+	[IGN_SOURCE] = "source_specific",
+};
+
+/* Routes of the table dpr cannot take: withdrawn. */
+enum reject {
+	REJ_MALFORMED,   /* the decoder refused it */
+	REJ_ROUTE_TYPE,  /* throw, NAT...: no forwarding meaning for dpr */
+	REJ_ENCAP,       /* a path with an encapsulation (MPLS, SRv6...) */
+	REJ_TOO_MANY,    /* more paths than dpr's ECMP width */
+	REJ_NO_PATH,     /* unicast with no path */
+	REJ_MAX
+};
+
+static const char *const rej_names[REJ_MAX] = {
+	[REJ_MALFORMED] = "malformed",
+	[REJ_ROUTE_TYPE] = "route_type",
+	[REJ_ENCAP] = "encapsulation",
+	[REJ_TOO_MANY] = "too_many_paths",
+	[REJ_NO_PATH] = "no_path",
+};
+
+/* Why a full resync started. */
+enum resync {
+	RS_START,        /* the first dump */
+	RS_OVERFLOW,     /* ENOBUFS: the socket dropped events */
+	RS_INTERRUPTED,  /* NLM_F_DUMP_INTR: the tables changed during the dump */
+	RS_LINK,         /* a TAP went down, away, or lost an IPv4 address */
+	RS_DUMP_FAILED,  /* the kernel refused the dump or it never ended */
+	RS_MAX
+};
+
+static const char *const rs_names[RS_MAX] = {
+	[RS_START] = "start",
+	[RS_OVERFLOW] = "overflow",
+	[RS_INTERRUPTED] = "interrupted",
+	[RS_LINK] = "link",
+	[RS_DUMP_FAILED] = "dump_failed",
+};
+
+/* Control thread only. */
+struct dpr_kroute {
+	struct dpr_router *r;
+	struct mnl_socket *nl;
+	struct dpr_route_feed *feed;
+	uint32_t portid;
+	uint32_t seq;              /* of the last dump asked for */
+	bool dumping;              /* a dump is under way: its DONE sweeps */
+	bool resync_wanted;        /* another one after this dump, or when retry_at comes */
+	enum resync resync_why;    /* of the resync wanted */
+	uint64_t dump_deadline;    /* TSC: a dump still running then is asked for again */
+	uint64_t retry_at;         /* TSC of the next dump request; 0: none due */
+	unsigned int rcvbuf;       /* what the kernel gave */
+	bool tap_up[DPR_MAX_PORTS]; /* IFF_UP of each TAP, from link events */
+	struct {
+		uint64_t datagrams;
+		uint64_t messages;
+		uint64_t routes_added;    /* route adds handed to the feed */
+		uint64_t routes_deleted;  /* route deletes and withdrawals handed to it */
+		uint64_t ignored[IGN_MAX];
+		uint64_t rejected[REJ_MAX];
+		uint64_t resyncs[RS_MAX];
+		uint64_t dumps_done;
+		uint64_t dump_errors;
+		uint64_t read_errors;
+		uint64_t stale_marked;
+		uint64_t swept;
+		uint32_t last_marked, last_swept;
+	} st;
+	uint8_t buf[1 << 16];      /* one datagram (dumps send up to 32 KiB) */
+};
+
+static bool
+proto_ignored(const struct dpr_kroute *k, uint8_t proto)
+{
+	return (k->r->cfg->kernel_routes.ignore_protocols[proto / 64] >> (proto % 64)) & 1;
+}
+
+static void
+ignore(struct dpr_kroute *k, enum ignore why, const struct dpr_prefix *p)
+{
+	char buf[DPR_PREFIX_STRLEN];
+
+	k->st.ignored[why]++;
+	if (rte_log_can_log(dpr_logtype_kroute, RTE_LOG_DEBUG))
+		KLOG(DEBUG, "ignored (%s): %s", ign_names[why],
+		     p != NULL ? dpr_prefix_fmt(p, buf, sizeof(buf)) : "-");
+}
+
+/* A route of the table dpr cannot take: counted, logged, and its prefix withdrawn. */
+static void
+reject(struct dpr_kroute *k, enum reject why, const struct dpr_prefix *p, uint8_t proto,
+       const char *detail)
+{
+	struct dpr_route_upd u = { .del = true, .prefix = *p, .protocol = proto };
+	uint64_t n = ++k->st.rejected[why];
+	char buf[DPR_PREFIX_STRLEN];
+
+	rte_log((n & (n - 1)) == 0 ? RTE_LOG_WARNING : RTE_LOG_DEBUG, dpr_logtype_kroute,
+		"dpr: kernel_routes: refused (%s, %" PRIu64 " so far): %s: %s (withdrawn from dpr)\n",
+		rej_names[why], n, dpr_prefix_fmt(p, buf, sizeof(buf)), detail);
+	k->st.routes_deleted++;
+	dpr_route_feed_add(k->feed, &u);
+}
+
+/* A route of the table that is not for dpr (any more): withdraw its prefix. */
+static void
+withdraw(struct dpr_kroute *k, const struct dpr_prefix *p, uint8_t proto)
+{
+	struct dpr_route_upd u = { .del = true, .prefix = *p, .protocol = proto };
+
+	k->st.routes_deleted++;
+	dpr_route_feed_add(k->feed, &u);
+}
+
+static void
+route_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
+{
+	const struct dpr_kroute_conf *kc = &k->r->cfg->kernel_routes;
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	struct dpr_route_upd u = { 0 };
+	struct dpr_nl_route nl;
+	struct dpr_prefix pf;
+	uint32_t table;
+	uint8_t proto;
+	unsigned int i;
+	char err[128];
+	int rc, kind;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm))) {
+		k->st.rejected[REJ_MALFORMED]++;
+		return;
+	}
+	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) {
+		ignore(k, IGN_FAMILY, NULL);
+		return;
+	}
+	if (rtm->rtm_flags & RTM_F_CLONED) {
+		ignore(k, IGN_CLONED, NULL);
+		return;
+	}
+	rc = dpr_nl_route_parse(nlh, &nl, err, sizeof(err));
+	if (rc < 0) {
+		dpr_nl_route_peek(nlh, &pf, &table, &proto);
+		if (table != kc->table) {
+			ignore(k, IGN_TABLE, &pf);
+		} else if (rc == -EOPNOTSUPP) {
+			/* Its key is (destination, source): withdrawing the
+			 * destination alone would hit another route. */
+			ignore(k, IGN_SOURCE, &pf);
+		} else if (rc == -E2BIG) {
+			if (nlh->nlmsg_type == RTM_NEWROUTE)
+				reject(k, REJ_TOO_MANY, &pf, proto, err);
+			else
+				withdraw(k, &pf, proto);
+		} else {
+			/* The kernel does not send those: count, keep going. */
+			k->st.rejected[REJ_MALFORMED]++;
+			KLOG(WARNING, "malformed route message: %s", err);
+		}
+		return;
+	}
+	if (nl.table != kc->table) {
+		ignore(k, IGN_TABLE, &nl.prefix);
+		return;
+	}
+	if (proto_ignored(k, nl.protocol)) {
+		ignore(k, IGN_PROTOCOL, &nl.prefix);
+		return;
+	}
+	kind = dpr_route_kind_of(nl.type);
+	if (kind == -ENOENT) {
+		ignore(k, IGN_ROUTE_TYPE, &nl.prefix);
+		return;
+	}
+	if (nl.del) {
+		withdraw(k, &nl.prefix, nl.protocol);
+		return;
+	}
+	if (kind < 0) {
+		snprintf(err, sizeof(err), "type %u (throw, NAT...) means nothing to dpr", nl.type);
+		reject(k, REJ_ROUTE_TYPE, &nl.prefix, nl.protocol, err);
+		return;
+	}
+	u.prefix = nl.prefix;
+	u.kind = (enum dpr_route_kind)kind;
+	u.protocol = nl.protocol;
+	u.priority = nl.priority;
+	u.nhg_id = nl.nhg_id;
+	if (u.kind == DPR_RK_UNICAST) {
+		if (nl.n_nh == 0) {
+			reject(k, REJ_NO_PATH, &nl.prefix, nl.protocol, "no path");
+			return;
+		}
+		for (i = 0; i < nl.n_nh; i++) {
+			if (dpr_route_feed_port(k->feed, nl.nh[i].ifindex) < 0) {
+				/* Not dpr's: and not what dpr may keep
+				 * forwarding on either. */
+				ignore(k, IGN_INTERFACE, &nl.prefix);
+				withdraw(k, &nl.prefix, nl.protocol);
+				return;
+			}
+			if (nl.nh[i].encap_type != 0) {
+				reject(k, REJ_ENCAP, &nl.prefix, nl.protocol,
+				       "a path has an encapsulation (MPLS, SRv6...)");
+				return;
+			}
+			u.paths[i].gw = nl.nh[i].gw;
+			u.paths[i].ifindex = nl.nh[i].ifindex;
+			u.paths[i].weight = nl.nh[i].weight;
+		}
+		u.n_paths = nl.n_nh;
+	}
+	k->st.routes_added++;
+	dpr_route_feed_add(k->feed, &u);
+}
+
+/* Ask for a dump of every family's routes; the reply's DONE ends it. */
+static int
+dump_request(struct dpr_kroute *k)
+{
+	char req[NLMSG_ALIGN(sizeof(struct nlmsghdr)) + NLMSG_ALIGN(sizeof(struct rtmsg))];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(memset(req, 0, sizeof(req)));
+	struct rtmsg *rtm;
+
+	nlh->nlmsg_type = RTM_GETROUTE;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = ++k->seq;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = AF_UNSPEC;
+	if (mnl_socket_sendto(k->nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	k->dumping = true;
+	k->dump_deadline = rte_rdtsc() + DUMP_TIMEOUT_S * rte_get_tsc_hz();
+	return 0;
+}
+
+static int64_t
+resync(struct dpr_kroute *k, enum resync why)
+{
+	unsigned int n;
+	int ret;
+
+	if (k->dumping) {
+		/* Changes were lost after parts of this dump were read: the
+		 * next one starts at its end. */
+		k->resync_wanted = true;
+		k->resync_why = why;
+		return k->seq;
+	}
+	k->resync_wanted = false;
+	k->retry_at = 0;
+	/* What was read before the loss goes in first: the stale marks
+	 * must cover it. */
+	dpr_route_feed_apply(k->feed);
+	n = dpr_route_src_mark_stale(&k->r->rib, DPR_RSRC_KERNEL);
+	k->st.last_marked = n;
+	k->st.stale_marked += n;
+	k->st.resyncs[why]++;
+	if (why != RS_START)
+		KLOG(WARNING, "full resync (%s): %u kernel routes marked stale, dumping the tables again",
+		     rs_names[why], n);
+	ret = k->nl != NULL ? dump_request(k) : 0;
+	if (ret < 0) {
+		k->st.dump_errors++;
+		KLOG(WARNING, "cannot ask for a dump: %s (retrying)", strerror(-ret));
+		k->resync_wanted = true;
+		k->resync_why = RS_DUMP_FAILED;
+		k->retry_at = rte_rdtsc() + DUMP_RETRY_MS * rte_get_tsc_hz() / 1000;
+		return ret;
+	}
+	if (k->nl == NULL) /* no socket (tests): the caller plays the dump */
+		k->dumping = true;
+	return k->seq;
+}
+
+static void
+dump_done(struct dpr_kroute *k)
+{
+	unsigned int n;
+
+	k->dumping = false;
+	k->st.dumps_done++;
+	dpr_route_feed_apply(k->feed);
+	n = dpr_route_src_sweep(&k->r->rib, DPR_RSRC_KERNEL);
+	k->st.last_swept = n;
+	k->st.swept += n;
+	if (n != 0 || k->st.dumps_done > 1)
+		KLOG(INFO, "dump done: %u kernel routes no longer in table %u removed", n,
+		     k->r->cfg->kernel_routes.table);
+	if (k->resync_wanted)
+		resync(k, k->resync_why);
+}
+
+/* A TAP's link or IPv4 address changed: the kernel may have dropped routes silently. */
+static void
+link_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
+{
+	uint32_t ifindex;
+	int port;
+
+	if (nlh->nlmsg_type == RTM_DELADDR) {
+		const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
+
+		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)) || ifa->ifa_family != AF_INET)
+			return;
+		ifindex = ifa->ifa_index;
+	} else {
+		const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+
+		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+			return;
+		ifindex = (uint32_t)ifi->ifi_index;
+		port = dpr_route_feed_port(k->feed, ifindex);
+		if (port < 0)
+			return;
+		if (nlh->nlmsg_type == RTM_NEWLINK) {
+			bool up = (ifi->ifi_flags & IFF_UP) != 0, was = k->tap_up[port];
+
+			k->tap_up[port] = up;
+			if (up || !was)
+				return;
+		}
+		KLOG(INFO, "TAP %s went %s: resync", k->r->cfg->ports[port].tap,
+		     nlh->nlmsg_type == RTM_NEWLINK ? "down" : "away");
+		dpr_route_feed_map_refresh(k->feed);
+		resync(k, RS_LINK);
+		return;
+	}
+	port = dpr_route_feed_port(k->feed, ifindex);
+	if (port >= 0)
+		resync(k, RS_LINK);
+}
+
+void
+dpr_kroute_input(struct dpr_router *r, const void *data, size_t len)
+{
+	struct dpr_kroute *k = r->kroute;
+	const uint8_t *p = data;
+	const struct nlmsghdr *nlh;
+	char err[128];
+	int rc;
+
+	if (k == NULL)
+		return;
+	k->st.datagrams++;
+	while ((rc = dpr_nl_msg_next(&p, &len, &nlh, err, sizeof(err))) > 0) {
+		bool ours = k->dumping && nlh->nlmsg_seq == k->seq &&
+			    (k->nl == NULL || nlh->nlmsg_pid == k->portid);
+
+		k->st.messages++;
+		if (ours && (nlh->nlmsg_flags & NLM_F_DUMP_INTR) && !k->resync_wanted) {
+			k->resync_wanted = true;
+			k->resync_why = RS_INTERRUPTED;
+		}
+		switch (nlh->nlmsg_type) {
+		case NLMSG_DONE:
+			if (ours)
+				dump_done(k);
+			break;
+		case NLMSG_ERROR:
+			if (ours) {
+				const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+				k->dumping = false;
+				k->st.dump_errors++;
+				KLOG(WARNING, "the kernel refused the dump: %s (retrying)",
+				     nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) ?
+				     strerror(-e->error) : "?");
+				k->resync_wanted = true;
+				k->resync_why = RS_DUMP_FAILED;
+				k->retry_at = rte_rdtsc() + DUMP_RETRY_MS * rte_get_tsc_hz() / 1000;
+			}
+			break;
+		case RTM_NEWROUTE:
+		case RTM_DELROUTE:
+			route_msg(k, nlh);
+			break;
+		case RTM_NEWLINK:
+		case RTM_DELLINK:
+		case RTM_DELADDR:
+			link_msg(k, nlh);
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc < 0) {
+		k->st.rejected[REJ_MALFORMED]++;
+		KLOG(WARNING, "malformed datagram: %s", err);
+	}
+	dpr_route_feed_apply(k->feed);
+}
+
+static void
+poll_cb(void *arg)
+{
+	struct dpr_router *r = arg;
+	struct dpr_kroute *k = r->kroute;
+	unsigned int i;
+	ssize_t n;
+
+	for (i = 0; i < POLL_DATAGRAMS; i++) {
+		n = recv(mnl_socket_get_fd(k->nl), k->buf, sizeof(k->buf), MSG_DONTWAIT);
+		if (n > 0) {
+			dpr_kroute_input(r, k->buf, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == ENOBUFS) {
+			/* Events were dropped: the mirror cannot say which. */
+			resync(k, RS_OVERFLOW);
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+			k->st.read_errors++;
+			KLOG(WARNING, "read: %s", strerror(errno));
+		}
+		break;
+	}
+}
+
+void
+dpr_kroute_timers(struct dpr_router *r)
+{
+	struct dpr_kroute *k = r->kroute;
+	uint64_t now;
+
+	if (k == NULL)
+		return;
+	now = rte_rdtsc();
+	if (k->dumping && k->nl != NULL && now > k->dump_deadline) {
+		KLOG(WARNING, "the dump did not end within %u s: asking again", DUMP_TIMEOUT_S);
+		k->dumping = false;
+		resync(k, RS_DUMP_FAILED);
+	} else if (!k->dumping && k->retry_at != 0 && now >= k->retry_at) {
+		resync(k, k->resync_why);
+	}
+}
+
+int64_t
+dpr_kroute_resync(struct dpr_router *r)
+{
+	return r->kroute != NULL ? resync(r->kroute, RS_OVERFLOW) : -ENOENT;
+}
+
+int
+dpr_kroute_start(struct dpr_router *r, char *err, size_t err_len)
+{
+	const struct dpr_kroute_conf *kc = &r->cfg->kernel_routes;
+	unsigned int groups = RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE | RTMGRP_LINK |
+			      RTMGRP_IPV4_IFADDR;
+	struct dpr_kroute *k;
+	socklen_t sl = sizeof(int);
+	int ret, fd, v, p;
+
+	if (!kc->enabled)
+		return 0;
+	if (r->rib.srcs == NULL) {
+		snprintf(err, err_len, "kernel_routes: no route source table to put the kernel's routes in");
+		return -EINVAL;
+	}
+	k = calloc(1, sizeof(*k));
+	if (k == NULL) {
+		snprintf(err, err_len, "kernel_routes: out of memory");
+		return -ENOMEM;
+	}
+	k->r = r;
+	for (p = 0; p < (int)r->n_ports; p++)
+		k->tap_up[p] = true;
+	k->feed = dpr_route_feed_create(r, DPR_RSRC_KERNEL, dpr_logtype_kroute, "kernel_routes");
+	if (k->feed == NULL) {
+		snprintf(err, err_len, "kernel_routes: out of memory");
+		ret = -ENOMEM;
+		goto fail;
+	}
+	k->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (k->nl == NULL) {
+		ret = -errno;
+		snprintf(err, err_len, "kernel_routes: cannot open an rtnetlink socket: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	fd = mnl_socket_get_fd(k->nl);
+	/* Room for a burst of changes (BIRD's start); FORCE passes
+	 * net.core.rmem_max when dpr has CAP_NET_ADMIN. */
+	v = (int)kc->socket_buffer;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &sl) == 0)
+		k->rcvbuf = (unsigned int)v;
+	/* Overflows must be reported (NETLINK_NO_ENOBUFS off, the default). */
+	v = 0;
+	setsockopt(fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, &v, sizeof(v));
+	if (mnl_socket_bind(k->nl, groups, MNL_SOCKET_AUTOPID) < 0) {
+		ret = -errno;
+		snprintf(err, err_len, "kernel_routes: cannot subscribe to route events: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	k->portid = mnl_socket_get_portid(k->nl);
+	k->seq = (uint32_t)time(NULL);
+	ret = dpr_server_watch(r->server, fd, poll_cb, r);
+	if (ret < 0) {
+		snprintf(err, err_len, "kernel_routes: cannot watch the rtnetlink socket: %s",
+			 strerror(-ret));
+		goto fail;
+	}
+	r->kroute = k;
+	KLOG(INFO, "mirroring kernel table %u (routes through dpr's TAPs; socket buffer %u bytes)",
+	     kc->table, k->rcvbuf);
+	if (resync(k, RS_START) < 0)
+		KLOG(WARNING, "the first dump could not be asked for; retrying");
+	return 0;
+fail:
+	if (k->nl != NULL)
+		mnl_socket_close(k->nl);
+	dpr_route_feed_free(k->feed);
+	free(k);
+	return ret;
+}
+
+void
+dpr_kroute_free(struct dpr_router *r)
+{
+	struct dpr_kroute *k = r->kroute;
+
+	if (k == NULL)
+		return;
+	if (k->nl != NULL)
+		mnl_socket_close(k->nl);
+	dpr_route_feed_free(k->feed);
+	free(k);
+	r->kroute = NULL;
+}
+
+static json_t *
+counters_json(const uint64_t *v, const char *const *names, unsigned int n)
+{
+	json_t *o = json_object();
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		json_object_set_new(o, names[i], json_integer((json_int_t)v[i]));
+	return o;
+}
+
+json_t *
+dpr_kroute_stats_json(struct dpr_router *r)
+{
+	const struct dpr_kroute *k = r->kroute;
+	struct dpr_route_src_counts c;
+	json_t *o;
+
+	if (k == NULL)
+		return json_pack("{s:b}", "enabled", false);
+	dpr_route_src_counts(&r->rib, &c);
+	o = json_pack("{s:b,s:I,s:I,s:b}",
+		"enabled", true,
+		"table", (json_int_t)r->cfg->kernel_routes.table,
+		"socket_buffer", (json_int_t)k->rcvbuf,
+		"dumping", k->dumping);
+	if (o == NULL)
+		return json_object();
+	json_object_set_new(o, "datagrams", json_integer((json_int_t)k->st.datagrams));
+	json_object_set_new(o, "messages", json_integer((json_int_t)k->st.messages));
+	json_object_set_new(o, "routes_added", json_integer((json_int_t)k->st.routes_added));
+	json_object_set_new(o, "routes_deleted", json_integer((json_int_t)k->st.routes_deleted));
+	json_object_set_new(o, "ignored", counters_json(k->st.ignored, ign_names, IGN_MAX));
+	json_object_set_new(o, "rejected", counters_json(k->st.rejected, rej_names, REJ_MAX));
+	json_object_set_new(o, "resyncs", counters_json(k->st.resyncs, rs_names, RS_MAX));
+	json_object_set_new(o, "dumps_done", json_integer((json_int_t)k->st.dumps_done));
+	json_object_set_new(o, "dump_errors", json_integer((json_int_t)k->st.dump_errors));
+	json_object_set_new(o, "read_errors", json_integer((json_int_t)k->st.read_errors));
+	dpr_route_feed_stats_json(k->feed, o);
+	json_object_set_new(o, "routes", json_integer(c.held[DPR_RSRC_KERNEL]));
+	json_object_set_new(o, "routes_active", json_integer(c.active[DPR_RSRC_KERNEL]));
+	json_object_set_new(o, "routes_stale", json_integer(c.stale[DPR_RSRC_KERNEL]));
+	json_object_set_new(o, "stale_marked", json_integer((json_int_t)k->st.stale_marked));
+	json_object_set_new(o, "stale_marked_last", json_integer(k->st.last_marked));
+	json_object_set_new(o, "swept", json_integer((json_int_t)k->st.swept));
+	json_object_set_new(o, "swept_last", json_integer(k->st.last_swept));
+	return o;
+}
