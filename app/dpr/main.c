@@ -156,6 +156,14 @@ create_pools(struct dpr_router *d)
 	uint16_t max_mtu = 0;
 	unsigned int p, s;
 
+	/* Before any mbuf exists: the field that keeps a packet's RSS hash
+	 * on the exception path (ECMP, dpr_flow_hash_ctl()). */
+	if (dpr_flow_hash_register() < 0) {
+		fprintf(stderr, "dpr: cannot register the mbuf field for RSS hashes: %s\n",
+			rte_strerror(rte_errno));
+		return -ENOSPC;
+	}
+
 	for (p = 0; p < d->n_ports; p++) {
 		need[d->ports[p].socket] += dpr_port_mbufs_needed(&d->ports[p], d->n_workers);
 		max_mtu = RTE_MAX(max_mtu, d->cfg->ports[p].mtu);

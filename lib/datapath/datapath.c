@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
 
+#include <rte_errno.h>
+
 #include "datapath.h"
 #include "ip4_dp.h"
 #include "ip6_dp.h"
@@ -84,6 +86,27 @@ dpr_worker_prepare(struct dpr_worker *w)
 	w->fast_max_len = min_mtu + RTE_ETHER_HDR_LEN;
 }
 
+int dpr_rss_dynfield = -1;
+
+int
+dpr_flow_hash_register(void)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "dpr_rss_hash",
+		.size = sizeof(uint32_t),
+		.align = __alignof__(uint32_t),
+	};
+	int off;
+
+	if (dpr_rss_dynfield >= 0)
+		return 0;
+	off = rte_mbuf_dynfield_register(&desc);
+	if (off < 0)
+		return -rte_errno;
+	dpr_rss_dynfield = off;
+	return 0;
+}
+
 #define DROP(b, m, why) do { \
 		w->stats[(b)->in].drops[why]++; \
 		(b)->drop[(b)->n_drop++] = (m); \
@@ -93,6 +116,7 @@ dpr_worker_prepare(struct dpr_worker *w)
 #define EXCEPT(b, m, cls) do { \
 		w->stats[(b)->in].exc[cls]++; \
 		w->stats[(b)->in].exception++; \
+		dpr_flow_hash_keep(m); \
 		(m)->hash.usr = DPR_EXC_META(cls, (b)->in); \
 		(b)->exc[(b)->n_exc++] = (m); \
 	} while (0)

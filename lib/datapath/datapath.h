@@ -18,6 +18,7 @@
 #include <rte_ip.h>
 #include <rte_jhash.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 #include <rte_vect.h>
@@ -359,16 +360,49 @@ dpr_flow_hash_sw(const struct rte_mbuf *m)
 /**
  * The flow hash of received packet @p m: the NIC's RSS hash where it gave
  * one (free, and over the same fields where its RSS covers TCP and UDP),
- * else dpr_flow_hash_sw(). Workers' only: the control thread never sees
- * the RSS hash, so on a NIC that gives one, a packet it forwards (IP
- * options, fragmentation, held for resolution) may take another member
- * than its flow; those are out of their flow's order anyway.
+ * else dpr_flow_hash_sw(). Workers' (the control thread's is
+ * dpr_flow_hash_ctl()).
  */
 static inline uint32_t
 dpr_flow_hash_rx(const struct rte_mbuf *m)
 {
 	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
 		return m->hash.rss;
+	return dpr_flow_hash_sw(m);
+}
+
+/**
+ * Offset of the mbuf dynamic field that keeps a packet's RSS hash once the
+ * exception metadata has taken hash.usr (which shares its bytes), so that
+ * the control thread picks the ECMP member a worker would have; -1 until
+ * dpr_flow_hash_register(). Written once at start, then read-only.
+ */
+extern int dpr_rss_dynfield;
+
+/**
+ * Register that field (idempotent).
+ * @return 0, or a negative errno (rte_mbuf_dynfield_register()).
+ */
+int dpr_flow_hash_register(void);
+
+/** A worker hands @p m to the exception ring: keep its RSS hash. */
+static inline void
+dpr_flow_hash_keep(struct rte_mbuf *m)
+{
+	if (dpr_rss_dynfield >= 0 && (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH))
+		*RTE_MBUF_DYNFIELD(m, dpr_rss_dynfield, uint32_t *) = m->hash.rss;
+}
+
+/**
+ * The flow hash of @p m on the control thread (a packet a worker handed
+ * over): the RSS hash dpr_flow_hash_keep() kept, or dpr_flow_hash_sw()
+ * where the NIC gave none; the same member as the rest of its flow.
+ */
+static inline uint32_t
+dpr_flow_hash_ctl(const struct rte_mbuf *m)
+{
+	if (dpr_rss_dynfield >= 0 && (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH))
+		return *RTE_MBUF_DYNFIELD(m, dpr_rss_dynfield, const uint32_t *);
 	return dpr_flow_hash_sw(m);
 }
 

@@ -442,8 +442,8 @@ options_local(struct dpr_exc_engine *x, struct rte_mbuf *m)
 /*
  * Forward @p m from the control thread: what the worker does, for packets
  * it handed over (held for resolution, IP options, MTU), with the same
- * decision (dpr_ip4_decide()), through a multipath route's member by the
- * same software hash (dpr_flow_hash_sw()).
+ * decision (dpr_ip4_decide()), through the multipath member the rest of
+ * its flow takes (dpr_flow_hash_ctl(): the RSS hash the worker kept).
  */
 static void
 forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
@@ -460,7 +460,7 @@ forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	/* Whatever path it came by, the frame is the IP packet from here on:
 	 * nothing past the total length is sent or fragmented. */
 	dpr_pktmbuf_cut(m, sizeof(*eth) + rte_be_to_cpu_16(ip->total_length));
-	nh = dpr_nh_pick(x->r->nh, dpr_fib4_lookup(x->r->fib4, dst), dpr_flow_hash_sw(m));
+	nh = dpr_nh_pick(x->r->nh, dpr_fib4_lookup(x->r->fib4, dst), dpr_flow_hash_ctl(m));
 	w = dpr_nh_word_get(x->r->nh, nh);
 	switch (dpr_ip4_decide(w, ip, !rte_is_unicast_ether_addr(&eth->dst_addr), x->r->port_dp)) {
 	case DPR_L3_FORWARD:

@@ -667,7 +667,8 @@ local6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
  * Forward @p m from the control thread, with the workers' decision
  * (dpr_ip6_decide()): packets held for a neighbour, and those with
  * hop-by-hop options once checked. Routers never fragment IPv6 (RFC 8200 5).
- * A multipath route's member is the software hash's (dpr_flow_hash_sw()).
+ * A multipath route's member is the one the rest of its flow takes
+ * (dpr_flow_hash_ctl()).
  */
 static void
 forward6_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
@@ -680,7 +681,7 @@ forward6_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	uint32_t nh;
 
 	dpr_pktmbuf_cut(m, sizeof(*eth) + sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len));
-	nh = dpr_nh_pick(x->r->nh, dpr_fib6_lookup(x->r->fib6, ip->dst_addr), dpr_flow_hash_sw(m));
+	nh = dpr_nh_pick(x->r->nh, dpr_fib6_lookup(x->r->fib6, ip->dst_addr), dpr_flow_hash_ctl(m));
 	w = dpr_nh_word_get(x->r->nh, nh);
 	switch (dpr_ip6_decide(w, ip, !rte_is_unicast_ether_addr(&eth->dst_addr), x->r->port_dp)) {
 	case DPR_L3_FORWARD:

@@ -895,6 +895,8 @@ mk_flow6(uint16_t sport)
 	return mk6("2001:db8:1::2", "2001:db8:9::5", IPPROTO_UDP, sport, 5001);
 }
 
+static unsigned int sent_on(unsigned int p, struct rte_mbuf **out, unsigned int max);
+
 static void
 test_worker(void)
 {
@@ -996,6 +998,36 @@ test_worker(void)
 		q += again[i] == 1;
 	CHECK_EQ(q, DPR_BURST);
 	resolve_gw(g62, 2);
+
+	/* A packet the worker hands to the control thread (IP options) keeps
+	 * its RSS hash there: it leaves by its flow's member, not by the one
+	 * the software hash would name. */
+	for (i = 0; i < 16; i++) {
+		struct rte_mbuf *m = mk4(IP(10, 0, 1, 2), IP(10, 9, 0, 5), IPPROTO_UDP, 1000, 5001,
+					 64, 0, 4);
+		uint32_t rss = i * 0x11111111u, want;
+		struct rte_mbuf *out[4];
+		unsigned int n, p;
+
+		m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+		m->hash.rss = rss;
+		want = dpr_nh_pick(R.nh, (uint32_t)g, rss);
+		dpr_ip4_input_burst(w, 0, &m, 1);
+		sent++;
+		q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)exc, RTE_DIM(exc), NULL);
+		CHECK_EQ(q, 1);
+		if (q != 1)
+			continue;
+		dpr_exc_input(R.exc, exc[0]);
+		p = dpr_nh_word_get(R.nh, want).port;
+		n = sent_on(p, out, RTE_DIM(out));
+		CHECK(n == 1, "RSS hash %#x: the control thread sent it by p%u, its flow's member",
+		      rss, p);
+		rte_pktmbuf_free_bulk(out, n);
+		n = sent_on(3 - p, out, RTE_DIM(out));
+		CHECK_EQ(n, 0);
+		rte_pktmbuf_free_bulk(out, n);
+	}
 
 	CHECK_EQ(accounted(st), sent);
 	CHECK_EQ(st->forwarded + st->exception, sent);
@@ -1185,6 +1217,10 @@ main(int argc, char **argv)
 	if (test_eal_init(argv[0]) < 0) {
 		fprintf(stderr, "EAL init failed\n");
 		return EXIT_FAILURE;
+	}
+	if (dpr_flow_hash_register() < 0) {
+		fprintf(stderr, "test_ecmp: cannot register the RSS hash field\n");
+		return 1;
 	}
 	pool = rte_pktmbuf_pool_create("test_ecmp", POOL_SIZE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	if (pool == NULL)
