@@ -170,17 +170,6 @@ dpr_fpm_router_free(struct dpr_router *r)
 	r->fpm = NULL;
 }
 
-static json_t *
-counters_json(const uint64_t *v, const char *const *names, unsigned int n)
-{
-	json_t *o = json_object();
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		json_object_set_new(o, names[i], json_integer((json_int_t)v[i]));
-	return o;
-}
-
 json_t *
 dpr_fpm_router_stats_json(struct dpr_router *r)
 {
@@ -228,8 +217,8 @@ dpr_fpm_router_stats_json(struct dpr_router *r)
 	json_object_set_new(o, "nexthops_in_use", json_integer((json_int_t)s->nexthops_in_use));
 	json_object_set_new(o, "nexthop_objects", json_integer(s->nexthops));
 	json_object_set_new(o, "routes_by_nexthop_id", json_integer(s->routes_by_id));
-	json_object_set_new(o, "ignored", counters_json(s->ignored, ign, DPR_FPM_IGN_MAX));
-	json_object_set_new(o, "rejected", counters_json(s->rejected, rej, DPR_FPM_REJ_MAX));
+	json_object_set_new(o, "ignored", dpr_counters_json(s->ignored, ign, DPR_FPM_IGN_MAX));
+	json_object_set_new(o, "rejected", dpr_counters_json(s->rejected, rej, DPR_FPM_REJ_MAX));
 	/* What became of the routes here (lib/route/feed). */
 	dpr_route_feed_stats_json(f->feed, o);
 	json_object_set_new(o, "routes", json_integer(c.held[DPR_RSRC_FPM]));

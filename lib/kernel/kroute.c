@@ -593,17 +593,6 @@ dpr_kroute_free(struct dpr_router *r)
 	r->kroute = NULL;
 }
 
-static json_t *
-counters_json(const uint64_t *v, const char *const *names, unsigned int n)
-{
-	json_t *o = json_object();
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		json_object_set_new(o, names[i], json_integer((json_int_t)v[i]));
-	return o;
-}
-
 json_t *
 dpr_kroute_stats_json(struct dpr_router *r)
 {
@@ -625,9 +614,9 @@ dpr_kroute_stats_json(struct dpr_router *r)
 	json_object_set_new(o, "messages", json_integer((json_int_t)k->st.messages));
 	json_object_set_new(o, "routes_added", json_integer((json_int_t)k->st.routes_added));
 	json_object_set_new(o, "routes_deleted", json_integer((json_int_t)k->st.routes_deleted));
-	json_object_set_new(o, "ignored", counters_json(k->st.ignored, ign_names, IGN_MAX));
-	json_object_set_new(o, "rejected", counters_json(k->st.rejected, rej_names, REJ_MAX));
-	json_object_set_new(o, "resyncs", counters_json(k->st.resyncs, rs_names, RS_MAX));
+	json_object_set_new(o, "ignored", dpr_counters_json(k->st.ignored, ign_names, IGN_MAX));
+	json_object_set_new(o, "rejected", dpr_counters_json(k->st.rejected, rej_names, REJ_MAX));
+	json_object_set_new(o, "resyncs", dpr_counters_json(k->st.resyncs, rs_names, RS_MAX));
 	json_object_set_new(o, "dumps_done", json_integer((json_int_t)k->st.dumps_done));
 	json_object_set_new(o, "dump_errors", json_integer((json_int_t)k->st.dump_errors));
 	json_object_set_new(o, "read_errors", json_integer((json_int_t)k->st.read_errors));

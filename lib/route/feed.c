@@ -370,8 +370,8 @@ dpr_route_feed_stats(const struct dpr_route_feed *f)
 	return &f->st;
 }
 
-static json_t *
-counters_json(const uint64_t *v, const char *const *names, unsigned int n)
+json_t *
+dpr_counters_json(const uint64_t *v, const char *const *names, unsigned int n)
 {
 	json_t *o = json_object();
 	unsigned int i;
@@ -384,9 +384,9 @@ counters_json(const uint64_t *v, const char *const *names, unsigned int n)
 void
 dpr_route_feed_stats_json(const struct dpr_route_feed *f, json_t *o)
 {
-	json_object_set_new(o, "refused", counters_json(f->st.refused, refuse_names, DPR_FEED_REF_MAX));
+	json_object_set_new(o, "refused", dpr_counters_json(f->st.refused, refuse_names, DPR_FEED_REF_MAX));
 	json_object_set_new(o, "not_installed",
-			    counters_json(f->st.failed, failure_names, DPR_FEED_FAIL_MAX));
+			    dpr_counters_json(f->st.failed, failure_names, DPR_FEED_FAIL_MAX));
 	json_object_set_new(o, "installed", json_integer((json_int_t)f->st.installed));
 	json_object_set_new(o, "withdrawn", json_integer((json_int_t)f->st.withdrawn));
 	json_object_set_new(o, "withdrawn_unheld", json_integer((json_int_t)f->st.withdrawn_unheld));

@@ -164,5 +164,8 @@ const struct dpr_feed_stats *dpr_route_feed_stats(const struct dpr_route_feed *f
  */
 void dpr_route_feed_stats_json(const struct dpr_route_feed *f, json_t *o);
 
+/** {names[i]: v[i]} for @p n counters, a new reference (for stats.get). */
+json_t *dpr_counters_json(const uint64_t *v, const char *const *names, unsigned int n);
+
 /** Drop what is queued and free @p f. NULL is a no-op. */
 void dpr_route_feed_free(struct dpr_route_feed *f);

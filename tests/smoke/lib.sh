@@ -129,6 +129,18 @@ veth_pair() {
 	ip netns exec "$1" ethtool -K "$2" tx off >/dev/null 2>&1
 }
 
+# router_veth ROUTER_NS HOST_NS IFACE: a veth from the namespace dpr runs in
+# (IFACE there, for an af_packet port) to a host (eth0 in HOST_NS); as
+# veth_pair, the kernel under dpr's port stays out of the way.
+router_veth() {
+	ip -n "$1" link add "$3" type veth peer name "${3}p" netns "$2" || die "cannot create veth $3"
+	ip -n "$2" link set "${3}p" name eth0
+	ip netns exec "$1" sysctl -qw "net.ipv6.conf.$3.disable_ipv6=1" \
+		"net.ipv4.conf.$3.arp_ignore=8" "net.ipv4.conf.$3.rp_filter=1"
+	ip -n "$1" link set "$3" up
+	ip netns exec "$2" ethtool -K eth0 tx off >/dev/null 2>&1
+}
+
 # start_dpr CONFIG EAL-ARGS... [-- DPR-ARGS...]; waits until it forwards
 start_dpr() {
 	local cfg=$1; shift
