@@ -1520,6 +1520,48 @@ ra_json(const struct dpr_ra_conf_port *ra)
 	return o;
 }
 
+/*
+ * The config file's static routes (source config), in its shape: "via"
+ * and "port" (the gateway's port, resolved), or "nexthops" with each
+ * gateway's port and weight.
+ */
+static json_t *
+static_routes_json(const struct dpr_config *cfg)
+{
+	char buf[DPR_PREFIX_STRLEN];
+	json_t *a = json_array();
+	unsigned int i, k;
+
+	for (i = 0; i < cfg->n_routes; i++) {
+		const struct dpr_route_conf *rc = &cfg->routes[i];
+		json_t *o = json_object(), *nhs;
+
+		dpr_prefix_fmt(&rc->prefix, buf, sizeof(buf));
+		json_object_set_new(o, "prefix", json_string(buf));
+		if (rc->n_nexthops == 0) {
+			if (rc->has_via) {
+				dpr_ip_fmt(&rc->via, buf, sizeof(buf));
+				json_object_set_new(o, "via", json_string(buf));
+			}
+			json_object_set_new(o, "port", json_string(cfg->ports[rc->port].name));
+			json_array_append_new(a, o);
+			continue;
+		}
+		nhs = json_array();
+		for (k = 0; k < rc->n_nexthops; k++) {
+			const struct dpr_route_nh_conf *nc = &rc->nexthops[k];
+
+			json_array_append_new(nhs, json_pack("{s:s,s:s,s:i}",
+				"via", dpr_ip_fmt(&nc->via, buf, sizeof(buf)),
+				"port", cfg->ports[nc->port].name,
+				"weight", (json_int_t)nc->weight));
+		}
+		json_object_set_new(o, "nexthops", nhs);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *
 m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
@@ -1574,6 +1616,7 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			"routes", (json_int_t)routes_total(r),
 			"ipv4_routes", (json_int_t)route_count(r, DPR_AF_IP4),
 			"ipv6_routes", (json_int_t)route_count(r, DPR_AF_IP6));
+	json_object_set_new(res, "static_routes", static_routes_json(r->cfg));
 	return res;
 }
 

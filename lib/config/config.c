@@ -611,13 +611,118 @@ lookup_port(struct parser *ps, const char *path, const char *name, int *out)
 	return 0;
 }
 
+/*
+ * Gateway @p via of a route to @p pf (@p prefix as written) on the port
+ * named @p port_name (NULL: any; its index in *@p port, -1 for none): into
+ * @p gw, with *@p port set to the port whose subnet holds it.
+ */
+static int
+check_gateway(struct parser *ps, const char *path, const char *via, const char *port_name,
+	      const struct dpr_prefix *pf, const char *prefix, struct dpr_ip *gw, int *port)
+{
+	const char *why;
+	int ret;
+
+	if (dpr_ip_parse(via, gw) < 0)
+		return fail(ps, path, "via \"%s\": expected a gateway address like \"192.0.2.1\" or \"fe80::1\"",
+			    via);
+	if (gw->af != pf->addr.af)
+		return fail(ps, path, "via \"%s\": gateway and prefix \"%s\" are of different address families",
+			    via, prefix);
+	/* fe80::1 names a host only on one link (RFC 4291 2.5.6). */
+	if (dpr_ip_is_link_local(gw) && port_name == NULL)
+		return fail(ps, path, "via \"%s\": a link-local gateway needs \"port\" (the link it is on)",
+			    via);
+	ret = dpr_ifaddr_connected(&ps->addrs, gw, *port);
+	if (ret < 0)
+		return fail(ps, path, "via \"%s\": not inside any connected subnet%s%s%s (add an address on the gateway's subnet to its port)",
+			    via, port_name ? " of port \"" : "", port_name ? port_name : "",
+			    port_name ? "\"" : "");
+	*port = ret;
+	why = dpr_ifaddr_not_a_neighbour(&ps->addrs, gw);
+	if (why != NULL)
+		return fail(ps, path, "via \"%s\": is %s, expected another host on the subnet",
+			    via, why);
+	return 0;
+}
+
+/*
+ * routes[].nexthops: the gateways of a multipath route, as route.add takes
+ * them (lib/api/methods.c): 1 to DPR_NH_GROUP_MEMBERS objects {"via",
+ * "port"?, "weight"?}, each gateway once.
+ */
+static int
+parse_route_nexthops(struct parser *ps, const char *path, json_t *a, const char *prefix,
+		     struct dpr_route_conf *rc)
+{
+	static const char *const keys[] = { "via", "port", "weight", NULL };
+	struct dpr_route_nh_conf nhs[DPR_NH_GROUP_MEMBERS];
+	char np[64], got[48];
+	unsigned int j;
+	size_t i;
+	json_t *v;
+	int ret;
+
+	snprintf(np, sizeof(np), "%s.nexthops", path);
+	if (!json_is_array(a) || json_array_size(a) < 1 ||
+	    json_array_size(a) > DPR_NH_GROUP_MEMBERS) {
+		if (!json_is_array(a))
+			snprintf(got, sizeof(got), "%s", type_name(a));
+		else if (json_array_size(a) == 0)
+			snprintf(got, sizeof(got), "an empty one");
+		else
+			snprintf(got, sizeof(got), "%zu of them", json_array_size(a));
+		return fail(ps, np, "expected an array of 1 to %u next hops like [{\"via\": \"10.0.2.2\", \"weight\": 2}, {\"via\": \"10.0.3.2\"}], got %s",
+			    DPR_NH_GROUP_MEMBERS, got);
+	}
+	json_array_foreach(a, i, v) {
+		const char *via, *port;
+		uint64_t wt = 1;
+		char mp[96];
+
+		snprintf(mp, sizeof(mp), "%s[%zu]", np, i);
+		if (!json_is_object(v))
+			return fail(ps, mp, "expected an object like {\"via\": \"10.0.2.2\", \"port\": \"p1\", \"weight\": 2}, got %s",
+				    type_name(v));
+		if ((ret = check_keys(ps, mp, v, keys)) < 0 ||
+		    (ret = get_string(ps, mp, v, "via", false, &via)) < 0 ||
+		    (ret = get_string(ps, mp, v, "port", false, &port)) < 0 ||
+		    (ret = get_uint(ps, mp, v, "weight", 1, DPR_NH_WEIGHT_MAX, &wt)) < 0)
+			return ret;
+		if (via == NULL)
+			return fail(ps, mp, "missing \"via\": the next hops of a multipath route are gateways (a directly attached route is {\"prefix\": ..., \"port\": ...} without \"nexthops\")");
+		nhs[i].port = -1;
+		if (port != NULL && (ret = lookup_port(ps, mp, port, &nhs[i].port)) < 0)
+			return ret;
+		ret = check_gateway(ps, mp, via, port, &rc->prefix, prefix, &nhs[i].via,
+				    &nhs[i].port);
+		if (ret < 0)
+			return ret;
+		nhs[i].weight = (uint16_t)wt;
+		/* One next hop per address, per link for a link-local one
+		 * (dpr_nh_get()): a group holds each member once. */
+		for (j = 0; j < i; j++)
+			if (dpr_ip_equal(&nhs[j].via, &nhs[i].via) &&
+			    (!dpr_ip_is_link_local(&nhs[i].via) || nhs[j].port == nhs[i].port))
+				return fail(ps, mp, "via \"%s\": is %s.nexthops[%u] already (list each gateway once; give it a \"weight\" instead)",
+					    via, path, j);
+	}
+	rc->n_nexthops = (unsigned int)json_array_size(a);
+	rc->nexthops = malloc(rc->n_nexthops * sizeof(*rc->nexthops));
+	if (rc->nexthops == NULL)
+		return -ENOMEM;
+	memcpy(rc->nexthops, nhs, rc->n_nexthops * sizeof(*rc->nexthops));
+	return 0;
+}
+
 static int
 parse_route(struct parser *ps, const char *path, json_t *obj,
 	    struct dpr_route_conf *rc)
 {
-	static const char *const keys[] = { "prefix", "via", "port", NULL };
+	static const char *const keys[] = { "prefix", "via", "port", "nexthops", NULL };
 	const char *prefix, *via, *port, *why;
 	char hint[DPR_PREFIX_STRLEN] = "";
+	json_t *nexthops;
 	int ret;
 
 	if ((ret = get_object(ps, path, obj)) < 0 ||
@@ -626,6 +731,7 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 	    (ret = get_string(ps, path, obj, "via", false, &via)) < 0 ||
 	    (ret = get_string(ps, path, obj, "port", false, &port)) < 0)
 		return ret;
+	nexthops = json_object_get(obj, "nexthops");
 
 	if (dpr_prefix_parse(prefix, false, &rc->prefix, hint, sizeof(hint)) < 0) {
 		if (hint[0] != '\0')
@@ -637,35 +743,24 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 	if (rc->prefix.len >= 10 && dpr_ip_is_link_local(&rc->prefix.addr))
 		return fail(ps, path, "prefix \"%s\": is link-local, never forwarded (RFC 4291 2.5.6); route a global prefix",
 			    prefix);
-	if (via == NULL && port == NULL)
-		return fail(ps, path, "expected \"via\" (a gateway address) or \"port\" (a directly attached route)");
+	if (nexthops != NULL && (via != NULL || port != NULL))
+		return fail(ps, path, "give \"via\" and \"port\", or \"nexthops\", not both (a multipath route lists every gateway in \"nexthops\", like [{\"via\": \"10.0.2.2\"}, {\"via\": \"10.0.3.2\"}])");
+	if (nexthops == NULL && via == NULL && port == NULL)
+		return fail(ps, path, "expected \"via\" (a gateway address) or \"port\" (a directly attached route), or \"nexthops\" (a multipath route)");
 	why = owned_prefix(ps, &rc->prefix);
 	if (why != NULL)
 		return fail(ps, path, "prefix \"%s\": %s, which the router installs itself", prefix, why);
 
 	rc->port = -1;
+	if (nexthops != NULL)
+		return parse_route_nexthops(ps, path, nexthops, prefix, rc);
 	if (port != NULL && (ret = lookup_port(ps, path, port, &rc->port)) < 0)
 		return ret;
 	if (via != NULL) {
-		if (dpr_ip_parse(via, &rc->via) < 0)
-			return fail(ps, path, "via \"%s\": expected a gateway address like \"192.0.2.1\" or \"fe80::1\"",
-				    via);
-		if (rc->via.af != rc->prefix.addr.af)
-			return fail(ps, path, "via \"%s\": gateway and prefix \"%s\" are of different address families",
-				    via, prefix);
-		if (dpr_ip_is_link_local(&rc->via) && port == NULL)
-			return fail(ps, path, "via \"%s\": a link-local gateway needs \"port\" (the link it is on)",
-				    via);
-		rc->has_via = true;
-		ret = dpr_ifaddr_connected(&ps->addrs, &rc->via, rc->port);
+		ret = check_gateway(ps, path, via, port, &rc->prefix, prefix, &rc->via, &rc->port);
 		if (ret < 0)
-			return fail(ps, path, "via \"%s\": not inside any connected subnet%s%s%s (add an address on the gateway's subnet to its port)",
-				    via, port ? " of port \"" : "", port ? port : "", port ? "\"" : "");
-		rc->port = ret;
-		why = dpr_ifaddr_not_a_neighbour(&ps->addrs, &rc->via);
-		if (why != NULL)
-			return fail(ps, path, "via \"%s\": is %s, expected another host on the subnet",
-				    via, why);
+			return ret;
+		rc->has_via = true;
 	}
 	return 0;
 }
@@ -1092,8 +1187,12 @@ dpr_config_load(const char *path, char *err, size_t err_len)
 void
 dpr_config_free(struct dpr_config *cfg)
 {
+	unsigned int i;
+
 	if (cfg == NULL)
 		return;
+	for (i = 0; cfg->routes != NULL && i < cfg->n_routes; i++)
+		free(cfg->routes[i].nexthops);
 	free(cfg->routes);
 	free(cfg->neighs);
 	free(cfg);

@@ -81,11 +81,24 @@ struct dpr_port_conf {
 	struct dpr_prefix addrs[DPR_MAX_PORT_ADDRS]; /**< address + subnet length */
 };
 
+/** One next hop of a multipath route (routes[].nexthops[]). */
+struct dpr_route_nh_conf {
+	struct dpr_ip via;       /**< the gateway */
+	int port;                /**< index into ports[]: the gateway's link */
+	uint16_t weight;         /**< 1 to DPR_NH_WEIGHT_MAX (default 1) */
+};
+
+/**
+ * A static route: one next hop (via and/or port), or with "nexthops" a
+ * multipath group of gateways (n_nexthops > 0, via and port unused).
+ */
 struct dpr_route_conf {
 	struct dpr_prefix prefix;
 	bool has_via;
 	struct dpr_ip via;
 	int port; /**< index into ports[], -1 when resolved from via */
+	unsigned int n_nexthops;               /**< 0: via/port; 1 to DPR_NH_GROUP_MEMBERS */
+	struct dpr_route_nh_conf *nexthops;    /**< n_nexthops of them, freed with the config */
 };
 
 struct dpr_neigh_conf {

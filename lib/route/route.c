@@ -307,6 +307,35 @@ dpr_route_owned(const struct dpr_ifaddrs *t, const struct dpr_prefix *pf, unsign
 	return DPR_ROUTE_NOT_OWNED;
 }
 
+/*
+ * The next hop of multipath route @p rc: the group of its gateways (one
+ * gateway alone is no group), with a reference taken, as route.add takes
+ * one (lib/api/methods.c).
+ * @return its index, or a negative errno (dpr_nh_get(), dpr_nh_group_get()).
+ */
+static int
+config_group(struct dpr_nh_table *nh, const struct dpr_route_conf *rc)
+{
+	uint32_t members[DPR_NH_GROUP_MEMBERS];
+	uint16_t weights[DPR_NH_GROUP_MEMBERS];
+	unsigned int i, k = 0;
+	int idx = 0;
+
+	for (i = 0; i < rc->n_nexthops && idx >= 0; i++) {
+		idx = dpr_nh_get(nh, &rc->nexthops[i].via, (uint8_t)rc->nexthops[i].port);
+		if (idx >= 0) {
+			members[k] = (uint32_t)idx;
+			weights[k++] = rc->nexthops[i].weight;
+		}
+	}
+	if (idx >= 0)
+		idx = dpr_nh_group_get(nh, members, weights, k);
+	/* A group holds its own references on its members. */
+	for (i = 0; i < k; i++)
+		dpr_nh_put(nh, members[i]);
+	return idx;
+}
+
 /* The routes of family @p af the config implies, into @p b. */
 static int
 config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, const struct dpr_ifaddrs *addrs,
@@ -365,10 +394,17 @@ config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, const struct dpr_i
 
 		if (rc->prefix.addr.af != af)
 			continue;
-		if (rc->has_via)
+		if (rc->n_nexthops > 0)
+			idx = config_group(nh, rc);
+		else if (rc->has_via)
 			idx = dpr_nh_get(nh, &rc->via, (uint8_t)rc->port);
 		else
 			idx = dpr_nh_connected(nh, (uint8_t)rc->port);
+		if (idx < 0 && rc->n_nexthops > 1 && dpr_nh_group_count(nh) >= DPR_NH_GROUPS_MAX) {
+			snprintf(err, err_len, "routes: routes[%u] in %s: every one of the %u multipath groups is in use (routes with distinct sets of next hops); give fewer distinct \"nexthops\" sets",
+				 i, cfg->path, DPR_NH_GROUPS_MAX);
+			return idx;
+		}
 		/* Static routes are source "config" (source.h) where there
 		 * are sources: after the router's own, which they may not
 		 * replace. */

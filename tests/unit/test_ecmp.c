@@ -5,7 +5,8 @@
  * flow hash picks (stable, spread by weight, dead members skipped, the
  * hashed one when none lives), the software flow hash, and then on a
  * router built here: the API, a worker's bursts and the control thread's
- * slow path through a group, each member's MAC and port checked.
+ * slow path through a group, each member's MAC and port checked; and the
+ * config file's multipath routes on a router of their own.
  *
  * p0 10.0.1.1/24 2001:db8:1::1/64   the sender's side (h1 10.0.1.2)
  * p1 10.0.2.1/24 2001:db8:2::1/64   gateways 10.0.2.x, 2001:db8:2::x
@@ -795,6 +796,172 @@ test_api(void)
 	CHECK_EQ(nh_of_ip(ip4(IP(10, 0, 3, 2))), -ENOENT);
 }
 
+/* --- on a router: multipath routes of the config file ------------------------------ */
+
+#define CONFIG_PORTS \
+	"{\"ports\": [" \
+	" {\"name\": \"p0\", \"device\": \"net_null0\", \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\"]}," \
+	" {\"name\": \"p1\", \"device\": \"net_null1\", \"addresses\": [\"10.0.2.1/24\", \"2001:db8:2::1/64\"]}," \
+	" {\"name\": \"p2\", \"device\": \"net_null2\", \"addresses\": [\"10.0.3.1/24\", \"2001:db8:3::1/64\"]}]," \
+	" \"neighbors\": [{\"address\": \"10.0.2.2\", \"mac\": \"02:00:00:00:02:02\"}]," \
+	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 64, \"ipv6_max_routes\": 4096}"
+
+static const char config_multipath_text[] = CONFIG_PORTS ", \"routes\": ["
+	" {\"prefix\": \"10.9.0.0/16\", \"nexthops\": [{\"via\": \"10.0.2.2\", \"weight\": 2},"
+	"  {\"via\": \"10.0.3.2\", \"port\": \"p2\"}]},"
+	" {\"prefix\": \"2001:db8:9::/48\", \"nexthops\": [{\"via\": \"2001:db8:2::2\"},"
+	"  {\"via\": \"fe80::2\", \"port\": \"p2\", \"weight\": 5}]},"
+	" {\"prefix\": \"10.10.0.0/16\", \"nexthops\": [{\"via\": \"10.0.3.2\"},"
+	"  {\"via\": \"10.0.2.2\", \"weight\": 2}]},"
+	" {\"prefix\": \"10.11.0.0/16\", \"nexthops\": [{\"via\": \"10.0.2.3\", \"weight\": 7}]}]}";
+
+/* Member @p i of group @p g as "via/port/weight/kind". */
+static void
+member_text(const struct dpr_nh_table *t, uint32_t g, char *out, size_t len)
+{
+	uint32_t members[DPR_NH_GROUP_MEMBERS];
+	uint16_t weights[DPR_NH_GROUP_MEMBERS];
+	unsigned int n = dpr_nh_group_members(t, g, members, weights), i;
+	size_t k = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		char ip[DPR_IP6_STRLEN];
+		union dpr_nh_word w = dpr_nh_word_get(t, members[i]);
+
+		dpr_ip_fmt(&dpr_nh_info(t, members[i])->ip, ip, sizeof(ip));
+		k += (size_t)snprintf(out + k, len - RTE_MIN(k, len), "%s%s/%u/%u/%u", i ? " " : "",
+				      ip, w.port, weights[i], w.kind);
+	}
+}
+
+/* Is string member @p key of @p o @p want? */
+static bool
+str_is(const json_t *o, const char *key, const char *want)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v != NULL && strcmp(v, want) == 0;
+}
+
+static uint32_t
+config_route_nh(struct dpr_router *r, const char *prefix)
+{
+	struct dpr_prefix pf;
+	uint32_t nh = UINT32_MAX;
+
+	if (dpr_prefix_parse(prefix, false, &pf, NULL, 0) == 0)
+		(void)dpr_route_get(&r->rib, &pf, &nh);
+	return nh;
+}
+
+/*
+ * "routes" with "nexthops": installed at start as one route of source
+ * config pointing at a group of the gateways with their weights (the same
+ * members in another order: the same group), shown back by config.get,
+ * and removing the routes gives back every reference they took.
+ */
+static void
+test_config(void)
+{
+	static const char *const prefixes[] = {
+		"10.9.0.0/16", "2001:db8:9::/48", "10.10.0.0/16", "10.11.0.0/16"
+	};
+	static const char get[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"config.get\"}";
+	struct dpr_prefix p10_9 = { .addr = ip4(IP(10, 9, 0, 0)), .len = 16 };
+	struct dpr_router C = { 0 }, B = { 0 };
+	struct dpr_src_op ops[RTE_DIM(prefixes)];
+	struct dpr_route_cands cands;
+	uint32_t base_nhs, g, g6, plain;
+	json_t *res, *routes, *nhs;
+	char text[512], *out;
+	struct dpr_ip a;
+	unsigned int i;
+
+	/* What the same ports and neighbours take without the routes. */
+	if (test_router_init(&B, CONFIG_PORTS "}", "test_ecmp (no routes)") < 0) {
+		CHECK(false, "rig without routes");
+		return;
+	}
+	base_nhs = dpr_nh_count(B.nh);
+	test_router_free(&B);
+
+	if (test_router_init(&C, config_multipath_text, "test_ecmp (config)") < 0) {
+		CHECK(false, "rig with multipath routes");
+		return;
+	}
+	g = config_route_nh(&C, "10.9.0.0/16");
+	CHECK(g != UINT32_MAX && dpr_nh_word_get(C.nh, g).kind == DPR_NH_KIND_GROUP,
+	      "10.9.0.0/16 points at a group");
+	member_text(C.nh, g, text, sizeof(text));
+	/* 10.0.2.2 is a static neighbour: forwardable from the start. */
+	CHECK(strcmp(text, "10.0.2.2/1/2/3 10.0.3.2/2/1/2") == 0 ||
+	      strcmp(text, "10.0.3.2/2/1/2 10.0.2.2/1/2/3") == 0, "IPv4 members: %s", text);
+	check_slots(group_of(C.nh, (int)g), "config group");
+	CHECK_EQ(group_of(C.nh, (int)g)->n_slots, 3);
+	CHECK_EQ(config_route_nh(&C, "10.10.0.0/16"), g);
+	CHECK_EQ(refs(C.nh, (int)g), 2);
+	CHECK(dpr_route_src_get(&C.rib, &p10_9, &cands) == 0 && cands.have == 1u << DPR_RSRC_CONFIG &&
+	      cands.winner == DPR_RSRC_CONFIG && cands.in_fib, "a route of source config");
+	/* The group holds its members; the config keeps no reference of its own. */
+	a = ip4(IP(10, 0, 3, 2));
+	CHECK(dpr_nh_find(C.nh, &a) >= 0 && refs(C.nh, dpr_nh_find(C.nh, &a)) == 1 &&
+	      dpr_nh_info(C.nh, (uint32_t)dpr_nh_find(C.nh, &a))->groups == 1,
+	      "10.0.3.2 is held by its group only");
+
+	g6 = config_route_nh(&C, "2001:db8:9::/48");
+	CHECK(g6 != UINT32_MAX && g6 != g && dpr_nh_word_get(C.nh, g6).kind == DPR_NH_KIND_GROUP,
+	      "2001:db8:9::/48 points at a group");
+	member_text(C.nh, g6, text, sizeof(text));
+	CHECK(strcmp(text, "2001:db8:2::2/1/1/2 fe80::2/2/5/2") == 0 ||
+	      strcmp(text, "fe80::2/2/5/2 2001:db8:2::2/1/1/2") == 0, "IPv6 members: %s", text);
+	check_slots(group_of(C.nh, (int)g6), "config IPv6 group");
+	CHECK_EQ(group_of(C.nh, (int)g6)->n_slots, 6);
+
+	/* One next hop in "nexthops" is a plain route, its weight moot. */
+	plain = config_route_nh(&C, "10.11.0.0/16");
+	a = ip4(IP(10, 0, 2, 3));
+	CHECK_EQ(plain, (uint32_t)dpr_nh_find(C.nh, &a));
+	CHECK_EQ(dpr_nh_group_count(C.nh), 2);
+
+	/* config.get shows them in the file's shape. */
+	out = dpr_rpc_handle_text(&C, get, strlen(get));
+	res = out != NULL ? json_loads(out, 0, NULL) : NULL;
+	routes = json_object_get(json_object_get(res, "result"), "static_routes");
+	CHECK_EQ(json_array_size(routes), RTE_DIM(prefixes));
+	nhs = json_object_get(json_array_get(routes, 0), "nexthops");
+	CHECK(json_array_size(nhs) == 2 && json_object_get(json_array_get(routes, 0), "via") == NULL &&
+	      str_is(json_array_get(routes, 0), "prefix", "10.9.0.0/16") &&
+	      str_is(json_array_get(nhs, 0), "via", "10.0.2.2") &&
+	      str_is(json_array_get(nhs, 0), "port", "p1") &&
+	      json_integer_value(json_object_get(json_array_get(nhs, 0), "weight")) == 2 &&
+	      str_is(json_array_get(nhs, 1), "port", "p2") &&
+	      json_integer_value(json_object_get(json_array_get(nhs, 1), "weight")) == 1,
+	      "config.get: %s", out != NULL ? out : "(none)");
+	nhs = json_object_get(json_array_get(routes, 1), "nexthops");
+	CHECK(json_array_size(nhs) == 2 && str_is(json_array_get(nhs, 1), "via", "fe80::2") &&
+	      str_is(json_array_get(nhs, 1), "port", "p2") &&
+	      json_integer_value(json_object_get(json_array_get(nhs, 1), "weight")) == 5,
+	      "config.get, IPv6: %s", out != NULL ? out : "(none)");
+	json_decref(res);
+	free(out);
+
+	/* Removing them gives back the groups and the gateways they held. */
+	for (i = 0; i < RTE_DIM(prefixes); i++) {
+		memset(&ops[i], 0, sizeof(ops[i]));
+		CHECK_EQ(dpr_prefix_parse(prefixes[i], false, &ops[i].prefix, NULL, 0), 0);
+		ops[i].del = 1;
+	}
+	CHECK_EQ(dpr_route_src_apply(&C.rib, DPR_RSRC_CONFIG, ops, RTE_DIM(ops)), RTE_DIM(ops));
+	CHECK_EQ(dpr_nh_group_count(C.nh), 0);
+	CHECK_EQ(dpr_nh_count(C.nh), base_nhs);
+	a = ip4(IP(10, 0, 3, 2));
+	CHECK_EQ(dpr_nh_find(C.nh, &a), -ENOENT);
+	a = ip4(IP(10, 0, 2, 2));
+	CHECK(dpr_nh_find(C.nh, &a) >= 0, "the static neighbour stays");
+	test_router_free(&C);
+}
+
 /* --- on a router: a worker ------------------------------------------------------- */
 
 static struct dpr_worker *
@@ -1228,6 +1395,7 @@ main(int argc, char **argv)
 	test_group_table();
 	test_pick();
 	test_flow_hash();
+	test_config();
 
 	if (test_router_init(&R, config_text, "test_ecmp") < 0)
 		return EXIT_FAILURE;
