@@ -1532,7 +1532,9 @@ static_routes_json(const struct dpr_config *cfg)
 	json_t *a = json_array();
 	unsigned int i, k;
 
-	for (i = 0; i < cfg->n_routes; i++) {
+	/* A config may carry a full table: the answer stays one page long
+	 * (route.list pages through the routes themselves). */
+	for (i = 0; i < cfg->n_routes && i < LIST_DEFAULT; i++) {
 		const struct dpr_route_conf *rc = &cfg->routes[i];
 		json_t *o = json_object(), *nhs;
 
