@@ -45,7 +45,9 @@ usage(FILE *f)
 		"                                            multipath (up to 16, weights 1-256)\n"
 		"  route replace PREFIX via GATEWAY ...      add or replace\n"
 		"  route del PREFIX                          delete\n"
-		"  route get ADDRESS                         longest-prefix match\n"
+		"  route get ADDRESS [from SRC] [proto P] [sport N] [dport N]\n"
+		"                                            longest-prefix match; with a flow, the\n"
+		"                                            multipath member it takes (no RSS hash)\n"
 		"  route list [--limit N] [source S]         all routes, IPv4 then IPv6 (or the first N;\n"
 		"                                            S: router, config, api, fpm or kernel)\n"
 		"  route load FILE|-                         many routes, one per line: \"PREFIX via\n"
@@ -301,6 +303,40 @@ print_route(json_t *r)
 	print_route_source(r);
 }
 
+/* route.get's params: "ADDRESS [from SRC] [proto P] [sport N] [dport N]". */
+static json_t *
+route_get_params(int argc, char **argv)
+{
+	static const char *const usage =
+		"usage: route get ADDRESS [from SOURCE] [proto tcp|udp|icmp|icmpv6|N] [sport N] [dport N]";
+	json_t *p;
+	char *end;
+
+	if (argc < 1 || argc % 2 != 1)
+		die(2, "%s", usage);
+	p = json_pack("{s:s}", "address", argv[0]);
+	for (argc--, argv++; argc >= 2; argc -= 2, argv += 2) {
+		unsigned long v = strtoul(argv[1], &end, 10);
+		bool number = argv[1][0] >= '0' && argv[1][0] <= '9' && *end == '\0';
+
+		if (strcmp(argv[0], "from") == 0) {
+			json_object_set_new(p, "source", json_string(argv[1]));
+		} else if (strcmp(argv[0], "proto") == 0) {
+			json_object_set_new(p, "protocol", number ? json_integer((json_int_t)v) :
+					    json_string(argv[1]));
+		} else if (strcmp(argv[0], "sport") == 0 || strcmp(argv[0], "dport") == 0) {
+			if (!number)
+				die(2, "route get: %s \"%s\": expected a port number (0-65535)",
+				    argv[0], argv[1]);
+			json_object_set_new(p, argv[0][0] == 's' ? "source_port" : "destination_port",
+					    json_integer((json_int_t)(v > 65536 ? 65536 : v)));
+		} else {
+			die(2, "route get: unknown word \"%s\"; %s", argv[0], usage);
+		}
+	}
+	return p;
+}
+
 static void
 route_list(int argc, char **argv)
 {
@@ -477,10 +513,16 @@ cmd_route(int argc, char **argv)
 		if (json_out)
 			print_json(res);
 	} else if (strcmp(argv[0], "get") == 0) {
-		if (argc != 2)
-			die(2, "usage: route get ADDRESS");
-		res = call("route.get", json_pack("{s:s}", "address", argv[1]));
-		json_out ? print_json(res) : print_route(res);
+		res = call("route.get", route_get_params(argc - 1, argv + 1));
+		if (json_out) {
+			print_json(res);
+		} else {
+			json_t *m = json_object_get(res, "member");
+
+			print_route(res);
+			if (m != NULL)
+				printf("  this flow: via %s dev %s\n", str(m, "via"), str(m, "port"));
+		}
 	} else if (strcmp(argv[0], "list") == 0 || strcmp(argv[0], "show") == 0) {
 		route_list(argc - 1, argv + 1);
 		return;

@@ -802,13 +802,83 @@ m_route_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	return json_pack("{s:s}", "deleted", prefix);
 }
 
+/*
+ * route.get's flow fields: the protocol by name or number, and the ports
+ * TCP and UDP have (a flow of theirs always has both).
+ */
+static int
+flow_parse(json_t *params, const char *addr, const struct dpr_ip *dst, struct dpr_ip *src,
+	   uint8_t *proto, uint16_t *sport, uint16_t *dport, struct dpr_method_err *e)
+{
+	static const struct { const char *name; uint8_t num; } protos[] = {
+		{ "tcp", IPPROTO_TCP }, { "udp", IPPROTO_UDP }, { "icmp", IPPROTO_ICMP },
+		{ "icmpv6", IPPROTO_ICMPV6 },
+	};
+	json_t *p = json_object_get(params, "protocol");
+	uint64_t sp = UINT64_MAX, dp = UINT64_MAX;
+	const char *s;
+	unsigned int i;
+
+	if (json_object_get(params, "source") == NULL)
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+				       "route.get %s: a flow needs \"source\" (an address of the destination's family)",
+				       addr);
+	if (param_str(params, "route.get", "source", true, &s, e) < 0)
+		return -1;
+	if (dpr_ip_parse(s, src) < 0 || src->af != dst->af)
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+				       "route.get %s: source \"%s\": not an %s address", addr, s,
+				       dst->af == DPR_AF_IP4 ? "IPv4" : "IPv6");
+	if (p == NULL)
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+				       "route.get %s: a flow needs \"protocol\" (\"tcp\", \"udp\", \"icmp\", \"icmpv6\" or a number from 0 to 255)",
+				       addr);
+	if (json_is_integer(p) && json_integer_value(p) >= 0 && json_integer_value(p) <= 255) {
+		*proto = (uint8_t)json_integer_value(p);
+	} else {
+		for (i = 0; json_is_string(p) && i < RTE_DIM(protos); i++)
+			if (strcmp(json_string_value(p), protos[i].name) == 0)
+				break;
+		if (!json_is_string(p) || i == RTE_DIM(protos))
+			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+					       "route.get %s: parameter \"protocol\" must be \"tcp\", \"udp\", \"icmp\", \"icmpv6\" or a number from 0 to 255",
+					       addr);
+		*proto = protos[i].num;
+	}
+	if (param_uint(params, "route.get", "source_port", 0, UINT16_MAX, &sp, e) < 0 ||
+	    param_uint(params, "route.get", "destination_port", 0, UINT16_MAX, &dp, e) < 0)
+		return -1;
+	if (*proto == IPPROTO_TCP || *proto == IPPROTO_UDP) {
+		if (sp == UINT64_MAX || dp == UINT64_MAX)
+			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+					       "route.get %s: a %s flow needs \"source_port\" and \"destination_port\"",
+					       addr, *proto == IPPROTO_TCP ? "tcp" : "udp");
+	} else if (sp != UINT64_MAX || dp != UINT64_MAX) {
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+				       "route.get %s: ports are for tcp and udp only, not protocol %u",
+				       addr, *proto);
+	}
+	*sport = sp == UINT64_MAX ? 0 : (uint16_t)sp;
+	*dport = dp == UINT64_MAX ? 0 : (uint16_t)dp;
+	return 0;
+}
+
+/*
+ * With a flow, a multipath route also answers the member that flow takes
+ * by the software hash (dpr_flow_hash_tuple()), as a worker picks it when
+ * the NIC gives no RSS hash (with one, the NIC's Toeplitz hash decides).
+ */
 static json_t *
 m_route_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
-	static const char *const keys[] = { "address", NULL };
+	static const char *const keys[] = { "address", "source", "protocol", "source_port",
+					    "destination_port", NULL };
+	uint16_t sport = 0, dport = 0;
+	struct dpr_ip ip, src = { 0 };
 	struct dpr_prefix pf;
 	const char *addr;
-	struct dpr_ip ip;
+	uint8_t proto = 0;
+	bool flow;
 	uint32_t nh;
 	json_t *o;
 
@@ -819,10 +889,24 @@ m_route_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return FAIL(DPR_RPC_INVALID_PARAMS,
 			    "route.get %s: not an IPv4 or IPv6 address (like 10.1.2.3 or 2001:db8::1)",
 			    addr);
+	flow = json_object_size(params) > 1;
+	if (flow && flow_parse(params, addr, &ip, &src, &proto, &sport, &dport, e) < 0)
+		return NULL;
 	if (dpr_route_lpm(&r->rib, &ip, &pf, &nh) < 0)
 		return FAIL(DPR_RPC_NOT_FOUND, "route.get %s: no route", addr);
 	o = dpr_route_json(r, &pf, nh);
 	json_object_set_new(o, "address", json_string(addr));
+	if (flow && dpr_nh_word_get(r->nh, nh).kind == DPR_NH_KIND_GROUP) {
+		uint32_t m = dpr_nh_pick(r->nh, nh,
+					 dpr_flow_hash_tuple(&src, &ip, proto, sport, dport));
+		const struct dpr_nh_info *info = dpr_nh_info(r->nh, m);
+		char buf[DPR_IP6_STRLEN];
+
+		if (info != NULL)
+			json_object_set_new(o, "member", json_pack("{s:s,s:s}",
+				"via", dpr_ip_fmt(&info->ip, buf, sizeof(buf)),
+				"port", r->cfg->ports[dpr_nh_word_get(r->nh, m).port].name));
+	}
 	return o;
 }
 

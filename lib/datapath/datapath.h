@@ -314,6 +314,30 @@ dpr_ip6_decide(union dpr_nh_word h, const struct rte_ipv6_hdr *ip, bool l2_bcast
  * hash by addresses and protocol alone, all of them alike.
  */
 
+/*
+ * The two hashes below take the addresses as they lie in the header and
+ * @p ports as the first 4 bytes of the TCP or UDP header read as one word
+ * (0 when ports do not count). dpr_flow_hash_tuple() feeds them a flow
+ * given by its fields, so that route.get answers what a worker does.
+ */
+static inline uint32_t
+dpr_flow_hash4(rte_be32_t src, rte_be32_t dst, uint8_t proto, uint32_t ports)
+{
+	return rte_jhash_3words(src, dst, ports, proto);
+}
+
+/** @p addrs: the source then the destination address, 32 bytes. */
+static inline uint32_t
+dpr_flow_hash6(const void *addrs, uint8_t proto, uint32_t ports)
+{
+	uint32_t k[9];
+
+	/* Copied: a frame aligns the addresses to 2 only. */
+	memcpy(k, addrs, 32);
+	k[8] = ports;
+	return rte_jhash_32b(k, RTE_DIM(k), proto);
+}
+
 /** The hash of IPv4 packet @p ip, of which @p len bytes are contiguous. */
 static inline uint32_t
 dpr_flow_hash_ip4(const struct rte_ipv4_hdr *ip, uint32_t len)
@@ -324,21 +348,41 @@ dpr_flow_hash_ip4(const struct rte_ipv4_hdr *ip, uint32_t len)
 	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) == 0 &&
 	    len >= hlen + 4)
 		memcpy(&ports, (const uint8_t *)ip + hlen, sizeof(ports));
-	return rte_jhash_3words(ip->src_addr, ip->dst_addr, ports, ip->next_proto_id);
+	return dpr_flow_hash4(ip->src_addr, ip->dst_addr, ip->next_proto_id, ports);
 }
 
 /** The hash of IPv6 packet @p ip, of which @p len bytes are contiguous. */
 static inline uint32_t
 dpr_flow_hash_ip6(const struct rte_ipv6_hdr *ip, uint32_t len)
 {
-	uint32_t k[9];
+	uint32_t ports = 0;
 
-	/* Both addresses, as they lie (copied: a frame aligns them to 2). */
-	memcpy(k, &ip->src_addr, 32);
-	k[8] = 0;
 	if ((ip->proto == IPPROTO_TCP || ip->proto == IPPROTO_UDP) && len >= sizeof(*ip) + 4)
-		memcpy(&k[8], ip + 1, sizeof(k[8]));
-	return rte_jhash_32b(k, RTE_DIM(k), ip->proto);
+		memcpy(&ports, ip + 1, sizeof(ports));
+	return dpr_flow_hash6(&ip->src_addr, ip->proto, ports);
+}
+
+/**
+ * dpr_flow_hash_sw() of an unfragmented packet from @p src to @p dst (one
+ * family), protocol @p proto, ports @p sport and @p dport (host order;
+ * they count for TCP and UDP only). The control thread's, for route.get.
+ */
+static inline uint32_t
+dpr_flow_hash_tuple(const struct dpr_ip *src, const struct dpr_ip *dst, uint8_t proto,
+		    uint16_t sport, uint16_t dport)
+{
+	rte_be16_t p[2] = { rte_cpu_to_be_16(sport), rte_cpu_to_be_16(dport) };
+	uint32_t ports = 0;
+	uint8_t addrs[32];
+
+	if (proto == IPPROTO_TCP || proto == IPPROTO_UDP)
+		memcpy(&ports, p, sizeof(ports));
+	if (dst->af == DPR_AF_IP4)
+		return dpr_flow_hash4(rte_cpu_to_be_32(src->ip4), rte_cpu_to_be_32(dst->ip4),
+				      proto, ports);
+	memcpy(addrs, src->ip6, 16);
+	memcpy(addrs + 16, dst->ip6, 16);
+	return dpr_flow_hash6(addrs, proto, ports);
 }
 
 /**

@@ -710,6 +710,99 @@ nexthops_text(const char *addr, char *out, size_t len)
 	json_decref(r);
 }
 
+/*
+ * route.get with a flow names the member dpr_nh_pick() gives for the
+ * software hash of that flow's packets (what a worker does without RSS).
+ */
+static const char *
+flow_member(const char *params, char *out, size_t len)
+{
+	json_t *r = ok("route.get", "%s", params), *m = json_object_get(r, "member");
+
+	snprintf(out, len, "%s/%s", m ? json_string_value(json_object_get(m, "via")) : "none",
+		 m ? json_string_value(json_object_get(m, "port")) : "none");
+	json_decref(r);
+	return out;
+}
+
+/* "via/port" of the member the worker's hash of @p m picks from route @p prefix. */
+static const char *
+picked(const char *prefix, struct rte_mbuf *m, char *out, size_t len)
+{
+	uint32_t nh = dpr_nh_pick(R.nh, (uint32_t)route_nh(prefix), dpr_flow_hash_sw(m));
+	char buf[DPR_IP6_STRLEN];
+
+	snprintf(out, len, "%s/%s", dpr_ip_fmt(&dpr_nh_info(R.nh, nh)->ip, buf, sizeof(buf)),
+		 R.cfg->ports[dpr_nh_word_get(R.nh, nh).port].name);
+	rte_pktmbuf_free(m);
+	return out;
+}
+
+static void
+test_route_get_flow(void)
+{
+	char params[256], got[96], want[96];
+	unsigned int seen4 = 0, seen6 = 0, same = 0, i;
+	json_t *r;
+
+	for (i = 0; i < 64; i++) {
+		uint16_t sport = (uint16_t)(40000 + i * 7);
+
+		snprintf(params, sizeof(params), "{'address':'10.8.1.1','source':'10.0.1.2',"
+			 "'protocol':'udp','source_port':%u,'destination_port':5001}", sport);
+		flow_member(params, got, sizeof(got));
+		picked("10.8.0.0/16", mk4(IP(10, 0, 1, 2), IP(10, 8, 1, 1), IPPROTO_UDP, sport, 5001,
+					 64, 0, 0), want, sizeof(want));
+		same += strcmp(got, want) == 0;
+		seen4 |= strcmp(got, "10.0.2.2/p1") == 0 ? 1 : strcmp(got, "10.0.3.2/p2") == 0 ? 2 : 4;
+		snprintf(params, sizeof(params), "{'address':'2001:db8:9::1','source':'2001:db8:1::2',"
+			 "'protocol':6,'source_port':%u,'destination_port':443}", sport);
+		flow_member(params, got, sizeof(got));
+		picked("2001:db8:9::/48", mk6("2001:db8:1::2", "2001:db8:9::1", IPPROTO_TCP, sport,
+					      443), want, sizeof(want));
+		same += strcmp(got, want) == 0;
+		seen6 |= strcmp(got, "2001:db8:2::2/p1") == 0 ? 1 :
+			 strcmp(got, "2001:db8:3::2/p2") == 0 ? 2 : 4;
+	}
+	CHECK(same == 128, "route.get's member is the worker's pick for %u of 128 flows", same);
+	CHECK(seen4 == 3, "IPv4 flows by source port spread over both members (seen %#x)", seen4);
+	CHECK(seen6 == 3, "IPv6 flows by source port spread over both members (seen %#x)", seen6);
+	/* ICMP hashes by addresses and protocol, as a worker does. */
+	flow_member("{'address':'10.8.1.1','source':'10.0.1.2','protocol':'icmp'}", got, sizeof(got));
+	picked("10.8.0.0/16", mk4(IP(10, 0, 1, 2), IP(10, 8, 1, 1), IPPROTO_ICMP, 0x0800, 0x1234,
+				 64, 0, 0), want, sizeof(want));
+	CHECK(strcmp(got, want) == 0, "icmp flow: route.get %s, worker %s", got, want);
+	/* Without a flow, or on a route of one next hop: no member. */
+	flow_member("{'address':'10.8.1.1'}", got, sizeof(got));
+	CHECK(strcmp(got, "none/none") == 0, "no flow, no member: %s", got);
+	r = ok("route.get", "%s", "{'address':'10.0.2.7','source':'10.0.1.2','protocol':'udp',"
+	       "'source_port':1,'destination_port':2}");
+	CHECK(r != NULL && json_object_get(r, "member") == NULL &&
+	      strcmp(json_string_value(json_object_get(r, "type")), "connected") == 0,
+	      "a flow to a plain route: answered without a member");
+	json_decref(r);
+
+	fails(DPR_RPC_INVALID_PARAMS, "a flow needs \"source\"", "route.get",
+	      "{'address':'10.8.1.1','protocol':'udp','source_port':1,'destination_port':2}");
+	fails(DPR_RPC_INVALID_PARAMS, "source \"2001:db8:1::2\": not an IPv4 address", "route.get",
+	      "{'address':'10.8.1.1','source':'2001:db8:1::2','protocol':'icmp'}");
+	fails(DPR_RPC_INVALID_PARAMS, "a flow needs \"protocol\"", "route.get",
+	      "{'address':'10.8.1.1','source':'10.0.1.2'}");
+	fails(DPR_RPC_INVALID_PARAMS, "\"protocol\" must be \"tcp\", \"udp\"", "route.get",
+	      "{'address':'10.8.1.1','source':'10.0.1.2','protocol':'sctp'}");
+	fails(DPR_RPC_INVALID_PARAMS, "\"protocol\" must be", "route.get",
+	      "{'address':'10.8.1.1','source':'10.0.1.2','protocol':256}");
+	fails(DPR_RPC_INVALID_PARAMS, "a udp flow needs \"source_port\" and \"destination_port\"",
+	      "route.get", "{'address':'10.8.1.1','source':'10.0.1.2','protocol':'udp','source_port':1}");
+	fails(DPR_RPC_INVALID_PARAMS, "ports are for tcp and udp only, not protocol 1", "route.get",
+	      "{'address':'10.8.1.1','source':'10.0.1.2','protocol':'icmp','destination_port':2}");
+	fails(DPR_RPC_INVALID_PARAMS, "\"source_port\" must be an integer from 0 to 65535",
+	      "route.get", "{'address':'10.8.1.1','source':'10.0.1.2','protocol':'tcp',"
+	      "'source_port':65536,'destination_port':2}");
+	fails(DPR_RPC_INVALID_PARAMS, "unknown parameter \"src\"", "route.get",
+	      "{'address':'10.8.1.1','src':'10.0.1.2'}");
+}
+
 static void
 test_api(void)
 {
@@ -742,6 +835,7 @@ test_api(void)
 	nexthops_text("2001:db8:9::1", text, sizeof(text));
 	CHECK(strcmp(text, "multipath: 2001:db8:2::2/p1/1/0 2001:db8:3::2/p2/1/0") == 0,
 	      "route.get, IPv6: %s", text);
+	test_route_get_flow();
 	/* One next hop in "nexthops" is a plain route. */
 	r = ok("route.add", "%s", "{'prefix':'10.6.0.0/16','nexthops':[{'via':'10.0.2.2','weight':9}]}");
 	CHECK(strcmp(json_string_value(json_object_get(r, "type")), "gateway") == 0, "plain: %s",
