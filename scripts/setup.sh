@@ -15,8 +15,8 @@ PACKAGES=(
 	dpdk dpdk-dev libdpdk-dev libjansson-dev libmnl-dev libnuma-dev libpcap-dev
 	iproute2 iputils-ping iputils-tracepath traceroute tcpdump ethtool procps kmod
 	python3 python3-pyasn valgrind
-	frr # zebra and staticd for tests/smoke/fpm.sh
-	bird2 # BIRD's kernel protocol for tests/smoke/kernel_routes.sh
+	frr # zebra, staticd and bgpd for tests/smoke/fpm.sh, bgp.sh, bgp_scale.sh
+	bird2 # kernel protocol (kernel_routes.sh), the BGP peers of bgp.sh, bgp_scale.sh
 )
 # What a static DPDK link (meson -Dstatic_dpdk=true) pulls in.
 STATIC_PACKAGES=(

@@ -20,16 +20,7 @@ FPM_PORT=2620 # the router namespace's own
 CLIENT="$SMOKE_DIR/fpm_client.py"
 netns "$R"; netns "$H1"; netns "$H2"
 
-# rveth HOST_NS IFACE: a veth from the router namespace (IFACE there, eth0 in HOST_NS)
-rveth() {
-	ip -n "$R" link add "$2" type veth peer name "${2}p" netns "$1" || die "cannot create veth $2"
-	ip -n "$1" link set "${2}p" name eth0
-	ip netns exec "$R" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1" \
-		"net.ipv4.conf.$2.arp_ignore=8" "net.ipv4.conf.$2.rp_filter=1"
-	ip -n "$R" link set "$2" up
-	ip netns exec "$1" ethtool -K eth0 tx off >/dev/null 2>&1
-}
-rveth "$H1" "$V0"; rveth "$H2" "$V1"
+router_veth "$R" "$H1" "$V0"; router_veth "$R" "$H2" "$V1"
 host_addr "$H1" eth0 02:00:00:00:01:02 10.0.1.2/24 10.0.1.1 02:00:00:00:01:01
 host_addr "$H2" eth0 02:00:00:00:02:02 10.0.2.2/24 10.0.2.1 02:00:00:00:02:01
 # h2 holds what the FPM routes point at it.
