@@ -14,7 +14,6 @@
 #include <rte_ethdev.h>
 
 #include "../util/log.h"
-#include "../neigh/neigh.h"
 #include "tap.h"
 
 #define TAP_BURST 32
@@ -262,17 +261,10 @@ dpr_tap_link_sync(struct dpr_router *r)
 		struct rte_eth_link link = { 0 };
 		bool up;
 
-		if (rte_eth_link_get_nowait(port->port_id, &link) < 0)
+		if (!port->has_tap || rte_eth_link_get_nowait(port->port_id, &link) < 0)
 			continue;
 		up = link.link_status == RTE_ETH_LINK_UP;
-		/* Every port: its next hops leave multipath spreads while its
-		 * link is down (lib/neigh). */
-		if (up == port->link_down) {
-			port->link_down = !up;
-			if (r->neigh != NULL)
-				dpr_neigh_link(r->neigh, (uint16_t)p, up);
-		}
-		if (!port->has_tap || up == port->tap_link_up)
+		if (up == port->tap_link_up)
 			continue;
 		port->tap_link_up = up;
 		if (up)

@@ -35,10 +35,7 @@ int dpr_tap_to_kernel(struct dpr_router *r, uint16_t port, struct rte_mbuf *m);
 /** Mirror an address change on the kernel side. */
 void dpr_tap_addr(struct dpr_router *r, uint16_t port, const struct dpr_prefix *a, bool add);
 
-/**
- * Poll every port's link: tell lib/neigh when one goes down or comes back
- * (dpr_neigh_link()), and make each TAP's link state follow its port's.
- */
+/** Make each TAP's link state follow its port's. */
 void dpr_tap_link_sync(struct dpr_router *r);
 
 /** Stop and close the TAPs (their kernel interfaces go away). */

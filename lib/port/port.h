@@ -49,7 +49,6 @@ struct dpr_port {
 	bool has_tap;            /**< a TAP to the host stack (lib/exception/tap.c) */
 	uint16_t tap_port;       /**< its DPDK port id */
 	bool tap_link_up;
-	bool link_down;          /**< the last link poll found it down (control thread) */
 };
 
 /**
