@@ -360,14 +360,14 @@ nexthops_take(struct dpr_router *r, const char *ctx, const struct dpr_prefix *pf
 			}
 		}
 	}
-	idx = dpr_nh_group_get(r->nh, members, weights, n);
+	idx = dpr_nh_group_take(r->nh, members, weights, n);
 	if (idx < 0)
-		idx = dpr_method_fail(e, DPR_RPC_NO_SPACE,
-				      "%s: %s", ctx, dpr_nh_group_count(r->nh) >= DPR_NH_GROUPS_MAX ?
-				      "every multipath group is in use (routes with distinct sets of next hops)" :
-				      "the next-hop table is full");
+		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
+				       "%s: %s", ctx, dpr_nh_group_count(r->nh) >= DPR_NH_GROUPS_MAX ?
+				       "every multipath group is in use (routes with distinct sets of next hops)" :
+				       "the next-hop table is full");
+	return idx;
 out:
-	/* A group holds its own references on its members. */
 	for (j = 0; j < k; j++)
 		dpr_nh_put(r->nh, members[j]);
 	return idx;

@@ -387,8 +387,8 @@ dpr_flow_hash_tuple(const struct dpr_ip *src, const struct dpr_ip *dst, uint8_t 
 
 /**
  * The software flow hash of the IPv4 or IPv6 packet in @p m (frame from
- * its Ethernet header, the IP header in the first segment). The control
- * thread's: the exception ring reuses the mbuf's hash field.
+ * its Ethernet header, the IP header in the first segment), for packets
+ * the NIC gave no RSS hash (dpr_flow_hash_rx(), dpr_flow_hash_ctl()).
  */
 static inline uint32_t
 dpr_flow_hash_sw(const struct rte_mbuf *m)

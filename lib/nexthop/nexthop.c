@@ -424,6 +424,18 @@ group_key_of(const struct dpr_nh_table *t, const uint32_t *m, const uint16_t *wt
 }
 
 int
+dpr_nh_group_take(struct dpr_nh_table *t, const uint32_t *members, const uint16_t *weights,
+		  unsigned int n)
+{
+	int idx = dpr_nh_group_get(t, members, weights, n);
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		dpr_nh_put(t, members[i]);
+	return idx;
+}
+
+int
 dpr_nh_group_get(struct dpr_nh_table *t, const uint32_t *members, const uint16_t *weights,
 		 unsigned int n)
 {

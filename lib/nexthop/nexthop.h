@@ -279,6 +279,18 @@ int dpr_nh_group_get(struct dpr_nh_table *t, const uint32_t *members, const uint
 		     unsigned int n);
 
 /**
+ * dpr_nh_group_get() for @p n members the caller holds a reference on
+ * each (as dpr_nh_get() gave them), which it gives up: the group holds its
+ * own, and a single member's reference becomes the answer's. What route.*,
+ * the config's multipath routes and the daemons' feeds do with the members
+ * they took.
+ * @return as dpr_nh_group_get(); the members' references are dropped
+ *   either way.
+ */
+int dpr_nh_group_take(struct dpr_nh_table *t, const uint32_t *members, const uint16_t *weights,
+		      unsigned int n);
+
+/**
  * The members of @p idx with their weights, in the group's order, into
  * @p members and @p weights (DPR_NH_GROUP_MEMBERS entries each).
  * @return their number, or 0 when @p idx is no group.

@@ -202,18 +202,15 @@ route_nh(struct dpr_route_feed *f, const struct dpr_route_upd *u, enum dpr_feed_
 		members[k] = (uint32_t)idx;
 		weights[k++] = (uint16_t)RTE_MIN(w, DPR_NH_WEIGHT_MAX);
 	}
-	if (k == 1) {
-		/* Keep the member's reference: it is the route's next hop. */
-		return (int)members[--k];
-	}
-	idx = dpr_nh_group_get(f->r->nh, members, weights, k);
+	/* Duplicates merged, one member left may be no group: that member. */
+	idx = dpr_nh_group_take(f->r->nh, members, weights, k);
 	if (idx < 0)
 		*why = DPR_FEED_REF_NH_FULL;
+	return idx < 0 ? -1 : idx;
 out:
-	/* A group holds its own references on its members. */
 	for (j = 0; j < k; j++)
 		dpr_nh_put(f->r->nh, members[j]);
-	return idx < 0 ? -1 : idx;
+	return -1;
 }
 
 static void

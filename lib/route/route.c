@@ -329,8 +329,7 @@ config_group(struct dpr_nh_table *nh, const struct dpr_route_conf *rc)
 		}
 	}
 	if (idx >= 0)
-		idx = dpr_nh_group_get(nh, members, weights, k);
-	/* A group holds its own references on its members. */
+		return dpr_nh_group_take(nh, members, weights, k);
 	for (i = 0; i < k; i++)
 		dpr_nh_put(nh, members[i]);
 	return idx;
