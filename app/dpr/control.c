@@ -19,6 +19,7 @@
 #include "exception/tap.h"
 #include "fpm/fpm_router.h"
 #include "kernel/kroute.h"
+#include "neigh/neigh.h"
 #include "util/log.h"
 
 /* Set from signal handlers, read by the control loop. */
@@ -111,6 +112,37 @@ limit_reached(struct dpr_router *d)
 	return all_done || rx >= d->opt.max_packets;
 }
 
+/*
+ * Every port's link, as its profile says to read it (an unknown state
+ * counts as up): one going down has its next hops unresolved, so they
+ * leave multipath spreads at once, and its TAP set down; coming back,
+ * the reverse.
+ */
+static void
+link_poll(struct dpr_router *d)
+{
+	unsigned int p;
+
+	for (p = 0; p < d->n_ports; p++) {
+		struct dpr_port *port = &d->ports[p];
+		enum dpr_link_state s = dpr_port_link(port, NULL);
+		bool up = s != DPR_LINK_DOWN;
+
+		if (up != port->link_down)
+			continue;
+		port->link_down = !up;
+		if (port->profile.link == DPR_LINK_IFACE)
+			DPR_LOG(INFO, port, "port %s: link %s (kernel interface %s)",
+				d->cfg->ports[p].name, dpr_link_state_name(s), port->link_iface);
+		else
+			DPR_LOG(INFO, port, "port %s: link %s", d->cfg->ports[p].name,
+				dpr_link_state_name(s));
+		if (d->neigh != NULL)
+			dpr_neigh_link(d->neigh, (uint16_t)p, up);
+		dpr_tap_link(d, (uint16_t)p, up);
+	}
+}
+
 void
 dpr_control_run(struct dpr_router *d)
 {
@@ -130,7 +162,7 @@ dpr_control_run(struct dpr_router *d)
 		dpr_fpm_router_timers(d);
 		dpr_kroute_timers(d);
 		if (rte_rdtsc() > next_link) {
-			dpr_tap_link_sync(d);
+			link_poll(d);
 			next_link = rte_rdtsc() + rte_get_tsc_hz();
 		}
 		if (stats_signal) {

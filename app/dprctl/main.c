@@ -627,12 +627,12 @@ cmd_port(int argc, char **argv)
 		json_decref(res);
 		return;
 	}
-	printf("%-11s %-14s %-17s %-5s %-4s %-4s %-4s %s\n", "NAME", "DRIVER", "MAC", "MTU",
+	printf("%-11s %-14s %-17s %-5s %-7s %-4s %-4s %s\n", "NAME", "DRIVER", "MAC", "MTU",
 	       "LINK", "RXQ", "TXQ", "ADDRESSES");
 	json_array_foreach(res, i, p) {
-		printf("%-11s %-14s %-17s %-5" JSON_INTEGER_FORMAT " %-4s %-4" JSON_INTEGER_FORMAT
+		printf("%-11s %-14s %-17s %-5" JSON_INTEGER_FORMAT " %-7s %-4" JSON_INTEGER_FORMAT
 		       " %-4" JSON_INTEGER_FORMAT " ", str(p, "name"), str(p, "driver"), str(p, "mac"),
-		       num(p, "mtu"), json_is_true(json_object_get(p, "link_up")) ? "up" : "down",
+		       num(p, "mtu"), str(p, "link"),
 		       num(p, "rx_queues"), num(p, "tx_queues"));
 		json_array_foreach(json_object_get(p, "addresses"), k, a)
 			printf("%s%s", k ? " " : "", json_string_value(a));

@@ -1481,18 +1481,18 @@ m_port_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	for (i = 0; i < r->n_ports; i++) {
 		const struct dpr_port *p = &r->ports[i];
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
-		struct rte_eth_link link = { 0 };
+		enum dpr_link_state link;
+		uint32_t speed;
 		json_t *o;
 
 		rte_ether_format_addr(mac, sizeof(mac), &p->mac);
-		rte_eth_link_get_nowait(p->port_id, &link);
-		o = json_pack("{s:s,s:s,s:s,s:i,s:s,s:i,s:i,s:b,s:i,s:i,s:i,s:i,s:i,s:I}",
+		link = dpr_port_link(p, &speed);
+		o = json_pack("{s:s,s:s,s:s,s:i,s:s,s:i,s:i,s:b,s:s,s:I,s:i,s:i,s:i,s:i,s:I}",
 			      "name", p->conf->name, "device", p->conf->device,
 			      "driver", p->driver, "port_id", p->port_id, "mac", mac,
 			      "mtu", p->mtu, "socket", p->socket,
-			      "link_up", link.link_status == RTE_ETH_LINK_UP,
-			      "speed_mbps", (json_int_t)(link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
-							 0 : link.link_speed),
+			      "link_up", link != DPR_LINK_DOWN, "link", dpr_link_state_name(link),
+			      "speed_mbps", (json_int_t)speed,
 			      "rx_queues", p->nb_rxq, "tx_queues", p->nb_txq,
 			      "rx_desc", p->nb_rxd, "tx_desc", p->nb_txd,
 			      "rss_hf", (json_int_t)p->rss_hf);

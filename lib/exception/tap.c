@@ -252,28 +252,19 @@ dpr_tap_to_kernel(struct dpr_router *r, uint16_t port, struct rte_mbuf *m)
 }
 
 void
-dpr_tap_link_sync(struct dpr_router *r)
+dpr_tap_link(struct dpr_router *r, uint16_t p, bool up)
 {
-	unsigned int p;
+	struct dpr_port *port = &r->ports[p];
 
-	for (p = 0; p < r->n_ports; p++) {
-		struct dpr_port *port = &r->ports[p];
-		struct rte_eth_link link = { 0 };
-		bool up;
-
-		if (!port->has_tap || rte_eth_link_get_nowait(port->port_id, &link) < 0)
-			continue;
-		up = link.link_status == RTE_ETH_LINK_UP;
-		if (up == port->tap_link_up)
-			continue;
-		port->tap_link_up = up;
-		if (up)
-			rte_eth_dev_set_link_up(port->tap_port);
-		else
-			rte_eth_dev_set_link_down(port->tap_port);
-		DPR_LOG(INFO, port, "port %s: link %s; TAP %s follows", r->cfg->ports[p].name,
-			up ? "up" : "down", r->cfg->ports[p].tap);
-	}
+	if (!port->has_tap || up == port->tap_link_up)
+		return;
+	port->tap_link_up = up;
+	if (up)
+		rte_eth_dev_set_link_up(port->tap_port);
+	else
+		rte_eth_dev_set_link_down(port->tap_port);
+	DPR_LOG(INFO, port, "port %s: TAP %s set %s", r->cfg->ports[p].name, r->cfg->ports[p].tap,
+		up ? "up" : "down");
 }
 
 void

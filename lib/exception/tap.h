@@ -35,8 +35,8 @@ int dpr_tap_to_kernel(struct dpr_router *r, uint16_t port, struct rte_mbuf *m);
 /** Mirror an address change on the kernel side. */
 void dpr_tap_addr(struct dpr_router *r, uint16_t port, const struct dpr_prefix *a, bool add);
 
-/** Make each TAP's link state follow its port's. */
-void dpr_tap_link_sync(struct dpr_router *r);
+/** Port @p port's link went up or down: its TAP (if any) follows. */
+void dpr_tap_link(struct dpr_router *r, uint16_t port, bool up);
 
 /** Stop and close the TAPs (their kernel interfaces go away). */
 void dpr_tap_close(struct dpr_router *r);

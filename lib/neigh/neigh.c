@@ -8,6 +8,7 @@
 
 #include "../route/route.h"
 #include "../router/router.h"
+#include "../util/log.h"
 #include "neigh.h"
 
 #define PENDING_MAX 256       /* addresses being resolved at once */
@@ -47,6 +48,10 @@ struct dpr_neigh {
 	uint8_t *probes;       /**< unanswered probes */
 	bool *learned;         /**< created by learning: counts against the budget */
 	bool *static_ref;      /**< a static link-local entry holds a reference */
+	/* Static neighbours whose port's link went down: their MAC, and the
+	 * port + 1 (0: none), to resolve them again when it comes back. */
+	struct rte_ether_addr *parked_mac;
+	uint8_t *parked_port;
 	uint32_t n_learned;
 	uint32_t max_learned;
 	struct {
@@ -94,8 +99,10 @@ dpr_neigh_create(struct dpr_router *r, uint32_t max_learned)
 	n->probes = calloc(DPR_NH_MAX, sizeof(*n->probes));
 	n->learned = calloc(DPR_NH_MAX, sizeof(*n->learned));
 	n->static_ref = calloc(DPR_NH_MAX, sizeof(*n->static_ref));
+	n->parked_mac = calloc(DPR_NH_MAX, sizeof(*n->parked_mac));
+	n->parked_port = calloc(DPR_NH_MAX, sizeof(*n->parked_port));
 	if (n->confirmed == NULL || n->probes == NULL || n->learned == NULL ||
-	    n->static_ref == NULL)
+	    n->static_ref == NULL || n->parked_mac == NULL || n->parked_port == NULL)
 		goto fail;
 	/* Link-local static neighbours from the config have no host route:
 	 * their entry holds the reference the config install took. */
@@ -130,6 +137,8 @@ dpr_neigh_free(struct dpr_neigh *n)
 	free(n->probes);
 	free(n->learned);
 	free(n->static_ref);
+	free(n->parked_mac);
+	free(n->parked_port);
 	free(n);
 }
 
@@ -493,6 +502,47 @@ dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip, int port)
 	 * next hop. */
 	forget(n, (uint32_t)idx, w.port);
 	return 0;
+}
+
+void
+dpr_neigh_link(struct dpr_neigh *n, uint16_t port, bool up)
+{
+	struct dpr_nh_table *t = n->r->nh;
+	unsigned int changed = 0;
+	uint32_t idx;
+
+	for (idx = DPR_NH_FIRST_DYNAMIC; idx < DPR_NH_MAX; idx++) {
+		const struct dpr_nh_info *info = dpr_nh_info(t, idx);
+		union dpr_nh_word w;
+
+		if (info == NULL)
+			continue;
+		w = dpr_nh_word_get(t, idx);
+		if (up) {
+			if (n->parked_port[idx] != port + 1)
+				continue;
+			n->parked_port[idx] = 0;
+			if (w.kind == DPR_NH_KIND_UNRESOLVED && w.port == port)
+				dpr_nh_resolve(t, idx, (uint8_t)port, &n->parked_mac[idx], true);
+			changed++;
+			continue;
+		}
+		if (w.kind != DPR_NH_KIND_FORWARD || w.port != port)
+			continue;
+		if (info->is_static) {
+			n->parked_mac[idx] = w.mac;
+			n->parked_port[idx] = (uint8_t)(port + 1);
+		}
+		/* Learned ones are resolved again on demand (and multipath
+		 * members by dpr_neigh_timers()) once the link is back. */
+		n->confirmed[idx] = 0;
+		n->probes[idx] = 0;
+		dpr_nh_unresolve(t, idx, (uint8_t)port);
+		changed++;
+	}
+	DPR_LOG(INFO, main, "port %s: link %s: %u next hops %s", n->r->cfg->ports[port].name,
+		up ? "up" : "down", changed,
+		up ? "static, resolved again" : "unresolved (out of multipath spreads)");
 }
 
 void

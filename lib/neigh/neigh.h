@@ -94,6 +94,15 @@ int dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 int dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip, int port);
 
 /**
+ * Dpr port @p port's link went down (@p up false) or came back: down, its
+ * resolved next hops become unresolved, so that multipath groups leave
+ * them out of their spread at once and their routes' packets wait for
+ * resolution instead of leaving by a dead link; static neighbours keep
+ * their MAC aside and are resolved again when the link comes back.
+ */
+void dpr_neigh_link(struct dpr_neigh *n, uint16_t port, bool up);
+
+/**
  * The router's addresses changed (addr.add, addr.del): next hops follow
  * their address's subnet to its port (unresolved again when it moved), and
  * neighbours on no connected subnet are forgotten.

@@ -3,11 +3,15 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_devargs.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 
 #include "../datapath/datapath.h"
 #include "../util/log.h"
@@ -164,6 +168,67 @@ log_dropped(const char *port, const char *what, uint64_t wanted, uint64_t have,
 	}
 }
 
+/*
+ * A "link_state": "iface" port reads its kernel interface: the iface= of
+ * the devargs it was probed with (config or EAL's --vdev). Without one
+ * its link is not read at all.
+ */
+static void
+find_link_iface(struct dpr_port *port, const struct rte_eth_dev_info *info)
+{
+	const struct rte_devargs *da = info->device != NULL ? rte_dev_devargs(info->device) : NULL;
+	struct rte_kvargs *kv = da != NULL && da->args != NULL ? rte_kvargs_parse(da->args, NULL) :
+								NULL;
+	const char *iface = kv != NULL ? rte_kvargs_get(kv, "iface") : NULL;
+
+	if (iface != NULL && strlen(iface) < sizeof(port->link_iface)) {
+		snprintf(port->link_iface, sizeof(port->link_iface), "%s", iface);
+	} else {
+		DPR_LOG(WARNING, port, "port %s (%s): profile %s reads the link from the kernel interface (\"link_state\": \"iface\") but the device names no iface=IF: its link is not read (taken as up)",
+			port->conf->name, port->driver, port->profile.source);
+		port->profile.link = DPR_LINK_NONE;
+	}
+	rte_kvargs_free(kv);
+}
+
+const char *
+dpr_link_state_name(enum dpr_link_state s)
+{
+	return s == DPR_LINK_UP ? "up" : s == DPR_LINK_DOWN ? "down" : "unknown";
+}
+
+enum dpr_link_state
+dpr_port_link(const struct dpr_port *port, uint32_t *speed_mbps)
+{
+	struct rte_eth_link link = { 0 };
+	struct ifreq ifr = { 0 };
+	int fd, ret;
+
+	if (speed_mbps != NULL)
+		*speed_mbps = 0;
+	if (port->profile.link == DPR_LINK_NONE)
+		return DPR_LINK_UNKNOWN;
+	if (rte_eth_link_get_nowait(port->port_id, &link) < 0)
+		return DPR_LINK_UNKNOWN;
+	if (speed_mbps != NULL && link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		*speed_mbps = link.link_speed;
+	if (port->profile.link == DPR_LINK_PMD)
+		return link.link_status == RTE_ETH_LINK_UP ? DPR_LINK_UP : DPR_LINK_DOWN;
+
+	/* IFF_RUNNING is the kernel's operational state: carrier (a veth
+	 * whose peer is down has none), dormant or not. */
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return DPR_LINK_UNKNOWN;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", port->link_iface);
+	ret = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	close(fd);
+	if (ret < 0)
+		return DPR_LINK_UNKNOWN; /* not in this namespace (moved, or gone) */
+	return (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING) ? DPR_LINK_UP :
+									   DPR_LINK_DOWN;
+}
+
 int
 dpr_port_start(struct dpr_port *port, uint16_t n_workers, struct rte_mempool *pool,
 	       char *err, size_t err_len)
@@ -179,6 +244,8 @@ dpr_port_start(struct dpr_port *port, uint16_t n_workers, struct rte_mempool *po
 	ret = rte_eth_dev_info_get(port->port_id, &info);
 	if (ret < 0)
 		goto fail_ret;
+	if (port->profile.link == DPR_LINK_IFACE)
+		find_link_iface(port, &info);
 
 	port->nb_txq = n_workers + 1;
 	port->nb_rxq = port->profile.equal_queues ? port->nb_txq : n_workers;

@@ -8,6 +8,7 @@
  * Control thread only.
  */
 #include <limits.h>
+#include <net/if.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,17 @@
 #include <rte_mempool.h>
 
 #include "../config/config.h"
+
+/** Where a port's link state is read (profile key "link_state"). */
+enum dpr_link_src {
+	DPR_LINK_PMD,   /**< "pmd": rte_eth_link_get (NICs) */
+	/** "iface": the kernel interface named by the devargs' iface= (IFF_UP
+	 * and IFF_RUNNING, i.e. carrier), for PMDs on a kernel interface that
+	 * report their link up whatever it does (af_packet, af_xdp) or that
+	 * cannot see it once it moved to another namespace (net_tap). */
+	DPR_LINK_IFACE,
+	DPR_LINK_NONE,  /**< "none": the link is never read; taken as up */
+};
 
 /** A port profile, from drivers-cfg/<driver>.json. */
 struct dpr_profile {
@@ -28,6 +40,7 @@ struct dpr_profile {
 	 * RX queue matching the control thread's TX queue is then polled by
 	 * the first worker, so nothing the device spreads there is lost. */
 	bool equal_queues;
+	enum dpr_link_src link;
 };
 
 struct dpr_port {
@@ -49,7 +62,24 @@ struct dpr_port {
 	bool has_tap;            /**< a TAP to the host stack (lib/exception/tap.c) */
 	uint16_t tap_port;       /**< its DPDK port id */
 	bool tap_link_up;
+	char link_iface[IF_NAMESIZE]; /**< DPR_LINK_IFACE: the kernel interface */
+	bool link_down;          /**< the last link poll found it down (control thread) */
 };
+
+/** Link states dpr_port_link() returns. */
+enum dpr_link_state { DPR_LINK_DOWN, DPR_LINK_UP, DPR_LINK_UNKNOWN };
+
+/**
+ * Port @p port's link, read where its profile says (enum dpr_link_src).
+ * DPR_LINK_UNKNOWN: "none", or an "iface" port whose kernel interface is
+ * not in dpr's network namespace (a net_tap moved away); callers take it
+ * as up. @p speed_mbps, if not NULL, gets the PMD's speed (0: unknown).
+ * Control thread; one ioctl for an "iface" port.
+ */
+enum dpr_link_state dpr_port_link(const struct dpr_port *port, uint32_t *speed_mbps);
+
+/** "up", "down" or "unknown". */
+const char *dpr_link_state_name(enum dpr_link_state s);
 
 /**
  * Load the profile for PMD @p driver from @p dir: <driver>.json, else

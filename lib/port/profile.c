@@ -128,7 +128,7 @@ parse_profile(const char *file, struct dpr_profile *p, char *err, size_t err_len
 {
 	static const char *const known[] = {
 		"driver", "description", "rx_desc", "tx_desc", "rss_hf",
-		"rx_offloads", "tx_offloads", "equal_queues", "notes", NULL
+		"rx_offloads", "tx_offloads", "equal_queues", "link_state", "notes", NULL
 	};
 	json_error_t je;
 	const char *key;
@@ -169,6 +169,23 @@ parse_profile(const char *file, struct dpr_profile *p, char *err, size_t err_len
 			goto out;
 		}
 		p->equal_queues = json_is_true(v);
+	}
+	v = json_object_get(root, "link_state");
+	if (v != NULL) {
+		static const char *const names[] = {
+			[DPR_LINK_PMD] = "pmd", [DPR_LINK_IFACE] = "iface", [DPR_LINK_NONE] = "none"
+		};
+		unsigned int i;
+
+		for (i = 0; i < RTE_DIM(names) && json_is_string(v); i++)
+			if (strcmp(json_string_value(v), names[i]) == 0)
+				break;
+		if (!json_is_string(v) || i == RTE_DIM(names)) {
+			snprintf(err, err_len, "drivers-cfg: %s: link_state: expected \"pmd\", \"iface\" or \"none\"",
+				 file);
+			goto out;
+		}
+		p->link = (enum dpr_link_src)i;
 	}
 	snprintf(p->source, sizeof(p->source), "%s", file);
 	ret = 0;

@@ -4,8 +4,9 @@
 # both holding 10.9.0.5; dpr (net_af_packet on veths, 2 workers) routes
 # 10.9.0.0/16 through both, resolving them by ARP. Many UDP flows reach
 # both gateways, each flow only one of them, and dpr's counters match what
-# arrived. With g2 gone (link down, neighbour forgotten) every flow goes
-# through g1 and none waits for g2; once g2 answers again it takes its
+# arrived. With g2's link down (its veth end set down: dpr's end loses
+# carrier) dpr unresolves g2 by itself, every flow goes through g1 and none
+# waits for g2; once the link is back and g2 answers again it takes its
 # share back. Also: dprctl's multipath syntax, route.load lines, IPv6 routes.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -159,9 +160,16 @@ check "each gateway got exactly what dpr sent it (g1 $c1 == $d1, g2 $c2 == $d2)"
 check "at least 95% of the 4000 datagrams crossed ($((c1 + c2)))" test $((c1 + c2)) -ge 3800
 
 # --- g2 gone --------------------------------------------------------------------------
+link_of() { # link_of PORT: "up", "down" or "unknown", as port.list shows it
+	ctl --json port list | python3 -c 'import json,sys
+print(next(p["link"] for p in json.load(sys.stdin) if p["name"] == sys.argv[1]))' "$1"
+}
+check "p2's link is up, read from its interface ($(link_of p2))" test "$(link_of p2)" = up
 ip -n "$G2" link set eth0 down
-ctl neigh del 10.0.3.2 >/dev/null
-check "g2 is unresolved once forgotten" test "$(resolved 10.0.3.2)" = false
+# The link is polled once a second.
+check "g2's link down: dpr unresolves g2 by itself" wait_resolved 10.0.3.2 false 5
+check "port list shows p2's link down ($(link_of p2))" test "$(link_of p2)" = down
+check "dpr logged it" grep -q "port p2: link down (kernel interface $V2)" "$WORK/dpr.log"
 tx1=$(now p1 tx); tx2=$(now p2 tx); exc0=$(now p0 exception)
 recv_both b
 ip netns exec "$H1" python3 "$TRAFFIC" udp-send 10.9.0.5 5001 2000 --flows 200 --gap 0.0002
@@ -177,6 +185,15 @@ check "g1 got exactly what dpr sent ($c1 == $d1, of 2000)" test "$c1" -eq "$d1" 
 # --- g2 back ----------------------------------------------------------------------------
 ip -n "$G2" link set eth0 up
 ip -n "$G2" route replace default via 10.0.3.1
+wait_link() { # wait_link PORT STATE SECONDS
+	local i
+	for i in $(seq $(($3 * 10))); do
+		[ "$(link_of "$1")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "p2's link comes back up" wait_link p2 up 5
 check "dpr resolves g2 again by itself" wait_resolved 10.0.3.2 true 20
 recv_both c
 ip netns exec "$H1" python3 "$TRAFFIC" udp-send 10.9.0.5 5001 2000 --flows 200 --gap 0.0002

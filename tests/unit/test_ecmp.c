@@ -1443,6 +1443,52 @@ test_slow_path(void)
 	drop_sent();
 }
 
+/* A port's link down: its next hops leave the spread at once; a static
+ * neighbour there is resolved again when the link comes back, a learned
+ * one when it answers again. */
+static void
+test_link_down(void)
+{
+	const struct dpr_ip g1 = ip4(IP(10, 0, 2, 9)), g2 = ip4(IP(10, 0, 3, 9));
+	const struct dpr_ip h1 = ip4(IP(10, 0, 1, 2));
+	unsigned int i, on[N_PORTS] = { 0 };
+	union dpr_nh_word w;
+	int g;
+
+	add_multipath("10.5.0.0/16", "10.0.2.9", "10.0.3.9");
+	g = route_nh("10.5.0.0/16");
+	resolve_gw(g1, 1);
+	resolve_gw(g2, 2);
+	for (i = 0; i < 256; i++)
+		on[dpr_nh_word_get(R.nh, dpr_nh_pick(R.nh, (uint32_t)g, i * 0x01010101u)).port]++;
+	CHECK(on[1] > 0 && on[2] > 0, "both members while both links are up (%u, %u)", on[1],
+	      on[2]);
+
+	dpr_neigh_link(R.neigh, 2, false);
+	CHECK_EQ(dpr_nh_word_get(R.nh, (uint32_t)nh_of_ip(g2)).kind, DPR_NH_KIND_UNRESOLVED);
+	memset(on, 0, sizeof(on));
+	for (i = 0; i < 256; i++) {
+		w = dpr_nh_word_get(R.nh, dpr_nh_pick(R.nh, (uint32_t)g, i * 0x01010101u));
+		on[w.kind == DPR_NH_KIND_FORWARD ? w.port : 0]++;
+	}
+	CHECK(on[1] == 256, "p2 down: every flow by p1 (%u of 256)", on[1]);
+	dpr_neigh_link(R.neigh, 2, true);
+	CHECK_EQ(dpr_nh_word_get(R.nh, (uint32_t)nh_of_ip(g2)).kind, DPR_NH_KIND_UNRESOLVED);
+	resolve_gw(g2, 2);
+
+	/* The static neighbour 10.0.1.2 on p0 keeps its MAC aside. */
+	dpr_neigh_link(R.neigh, 0, false);
+	w = dpr_nh_word_get(R.nh, (uint32_t)nh_of_ip(h1));
+	CHECK_EQ(w.kind, DPR_NH_KIND_UNRESOLVED);
+	dpr_neigh_link(R.neigh, 0, true);
+	w = dpr_nh_word_get(R.nh, (uint32_t)nh_of_ip(h1));
+	CHECK(w.kind == DPR_NH_KIND_FORWARD && w.port == 0 && rte_is_same_ether_addr(&w.mac, &mac_h1),
+	      "p0 up: the static neighbour is resolved again (kind %u)", w.kind);
+	CHECK(dpr_nh_info(R.nh, (uint32_t)nh_of_ip(h1))->is_static, "and still static");
+
+	json_decref(ok("route.load", "%s", "{'routes':['del 10.5.0.0/16']}"));
+}
+
 /* --- the rig ---------------------------------------------------------------------- */
 
 static int
@@ -1507,6 +1553,7 @@ main(int argc, char **argv)
 	test_api();
 	test_worker();
 	test_slow_path();
+	test_link_down();
 	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
 
 	dpr_exc_free(R.exc);

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Port profiles (lib/port/profile.c): every file in drivers-cfg/ loads, the
+ * link-state source each driver needs, and what a bad file is told. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "port/port.h"
+
+static char tmp[] = "/tmp/dpr-test-profile.XXXXXX";
+
+/* Every shipped profile parses; the ones named here read their link where
+ * their PMD cannot be trusted (drivers-cfg notes say why). */
+static void
+test_shipped(const char *dir)
+{
+	static const struct { const char *driver; enum dpr_link_src link; } want[] = {
+		{ "net_af_packet", DPR_LINK_IFACE }, { "net_af_xdp", DPR_LINK_IFACE },
+		{ "net_tap", DPR_LINK_IFACE },       { "net_ixgbe", DPR_LINK_PMD },
+		{ "net_ice", DPR_LINK_PMD },         { "net_cxgbe", DPR_LINK_PMD },
+		{ "no_such_pmd", DPR_LINK_PMD },     /* default.json */
+	};
+	struct dpr_profile p;
+	char err[512];
+	struct dirent *de;
+	unsigned int i, n = 0;
+	DIR *d = opendir(dir);
+
+	CHECK(d != NULL, "opendir %s", dir);
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		char driver[64];
+		size_t len = strlen(de->d_name);
+
+		if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0 || len - 5 >= sizeof(driver))
+			continue;
+		memcpy(driver, de->d_name, len - 5);
+		driver[len - 5] = '\0';
+		err[0] = '\0';
+		CHECK(dpr_profile_load(dir, driver, &p, err, sizeof(err)) == 0, "%s: %s", driver, err);
+		n++;
+	}
+	if (d != NULL)
+		closedir(d);
+	CHECK(n >= 10, "%u profiles", n);
+	for (i = 0; i < RTE_DIM(want); i++) {
+		CHECK_EQ(dpr_profile_load(dir, want[i].driver, &p, err, sizeof(err)), 0);
+		CHECK(p.link == want[i].link, "%s: link_state %d, want %d", want[i].driver, p.link,
+		      want[i].link);
+	}
+}
+
+static int
+load_text(const char *text, struct dpr_profile *p, char *err, size_t len)
+{
+	char file[128];
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/net_x.json", tmp);
+	f = fopen(file, "w");
+	fputs(text, f);
+	fclose(f);
+	err[0] = '\0';
+	return dpr_profile_load(tmp, "net_x", p, err, len);
+}
+
+static void
+test_link_state(void)
+{
+	struct dpr_profile p;
+	char err[512];
+
+	CHECK_EQ(load_text("{\"link_state\": \"none\"}", &p, err, sizeof(err)), 0);
+	CHECK_EQ(p.link, DPR_LINK_NONE);
+	CHECK_EQ(load_text("{\"link_state\": \"iface\"}", &p, err, sizeof(err)), 0);
+	CHECK_EQ(p.link, DPR_LINK_IFACE);
+	CHECK_EQ(load_text("{\"rx_desc\": 512}", &p, err, sizeof(err)), 0);
+	CHECK_EQ(p.link, DPR_LINK_PMD);
+	CHECK_EQ(load_text("{\"link_state\": \"carrier\"}", &p, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "net_x.json: link_state: expected \"pmd\", \"iface\" or \"none\"") != NULL,
+	      "err: %s", err);
+	CHECK_EQ(load_text("{\"link_state\": true}", &p, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "link_state: expected") != NULL, "err: %s", err);
+	CHECK_EQ(load_text("{\"link\": \"pmd\"}", &p, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "unknown key \"link\"") != NULL, "err: %s", err);
+	CHECK_EQ(dpr_link_state_name(DPR_LINK_UP)[0], 'u');
+	CHECK(strcmp(dpr_link_state_name(DPR_LINK_UNKNOWN), "unknown") == 0, "unknown");
+}
+
+int
+main(int argc, char **argv)
+{
+	char file[160];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DRIVERS_CFG_DIR\n", argv[0]);
+		return 2;
+	}
+	if (mkdtemp(tmp) == NULL)
+		return 2;
+	test_shipped(argv[1]);
+	test_link_state();
+	snprintf(file, sizeof(file), "%s/net_x.json", tmp);
+	unlink(file);
+	rmdir(tmp);
+	printf("test_profile: %d checks, %d failed\n", test_checks, test_failures);
+	return test_failures == 0 ? 0 : 1;
+}
