@@ -17,6 +17,7 @@ PACKAGES=(
 	python3 python3-pyasn valgrind
 	frr # zebra, staticd and bgpd for tests/smoke/fpm.sh, bgp.sh, bgp_scale.sh
 	bird2 # kernel protocol (kernel_routes.sh), the BGP peers of bgp.sh, bgp_scale.sh
+	clang libclang-rt-14-dev # libFuzzer: scripts/fuzz.sh, tests/fuzz
 )
 # What a static DPDK link (meson -Dstatic_dpdk=true) pulls in.
 STATIC_PACKAGES=(

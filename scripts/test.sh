@@ -5,11 +5,14 @@
 #   unit    crafted mbufs through each stage          (release + sanitizers)
 #   config  bad and good configuration files           (release + sanitizers)
 #   smoke   the real dpr between hosts in namespaces   (release + sanitizers)
+#   fuzz    each libFuzzer harness for FUZZ_SECONDS (10) from its seeds
+#           (scripts/fuzz.sh: clang, ASan + UBSan, build-fuzz/)
 # The last line is "N passed, N failed"; exits non-zero on any failure.
 #
 #   scripts/test.sh                 everything
 #   SUITES="unit config" scripts/test.sh
 #   SANITIZE=0 scripts/test.sh      skip the sanitizer build
+#   FUZZ_SECONDS=0 scripts/test.sh  skip the fuzz harnesses
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,6 +95,27 @@ if [ "$SANITIZE" = 1 ]; then
 		echo "not ok - build (asan+ubsan)"
 		failed=$((failed + 1))
 		failures+=("build (asan+ubsan)")
+	fi
+fi
+
+FUZZ_SECONDS=${FUZZ_SECONDS:-10}
+if [ "$FUZZ_SECONDS" -gt 0 ]; then
+	# One result per harness: "fuzz: NAME: ... no crash" or "... CRASH ...".
+	scripts/fuzz.sh "$FUZZ_SECONDS" > "$LOG/fuzz.txt" 2>&1
+	found=0
+	while read -r _ name rest; do
+		name=${name%:}
+		found=$((found + 1))
+		case $rest in
+		*"no crash") passed=$((passed + 1)); echo "ok - fuzz/$name ($rest)" ;;
+		*) failed=$((failed + 1)); failures+=("fuzz/$name"); echo "not ok - fuzz/$name ($rest)" ;;
+		esac
+	done < <(grep -E '^fuzz: [a-z0-9_]+: ' "$LOG/fuzz.txt")
+	if [ "$found" -eq 0 ]; then
+		failed=$((failed + 1))
+		failures+=("fuzz: nothing ran")
+		echo "not ok - fuzz: nothing ran"
+		tail -n 20 "$LOG/fuzz.txt"
 	fi
 fi
 

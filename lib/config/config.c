@@ -14,6 +14,7 @@
 #include "config.h"
 #include "../fpm/fpm.h"
 #include "../route/route.h"
+#include "../util/log.h"
 
 static_assert(DPR_MAX_PORTS <= DPR_IFADDR_MAX_PORTS && DPR_MAX_PORT_ADDRS < DPR_IFADDR_MAX_PER_PORT,
 	      "the address table holds every address a config gives, and a link-local one");
@@ -1138,8 +1139,11 @@ parse_json(json_t *root, const char *origin, char *err, size_t err_len)
 static struct dpr_config *
 syntax_error(const json_error_t *je, const char *origin, char *err, size_t err_len)
 {
+	char text[sizeof(je->text)];
+
+	snprintf(text, sizeof(text), "%s", je->text);
 	snprintf(err, err_len, "config: %s:%d:%d: invalid JSON: %s", origin,
-		 je->line, je->column, je->text);
+		 je->line, je->column, dpr_one_line(text));
 	errno = EINVAL;
 	return NULL;
 }
@@ -1156,6 +1160,8 @@ dpr_config_parse(const char *text, const char *origin, char *err, size_t err_len
 		return syntax_error(&je, origin, err, err_len);
 	cfg = parse_json(root, origin, err, err_len);
 	json_decref(root);
+	if (cfg == NULL && err_len > 0)
+		dpr_one_line(err); /* messages quote values, which may hold a newline */
 	return cfg;
 }
 
@@ -1181,6 +1187,8 @@ dpr_config_load(const char *path, char *err, size_t err_len)
 		return syntax_error(&je, path, err, err_len);
 	cfg = parse_json(root, path, err, err_len);
 	json_decref(root);
+	if (cfg == NULL && err_len > 0)
+		dpr_one_line(err); /* messages quote values, which may hold a newline */
 	return cfg;
 }
 

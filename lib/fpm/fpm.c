@@ -1064,6 +1064,43 @@ conn_accept(struct dpr_fpm *f)
 	}
 }
 
+int
+dpr_fpm_feed(struct dpr_fpm *f, const uint8_t *buf, size_t len)
+{
+	uint64_t resets = f->st.resets;
+
+	if (f->cfd >= 0)
+		return -EBUSY;
+	/* A connection with nothing behind it: conn_close() closes it. */
+	f->cfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (f->cfd < 0)
+		return -errno;
+	f->len = 0;
+	f->conn_frames = 0;
+	snprintf(f->peer, sizeof(f->peer), "(fed)");
+	f->st.connections++;
+	if (f->sink.connected != NULL)
+		f->sink.connected(f->sink.arg);
+	/* In the pieces a read could bring: up to the buffer's free room. */
+	while (f->cfd >= 0 && len > 0) {
+		size_t n = RTE_MIN(len, (size_t)READ_BUF - f->len);
+
+		memcpy(f->buf + f->len, buf, n);
+		f->len += n;
+		f->st.bytes += n;
+		buf += n;
+		len -= n;
+		if (frames_apply(f) < 0)
+			break;
+		batch_end(f);
+	}
+	if (f->cfd >= 0) {
+		f->st.closed++;
+		conn_close(f);
+	}
+	return f->st.resets == resets ? 0 : -EBADMSG;
+}
+
 void
 dpr_fpm_poll(struct dpr_fpm *f)
 {

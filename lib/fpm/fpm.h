@@ -209,3 +209,13 @@ const char *dpr_fpm_reject_name(enum dpr_fpm_reject i);
 
 /** Close both sockets and free everything. Calls no sink callback. NULL is a no-op. */
 void dpr_fpm_free(struct dpr_fpm *f);
+
+/**
+ * Take @p len bytes as one whole zebra connection: connect, the bytes in
+ * the pieces a read could bring, then close (as when zebra goes: routes
+ * go stale for the sink). What a socket would do, with no socket; for the
+ * fuzz harness (tests/fuzz/fuzz_fpm.c). Control thread, no connection open.
+ * @return 0; -EBADMSG when a bad frame reset the connection; -EBUSY when
+ *   zebra is connected; -errno from socket().
+ */
+int dpr_fpm_feed(struct dpr_fpm *f, const uint8_t *buf, size_t len);

@@ -156,6 +156,12 @@ fail:
 	return ret;
 }
 
+int
+dpr_fpm_router_feed(struct dpr_router *r, const uint8_t *buf, size_t len)
+{
+	return r->fpm == NULL ? -ENODEV : dpr_fpm_feed(r->fpm->fpm, buf, len);
+}
+
 void
 dpr_fpm_router_free(struct dpr_router *r)
 {

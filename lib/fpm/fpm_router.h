@@ -21,6 +21,7 @@
  * control socket's loop); workers see its work only through the FIB.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -49,4 +50,11 @@ void dpr_fpm_router_timers(struct dpr_router *r);
 json_t *dpr_fpm_router_stats_json(struct dpr_router *r);
 
 /** Close the socket and drop what a batch still held. NULL r->fpm: no-op. */
+/**
+ * dpr_fpm_feed() on the router's FPM server: @p len bytes as one whole
+ * zebra connection, through to route sources and the FIB (tests/fuzz).
+ * @return as dpr_fpm_feed(); -ENODEV without FPM.
+ */
+int dpr_fpm_router_feed(struct dpr_router *r, const uint8_t *buf, size_t len);
+
 void dpr_fpm_router_free(struct dpr_router *r);

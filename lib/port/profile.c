@@ -138,7 +138,7 @@ parse_profile(const char *file, struct dpr_profile *p, char *err, size_t err_len
 	root = json_load_file(file, JSON_REJECT_DUPLICATES, &je);
 	if (root == NULL) {
 		snprintf(err, err_len, "drivers-cfg: %s:%d:%d: invalid JSON: %s", file,
-			 je.line, je.column, je.text);
+			 je.line, je.column, dpr_one_line(je.text));
 		return -EINVAL;
 	}
 	if (!json_is_object(root)) {

@@ -24,3 +24,14 @@ dpr_log_counted(int type, uint64_t n, const char *what, const char *reason, cons
 	va_end(ap);
 	rte_log(level, type, "dpr: %s (%s, %" PRIu64 " so far): %s\n", what, reason, n, msg);
 }
+
+char *
+dpr_one_line(char *s)
+{
+	char *p;
+
+	for (p = s; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return s;
+}

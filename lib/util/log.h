@@ -26,3 +26,9 @@ void dpr_log_counted(int type, uint64_t n, const char *what, const char *reason,
 #define DPR_LOG(level, type, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, dpr_logtype_ ## type, \
 		"dpr: " fmt "\n", ##__VA_ARGS__)
+
+/**
+ * Make @p s one printable line in place: control characters (a newline in
+ * a JSON parser's "near '...'" quote of the input) become '?'. Returns @p s.
+ */
+char *dpr_one_line(char *s);

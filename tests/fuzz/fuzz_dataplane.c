@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer: each input is a burst of up to DPR_BURST arbitrary frames
+ * arriving on one port, through a worker's screen, lookups and rewrite
+ * (IPv4 and IPv6, dpr_ip4_input_burst()), and what it diverts through the
+ * control thread's exception path (ARP, NDP, ICMP and ICMPv6 input, every
+ * error it builds, the hold queue), on a router built here whose two ports
+ * send into rings. Checked: every frame of the burst is forwarded,
+ * diverted or dropped exactly once, and no mbuf is lost.
+ *
+ * Input: byte 0 picks the port (bit 0) and the RX offload flags the frames
+ * carry (bits 1-3: IP checksum good/bad/unknown, RSS hash); then frames,
+ * each a 2-byte big-endian length and that many bytes.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "datapath/datapath.h"
+#include "datapath/ip4_dp.h"
+#include "datapath/stats.h"
+#include "exception/exception.h"
+#include "../unit/test.h"
+#include "../unit/rig.h"
+
+#define POOL_SIZE 4095
+
+static const char config_text[] =
+	"{\"ports\": ["
+	" {\"name\": \"p0\", \"device\": \"net_null0\", \"mac\": \"02:00:00:00:01:01\","
+	"  \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\"]},"
+	" {\"name\": \"p1\", \"device\": \"net_null1\", \"mac\": \"02:00:00:00:02:01\","
+	"  \"addresses\": [\"10.0.2.1/24\", \"2001:db8:2::1/64\"], \"mtu\": 1280,"
+	"  \"broadcast_echo\": true}],"
+	" \"neighbors\": [{\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"},"
+	"               {\"address\": \"2001:db8:1::2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"}],"
+	" \"routes\": [{\"prefix\": \"192.0.2.0/24\", \"via\": \"10.0.1.2\"},"
+	"             {\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.2.50\"},"
+	"             {\"prefix\": \"2001:db8:77::/48\", \"via\": \"2001:db8:2::50\"},"
+	"             {\"prefix\": \"2001:db8:78::/48\", \"via\": \"2001:db8:1::2\"}],"
+	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 64,"
+	"          \"ipv6_max_routes\": 4096, \"learned_neighbors_max\": 16}}";
+
+static const struct rte_ether_addr mac_p[2] = {
+	{{ 0x02, 0, 0, 0, 0x01, 0x01 }}, {{ 0x02, 0, 0, 0, 0x02, 0x01 }},
+};
+
+static struct dpr_router R;
+static struct rte_mempool *pool;
+static struct rte_ring *txr[2];
+static struct dpr_worker *W;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int
+port_on_ring(unsigned int p)
+{
+	struct rte_eth_conf conf = { 0 };
+	char name[32];
+	int pid;
+
+	snprintf(name, sizeof(name), "fuzz_tx%u", p);
+	txr[p] = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	pid = txr[p] == NULL ? -1 : rte_eth_from_ring(txr[p]);
+	if (pid < 0)
+		return -1;
+	/* TX queue 0: the worker's (index 0), 1: the control thread's. */
+	rte_eth_dev_configure((uint16_t)pid, 1, 2, &conf);
+	rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
+	rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
+	rte_eth_tx_queue_setup((uint16_t)pid, 1, 64, 0, NULL);
+	rte_eth_dev_start((uint16_t)pid);
+	R.ports[p].port_id = (uint16_t)pid;
+	R.ports[p].mac = mac_p[p];
+	R.ports[p].socket = 0;
+	R.port_dp[p] = (struct dpr_port_dp){ .mac = mac_p[p], .port_id = (uint16_t)pid,
+					     .mtu = R.cfg->ports[p].mtu, .rx_ip_cksum = p == 0 };
+	return 0;
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	unsigned int p;
+
+	(void)argc;
+	if (test_eal_init((*argv)[0]) < 0)
+		abort();
+	rte_log_set_global_level(RTE_LOG_CRIT);
+	pool = rte_pktmbuf_pool_create("fuzz", POOL_SIZE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	if (pool == NULL || test_router_init(&R, config_text, "fuzz_dataplane") < 0)
+		abort();
+	R.n_ports = 2;
+	R.n_workers = 0; /* the control thread sends on TX queue n_workers */
+	R.pools[0] = pool;
+	R.port_dp = rte_zmalloc(NULL, sizeof(*R.port_dp) * DPR_MAX_PORTS, 0);
+	if (R.port_dp == NULL || port_on_ring(0) < 0 || port_on_ring(1) < 0)
+		abort();
+	R.exc = dpr_exc_create(&R);
+	W = rte_zmalloc(NULL, sizeof(*W), RTE_CACHE_LINE_SIZE);
+	if (R.exc == NULL || W == NULL)
+		abort();
+	W->n_ports = 2;
+	W->ports = R.port_dp;
+	W->fib = R.fib4;
+	W->fib6 = R.fib6;
+	W->nh = dpr_nh_words(R.nh);
+	for (p = 0; p < 2; p++)
+		W->port_index[R.port_dp[p].port_id] = (uint8_t)p;
+	dpr_worker_prepare(W);
+	W->exc_ring = rte_ring_create("fuzz_exc", 256, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (W->exc_ring == NULL)
+		abort();
+	return 0;
+}
+
+static uint64_t
+accounted(const struct dpr_port_counters *c)
+{
+	return c->forwarded + c->exception + dpr_counters_drops(c);
+}
+
+static void
+drain_tx(void)
+{
+	struct rte_mbuf *m[64];
+	unsigned int p, n;
+
+	for (p = 0; p < 2; p++) {
+		rte_pktmbuf_free_bulk(W->tx[p].pkts, W->tx[p].n);
+		W->tx[p].n = 0;
+		while ((n = rte_ring_sc_dequeue_burst(txr[p], (void **)m, RTE_DIM(m), NULL)) > 0)
+			rte_pktmbuf_free_bulk(m, n);
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const uint64_t cksum[4] = {
+		0, RTE_MBUF_F_RX_IP_CKSUM_GOOD, RTE_MBUF_F_RX_IP_CKSUM_BAD,
+		RTE_MBUF_F_RX_IP_CKSUM_NONE,
+	};
+	struct rte_mbuf *pkts[DPR_BURST], *m;
+	uint16_t in, n = 0;
+	uint64_t before;
+	size_t off = 1;
+
+	if (size < 1)
+		return 0;
+	in = data[0] & 1;
+	while (n < DPR_BURST && off + 2 <= size) {
+		size_t len = (size_t)data[off] << 8 | data[off + 1];
+		char *d;
+
+		off += 2;
+		len = RTE_MIN(len, size - off);
+		m = rte_pktmbuf_alloc(pool);
+		if (m == NULL) {
+			fprintf(stderr, "fuzz_dataplane: mbuf pool empty: mbufs are lost\n");
+			abort();
+		}
+		len = RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(m));
+		d = rte_pktmbuf_append(m, (uint16_t)len);
+		memcpy(d, data + off, len);
+		off += len;
+		m->port = R.port_dp[in].port_id;
+		m->ol_flags = cksum[(data[0] >> 1) & 3];
+		if (data[0] & 8) {
+			m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+			m->hash.rss = (uint32_t)off * 0x9e3779b9u;
+		}
+		m->packet_type = 0;
+		pkts[n++] = m;
+	}
+	if (n == 0)
+		return 0;
+
+	before = accounted(&W->stats[in]);
+	dpr_ip4_input_burst(W, in, pkts, n);
+	if (accounted(&W->stats[in]) - before != n) {
+		fprintf(stderr, "fuzz_dataplane: %u frames in, %llu accounted for\n", n,
+			(unsigned long long)(accounted(&W->stats[in]) - before));
+		abort();
+	}
+	drain_tx();
+	/* The control thread's turn: what the worker diverted. */
+	while (rte_ring_sc_dequeue(W->exc_ring, (void **)&m) == 0)
+		dpr_exc_input(R.exc, m);
+	drain_tx();
+	return 0;
+}

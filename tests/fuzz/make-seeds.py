@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Write the fuzz harnesses' seed corpora into tests/fuzz/corpus/<harness>/.
+
+    python3 tests/fuzz/make-seeds.py
+
+fpm: each zebra 8.4 recording of tests/unit/fpm_frames/ as one connection.
+config: the shipped and test configurations.
+rpc: one file of request lines per method, good and bad.
+dataplane: bursts of frames for the rig of fuzz_dataplane.c (p0
+02:00:00:00:01:01 10.0.1.1/24 2001:db8:1::1/64, p1 02:00:00:00:02:01
+10.0.2.1/24 2001:db8:2::1/64 MTU 1280): forwarded, unresolved, TTL 1,
+ARP, NDP, echo, options, fragments, extension headers, runts.
+"""
+import glob, hashlib, ipaddress, os, shutil, struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+
+
+def put(harness, data):
+    d = os.path.join(HERE, "corpus", harness)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, hashlib.sha1(data).hexdigest()[:16]), "wb") as f:
+        f.write(data)
+
+
+def fpm():
+    for path in sorted(glob.glob(os.path.join(TOP, "tests/unit/fpm_frames/*.hex"))):
+        frames = [bytes.fromhex(l.strip()) for l in open(path)
+                  if l.strip() and not l.startswith("#")]
+        put("fpm", b"".join(frames))
+
+
+def config():
+    for pat in ("config/*.json", "tests/config/good/*.json", "tests/config/bad/*.json"):
+        for path in sorted(glob.glob(os.path.join(TOP, pat))):
+            put("config", open(path, "rb").read())
+
+
+RPC = [
+    '{"jsonrpc":"2.0","id":1,"method":"route.add","params":{"prefix":"10.9.0.0/16","via":"10.0.2.2"}}',
+    '{"jsonrpc":"2.0","id":2,"method":"route.add","params":{"prefix":"10.8.0.0/16","nexthops":[{"via":"10.0.2.2","weight":3},{"via":"10.0.1.2"}]}}',
+    '{"jsonrpc":"2.0","id":3,"method":"route.replace","params":{"prefix":"10.9.0.0/16","via":"10.0.1.2"}}',
+    '{"jsonrpc":"2.0","id":4,"method":"route.get","params":{"address":"10.9.1.1"}}',
+    '{"jsonrpc":"2.0","id":5,"method":"route.get","params":{"address":"10.8.1.1","from":"10.0.1.2","proto":"udp","sport":5,"dport":7}}',
+    '{"jsonrpc":"2.0","id":6,"method":"route.list","params":{"limit":3}}',
+    '{"jsonrpc":"2.0","id":7,"method":"route.load","params":{"routes":["10.7.0.0/16 via 10.0.2.2","del 10.9.0.0/16","2001:db8:9::/48 via 2001:db8:2::2 via 2001:db8:1::2 weight 2"]}}',
+    '{"jsonrpc":"2.0","id":8,"method":"route.del","params":{"prefix":"10.8.0.0/16"}}',
+    '{"jsonrpc":"2.0","id":9,"method":"addr.add","params":{"port":"p1","address":"10.0.3.1/24"}}',
+    '{"jsonrpc":"2.0","id":10,"method":"addr.del","params":{"port":"p1","address":"10.0.3.1/24"}}',
+    '{"jsonrpc":"2.0","id":11,"method":"addr.list"}',
+    '{"jsonrpc":"2.0","id":12,"method":"neigh.add","params":{"address":"10.0.2.9","mac":"02:00:00:00:02:09"}}',
+    '{"jsonrpc":"2.0","id":13,"method":"neigh.del","params":{"address":"10.0.2.9"}}',
+    '{"jsonrpc":"2.0","id":14,"method":"neigh.add","params":{"address":"fe80::9","mac":"02:00:00:00:02:09","port":"p1"}}',
+    '{"jsonrpc":"2.0","id":15,"method":"neigh.list"}',
+    '{"jsonrpc":"2.0","id":16,"method":"stats.get"}',
+    '{"jsonrpc":"2.0","id":17,"method":"config.get"}',
+    '{"jsonrpc":"2.0","id":18,"method":"port.list"}',
+    '{"jsonrpc":"2.0","method":"route.list"}',
+    '[{"jsonrpc":"2.0","id":19,"method":"route.list"}]',
+    '{"jsonrpc":"2.0","id":20,"method":"nope"}',
+    '{"jsonrpc":"1.0","id":[1],"method":5}',
+    '{"jsonrpc":"2.0","id":21,"method":"route.add","params":{"prefix":"10.9.0.1/16","via":"fe80::1"}}',
+]
+
+
+def rpc():
+    for r in RPC:
+        put("rpc", (r + "\n").encode())
+    put("rpc", ("\n".join(RPC) + "\n").encode())
+
+
+MAC_P = [bytes.fromhex("020000000101"), bytes.fromhex("020000000201")]
+MAC_H = bytes.fromhex("020000000102")
+BCAST = b"\xff" * 6
+
+
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return (~s) & 0xffff
+
+
+def ip4(src, dst, proto, payload, ttl=64, opts=b"", frag=0, tot=None):
+    hl = 20 + len(opts)
+    h = struct.pack("!BBHHHBBH4s4s", 0x40 | hl // 4, 0, tot or hl + len(payload), 0x1234, frag,
+                    ttl, proto, 0, ipaddress.ip_address(src).packed,
+                    ipaddress.ip_address(dst).packed) + opts
+    h = h[:10] + struct.pack("!H", csum(h)) + h[12:]
+    return h + payload
+
+
+def ip6(src, dst, nh, payload, hlim=64):
+    return struct.pack("!IHBB16s16s", 0x60000000, len(payload), nh, hlim,
+                       ipaddress.ip_address(src).packed, ipaddress.ip_address(dst).packed) + payload
+
+
+def icmp6(src, dst, typ, code, body):
+    ph = ipaddress.ip_address(src).packed + ipaddress.ip_address(dst).packed + \
+        struct.pack("!IxxxB", 4 + len(body), 58)
+    m = struct.pack("!BBH", typ, code, 0) + body
+    c = csum(ph + m)
+    return ip6(src, dst, 58, m[:2] + struct.pack("!H", c) + m[4:], hlim=255)
+
+
+def eth(dst, typ, payload, src=MAC_H):
+    return dst + src + struct.pack("!H", typ) + payload
+
+
+def udp(n=8):
+    return struct.pack("!HHHH", 5000, 5001, 8 + n, 0) + bytes(i & 0xff for i in range(n))
+
+
+def burst(port, flags, frames):
+    out = bytes([port | flags << 1])
+    for f in frames:
+        out += struct.pack("!H", len(f)) + f
+    return out
+
+
+def dataplane():
+    p0 = MAC_P[0]
+    fwd4 = eth(p0, 0x0800, ip4("10.0.1.2", "10.0.2.2", 17, udp()))
+    unres4 = eth(p0, 0x0800, ip4("10.0.1.2", "198.51.100.5", 17, udp()))
+    ttl1 = eth(p0, 0x0800, ip4("10.0.1.2", "192.0.2.5", 17, udp(), ttl=1))
+    echo4 = eth(p0, 0x0800, ip4("10.0.1.2", "10.0.1.1", 1,
+                                 struct.pack("!BBHHH", 8, 0, 0xf7fe, 1, 0)))
+    noroute = eth(p0, 0x0800, ip4("10.0.1.2", "172.16.0.1", 17, udp()))
+    big = eth(MAC_P[1], 0x0800, ip4("10.0.2.2", "10.0.1.2", 17, udp(1400)))
+    rr = eth(p0, 0x0800, ip4("10.0.1.2", "192.0.2.5", 17, udp(), opts=b"\x07\x07\x04" + bytes(4) + b"\x01"))
+    badopt = eth(p0, 0x0800, ip4("10.0.1.2", "192.0.2.5", 17, udp(), opts=b"\x44\x28\x05\x00"))
+    frag = eth(p0, 0x0800, ip4("10.0.1.2", "192.0.2.5", 17, udp(), frag=0x2000))
+    arp = eth(BCAST, 0x0806, struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4, 1, MAC_H,
+                                          bytes([10, 0, 1, 2]), bytes(6), bytes([10, 0, 1, 1])))
+    fwd6 = eth(p0, 0x86dd, ip6("2001:db8:1::2", "2001:db8:78::5", 17, udp()))
+    unres6 = eth(p0, 0x86dd, ip6("2001:db8:1::2", "2001:db8:77::5", 17, udp()))
+    hl1 = eth(p0, 0x86dd, ip6("2001:db8:1::2", "2001:db8:78::5", 17, udp(), hlim=1))
+    ns = eth(bytes.fromhex("3333ff000001"), 0x86dd,
+             icmp6("2001:db8:1::2", "ff02::1:ff00:1", 135, 0,
+                   bytes(4) + ipaddress.ip_address("2001:db8:1::1").packed + b"\x01\x01" + MAC_H))
+    echo6 = eth(p0, 0x86dd, icmp6("2001:db8:1::2", "2001:db8:1::1", 128, 0, b"\x00\x01\x00\x01"))
+    rs = eth(bytes.fromhex("333300000002"), 0x86dd, icmp6("fe80::2", "ff02::2", 133, 0, bytes(4)))
+    hbh = eth(p0, 0x86dd, ip6("2001:db8:1::2", "2001:db8:78::5", 0,
+                              b"\x11\x00\x01\x04\x00\x00\x00\x00" + udp()))
+    runt = eth(p0, 0x0800, b"\x45\x00")
+    vlan = p0 + MAC_H + b"\x81\x00\x00\x05\x08\x00" + ip4("10.0.1.2", "10.0.2.2", 17, udp())
+    seeds = [
+        burst(0, 0, [fwd4] * 4), burst(0, 1, [fwd4, unres4, ttl1, echo4, noroute]),
+        burst(1, 4, [big]), burst(0, 3, [rr, badopt, frag]), burst(0, 0, [arp]),
+        burst(0, 4, [fwd6, unres6, hl1]), burst(0, 0, [ns, echo6, rs]), burst(0, 0, [hbh]),
+        burst(0, 2, [runt, vlan, fwd4, fwd6]), burst(0, 0, [fwd4, fwd6] * 16),
+    ]
+    for s in seeds:
+        put("dataplane", s)
+
+
+if __name__ == "__main__":
+    shutil.rmtree(os.path.join(HERE, "corpus"), ignore_errors=True)
+    fpm(); config(); rpc(); dataplane()
+    for h in sorted(os.listdir(os.path.join(HERE, "corpus"))):
+        print(h, len(os.listdir(os.path.join(HERE, "corpus", h))))
