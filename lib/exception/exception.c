@@ -517,7 +517,13 @@ arp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 	struct dpr_arp a, reply;
 	struct rte_mbuf *r;
 
-	if (dpr_arp_parse(m, &a) < 0) {
+	/* The sender must be one host: 0.0.0.0 (an RFC 5227 probe) or a
+	 * unicast address, never loopback, multicast, class E or a connected
+	 * subnet's broadcast (learning those would turn broadcasts into
+	 * unicasts to whoever claimed them). */
+	if (dpr_arp_parse(m, &a) < 0 ||
+	    (a.sip != 0 && (dpr_ip4_special_octet[a.sip >> 24] ||
+			    dpr_fib4_lookup(x->r->fib4, a.sip) == DPR_NH_BCAST))) {
 		x->c.arp_invalid++;
 		rte_pktmbuf_free(m);
 		return;
