@@ -691,6 +691,19 @@ cmd_stats(void)
 			 str(p, "pipeline"));
 		stats_row(name, p, extra);
 	}
+	printf("\n%-11s %14s %14s %14s %10s %14s %10s\n", "NIC", "RX", "MISSED", "NO MBUF",
+	       "RX ERRORS", "TX", "TX ERRORS");
+	json_array_foreach(json_object_get(res, "ports"), i, p) {
+		json_t *n = json_object_get(p, "nic");
+
+		if (n != NULL)
+			printf("%-11s %14" JSON_INTEGER_FORMAT " %14" JSON_INTEGER_FORMAT
+			       " %14" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT
+			       " %14" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT "\n",
+			       str(p, "name"), num(n, "rx_packets"), num(n, "rx_missed"),
+			       num(n, "rx_nombuf"), num(n, "rx_errors"), num(n, "tx_packets"),
+			       num(n, "tx_errors"));
+	}
 	fib = json_object_get(res, "fib");
 	if (fib != NULL)
 		printf("\nfib: %" JSON_INTEGER_FORMAT " IPv4 routes (of %" JSON_INTEGER_FORMAT

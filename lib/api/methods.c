@@ -1498,6 +1498,14 @@ m_port_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			      "rss_hf", (json_int_t)p->rss_hf);
 		json_object_set_new(o, "addresses", addr_list_json(r, (int)i));
 		json_object_set_new(o, "profile", json_string(p->profile.source));
+		/* The host stack's TAP: "up", "down" (on the host), "missing"
+		 * (gone, being made again), or none. */
+		if (p->conf->tap[0] != '\0') {
+			json_object_set_new(o, "tap", json_string(p->conf->tap));
+			json_object_set_new(o, "tap_state", json_string(
+				!p->has_tap ? "missing" :
+				dpr_iface_link(p->conf->tap) == DPR_LINK_UP ? "up" : "down"));
+		}
 		json_array_append_new(res, o);
 	}
 	return res;
@@ -1513,19 +1521,43 @@ dpr_router_stats_json(struct dpr_router *r)
 		.n_ports = r->n_ports,
 		.tsc_hz = rte_get_tsc_hz(),
 	};
-	json_t *j = dpr_stats_json(&src), *ctl = json_object();
+	json_t *j = dpr_stats_json(&src), *ctl = json_object(), *po;
 	unsigned int i;
+	size_t k;
+
+	/* What the device counted before dpr saw anything: frames the RX ring
+	 * had no room for, that found no mbuf, or that were bad on arrival. */
+	json_array_foreach(json_object_get(j, "ports"), k, po) {
+		struct rte_eth_stats es;
+
+		if (k >= r->n_ports || rte_eth_stats_get(r->ports[k].port_id, &es) < 0)
+			continue;
+		json_object_set_new(po, "nic", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}",
+			"rx_packets", (json_int_t)es.ipackets, "rx_missed", (json_int_t)es.imissed,
+			"rx_nombuf", (json_int_t)es.rx_nombuf, "rx_errors", (json_int_t)es.ierrors,
+			"tx_packets", (json_int_t)es.opackets, "tx_errors", (json_int_t)es.oerrors));
+	}
 
 	for (i = 0; i < DPR_EXC_MAX; i++)
 		json_object_set_new(ctl, dpr_exc_names[i], json_integer((json_int_t)r->exc_received[i]));
 	json_object_set_new(j, "control_exceptions", ctl);
+	/* mbufs: what is in use, to tell a leak from a load. */
+	po = json_array();
+	for (i = 0; i < RTE_DIM(r->pools); i++)
+		if (r->pools[i] != NULL)
+			json_array_append_new(po, json_pack("{s:i,s:i,s:i}", "socket", (int)i,
+				"size", (int)r->pools[i]->size,
+				"in_use", (int)rte_mempool_in_use_count(r->pools[i])));
+	json_object_set_new(j, "mbufs", po);
 	if (r->exc != NULL)
 		json_object_set_new(j, "exception_path", dpr_exc_stats_json(r->exc));
-	json_object_set_new(j, "host_stack", json_pack("{s:I,s:I,s:I,s:I}",
+	json_object_set_new(j, "host_stack", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}",
 		"to_kernel", (json_int_t)r->tap_stats.to_kernel,
 		"to_kernel_dropped", (json_int_t)r->tap_stats.to_kernel_dropped,
 		"from_kernel", (json_int_t)r->tap_stats.from_kernel,
-		"from_kernel_dropped", (json_int_t)r->tap_stats.from_kernel_dropped));
+		"from_kernel_dropped", (json_int_t)r->tap_stats.from_kernel_dropped,
+		"taps_lost", (json_int_t)r->tap_stats.lost,
+		"taps_recreated", (json_int_t)r->tap_stats.recreated));
 	if (r->fib4 != NULL) {
 		json_t *fib = json_pack("{s:i,s:I,s:i,s:i}",
 			"ipv4_routes", (json_int_t)r->fib4->n_routes,

@@ -154,57 +154,126 @@ dpr_tap_addr(struct dpr_router *r, uint16_t port, const struct dpr_prefix *a, bo
 			add ? "add" : "remove", dpr_prefix_fmt(a, buf, sizeof(buf)), strerror(-ret));
 }
 
+/* Make port @p p's TAP: the device, its queues, MTU, addresses. */
+static int
+tap_open(struct dpr_router *r, unsigned int p, char *err, size_t err_len)
+{
+	const struct dpr_port_conf *pc = &r->cfg->ports[p];
+	struct dpr_port *port = &r->ports[p];
+	const struct dpr_prefix *a;
+	struct rte_eth_conf ec = { 0 };
+	char name[32], args[128], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	unsigned int k, n;
+	int ret;
+
+	rte_ether_format_addr(mac, sizeof(mac), &port->mac);
+	snprintf(name, sizeof(name), "net_tap_dpr%u", p);
+	snprintf(args, sizeof(args), "%s,iface=%s,mac=%s", name, pc->tap, mac);
+	ret = rte_dev_probe(args);
+	if (ret == 0)
+		ret = rte_eth_dev_get_port_by_name(name, &port->tap_port);
+	if (ret < 0) {
+		snprintf(err, err_len, "port %s: cannot create TAP %s for the host stack: %s (is /dev/net/tun there? is %s taken? set \"tap\" to another name, or false)",
+			 pc->name, pc->tap, rte_strerror(-ret), pc->tap);
+		return ret;
+	}
+	tap_ipv6_quiet(pc->tap);
+	ret = rte_eth_dev_configure(port->tap_port, 1, 1, &ec);
+	if (ret == 0)
+		ret = rte_eth_rx_queue_setup(port->tap_port, 0, TAP_DESC, port->socket, NULL,
+					     r->pools[port->socket]);
+	if (ret == 0)
+		ret = rte_eth_tx_queue_setup(port->tap_port, 0, TAP_DESC, port->socket, NULL);
+	if (ret == 0)
+		ret = rte_eth_dev_start(port->tap_port);
+	if (ret < 0) {
+		snprintf(err, err_len, "port %s: TAP %s: %s", pc->name, pc->tap, rte_strerror(-ret));
+		rte_eal_hotplug_remove("vdev", name);
+		return ret;
+	}
+	port->has_tap = true;
+	port->tap_link_up = true;
+	port->tap_down_said = false;
+	if (rte_eth_dev_set_mtu(port->tap_port, port->mtu) < 0)
+		DPR_LOG(WARNING, port, "TAP %s: cannot set MTU %u", pc->tap, port->mtu);
+	a = dpr_ifaddr_list(&r->addrs, p, &n);
+	for (k = 0; k < n; k++)
+		dpr_tap_addr(r, (uint16_t)p, &a[k], true);
+	return 0;
+}
+
 int
 dpr_tap_setup(struct dpr_router *r, char *err, size_t err_len)
 {
-	unsigned int p, k, n;
+	unsigned int p;
+	int ret;
 
 	for (p = 0; p < r->n_ports; p++) {
 		const struct dpr_port_conf *pc = &r->cfg->ports[p];
-		struct dpr_port *port = &r->ports[p];
-		const struct dpr_prefix *a;
-		struct rte_eth_conf ec = { 0 };
-		char name[32], args[128], mac[RTE_ETHER_ADDR_FMT_SIZE];
-		int ret;
 
 		if (pc->tap[0] == '\0')
 			continue;
-		rte_ether_format_addr(mac, sizeof(mac), &port->mac);
-		snprintf(name, sizeof(name), "net_tap_dpr%u", p);
-		snprintf(args, sizeof(args), "%s,iface=%s,mac=%s", name, pc->tap, mac);
-		ret = rte_dev_probe(args);
-		if (ret == 0)
-			ret = rte_eth_dev_get_port_by_name(name, &port->tap_port);
-		if (ret < 0) {
-			snprintf(err, err_len, "port %s: cannot create TAP %s for the host stack: %s (is /dev/net/tun there? is %s taken? set \"tap\" to another name, or false)",
-				 pc->name, pc->tap, rte_strerror(-ret), pc->tap);
+		ret = tap_open(r, p, err, err_len);
+		if (ret < 0)
 			return ret;
-		}
-		tap_ipv6_quiet(pc->tap);
-		ret = rte_eth_dev_configure(port->tap_port, 1, 1, &ec);
-		if (ret == 0)
-			ret = rte_eth_rx_queue_setup(port->tap_port, 0, TAP_DESC, port->socket, NULL,
-						     r->pools[port->socket]);
-		if (ret == 0)
-			ret = rte_eth_tx_queue_setup(port->tap_port, 0, TAP_DESC, port->socket, NULL);
-		if (ret == 0)
-			ret = rte_eth_dev_start(port->tap_port);
-		if (ret < 0) {
-			snprintf(err, err_len, "port %s: TAP %s: %s", pc->name, pc->tap,
-				 rte_strerror(-ret));
-			return ret;
-		}
-		port->has_tap = true;
-		port->tap_link_up = true;
-		if (rte_eth_dev_set_mtu(port->tap_port, port->mtu) < 0)
-			DPR_LOG(WARNING, port, "TAP %s: cannot set MTU %u", pc->tap, port->mtu);
-		a = dpr_ifaddr_list(&r->addrs, p, &n);
-		for (k = 0; k < n; k++)
-			dpr_tap_addr(r, (uint16_t)p, &a[k], true);
 		DPR_LOG(INFO, port, "port %s: host stack on TAP %s%s", pc->name, pc->tap,
 			pc->transparent ? " (transparent: the kernel answers ARP and ICMP)" : "");
 	}
 	return 0;
+}
+
+void
+dpr_tap_check(struct dpr_router *r)
+{
+	unsigned int p;
+
+	for (p = 0; p < r->n_ports; p++) {
+		const struct dpr_port_conf *pc = &r->cfg->ports[p];
+		struct dpr_port *port = &r->ports[p];
+		enum dpr_link_state s;
+		char name[32], err[256];
+
+		if (pc->tap[0] == '\0' || (!port->has_tap && !port->tap_lost))
+			continue;
+		s = dpr_iface_link(pc->tap);
+		if (port->has_tap && s == DPR_LINK_UNKNOWN) {
+			/* Deleted (ip link del), or moved to another namespace:
+			 * what dpr writes there reaches nobody. */
+			DPR_LOG(WARNING, port, "port %s: TAP %s is gone from the host (deleted or moved): making it again",
+				pc->name, pc->tap);
+			r->tap_stats.lost++;
+			port->has_tap = false;
+			port->tap_lost = true;
+			port->tap_failures = 0;
+			rte_eth_dev_stop(port->tap_port);
+			snprintf(name, sizeof(name), "net_tap_dpr%u", p);
+			rte_eal_hotplug_remove("vdev", name);
+		}
+		if (port->tap_lost) {
+			if (tap_open(r, p, err, sizeof(err)) < 0) {
+				port->tap_failures++;
+				if ((port->tap_failures & (port->tap_failures - 1)) == 0)
+					DPR_LOG(WARNING, port, "%s; tried %u times, trying again every second",
+						err, port->tap_failures);
+				continue;
+			}
+			port->tap_lost = false;
+			r->tap_stats.recreated++;
+			DPR_LOG(NOTICE, port, "port %s: TAP %s made again, with the port's addresses",
+				pc->name, pc->tap);
+			if (port->link_down)
+				dpr_tap_link(r, (uint16_t)p, false);
+			continue;
+		}
+		/* Set down from the host while dpr holds it up: say so once. */
+		if (s == DPR_LINK_DOWN && port->tap_link_up && !port->tap_down_said) {
+			DPR_LOG(WARNING, port, "port %s: TAP %s was set down on the host: the host stack cannot reach port %s (ip link set %s up)",
+				pc->name, pc->tap, pc->name, pc->tap);
+			port->tap_down_said = true;
+		} else if (s == DPR_LINK_UP) {
+			port->tap_down_said = false;
+		}
+	}
 }
 
 unsigned int

@@ -35,6 +35,14 @@ int dpr_tap_to_kernel(struct dpr_router *r, uint16_t port, struct rte_mbuf *m);
 /** Mirror an address change on the kernel side. */
 void dpr_tap_addr(struct dpr_router *r, uint16_t port, const struct dpr_prefix *a, bool add);
 
+/**
+ * Once a second: a TAP whose kernel interface went away (deleted, moved to
+ * another namespace) is made again with the port's addresses (counted
+ * lost, recreated; logged, and retried every second while that fails);
+ * one set down on the host while its port is up is logged once.
+ */
+void dpr_tap_check(struct dpr_router *r);
+
 /** Port @p port's link went up or down: its TAP (if any) follows. */
 void dpr_tap_link(struct dpr_router *r, uint16_t port, bool up);
 

@@ -201,8 +201,6 @@ enum dpr_link_state
 dpr_port_link(const struct dpr_port *port, uint32_t *speed_mbps)
 {
 	struct rte_eth_link link = { 0 };
-	struct ifreq ifr = { 0 };
-	int fd, ret;
 
 	if (speed_mbps != NULL)
 		*speed_mbps = 0;
@@ -215,12 +213,21 @@ dpr_port_link(const struct dpr_port *port, uint32_t *speed_mbps)
 	if (port->profile.link == DPR_LINK_PMD)
 		return link.link_status == RTE_ETH_LINK_UP ? DPR_LINK_UP : DPR_LINK_DOWN;
 
+	return dpr_iface_link(port->link_iface);
+}
+
+enum dpr_link_state
+dpr_iface_link(const char *ifname)
+{
+	struct ifreq ifr = { 0 };
+	int fd, ret;
+
 	/* IFF_RUNNING is the kernel's operational state: carrier (a veth
 	 * whose peer is down has none), dormant or not. */
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return DPR_LINK_UNKNOWN;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", port->link_iface);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	ret = ioctl(fd, SIOCGIFFLAGS, &ifr);
 	close(fd);
 	if (ret < 0)

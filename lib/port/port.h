@@ -62,6 +62,9 @@ struct dpr_port {
 	bool has_tap;            /**< a TAP to the host stack (lib/exception/tap.c) */
 	uint16_t tap_port;       /**< its DPDK port id */
 	bool tap_link_up;
+	bool tap_lost;           /**< configured, its kernel interface gone, not made again yet */
+	uint32_t tap_failures;   /**< attempts to make it again that failed (logged 1, 2, 4...) */
+	bool tap_down_said;      /**< "set down from the host" was logged */
 	char link_iface[IF_NAMESIZE]; /**< DPR_LINK_IFACE: the kernel interface */
 	bool link_down;          /**< the last link poll found it down (control thread) */
 };
@@ -77,6 +80,13 @@ enum dpr_link_state { DPR_LINK_DOWN, DPR_LINK_UP, DPR_LINK_UNKNOWN };
  * Control thread; one ioctl for an "iface" port.
  */
 enum dpr_link_state dpr_port_link(const struct dpr_port *port, uint32_t *speed_mbps);
+
+/**
+ * Kernel interface @p ifname in dpr's network namespace: DPR_LINK_UP when
+ * it is up and running (carrier), DPR_LINK_DOWN when not, DPR_LINK_UNKNOWN
+ * when there is no such interface here.
+ */
+enum dpr_link_state dpr_iface_link(const char *ifname);
 
 /** "up", "down" or "unknown". */
 const char *dpr_link_state_name(enum dpr_link_state s);

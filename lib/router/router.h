@@ -75,6 +75,8 @@ struct dpr_router {
 	struct {
 		uint64_t to_kernel, to_kernel_dropped;
 		uint64_t from_kernel, from_kernel_dropped;
+		uint64_t lost;       /**< TAPs whose kernel interface went away */
+		uint64_t recreated;  /**< ... and were made again */
 	} tap_stats;                            /**< host stack traffic */
 };
 
