@@ -12,10 +12,12 @@ dataplane: bursts of frames for the rig of fuzz_dataplane.c (p0
 10.0.2.1/24 2001:db8:2::1/64 MTU 1280): forwarded, unresolved, TTL 1,
 ARP, NDP, echo, options, fragments, extension headers, runts.
 """
-import glob, hashlib, ipaddress, os, shutil, struct
+import glob, hashlib, ipaddress, os, shutil, struct, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "tests", "smoke"))
+from traffic import csum  # noqa: E402  (the Internet checksum)
 
 
 def put(harness, data):
@@ -74,15 +76,6 @@ def rpc():
 MAC_P = [bytes.fromhex("020000000101"), bytes.fromhex("020000000201")]
 MAC_H = bytes.fromhex("020000000102")
 BCAST = b"\xff" * 6
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return (~s) & 0xffff
 
 
 def ip4(src, dst, proto, payload, ttl=64, opts=b"", frag=0, tot=None):

@@ -119,11 +119,6 @@ BGPD_PID=$!
 ip netns exec "$B1" bird -f -c "$B/bird.conf" -s "$B/bird.ctl" -P "$B/bird.pid" > "$B/bird.log" 2>&1 &
 BIRD_PID=$!
 
-wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
-	local n=$(($1 * 10)); shift
-	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 established() { ip netns exec "$B1" birdc -s "$B/bird.ctl" show protocols dpr 2>/dev/null | grep -q Established; }
 connected() { ctl call stats.get | grep -q '"connected": true'; }
 check "BIRD's session with bgpd is established" wait_for 30 established

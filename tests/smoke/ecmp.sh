@@ -94,14 +94,8 @@ resolved() {
 r = json.load(sys.stdin)
 print(str(next(n["resolved"] for n in r["nexthops"] if n["via"] == sys.argv[1])).lower())' "$1"
 }
-wait_resolved() { # wait_resolved GATEWAY WANT SECONDS
-	local i
-	for i in $(seq $(($3 * 10))); do
-		[ "$(resolved "$1")" = "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+is_resolved() { [ "$(resolved "$1")" = "$2" ]; } # is_resolved GATEWAY true|false
+wait_resolved() { wait_for "$3" is_resolved "$1" "$2"; } # wait_resolved GATEWAY WANT SECONDS
 
 start_dpr "$WORK/dpr.json" --lcores "0@0,1@0,2@1" -- --idle-sleep 100
 
@@ -185,15 +179,8 @@ check "g1 got exactly what dpr sent ($c1 == $d1, of 2000)" test "$c1" -eq "$d1" 
 # --- g2 back ----------------------------------------------------------------------------
 ip -n "$G2" link set eth0 up
 ip -n "$G2" route replace default via 10.0.3.1
-wait_link() { # wait_link PORT STATE SECONDS
-	local i
-	for i in $(seq $(($3 * 10))); do
-		[ "$(link_of "$1")" = "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-check "p2's link comes back up" wait_link p2 up 5
+is_link() { [ "$(link_of "$1")" = "$2" ]; } # is_link PORT up|down|unknown
+check "p2's link comes back up" wait_for 5 is_link p2 up
 check "dpr resolves g2 again by itself" wait_resolved 10.0.3.2 true 20
 recv_both c
 ip netns exec "$H1" python3 "$TRAFFIC" udp-send 10.9.0.5 5001 2000 --flows 200 --gap 0.0002

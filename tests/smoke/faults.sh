@@ -37,11 +37,6 @@ json() { # json EXPR [dprctl-args]: EXPR over the JSON dprctl prints, as J
 	ctl --json "$@" | python3 -c 'import json,sys; J = json.load(sys.stdin); print(eval(sys.argv[1]))' "$expr"
 }
 port_field() { json "next(p for p in J if p[\"name\"] == \"$1\")[\"$2\"]" port list; }
-wait_for() { # wait_for SECONDS COMMAND...: a limit for a broken router, not a measurement
-	local n=$(($1 * 10)); shift
-	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 is() { [ "$("${@:2}")" = "$1" ]; } # is VALUE COMMAND...
 reach() { ip netns exec "$H1" ping -c 1 -W 1 -q "$1" >/dev/null 2>&1; }
 

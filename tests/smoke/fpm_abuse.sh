@@ -73,11 +73,6 @@ delta() {
 }
 is_delta() { [ "$(delta "$1")" -eq "$2" ]; } # is_delta FIELD N
 fpm_is() { [ "$(fpm "$1")" -eq "$2" ]; } # fpm_is FIELD N
-wait_for() { # wait_for SECONDS COMMAND...
-	local n=$(($1 * 10)); shift
-	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 client() { ip netns exec "$R" python3 "$CLIENT" "$FPM_PORT" "$@"; }
 # route_of ADDR: "PREFIX TYPE VIA SOURCE", or "none"
 route_of() {

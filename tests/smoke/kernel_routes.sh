@@ -88,11 +88,6 @@ except ValueError:
 vias = [n["via"] for n in r.get("nexthops", [])] or [r.get("via", "-")]
 print(r.get("prefix"), r.get("type"), ",".join(sorted(vias)), r.get("source", "?"), r.get("protocol", "-"))'
 }
-wait_for() { # wait_for SECONDS COMMAND...
-	local n=$(($1 * 10)); shift
-	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 is_route() { [[ $(route_of "$1") == "$2"* ]]; }
 no_route() { [ "$(route_of "$1")" = none ]; }
 reach() { ip netns exec "$H1" ping -c "$2" -i 0.2 -W 2 -q "$1" >/dev/null; }

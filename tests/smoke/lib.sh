@@ -31,6 +31,13 @@ check() { # check DESCRIPTION COMMAND...
 	if "$@"; then ok "$what"; else not_ok "$what"; fi
 }
 die() { echo "not ok - $T: $*"; FAIL=$((FAIL + 1)); finish; }
+# wait_for SECONDS COMMAND...: until COMMAND succeeds, polled every 0.1 s;
+# the seconds are a limit for a broken router, never a measurement
+wait_for() {
+	local n=$(($1 * 10)); shift
+	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
 
 cleanup() {
 	if [ -n "$DPR_PID" ] && kill -0 "$DPR_PID" 2>/dev/null; then

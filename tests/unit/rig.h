@@ -10,6 +10,10 @@
  */
 #include <stdio.h>
 
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_ring.h>
+
 #include "config/config.h"
 #include "fib/fib.h"
 #include "neigh/neigh.h"
@@ -66,4 +70,46 @@ test_router_free(struct dpr_router *r)
 	dpr_fib6_free(r->fib6);
 	dpr_nh_table_free(r->nh);
 	dpr_config_free((struct dpr_config *)(uintptr_t)r->cfg);
+}
+
+/**
+ * A DPDK port on a ring (net_ring), one RX and one TX queue: what is sent
+ * on it lands in *@p txr (named @p name), for the test to read with
+ * rte_ring_sc_dequeue_burst(). @return its port id, or -1.
+ */
+static inline int
+test_ring_port(const char *name, struct rte_mempool *pool, struct rte_ring **txr)
+{
+	struct rte_eth_conf conf = { 0 };
+	int pid;
+
+	*txr = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	pid = *txr != NULL ? rte_eth_from_ring(*txr) : -1;
+	if (pid < 0 || rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf) < 0 ||
+	    rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool) < 0 ||
+	    rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL) < 0 ||
+	    rte_eth_dev_start((uint16_t)pid) < 0)
+		return -1;
+	return pid;
+}
+
+/**
+ * Make dpr port @p p of @p r a ring port (test_ring_port()) with MAC
+ * @p mac and the config's MTU. @return 0, or -1.
+ */
+static inline int
+test_port_on_ring(struct dpr_router *r, unsigned int p, const char *name,
+		  struct rte_mempool *pool, const struct rte_ether_addr *mac,
+		  struct rte_ring **txr)
+{
+	int pid = test_ring_port(name, pool, txr);
+
+	if (pid < 0)
+		return -1;
+	r->ports[p].port_id = (uint16_t)pid;
+	r->ports[p].mac = *mac;
+	r->ports[p].socket = 0;
+	r->port_dp[p] = (struct dpr_port_dp){ .mac = *mac, .port_id = (uint16_t)pid,
+					      .mtu = r->cfg->ports[p].mtu };
+	return 0;
 }

@@ -566,25 +566,10 @@ test_options(void)
 static int
 port_on_ring(unsigned int p)
 {
-	struct rte_eth_conf conf = { 0 };
 	char name[32];
-	int pid;
 
 	snprintf(name, sizeof(name), "test_exc_tx%u", p);
-	txr[p] = rte_ring_create(name, 256, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	pid = rte_eth_from_ring(txr[p]);
-	if (pid < 0)
-		return -1;
-	rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
-	rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
-	rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
-	rte_eth_dev_start((uint16_t)pid);
-	R.ports[p].port_id = (uint16_t)pid;
-	R.ports[p].mac = mac_p[p];
-	R.ports[p].socket = 0;
-	R.port_dp[p] = (struct dpr_port_dp){ .mac = mac_p[p], .port_id = (uint16_t)pid,
-					     .mtu = R.cfg->ports[p].mtu };
-	return 0;
+	return test_port_on_ring(&R, p, name, pool, &mac_p[p], &txr[p]);
 }
 
 int

@@ -1199,40 +1199,14 @@ test_transparent(void)
 
 /* --- the rig -------------------------------------------------------------------------------- */
 
-static int
-ring_port(const char *name, struct rte_ring **r)
-{
-	struct rte_eth_conf conf = { 0 };
-	int pid;
-
-	*r = rte_ring_create(name, 256, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (*r == NULL)
-		return -1;
-	pid = rte_eth_from_ring(*r);
-	if (pid < 0 || rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf) < 0 ||
-	    rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool) < 0 ||
-	    rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL) < 0 ||
-	    rte_eth_dev_start((uint16_t)pid) < 0)
-		return -1;
-	return pid;
-}
 
 static int
 port_on_ring(unsigned int p)
 {
 	char name[32];
-	int pid;
 
 	snprintf(name, sizeof(name), "test_exc6_tx%u", p);
-	pid = ring_port(name, &txr[p]);
-	if (pid < 0)
-		return -1;
-	R.ports[p].port_id = (uint16_t)pid;
-	R.ports[p].mac = mac_p[p];
-	R.ports[p].socket = 0;
-	R.port_dp[p] = (struct dpr_port_dp){ .mac = mac_p[p], .port_id = (uint16_t)pid,
-					     .mtu = R.cfg->ports[p].mtu };
-	return 0;
+	return test_port_on_ring(&R, p, name, pool, &mac_p[p], &txr[p]);
 }
 
 /* Each port's link-local address, as main() adds it. */
@@ -1313,7 +1287,7 @@ main(int argc, char **argv)
 		if (port_on_ring(p) < 0 || add_link_local(p) < 0)
 			return EXIT_FAILURE;
 	/* p2's TAP to the host stack: a ring as well. */
-	tap = ring_port("test_exc6_tap", &tapr);
+	tap = test_ring_port("test_exc6_tap", pool, &tapr);
 	if (tap < 0)
 		return EXIT_FAILURE;
 	R.ports[2].has_tap = true;
