@@ -1692,9 +1692,10 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	ports = json_array();
 	for (i = 0; i < r->cfg->n_ports; i++) {
 		const struct dpr_port_conf *pc = &r->cfg->ports[i];
-		json_t *o = json_pack("{s:s,s:s,s:i,s:b,s:b}", "name", pc->name, "device", pc->device,
+		json_t *o = json_pack("{s:s,s:s,s:i,s:b,s:b,s:b}", "name", pc->name, "device", pc->device,
 				      "mtu", pc->mtu, "transparent", pc->transparent,
-				      "broadcast_echo", pc->broadcast_echo);
+				      "broadcast_echo", pc->broadcast_echo,
+				      "forward_directed_broadcast", pc->forward_directed_broadcast);
 
 		json_object_set_new(o, "tap", pc->tap[0] ? json_string(pc->tap) : json_false());
 

@@ -378,6 +378,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 {
 	static const char *const keys[] = {
 		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", "broadcast_echo",
+		"forward_directed_broadcast",
 		"router_advertisements", NULL
 	};
 	const char *name, *device, *mac;
@@ -444,6 +445,13 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 				return fail(ps, path, "broadcast_echo: expected true or false, got %s",
 					    type_name(tr));
 			pc->broadcast_echo = json_is_true(tr);
+		}
+		tr = json_object_get(obj, "forward_directed_broadcast");
+		if (tr != NULL) {
+			if (!json_is_boolean(tr))
+				return fail(ps, path, "forward_directed_broadcast: expected true or false, got %s",
+					    type_name(tr));
+			pc->forward_directed_broadcast = json_is_true(tr);
 		}
 	}
 

@@ -76,6 +76,9 @@ struct dpr_port_conf {
 	char tap[16];            /**< kernel TAP interface, "" for none */
 	bool transparent;        /**< ARP and ICMP for the router go to the kernel */
 	bool broadcast_echo;     /**< answer echo requests to the subnet broadcast */
+	/** Forward what other ports receive for this port's subnet broadcasts
+	 * (RFC 2644: off by default). */
+	bool forward_directed_broadcast;
 	struct dpr_ra_conf_port ra; /**< router advertisements (IPv6) */
 	unsigned int n_addrs;
 	struct dpr_prefix addrs[DPR_MAX_PORT_ADDRS]; /**< address + subnet length */

@@ -574,6 +574,52 @@ is_echo_request(const struct rte_mbuf *m)
 		((const uint8_t *)ip)[hlen] == DPR_ICMP_ECHO_REQUEST;
 }
 
+/*
+ * A packet for the broadcast address of a connected subnet (a directed
+ * broadcast, RFC 1812 5.3.5.2) that came in on another port: forward a
+ * copy onto that subnet's link if its port says so ("forward_directed_
+ * broadcast", off by default as RFC 2644 has it); the router keeps the
+ * packet itself, as one of the subnet's hosts. Not forwarded: what came as
+ * a link-layer broadcast (5.3.4), carries options, would expire or does
+ * not fit the link.
+ */
+static void
+directed_broadcast(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	struct dpr_ip dst = { .af = DPR_AF_IP4, .ip4 = rte_be_to_cpu_32(ip->dst_addr) };
+	uint16_t len = rte_be_to_cpu_16(ip->total_length);
+	struct rte_ether_hdr *ceth;
+	struct rte_ipv4_hdr *cip;
+	struct rte_mbuf *c;
+	int out;
+
+	if (dst.ip4 == UINT32_MAX || dpr_fib4_lookup(x->r->fib4, dst.ip4) != DPR_NH_BCAST)
+		return;
+	out = dpr_ifaddr_connected(&x->r->addrs, &dst, -1);
+	if (out < 0 || out == in || !x->r->cfg->ports[out].forward_directed_broadcast)
+		return;
+	if (!rte_is_unicast_ether_addr(&eth->dst_addr) || (ip->version_ihl & 0xf) != 5 ||
+	    ip->time_to_live <= 1 || len > x->r->port_dp[out].mtu) {
+		x->c.directed_broadcast_dropped++;
+		return;
+	}
+	c = rte_pktmbuf_copy(m, dpr_exc_pool(x, (uint16_t)out), 0, UINT32_MAX);
+	if (c == NULL) {
+		x->c.no_mbuf++;
+		return;
+	}
+	dpr_pktmbuf_cut(c, sizeof(*eth) + len);
+	ceth = rte_pktmbuf_mtod(c, struct rte_ether_hdr *);
+	cip = (struct rte_ipv4_hdr *)(ceth + 1);
+	memset(&ceth->dst_addr, 0xff, sizeof(ceth->dst_addr));
+	ceth->src_addr = x->r->ports[out].mac;
+	dpr_ip4_ttl_dec(cip);
+	x->c.directed_broadcast_forwarded++;
+	dpr_exc_tx(x, (uint16_t)out, c);
+}
+
 static void
 local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 {
@@ -581,6 +627,7 @@ local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 	uint16_t in = (uint16_t)DPR_EXC_META_PORT(m->hash.usr);
 
+	directed_broadcast(x, m, in);
 	if (ip->next_proto_id == IPPROTO_ICMP && !x->r->cfg->ports[in].transparent) {
 		uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
 		uint32_t nh = dpr_fib4_lookup(x->r->fib4, dst);

@@ -7,7 +7,7 @@
  * in as a worker would hand them over (hash.usr: class and input port).
  *
  * p0 10.0.1.1/24 (02:00:00:00:01:01)   p1 10.0.2.1/24 (02:00:00:00:02:01),
- * p1's MTU 1000 and broadcast_echo on; static neighbour 10.0.1.2 on p0;
+ * p1's MTU 1000, broadcast_echo and forward_directed_broadcast on; static neighbour 10.0.1.2 on p0;
  * 192.0.2.0/24 via 10.0.1.2; 198.51.100.0/24 via 10.0.2.50 (unresolved).
  */
 #include <errno.h>
@@ -42,7 +42,8 @@ static const char config_text[] =
 	" {\"name\": \"p0\", \"device\": \"net_null0\", \"mac\": \"02:00:00:00:01:01\","
 	"  \"addresses\": [\"10.0.1.1/24\"]},"
 	" {\"name\": \"p1\", \"device\": \"net_null1\", \"mac\": \"02:00:00:00:02:01\","
-	"  \"addresses\": [\"10.0.2.1/24\"], \"mtu\": 1000, \"broadcast_echo\": true}],"
+	"  \"addresses\": [\"10.0.2.1/24\"], \"mtu\": 1000, \"broadcast_echo\": true,"
+	"  \"forward_directed_broadcast\": true}],"
 	" \"neighbors\": [{\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"}],"
 	" \"routes\": [{\"prefix\": \"192.0.2.0/24\", \"via\": \"10.0.1.2\"},"
 	"             {\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.2.50\"}],"
@@ -403,6 +404,66 @@ test_icmp_errors(void)
 
 /* Echo requests to a subnet broadcast: ignored by default; where allowed,
  * answered from the interface's address, never from the broadcast. */
+/*
+ * Directed broadcasts (RFC 1812 5.3.5.2, RFC 2644): one for p1's subnet
+ * that came in on p0 as unicast is sent onto p1's link to the broadcast
+ * MAC, TTL one lower, since p1 forwards them; the router keeps it too (no
+ * TAP here: local_unhandled). Not forwarded: one for p0's subnet (p0 does
+ * not forward them), one that came in on p1 itself, one that came as a
+ * link-layer broadcast, one whose TTL would expire, one with options.
+ */
+static void
+test_directed_broadcast(void)
+{
+	static const uint8_t nop[4] = { 1, 1, 1, 0 };
+	uint64_t fwd = exc_counter("directed_broadcast_forwarded");
+	uint64_t refused = exc_counter("directed_broadcast_dropped");
+	uint64_t local = exc_counter("local_unhandled");
+	struct rte_mbuf *out[8];
+	struct rte_ether_hdr *eth;
+	unsigned int n;
+
+	drop_sent();
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 255), 64, NULL, 0, 32, 6),
+	       DPR_EXC_LOCAL, 0, 0);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK_EQ(n, 1);
+	if (n == 1) {
+		eth = rte_pktmbuf_mtod(out[0], struct rte_ether_hdr *);
+		CHECK(rte_is_broadcast_ether_addr(&eth->dst_addr) &&
+		      rte_is_same_ether_addr(&eth->src_addr, &mac_p[1]),
+		      "to the broadcast MAC, from p1's");
+		CHECK_EQ(ip_of(out[0])->time_to_live, 63);
+		CHECK_EQ(rte_raw_cksum(ip_of(out[0]), sizeof(struct rte_ipv4_hdr)), 0xffff);
+		CHECK_EQ(out[0]->pkt_len, sizeof(*eth) + sizeof(struct rte_ipv4_hdr) + 32);
+		rte_pktmbuf_free_bulk(out, n);
+	}
+	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
+	CHECK_EQ(exc_counter("directed_broadcast_forwarded") - fwd, 1);
+	CHECK_EQ(exc_counter("local_unhandled") - local, 1);
+
+	/* p0 does not forward its subnet's broadcasts; p1's own link is not
+	 * forwarded to. */
+	inject(mk_ip4(&mac_p[1], IP(10, 0, 2, 2), IP(10, 0, 1, 255), 64, NULL, 0, 32, 0),
+	       DPR_EXC_LOCAL, 1, 0);
+	inject(mk_ip4(&mac_p[1], IP(10, 0, 2, 2), IP(10, 0, 2, 255), 64, NULL, 0, 32, 0),
+	       DPR_EXC_LOCAL, 1, 0);
+	CHECK_EQ(exc_counter("directed_broadcast_forwarded") - fwd, 1);
+	CHECK_EQ(exc_counter("directed_broadcast_dropped") - refused, 0);
+	/* Refused: a link-layer broadcast, TTL 1, options. */
+	inject(mk_ip4(&mac_bcast, IP(10, 0, 1, 2), IP(10, 0, 2, 255), 64, NULL, 0, 32, 0),
+	       DPR_EXC_LOCAL, 0, 0);
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 255), 1, NULL, 0, 32, 0),
+	       DPR_EXC_LOCAL, 0, 0);
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 255), 64, nop, 4, 32, 0),
+	       DPR_EXC_IP_OPTIONS, 0, 0);
+	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+	CHECK_EQ(exc_counter("directed_broadcast_forwarded") - fwd, 1);
+	CHECK_EQ(exc_counter("directed_broadcast_dropped") - refused, 3);
+	CHECK_EQ(exc_counter("local_unhandled") - local, 6);
+	drop_sent();
+}
+
 static void
 test_broadcast_echo(void)
 {
@@ -598,6 +659,7 @@ main(int argc, char **argv)
 	test_next_hop_follows_subnet();
 	test_icmp_errors();
 	test_broadcast_echo();
+	test_directed_broadcast();
 	test_fragment_trailer();
 	test_slow_path_l2_broadcast();
 	test_options();
