@@ -87,10 +87,17 @@ def main():
         return 2 / (1 / r4 + 1 / r6) if r4 and r6 else None
 
     goals, goals_by_round = {}, {}
-    for label, a, bb in (("full table: dpr / l3fwd LPM (goal >= 1.3)", "dpr pyasn", "l3fwd-lpm pyasn"),
-                         ("small table: dpr / l3fwd LPM (goal >= 1.0)", "dpr small", "l3fwd-lpm small"),
-                         ("small table: dpr / testpmd io (goal >= 0.75)", "dpr small", "testpmd-io"),
-                         ("dpr full / small table (goal >= 0.85)", "dpr pyasn", "dpr small"),
+    for label, a, bb in (("DRAM-bound full table: dpr / l3fwd LPM (goal >= 1.3)", "dpr dram",
+                          "l3fwd-lpm dram"),
+                         ("DRAM-bound full table: dpr / l3fwd FIB (goal >= 1.2)", "dpr dram",
+                          "l3fwd-fib dram"),
+                         ("DRAM-bound: testpmd io / dpr (I/O ceiling)", "testpmd-io dram", "dpr dram"),
+                         ("cached full table: dpr / l3fwd LPM (goal >= 1.05)", "dpr pyasn",
+                          "l3fwd-lpm pyasn"),
+                         ("small table: dpr / l3fwd LPM (goal >= 1.05)", "dpr small", "l3fwd-lpm small"),
+                         ("small table: dpr / testpmd io (goal >= 0.8)", "dpr small", "testpmd-io"),
+                         ("dpr full / small table, cached", "dpr pyasn", "dpr small"),
+                         ("l3fwd LPM full / small table, cached", "l3fwd-lpm pyasn", "l3fwd-lpm small"),
                          ("IPv6 full table: dpr / l3fwd LPM (goal >= 1.2)", "dpr pyasn6",
                           "l3fwd-lpm pyasn6"),
                          ("IPv6 small table: dpr / l3fwd LPM (goal >= 1.0)", "dpr small6",
@@ -114,8 +121,24 @@ def main():
             goals_by_round[label] = (rounds[len(rounds) // 2] if len(rounds) % 2 else
                                      (rounds[len(rounds) // 2 - 1] + rounds[len(rounds) // 2]) / 2) \
                 if rounds else None
+    # dpr's full/small ratio against l3fwd's (goal: at least l3fwd's, >= 1).
+    a, bb = "dpr full / small table, cached", "l3fwd LPM full / small table, cached"
+    if a in goals and bb in goals:
+        goals["full/small: dpr over l3fwd LPM (goal >= 1)"] = goals[a] / goals[bb]
+        if goals_by_round.get(a) and goals_by_round.get(bb):
+            goals_by_round["full/small: dpr over l3fwd LPM (goal >= 1)"] = \
+                goals_by_round[a] / goals_by_round[bb]
     thr["goals"] = goals
     thr["goals_median_of_round_ratios"] = goals_by_round
+    # The regimes: what the destinations touch of the tables, against L3;
+    # and how loud the machine was (testpmd io across the rounds).
+    try:
+        thr["regimes"] = json.load(open(os.path.join(b, "regimes.json")))
+    except (OSError, ValueError):
+        thr["regimes"] = {}
+    io = by.get("testpmd-io", {})
+    thr["noise_testpmd_io"] = ((io["mpps_max"] - io["mpps_min"]) / io["mpps_median"]
+                               if io.get("mpps_median") else None)
     json.dump(thr, open(os.path.join(b, "results.json"), "w"), indent=2)
 
     perf = any(c.get("own_ns_per_packet_median") is not None for c in cases)
@@ -137,10 +160,19 @@ def main():
     if short:
         print("WARNING: %s sent fewer packets than they received in some round (fwd: the "
               "lowest share): those Mpps are not forwarding rates" % ", ".join(short))
-    print("%-50s %9s %9s" % ("goal", "medians", "by round"))
+    reg = thr["regimes"]
+    for stem, name in (("pyasn-v4", "cached"), ("pyasn-dram-v4", "DRAM-bound")):
+        if stem in reg:
+            print("regime %-10s full IPv4 table, %7d destinations: their tbl24 lines are "
+                  "%.1f MiB (L3: %s MiB)" % (name, reg[stem]["destinations"], reg[stem]["tbl24_mib"],
+                                             "%.0f" % reg["l3_mib"] if reg.get("l3_mib") else "?"))
+    if thr["noise_testpmd_io"] is not None:
+        print("noise: testpmd io moved %.0f%% (max - min over median) across the rounds; "
+              "each case's min and max are above" % (100 * thr["noise_testpmd_io"]))
+    print("%-55s %9s %9s" % ("goal", "medians", "by round"))
     for k, v in goals.items():
         r = goals_by_round.get(k)
-        print("%-50s %9.2f %9s" % (k, v, "%.2f" % r if r is not None else "-"))
+        print("%-55s %9.2f %9s" % (k, v, "%.2f" % r if r is not None else "-"))
 
     try:
         import matplotlib

@@ -24,6 +24,9 @@
 #   ONLY='^dpr |^l3fwd-lpm ' scripts/bench.sh
 #                                          measure only the cases whose names
 #                                          match (a Python regex)
+#   DRAM=0 scripts/bench.sh                without the DRAM-bound full-table
+#                                          regime (1M destinations, ~2.6 GiB
+#                                          of mbufs per app; DRAM_COUNT=N)
 #   BUILD_DIR=build-bench scripts/bench.sh dpr from another Meson build
 #                                          directory (set up and built there);
 #                                          results in BUILD_DIR/bench
@@ -38,12 +41,22 @@ THROUGHPUT=${THROUGHPUT:-1}   # 0: keep the last throughput.json, redo callgrind
 FAMILIES=${FAMILIES:-4,6}
 case ,$FAMILIES, in *,4,*|*,6,*) ;; *) echo "bench: FAMILIES must list 4, 6 or both" >&2; exit 2 ;; esac
 COUNT=65536
+# The full IPv4 table in two regimes: "cached", COUNT destinations whose
+# tbl24 lines fit in the L3 cache, and "DRAM-bound", DRAM_COUNT of them
+# spread over the address space the table covers, far past it
+# (bench-report.py says how far).
+DRAM=${DRAM:-1} DRAM_COUNT=${DRAM_COUNT:-1048576}
 if [ "${1:-}" = "--quick" ]; then
-	ROUNDS=1 DURATION=2 WARMUP=1 COUNT=8192
+	ROUNDS=1 DURATION=2 WARMUP=1 COUNT=8192 DRAM=0
 fi
 say() { printf 'bench: %s\n' "$*" >&2; }
 
-scripts/setup.sh >&2
+# The DRAM-bound cases hold DRAM_COUNT packets in mbufs of ~2.4 KiB (net_pcap
+# infinite_rx stores one a packet): 2.6 GiB for 1M, one app at a time.
+HUGE=1024
+[ "$DRAM" = 1 ] && HUGE=$(( (DRAM_COUNT + 65536) * 2432 / 2097152 + 512 ))
+[ "$HUGE" -lt 1024 ] && HUGE=1024
+HUGEPAGES=$HUGE scripts/setup.sh >&2
 dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok" ||
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-matplotlib >/dev/null
 [ -f "$BUILD/build.ninja" ] || meson setup "$BUILD" >/dev/null
@@ -58,30 +71,65 @@ L3FWD=$(scripts/build-l3fwd.sh "$B/l3fwd-src" | tail -1)
 gen=$(cat scripts/make-pcap.py scripts/pyasn-routes.py scripts/pyasn6-routes.py | sha256sum | cut -c1-16)
 TRAFFIC="small:4 pyasn:4"
 case ,$FAMILIES, in *,6,*) TRAFFIC="$TRAFFIC small:6 pyasn:6 pyasn:46" ;; esac
+[ "$DRAM" = 1 ] && case ,$FAMILIES, in *,4,*) TRAFFIC="$TRAFFIC pyasn:4:dram" ;; esac
 for tf in $TRAFFIC; do
-	t=${tf%:*} f=${tf#*:}
-	[ -f "$B/$t-v$f.pcap" ] && [ "$(cat "$B/$t-v$f.count" 2>/dev/null)" = "$COUNT $gen" ] && continue
-	say "traffic: $COUNT IPv${f/46/4+IPv6} packets to the $t table's prefixes"
-	scripts/make-pcap.py --table $t --family $f --count $COUNT --l3fwd-ports 1 \
-		--out "$B/$t-v$f.pcap" >&2
-	echo "$COUNT $gen" > "$B/$t-v$f.count"
+	IFS=: read -r t f regime <<<"$tf"
+	n=$COUNT stem=$t-v$f spread=prefix
+	[ "${regime:-}" = dram ] && n=$DRAM_COUNT stem=$t-dram-v$f spread=address
+	[ -f "$B/$stem.pcap" ] && [ "$(cat "$B/$stem.count" 2>/dev/null)" = "$n $gen" ] && continue
+	say "traffic: $n IPv${f/46/4+IPv6} packets to the $t table's prefixes (spread by $spread)"
+	scripts/make-pcap.py --table $t --family $f --count $n --l3fwd-ports 1 --spread $spread \
+		--out "$B/$stem.pcap" >&2
+	echo "$n $gen" > "$B/$stem.count"
 done
-POOL=$((COUNT + 32768))
+POOL=$((COUNT + 32768)) POOL_DRAM=$((DRAM_COUNT + 32768))
+# What each regime's destinations touch of a DIR-24-8 table (4-byte tbl24
+# entries, 16 a cache line: dpr's and rte_lpm's), against this L3.
+python3 - "$B" $([ "$DRAM" = 1 ] && echo pyasn-dram-v4) pyasn-v4 <<'PY' > "$B/regimes.json"
+import json, struct, sys
+B, stems = sys.argv[1], sys.argv[2:]
+out = {}
+for stem in stems:
+    try:
+        data = open("%s/%s.pcap" % (B, stem), "rb").read()
+    except OSError:
+        continue
+    off, dsts = 24, set()
+    while off + 16 <= len(data):
+        caplen = struct.unpack_from("<I", data, off + 8)[0]
+        pkt = data[off + 16:off + 16 + caplen]
+        if len(pkt) >= 34 and pkt[12:14] == b"\x08\x00":
+            dsts.add(struct.unpack_from("!I", pkt, 30)[0])
+        off += 16 + caplen
+    lines = {d >> 12 for d in dsts}
+    out[stem] = {"destinations": len(dsts), "tbl24_lines": len(lines),
+                 "tbl24_mib": len(lines) * 64 / 2 ** 20}
+try:
+    size = open("/sys/devices/system/cpu/cpu0/cache/index3/size").read().strip()
+    out["l3_mib"] = int(size[:-1]) / (1024 if size.endswith("K") else 1) if size[-1] in "KM" else None
+except OSError:
+    out["l3_mib"] = None
+print(json.dumps(out))
+PY
 
 # dpr configs and the cases, for scripts/bench.py; @PREFIX@ becomes a unique
 # --file-prefix, @CASE@ the case's name. dpr takes its routes from the config
 # file: installed before the ports start, so no packet is measured against a
 # half-loaded table. The IPv4 configs name nothing of IPv6, so that a dpr
 # from before IPv6 runs them (scripts/bench-ab.sh).
-python3 - "$B" "$BUILD/app/dpr" "$L3FWD" "$POOL" "$FAMILIES" <<'PY'
+python3 - "$B" "$BUILD/app/dpr" "$L3FWD" "$POOL" "$FAMILIES" "$POOL_DRAM" "$DRAM" <<'PY'
 import hashlib, json, os, sys
-B, dpr, l3fwd, pool, families = sys.argv[1:]
+B, dpr, l3fwd, pool, families, pool_dram, dram = sys.argv[1:]
 families = families.split(",")
-# table: (traffic stem, family); the IPv6 tables' names end in 6.
+# table: (traffic stem, family); the IPv6 tables' names end in 6. "dram" is
+# the full IPv4 table with 1M destinations (the DRAM-bound regime).
 TABLES = {"small": ("small-v4", "4"), "pyasn": ("pyasn-v4", "4"),
           "small6": ("small-v6", "6"), "pyasn6": ("pyasn-v6", "6"), "mix": ("pyasn-v46", "46")}
+if dram == "1":
+    TABLES["dram"] = ("pyasn-dram-v4", "4")
 tables = [t for t, (_, f) in TABLES.items() if f == "4" and "4" in families or
           f != "4" and "6" in families]
+POOLS = {t: pool_dram if t == "dram" else pool for t in TABLES}
 
 
 def routes(t):
@@ -139,12 +187,12 @@ for t in tables:
     common = {"table": t, "family": fam, "routes": n, "ports": [1], "rx_ports": [0]}
     cases.append(dict(common, name="dpr %s" % t, app="dpr",
                       argv=[dpr] + eal + ["-l", "0,1", "--", "-c", "%s/dpr-%s.json" % (B, t),
-                                          "--pool-size", pool,
+                                          "--pool-size", POOLS[t],
                                           "--stats-file", "%s/stats-@CASE@.json" % B]))
     # l3fwd FIB on the IPv4 tables; its IPv6 side is not asked for.
     for m in ("lpm", "fib") if fam == "4" else ("lpm",):
         cases.append(dict(common, name="l3fwd-%s %s" % (m, t), app="l3fwd-" + m,
-                          env={"L3FWD_NB_MBUF": pool},
+                          env={"L3FWD_NB_MBUF": POOLS[t]},
                           argv=[l3fwd] + eal + ["-l", "1"] + vdevs(stem) +
                                ["--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)", "--lookup", m,
                                 "--parse-ptype"] + l3fwd_rules(t)))
@@ -155,6 +203,14 @@ if "4" in families:
                       "argv": ["dpdk-testpmd"] + eal + ["-l", "0,1"] + vdevs("small-v4") +
                               ["--", "--forward-mode=" + m, "--auto-start", "--stats-period", "3600",
                                "--total-num-mbufs", pool, "--nb-cores", "1"]})
+    # The I/O ceiling on the DRAM-bound traffic: its pool is as large as
+    # the routers' (net_pcap fills it at start).
+    if dram == "1":
+        cases.append({"name": "testpmd-io dram", "app": "testpmd-io", "table": "dram",
+                      "family": "4", "routes": 0, "ports": [1], "rx_ports": [0],
+                      "argv": ["dpdk-testpmd"] + eal + ["-l", "0,1"] + vdevs(TABLES["dram"][0]) +
+                              ["--", "--forward-mode=io", "--auto-start", "--stats-period", "3600",
+                               "--total-num-mbufs", pool_dram, "--nb-cores", "1"]})
 json.dump({"cases": cases}, open("%s/cases.json" % B, "w"), indent=1)
 PY
 

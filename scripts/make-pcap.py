@@ -19,6 +19,9 @@ each, all destinations distinct while the table's address space allows it
                padding makes routers trim the frame (a slow path)
   --family 46  both, 50/50 in a random order (exactly half IPv4), each family's
                destinations from its own table, each at its own default size
+  --spread address  prefixes drawn in proportion to their size instead of
+               uniformly: destinations spread over the covered address space
+               (scripts/bench.sh's DRAM-bound regime)
 --frame-size sets the size for both families (at least 66 for IPv6).
 
 Tables (--family 6 takes the IPv6 one, 46 both):
@@ -45,7 +48,9 @@ given both (else it takes its built-in routes): pass an IPv4 file for an
 IPv6-only run, and the other way round.
 """
 import argparse
+import bisect
 import collections
+import itertools
 import gzip
 import importlib.util
 import ipaddress
@@ -182,6 +187,8 @@ class Family:
             sys.exit("make-pcap: empty IPv%d table" % fam)
         self.gateways = gateways
         self.space = sum(net.num_addresses for net, _ in self.routes)
+        self.cum = list(itertools.accumulate(net.num_addresses for net, _ in self.routes)) \
+            if a.spread == "address" else None
         self.lpm = Lpm(self.routes, 32 if fam == 4 else 128)
         self.seen = set()
         self.share = collections.Counter()
@@ -200,12 +207,20 @@ class Family:
             self.src = src.packed
 
     def destination(self, rng):
-        """A random host of a random prefix, distinct while the table allows."""
+        """A random host of a random prefix, distinct while the table allows;
+        with --spread address, prefixes are drawn in proportion to their
+        size (uniform over the address space the table covers)."""
         if len(self.seen) >= self.space:
             self.seen.clear()   # the table's addresses are used up: start again
         while True:
-            net = self.routes[rng.randrange(len(self.routes))][0]
-            dst = int(net.network_address) + rng.randrange(net.num_addresses)
+            if self.cum is not None:
+                at = rng.randrange(self.space)
+                k = bisect.bisect_right(self.cum, at)
+                net = self.routes[k][0]
+                dst = int(net.network_address) + at - (self.cum[k - 1] if k else 0)
+            else:
+                net = self.routes[rng.randrange(len(self.routes))][0]
+                dst = int(net.network_address) + rng.randrange(net.num_addresses)
             if dst not in self.seen:
                 break
         self.seen.add(dst)
@@ -233,6 +248,10 @@ def main():
                    help="IPv4, IPv6, or both 50/50 (default 4)")
     p.add_argument("--count", type=int, default=65536, help="packets (default 65536)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--spread", choices=("prefix", "address"), default="prefix",
+                   help="draw each destination's prefix uniformly (default), or in proportion "
+                        "to its size: uniform over the covered address space, so that the "
+                        "destinations touch as much of a DIR-24-8 table as they can")
     p.add_argument("--out", help="pcap file (default build/bench/TABLE-vFAMILY.pcap)")
     p.add_argument("--frame-size", type=int,
                    help="bytes on the wire with FCS, 64-1518 (default 64 for IPv4, 66 for IPv6)")
