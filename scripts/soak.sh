@@ -172,7 +172,8 @@ done["calls"] = n
 json.dump(done, open(out, "w"))
 PY
 
-snapshot() { # snapshot FILE: what must come back to where it was
+snapshot() { # snapshot FILE: what must come back to where it was (and the neighbours)
+	ctl --json neigh list > "$1.neigh"
 	ctl --json stats | python3 -c 'import json,sys
 S = json.load(sys.stdin)
 e = S["exception_path"]
@@ -188,7 +189,11 @@ RECV=$!
 for _ in $(seq 100); do [ -f "$WORK/recv.json.ready" ] && break; sleep 0.05; done
 ip netns exec "$H1" python3 "$WORK/send.py" "$STOP" "$WORK/sent.json" &
 SEND=$!
-# Warm-up: every host learned, the pools settled.
+# Warm-up: every host learned, h1 too (dpr answers its pings: it needs
+# h1's MAC for nothing else, and the host stack may ask for it any time),
+# the pools settled.
+ip netns exec "$H1" ping -c 2 -i 0.2 -q 10.0.1.1 >/dev/null 2>&1
+ip netns exec "$H1" ping -6 -c 2 -i 0.2 -q 2001:db8:1::1 >/dev/null 2>&1
 sleep 20
 # Neighbour churn deletes learned neighbours; for the baseline, all are there.
 snapshot "$WORK/start.json"
@@ -233,6 +238,17 @@ check "mbufs in use back to the start (within the lcore caches)" same mbufs 512
 for k in ipv4_routes ipv6_routes ipv6_tbl8_used nexthops learned; do
 	check "$k back to the start" same "$k" 0
 done
+# Which neighbours came or went, to tell a leak from a host that spoke up.
+python3 - "$WORK/start.json.neigh" "$WORK/end.json.neigh" <<'PY'
+import json, sys
+def keyed(f):
+    j = json.load(open(f))
+    rows = j.get("neighbors", j) if isinstance(j, dict) else j
+    return {(r.get("address"), r.get("port")): r for r in rows}
+a, b = keyed(sys.argv[1]), keyed(sys.argv[2])
+for k in sorted(set(a) ^ set(b), key=str):
+    print("# neighbour %s %s: %s" % ("gone" if k in a else "new", k, (a.get(k) or b.get(k))))
+PY
 check "no address left resolving" test "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resolving"])' "$WORK/end.json")" -eq 0
 check "dpr answers dprctl" ctl stats
 stop_dpr
