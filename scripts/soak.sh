@@ -14,6 +14,9 @@
 #
 #   scripts/soak.sh 30                  thirty minutes, build-asan/
 #   DPR=build/app/dpr scripts/soak.sh 5 another binary
+#   taskset -c 0 env SOAK_LCORES=0@0,1@0 scripts/soak.sh 30
+#                                       on CPU 0 only (dpr's two lcores as
+#                                       well), leaving CPU 1 to something else
 #
 # Prints a summary and "soak: N passed, N failed" last; exits 1 on a failure.
 set -uo pipefail
@@ -65,7 +68,7 @@ cat > "$WORK/dpr.json" <<JSON
           "ipv6_max_routes": 4096, "ipv6_tbl8_groups": 4096}
 }
 JSON
-start_dpr "$WORK/dpr.json" -l 0,1 -- --idle-sleep 100
+start_dpr "$WORK/dpr.json" --lcores "${SOAK_LCORES:-0,1}" -- --idle-sleep 100
 LINKS+=("ds${TAG}a" "ds${TAG}b")
 
 # The hosts' traffic: h1 sends UDP to h2's 21 addresses of each family in
