@@ -52,9 +52,10 @@ fi
 say() { printf 'bench: %s\n' "$*" >&2; }
 
 # The DRAM-bound cases hold DRAM_COUNT packets in mbufs of ~2.4 KiB (net_pcap
-# infinite_rx stores one a packet): 2.6 GiB for 1M, one app at a time.
+# infinite_rx stores one a packet): 2.6 GiB for 1M, one app at a time, and
+# 3 GiB more for the apps' tables (l3fwd FIB makes IPv6 tables too) and others.
 HUGE=1024
-[ "$DRAM" = 1 ] && HUGE=$(( (DRAM_COUNT + 65536) * 2432 / 2097152 + 512 ))
+[ "$DRAM" = 1 ] && HUGE=$(( (DRAM_COUNT + 65536) * 2432 / 2097152 + 1536 ))
 [ "$HUGE" -lt 1024 ] && HUGE=1024
 HUGEPAGES=$HUGE scripts/setup.sh >&2
 dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok" ||
