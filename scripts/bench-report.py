@@ -130,6 +130,16 @@ def main():
                 goals_by_round[a] / goals_by_round[bb]
     thr["goals"] = goals
     thr["goals_median_of_round_ratios"] = goals_by_round
+    # Scaling (WORKERS=...): Mpps per worker count against one worker.
+    scaling = {}
+    for c in cases:
+        w = c.get("workers")
+        if not w or not c["mpps_median"]:
+            continue
+        base_name = c["name"].rsplit(" w", 1)[0]
+        base = med(base_name)
+        scaling.setdefault(base_name, {1: base})[w] = c["mpps_median"]
+    thr["scaling"] = {k: {str(w): v for w, v in d.items()} for k, d in scaling.items()}
     # The regimes: what the destinations touch of the tables, against L3;
     # and how loud the machine was (testpmd io across the rounds).
     try:
@@ -169,6 +179,11 @@ def main():
     if thr["noise_testpmd_io"] is not None:
         print("noise: testpmd io moved %.0f%% (max - min over median) across the rounds; "
               "each case's min and max are above" % (100 * thr["noise_testpmd_io"]))
+    for name, d in sorted(scaling.items()):
+        one = d.get(1)
+        print("scaling %-20s %s" % (name, "  ".join(
+            "%d: %.2f Mpps%s" % (w, d[w], " (%.2fx)" % (d[w] / one) if one and w > 1 else "")
+            for w in sorted(d) if d[w])))
     print("%-55s %9s %9s" % ("goal", "medians", "by round"))
     for k, v in goals.items():
         r = goals_by_round.get(k)

@@ -24,6 +24,11 @@
 #   ONLY='^dpr |^l3fwd-lpm ' scripts/bench.sh
 #                                          measure only the cases whose names
 #                                          match (a Python regex)
+#   WORKERS=1,2,4,8 scripts/bench.sh       also dpr, l3fwd LPM and testpmd io on
+#                                          2, 4, 8 lcores (as many RX queues),
+#                                          the small and cached full tables;
+#                                          counts this machine cannot hold
+#                                          (N workers + 1 CPUs) are skipped
 #   DRAM=0 scripts/bench.sh                without the DRAM-bound full-table
 #                                          regime (1M destinations, ~2.6 GiB
 #                                          of mbufs per app; DRAM_COUNT=N)
@@ -46,6 +51,17 @@ COUNT=65536
 # spread over the address space the table covers, far past it
 # (bench-report.py says how far).
 DRAM=${DRAM:-1} DRAM_COUNT=${DRAM_COUNT:-1048576}
+# Worker counts beyond 1 that this machine can hold: N workers and the
+# control thread (or testpmd's main lcore) each on a CPU of their own.
+WORKERS_RUN=
+for w in $(echo "${WORKERS:-1}" | tr ',' ' '); do
+	[ "$w" -gt 1 ] 2>/dev/null || continue
+	if [ $((w + 1)) -le "$(nproc)" ]; then
+		WORKERS_RUN="$WORKERS_RUN $w"
+	else
+		echo "bench: skipping $w workers: they need $((w + 1)) CPUs (one each and one for the control thread), this machine has $(nproc)" >&2
+	fi
+done
 if [ "${1:-}" = "--quick" ]; then
 	ROUNDS=1 DURATION=2 WARMUP=1 COUNT=8192 DRAM=0
 fi
@@ -118,9 +134,10 @@ PY
 # file: installed before the ports start, so no packet is measured against a
 # half-loaded table. The IPv4 configs name nothing of IPv6, so that a dpr
 # from before IPv6 runs them (scripts/bench-ab.sh).
-python3 - "$B" "$BUILD/app/dpr" "$L3FWD" "$POOL" "$FAMILIES" "$POOL_DRAM" "$DRAM" <<'PY'
+python3 - "$B" "$BUILD/app/dpr" "$L3FWD" "$POOL" "$FAMILIES" "$POOL_DRAM" "$DRAM" "$COUNT" $WORKERS_RUN <<'PY'
 import hashlib, json, os, sys
-B, dpr, l3fwd, pool, families, pool_dram, dram = sys.argv[1:]
+B, dpr, l3fwd, pool, families, pool_dram, dram, count = sys.argv[1:9]
+scale = [int(w) for w in sys.argv[9:]]
 families = families.split(",")
 # table: (traffic stem, family); the IPv6 tables' names end in 6. "dram" is
 # the full IPv4 table with 1M destinations (the DRAM-bound regime).
@@ -137,14 +154,18 @@ def routes(t):
     return [l.split() for l in open("%s/%s.dprctl.routes" % (B, TABLES[t][0])) if l.strip()]
 
 
-def dpr_config(t):
+def dpr_config(t, workers=1):
     stem, fam = TABLES[t]
     rs = routes(t)
     gws4 = sorted({r[2] for r in rs if ":" not in r[2]})
     gws6 = sorted({r[2] for r in rs if ":" in r[2]})
     cfg = {
         "ports": [
-            {"name": "in", "device": "net_pcap0,rx_pcap=%s/%s.pcap,infinite_rx=1,tx_pcap=/dev/null,tx_pcap=/dev/null" % (B, stem),
+            # One RX queue a worker (each replays the file), one TX queue
+            # a worker and one for the control thread.
+            {"name": "in", "device": "net_pcap0,%sinfinite_rx=1,%s" % (
+                "rx_pcap=%s/%s.pcap," % (B, stem) * workers,
+                ",".join(["tx_pcap=/dev/null"] * (workers + 1))),
              "addresses": ["10.0.1.1/24"], "tap": False},
             {"name": "out", "device": "net_null0,no-rx=1", "addresses": ["10.0.2.1/24"], "tap": False},
         ],
@@ -163,7 +184,7 @@ def dpr_config(t):
                              for i, g in enumerate(gws6)]
         # The pyasn IPv6 table needs about 12.4k tbl8 groups.
         cfg["fib"].update({"ipv6_max_routes": 524288, "ipv6_tbl8_groups": 65536})
-    json.dump(cfg, open("%s/dpr-%s.json" % (B, t), "w"))
+    json.dump(cfg, open("%s/dpr-%s%s.json" % (B, t, "-w%d" % workers if workers > 1 else ""), "w"))
     return len(rs)
 
 
@@ -212,6 +233,37 @@ if "4" in families:
                       "argv": ["dpdk-testpmd"] + eal + ["-l", "0,1"] + vdevs(TABLES["dram"][0]) +
                               ["--", "--forward-mode=io", "--auto-start", "--stats-period", "3600",
                                "--total-num-mbufs", pool_dram, "--nb-cores", "1"]})
+# Scaling: as many RX queues as workers, each replaying the file (so the
+# pool holds the file once a queue); the case names end in " wN".
+for w in scale:
+    wpool = str(int(count) * w + 32768)
+    lc = "0-%d" % w
+    for t in [t for t in ("small", "pyasn") if t in tables]:
+        stem, _ = TABLES[t]
+        n = dpr_config(t, w)
+        common = {"table": t, "family": "4", "routes": n, "ports": [1], "rx_ports": [0],
+                  "workers": w}
+        cases.append(dict(common, name="dpr %s w%d" % (t, w), app="dpr",
+                          argv=[dpr] + eal + ["-l", lc, "--", "-c", "%s/dpr-%s-w%d.json" % (B, t, w),
+                                              "--pool-size", wpool,
+                                              "--stats-file", "%s/stats-@CASE@.json" % B]))
+        rx = ",".join(["rx_pcap=%s/%s.pcap" % (B, stem)] * w)
+        cfgs = ",".join("(0,%d,%d),(1,%d,%d)" % (q, q + 1, q, q + 1) for q in range(w))
+        cases.append(dict(common, name="l3fwd-lpm %s w%d" % (t, w), app="l3fwd-lpm",
+                          env={"L3FWD_NB_MBUF": wpool},
+                          argv=[l3fwd] + eal + ["-l", "1-%d" % w, "--vdev",
+                                                "net_pcap0,%s,infinite_rx=1" % rx,
+                                                "--vdev", "net_null0,no-rx=1",
+                                                "--", "-p", "0x3", "--config", cfgs, "--lookup", "lpm",
+                                                "--parse-ptype"] + l3fwd_rules(t)))
+    rx = ",".join(["rx_pcap=%s/small-v4.pcap" % B] * w)
+    cases.append({"name": "testpmd-io w%d" % w, "app": "testpmd-io", "table": "none",
+                  "family": "4", "routes": 0, "ports": [1], "rx_ports": [0], "workers": w,
+                  "argv": ["dpdk-testpmd"] + eal + ["-l", lc, "--vdev", "net_pcap0,%s,infinite_rx=1" % rx,
+                                                    "--vdev", "net_null0,no-rx=1",
+                          "--", "--forward-mode=io", "--auto-start", "--stats-period", "3600",
+                          "--total-num-mbufs", wpool, "--nb-cores", str(w),
+                          "--rxq", str(w), "--txq", str(w)]})
 json.dump({"cases": cases}, open("%s/cases.json" % B, "w"), indent=1)
 PY
 
