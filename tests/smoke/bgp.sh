@@ -16,25 +16,13 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 
-ZEBRA=/usr/lib/frr/zebra BGPD=/usr/lib/frr/bgpd
-FPM_MOD=/usr/lib/x86_64-linux-gnu/frr/modules/dplane_fpm_nl.so
-for f in "$ZEBRA" "$BGPD" "$FPM_MOD"; do
-	[ -e "$f" ] || { echo "not ok - $T: $f missing (FRR: apt-get install frr, or scripts/setup.sh)"; exit 1; }
-done
-for c in vtysh bird birdc; do
-	command -v $c >/dev/null ||
-		{ echo "not ok - $T: $c missing (apt-get install frr bird2, or scripts/setup.sh)"; exit 1; }
-done
+source "$(dirname "$0")/frr.sh"
+frr_need bgpd bird birdc
 
 # Covers zebra's and bgpd's restart, zebra's 3 s wait before it connects to
 # dpr, and the BGP sessions coming up again and sending their routes.
 GRACE=15
-R=r-$TAG H1=h1-$TAG B1=b1-$TAG B2=b2-$TAG V0=dv${TAG}a V1=dv${TAG}b V2=dv${TAG}c
-FPM_PORT=$((20000 + 0x$TAG % 10000))
-FRR=$WORK/frr
-mkdir -p "$FRR"
-chmod a+x "$WORK"
-chown frr:frr "$FRR" 2>/dev/null || chmod 777 "$FRR"
+R=r-$TAG DPR_NETNS=r-$TAG H1=h1-$TAG B1=b1-$TAG B2=b2-$TAG V0=dv${TAG}a V1=dv${TAG}b V2=dv${TAG}c
 netns "$R"; netns "$H1"; netns "$B1"; netns "$B2"
 
 router_veth "$R" "$H1" "$V0"; router_veth "$R" "$B1" "$V1"; router_veth "$R" "$B2" "$V2"
@@ -66,27 +54,11 @@ JSON
 dpr_start() {
 	# The first run's log is kept for a failure's post-mortem.
 	[ ! -s "$WORK/dpr.log" ] || mv "$WORK/dpr.log" "$WORK/dpr-first.log"
-	: > "$WORK/dpr.log"
-	# shellcheck disable=SC2046
-	ip netns exec "$R" "$DPR" --no-pci $(eal_mem) --file-prefix "dpr-$T-$TAG" --lcores 0@0,1@1 -- \
-		-c "$WORK/dpr.json" --stats-file "$WORK/stats.json" --idle-sleep 100 \
-		> "$WORK/dpr.log" 2>&1 &
-	DPR_PID=$!
-	for _ in $(seq 300); do
-		grep -q "forwarding on" "$WORK/dpr.log" && return 0
-		kill -0 "$DPR_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	die "dpr did not start (log: $WORK/dpr.log)"
+	start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100
 }
 dpr_start
 
 # --- FRR: zebra and bgpd ---------------------------------------------------------
-cat > "$FRR/zebra.conf" <<EOF
-hostname dpr-bgp-$TAG
-log file $FRR/zebra.log
-fpm address 127.0.0.1 port $FPM_PORT
-EOF
 # Short timers so that a peer that went away or came back is seen in
 # seconds; no policy needed for eBGP (FRR 8 refuses to accept or send
 # eBGP routes without one by default).
@@ -106,26 +78,6 @@ router bgp 65000
   maximum-paths 2
  exit-address-family
 EOF
-ZEBRA_PID='' BGPD_PID='' FRR_PIDS=()
-frr_start() {
-	ip netns exec "$R" "$ZEBRA" -M dplane_fpm_nl -f "$FRR/zebra.conf" -i "$FRR/zebra.pid" \
-		-z "$FRR/zserv.api" --vty_socket "$FRR" -P 0 -u frr -g frr \
-		>> "$FRR/zebra.out" 2>&1 &
-	ZEBRA_PID=$!
-	for _ in $(seq 50); do [ -S "$FRR/zserv.api" ] && break; sleep 0.1; done
-	ip netns exec "$R" "$BGPD" -f "$FRR/bgpd.conf" -i "$FRR/bgpd.pid" \
-		-z "$FRR/zserv.api" --vty_socket "$FRR" -P 0 -u frr -g frr \
-		>> "$FRR/bgpd.out" 2>&1 &
-	BGPD_PID=$!
-	FRR_PIDS+=("$ZEBRA_PID" "$BGPD_PID")
-}
-frr_kill() { # frr_kill SIGNAL: zebra and bgpd
-	kill "-$1" "$ZEBRA_PID" "$BGPD_PID" 2>/dev/null
-	wait "$ZEBRA_PID" "$BGPD_PID" 2>/dev/null
-	ZEBRA_PID='' BGPD_PID=''
-	rm -f "$FRR/zserv.api"
-}
-
 # --- BIRD: one speaker per peer namespace --------------------------------------------
 # bird_start NS ADDR ROUTER-PREFIX...: BIRD in NS announcing each prefix from
 # a static protocol of its own (s<second octet>), so that one can be withdrawn
@@ -155,19 +107,11 @@ EOF
 }
 birdc_in() { local ns=$1; shift; ip netns exec "$ns" birdc -s "$WORK/$ns/bird.ctl" "$@" >/dev/null; }
 
-bgp_cleanup() {
+bird_cleanup() {
 	local p
-	[ -z "$ZEBRA_PID$BGPD_PID" ] || frr_kill KILL
 	for p in "${BIRD_PID[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	for p in "${FRR_PIDS[@]}"; do rm -rf "/var/tmp/frr/zebra.$p" "/var/tmp/frr/bgpd.$p"; done
-	[ "$FAIL" -eq 0 ] || for l in zebra.log bgpd.log zebra.out bgpd.out; do
-		[ -s "$FRR/$l" ] && { echo "# --- $l ---"; tail -n 15 "$FRR/$l" | sed 's/^/# /'; }
-	done
-	cleanup
 }
-trap bgp_cleanup EXIT
-vty() { ip netns exec "$R" vtysh --vty_socket "$FRR" "$@" 2>&1; }
-
+AT_EXIT+=(bird_cleanup)
 fpm() { # fpm FIELD: stats.get's fpm.FIELD (a/b for nested)
 	ctl call stats.get | python3 -c 'import json, sys
 v = json.load(sys.stdin)["fpm"]

@@ -13,22 +13,12 @@ source "$(dirname "$0")/lib.sh"
 need_root
 
 N=${BGP_SCALE_ROUTES:-100000}
-ZEBRA=/usr/lib/frr/zebra BGPD=/usr/lib/frr/bgpd
-FPM_MOD=/usr/lib/x86_64-linux-gnu/frr/modules/dplane_fpm_nl.so
-for f in "$ZEBRA" "$BGPD" "$FPM_MOD"; do
-	[ -e "$f" ] || { echo "not ok - $T: $f missing (FRR: apt-get install frr, or scripts/setup.sh)"; exit 1; }
-done
-for c in vtysh bird birdc; do
-	command -v $c >/dev/null ||
-		{ echo "not ok - $T: $c missing (apt-get install frr bird2, or scripts/setup.sh)"; exit 1; }
-done
+source "$(dirname "$0")/frr.sh"
+frr_need bgpd bird birdc
 
-R=r-$TAG B1=b1-$TAG V1=dv${TAG}b
-FPM_PORT=$((20000 + 0x$TAG % 10000))
-FRR=$WORK/frr B=$WORK/bird
-mkdir -p "$FRR" "$B"
-chmod a+x "$WORK"
-chown frr:frr "$FRR" 2>/dev/null || chmod 777 "$FRR"
+R=r-$TAG DPR_NETNS=r-$TAG B1=b1-$TAG V1=dv${TAG}b
+B=$WORK/bird
+mkdir -p "$B"
 netns "$R"; netns "$B1"
 # TX checksum offload off on the peer's veth (router_veth): the kernel
 # behind dpr's TAP would drop BIRD's TCP segments with unfinished checksums.
@@ -52,24 +42,8 @@ cat > "$WORK/dpr.json" <<JSON
   "fpm": {"listen": "127.0.0.1:$FPM_PORT", "grace_s": 30}
 }
 JSON
-: > "$WORK/dpr.log"
-# shellcheck disable=SC2046
-ip netns exec "$R" "$DPR" --no-pci $(eal_mem) --file-prefix "dpr-$T-$TAG" --lcores 0@0,1@1 -- \
-	-c "$WORK/dpr.json" --stats-file "$WORK/stats.json" --idle-sleep 100 \
-	> "$WORK/dpr.log" 2>&1 &
-DPR_PID=$!
-for _ in $(seq 300); do
-	grep -q "forwarding on" "$WORK/dpr.log" && break
-	kill -0 "$DPR_PID" 2>/dev/null || break
-	sleep 0.1
-done
-grep -q "forwarding on" "$WORK/dpr.log" || die "dpr did not start (log: $WORK/dpr.log)"
+start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100
 
-cat > "$FRR/zebra.conf" <<EOF
-hostname dpr-bgp-$TAG
-log file $FRR/zebra.log
-fpm address 127.0.0.1 port $FPM_PORT
-EOF
 cat > "$FRR/bgpd.conf" <<EOF
 hostname dpr-bgp-$TAG
 log file $FRR/bgpd.log
@@ -98,24 +72,10 @@ protocol bgp dpr {
 EOF
 } > "$B/bird.conf"
 
-ZEBRA_PID='' BGPD_PID='' BIRD_PID=''
-scale_cleanup() {
-	kill -KILL $ZEBRA_PID $BGPD_PID $BIRD_PID 2>/dev/null
-	wait $ZEBRA_PID $BGPD_PID $BIRD_PID 2>/dev/null
-	[ -z "$ZEBRA_PID" ] || rm -rf "/var/tmp/frr/zebra.$ZEBRA_PID" "/var/tmp/frr/bgpd.$BGPD_PID"
-	[ "$FAIL" -eq 0 ] || for l in zebra.log bgpd.log; do
-		[ -s "$FRR/$l" ] && { echo "# --- $l ---"; tail -n 15 "$FRR/$l" | sed 's/^/# /'; }
-	done
-	cleanup
-}
-trap scale_cleanup EXIT
-ip netns exec "$R" "$ZEBRA" -M dplane_fpm_nl -f "$FRR/zebra.conf" -i "$FRR/zebra.pid" \
-	-z "$FRR/zserv.api" --vty_socket "$FRR" -P 0 -u frr -g frr > "$FRR/zebra.out" 2>&1 &
-ZEBRA_PID=$!
-for _ in $(seq 50); do [ -S "$FRR/zserv.api" ] && break; sleep 0.1; done
-ip netns exec "$R" "$BGPD" -f "$FRR/bgpd.conf" -i "$FRR/bgpd.pid" \
-	-z "$FRR/zserv.api" --vty_socket "$FRR" -P 0 -u frr -g frr > "$FRR/bgpd.out" 2>&1 &
-BGPD_PID=$!
+BIRD_PID=''
+bird_cleanup() { [ -z "$BIRD_PID" ] || { kill -KILL "$BIRD_PID" 2>/dev/null; wait "$BIRD_PID" 2>/dev/null; }; }
+AT_EXIT+=(bird_cleanup)
+frr_start
 ip netns exec "$B1" bird -f -c "$B/bird.conf" -s "$B/bird.ctl" -P "$B/bird.pid" > "$B/bird.log" 2>&1 &
 BIRD_PID=$!
 

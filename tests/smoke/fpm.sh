@@ -16,24 +16,13 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 
-ZEBRA=/usr/lib/frr/zebra STATICD=/usr/lib/frr/staticd
-FPM_MOD=/usr/lib/x86_64-linux-gnu/frr/modules/dplane_fpm_nl.so
-for f in "$ZEBRA" "$STATICD" "$FPM_MOD"; do
-	[ -e "$f" ] || { echo "not ok - $T: $f missing (FRR: apt-get install frr, or scripts/setup.sh)"; exit 1; }
-done
-command -v vtysh >/dev/null || { echo "not ok - $T: vtysh missing (apt-get install frr)"; exit 1; }
+source "$(dirname "$0")/frr.sh"
+frr_need staticd
 
 # zebra connects to its FPM server 3 s after it starts (dplane_fpm_nl's
 # reconnect timer), then replays: the grace period must outlast both.
 GRACE=6
-R=r-$TAG H1=h1-$TAG G1=g1-$TAG G2=g2-$TAG V0=dv${TAG}a V1=dv${TAG}b V2=dv${TAG}c
-# Any port works in a namespace of our own; this one says whose it is.
-FPM_PORT=$((20000 + 0x$TAG % 10000))
-# zebra drops to user frr, which must reach its files: it alone writes there.
-FRR=$WORK/frr
-mkdir -p "$FRR"
-chmod a+x "$WORK"
-chown frr:frr "$FRR" 2>/dev/null || chmod 777 "$FRR"
+R=r-$TAG DPR_NETNS=r-$TAG H1=h1-$TAG G1=g1-$TAG G2=g2-$TAG V0=dv${TAG}a V1=dv${TAG}b V2=dv${TAG}c
 netns "$R"; netns "$H1"; netns "$G1"; netns "$G2"
 
 router_veth "$R" "$H1" "$V0"; router_veth "$R" "$G1" "$V1"; router_veth "$R" "$G2" "$V2"
@@ -64,60 +53,13 @@ cat > "$WORK/dpr.json" <<JSON
 JSON
 
 # dpr in the router namespace: its TAPs are created there, beside zebra.
-: > "$WORK/dpr.log"
-# shellcheck disable=SC2046
-ip netns exec "$R" "$DPR" --no-pci $(eal_mem) --file-prefix "dpr-$T-$TAG" --lcores 0@0,1@1 -- \
-	-c "$WORK/dpr.json" --stats-file "$WORK/stats.json" --idle-sleep 100 \
-	> "$WORK/dpr.log" 2>&1 &
-DPR_PID=$!
-for _ in $(seq 300); do
-	grep -q "forwarding on" "$WORK/dpr.log" && break
-	kill -0 "$DPR_PID" 2>/dev/null || break
-	sleep 0.1
-done
-grep -q "forwarding on" "$WORK/dpr.log" || die "dpr did not start (log: $WORK/dpr.log)"
+start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100
 
 # --- FRR ---------------------------------------------------------------------
-cat > "$FRR/zebra.conf" <<EOF
-hostname dpr-fpm-$TAG
-log file $FRR/zebra.log
-fpm address 127.0.0.1 port $FPM_PORT
-EOF
 staticd_conf() { # staticd_conf ROUTE-LINE...: staticd.conf with those routes
 	{ echo "hostname dpr-fpm-$TAG"; echo "log file $FRR/staticd.log"; printf '%s\n' "$@"; } \
 		> "$FRR/staticd.conf"
 }
-ZEBRA_PID='' STATICD_PID='' FRR_PIDS=()
-frr_start() {
-	ip netns exec "$R" "$ZEBRA" -M dplane_fpm_nl -f "$FRR/zebra.conf" -i "$FRR/zebra.pid" \
-		-z "$FRR/zserv.api" --vty_socket "$FRR" -P 0 -u frr -g frr \
-		>> "$FRR/zebra.out" 2>&1 &
-	ZEBRA_PID=$!
-	for _ in $(seq 50); do [ -S "$FRR/zserv.api" ] && break; sleep 0.1; done
-	ip netns exec "$R" "$STATICD" -f "$FRR/staticd.conf" -i "$FRR/staticd.pid" \
-		-z "$FRR/zserv.api" --vty_socket "$FRR" -P 0 -u frr -g frr \
-		>> "$FRR/staticd.out" 2>&1 &
-	STATICD_PID=$!
-	FRR_PIDS+=("$ZEBRA_PID" "$STATICD_PID")
-}
-frr_kill() { # frr_kill SIGNAL: zebra and staticd
-	kill "-$1" "$ZEBRA_PID" "$STATICD_PID" 2>/dev/null
-	wait "$ZEBRA_PID" "$STATICD_PID" 2>/dev/null
-	ZEBRA_PID='' STATICD_PID=''
-	rm -f "$FRR/zserv.api"
-}
-frr_cleanup() {
-	local p
-	[ -z "$ZEBRA_PID$STATICD_PID" ] || frr_kill KILL
-	# FRR's per-process crash-log directories (ip netns exec keeps the pid).
-	for p in "${FRR_PIDS[@]}"; do rm -rf "/var/tmp/frr/zebra.$p" "/var/tmp/frr/staticd.$p"; done
-	[ "$FAIL" -eq 0 ] || for l in zebra.log staticd.log zebra.out staticd.out; do
-		[ -s "$FRR/$l" ] && { echo "# --- $l ---"; tail -n 15 "$FRR/$l" | sed 's/^/# /'; }
-	done
-	cleanup
-}
-trap frr_cleanup EXIT
-vty() { ip netns exec "$R" vtysh --vty_socket "$FRR" "$@" 2>&1; }
 conf() { vty -c "configure terminal" "${@/#/-c}" >/dev/null; }
 
 # fpm FIELD: stats.get's fpm.FIELD (a/b for nested)

@@ -15,7 +15,7 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 
-R=r-$TAG H1=h1-$TAG H2=h2-$TAG V0=dv${TAG}a V1=dv${TAG}b
+R=r-$TAG DPR_NETNS=r-$TAG H1=h1-$TAG H2=h2-$TAG V0=dv${TAG}a V1=dv${TAG}b
 FPM_PORT=2620 # the router namespace's own
 CLIENT="$SMOKE_DIR/fpm_client.py"
 netns "$R"; netns "$H1"; netns "$H2"
@@ -42,18 +42,7 @@ cat > "$WORK/dpr.json" <<JSON
 }
 JSON
 
-: > "$WORK/dpr.log"
-# shellcheck disable=SC2046
-ip netns exec "$R" "$DPR" --no-pci $(eal_mem) --file-prefix "dpr-$T-$TAG" --lcores 0@0,1@1 -- \
-	-c "$WORK/dpr.json" --stats-file "$WORK/stats.json" --idle-sleep 100 \
-	> "$WORK/dpr.log" 2>&1 &
-DPR_PID=$!
-for _ in $(seq 300); do
-	grep -q "forwarding on" "$WORK/dpr.log" && break
-	kill -0 "$DPR_PID" 2>/dev/null || break
-	sleep 0.1
-done
-grep -q "forwarding on" "$WORK/dpr.log" || die "dpr did not start (log: $WORK/dpr.log)"
+start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100
 
 # fpm FIELD...: the fpm object's counters from `dprctl --json stats`, one a line
 fpm() {

@@ -16,7 +16,7 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 
-R=r-$TAG H1=h1-$TAG G1=g1-$TAG G2=g2-$TAG V0=dv${TAG}a V1=dv${TAG}b V2=dv${TAG}c
+R=r-$TAG DPR_NETNS=r-$TAG H1=h1-$TAG G1=g1-$TAG G2=g2-$TAG V0=dv${TAG}a V1=dv${TAG}b V2=dv${TAG}c
 netns "$R"; netns "$H1"; netns "$G1"; netns "$G2"
 
 router_veth "$R" "$H1" "$V0"; router_veth "$R" "$G1" "$V1"; router_veth "$R" "$G2" "$V2"
@@ -51,24 +51,10 @@ JSON
 # Present before dpr starts: only the first dump can bring it.
 ip -n "$R" route add blackhole 10.66.0.0/16
 
-: > "$WORK/dpr.log"
-# shellcheck disable=SC2046
-ip netns exec "$R" "$DPR" --no-pci $(eal_mem) --file-prefix "dpr-$T-$TAG" --lcores 0@0,1@1 -- \
-	-c "$WORK/dpr.json" --stats-file "$WORK/stats.json" --idle-sleep 100 \
-	> "$WORK/dpr.log" 2>&1 &
-DPR_PID=$!
-for _ in $(seq 300); do
-	grep -q "forwarding on" "$WORK/dpr.log" && break
-	kill -0 "$DPR_PID" 2>/dev/null || break
-	sleep 0.1
-done
-grep -q "forwarding on" "$WORK/dpr.log" || die "dpr did not start (log: $WORK/dpr.log)"
+start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100
 BIRD_PID=
-kr_cleanup() {
-	[ -z "$BIRD_PID" ] || { kill "$BIRD_PID" 2>/dev/null; wait "$BIRD_PID" 2>/dev/null; }
-	cleanup
-}
-trap kr_cleanup EXIT
+bird_cleanup() { [ -z "$BIRD_PID" ] || { kill "$BIRD_PID" 2>/dev/null; wait "$BIRD_PID" 2>/dev/null; }; }
+AT_EXIT+=(bird_cleanup)
 
 kr() { # kr FIELD: stats.get's kernel_routes.FIELD (a/b for nested)
 	ctl call stats.get | python3 -c 'import json, sys

@@ -21,6 +21,10 @@ SOCK=$WORK/dpr.sock
 NETNS=()
 LINKS=()
 DPR_PID=
+# The namespace dpr runs in (start_dpr); empty: this one.
+DPR_NETNS=${DPR_NETNS:-}
+# Functions cleanup runs first, for what a test started beside dpr.
+AT_EXIT=()
 PASS=0
 FAIL=0
 
@@ -40,6 +44,8 @@ wait_for() {
 }
 
 cleanup() {
+	local h
+	for h in "${AT_EXIT[@]}"; do "$h"; done
 	if [ -n "$DPR_PID" ] && kill -0 "$DPR_PID" 2>/dev/null; then
 		kill -TERM "$DPR_PID" 2>/dev/null
 		for _ in $(seq 50); do kill -0 "$DPR_PID" 2>/dev/null || break; sleep 0.1; done
@@ -148,16 +154,18 @@ router_veth() {
 	ip netns exec "$2" ethtool -K eth0 tx off >/dev/null 2>&1
 }
 
-# start_dpr CONFIG EAL-ARGS... [-- DPR-ARGS...]; waits until it forwards
+# start_dpr CONFIG EAL-ARGS... [-- DPR-ARGS...]; waits until it forwards.
+# In namespace $DPR_NETNS when set (ip netns exec keeps the pid).
 start_dpr() {
 	local cfg=$1; shift
-	local eal=() app=()
+	local eal=() app=() in=()
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do eal+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
 	app=("$@")
+	[ -z "$DPR_NETNS" ] || in=(ip netns exec "$DPR_NETNS")
 	: > "$WORK/dpr.log"
 	# shellcheck disable=SC2046
-	"$DPR" --no-pci $(eal_mem) --file-prefix "dpr-$T-$TAG" "${eal[@]}" -- \
+	"${in[@]}" "$DPR" --no-pci $(eal_mem) --file-prefix "dpr-$T-$TAG" "${eal[@]}" -- \
 		-c "$cfg" --stats-file "$WORK/stats.json" "${app[@]}" \
 		> "$WORK/dpr.log" 2>&1 &
 	DPR_PID=$!
