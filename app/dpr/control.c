@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <rte_cycles.h>
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -144,6 +145,46 @@ link_poll(struct dpr_router *d)
 	}
 }
 
+/*
+ * Each port's counters against a second ago (lib/port/watch.h): a
+ * condition is logged when it starts and when it ends, and doctor.get
+ * lists those going on.
+ */
+static void
+watch_poll(struct dpr_router *d, uint64_t now)
+{
+	unsigned int p, w, c;
+
+	for (p = 0; p < d->n_ports; p++) {
+		struct dpr_port *port = &d->ports[p];
+		struct dpr_port_sample s = { 0 };
+		struct rte_eth_stats es;
+		uint32_t started, ended;
+
+		if (rte_eth_stats_get(port->port_id, &es) == 0) {
+			s.rx_missed = es.imissed;
+			s.rx_nombuf = es.rx_nombuf;
+		}
+		s.n_rxq = RTE_MIN(d->n_workers, (unsigned int)DPR_WATCH_MAX_RXQ);
+		for (w = 0; w < d->n_workers; w++) {
+			const struct dpr_port_counters *pc = &d->workers[w]->stats[p];
+
+			if (w < s.n_rxq)
+				s.rxq[w] = __atomic_load_n(&pc->rx, __ATOMIC_RELAXED);
+			s.tx_full += __atomic_load_n(&pc->tx_refused, __ATOMIC_RELAXED);
+		}
+		s.link_up = dpr_port_link(port, &s.speed_mbps) == DPR_LINK_UP;
+		started = dpr_port_watch_step(&port->watch, &s, now, &ended);
+		for (c = 0; c < DPR_WARN_MAX; c++) {
+			if (started & (1u << c))
+				DPR_LOG(WARNING, port, "%s", port->watch.warn[c].text);
+			if (ended & (1u << c))
+				DPR_LOG(INFO, port, "port %s: %s: over (quiet for %d s)",
+					d->cfg->ports[p].name, dpr_warn_names[c], DPR_WATCH_CLEAR_S);
+		}
+	}
+}
+
 void
 dpr_control_run(struct dpr_router *d)
 {
@@ -164,6 +205,7 @@ dpr_control_run(struct dpr_router *d)
 		dpr_kroute_timers(d);
 		if (rte_rdtsc() > next_link) {
 			link_poll(d);
+			watch_poll(d, rte_rdtsc() / rte_get_tsc_hz());
 			next_link = rte_rdtsc() + rte_get_tsc_hz();
 		}
 		if (stats_signal) {

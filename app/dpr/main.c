@@ -293,6 +293,24 @@ setup_workers(struct dpr_router *d)
 	return 0;
 }
 
+/* What to expect of each port, and what is wrong with it from the start. */
+static void
+watch_ports(struct dpr_router *d)
+{
+	unsigned int lcores[RTE_MAX_LCORE], p, w;
+
+	for (w = 0; w < d->n_workers; w++)
+		lcores[w] = d->workers[w]->lcore;
+	for (p = 0; p < d->n_ports; p++) {
+		struct dpr_port *port = &d->ports[p];
+		const struct rte_mempool *pool = d->pools[port->socket];
+
+		dpr_port_watch_start(port, lcores, d->n_workers,
+				     pool != NULL ? pool->socket_id : -1,
+				     rte_rdtsc() / rte_get_tsc_hz());
+	}
+}
+
 /*
  * Every port has a link-local address from its MAC (RFC 4291 2.1, 2.5.1,
  * RFC 4862 5.3), besides those configured: in the router's address table
@@ -465,6 +483,7 @@ main(int argc, char **argv)
 	if (setup_tables(&d) < 0 || setup_ports(&d) < 0 || setup_link_local(&d) < 0 ||
 	    setup_workers(&d) < 0)
 		goto out;
+	watch_ports(&d);
 	d.server = dpr_server_create(&d, d.cfg->socket, d.cfg->socket_group, err, sizeof(err));
 	if (d.server == NULL) {
 		fprintf(stderr, "dpr: %s\n", err);

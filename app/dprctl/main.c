@@ -59,6 +59,10 @@ usage(FILE *f)
 		"  neigh del ADDRESS [dev PORT]\n"
 		"  neigh list\n"
 		"  port list\n"
+		"  port show PORT                            what the device granted it: driver, link,\n"
+		"                                            queues, offloads, RSS, NUMA; its warnings\n"
+		"  doctor                                    warnings going on (dropped by the NIC, no\n"
+		"                                            mbufs, TX full, RSS skew, slow link, NUMA)\n"
 		"  stats                                     counters, drops by reason, cycles/packet\n"
 		"  config                                    the running configuration\n"
 		"  call METHOD [PARAMS-JSON]                 any JSON-RPC method\n"
@@ -613,14 +617,131 @@ cmd_neigh(int argc, char **argv)
 	json_decref(res);
 }
 
+/* "a,b,c" from a JSON array of strings; "none" when empty. */
+static const char *
+names(json_t *arr, char *buf, size_t len)
+{
+	json_t *v;
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(arr, i, v)
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "",
+					      json_string_value(v));
+	return n == 0 ? "none" : buf;
+}
+
+static void
+print_warnings(json_t *warn, const char *indent)
+{
+	json_t *w;
+	size_t i;
+
+	json_array_foreach(warn, i, w)
+		printf("%s%s %s (for %" JSON_INTEGER_FORMAT " s, started %" JSON_INTEGER_FORMAT
+		       " time%s): %s\n", indent, str(w, "port"), str(w, "condition"),
+		       num(w, "for_s"), num(w, "times"), num(w, "times") == 1 ? "" : "s",
+		       str(w, "text"));
+}
+
+static void
+print_facts(json_t *f)
+{
+	json_t *link = json_object_get(f, "link"), *q = json_object_get(f, "queues");
+	json_t *rss = json_object_get(f, "rss"), *numa = json_object_get(f, "numa"), *w;
+	static const char *const offl[] = { "rx_offloads", "tx_offloads" };
+	char a[512], b[512];
+	size_t i;
+
+	printf("%s: %s (%s, bus %s), device %s\n", str(f, "name"), str(f, "driver"),
+	       str(f, "kind"), str(f, "bus"), str(f, "device"));
+	printf("  expect:   %s\n", str(f, "expect"));
+	printf("  link:     %s, %" JSON_INTEGER_FORMAT " Mb/s %s duplex%s (device best: %"
+	       JSON_INTEGER_FORMAT " Mb/s)\n", str(link, "state"), num(link, "speed_mbps"),
+	       str(link, "duplex"), json_is_true(json_object_get(link, "autoneg")) ? ", autoneg" : "",
+	       num(link, "best_speed_mbps"));
+	printf("  queues:   %" JSON_INTEGER_FORMAT " RX (device max %" JSON_INTEGER_FORMAT ") x %"
+	       JSON_INTEGER_FORMAT " descriptors (profile %" JSON_INTEGER_FORMAT "), %"
+	       JSON_INTEGER_FORMAT " TX (max %" JSON_INTEGER_FORMAT ") x %" JSON_INTEGER_FORMAT
+	       " (profile %" JSON_INTEGER_FORMAT ")\n", num(q, "rx"), num(q, "rx_max"),
+	       num(q, "rx_desc"), num(q, "rx_desc_profile"), num(q, "tx"), num(q, "tx_max"),
+	       num(q, "tx_desc"), num(q, "tx_desc_profile"));
+	printf("  rss:      granted %s; refused %s; key %" JSON_INTEGER_FORMAT " bytes, table %"
+	       JSON_INTEGER_FORMAT "\n", names(json_object_get(rss, "granted"), a, sizeof(a)),
+	       names(json_object_get(rss, "refused"), b, sizeof(b)), num(rss, "key_size"),
+	       num(rss, "reta_size"));
+	for (i = 0; i < 2; i++) {
+		json_t *o = json_object_get(f, offl[i]);
+
+		printf("  %s offloads: granted %s; refused %s\n", i == 0 ? "rx" : "tx",
+		       names(json_object_get(o, "granted"), a, sizeof(a)),
+		       names(json_object_get(o, "refused"), b, sizeof(b)));
+	}
+	printf("  numa:     port node %" JSON_INTEGER_FORMAT ", mempool node %" JSON_INTEGER_FORMAT
+	       ", workers", num(numa, "port_socket"), num(numa, "mempool_socket"));
+	json_array_foreach(json_object_get(numa, "workers"), i, w)
+		printf(" lcore %" JSON_INTEGER_FORMAT " (node %" JSON_INTEGER_FORMAT ")",
+		       num(w, "lcore"), num(w, "socket"));
+	printf(": %s\n", json_is_true(json_object_get(numa, "ok")) ? "ok" : "NOT all on one node");
+	printf("  profile:  %s\n", str(f, "profile"));
+	if (json_array_size(json_object_get(f, "warnings")) == 0)
+		printf("  warnings: none\n");
+	else
+		print_warnings(json_object_get(f, "warnings"), "  warning:  ");
+}
+
+static void
+port_show(const char *name)
+{
+	json_t *res = call("port.show", json_pack("{s:s}", "port", name));
+
+	if (json_out)
+		print_json(res);
+	else
+		print_facts(res);
+	json_decref(res);
+}
+
+static void
+cmd_doctor(void)
+{
+	json_t *res = call("doctor.get", NULL), *warn, *f;
+	size_t i;
+
+	if (json_out) {
+		print_json(res);
+		json_decref(res);
+		return;
+	}
+	warn = json_object_get(res, "warnings");
+	if (json_array_size(warn) == 0)
+		printf("no warnings\n");
+	else
+		print_warnings(warn, "warning: ");
+	json_array_foreach(json_object_get(res, "ports"), i, f) {
+		json_t *link = json_object_get(f, "link"), *q = json_object_get(f, "queues");
+
+		printf("%-11s %-14s %-8s link %-7s %6" JSON_INTEGER_FORMAT " Mb/s %3" JSON_INTEGER_FORMAT
+		       " rxq  numa %s\n", str(f, "name"), str(f, "driver"), str(f, "kind"),
+		       str(link, "state"), num(link, "speed_mbps"), num(q, "rx"),
+		       json_is_true(json_object_get(json_object_get(f, "numa"), "ok")) ? "ok" : "split");
+	}
+	json_decref(res);
+}
+
 static void
 cmd_port(int argc, char **argv)
 {
 	json_t *res, *p, *a;
 	size_t i, k;
 
-	if (argc > 1 || (argc == 1 && strcmp(argv[0], "list") != 0 && strcmp(argv[0], "show") != 0))
-		die(2, "usage: port list");
+	if (argc == 2 && strcmp(argv[0], "show") == 0) {
+		port_show(argv[1]);
+		return;
+	}
+	if (argc > 1 || (argc == 1 && strcmp(argv[0], "list") != 0))
+		die(2, "usage: port list | port show PORT");
 	res = call("port.list", NULL);
 	if (json_out) {
 		print_json(res);
@@ -762,6 +883,8 @@ main(int argc, char **argv)
 		cmd_port(argc - 1, argv + 1);
 	} else if (strcmp(argv[0], "stats") == 0) {
 		cmd_stats();
+	} else if (strcmp(argv[0], "doctor") == 0) {
+		cmd_doctor();
 	} else if (strcmp(argv[0], "config") == 0) {
 		json_t *res = call("config.get", NULL);
 

@@ -1511,6 +1511,63 @@ m_port_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	return res;
 }
 
+/* Port @p p's facts (lib/port/facts.c), with its warnings going on. */
+static json_t *
+port_facts(struct dpr_router *r, unsigned int p, uint64_t now)
+{
+	const struct dpr_port *port = &r->ports[p];
+	const struct rte_mempool *pool = r->pools[port->socket];
+	unsigned int lcores[RTE_MAX_LCORE], w;
+	json_t *o, *warn = json_array();
+
+	for (w = 0; w < r->n_workers; w++)
+		lcores[w] = r->workers[w]->lcore;
+	o = dpr_port_facts_json(port, lcores, r->n_workers, pool != NULL ? pool->socket_id : -1);
+	dpr_port_watch_json(&port->watch, now, warn);
+	json_object_set_new(o, "warnings", warn);
+	return o;
+}
+
+static uint64_t
+now_s(void)
+{
+	return rte_rdtsc() / rte_get_tsc_hz();
+}
+
+static json_t *
+m_port_show(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
+{
+	static const char *const keys[] = { "port", NULL };
+	const char *name;
+	int p;
+
+	if (param_keys(params, "port.show", keys, e) < 0 ||
+	    param_str(params, "port.show", "port", true, &name, e) < 0 ||
+	    port_by_name(r, "port.show", name, &p, e) < 0)
+		return NULL;
+	return port_facts(r, (unsigned int)p, now_s());
+}
+
+static json_t *
+m_doctor_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
+{
+	static const char *const keys[] = { NULL };
+	json_t *warn = json_array(), *ports = json_array();
+	uint64_t now = now_s();
+	unsigned int p;
+
+	if (param_keys(params, "doctor.get", keys, e) < 0) {
+		json_decref(warn);
+		json_decref(ports);
+		return NULL;
+	}
+	for (p = 0; p < r->n_ports; p++) {
+		dpr_port_watch_json(&r->ports[p].watch, now, warn);
+		json_array_append_new(ports, port_facts(r, p, now));
+	}
+	return json_pack("{s:o,s:o}", "warnings", warn, "ports", ports);
+}
+
 json_t *
 dpr_router_stats_json(struct dpr_router *r)
 {
@@ -1753,6 +1810,8 @@ const struct dpr_method dpr_method_table[] = {
 	{ "neigh.del", m_neigh_del, "forget a neighbour: address" },
 	{ "neigh.list", m_neigh_list, "neighbours and gateways" },
 	{ "port.list", m_port_list, "ports" },
+	{ "port.show", m_port_show, "what the device granted a port, and its warnings: port" },
+	{ "doctor.get", m_doctor_get, "warnings going on, and every port's facts" },
 	{ "stats.get", m_stats_get, "counters per port and worker" },
 	{ "config.get", m_config_get, "the running configuration" },
 	{ NULL, NULL, NULL },

@@ -82,6 +82,9 @@ struct dpr_port_counters {
 	uint64_t rx;
 	uint64_t forwarded;   /**< received here and handed to a TX queue */
 	uint64_t tx;          /**< sent out of this port */
+	/** Its TX queue did not take them (each is drops.tx_full on the port
+	 * it came in on): which link is congested. */
+	uint64_t tx_refused;
 	uint64_t exception;
 	uint64_t exc[DPR_EXC_MAX];
 	uint64_t drops[DPR_DROP_MAX];

@@ -238,6 +238,8 @@ dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 	if (unlikely(sent < b->n)) {
 		uint16_t i;
 
+		w->stats[p].tx_refused += b->n - sent;
+
 		/* Unsent packets are still ours: charge each to the port it
 		 * came in on, where it was counted as forwarded (mbuf->port,
 		 * which the screen made sure of; p if it is none of ours). */

@@ -33,6 +33,7 @@ dpr_counters_add(struct dpr_port_counters *acc, const struct dpr_port_counters *
 	acc->rx += rd(&c->rx);
 	acc->forwarded += rd(&c->forwarded);
 	acc->tx += rd(&c->tx);
+	acc->tx_refused += rd(&c->tx_refused);
 	acc->exception += rd(&c->exception);
 	for (i = 0; i < DPR_EXC_MAX; i++)
 		acc->exc[i] += rd(&c->exc[i]);
@@ -64,6 +65,7 @@ counters_json(const struct dpr_port_counters *c)
 	json_object_set_new(o, "rx", json_integer((json_int_t)c->rx));
 	json_object_set_new(o, "forwarded", json_integer((json_int_t)c->forwarded));
 	json_object_set_new(o, "tx", json_integer((json_int_t)c->tx));
+	json_object_set_new(o, "tx_refused", json_integer((json_int_t)c->tx_refused));
 	json_object_set_new(o, "exception", json_integer((json_int_t)c->exception));
 	json_object_set_new(o, "dropped", json_integer((json_int_t)dpr_counters_drops(c)));
 	json_object_set_new(o, "exceptions", exc);

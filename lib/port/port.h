@@ -12,10 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
 #include <rte_ether.h>
 #include <rte_mempool.h>
 
 #include "../config/config.h"
+#include "watch.h"
 
 /** Where a port's link state is read (profile key "link_state"). */
 enum dpr_link_src {
@@ -41,6 +43,7 @@ struct dpr_profile {
 	 * the first worker, so nothing the device spreads there is lost. */
 	bool equal_queues;
 	enum dpr_link_src link;
+	char expect[256];        /**< the rate to expect of the PMD ("" : not said) */
 };
 
 struct dpr_port {
@@ -67,6 +70,7 @@ struct dpr_port {
 	bool tap_down_said;      /**< "set down from the host" was logged */
 	char link_iface[IF_NAMESIZE]; /**< DPR_LINK_IFACE: the kernel interface */
 	bool link_down;          /**< the last link poll found it down (control thread) */
+	struct dpr_port_watch watch; /**< its warnings (control thread) */
 };
 
 /** Link states dpr_port_link() returns. */
@@ -124,3 +128,31 @@ unsigned int dpr_port_mbufs_needed(const struct dpr_port *port, uint16_t n_worke
 
 /** Stop and close; safe on a port that never started. */
 void dpr_port_close(struct dpr_port *port);
+
+/** The profiles' name of RSS field @p bit ("ipv4", ...), or NULL. */
+const char *dpr_rss_field_name(uint64_t bit);
+
+/** RSS fields @p rss_hf by name, comma-separated, into @p buf. */
+void dpr_port_rss_names(uint64_t rss_hf, char *buf, size_t len);
+
+/** Whether @p port is a physical NIC (PCI, not a paravirtual device). */
+bool dpr_port_is_hardware(const struct dpr_port *port);
+
+/**
+ * What the device granted @p port, as JSON (lib/port/facts.c): driver,
+ * hardware or software and the rate to expect, link, queues and
+ * descriptors against the profile, offloads and RSS fields granted and
+ * refused, and NUMA: the port's node against those of the worker lcores
+ * @p lcores and of its mempool, @p pool_socket.
+ */
+json_t *dpr_port_facts_json(const struct dpr_port *port, const unsigned int *lcores,
+			    unsigned int n_lcores, int pool_socket);
+
+/**
+ * Log what to expect of a started port and start its watch (port->watch),
+ * with the conditions found at start: NUMA placement against @p lcores and
+ * @p pool_socket, descriptors the device cut. @p now: seconds, the clock
+ * the control thread's dpr_port_watch_step() calls use.
+ */
+void dpr_port_watch_start(struct dpr_port *port, const unsigned int *lcores,
+			  unsigned int n_lcores, int pool_socket, uint64_t now);

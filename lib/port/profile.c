@@ -37,6 +37,17 @@ static const struct {
 	{ "l2_payload", RTE_ETH_RSS_L2_PAYLOAD },
 };
 
+const char *
+dpr_rss_field_name(uint64_t bit)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(rss_names); i++)
+		if (rss_names[i].bit == bit)
+			return rss_names[i].name;
+	return NULL;
+}
+
 /* Profiles name offloads as DPDK prints them, in lower case. */
 static int
 offload_bit(const char *name, bool rx, uint64_t *bit)
@@ -128,7 +139,7 @@ parse_profile(const char *file, struct dpr_profile *p, char *err, size_t err_len
 {
 	static const char *const known[] = {
 		"driver", "description", "rx_desc", "tx_desc", "rss_hf",
-		"rx_offloads", "tx_offloads", "equal_queues", "link_state", "notes", NULL
+		"rx_offloads", "tx_offloads", "equal_queues", "link_state", "expect", "notes", NULL
 	};
 	json_error_t je;
 	const char *key;
@@ -186,6 +197,15 @@ parse_profile(const char *file, struct dpr_profile *p, char *err, size_t err_len
 			goto out;
 		}
 		p->link = (enum dpr_link_src)i;
+	}
+	v = json_object_get(root, "expect");
+	if (v != NULL) {
+		if (!json_is_string(v)) {
+			snprintf(err, err_len, "drivers-cfg: %s: expect: expected a string (the rate to expect of the PMD)",
+				 file);
+			goto out;
+		}
+		snprintf(p->expect, sizeof(p->expect), "%s", json_string_value(v));
 	}
 	snprintf(p->source, sizeof(p->source), "%s", file);
 	ret = 0;

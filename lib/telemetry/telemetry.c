@@ -340,6 +340,29 @@ cmd_kernel_routes(const char *cmd __rte_unused, const char *params __rte_unused,
 	return view("stats.get", d, fill_kernel_routes);
 }
 
+/* Each warning going on as "PORT/CONDITION": seconds it has lasted (the
+ * texts outgrow telemetry's strings: dprctl doctor has them). */
+static void
+fill_doctor(struct rte_tel_data *d, json_t *res)
+{
+	char name[64];
+	json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "warnings"), i, w) {
+		snprintf(name, sizeof(name), "%s/%s", json_string_value(json_object_get(w, "port")),
+			 json_string_value(json_object_get(w, "condition")));
+		rte_tel_data_add_dict_u64(d, name,
+			(uint64_t)json_integer_value(json_object_get(w, "for_s")));
+	}
+}
+
+static int
+cmd_doctor(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	return view("doctor.get", d, fill_doctor);
+}
+
 static int
 cmd_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
@@ -424,6 +447,8 @@ dpr_telemetry_init(struct dpr_router *r, struct dpr_server *s)
 				   "dpr routes from zebra (FPM): connection, counters, stale routes. No parameters");
 	rte_telemetry_register_cmd("/dpr/kernel_routes", cmd_kernel_routes,
 				   "dpr routes mirrored from the kernel table: counters, resyncs. No parameters");
+	rte_telemetry_register_cmd("/dpr/doctor", cmd_doctor,
+				   "dpr warnings going on, PORT/CONDITION: seconds (dprctl doctor has the texts). No parameters");
 	rte_telemetry_register_cmd("/dpr/rpc", cmd_rpc,
 				   "One dpr JSON-RPC 2.0 request (under 1 KiB); answers its response. Parameters: the request");
 	return 0;

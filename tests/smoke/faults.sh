@@ -134,6 +134,10 @@ nomb=$(json 'J["exception_path"]["no_mbuf"]' stats)
 peak=$(json 'J["mbufs"][0]["in_use"]' stats)
 echo "# under the flood: $peak mbufs in use; frames that found no mbuf: $lost; packets dpr could not build: $nomb"
 check "the pool ran dry and the device counted what it lost ($lost)" test "$lost" -gt 0
+nombuf() { ctl doctor | grep -q "^warning: p[01] rx_nombuf .*found no mbuf"; }
+check "dprctl doctor says the pool ran dry" wait_for 3 nombuf
+ctl doctor | grep "^warning" | sed 's/^/# /'
+check "and the log said so" grep -q "packets in a second found no mbuf (rx_nombuf)" "$WORK/dpr.log"
 # Resolution gives up after three tries a second apart: the held packets go.
 in_use() { json 'J["mbufs"][0]["in_use"]' stats; }
 back() { [ "$(in_use)" -le $((base + 64)) ]; }

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The truth about each port while dpr runs (dprctl port show, dprctl
+# doctor): two af_packet ports, two workers.
+#   port show says what the device granted: driver, software PMD and the
+#   rate to expect of it, link, queues and descriptors against the profile,
+#   RSS and offloads granted and refused, NUMA; an unknown port is named;
+#   one UDP flow puts every packet on one worker's queue: doctor lists
+#   rss_skew for p0 and the log says it once, then "over" once the traffic
+#   stops; 64 flows spread over the queues raise nothing.
+source "$(dirname "$0")/lib.sh"
+need_root
+
+two_hosts
+cat > "$WORK/dpr.json" <<JSON
+{
+  "ports": [
+    {"name": "p0", "device": "net_af_packet_${TAG}a,iface=$V0,qpairs=3",
+     "mac": "02:00:00:00:01:01", "addresses": ["10.0.1.1/24"]},
+    {"name": "p1", "device": "net_af_packet_${TAG}b,iface=$V1,qpairs=3",
+     "mac": "02:00:00:00:02:01", "addresses": ["10.0.2.1/24"]}
+  ],
+  "neighbors": [
+    {"address": "10.0.1.2", "mac": "02:00:00:00:01:02", "port": "p0"},
+    {"address": "10.0.2.2", "mac": "02:00:00:00:02:02", "port": "p1"}
+  ],
+  "control": {"socket": "$SOCK"},
+  "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64}
+}
+JSON
+start_dpr "$WORK/dpr.json" --lcores "0@0,1@0,2@1" -- --idle-sleep 100
+
+# --- port show ------------------------------------------------------------------------------
+show=$(ctl port show p0)
+echo "$show" | sed 's/^/# /'
+check "port show names the driver and says it is software" \
+	grep -q "^p0: net_af_packet (software, bus vdev)" <<<"$show"
+check "port show says what rate to expect of it" grep -q "expect: *software: .*Mpps per queue" <<<"$show"
+check "port show gives the link" grep -Eq "link: +up," <<<"$show"
+f() { ctl --json port show p0 | python3 -c "import json, sys; J = json.load(sys.stdin); print($1)"; }
+check "3 RX queues (2 workers + the control thread's, equal_queues) of descriptors the profile asks" \
+	test "$(f 'J["queues"]["rx"], J["queues"]["rx_desc"] == J["queues"]["rx_desc_profile"]')" = "3 True"
+check "NUMA: the port, its mempool and both workers on one node" \
+	test "$(f 'J["numa"]["ok"], len(J["numa"]["workers"])')" = "True 2"
+check "RSS: af_packet's profile asks for no fields, none refused" \
+	test "$(f 'J["rss"]["granted"], J["rss"]["refused"]')" = "[] []"
+out=$(ctl port show p9 2>&1)
+check "an unknown port is named, with the ports there are ($out)" \
+	grep -q 'no port "p9" (ports: p0, p1)' <<<"$out"
+check "nothing to warn about at rest" test "$(ctl doctor | head -1)" = "no warnings"
+
+# --- one flow: everything on one queue ----------------------------------------------------------
+skew() { ctl doctor | grep -q "^warning: p0 rss_skew"; }
+ip netns exec "$H1" python3 "$TRAFFIC" udp-send 10.0.2.2 5001 20000 --flows 1
+check "one flow: doctor lists rss_skew for p0" wait_for 5 skew
+ctl doctor | sed 's/^/# /'
+sleep 2
+n=$(grep -c "port p0: worker [0-9] took .* RSS puts nearly everything on one queue" "$WORK/dpr.log")
+check "the log says it once ($n)" test "$n" -eq 1
+over() { grep -q "port p0: rss_skew: over" "$WORK/dpr.log"; }
+check "and that it is over once the traffic stops" wait_for 20 over
+check "doctor lists nothing then" test "$(ctl doctor | head -1)" = "no warnings"
+
+# --- 64 flows: spread ---------------------------------------------------------------------------
+ip netns exec "$H1" python3 "$TRAFFIC" udp-send 10.0.2.2 5001 20000 --flows 64
+sleep 2
+w0=$(ctl --json stats | python3 -c 'import json, sys; J = json.load(sys.stdin); print(" ".join(str(w["rx"]) for w in J["workers"]))')
+echo "# per worker rx after 64 flows: $w0"
+check "64 flows: no skew warning" test "$(ctl doctor | head -1)" = "no warnings"
+n=$(grep -c "port p0: worker [0-9] took" "$WORK/dpr.log")
+check "and nothing new in the log ($n)" test "$n" -eq 1
+
+stop_dpr
+check_accounting
+finish
