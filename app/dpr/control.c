@@ -14,6 +14,7 @@
 
 #include "api/methods.h"
 #include "api/server.h"
+#include "capture/capture.h"
 #include "datapath/stats.h"
 #include "dpr.h"
 #include "exception/exception.h"
@@ -92,6 +93,7 @@ drain_exceptions(struct dpr_router *d)
 
 			if (cls < DPR_EXC_MAX)
 				d->exc_received[cls]++;
+			dpr_capture_exception(d, pkts[i], cls, DPR_EXC_META_PORT(pkts[i]->hash.usr));
 			dpr_exc_input(d->exc, pkts[i]);
 		}
 		total += n;
@@ -195,7 +197,7 @@ dpr_control_run(struct dpr_router *d)
 	uint64_t next_link = 0;
 
 	while (stop_signal == 0) {
-		unsigned int busy = drain_exceptions(d) + dpr_tap_poll(d);
+		unsigned int busy = drain_exceptions(d) + dpr_tap_poll(d) + dpr_capture_poll(d);
 
 		/* Exception rings and TAPs are polled: wait for the socket only
 		 * while they are empty, and never long. */

@@ -9,12 +9,14 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_pdump.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include "api/server.h"
+#include "capture/capture.h"
 #include "dpr.h"
 #include "exception/exception.h"
 #include "exception/icmp6.h"
@@ -27,6 +29,8 @@
 #include "util/log.h"
 
 #define EXC_RING_SIZE 1024
+/* Drops a worker may hold for a running capture (lib/capture). */
+#define CAP_RING_SIZE 256
 #define POOL_CACHE 256
 
 static void
@@ -180,6 +184,7 @@ create_pools(struct dpr_router *d)
 		 * and the exception path's held packets (256 x 4). */
 		n = d->opt.pool_size != 0 ? d->opt.pool_size :
 			need[s] + (d->n_workers + 1) * (POOL_CACHE + EXC_RING_SIZE) +
+			d->n_workers * CAP_RING_SIZE +
 			d->n_ports * 512 + 1024 + 4096;
 		room = (uint16_t)RTE_MAX((unsigned int)RTE_MBUF_DEFAULT_BUF_SIZE,
 					 (unsigned int)max_mtu + RTE_ETHER_HDR_LEN +
@@ -288,6 +293,11 @@ setup_workers(struct dpr_router *d)
 					      RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (w->exc_ring == NULL)
 			return -ENOMEM;
+		snprintf(name, sizeof(name), "dpr_cap_%u", i);
+		w->cap_ring = rte_ring_create(name, CAP_RING_SIZE, socket,
+					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (w->cap_ring == NULL)
+			return -ENOMEM;
 		i++;
 	}
 	return 0;
@@ -392,12 +402,18 @@ setup_tables(struct dpr_router *d)
 	return 0;
 }
 
+/* rte_pdump_init() succeeded: dpdk-dumpcap can attach. */
+static bool pdump_on;
+
 static void
 teardown(struct dpr_router *d)
 {
 	unsigned int i;
 
 	dpr_telemetry_stop();
+	dpr_capture_free(d);
+	if (pdump_on)
+		rte_pdump_uninit();
 	dpr_kroute_free(d);
 	dpr_fpm_router_free(d);
 	dpr_server_free(d->server);
@@ -412,6 +428,7 @@ teardown(struct dpr_router *d)
 		if (d->workers[i] == NULL)
 			continue;
 		rte_ring_free(d->workers[i]->exc_ring);
+		rte_ring_free(d->workers[i]->cap_ring);
 		rte_free(d->workers[i]);
 	}
 	dpr_route_srcs_free(d->rib.srcs, d->nh);
@@ -510,6 +527,13 @@ main(int argc, char **argv)
 	ret = dpr_telemetry_init(&d, d.server);
 	if (ret < 0)
 		DPR_LOG(WARNING, main, "telemetry commands unavailable: %s", strerror(-ret));
+	/* dpdk-dumpcap asks over EAL's multi-process channel, which
+	 * --in-memory and --no-shconf leave out. */
+	if (rte_pdump_init() == 0)
+		pdump_on = true;
+	else
+		DPR_LOG(INFO, main, "dpdk-dumpcap cannot attach: %s (it needs EAL without --in-memory and --no-shconf; dprctl capture works either way)",
+			rte_strerror(rte_errno));
 
 	for (w = 0; w < d.n_workers; w++)
 		rte_eal_remote_launch(dpr_worker_main, d.workers[w], d.workers[w]->lcore);

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -64,6 +66,14 @@ usage(FILE *f)
 		"  doctor                                    warnings going on (dropped by the NIC, no\n"
 		"                                            mbufs, TX full, RSS skew, slow link, NUMA)\n"
 		"  stats                                     counters, drops by reason, cycles/packet\n"
+		"  capture -w FILE [--drop R|all]... [--exception C|all]... [--port P]...\n"
+		"          [-c COUNT] [-s SNAPLEN] [--seconds N] [--max-bytes N]\n"
+		"                                            what dpr dropped (by reason) or sent to its\n"
+		"                                            exception path (by class), as pcapng with the\n"
+		"                                            reason in each packet's comment; until COUNT\n"
+		"                                            (1000) or Ctrl-C. Without --drop/--exception:\n"
+		"                                            every drop\n"
+		"  capture status|stop                       the capture running (or the last one)\n"
 		"  config                                    the running configuration\n"
 		"  call METHOD [PARAMS-JSON]                 any JSON-RPC method\n"
 		"\n"
@@ -762,6 +772,148 @@ cmd_port(int argc, char **argv)
 	json_decref(res);
 }
 
+/* --- capture -------------------------------------------------------------- */
+
+static volatile sig_atomic_t interrupted;
+
+static void
+on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void
+capture_summary(json_t *st)
+{
+	printf("%s: %" JSON_INTEGER_FORMAT " packets, %" JSON_INTEGER_FORMAT " bytes in %.1f s",
+	       str(st, "file"), num(st, "packets"), num(st, "bytes"),
+	       json_real_value(json_object_get(st, "seconds")));
+	if (num(st, "missed") != 0)
+		printf(", %" JSON_INTEGER_FORMAT " missed", num(st, "missed"));
+	printf(json_is_true(json_object_get(st, "running")) ? " (running)\n" : " (%s)\n",
+	       str(st, "stopped"));
+}
+
+/* "all", or a name added to the list under @p key. */
+static void
+add_name(json_t *params, const char *key, const char *name)
+{
+	json_t *v = json_object_get(params, key);
+
+	if (strcmp(name, "all") == 0) {
+		json_object_set_new(params, key, json_string("all"));
+		return;
+	}
+	if (json_is_string(v))
+		return; /* "all" already */
+	if (v == NULL) {
+		v = json_array();
+		json_object_set_new(params, key, v);
+	}
+	json_array_append_new(v, json_string(name));
+}
+
+static void
+cmd_capture(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "write", required_argument, NULL, 'w' },
+		{ "drop", required_argument, NULL, 'd' },
+		{ "exception", required_argument, NULL, 'e' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "snaplen", required_argument, NULL, 's' },
+		{ "seconds", required_argument, NULL, 't' },
+		{ "max-bytes", required_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 },
+	};
+	json_t *params, *st;
+	char path[PATH_MAX + 2], cwd[PATH_MAX];
+	const char *file = NULL;
+	struct sigaction sa;
+	int c;
+
+	if (argc == 2 && (strcmp(argv[1], "status") == 0 || strcmp(argv[1], "stop") == 0)) {
+		st = call(strcmp(argv[1], "stop") == 0 ? "capture.stop" : "capture.get", NULL);
+		if (json_out)
+			print_json(st);
+		else if (!json_is_true(json_object_get(st, "running")) &&
+			 json_object_get(st, "file") == NULL)
+			printf("no capture\n");
+		else
+			capture_summary(st);
+		json_decref(st);
+		return;
+	}
+	params = json_object();
+	optind = 0; /* argv[0] is "capture": getopt_long starts after it */
+	while ((c = getopt_long(argc, argv, "w:c:s:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			file = optarg;
+			break;
+		case 'd':
+			add_name(params, "drops", optarg);
+			break;
+		case 'e':
+			add_name(params, "exceptions", optarg);
+			break;
+		case 'p':
+			add_name(params, "ports", optarg);
+			break;
+		case 'c':
+		case 's':
+		case 't':
+		case 'b': {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+
+			if (*optarg == '\0' || *end != '\0')
+				die(2, "capture: %s: expected a number", optarg);
+			json_object_set_new(params, c == 'c' ? "count" : c == 's' ? "snaplen" :
+						    c == 't' ? "seconds" : "max_bytes",
+					    json_integer((json_int_t)v));
+			break;
+		}
+		default:
+			die(2, "usage: capture -w FILE [--drop R|all]... [--exception C|all]... [--port P]... [-c COUNT] [-s SNAPLEN] [--seconds N] [--max-bytes N]");
+		}
+	}
+	if (file == NULL || optind != argc)
+		die(2, "usage: capture -w FILE [--drop R|all]... [--exception C|all]... [--port P]... [-c COUNT] [-s SNAPLEN] [--seconds N] [--max-bytes N]");
+	/* dpr writes the file, from its own working directory. */
+	if (file[0] != '/') {
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			die(1, "capture: %s", strerror(errno));
+		snprintf(path, sizeof(path), "%s/%s", cwd, file);
+		file = path;
+	}
+	json_object_set_new(params, "file", json_string(file));
+	if (json_object_get(params, "drops") == NULL && json_object_get(params, "exceptions") == NULL)
+		json_object_set_new(params, "drops", json_string("all"));
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	st = call("capture.start", params);
+	if (!json_out)
+		fprintf(stderr, "capturing to %s (Ctrl-C stops)\n", str(st, "file"));
+	while (json_is_true(json_object_get(st, "running"))) {
+		struct timespec ts = { 0, 200 * 1000 * 1000 };
+
+		json_decref(st);
+		nanosleep(&ts, NULL);
+		st = call(interrupted ? "capture.stop" : "capture.get", NULL);
+	}
+	if (json_out)
+		print_json(st);
+	else
+		capture_summary(st);
+	json_decref(st);
+}
+
 /* --- stats ---------------------------------------------------------------- */
 
 static void
@@ -885,6 +1037,8 @@ main(int argc, char **argv)
 		cmd_stats();
 	} else if (strcmp(argv[0], "doctor") == 0) {
 		cmd_doctor();
+	} else if (strcmp(argv[0], "capture") == 0) {
+		cmd_capture(argc, argv);
 	} else if (strcmp(argv[0], "config") == 0) {
 		json_t *res = call("config.get", NULL);
 

@@ -14,6 +14,7 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
+#include "../capture/capture.h"
 #include "../datapath/stats.h"
 #include "../exception/exception.h"
 #include "../exception/tap.h"
@@ -1568,6 +1569,118 @@ m_doctor_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	return json_pack("{s:o,s:o}", "warnings", warn, "ports", ports);
 }
 
+/* --- capture -------------------------------------------------------------- */
+
+/*
+ * Names from @p names[first..n) into bits: a list of them, or "all".
+ * An unknown name is an error that lists the known ones.
+ */
+static int
+names_param(json_t *params, const char *key, const char *const *names, unsigned int first,
+	    unsigned int n, uint32_t *bits, struct dpr_method_err *e)
+{
+	json_t *v = json_object_get(params, key), *x;
+	char known[512];
+	unsigned int i;
+	size_t k, len = 0;
+
+	*bits = 0;
+	if (v == NULL)
+		return 0;
+	if (json_is_string(v) && strcmp(json_string_value(v), "all") == 0) {
+		for (i = first; i < n; i++)
+			*bits |= 1u << i;
+		return 0;
+	}
+	known[0] = '\0';
+	for (i = first; i < n && len < sizeof(known); i++)
+		len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", i > first ? ", " : "",
+					names[i]);
+	if (!json_is_array(v))
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+				       "capture.start: \"%s\" must be \"all\" or a list of: %s", key, known);
+	json_array_foreach(v, k, x) {
+		for (i = first; i < n; i++)
+			if (json_is_string(x) && strcmp(json_string_value(x), names[i]) == 0)
+				break;
+		if (i == n)
+			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+					       "capture.start: %s[%zu]: not one of: %s", key, k, known);
+		*bits |= 1u << i;
+	}
+	return 0;
+}
+
+static json_t *
+m_capture_start(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
+{
+	static const char *const keys[] = { "file", "ports", "drops", "exceptions", "count",
+					    "max_bytes", "snaplen", "seconds", NULL };
+	struct dpr_capture_spec spec = { 0 };
+	json_t *ports;
+	uint64_t snaplen = 0, seconds = 0;
+	char err[512];
+	size_t k;
+	json_t *x;
+
+	if (param_keys(params, "capture.start", keys, e) < 0 ||
+	    param_str(params, "capture.start", "file", true, &spec.file, e) < 0 ||
+	    names_param(params, "drops", dpr_drop_names, 1, DPR_DROP_MAX, &spec.drops, e) < 0 ||
+	    names_param(params, "exceptions", dpr_exc_names, 0, DPR_EXC_MAX, &spec.exceptions,
+			e) < 0 ||
+	    param_uint(params, "capture.start", "count", 1, 1000000, &spec.max_packets, e) < 0 ||
+	    param_uint(params, "capture.start", "max_bytes", 4096, UINT64_C(1) << 32,
+		       &spec.max_bytes, e) < 0 ||
+	    param_uint(params, "capture.start", "snaplen", 64, DPR_CAPTURE_SNAPLEN_MAX, &snaplen,
+		       e) < 0 ||
+	    param_uint(params, "capture.start", "seconds", 1, 86400, &seconds, e) < 0)
+		return NULL;
+	spec.snaplen = (uint32_t)snaplen;
+	spec.seconds = (uint32_t)seconds;
+	ports = json_object_get(params, "ports");
+	if (ports != NULL && !json_is_array(ports)) {
+		dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "capture.start: \"ports\" must be a list of port names");
+		return NULL;
+	}
+	json_array_foreach(ports, k, x) {
+		int p;
+
+		if (!json_is_string(x)) {
+			dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "capture.start: ports[%zu]: expected a port name", k);
+			return NULL;
+		}
+		if (port_by_name(r, "capture.start", json_string_value(x), &p, e) < 0)
+			return NULL;
+		spec.ports |= UINT64_C(1) << p;
+	}
+	if (dpr_capture_start(r, &spec, err, sizeof(err)) < 0) {
+		dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s", err);
+		return NULL;
+	}
+	return dpr_capture_json(r);
+}
+
+static json_t *
+m_capture_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
+{
+	static const char *const keys[] = { NULL };
+
+	if (param_keys(params, "capture.get", keys, e) < 0)
+		return NULL;
+	return dpr_capture_json(r);
+}
+
+static json_t *
+m_capture_stop(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
+{
+	static const char *const keys[] = { NULL };
+
+	if (param_keys(params, "capture.stop", keys, e) < 0)
+		return NULL;
+	dpr_capture_stop(r, "stopped by request");
+	return dpr_capture_json(r);
+}
+
 json_t *
 dpr_router_stats_json(struct dpr_router *r)
 {
@@ -1812,6 +1925,9 @@ const struct dpr_method dpr_method_table[] = {
 	{ "port.list", m_port_list, "ports" },
 	{ "port.show", m_port_show, "what the device granted a port, and its warnings: port" },
 	{ "doctor.get", m_doctor_get, "warnings going on, and every port's facts" },
+	{ "capture.start", m_capture_start, "capture drops and exceptions to pcapng: file, [ports], drops and/or exceptions (names or \"all\"), [count, max_bytes, snaplen, seconds]" },
+	{ "capture.get", m_capture_get, "the capture's state and counts" },
+	{ "capture.stop", m_capture_stop, "stop the capture" },
 	{ "stats.get", m_stats_get, "counters per port and worker" },
 	{ "config.get", m_config_get, "the running configuration" },
 	{ NULL, NULL, NULL },

@@ -107,8 +107,10 @@ dpr_flow_hash_register(void)
 	return 0;
 }
 
+/* The reason stays in the mbuf for a capture (lib/capture). */
 #define DROP(b, m, why) do { \
 		w->stats[(b)->in].drops[why]++; \
+		(m)->hash.usr = (why); \
 		(b)->drop[(b)->n_drop++] = (m); \
 	} while (0)
 /* Counted now, while the mbuf is ours: once on the ring the control

@@ -167,6 +167,10 @@ struct dpr_worker {
 	const union dpr_nh_word *nh;
 	struct rte_rcu_qsbr *qsbr;
 	struct rte_ring *exc_ring;   /**< single producer: this worker */
+	struct rte_ring *cap_ring;   /**< captured drops, to the control thread (lib/capture) */
+	/** Drop reasons being captured (bit per enum dpr_drop), 0: none.
+	 * Written by the control thread, read once a burst that dropped. */
+	uint32_t cap_drops;
 	uint64_t max_rx;             /**< 0: unbounded */
 	uint32_t idle_sleep_us;      /**< 0: busy-poll */
 	uint8_t pipeline;            /**< enum dpr_pipeline */
@@ -186,6 +190,7 @@ struct dpr_worker {
 	uint64_t rx_total;
 	uint64_t loops;
 	uint64_t tx_last;            /**< port pass 3 last sent to: where it starts */
+	uint64_t cap_missed;         /**< captured drops the capture ring refused */
 	struct dpr_tune tune;        /**< tune.pipelined: how bursts run now */
 	struct dpr_txbuf tx[DPR_MAX_PORTS];
 	struct dpr_port_counters stats[DPR_MAX_PORTS];

@@ -34,6 +34,7 @@
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
+#include "../capture/capture.h"
 #include "datapath.h"
 #include "ip6_dp.h"
 
@@ -251,8 +252,13 @@ dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 
 			in->forwarded--;
 			in->drops[DPR_DROP_TX_FULL]++;
+			b->pkts[i]->hash.usr = DPR_DROP_TX_FULL;
 		}
-		rte_pktmbuf_free_bulk(&b->pkts[sent], b->n - sent);
+		if (unlikely(__atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED) &
+			     (1u << DPR_DROP_TX_FULL)))
+			dpr_capture_drops_bulk(w, &b->pkts[sent], b->n - sent, 1u << DPR_DROP_TX_FULL);
+		else
+			rte_pktmbuf_free_bulk(&b->pkts[sent], b->n - sent);
 	}
 	b->n = 0;
 }
@@ -309,11 +315,18 @@ dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
 			st->exc[DPR_EXC_META_CLASS(b->exc[i]->hash.usr)]--;
 			st->exception--;
 			st->drops[DPR_DROP_EXCEPTION_FULL]++;
+			b->exc[i]->hash.usr = DPR_DROP_EXCEPTION_FULL;
 			b->drop[b->n_drop++] = b->exc[i];
 		}
 	}
-	if (b->n_drop > 0)
-		rte_pktmbuf_free_bulk(b->drop, b->n_drop);
+	if (b->n_drop > 0) {
+		uint32_t cap = __atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED);
+
+		if (unlikely(cap != 0))
+			dpr_capture_drops_bulk(w, b->drop, b->n_drop, cap);
+		else
+			rte_pktmbuf_free_bulk(b->drop, b->n_drop);
+	}
 }
 
 /** Bits 0 to @p n - 1 (@p n at most 32): every packet of a burst of @p n. */

@@ -72,6 +72,7 @@ struct dpr_router {
 	struct dpr_neigh *neigh;                /**< neighbours (lib/neigh) */
 	struct dpr_fpm_router *fpm;             /**< routes from zebra (lib/fpm); NULL: off */
 	struct dpr_kroute *kroute;              /**< the kernel table mirror (lib/kernel); NULL: off */
+	struct dpr_capture *capture;            /**< dprctl capture (lib/capture); NULL: never used */
 	struct {
 		uint64_t to_kernel, to_kernel_dropped;
 		uint64_t from_kernel, from_kernel_dropped;

@@ -44,7 +44,7 @@ wait_for() {
 }
 
 cleanup() {
-	local h
+	local h m
 	for h in "${AT_EXIT[@]}"; do "$h"; done
 	if [ -n "$DPR_PID" ] && kill -0 "$DPR_PID" 2>/dev/null; then
 		kill -TERM "$DPR_PID" 2>/dev/null
@@ -55,6 +55,8 @@ cleanup() {
 	for ns in "${NETNS[@]}"; do ip netns del "$ns" 2>/dev/null; done
 	for l in "${LINKS[@]}"; do ip link del "$l" 2>/dev/null; done
 	rm -rf "/var/run/dpdk/dpr-$T-$TAG"
+	# A dpr on hugepages without --in-memory (DPR_EAL_MEM) leaves its files.
+	for m in $(awk '$3 == "hugetlbfs" {print $2}' /proc/mounts); do rm -f "$m/dpr-$T-$TAG"*; done
 	if [ "$FAIL" -ne 0 ] && [ -f "$WORK/dpr.log" ]; then
 		echo "# --- dpr log ($WORK/dpr.log) ---"
 		tail -n 60 "$WORK/dpr.log" | sed 's/^/# /'
@@ -155,7 +157,8 @@ router_veth() {
 }
 
 # start_dpr CONFIG EAL-ARGS... [-- DPR-ARGS...]; waits until it forwards.
-# In namespace $DPR_NETNS when set (ip netns exec keeps the pid).
+# In namespace $DPR_NETNS when set (ip netns exec keeps the pid); EAL memory
+# options $DPR_EAL_MEM when set, else eal_mem's.
 start_dpr() {
 	local cfg=$1; shift
 	local eal=() app=() in=()
@@ -165,7 +168,7 @@ start_dpr() {
 	[ -z "$DPR_NETNS" ] || in=(ip netns exec "$DPR_NETNS")
 	: > "$WORK/dpr.log"
 	# shellcheck disable=SC2046
-	"${in[@]}" "$DPR" --no-pci $(eal_mem) --file-prefix "dpr-$T-$TAG" "${eal[@]}" -- \
+	"${in[@]}" "$DPR" --no-pci ${DPR_EAL_MEM-$(eal_mem)} --file-prefix "dpr-$T-$TAG" "${eal[@]}" -- \
 		-c "$cfg" --stats-file "$WORK/stats.json" "${app[@]}" \
 		> "$WORK/dpr.log" 2>&1 &
 	DPR_PID=$!
