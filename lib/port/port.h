@@ -99,8 +99,20 @@ const char *dpr_link_state_name(enum dpr_link_state s);
 int dpr_profile_load(const char *dir, const char *driver, struct dpr_profile *p,
 		     char *err, size_t err_len);
 
-/** The drivers-cfg directory to use when none is given. */
-const char *dpr_profile_default_dir(void);
+/**
+ * The drivers-cfg directory to use when none is given, for executable
+ * @p exe (an absolute path, or NULL when unknown), first found of:
+ * $DPR_DRIVERS_CFG; the source tree's drivers-cfg/ when @p exe lies in the
+ * meson build directory it was built in; <dir of exe>/../share/dpr/drivers-cfg
+ * (an installed tree, wherever it was moved or DESTDIR put it); the
+ * configured install directory (<prefix>/share/dpr/drivers-cfg).
+ * @p buf (of @p len bytes) may hold the answer; @p why gets a few words
+ * saying which rule chose it.
+ */
+const char *dpr_profile_find_dir(const char *exe, char *buf, size_t len, const char **why);
+
+/** dpr_profile_find_dir() for the running executable (/proc/self/exe). */
+const char *dpr_profile_default_dir(const char **why);
 
 /**
  * Probe the device of @p conf (a PCI address or DPDK devargs) unless EAL
