@@ -214,7 +214,8 @@ setup_ports(struct dpr_router *d)
 	for (p = 0; p < d->n_ports; p++) {
 		struct dpr_port *port = &d->ports[p];
 
-		ret = dpr_port_probe(port, &d->cfg->ports[p], p, err, sizeof(err));
+		ret = dpr_port_probe(port, &d->cfg->ports[p], p, (uint16_t)d->n_workers, err,
+				     sizeof(err));
 		if (ret == 0)
 			ret = dpr_profile_load(dir, port->driver, &port->profile, err, sizeof(err));
 		if (ret < 0) {

@@ -115,12 +115,29 @@ const char *dpr_profile_find_dir(const char *exe, char *buf, size_t len, const c
 const char *dpr_profile_default_dir(const char **why);
 
 /**
+ * Fit the devargs of a software PMD that fixes its queue counts at probe
+ * to dpr's layout for @p n_workers workers (one RX queue per worker, one TX
+ * queue per worker and one for the control thread): net_af_packet without
+ * qpairs= gets qpairs=N+1; net_pcap gets its /dev/null or interface TX
+ * streams repeated, /dev/null dumpers when it has none, and iface=IF (one
+ * worker) turned into rx_iface_in=IF and tx_iface=IF per TX queue. Other
+ * devices are left alone. No EAL needed.
+ * @return 1 when @p out holds new devargs and @p added (of @p added_len
+ * bytes) says what changed; 0 when @p device needs nothing (@p out then
+ * holds nothing useful); -EINVAL with the reason in @p err when what the
+ * user gave cannot give dpr its queues; -ENOSPC when @p out is too short.
+ */
+int dpr_port_fit_devargs(const char *device, uint16_t n_workers, char *out, size_t out_len,
+			 char *added, size_t added_len, char *err, size_t err_len);
+
+/**
  * Probe the device of @p conf (a PCI address or DPDK devargs) unless EAL
- * already did, and fill in port_id, socket and driver.
+ * already did, its devargs fitted to @p n_workers (dpr_port_fit_devargs),
+ * and fill in port_id, socket and driver.
  * @return 0, or a negative errno with a message in @p err.
  */
 int dpr_port_probe(struct dpr_port *port, const struct dpr_port_conf *conf,
-		   unsigned int index, char *err, size_t err_len);
+		   unsigned int index, uint16_t n_workers, char *err, size_t err_len);
 
 /**
  * Configure queues for @p n_workers workers from the profile (intersected
