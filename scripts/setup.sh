@@ -15,6 +15,7 @@ PACKAGES=(
 	dpdk dpdk-dev libdpdk-dev libjansson-dev libmnl-dev libnuma-dev libpcap-dev
 	iproute2 iputils-ping iputils-tracepath traceroute tcpdump ethtool procps kmod
 	python3 python3-pyasn valgrind
+	scdoc # man pages (docs/man), built by meson when present
 	frr # zebra, staticd and bgpd for tests/smoke/fpm.sh, bgp.sh, bgp_scale.sh
 	bird2 # kernel protocol (kernel_routes.sh), the BGP peers of bgp.sh, bgp_scale.sh
 	clang libclang-rt-14-dev # libFuzzer: scripts/fuzz.sh, tests/fuzz

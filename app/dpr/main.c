@@ -18,6 +18,7 @@
 #include "api/server.h"
 #include "capture/capture.h"
 #include "dpr.h"
+#include "dpr_paths.h"
 #include "exception/exception.h"
 #include "exception/icmp6.h"
 #include "exception/tap.h"
@@ -41,8 +42,10 @@ usage(FILE *f, const char *prog)
 		"\n"
 		"  -c, --config FILE       configuration (see docs/configuration.md)\n"
 		"      --check             check the configuration and exit\n"
-		"      --drivers-cfg DIR   port profiles (default: drivers-cfg/ of the source tree\n"
-		"                          when run from build/, else /usr/share/dpr/drivers-cfg)\n"
+		"      --drivers-cfg DIR   port profiles (default: $DPR_DRIVERS_CFG, else drivers-cfg/\n"
+		"                          of the source tree when run from its build directory,\n"
+		"                          else ../share/dpr/drivers-cfg from the executable's\n"
+		"                          directory, else " DPR_INSTALL_DRIVERS_CFG ")\n"
 		"      --idle-sleep US     let a worker idle for 256 polls sleep US microseconds\n"
 		"                          (for CPUs shared by several lcores; default 0: busy-poll)\n"
 		"      --max-packets N     exit once N packets have been received (benchmarks, callgrind)\n"
@@ -204,16 +207,20 @@ create_pools(struct dpr_router *d)
 static int
 setup_ports(struct dpr_router *d)
 {
-	const char *dir = d->opt.drivers_cfg ? d->opt.drivers_cfg : dpr_profile_default_dir();
+	const char *why = "--drivers-cfg";
+	const char *dir = d->opt.drivers_cfg ? d->opt.drivers_cfg : dpr_profile_default_dir(&why);
 	char err[1024];
 	unsigned int p;
 	int ret;
+
+	DPR_LOG(INFO, port, "port profiles from %s (%s)", dir, why);
 
 	d->n_ports = d->cfg->n_ports;
 	for (p = 0; p < d->n_ports; p++) {
 		struct dpr_port *port = &d->ports[p];
 
-		ret = dpr_port_probe(port, &d->cfg->ports[p], p, err, sizeof(err));
+		ret = dpr_port_probe(port, &d->cfg->ports[p], p, (uint16_t)d->n_workers, err,
+				     sizeof(err));
 		if (ret == 0)
 			ret = dpr_profile_load(dir, port->driver, &port->profile, err, sizeof(err));
 		if (ret < 0) {

@@ -83,9 +83,9 @@ split_port_suffix(const char *device, char *base, size_t len)
 
 int
 dpr_port_probe(struct dpr_port *port, const struct dpr_port_conf *conf,
-	       unsigned int index, char *err, size_t err_len)
+	       unsigned int index, uint16_t n_workers, char *err, size_t err_len)
 {
-	char base[DPR_DEVICE_MAX];
+	char base[DPR_DEVICE_MAX], fitted[DPR_DEVICE_MAX + 512], added[256], why[512];
 	const char *probe = conf->device, *name;
 	struct rte_eth_dev_info info;
 	struct rte_devargs da;
@@ -99,6 +99,18 @@ dpr_port_probe(struct dpr_port *port, const struct dpr_port_conf *conf,
 		goto found; /* probed by EAL (--vdev, -a) or an earlier port */
 	if (split_port_suffix(conf->device, base, sizeof(base)))
 		probe = base;
+	ret = dpr_port_fit_devargs(probe, n_workers, fitted, sizeof(fitted), added,
+				   sizeof(added), why, sizeof(why));
+	if (ret < 0) {
+		snprintf(err, err_len, "config: ports[%u].device \"%s\": %s", index, conf->device,
+			 why);
+		return ret;
+	}
+	if (ret > 0) {
+		DPR_LOG(INFO, port, "port %s: probing %s (dpr added %s for %u workers)",
+			conf->name, fitted, added, n_workers);
+		probe = fitted;
+	}
 	if (rte_devargs_parse(&da, probe) < 0) {
 		snprintf(err, err_len, "config: ports[%u].device \"%s\": not a PCI address or DPDK devargs string (like \"net_tap0,iface=dpr-p0\")",
 			 index, conf->device);
@@ -257,11 +269,15 @@ dpr_port_start(struct dpr_port *port, uint16_t n_workers, struct rte_mempool *po
 	port->nb_txq = n_workers + 1;
 	port->nb_rxq = port->profile.equal_queues ? port->nb_txq : n_workers;
 	if (port->nb_rxq > info.max_rx_queues || port->nb_txq > info.max_tx_queues) {
-		char hint[64] = "";
+		char hint[96] = "";
 
+		/* Probed by dpr, these got what they need (dpr_port_fit_devargs):
+		 * the device came from EAL's --vdev. */
 		if (strcmp(port->driver, "net_af_packet") == 0)
-			snprintf(hint, sizeof(hint), ", or add qpairs=%u to the af_packet devargs",
+			snprintf(hint, sizeof(hint), ", or set qpairs=%u in --vdev or leave it to dpr",
 				 port->nb_txq);
+		else if (strcmp(port->driver, "net_pcap") == 0)
+			snprintf(hint, sizeof(hint), ", or name the device in the config, not --vdev");
 		else if (strcmp(port->driver, "net_af_xdp") == 0)
 			snprintf(hint, sizeof(hint), ", or add queue_count=%u to the af_xdp devargs",
 				 port->nb_txq);

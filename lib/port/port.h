@@ -103,16 +103,45 @@ const char *dpr_link_state_name(enum dpr_link_state s);
 int dpr_profile_load(const char *dir, const char *driver, struct dpr_profile *p,
 		     char *err, size_t err_len);
 
-/** The drivers-cfg directory to use when none is given. */
-const char *dpr_profile_default_dir(void);
+/**
+ * The drivers-cfg directory to use when none is given, for executable
+ * @p exe (an absolute path, or NULL when unknown), first found of:
+ * $DPR_DRIVERS_CFG; the source tree's drivers-cfg/ when @p exe lies in the
+ * meson build directory it was built in; <dir of exe>/../share/dpr/drivers-cfg
+ * (an installed tree, wherever it was moved or DESTDIR put it); the
+ * configured install directory (<prefix>/share/dpr/drivers-cfg).
+ * @p buf (of @p len bytes) may hold the answer; @p why gets a few words
+ * saying which rule chose it.
+ */
+const char *dpr_profile_find_dir(const char *exe, char *buf, size_t len, const char **why);
+
+/** dpr_profile_find_dir() for the running executable (/proc/self/exe). */
+const char *dpr_profile_default_dir(const char **why);
+
+/**
+ * Fit the devargs of a software PMD that fixes its queue counts at probe
+ * to dpr's layout for @p n_workers workers (one RX queue per worker, one TX
+ * queue per worker and one for the control thread): net_af_packet without
+ * qpairs= gets qpairs=N+1; net_pcap gets its /dev/null or interface TX
+ * streams repeated, /dev/null dumpers when it has none, and iface=IF (one
+ * worker) turned into rx_iface_in=IF and tx_iface=IF per TX queue. Other
+ * devices are left alone. No EAL needed.
+ * @return 1 when @p out holds new devargs and @p added (of @p added_len
+ * bytes) says what changed; 0 when @p device needs nothing (@p out then
+ * holds nothing useful); -EINVAL with the reason in @p err when what the
+ * user gave cannot give dpr its queues; -ENOSPC when @p out is too short.
+ */
+int dpr_port_fit_devargs(const char *device, uint16_t n_workers, char *out, size_t out_len,
+			 char *added, size_t added_len, char *err, size_t err_len);
 
 /**
  * Probe the device of @p conf (a PCI address or DPDK devargs) unless EAL
- * already did, and fill in port_id, socket and driver.
+ * already did, its devargs fitted to @p n_workers (dpr_port_fit_devargs),
+ * and fill in port_id, socket and driver.
  * @return 0, or a negative errno with a message in @p err.
  */
 int dpr_port_probe(struct dpr_port *port, const struct dpr_port_conf *conf,
-		   unsigned int index, char *err, size_t err_len);
+		   unsigned int index, uint16_t n_workers, char *err, size_t err_len);
 
 /**
  * Configure queues for @p n_workers workers from the profile (intersected

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <rte_ethdev.h>
 
 #include "../util/log.h"
+#include "dpr_paths.h"
 #include "port.h"
 
 #define DEFAULT_DESC 1024
@@ -214,25 +217,61 @@ out:
 	return ret;
 }
 
+static bool
+is_dir(const char *dir)
+{
+	return access(dir, R_OK | X_OK) == 0;
+}
+
 const char *
-dpr_profile_default_dir(void)
+dpr_profile_find_dir(const char *exe, char *buf, size_t len, const char **why)
+{
+	const char *env = getenv("DPR_DRIVERS_CFG");
+	char root[PATH_MAX];
+	size_t n;
+
+	if (env != NULL && env[0] != '\0') {
+		*why = "$DPR_DRIVERS_CFG";
+		return env;
+	}
+	/* The binary meson built, run where it built it: the source tree's
+	 * profiles, wherever the build directory is (/proc/self/exe has
+	 * symbolic links resolved; so must the build root). */
+	if (realpath(DPR_BUILD_ROOT, root) == NULL)
+		snprintf(root, sizeof(root), "%s", DPR_BUILD_ROOT);
+	n = strlen(root);
+	if (exe != NULL && strncmp(exe, root, n) == 0 && exe[n] == '/' &&
+	    is_dir(DPR_SOURCE_DRIVERS_CFG)) {
+		*why = "source tree of this build";
+		return DPR_SOURCE_DRIVERS_CFG;
+	}
+	/* Installed, possibly moved (a DESTDIR, a relocated prefix): the share
+	 * directory beside the bin directory the binary runs from. */
+	if (exe != NULL && DPR_DRIVERS_CFG_FROM_BIN[0] != '\0') {
+		char copy[PATH_MAX];
+
+		snprintf(copy, sizeof(copy), "%s", exe);
+		if ((size_t)snprintf(buf, len, "%s/%s", dirname(copy), DPR_DRIVERS_CFG_FROM_BIN) < len &&
+		    is_dir(buf)) {
+			*why = "beside the executable";
+			return buf;
+		}
+	}
+	*why = "install directory";
+	return DPR_INSTALL_DRIVERS_CFG;
+}
+
+const char *
+dpr_profile_default_dir(const char **why)
 {
 	static char dir[PATH_MAX];
 	char exe[PATH_MAX];
-	const char *env = getenv("DPR_DRIVERS_CFG");
 	ssize_t n;
 
-	if (env != NULL)
-		return env;
-	/* Run from the build tree: build/app/dpr -> drivers-cfg/. */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
+	if (n > 0)
 		exe[n] = '\0';
-		snprintf(dir, sizeof(dir), "%s/../../drivers-cfg", dirname(exe));
-		if (access(dir, R_OK) == 0)
-			return dir;
-	}
-	return "/usr/share/dpr/drivers-cfg";
+	return dpr_profile_find_dir(n > 0 ? exe : NULL, dir, sizeof(dir), why);
 }
 
 int

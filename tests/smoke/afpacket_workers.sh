@@ -3,6 +3,7 @@
 # net_af_packet on veth pairs, 2 workers (3 queue pairs per port: one per
 # worker plus the control thread's TX queue). Many UDP flows cross dpr; both
 # workers must forward, and every datagram dpr sent must reach the host.
+# p0's devargs leave qpairs out (dpr adds qpairs=3), p1's give it.
 source "$(dirname "$0")/lib.sh"
 need_root
 
@@ -10,7 +11,7 @@ two_hosts
 cat > "$WORK/dpr.json" <<JSON
 {
   "ports": [
-    {"name": "p0", "device": "net_af_packet_${TAG}a,iface=$V0,qpairs=3",
+    {"name": "p0", "device": "net_af_packet_${TAG}a,iface=$V0",
      "mac": "02:00:00:00:01:01", "addresses": ["10.0.1.1/24"]},
     {"name": "p1", "device": "net_af_packet_${TAG}b,iface=$V1,qpairs=3",
      "mac": "02:00:00:00:02:01", "addresses": ["10.0.2.1/24"]}
@@ -27,7 +28,10 @@ JSON
 
 # Main lcore and worker 1 share CPU 0; idle workers nap so none starves.
 start_dpr "$WORK/dpr.json" --lcores "0@0,1@0,2@1" -- --idle-sleep 100
-check "port has 3 queue pairs" grep -q "port p0: .* 3 rxq x .* 3 txq" "$WORK/dpr.log"
+check "dpr added qpairs=3 to p0's devargs" grep -q "port p0: probing .*,iface=$V0,qpairs=3 (dpr added qpairs=3 for 2 workers)" "$WORK/dpr.log"
+check "p1's own qpairs=3 left alone" test "$(grep -c "port p1: probing" "$WORK/dpr.log")" -eq 0
+check "p0 has 3 queue pairs" grep -q "port p0: .* 3 rxq x .* 3 txq" "$WORK/dpr.log"
+check "p1 has 3 queue pairs" grep -q "port p1: .* 3 rxq x .* 3 txq" "$WORK/dpr.log"
 check "h1 pings h2 through dpr" ip netns exec "$H1" ping -c 3 -i 0.2 -W 2 -q 10.0.2.2
 
 recv_start "$H2" 5001 r

@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "test.h"
+#include "dpr_paths.h"
 #include "port/port.h"
+#include "test.h"
 
 static char tmp[] = "/tmp/dpr-test-profile.XXXXXX";
 
@@ -89,6 +91,62 @@ test_link_state(void)
 	CHECK(strcmp(dpr_link_state_name(DPR_LINK_UNKNOWN), "unknown") == 0, "unknown");
 }
 
+/* Where dpr looks for drivers-cfg/ when not told: the environment, the
+ * source tree for the binary in its build tree, the share directory beside
+ * an installed (or DESTDIR) bin directory, the configured datadir. */
+static void
+test_find_dir(void)
+{
+	char buf[PATH_MAX], root[PATH_MAX], exe[PATH_MAX + 32], share[PATH_MAX + 64];
+	const char *dir, *why;
+
+	setenv("DPR_DRIVERS_CFG", "/somewhere/profiles", 1);
+	dir = dpr_profile_find_dir(DPR_BUILD_ROOT "/app/dpr", buf, sizeof(buf), &why);
+	CHECK(strcmp(dir, "/somewhere/profiles") == 0, "env: %s (%s)", dir, why);
+	unsetenv("DPR_DRIVERS_CFG");
+
+	CHECK(realpath(DPR_BUILD_ROOT, root) != NULL, "realpath %s", DPR_BUILD_ROOT);
+	snprintf(exe, sizeof(exe), "%s/app/dpr", root);
+	dir = dpr_profile_find_dir(exe, buf, sizeof(buf), &why);
+	CHECK(strcmp(dir, DPR_SOURCE_DRIVERS_CFG) == 0, "build tree: %s (%s)", dir, why);
+	/* A sibling directory whose name starts like the build root's is not it. */
+	snprintf(exe, sizeof(exe), "%s-other/app/dpr", root);
+	dir = dpr_profile_find_dir(exe, buf, sizeof(buf), &why);
+	CHECK(strcmp(dir, DPR_SOURCE_DRIVERS_CFG) != 0, "%s: %s (%s)", exe, dir, why);
+
+	/* An installed tree under a DESTDIR: usr/bin/dpr, usr/share/dpr/drivers-cfg. */
+	snprintf(share, sizeof(share), "%s/usr", tmp);
+	mkdir(share, 0755);
+	snprintf(share, sizeof(share), "%s/usr/bin", tmp);
+	mkdir(share, 0755);
+	snprintf(share, sizeof(share), "%s/usr/share", tmp);
+	mkdir(share, 0755);
+	snprintf(share, sizeof(share), "%s/usr/share/dpr", tmp);
+	mkdir(share, 0755);
+	snprintf(share, sizeof(share), "%s/usr/share/dpr/drivers-cfg", tmp);
+	CHECK(mkdir(share, 0755) == 0, "mkdir %s", share);
+	snprintf(exe, sizeof(exe), "%s/usr/bin/dpr", tmp);
+	dir = dpr_profile_find_dir(exe, buf, sizeof(buf), &why);
+	snprintf(exe, sizeof(exe), "%s/usr/bin/../share/dpr/drivers-cfg", tmp);
+	CHECK(strcmp(dir, exe) == 0, "installed: %s (%s), want %s", dir, why, exe);
+	rmdir(share);
+
+	/* Nothing beside it: the configured install directory. */
+	snprintf(exe, sizeof(exe), "%s/usr/bin/dpr", tmp);
+	dir = dpr_profile_find_dir(exe, buf, sizeof(buf), &why);
+	CHECK(strcmp(dir, DPR_INSTALL_DRIVERS_CFG) == 0, "fallback: %s (%s)", dir, why);
+	dir = dpr_profile_find_dir(NULL, buf, sizeof(buf), &why);
+	CHECK(strcmp(dir, DPR_INSTALL_DRIVERS_CFG) == 0, "no exe: %s (%s)", dir, why);
+	snprintf(share, sizeof(share), "%s/usr/share/dpr", tmp);
+	rmdir(share);
+	snprintf(share, sizeof(share), "%s/usr/share", tmp);
+	rmdir(share);
+	snprintf(share, sizeof(share), "%s/usr/bin", tmp);
+	rmdir(share);
+	snprintf(share, sizeof(share), "%s/usr", tmp);
+	rmdir(share);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -102,6 +160,7 @@ main(int argc, char **argv)
 		return 2;
 	test_shipped(argv[1]);
 	test_link_state();
+	test_find_dir();
 	snprintf(file, sizeof(file), "%s/net_x.json", tmp);
 	unlink(file);
 	rmdir(tmp);

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# bash completion for dprctl (installed as
+# share/bash-completion/completions/dprctl). Port names come from the
+# running dpr when its socket answers.
+
+_dprctl_ports()
+{
+	local sock=$1
+	timeout 1 dprctl ${sock:+-s "$sock"} port list 2>/dev/null | awk 'NR > 1 {print $1}'
+}
+
+_dprctl()
+{
+	local cur prev words cword
+	if declare -F _init_completion >/dev/null; then
+		_init_completion || return
+	else
+		cur=${COMP_WORDS[COMP_CWORD]}
+		prev=${COMP_WORDS[COMP_CWORD - 1]}
+		words=("${COMP_WORDS[@]}")
+		cword=$COMP_CWORD
+	fi
+
+	# Global options come before the command.
+	local i cmd= sub= sock= cmd_at=0
+	for ((i = 1; i < cword; i++)); do
+		case ${words[i]} in
+		-s | --socket) sock=${words[i + 1]}; ((i++)) ;;
+		-*) ;;
+		*) cmd=${words[i]}; cmd_at=$i; break ;;
+		esac
+	done
+	[ -n "$cmd" ] && ((cmd_at + 1 < cword)) && sub=${words[cmd_at + 1]}
+
+	case $prev in
+	-s | --socket)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	dev | port)
+		if [ -n "$sub" ]; then
+			COMPREPLY=($(compgen -W "$(_dprctl_ports "$sock")" -- "$cur"))
+			return
+		fi ;;
+	source)
+		COMPREPLY=($(compgen -W "router config api fpm kernel" -- "$cur"))
+		return ;;
+	proto)
+		COMPREPLY=($(compgen -W "tcp udp icmp icmpv6" -- "$cur"))
+		return ;;
+	via | from | weight | sport | dport | --limit)
+		return ;;
+	esac
+
+	if [ -z "$cmd" ]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "-s --socket -j --json -h --help" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "route addr neigh port stats config call" -- "$cur"))
+		fi
+		return
+	fi
+	if ((cword == cmd_at + 1)); then
+		case $cmd in
+		route) COMPREPLY=($(compgen -W "add replace del get list load" -- "$cur")) ;;
+		addr | neigh) COMPREPLY=($(compgen -W "add del list" -- "$cur")) ;;
+		port) COMPREPLY=($(compgen -W "list" -- "$cur")) ;;
+		call) COMPREPLY=($(compgen -W "route.add route.replace route.del route.get
+			route.list route.load addr.add addr.del addr.list neigh.add neigh.del
+			neigh.list port.list stats.get config.get" -- "$cur")) ;;
+		esac
+		return
+	fi
+	case $cmd/$sub in
+	route/add | route/replace)
+		((cword > cmd_at + 2)) &&
+			COMPREPLY=($(compgen -W "via dev weight" -- "$cur")) ;;
+	route/get)
+		((cword > cmd_at + 2)) &&
+			COMPREPLY=($(compgen -W "from proto sport dport" -- "$cur")) ;;
+	route/list) COMPREPLY=($(compgen -W "--limit source" -- "$cur")) ;;
+	route/load) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	addr/add | addr/del | addr/list)
+		((cword == cmd_at + 2)) &&
+			COMPREPLY=($(compgen -W "$(_dprctl_ports "$sock")" -- "$cur")) ;;
+	neigh/add)
+		((cword == cmd_at + 4)) && COMPREPLY=($(compgen -W "dev" -- "$cur")) ;;
+	neigh/del)
+		((cword == cmd_at + 3)) && COMPREPLY=($(compgen -W "dev" -- "$cur")) ;;
+	esac
+}
+complete -F _dprctl dprctl
