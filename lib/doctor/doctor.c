@@ -280,6 +280,16 @@ struct ctx {
 
 #define CPUSET_WORDS (DPR_DOCTOR_MAX_CPUS / 64)
 
+/* Truncating string copy (snprintf "%s" without the truncation warnings). */
+static void
+copy_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 /* ---- the report ---- */
 
 const char *
@@ -313,8 +323,8 @@ report_vadd(struct dpr_doctor_report *r, enum dpr_doctor_severity sev, const cha
 	memset(f, 0, sizeof(*f));
 	f->severity = sev;
 	f->preflight = preflight;
-	snprintf(f->check, sizeof(f->check), "%s", check);
-	snprintf(f->subject, sizeof(f->subject), "%s", subject ? subject : "");
+	copy_str(f->check, sizeof(f->check), check);
+	copy_str(f->subject, sizeof(f->subject), subject ? subject : "");
 	if (vasprintf(&f->message, fmt, ap) < 0)
 		return -ENOMEM;
 	if (fix != NULL && fix[0] != '\0') {
@@ -819,10 +829,10 @@ add_iface(struct ctx *c, struct nic *n, const char *sub)
 	while ((de = readdir(d)) != NULL && n->n_ifaces < MAX_IFACES) {
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= IFNAME_LEN)
 			continue;
-		snprintf(n->ifaces[n->n_ifaces], IFNAME_LEN, "%s", de->d_name);
-		snprintf(n->iface_dir[n->n_ifaces], sizeof(n->iface_dir[0]), "%s/%s", sub,
-			 de->d_name);
-		n->n_ifaces++;
+		copy_str(n->ifaces[n->n_ifaces], IFNAME_LEN, de->d_name);
+		if ((size_t)snprintf(n->iface_dir[n->n_ifaces], sizeof(n->iface_dir[0]), "%s/%s",
+				     sub, de->d_name) < sizeof(n->iface_dir[0]))
+			n->n_ifaces++;
 	}
 	closedir(d);
 }
@@ -853,7 +863,7 @@ scan_pci(struct ctx *c)
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(n->addr))
 			continue;
 		memset(n, 0, sizeof(*n));
-		snprintf(n->addr, sizeof(n->addr), "%s", de->d_name);
+		copy_str(n->addr, sizeof(n->addr), de->d_name);
 		cls = read_long(c, -1, "/sys/bus/pci/devices/%s/class", n->addr);
 		n->vendor = (uint16_t)read_long(c, 0, "/sys/bus/pci/devices/%s/vendor", n->addr);
 		n->device = (uint16_t)read_long(c, 0, "/sys/bus/pci/devices/%s/device", n->addr);
@@ -887,6 +897,20 @@ scan_pci(struct ctx *c)
 			snprintf(sub, sizeof(sub), "virtio%d/net", i);
 			add_iface(c, n, sub);
 		}
+		/* readdir order is the file system's: name order reads better
+		 * and the first interface is the port 0 one */
+		for (unsigned int i = 1; i < n->n_ifaces; i++)
+			for (unsigned int j = i; j > 0 && strcmp(n->ifaces[j], n->ifaces[j - 1]) < 0;
+			     j--) {
+				char t[IFNAME_LEN], td[sizeof(n->iface_dir[0])];
+
+				memcpy(t, n->ifaces[j], sizeof(t));
+				memcpy(td, n->iface_dir[j], sizeof(td));
+				memcpy(n->ifaces[j], n->ifaces[j - 1], sizeof(t));
+				memcpy(n->iface_dir[j], n->iface_dir[j - 1], sizeof(td));
+				memcpy(n->ifaces[j - 1], t, sizeof(t));
+				memcpy(n->iface_dir[j - 1], td, sizeof(td));
+			}
 		c->n_nics++;
 	}
 	closedir(d);
@@ -906,7 +930,7 @@ routed_add(struct ctx *c, const char *ifname, bool is_default)
 	if (i == c->n_routed) {
 		if (c->n_routed == ROUTED_MAX)
 			return;
-		snprintf(c->routed[i], IFNAME_LEN, "%s", ifname);
+		copy_str(c->routed[i], IFNAME_LEN, ifname);
 		c->routed_default[i] = false;
 		c->n_routed++;
 	}
@@ -1092,9 +1116,21 @@ check_iommu(struct ctx *c)
 		    "no IOMMU, VFIO in no-IOMMU mode: vfio-pci works without DMA isolation (a "
 		    "device can write anywhere in memory); use an IOMMU where the machine has one");
 	} else {
+		const char *first;
+
+		/* Asked for on the command line (or on by default) and still
+		 * absent: the firmware setup has it off. */
+		if (c->amd_cpu && amd_off)
+			first = "sed -i 's/ *amd_iommu=off//' /etc/default/grub\n"
+				"update-grub && reboot";
+		else if (c->amd_cpu || intel_on)
+			first = "# turn on VT-d (Intel) or AMD-Vi/IOMMU (AMD) in the firmware setup, "
+				"then reboot";
+		else
+			first = grub_fix(args);
 		snprintf(fix, sizeof(fix),
 			 "%s\n# or, in a VM without a virtual IOMMU (no DMA isolation):\n"
-			 "modprobe vfio enable_unsafe_noiommu_mode=1", grub_fix(args));
+			 "modprobe vfio enable_unsafe_noiommu_mode=1", first);
 		add(c, missing, "iommu", "/proc/cmdline", need > 0, fix,
 		    "no IOMMU: /sys/kernel/iommu_groups is empty%s and VFIO's no-IOMMU mode is "
 		    "off, so vfio-pci cannot take a device%s",
@@ -1210,7 +1246,7 @@ scan_hugepages(struct ctx *c)
 			    strlen(de->d_name) >= sizeof(ps->dir))
 				continue;
 			memset(ps, 0, sizeof(*ps));
-			snprintf(ps->dir, sizeof(ps->dir), "%s", de->d_name);
+			copy_str(ps->dir, sizeof(ps->dir), de->d_name);
 			ps->kb = strtoul(de->d_name + 10, NULL, 10);
 			ps->nr = read_long(c, 0, "/sys/kernel/mm/hugepages/%s/nr_hugepages", ps->dir);
 			ps->free = read_long(c, 0, "/sys/kernel/mm/hugepages/%s/free_hugepages",
@@ -1253,13 +1289,13 @@ scan_hugepages(struct ctx *c)
 			continue;
 		ps = strstr(opts, "pagesize=");
 		if (ps) {
-			snprintf(buf, sizeof(buf), "%s", ps + 9);
+			copy_str(buf, sizeof(buf), ps + 9);
 			buf[strcspn(buf, ",")] = '\0';
 			kb = parse_size_kb(buf);
 		}
 		for (i = 0; i < c->n_sizes; i++)
 			if (c->sizes[i].kb == kb && c->sizes[i].mount[0] == '\0')
-				snprintf(c->sizes[i].mount, sizeof(c->sizes[i].mount), "%s", mnt);
+				copy_str(c->sizes[i].mount, sizeof(c->sizes[i].mount), mnt);
 	}
 	fclose(f);
 }
@@ -1302,7 +1338,7 @@ check_hugepages(struct ctx *c)
 			continue;
 		used = ps;
 		total_kb += ps->nr * (long)ps->kb;
-		snprintf(subj, sizeof(subj), "%s", ps->dir);
+		copy_str(subj, sizeof(subj), ps->dir);
 		if (ps->mount[0] != '\0') {
 			add(c, DPR_DOCTOR_OK, "hugepages", subj, true, NULL,
 			    "%ld pages of %s reserved (%ld MiB, %ld free), hugetlbfs mounted at %s",
@@ -1673,7 +1709,7 @@ check_nic(struct ctx *c, struct nic *n)
 {
 	const struct model *m = n->model;
 	const struct family_info *fi = m ? &families[m->fam] : NULL;
-	char ifs[512], numa[32], fix[512], what[128];
+	char ifs[512], numa[32], fix[512], what[160];
 	bool in_cfg = n->port != NULL, dpdk = is_dpdk_driver(n->driver);
 	enum dpr_doctor_severity sev;
 	int routed;
@@ -1703,7 +1739,8 @@ check_nic(struct ctx *c, struct nic *n)
 		    in_cfg ? "; name the adapter's .4 function in the config" : "");
 		return;
 	}
-	snprintf(what, sizeof(what), "%s %s (%04x:%04x, %s)", vendor_name(m->vendor), m->name,
+	snprintf(what, sizeof(what), "%s%s%s%s %s (%04x:%04x, %s)", in_cfg ? "port " : "",
+		 in_cfg ? n->port : "", in_cfg ? ", " : "", vendor_name(m->vendor), m->name,
 		 n->vendor, n->device, fi->pmd);
 
 	if (fi->bifurcated) {
@@ -1732,17 +1769,20 @@ check_nic(struct ctx *c, struct nic *n)
 		const char *cfg = c->in->config_path ? c->in->config_path : "CONFIG";
 
 		if (in_cfg) {
-			snprintf(fix, sizeof(fix), "%sdpr-doctor --bind -c %s%s",
-				 m->fam == FAM_CXGBE ? "modprobe -r cxgb4 csiostor\n" : "", cfg,
-				 routed == 2 ? " --force   # takes the management interface" : "");
+			snprintf(fix, sizeof(fix), "%s%sdpr-doctor --bind -c %s%s",
+				 m->fam == FAM_CXGBE ? "modprobe -r cxgb4 csiostor\n" : "",
+				 routed ? "# move this machine's own addresses off the interface "
+					  "first, then:\n" : "",
+				 cfg, routed ? " --force" : "");
 			sev = DPR_DOCTOR_ERROR;
 		} else {
 			snprintf(fix, sizeof(fix), "dpdk-devbind.py --bind=vfio-pci %s", n->addr);
 			sev = DPR_DOCTOR_INFO;
 		}
 		add(c, sev, "nic", n->addr, in_cfg, routed == 2 && !in_cfg ? NULL : fix,
-		    "%s: %s, on kernel driver %s, %s%s%s: %s",
-		    n->addr, what, n->driver[0] ? n->driver : "(none)", numa,
+		    "%s: %s, %s%s, %s%s%s: %s",
+		    n->addr, what, n->driver[0] ? "on kernel driver " : "on no driver", n->driver,
+		    numa,
 		    n->n_ifaces ? ", " : "", ifs,
 		    in_cfg ? "config port is not bound to vfio-pci or a uio driver, dpr cannot "
 			     "probe it" :
@@ -1968,6 +2008,25 @@ check_isolation(struct ctx *c)
 	}
 	for (i = 0; i < CPUSET_WORDS; i++)
 		missing[i] = workers[i] & ~(iso[i] & nohz[i] & rcu[i]);
+	s_miss[0] = '\0';
+	for (i = 0, al = 0; i < 3; i++) {
+		static const char *const keys[] = { "isolcpus", "nohz_full", "rcu_nocbs" };
+		const uint64_t *sets[] = { iso, nohz, rcu };
+		uint64_t out[CPUSET_WORDS];
+		unsigned int j;
+		int w;
+
+		for (j = 0; j < CPUSET_WORDS; j++)
+			out[j] = workers[j] & ~sets[i][j];
+		if (cpuset_count(out) == 0)
+			continue;
+		cpuset_format(out, buf, sizeof(buf));
+		w = snprintf(s_miss + al, sizeof(s_miss) - al, "%s%s lacks %s", al ? ", " : "",
+			     keys[i], buf);
+		if (w > 0 && (size_t)w < sizeof(s_miss) - al)
+			al += (size_t)w;
+	}
+	al = 0;
 	if (cpuset_count(missing) == 0) {
 		add(c, DPR_DOCTOR_OK, "isolation", s_w, false, NULL,
 		    "worker CPUs %s are in isolcpus (%s), nohz_full (%s) and rcu_nocbs (%s)",
@@ -1977,7 +2036,6 @@ check_isolation(struct ctx *c)
 
 		for (i = 0; i < CPUSET_WORDS; i++)
 			all_iso[i] = iso[i] | workers[i];
-		cpuset_format(missing, s_miss, sizeof(s_miss));
 		cpuset_format(all_iso, buf, sizeof(buf));
 		/* New values keep what is isolated already and add the
 		 * workers; an existing option is replaced, not repeated. */
@@ -1995,9 +2053,9 @@ check_isolation(struct ctx *c)
 				     "update-grub && reboot", args) >= sizeof(buf))
 			buf[0] = '\0';
 		add(c, DPR_DOCTOR_WARNING, "isolation", s_w, false, buf,
-		    "worker CPUs %s: %s not isolated (isolcpus=%s nohz_full=%s rcu_nocbs=%s): the "
-		    "scheduler, timer ticks and RCU callbacks interrupt the workers", s_w, s_miss,
-		    s_iso, s_nohz, s_rcu);
+		    "worker CPUs %s are not all isolated: %s (isolcpus=%s nohz_full=%s "
+		    "rcu_nocbs=%s): the scheduler, timer ticks and RCU callbacks interrupt the "
+		    "workers", s_w, s_miss, s_iso, s_nohz, s_rcu);
 	}
 	if (has_iso && cpuset_has(iso, main_cpu))
 		add(c, DPR_DOCTOR_WARNING, "isolation", "", false, NULL,
@@ -2100,7 +2158,7 @@ dpr_doctor_run(const struct dpr_doctor_input *in, struct dpr_doctor_report *r)
 		return -ENOMEM;
 	c->in = in;
 	c->r = r;
-	snprintf(c->root, sizeof(c->root), "%s", in->sysroot ? in->sysroot : "");
+	copy_str(c->root, sizeof(c->root), in->sysroot ? in->sysroot : "");
 	/* "/" and "" both mean the real root; no trailing slash */
 	while (strlen(c->root) > 0 && c->root[strlen(c->root) - 1] == '/')
 		c->root[strlen(c->root) - 1] = '\0';
@@ -2173,7 +2231,7 @@ dpr_doctor_bind(const struct dpr_doctor_bind_opts *opts, unsigned int n_ports,
 		return -ENOMEM;
 	c->in = &in;
 	c->r = &r;
-	snprintf(c->root, sizeof(c->root), "%s", opts->sysroot ? opts->sysroot : "");
+	copy_str(c->root, sizeof(c->root), opts->sysroot ? opts->sysroot : "");
 	while (strlen(c->root) > 0 && c->root[strlen(c->root) - 1] == '/')
 		c->root[strlen(c->root) - 1] = '\0';
 	scan_pci(c);
