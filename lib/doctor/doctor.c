@@ -1060,15 +1060,18 @@ ports_needing_vfio(const struct ctx *c)
 
 	for (i = 0; i < c->in->n_ports; i++) {
 		unsigned int j;
-		bool mlx = false;
+		bool exempt = false;
 
 		if (!dpr_doctor_pci_address(c->in->ports[i].device, addr, sizeof(addr)))
 			continue;
+		/* Mellanox stays on its kernel driver; uio needs no IOMMU */
 		for (j = 0; j < c->n_nics; j++)
-			if (strcmp(c->nics[j].addr, addr) == 0 && c->nics[j].model &&
-			    families[c->nics[j].model->fam].bifurcated)
-				mlx = true;
-		n += !mlx;
+			if (strcmp(c->nics[j].addr, addr) == 0 &&
+			    ((c->nics[j].model && families[c->nics[j].model->fam].bifurcated) ||
+			     (is_dpdk_driver(c->nics[j].driver) &&
+			      strcmp(c->nics[j].driver, "vfio-pci") != 0)))
+				exempt = true;
+		n += !exempt;
 	}
 	return n;
 }
@@ -1190,7 +1193,8 @@ check_iommu_group(struct ctx *c, const struct nic *n, bool preflight)
 	}
 	closedir(d);
 	if (ol > 0)
-		add(c, DPR_DOCTOR_ERROR, "iommu", n->addr, preflight, fix,
+		add(c, preflight ? DPR_DOCTOR_ERROR : DPR_DOCTOR_WARNING, "iommu", n->addr, preflight,
+		    fix,
 		    "IOMMU group %d of %s also holds %s: vfio-pci takes a group only when every "
 		    "device in it is on vfio-pci or on no driver",
 		    n->iommu_group, n->addr, others);
@@ -1323,7 +1327,6 @@ check_hugepages(struct ctx *c)
 {
 	bool with_config = c->in->n_ports > 0, nodes[MAX_NODES];
 	const struct page_size *big = NULL, *used = NULL;
-	long total_kb = 0;
 	unsigned int i;
 	char fix[1024];
 	int node;
@@ -1337,7 +1340,6 @@ check_hugepages(struct ctx *c)
 		if (ps->nr <= 0)
 			continue;
 		used = ps;
-		total_kb += ps->nr * (long)ps->kb;
 		copy_str(subj, sizeof(subj), ps->dir);
 		if (ps->mount[0] != '\0') {
 			add(c, DPR_DOCTOR_OK, "hugepages", subj, true, NULL,
@@ -1359,7 +1361,8 @@ check_hugepages(struct ctx *c)
 		}
 		if (ps->free == 0)
 			add(c, DPR_DOCTOR_WARNING, "hugepages", subj, false,
-			    "grep -l huge /proc/[0-9]*/maps",
+			    "# find the processes holding them:\n"
+			    "grep -l -e rtemap -e anon_hugepage /proc/[0-9]*/maps",
 			    "all %ld pages of %s are in use (another DPDK process running?)",
 			    ps->nr, size_name(ps->kb));
 	}
@@ -1442,7 +1445,6 @@ check_hugepages(struct ctx *c)
 		    node, with_config ? "config ports are" : "NICs are", hl ? have : "none elsewhere",
 		    node);
 	}
-	(void)total_kb;
 }
 
 /* ---- NICs ---- */
@@ -1820,10 +1822,8 @@ check_nics(struct ctx *c)
 {
 	unsigned int i, known = 0;
 
-	for (i = 0; i < c->n_nics; i++) {
-		c->nics[i].port = port_of(c, c->nics[i].addr);
+	for (i = 0; i < c->n_nics; i++)
 		known += c->nics[i].model != NULL;
-	}
 	if (c->n_nics == 0)
 		add(c, DPR_DOCTOR_INFO, "nic", "/sys/bus/pci/devices", false, NULL,
 		    "no PCI network devices in /sys/bus/pci/devices");
@@ -1957,14 +1957,14 @@ check_isolation(struct ctx *c)
 {
 	uint64_t iso[CPUSET_WORDS], nohz[CPUSET_WORDS], rcu[CPUSET_WORDS], workers[CPUSET_WORDS];
 	uint64_t banned[CPUSET_WORDS], online[CPUSET_WORDS], missing[CPUSET_WORDS];
-	bool has_iso, has_nohz, has_rcu, irqb = irqbalance_running(c);
+	bool has_iso, present, irqb = irqbalance_running(c);
 	char s_iso[256], s_nohz[256], s_rcu[256], s_w[256], s_miss[256], args[900], buf[1024];
 	unsigned int main_cpu = 0, i, cpu;
 	size_t al = 0;
 
 	cmdline_cpus(c, "isolcpus", iso, &has_iso);
-	cmdline_cpus(c, "nohz_full", nohz, &has_nohz);
-	cmdline_cpus(c, "rcu_nocbs", rcu, &has_rcu);
+	cmdline_cpus(c, "nohz_full", nohz, &present);
+	cmdline_cpus(c, "rcu_nocbs", rcu, &present);
 	cpuset_format(iso, s_iso, sizeof(s_iso));
 	cpuset_format(nohz, s_nohz, sizeof(s_nohz));
 	cpuset_format(rcu, s_rcu, sizeof(s_rcu));
@@ -2118,8 +2118,6 @@ check_isolation(struct ctx *c)
 		    "descriptor and packet crosses the interconnect; run the lcores on node %d's "
 		    "CPUs (%s)", n->port, n->addr, n->numa, s_miss, cpu_node(c, cpu), n->numa, s_node);
 	}
-	(void)has_nohz;
-	(void)has_rcu;
 }
 
 /* ---- entry points ---- */

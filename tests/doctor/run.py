@@ -291,6 +291,9 @@ def case_e810(tmp):
           "e810: pagesize=1024M mount counts for 1G pages", out)
     check(has(fs, "info", "isolation", "no lcores given"), "e810: no lcores: info", out)
 
+    rc, out = run(m, "--bind", "-c", cfg, "--devbind", os.path.join(tmp, "no-such-devbind"))
+    check(rc == 1 and "failed (exit 127)" in out and "undo" not in out,
+          "e810 --bind: a devbind that cannot run is a failure", out)
     devbind, log = fake_devbind(tmp, m.root)
     rc, out = run(m, "--bind", "-c", cfg, "--devbind", devbind)
     check(rc == 1, "e810 --bind: exit 1 when p0 is refused", out)
@@ -476,6 +479,23 @@ def case_mellanox(tmp):
     check(rc == 0 and "stays on mlx5_core" in out and read(log) == "", "mlx: --bind leaves it", out)
 
 
+# A port on uio_pci_generic needs no IOMMU.
+def case_uio(tmp):
+    m = Machine(tmp, "uio")
+    m.cpu()
+    m.cmdline("root=/dev/sda1 iommu=pt")
+    m.nodes({0: "0-3"})
+    m.hugepages(2048, {0: 1024})
+    m.mounts(["hugetlbfs /dev/hugepages hugetlbfs rw,pagesize=2M 0 0"])
+    m.pci("0000:05:00.0", 0x8086, 0x1572, driver="uio_pci_generic", numa=0,
+          link=("8.0", 8, "8.0", 8))
+    cfg = config(tmp, "uio", [("p0", "0000:05:00.0")])
+    rc, fs, out = findings(m, "-c", cfg)
+    check(rc == 0 and has(fs, "info", "iommu", "no IOMMU") and has(fs, "info", "vfio", "not loaded")
+          and has(fs, "ok", "nic", "port p0", "X710", "uio_pci_generic"),
+          "uio: no IOMMU needed for a uio port", out)
+
+
 # (i) a root with almost nothing in it; a device with only some files.
 def case_sparse(tmp):
     m = Machine(tmp, "sparse")
@@ -541,7 +561,7 @@ def case_real_machine():
 def main():
     with tempfile.TemporaryDirectory(prefix="dpr-doctor-") as tmp:
         for case in (case_chelsio, case_e810, case_hugepages, case_healthy, case_ice_ddp,
-                     case_isolation, case_mellanox, case_sparse, case_usage):
+                     case_isolation, case_mellanox, case_uio, case_sparse, case_usage):
             before = len(failures)
             case(tmp)
             print(f"{'ok' if len(failures) == before else 'not ok'} - {case.__name__[5:]}")
