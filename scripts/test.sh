@@ -4,6 +4,7 @@
 # Install what is missing, build (release and ASan/UBSan), run every suite:
 #   unit    crafted mbufs through each stage          (release + sanitizers)
 #   config  bad and good configuration files           (release + sanitizers)
+#   doctor  dpr-doctor against fake machines            (release + sanitizers)
 #   smoke   the real dpr between hosts in namespaces   (release + sanitizers)
 #   fuzz    each libFuzzer harness for FUZZ_SECONDS (5) from its seeds
 #           (scripts/fuzz.sh: clang, ASan + UBSan, build-fuzz/)
@@ -17,7 +18,7 @@ set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
-SUITES=${SUITES:-unit config smoke}
+SUITES=${SUITES:-unit config doctor smoke}
 SANITIZE=${SANITIZE:-1}
 LOG=$TOP/build/test-logs
 passed=0
