@@ -36,6 +36,7 @@ struct dpr_options {
 struct dpr_neigh;
 struct dpr_fpm_router;
 struct dpr_kroute;
+struct dpr_metrics;
 
 struct dpr_router {
 	/*
@@ -72,6 +73,7 @@ struct dpr_router {
 	struct dpr_neigh *neigh;                /**< neighbours (lib/neigh) */
 	struct dpr_fpm_router *fpm;             /**< routes from zebra (lib/fpm); NULL: off */
 	struct dpr_kroute *kroute;              /**< the kernel table mirror (lib/kernel); NULL: off */
+	struct dpr_metrics *metrics;            /**< Prometheus endpoint (lib/metrics); NULL: off */
 	struct {
 		uint64_t to_kernel, to_kernel_dropped;
 		uint64_t from_kernel, from_kernel_dropped;
