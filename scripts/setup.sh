@@ -19,6 +19,8 @@ PACKAGES=(
 	frr # zebra, staticd and bgpd for tests/smoke/fpm.sh, bgp.sh, bgp_scale.sh
 	bird2 # kernel protocol (kernel_routes.sh), the BGP peers of bgp.sh, bgp_scale.sh
 	clang libclang-rt-14-dev # libFuzzer: scripts/fuzz.sh, tests/fuzz
+	libmicrohttpd-dev # the Prometheus endpoint (lib/metrics)
+	prometheus # promtool check metrics in tests/smoke/metrics.sh
 )
 # What a static DPDK link (meson -Dstatic_dpdk=true) pulls in.
 STATIC_PACKAGES=(

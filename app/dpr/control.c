@@ -21,6 +21,7 @@
 #include "exception/tap.h"
 #include "fpm/fpm_router.h"
 #include "kernel/kroute.h"
+#include "metrics/metrics.h"
 #include "neigh/neigh.h"
 #include "util/log.h"
 
@@ -202,6 +203,7 @@ dpr_control_run(struct dpr_router *d)
 		/* Exception rings and TAPs are polled: wait for the socket only
 		 * while they are empty, and never long. */
 		dpr_server_poll(d->server, busy == 0 ? 1 : 0);
+		dpr_metrics_poll(d->metrics);
 		dpr_exc_timers(d->exc);
 		dpr_fpm_router_timers(d);
 		dpr_kroute_timers(d);

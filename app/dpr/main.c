@@ -24,6 +24,7 @@
 #include "exception/tap.h"
 #include "fpm/fpm_router.h"
 #include "kernel/kroute.h"
+#include "metrics/metrics.h"
 #include "neigh/neigh.h"
 #include "route/route.h"
 #include "telemetry/telemetry.h"
@@ -421,6 +422,7 @@ teardown(struct dpr_router *d)
 	dpr_capture_free(d);
 	if (pdump_on)
 		rte_pdump_uninit();
+	dpr_metrics_free(d->metrics);
 	dpr_kroute_free(d);
 	dpr_fpm_router_free(d);
 	dpr_server_free(d->server);
@@ -530,6 +532,13 @@ main(int argc, char **argv)
 	if (dpr_kroute_start(&d, err, sizeof(err)) < 0) {
 		fprintf(stderr, "dpr: %s\n", err);
 		goto out;
+	}
+	if (d.cfg->metrics.enabled) {
+		d.metrics = dpr_metrics_create(&d, d.cfg->metrics.listen, err, sizeof(err));
+		if (d.metrics == NULL) {
+			fprintf(stderr, "dpr: %s\n", err);
+			goto out;
+		}
 	}
 	ret = dpr_telemetry_init(&d, d.server);
 	if (ret < 0)

@@ -1358,6 +1358,14 @@ m_addr_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 
 /* --- neighbours -------------------------------------------------------- */
 
+/* A neighbour's state as the API shows it: "reachable" with its MAC known,
+ * else "incomplete". */
+static bool
+neigh_reachable(union dpr_nh_word w)
+{
+	return w.kind == DPR_NH_KIND_FORWARD;
+}
+
 static json_t *
 neigh_json(struct dpr_router *r, uint32_t idx)
 {
@@ -1368,9 +1376,9 @@ neigh_json(struct dpr_router *r, uint32_t idx)
 
 	o = json_pack("{s:s,s:s,s:s,s:b,s:i}", "address", dpr_ip_fmt(&info->ip, ip, sizeof(ip)),
 		      "port", r->cfg->ports[w.port].name,
-		      "state", w.kind == DPR_NH_KIND_FORWARD ? "reachable" : "incomplete",
+		      "state", neigh_reachable(w) ? "reachable" : "incomplete",
 		      "static", info->is_static, "refs", (json_int_t)info->refcnt);
-	if (w.kind == DPR_NH_KIND_FORWARD) {
+	if (neigh_reachable(w)) {
 		rte_ether_format_addr(mac, sizeof(mac), &w.mac);
 		json_object_set_new(o, "mac", json_string(mac));
 	}
@@ -1681,6 +1689,28 @@ m_capture_stop(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	return dpr_capture_json(r);
 }
 
+/* What neigh.list lists, counted by state; "static": how many are static. */
+static json_t *
+neigh_counts_json(struct dpr_router *r)
+{
+	json_int_t reachable = 0, incomplete = 0, stat = 0;
+	uint32_t i;
+
+	for (i = DPR_NH_FIRST_DYNAMIC; i < DPR_NH_MAX; i++) {
+		const struct dpr_nh_info *info = dpr_nh_info(r->nh, i);
+
+		if (info == NULL || info->ip.af == 0)
+			continue;
+		if (neigh_reachable(dpr_nh_word_get(r->nh, i)))
+			reachable++;
+		else
+			incomplete++;
+		stat += info->is_static;
+	}
+	return json_pack("{s:I,s:I,s:I}", "reachable", reachable, "incomplete", incomplete,
+			 "static", stat);
+}
+
 json_t *
 dpr_router_stats_json(struct dpr_router *r)
 {
@@ -1735,6 +1765,7 @@ dpr_router_stats_json(struct dpr_router *r)
 			"ipv4_max_routes", (json_int_t)r->fib4->conf.max_routes,
 			"ipv4_tbl8_groups", (json_int_t)r->fib4->conf.tbl8_groups);
 
+		json_object_set_new(fib, "ipv4_tbl8_used", json_integer(dpr_fib4_tbl8_used(r->fib4)));
 		if (r->fib6 != NULL) {
 			json_object_set_new(fib, "ipv6_routes", json_integer(dpr_fib6_count(r->fib6)));
 			json_object_set_new(fib, "ipv6_memory_bytes",
@@ -1748,8 +1779,10 @@ dpr_router_stats_json(struct dpr_router *r)
 		}
 		json_object_set_new(j, "fib", fib);
 	}
-	if (r->nh != NULL)
+	if (r->nh != NULL) {
 		json_object_set_new(j, "nexthops", json_integer(dpr_nh_count(r->nh)));
+		json_object_set_new(j, "neighbors", neigh_counts_json(r));
+	}
 	if (r->rib.srcs != NULL) {
 		struct dpr_route_src_counts c;
 		json_t *by = json_object();

@@ -54,7 +54,7 @@ struct dpr_server {
 	char path[108];
 	struct client *clients[DPR_SERVER_MAX_CLIENTS];
 	unsigned int n_clients;
-	struct extra extras[4];
+	struct extra extras[8];
 	unsigned int n_extras;
 };
 

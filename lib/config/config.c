@@ -1024,11 +1024,40 @@ parse_kernel_routes(struct parser *ps, json_t *o)
 	return 0;
 }
 
+/* "metrics": {"listen": "127.0.0.1:9111"}; without the key, no endpoint. */
+static int
+parse_metrics(struct parser *ps, json_t *o)
+{
+	static const char *const keys[] = { "listen", NULL };
+	struct dpr_metrics_conf *mc = &ps->cfg->metrics;
+	struct sockaddr_storage ss;
+	const char *listen;
+	socklen_t sl;
+	int ret;
+
+	if (!json_is_object(o))
+		return fail(ps, "metrics", "expected an object like {\"listen\": \"127.0.0.1:9111\"}, got %s",
+			    type_name(o));
+	if ((ret = check_keys(ps, "metrics", o, keys)) < 0 ||
+	    (ret = get_string(ps, "metrics", o, "listen", true, &listen)) < 0)
+		return ret;
+	if (strlen(listen) >= sizeof(mc->listen) || dpr_sockaddr_parse(listen, -1, &ss, &sl) < 0)
+		return fail(ps, "metrics.listen", "\"%s\": expected an IPv4 or IPv6 address (not a name) and a port, like \"127.0.0.1:9111\" or \"[::1]:9111\"",
+			    listen);
+	if (dpr_sockaddr_port(&ss) == 0)
+		return fail(ps, "metrics.listen", "\"%s\": port 0 would be a random port Prometheus cannot be told of; give a fixed one, like 9111",
+			    listen);
+	mc->enabled = true;
+	snprintf(mc->listen, sizeof(mc->listen), "%s", listen);
+	return 0;
+}
+
 static int
 parse_root(struct parser *ps, json_t *root)
 {
 	static const char *const keys[] = {
-		"ports", "routes", "neighbors", "control", "fib", "fpm", "kernel_routes", NULL
+		"ports", "routes", "neighbors", "control", "fib", "fpm", "kernel_routes", "metrics",
+		NULL
 	};
 	static const char *const control_keys[] = { "socket", "group", NULL };
 	static const char *const fib_keys[] = {
@@ -1109,6 +1138,9 @@ parse_root(struct parser *ps, json_t *root)
 		return ret;
 	o = json_object_get(root, "kernel_routes");
 	if (o != NULL && (ret = parse_kernel_routes(ps, o)) < 0)
+		return ret;
+	o = json_object_get(root, "metrics");
+	if (o != NULL && (ret = parse_metrics(ps, o)) < 0)
 		return ret;
 	return 0;
 }

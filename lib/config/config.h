@@ -135,6 +135,12 @@ struct dpr_kroute_conf {
 #define DPR_KROUTE_SOCKET_BUFFER_MIN 4096u
 #define DPR_KROUTE_SOCKET_BUFFER_MAX (1u << 30)
 
+/** "metrics": the Prometheus endpoint, lib/metrics/metrics.h. */
+struct dpr_metrics_conf {
+	bool enabled;            /**< the key is there */
+	char listen[64];         /**< "ADDR:PORT" */
+};
+
 struct dpr_config {
 	char path[PATH_MAX];
 	unsigned int n_ports;
@@ -152,6 +158,7 @@ struct dpr_config {
 	uint32_t learned_neighbors_max; /**< next hops ARP may create (fib.learned_neighbors_max) */
 	struct dpr_fpm_conf fpm;
 	struct dpr_kroute_conf kernel_routes;
+	struct dpr_metrics_conf metrics;
 };
 
 /**

@@ -162,3 +162,62 @@ dpr_prefix_contains(const struct dpr_prefix *p, const struct dpr_ip *ip)
 		return a.addr.ip4 == b.addr.ip4;
 	return memcmp(a.addr.ip6, b.addr.ip6, 16) == 0;
 }
+
+int
+dpr_sockaddr_parse(const char *s, int default_port, struct sockaddr_storage *ss,
+		   socklen_t *sl)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	char host[INET6_ADDRSTRLEN];
+	const char *port = NULL, *end, *colon = strchr(s, ':');
+	unsigned long p = default_port < 0 ? 0 : (unsigned long)default_port;
+	size_t hlen;
+	char *stop;
+
+	if (s[0] == '[') {
+		end = strchr(s, ']');
+		if (end == NULL || (end[1] != '\0' && end[1] != ':'))
+			return -EINVAL;
+		hlen = (size_t)(end - s - 1);
+		s++;
+		if (end[1] == ':')
+			port = end + 2;
+	} else if (colon != NULL && strchr(colon + 1, ':') == NULL) {
+		hlen = (size_t)(colon - s);
+		port = colon + 1;
+	} else {
+		hlen = strlen(s);
+	}
+	if (hlen == 0 || hlen >= sizeof(host) || (port == NULL && default_port < 0))
+		return -EINVAL;
+	memcpy(host, s, hlen);
+	host[hlen] = '\0';
+	if (port != NULL) {
+		errno = 0;
+		p = strtoul(port, &stop, 10);
+		if (port[0] < '0' || port[0] > '9' || *stop != '\0' || errno != 0 || p > 65535)
+			return -EINVAL;
+	}
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)p);
+		*sl = sizeof(*s4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)p);
+		*sl = sizeof(*s6);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+uint16_t
+dpr_sockaddr_port(const struct sockaddr_storage *ss)
+{
+	return ntohs(ss->ss_family == AF_INET ? ((const struct sockaddr_in *)ss)->sin_port :
+		     ((const struct sockaddr_in6 *)ss)->sin6_port);
+}

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <rte_ether.h>
 
@@ -88,3 +89,17 @@ bool dpr_prefix_contains(const struct dpr_prefix *p, const struct dpr_ip *ip);
 
 /** Clear the bits of @p p past its length. */
 void dpr_prefix_mask(struct dpr_prefix *p);
+
+/**
+ * Parse a TCP address to listen on: "127.0.0.1:9111", "[::1]:9111" and,
+ * when @p default_port is 0 to 65535, an address alone ("127.0.0.1", "::1",
+ * "[::1]") for that port. Numeric addresses only: names are not resolved.
+ * @param default_port
+ *   The port of an address given alone, or -1 when the port is required.
+ * @return 0 with the address in @p ss and its length in @p sl, or -EINVAL.
+ */
+int dpr_sockaddr_parse(const char *s, int default_port, struct sockaddr_storage *ss,
+		       socklen_t *sl);
+
+/** The port of an AF_INET or AF_INET6 address, in host byte order. */
+uint16_t dpr_sockaddr_port(const struct sockaddr_storage *ss);

@@ -241,6 +241,32 @@ test_ifaddr(void)
 	CHECK_EQ(n, DPR_IFADDR_MAX_PER_PORT);
 }
 
+/* Listen addresses (fpm.listen, metrics.listen). */
+static void
+test_sockaddr(void)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+
+	CHECK_EQ(dpr_sockaddr_parse("127.0.0.1:9111", -1, &ss, &sl), 0);
+	CHECK(ss.ss_family == AF_INET && dpr_sockaddr_port(&ss) == 9111, "v4");
+	CHECK_EQ(dpr_sockaddr_parse("[::1]:9111", -1, &ss, &sl), 0);
+	CHECK(ss.ss_family == AF_INET6 && dpr_sockaddr_port(&ss) == 9111, "v6");
+	CHECK_EQ(dpr_sockaddr_parse("127.0.0.1", -1, &ss, &sl), -EINVAL);
+	CHECK_EQ(dpr_sockaddr_parse("::1", -1, &ss, &sl), -EINVAL);
+	CHECK_EQ(dpr_sockaddr_parse("[::1]", -1, &ss, &sl), -EINVAL);
+	CHECK_EQ(dpr_sockaddr_parse("127.0.0.1", 2620, &ss, &sl), 0);
+	CHECK_EQ(dpr_sockaddr_port(&ss), 2620);
+	CHECK_EQ(dpr_sockaddr_parse("::1", 2620, &ss, &sl), 0);
+	CHECK(ss.ss_family == AF_INET6 && dpr_sockaddr_port(&ss) == 2620, "bare v6");
+	CHECK_EQ(dpr_sockaddr_parse("localhost:9111", -1, &ss, &sl), -EINVAL);
+	CHECK_EQ(dpr_sockaddr_parse("127.0.0.1:65536", -1, &ss, &sl), -EINVAL);
+	CHECK_EQ(dpr_sockaddr_parse("127.0.0.1:-1", -1, &ss, &sl), -EINVAL);
+	CHECK_EQ(dpr_sockaddr_parse("127.0.0.1:", -1, &ss, &sl), -EINVAL);
+	CHECK_EQ(dpr_sockaddr_parse("[::1]x", -1, &ss, &sl), -EINVAL);
+	CHECK_EQ(dpr_sockaddr_parse(":9111", -1, &ss, &sl), -EINVAL);
+}
+
 int
 main(void)
 {
@@ -248,6 +274,7 @@ main(void)
 	test_prefixes6();
 	test_macs();
 	test_ifaddr();
+	test_sockaddr();
 	printf("test_addr: %d checks, %d failed\n", test_checks, test_failures);
 	return test_failures == 0 ? 0 : 1;
 }
