@@ -47,7 +47,21 @@ _dprctl()
 	proto)
 		COMPREPLY=($(compgen -W "tcp udp icmp icmpv6" -- "$cur"))
 		return ;;
-	via | from | weight | sport | dport | --limit)
+	--drop)
+		COMPREPLY=($(compgen -W "all runt other_host unsupported_l3 bad_header bad_length
+			bad_checksum martian blackhole exception_full tx_full" -- "$cur"))
+		return ;;
+	--exception)
+		COMPREPLY=($(compgen -W "all arp local ip_options ttl_expired no_route unresolved
+			mtu_exceeded beyond_scope" -- "$cur"))
+		return ;;
+	--port)
+		COMPREPLY=($(compgen -W "$(_dprctl_ports "$sock")" -- "$cur"))
+		return ;;
+	-w | --write)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	via | from | weight | sport | dport | --limit | -c | --count | --snaplen | --seconds | --max-bytes)
 		return ;;
 	esac
 
@@ -55,7 +69,7 @@ _dprctl()
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "-s --socket -j --json -h --help" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "route addr neigh port stats config call" -- "$cur"))
+			COMPREPLY=($(compgen -W "route addr neigh port stats doctor capture config call" -- "$cur"))
 		fi
 		return
 	fi
@@ -63,10 +77,13 @@ _dprctl()
 		case $cmd in
 		route) COMPREPLY=($(compgen -W "add replace del get list load" -- "$cur")) ;;
 		addr | neigh) COMPREPLY=($(compgen -W "add del list" -- "$cur")) ;;
-		port) COMPREPLY=($(compgen -W "list" -- "$cur")) ;;
+		port) COMPREPLY=($(compgen -W "list show" -- "$cur")) ;;
+		capture) COMPREPLY=($(compgen -W "-w --drop --exception --port -c --snaplen --seconds
+			--max-bytes status stop" -- "$cur")) ;;
 		call) COMPREPLY=($(compgen -W "route.add route.replace route.del route.get
 			route.list route.load addr.add addr.del addr.list neigh.add neigh.del
-			neigh.list port.list stats.get config.get" -- "$cur")) ;;
+			neigh.list port.list port.show doctor.get capture.start capture.get
+			capture.stop stats.get config.get" -- "$cur")) ;;
 		esac
 		return
 	fi
@@ -78,6 +95,12 @@ _dprctl()
 		((cword > cmd_at + 2)) &&
 			COMPREPLY=($(compgen -W "from proto sport dport" -- "$cur")) ;;
 	route/list) COMPREPLY=($(compgen -W "--limit source" -- "$cur")) ;;
+	port/show)
+		((cword == cmd_at + 2)) &&
+			COMPREPLY=($(compgen -W "$(_dprctl_ports "$sock")" -- "$cur")) ;;
+	capture/*)
+		COMPREPLY=($(compgen -W "-w --drop --exception --port -c --snaplen --seconds
+			--max-bytes" -- "$cur")) ;;
 	route/load) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	addr/add | addr/del | addr/list)
 		((cword == cmd_at + 2)) &&
