@@ -95,6 +95,8 @@ def main():
                          ("cached full table: dpr / l3fwd LPM (goal >= 1.05)", "dpr pyasn",
                           "l3fwd-lpm pyasn"),
                          ("small table: dpr / l3fwd LPM (goal >= 1.05)", "dpr small", "l3fwd-lpm small"),
+                         ("Zipf full table: dpr / l3fwd LPM (no goal)", "dpr zipf", "l3fwd-lpm zipf"),
+                         ("Zipf full table: dpr / l3fwd FIB (no goal)", "dpr zipf", "l3fwd-fib zipf"),
                          ("small table: dpr / testpmd io (goal >= 0.8)", "dpr small", "testpmd-io"),
                          ("dpr full / small table, cached", "dpr pyasn", "dpr small"),
                          ("l3fwd LPM full / small table, cached", "l3fwd-lpm pyasn", "l3fwd-lpm small"),
@@ -171,11 +173,30 @@ def main():
         print("WARNING: %s sent fewer packets than they received in some round (fwd: the "
               "lowest share): those Mpps are not forwarding rates" % ", ".join(short))
     reg = thr["regimes"]
-    for stem, name in (("pyasn-v4", "cached"), ("pyasn-dram-v4", "DRAM-bound")):
+    for stem, name in (("pyasn-v4", "cached"), ("pyasn-dram-v4", "DRAM-bound"),
+                       ("pyasn-zipf-v4", "Zipf")):
         if stem in reg:
             print("regime %-10s full IPv4 table, %7d destinations: their tbl24 lines are "
-                  "%.1f MiB (L3: %s MiB)" % (name, reg[stem]["destinations"], reg[stem]["tbl24_mib"],
-                                             "%.0f" % reg["l3_mib"] if reg.get("l3_mib") else "?"))
+                  "%.1f MiB, the hottest taking 90%% of the packets %s MiB (L3: %s MiB)" % (
+                      name, reg[stem]["destinations"], reg[stem]["tbl24_mib"],
+                      "%.1f" % reg[stem]["hot90_mib"] if "hot90_mib" in reg[stem] else "?",
+                      "%.0f" % reg["l3_mib"] if reg.get("l3_mib") else "?"))
+    # The tuner: --pipeline auto against both ways forced, per regime.
+    for t, name in (("small", "small"), ("pyasn", "cached"), ("dram", "DRAM-bound"),
+                    ("zipf", "Zipf")):
+        auto, on, off = by.get("dpr " + t), by.get("dpr-on " + t), by.get("dpr-off " + t)
+        if not (auto and on and off and on.get("mpps_median") and off.get("mpps_median")):
+            continue
+        ways = [p for p in auto.get("pipelined_by_round") or [] if p is not None]
+        faster = "on" if on["mpps_median"] > off["mpps_median"] else "off"
+        chose = ("on" if all(ways) else "off" if not any(ways) else "both") if ways else "?"
+        print("tuner %-10s auto %.2f Mpps (pipelined at exit in %d of %d rounds: %s), on %.2f, "
+              "off %.2f: the faster forced way is %s by %.1f%%%s" % (
+                  name, auto["mpps_median"] or 0, sum(1 for p in ways if p), len(ways), chose,
+                  on["mpps_median"], off["mpps_median"], faster,
+                  100 * abs(on["mpps_median"] / off["mpps_median"] - 1),
+                  "" if chose == faster else "; auto chose otherwise" if chose in ("on", "off")
+                  else ""))
     if thr["noise_testpmd_io"] is not None:
         print("noise: testpmd io moved %.0f%% (max - min over median) across the rounds; "
               "each case's min and max are above" % (100 * thr["noise_testpmd_io"]))

@@ -115,6 +115,15 @@ def dpr_not_forwarded(path):
     return out
 
 
+def dpr_pipelined(path):
+    """How dpr's first worker ran its bursts at exit (its tuner's choice
+    under --pipeline auto): True, False, or None."""
+    try:
+        return json.load(open(path))["workers"][0].get("pipelined")
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+
+
 def l3fwd_share(log_path, ports, rx_ports):
     """Sent on @ports over received on @rx_ports from l3fwd's exit lines, or None."""
     rx = tx = 0
@@ -190,6 +199,7 @@ def run_case(case, warmup, duration, perf=None):
             if case.get("app", "").startswith("l3fwd"):
                 case["exact_share"] = l3fwd_share(logf.name, case["ports"], rx_ports)
             if stats:
+                case["pipelined"] = dpr_pipelined(stats)
                 nf = dpr_not_forwarded(stats)
                 if nf and nf["rx"]:
                     case["exact_share"] = nf["forwarded"] / nf["rx"]
@@ -231,6 +241,7 @@ def main():
     own_ns = {c["name"]: [] for c in cases}
     rest_ns = {c["name"]: [] for c in cases}
     fwd_share = {c["name"]: [] for c in cases}
+    pipelined = {c["name"]: [None] * a.rounds for c in cases}
     for r in range(a.rounds):
         # Each round starts one case later: no case always runs first
         # (after the previous round's last) or last.
@@ -268,6 +279,7 @@ def main():
             if mpps is not None:
                 results[c["name"]].append(mpps)
                 by_round[c["name"]][r] = mpps
+            pipelined[c["name"]][r] = c.get("pipelined")
 
     out = []
     for c in cases:
@@ -286,6 +298,7 @@ def main():
             if rest_ns[c["name"]] else None,
             "family": c.get("family", "4"),
             "forwarded_share_min": min(fwd_share[c["name"]]) if fwd_share[c["name"]] else None,
+            "pipelined_by_round": pipelined[c["name"]] if c.get("app") == "dpr" else None,
         })
     json.dump({"cases": out, "rounds": a.rounds, "duration_s": a.duration,
                "warmup_s": a.warmup}, sys.stdout, indent=2)

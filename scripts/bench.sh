@@ -29,9 +29,13 @@
 #                                          the small and cached full tables;
 #                                          counts this machine cannot hold
 #                                          (N workers + 1 CPUs) are skipped
-#   DRAM=0 scripts/bench.sh                without the DRAM-bound full-table
-#                                          regime (1M destinations, ~2.6 GiB
-#                                          of mbufs per app; DRAM_COUNT=N)
+#   DRAM=0 scripts/bench.sh                without the DRAM-bound and Zipf
+#                                          full-table regimes (1M packets,
+#                                          ~2.6 GiB of mbufs per app;
+#                                          DRAM_COUNT=N); ZIPF=0: without Zipf
+#   PIPELINES=0 scripts/bench.sh           without the cases that force dpr's
+#                                          --pipeline on and off in each
+#                                          IPv4 regime (to judge the tuner)
 #   BUILD_DIR=build-bench scripts/bench.sh dpr from another Meson build
 #                                          directory (set up and built there);
 #                                          results in BUILD_DIR/bench
@@ -51,6 +55,12 @@ COUNT=65536
 # spread over the address space the table covers, far past it
 # (bench-report.py says how far).
 DRAM=${DRAM:-1} DRAM_COUNT=${DRAM_COUNT:-1048576}
+# A third full-table regime, "Zipf": DRAM_COUNT packets whose destinations are
+# drawn from a universe of DRAM_COUNT by a Zipf popularity (s = ZIPF_S): a
+# few destinations take most of the packets, the rest a long tail.
+ZIPF=${ZIPF:-$DRAM} ZIPF_S=${ZIPF_S:-1.0}
+[ "$DRAM" = 1 ] || ZIPF=0
+PIPELINES=${PIPELINES:-1}
 # Worker counts beyond 1 that this machine can hold: N workers and the
 # control thread (or testpmd's main lcore) each on a CPU of their own.
 WORKERS_RUN=
@@ -63,7 +73,7 @@ for w in $(echo "${WORKERS:-1}" | tr ',' ' '); do
 	fi
 done
 if [ "${1:-}" = "--quick" ]; then
-	ROUNDS=1 DURATION=2 WARMUP=1 COUNT=8192 DRAM=0
+	ROUNDS=1 DURATION=2 WARMUP=1 COUNT=8192 DRAM=0 ZIPF=0 PIPELINES=0
 fi
 say() { printf 'bench: %s\n' "$*" >&2; }
 
@@ -85,25 +95,31 @@ L3FWD=$(scripts/build-l3fwd.sh "$B/l3fwd-src" | tail -1)
 # files are always made: the IPv6 cases give l3fwd the small IPv4 rules
 # (it reads rule files only in pairs). Remade when the packet count or the
 # generators change.
-gen=$(cat scripts/make-pcap.py scripts/pyasn-routes.py scripts/pyasn6-routes.py | sha256sum | cut -c1-16)
+gen=$( (cat scripts/make-pcap.py scripts/pyasn-routes.py scripts/pyasn6-routes.py; echo "$ZIPF_S") |
+	sha256sum | cut -c1-16)
 TRAFFIC="small:4 pyasn:4"
 case ,$FAMILIES, in *,6,*) TRAFFIC="$TRAFFIC small:6 pyasn:6 pyasn:46" ;; esac
 [ "$DRAM" = 1 ] && case ,$FAMILIES, in *,4,*) TRAFFIC="$TRAFFIC pyasn:4:dram" ;; esac
+[ "$ZIPF" = 1 ] && case ,$FAMILIES, in *,4,*) TRAFFIC="$TRAFFIC pyasn:4:zipf" ;; esac
 for tf in $TRAFFIC; do
 	IFS=: read -r t f regime <<<"$tf"
 	n=$COUNT stem=$t-v$f spread=prefix
 	[ "${regime:-}" = dram ] && n=$DRAM_COUNT stem=$t-dram-v$f spread=address
+	[ "${regime:-}" = zipf ] && n=$DRAM_COUNT stem=$t-zipf-v$f spread=zipf
 	[ -f "$B/$stem.pcap" ] && [ "$(cat "$B/$stem.count" 2>/dev/null)" = "$n $gen" ] && continue
 	say "traffic: $n IPv${f/46/4+IPv6} packets to the $t table's prefixes (spread by $spread)"
 	scripts/make-pcap.py --table $t --family $f --count $n --l3fwd-ports 1 --spread $spread \
+		--zipf-s "$ZIPF_S" \
 		--out "$B/$stem.pcap" >&2
 	echo "$n $gen" > "$B/$stem.count"
 done
 POOL=$((COUNT + 32768)) POOL_DRAM=$((DRAM_COUNT + 32768))
 # What each regime's destinations touch of a DIR-24-8 table (4-byte tbl24
-# entries, 16 a cache line: dpr's and rte_lpm's), against this L3.
-python3 - "$B" $([ "$DRAM" = 1 ] && echo pyasn-dram-v4) pyasn-v4 <<'PY' > "$B/regimes.json"
-import json, struct, sys
+# entries, 16 a cache line: dpr's and rte_lpm's), against this L3: all the
+# lines, and the hottest of them that take 90 % of the packets.
+python3 - "$B" $([ "$DRAM" = 1 ] && echo pyasn-dram-v4) $([ "$ZIPF" = 1 ] && echo pyasn-zipf-v4) \
+	pyasn-v4 <<'PY' > "$B/regimes.json"
+import collections, json, struct, sys
 B, stems = sys.argv[1], sys.argv[2:]
 out = {}
 for stem in stems:
@@ -111,16 +127,24 @@ for stem in stems:
         data = open("%s/%s.pcap" % (B, stem), "rb").read()
     except OSError:
         continue
-    off, dsts = 24, set()
+    off, dsts, per_line = 24, set(), collections.Counter()
     while off + 16 <= len(data):
         caplen = struct.unpack_from("<I", data, off + 8)[0]
         pkt = data[off + 16:off + 16 + caplen]
         if len(pkt) >= 34 and pkt[12:14] == b"\x08\x00":
-            dsts.add(struct.unpack_from("!I", pkt, 30)[0])
+            d = struct.unpack_from("!I", pkt, 30)[0]
+            dsts.add(d)
+            per_line[d >> 12] += 1
         off += 16 + caplen
-    lines = {d >> 12 for d in dsts}
-    out[stem] = {"destinations": len(dsts), "tbl24_lines": len(lines),
-                 "tbl24_mib": len(lines) * 64 / 2 ** 20}
+    total, hot, n90 = sum(per_line.values()), 0, 0
+    for _, c in per_line.most_common():
+        if hot >= 0.9 * total:
+            break
+        hot += c
+        n90 += 1
+    out[stem] = {"destinations": len(dsts), "tbl24_lines": len(per_line),
+                 "tbl24_mib": len(per_line) * 64 / 2 ** 20,
+                 "hot90_mib": n90 * 64 / 2 ** 20}
 try:
     size = open("/sys/devices/system/cpu/cpu0/cache/index3/size").read().strip()
     out["l3_mib"] = int(size[:-1]) / (1024 if size.endswith("K") else 1) if size[-1] in "KM" else None
@@ -134,6 +158,7 @@ PY
 # file: installed before the ports start, so no packet is measured against a
 # half-loaded table. The IPv4 configs name nothing of IPv6, so that a dpr
 # from before IPv6 runs them (scripts/bench-ab.sh).
+ZIPF=$ZIPF PIPELINES=$PIPELINES \
 python3 - "$B" "$BUILD/app/dpr" "$L3FWD" "$POOL" "$FAMILIES" "$POOL_DRAM" "$DRAM" "$COUNT" $WORKERS_RUN <<'PY'
 import hashlib, json, os, sys
 B, dpr, l3fwd, pool, families, pool_dram, dram, count = sys.argv[1:9]
@@ -145,9 +170,11 @@ TABLES = {"small": ("small-v4", "4"), "pyasn": ("pyasn-v4", "4"),
           "small6": ("small-v6", "6"), "pyasn6": ("pyasn-v6", "6"), "mix": ("pyasn-v46", "46")}
 if dram == "1":
     TABLES["dram"] = ("pyasn-dram-v4", "4")
+if os.environ.get("ZIPF") == "1":
+    TABLES["zipf"] = ("pyasn-zipf-v4", "4")
 tables = [t for t, (_, f) in TABLES.items() if f == "4" and "4" in families or
           f != "4" and "6" in families]
-POOLS = {t: pool_dram if t == "dram" else pool for t in TABLES}
+POOLS = {t: pool_dram if t in ("dram", "zipf") else pool for t in TABLES}
 
 
 def routes(t):
@@ -211,6 +238,15 @@ for t in tables:
                       argv=[dpr] + eal + ["-l", "0,1", "--", "-c", "%s/dpr-%s.json" % (B, t),
                                           "--pool-size", POOLS[t],
                                           "--stats-file", "%s/stats-@CASE@.json" % B]))
+    # The tuner's choice (dpr above runs --pipeline auto) against both
+    # ways forced, in each IPv4 regime.
+    if os.environ.get("PIPELINES") == "1" and fam == "4":
+        for way in ("on", "off"):
+            cases.append(dict(common, name="dpr-%s %s" % (way, t), app="dpr", pipeline=way,
+                              argv=[dpr] + eal + ["-l", "0,1", "--", "-c",
+                                                  "%s/dpr-%s.json" % (B, t), "--pool-size", POOLS[t],
+                                                  "--pipeline", way,
+                                                  "--stats-file", "%s/stats-@CASE@.json" % B]))
     # l3fwd FIB on the IPv4 tables; its IPv6 side is not asked for.
     for m in ("lpm", "fib") if fam == "4" else ("lpm",):
         cases.append(dict(common, name="l3fwd-%s %s" % (m, t), app="l3fwd-" + m,

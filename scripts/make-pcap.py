@@ -22,6 +22,12 @@ each, all destinations distinct while the table's address space allows it
   --spread address  prefixes drawn in proportion to their size instead of
                uniformly: destinations spread over the covered address space
                (scripts/bench.sh's DRAM-bound regime)
+  --spread zipf  a universe of --universe destinations (default: --count) drawn
+               as with address, ranked at random, each packet's destination of
+               rank k drawn with probability proportional to 1/k^S (--zipf-s,
+               default 1.0): a few destinations take most packets and a long
+               tail the rest, as Internet traffic's popularity goes
+               (scripts/bench.sh's Zipf regime); destinations repeat
 --frame-size sets the size for both families (at least 66 for IPv6).
 
 Tables (--family 6 takes the IPv6 one, 46 both):
@@ -187,13 +193,20 @@ class Family:
             sys.exit("make-pcap: empty IPv%d table" % fam)
         self.gateways = gateways
         self.space = sum(net.num_addresses for net, _ in self.routes)
-        self.cum = list(itertools.accumulate(net.num_addresses for net, _ in self.routes)) \
-            if a.spread == "address" else None
-        self.lpm = Lpm(self.routes, 32 if fam == 4 else 128)
         self.seen = set()
         self.share = collections.Counter()
         self.distinct = 0
         self.count = 0
+        self.cum = list(itertools.accumulate(net.num_addresses for net, _ in self.routes)) \
+            if a.spread in ("address", "zipf") else None
+        self.zipf = None
+        if a.spread == "zipf":
+            n, urng = min(a.universe or a.count, self.space), random.Random(a.seed + 7919)
+            self.universe = [self.draw(urng) for _ in range(n)]
+            self.seen.clear()
+            self.distinct = 0
+            self.zipf = list(itertools.accumulate(1.0 / (k + 1) ** a.zipf_s for k in range(n)))
+        self.lpm = Lpm(self.routes, 32 if fam == 4 else 128)
         size = a.frame_size or (64 if fam == 4 else 66)
         if fam == 6 and size < 66:
             sys.exit("make-pcap: --frame-size: an IPv6/UDP frame takes at least 66 bytes")
@@ -209,7 +222,20 @@ class Family:
     def destination(self, rng):
         """A random host of a random prefix, distinct while the table allows;
         with --spread address, prefixes are drawn in proportion to their
-        size (uniform over the address space the table covers)."""
+        size (uniform over the address space the table covers); with zipf,
+        a member of the universe by its popularity."""
+        if self.zipf is not None:
+            dst = self.universe[bisect.bisect_left(self.zipf, rng.random() * self.zipf[-1])]
+            self.seen.add(dst)
+            self.distinct = len(self.seen)
+        else:
+            dst = self.draw(rng)
+        self.share[self.lpm.get(dst)] += 1
+        self.count += 1
+        return dst
+
+    def draw(self, rng):
+        """The next distinct destination (see destination())."""
         if len(self.seen) >= self.space:
             self.seen.clear()   # the table's addresses are used up: start again
         while True:
@@ -225,8 +251,6 @@ class Family:
                 break
         self.seen.add(dst)
         self.distinct = max(self.distinct, len(self.seen))
-        self.share[self.lpm.get(dst)] += 1
-        self.count += 1
         return dst
 
     def frame(self, rng, dst_mac, src_mac, i):
@@ -248,7 +272,10 @@ def main():
                    help="IPv4, IPv6, or both 50/50 (default 4)")
     p.add_argument("--count", type=int, default=65536, help="packets (default 65536)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--spread", choices=("prefix", "address"), default="prefix",
+    p.add_argument("--zipf-s", type=float, default=1.0, help="--spread zipf: the exponent")
+    p.add_argument("--universe", type=int, default=0,
+                   help="--spread zipf: distinct destinations to draw from (default: --count)")
+    p.add_argument("--spread", choices=("prefix", "address", "zipf"), default="prefix",
                    help="draw each destination's prefix uniformly (default), or in proportion "
                         "to its size: uniform over the covered address space, so that the "
                         "destinations touch as much of a DIR-24-8 table as they can")
