@@ -729,6 +729,19 @@ cmd_doctor(void)
 		printf("no warnings\n");
 	else
 		print_warnings(warn, "warning: ");
+	/* dpr-doctor's findings on this machine: errors and warnings, with fixes. */
+	json_array_foreach(json_object_get(res, "machine"), i, f) {
+		const char *sev = str(f, "severity");
+		json_t *fix;
+		size_t k;
+
+		if (strcmp(sev, "error") != 0 && strcmp(sev, "warning") != 0)
+			continue;
+		printf("%s: %s: %s\n", sev, str(f, "check"), str(f, "message"));
+		json_array_foreach(json_object_get(f, "fix"), k, fix)
+			printf(json_string_value(fix)[0] == '#' ? "  %s\n" : "  fix: %s\n",
+			       json_string_value(fix));
+	}
 	json_array_foreach(json_object_get(res, "ports"), i, f) {
 		json_t *link = json_object_get(f, "link"), *q = json_object_get(f, "queues");
 

@@ -13,9 +13,11 @@
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_lcore.h>
 
 #include "../capture/capture.h"
 #include "../datapath/stats.h"
+#include "../doctor/doctor.h"
 #include "../exception/exception.h"
 #include "../exception/tap.h"
 #include "../kernel/kroute.h"
@@ -1557,24 +1559,69 @@ m_port_show(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	return port_facts(r, (unsigned int)p, now_s());
 }
 
+/*
+ * dpr-doctor's machine checks (lib/doctor) for this dpr: its config's
+ * ports and the CPUs of its EAL lcores, on this machine. Reads sysfs and
+ * /proc on the control thread: an operator's request, not a hot path.
+ */
+static json_t *
+machine_findings(struct dpr_router *r)
+{
+	struct dpr_doctor_port ports[DPR_MAX_PORTS];
+	struct dpr_doctor_input in = { 0 };
+	struct dpr_doctor_report rep = { 0 };
+	unsigned int i, lcore;
+	json_t *out;
+
+	for (i = 0; i < r->cfg->n_ports && i < DPR_MAX_PORTS; i++) {
+		ports[i].name = r->cfg->ports[i].name;
+		ports[i].device = r->cfg->ports[i].device;
+	}
+	in.ports = ports;
+	in.n_ports = i;
+	in.config_path = r->opt.config;
+	/* The main lcore first: the checks take the lowest CPU as it. */
+	RTE_LCORE_FOREACH(lcore) {
+		unsigned int cpu = rte_lcore_to_cpu_id((int)lcore);
+
+		if (cpu < DPR_DOCTOR_MAX_CPUS && !(in.lcores[cpu / 64] & (UINT64_C(1) << (cpu % 64)))) {
+			in.lcores[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+			in.n_lcores++;
+		}
+	}
+	if (dpr_doctor_run(&in, &rep) < 0) {
+		dpr_doctor_report_free(&rep);
+		return json_array();
+	}
+	out = dpr_doctor_to_json(&rep, false);
+	dpr_doctor_report_free(&rep);
+	return out != NULL ? out : json_array();
+}
+
 static json_t *
 m_doctor_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
-	static const char *const keys[] = { NULL };
-	json_t *warn = json_array(), *ports = json_array();
+	static const char *const keys[] = { "machine", NULL };
+	json_t *warn, *ports, *res, *v = params ? json_object_get(params, "machine") : NULL;
 	uint64_t now = now_s();
 	unsigned int p;
 
-	if (param_keys(params, "doctor.get", keys, e) < 0) {
-		json_decref(warn);
-		json_decref(ports);
+	if (param_keys(params, "doctor.get", keys, e) < 0)
+		return NULL;
+	if (v != NULL && !json_is_boolean(v)) {
+		dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "doctor.get: \"machine\" must be true or false");
 		return NULL;
 	}
+	warn = json_array();
+	ports = json_array();
 	for (p = 0; p < r->n_ports; p++) {
 		dpr_port_watch_json(&r->ports[p].watch, now, warn);
 		json_array_append_new(ports, port_facts(r, p, now));
 	}
-	return json_pack("{s:o,s:o}", "warnings", warn, "ports", ports);
+	res = json_pack("{s:o,s:o}", "warnings", warn, "ports", ports);
+	if (v == NULL || json_is_true(v))
+		json_object_set_new(res, "machine", machine_findings(r));
+	return res;
 }
 
 /* --- capture -------------------------------------------------------------- */
@@ -1957,7 +2004,7 @@ const struct dpr_method dpr_method_table[] = {
 	{ "neigh.list", m_neigh_list, "neighbours and gateways" },
 	{ "port.list", m_port_list, "ports" },
 	{ "port.show", m_port_show, "what the device granted a port, and its warnings: port" },
-	{ "doctor.get", m_doctor_get, "warnings going on, and every port's facts" },
+	{ "doctor.get", m_doctor_get, "warnings going on, every port's facts, and dpr-doctor's machine checks ([machine: false] leaves them out)" },
 	{ "capture.start", m_capture_start, "capture drops and exceptions to pcapng: file, [ports], drops and/or exceptions (names or \"all\"), [count, max_bytes, snaplen, seconds]" },
 	{ "capture.get", m_capture_get, "the capture's state and counts" },
 	{ "capture.stop", m_capture_stop, "stop the capture" },

@@ -5,7 +5,8 @@
 #   port show says what the device granted: driver, software PMD and the
 #   rate to expect of it, link, queues and descriptors against the profile,
 #   RSS and offloads granted and refused, NUMA; an unknown port is named;
-#   one UDP flow puts every packet on one worker's queue: doctor lists
+#   doctor also gives dpr-doctor's machine checks on dpr's own config and
+#   lcores; one UDP flow puts every packet on one worker's queue: doctor lists
 #   rss_skew for p0 and the log says it once, then "over" once the traffic
 #   stops; 64 flows spread over the queues raise nothing.
 source "$(dirname "$0")/lib.sh"
@@ -48,6 +49,16 @@ out=$(ctl port show p9 2>&1)
 check "an unknown port is named, with the ports there are ($out)" \
 	grep -q 'no port "p9" (ports: p0, p1)' <<<"$out"
 check "nothing to warn about at rest" test "$(ctl doctor | head -1)" = "no warnings"
+# dpr-doctor's machine checks, run by dpr on its own config and lcores.
+mj=$(ctl --json doctor | python3 -c 'import json, sys
+m = json.load(sys.stdin)["machine"]
+print(" ".join(sorted({f["check"] for f in m})), sum(f["severity"] in ("warning", "error") for f in m))')
+echo "# machine checks: $mj"
+check "doctor runs the machine checks on dpr's config (config, hugepages among them)" \
+	grep -q "config.*hugepages" <<<"$mj"
+n=$(ctl doctor | grep -cE "^(warning|error): (iommu|vfio|hugepages|nic|pcie|firmware|config|isolation|numa|lcores|system): ")
+check "dprctl doctor prints each machine warning and error (${mj##* } in JSON, $n printed)" \
+	test "$n" -eq "${mj##* }"
 
 # --- one flow: everything on one queue ----------------------------------------------------------
 skew() { ctl doctor | grep -q "^warning: p0 rss_skew"; }
