@@ -363,6 +363,26 @@ cmd_doctor(const char *cmd __rte_unused, const char *params __rte_unused, struct
 	return view("doctor.get", d, fill_doctor);
 }
 
+/* /dpr/port,NAME: port.show for NAME, flattened (link/speed_mbps, ...). */
+static int
+cmd_port(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	json_t *resp;
+
+	if (params == NULL || params[0] == '\0') {
+		rte_tel_data_string(d, "usage: /dpr/port,NAME (a port of the config: /dpr/ports lists them)");
+		return 0;
+	}
+	resp = dpr_telemetry_call(json_pack("{s:s,s:i,s:s,s:{s:s}}", "jsonrpc", "2.0", "id", 0,
+					    "method", "port.show", "params", "port", params));
+	if (!answer_error(resp, d)) {
+		rte_tel_data_start_dict(d);
+		flatten(d, "", json_object_get(resp, "result"));
+	}
+	json_decref(resp);
+	return 0;
+}
+
 static int
 cmd_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
@@ -447,6 +467,8 @@ dpr_telemetry_init(struct dpr_router *r, struct dpr_server *s)
 				   "dpr routes from zebra (FPM): connection, counters, stale routes. No parameters");
 	rte_telemetry_register_cmd("/dpr/kernel_routes", cmd_kernel_routes,
 				   "dpr routes mirrored from the kernel table: counters, resyncs. No parameters");
+	rte_telemetry_register_cmd("/dpr/port", cmd_port,
+				   "what the device granted dpr port NAME: driver, link, queues, RSS, offloads, NUMA. Parameters: NAME");
 	rte_telemetry_register_cmd("/dpr/doctor", cmd_doctor,
 				   "dpr warnings going on, PORT/CONDITION: seconds (dprctl doctor has the texts). No parameters");
 	rte_telemetry_register_cmd("/dpr/rpc", cmd_rpc,
