@@ -1956,7 +1956,8 @@ static void
 check_isolation(struct ctx *c)
 {
 	uint64_t iso[CPUSET_WORDS], nohz[CPUSET_WORDS], rcu[CPUSET_WORDS], workers[CPUSET_WORDS];
-	uint64_t banned[CPUSET_WORDS], online[CPUSET_WORDS], missing[CPUSET_WORDS];
+	/* parse_plain_list() adds to a set: it must start empty. */
+	uint64_t banned[CPUSET_WORDS] = { 0 }, online[CPUSET_WORDS] = { 0 }, missing[CPUSET_WORDS];
 	bool has_iso, present, irqb = irqbalance_running(c);
 	char s_iso[256], s_nohz[256], s_rcu[256], s_w[256], s_miss[256], args[900], buf[1024];
 	unsigned int main_cpu = 0, i, cpu;

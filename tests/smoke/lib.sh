@@ -128,6 +128,32 @@ two_hosts() {
 	done
 }
 
+# two_hosts_config FILE [QPAIRS] [MEMBERS]: dpr's config for two_hosts on
+# af_packet (QPAIRS queue pairs, default 2): p0 10.0.1.1/24 and p1
+# 10.0.2.1/24 with the router MACs above, the hosts as static neighbours,
+# this test's socket, a small FIB; MEMBERS (JSON object members, such as
+# '"metrics": {...}') are added at the top level.
+two_hosts_config() {
+	local q=${2:-2} extra=${3:-}
+	cat > "$1" <<JSON
+{
+  "ports": [
+    {"name": "p0", "device": "net_af_packet_${TAG}a,iface=$V0,qpairs=$q",
+     "mac": "02:00:00:00:01:01", "addresses": ["10.0.1.1/24"]},
+    {"name": "p1", "device": "net_af_packet_${TAG}b,iface=$V1,qpairs=$q",
+     "mac": "02:00:00:00:02:01", "addresses": ["10.0.2.1/24"]}
+  ],
+  "neighbors": [
+    {"address": "10.0.1.2", "mac": "02:00:00:00:01:02", "port": "p0"},
+    {"address": "10.0.2.2", "mac": "02:00:00:00:02:02", "port": "p1"}
+  ],
+  "control": {"socket": "$SOCK"},
+  "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64}${extra:+,
+  $extra}
+}
+JSON
+}
+
 # veth_pair HOST_NS HOST_IFACE ROUTER_IFACE: the router side stays here
 veth_pair() {
 	ip link add "$3" type veth peer name "${3}p" netns "$1" || die "cannot create veth $3"

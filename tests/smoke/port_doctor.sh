@@ -13,22 +13,7 @@ source "$(dirname "$0")/lib.sh"
 need_root
 
 two_hosts
-cat > "$WORK/dpr.json" <<JSON
-{
-  "ports": [
-    {"name": "p0", "device": "net_af_packet_${TAG}a,iface=$V0,qpairs=3",
-     "mac": "02:00:00:00:01:01", "addresses": ["10.0.1.1/24"]},
-    {"name": "p1", "device": "net_af_packet_${TAG}b,iface=$V1,qpairs=3",
-     "mac": "02:00:00:00:02:01", "addresses": ["10.0.2.1/24"]}
-  ],
-  "neighbors": [
-    {"address": "10.0.1.2", "mac": "02:00:00:00:01:02", "port": "p0"},
-    {"address": "10.0.2.2", "mac": "02:00:00:00:02:02", "port": "p1"}
-  ],
-  "control": {"socket": "$SOCK"},
-  "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64}
-}
-JSON
+two_hosts_config "$WORK/dpr.json" 3
 start_dpr "$WORK/dpr.json" --lcores "0@0,1@0,2@1" -- --idle-sleep 100
 
 # --- port show ------------------------------------------------------------------------------
