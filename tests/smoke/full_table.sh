@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The full RouteViews IPv4 table from python3-pyasn loads through
 # `dprctl route load`, and route.get agrees with a reference longest-prefix
-# match on 40k addresses; again after deleting a random third of it.
+# match on 25k addresses; again after deleting a random third of it.
 # Load time and FIB memory are printed (measured, never asserted).
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -41,8 +41,8 @@ check "every route is in the FIB ($total == $n + $base)" test "$total" -eq $((n 
 mem=$(ctl --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["fib"]["ipv4_memory_bytes"] >> 20)')
 echo "# FIB memory (1M-route capacity, 16384 tbl8 groups): $mem MiB"
 
-check "route.get matches the reference LPM on 40k addresses" \
-	python3 "$SMOKE_DIR/rpc_lpm_check.py" "$SOCK" "$WORK/routes.tsv" 40000 1
+check "route.get matches the reference LPM on 25k addresses" \
+	python3 "$SMOKE_DIR/rpc_lpm_check.py" "$SOCK" "$WORK/routes.tsv" 25000 1
 
 # Delete a random third, through the same streaming path ("del PREFIX" lines).
 python3 - "$WORK/routes.tsv" "$WORK/del.txt" "$WORK/kept.tsv" <<'PY'
@@ -58,6 +58,6 @@ check "route load deletes a third" ctl route load "$WORK/del.txt"
 left=$(ctl --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["fib"]["ipv4_routes"])')
 check "two thirds are left ($left)" test "$left" -eq $((base + $(wc -l < "$WORK/kept.tsv")))
 check "route.get matches the reference after the deletions" \
-	python3 "$SMOKE_DIR/rpc_lpm_check.py" "$SOCK" "$WORK/kept.tsv" 40000 2
+	python3 "$SMOKE_DIR/rpc_lpm_check.py" "$SOCK" "$WORK/kept.tsv" 25000 2
 stop_dpr
 finish

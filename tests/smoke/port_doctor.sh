@@ -6,9 +6,9 @@
 #   rate to expect of it, link, queues and descriptors against the profile,
 #   RSS and offloads granted and refused, NUMA; an unknown port is named;
 #   doctor also gives dpr-doctor's machine checks on dpr's own config and
-#   lcores; one UDP flow puts every packet on one worker's queue: doctor lists
-#   rss_skew for p0 and the log says it once, then "over" once the traffic
-#   stops; 64 flows spread over the queues raise nothing.
+#   lcores; 64 flows spread over the queues raise nothing; one UDP flow puts
+#   every packet on one worker's queue: doctor and telemetry list rss_skew
+#   for p0, and the log says it once however long it lasts.
 source "$(dirname "$0")/lib.sh"
 need_root
 
@@ -45,7 +45,15 @@ n=$(ctl doctor | grep -cE "^(warning|error): (iommu|vfio|hugepages|nic|pcie|firm
 check "dprctl doctor prints each machine warning and error (${mj##* } in JSON, $n printed)" \
 	test "$n" -eq "${mj##* }"
 
+# --- 64 flows: spread ---------------------------------------------------------------------------
+ip netns exec "$H1" python3 "$TRAFFIC" udp-send 10.0.2.2 5001 20000 --flows 64
+sleep 2
+rx=$(ctl --json stats | python3 -c 'import json, sys; J = json.load(sys.stdin); print(" ".join(str(w["rx"]) for w in J["workers"]))')
+echo "# per worker rx after 64 flows: $rx"
+check "64 flows: no warning" test "$(ctl doctor | head -1)" = "no warnings"
+
 # --- one flow: everything on one queue ----------------------------------------------------------
+# (When a condition ends is test_watch's: here it would cost its 10 quiet seconds.)
 skew() { ctl doctor | grep -q "^warning: p0 rss_skew"; }
 ip netns exec "$H1" python3 "$TRAFFIC" udp-send 10.0.2.2 5001 20000 --flows 1
 check "one flow: doctor lists rss_skew for p0" wait_for 5 skew
@@ -53,21 +61,10 @@ tel=$(printf '%s\n' /dpr/port,p0 /dpr/doctor | timeout 20 dpdk-telemetry.py -f "
 check "telemetry /dpr/port,p0 has the port's facts" grep -q '"numa/ok": true' <<<"$tel"
 check "telemetry /dpr/doctor has the warning" grep -q '"p0/rss_skew"' <<<"$tel"
 ctl doctor | sed 's/^/# /'
-sleep 2
+ip netns exec "$H1" python3 "$TRAFFIC" udp-send 10.0.2.2 5001 20000 --flows 1
+sleep 1.5
 n=$(grep -c "port p0: worker [0-9] took .* RSS puts nearly everything on one queue" "$WORK/dpr.log")
-check "the log says it once ($n)" test "$n" -eq 1
-over() { grep -q "port p0: rss_skew: over" "$WORK/dpr.log"; }
-check "and that it is over once the traffic stops" wait_for 20 over
-check "doctor lists nothing then" test "$(ctl doctor | head -1)" = "no warnings"
-
-# --- 64 flows: spread ---------------------------------------------------------------------------
-ip netns exec "$H1" python3 "$TRAFFIC" udp-send 10.0.2.2 5001 20000 --flows 64
-sleep 2
-w0=$(ctl --json stats | python3 -c 'import json, sys; J = json.load(sys.stdin); print(" ".join(str(w["rx"]) for w in J["workers"]))')
-echo "# per worker rx after 64 flows: $w0"
-check "64 flows: no skew warning" test "$(ctl doctor | head -1)" = "no warnings"
-n=$(grep -c "port p0: worker [0-9] took" "$WORK/dpr.log")
-check "and nothing new in the log ($n)" test "$n" -eq 1
+check "the log says it once, though it went on ($n)" test "$n" -eq 1
 
 stop_dpr
 check_accounting
