@@ -58,7 +58,7 @@ skew() { ctl doctor | grep -q "^warning: p0 rss_skew"; }
 ip netns exec "$H1" python3 "$TRAFFIC" udp-send 10.0.2.2 5001 20000 --flows 1
 check "one flow: doctor lists rss_skew for p0" wait_for 5 skew
 tel=$(printf '%s\n' /dpr/port,p0 /dpr/doctor | timeout 20 dpdk-telemetry.py -f "dpr-$T-$TAG" 2>&1)
-check "telemetry /dpr/port,p0 has the port's facts" grep -q '"numa/ok": true' <<<"$tel"
+check "telemetry /dpr/port,p0 has the port's facts" grep -q '"kind": "software".*"numa/ok": 1' <<<"$(tr -d '\n' <<<"$tel")"
 check "telemetry /dpr/doctor has the warning" grep -q '"p0/rss_skew"' <<<"$tel"
 ctl doctor | sed 's/^/# /'
 ip netns exec "$H1" python3 "$TRAFFIC" udp-send 10.0.2.2 5001 20000 --flows 1
