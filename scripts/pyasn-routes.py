@@ -15,6 +15,8 @@ import glob
 import gzip
 import ipaddress
 import os
+import socket
+import struct
 import sys
 
 DATA = "/usr/lib/python3/dist-packages/data"
@@ -26,6 +28,18 @@ def default_table():
     if not files:
         sys.exit("pyasn-routes: no %s/ipasn6_*.dat.gz: apt-get install python3-pyasn" % DATA)
     return files[-1]
+
+
+def norm4(prefix):
+    """ipaddress.ip_network(prefix, strict=False) as text, for IPv4, about
+    ten times faster: the full table is 606k lines."""
+    addr, _, plen = prefix.partition("/")
+    bits = int(plen)
+    a = struct.unpack("!I", socket.inet_aton(addr))[0]
+    mask = (0xFFFFFFFF << (32 - bits)) & 0xFFFFFFFF
+    if a & mask == a:
+        return prefix
+    return "%s/%d" % (socket.inet_ntoa(struct.pack("!I", a & mask)), bits)
 
 
 def as_hash(asn):
@@ -55,12 +69,12 @@ def main():
             if v6 != (a.family == "6"):
                 continue
             # Normalise: some entries carry host bits.
-            net = ipaddress.ip_network(prefix, strict=False)
+            net = str(ipaddress.ip_network(prefix, strict=False)) if v6 else norm4(prefix)
             i = as_hash(asn) % len(a.gateways)
             if a.format == "dprctl":
                 out.write("%s via %s\n" % (net, a.gateways[i]))
             elif a.format == "l3fwd":
-                out.write("R%s/%d %d\n" % (net.network_address, net.prefixlen, i))
+                out.write("R%s %d\n" % (net, i))
             else:
                 out.write("%s\t%s\n" % (net, a.gateways[i]))
             n += 1
