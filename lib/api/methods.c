@@ -1986,6 +1986,18 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			"ipv4_routes", (json_int_t)route_count(r, DPR_AF_IP4),
 			"ipv6_routes", (json_int_t)route_count(r, DPR_AF_IP6));
 	json_object_set_new(res, "static_routes", static_routes_json(r->cfg));
+	/* The route feeds and the metrics endpoint, as running (defaults filled in). */
+	if (r->cfg->fpm.enabled)
+		json_object_set_new(res, "fpm", json_pack("{s:s,s:I,s:I}",
+			"listen", r->cfg->fpm.listen, "table", (json_int_t)r->cfg->fpm.table,
+			"grace_s", (json_int_t)r->cfg->fpm.grace_s));
+	if (r->cfg->kernel_routes.enabled)
+		json_object_set_new(res, "kernel_routes", json_pack("{s:I,s:I}",
+			"table", (json_int_t)r->cfg->kernel_routes.table,
+			"socket_buffer", (json_int_t)r->cfg->kernel_routes.socket_buffer));
+	if (r->cfg->metrics.enabled)
+		json_object_set_new(res, "metrics", json_pack("{s:s}", "listen",
+							      r->cfg->metrics.listen));
 	return res;
 }
 

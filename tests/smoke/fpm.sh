@@ -54,6 +54,8 @@ JSON
 
 # dpr in the router namespace: its TAPs are created there, beside zebra.
 start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100
+check "config.get shows the FPM listener, table and grace period" \
+	test "$(ctl config | python3 -c 'import json, sys; f = json.load(sys.stdin)["fpm"]; print(f["listen"], f["table"], f["grace_s"])')" = "127.0.0.1:$FPM_PORT 254 $GRACE"
 
 # --- FRR ---------------------------------------------------------------------
 staticd_conf() { # staticd_conf ROUTE-LINE...: staticd.conf with those routes

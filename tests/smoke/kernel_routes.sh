@@ -52,6 +52,8 @@ JSON
 ip -n "$R" route add blackhole 10.66.0.0/16
 
 start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100
+check "config.get shows the mirrored table and socket buffer" \
+	test "$(ctl config | python3 -c 'import json, sys; k = json.load(sys.stdin)["kernel_routes"]; print(k["table"], k["socket_buffer"])')" = "254 16384"
 BIRD_PID=
 bird_cleanup() { [ -z "$BIRD_PID" ] || { kill "$BIRD_PID" 2>/dev/null; wait "$BIRD_PID" 2>/dev/null; }; }
 AT_EXIT+=(bird_cleanup)

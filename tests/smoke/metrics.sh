@@ -22,6 +22,8 @@ two_hosts_config "$WORK/dpr.json" 2 '"routes": [{"prefix": "198.51.100.0/24", "v
 start_dpr "$WORK/dpr.json" -l 0,1 -- --idle-sleep 100
 check "dpr says where it serves the metrics" \
 	grep -q "serving Prometheus metrics on http://$MADDR/metrics" "$WORK/dpr.log"
+check "config.get shows the endpoint" \
+	test "$(ctl config | python3 -c 'import json, sys; print(json.load(sys.stdin)["metrics"]["listen"])')" = "$MADDR"
 
 # An api route through a gateway nobody has resolved: one incomplete neighbour.
 ctl route add 203.0.113.0/24 via 10.0.2.99 >/dev/null || not_ok "dprctl route add failed"
