@@ -428,22 +428,32 @@ dpr_doctor_to_json(const struct dpr_doctor_report *r, bool preflight)
 
 /* ---- reading below the root ---- */
 
-static int __attribute__((format(printf, 4, 5)))
-rpath(const struct ctx *c, char *buf, size_t len, const char *fmt, ...)
+/* The path of @p fmt below the root into @p buf; -ENAMETOOLONG. */
+static int __attribute__((format(printf, 4, 0)))
+vrpath(const struct ctx *c, char *buf, size_t len, const char *fmt, va_list ap)
 {
-	va_list ap;
 	size_t n = strlen(c->root);
 	int ret;
 
 	if (n >= len)
 		return -ENAMETOOLONG;
 	memcpy(buf, c->root, n);
-	va_start(ap, fmt);
 	ret = vsnprintf(buf + n, len - n, fmt, ap);
-	va_end(ap);
 	if (ret < 0 || (size_t)ret >= len - n)
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+static int __attribute__((format(printf, 4, 5)))
+rpath(const struct ctx *c, char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vrpath(c, buf, len, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 /* The whole file (up to len - 1 bytes), trailing newlines cut; -errno. */
@@ -467,16 +477,16 @@ read_file(const char *path, char *out, size_t len)
 static int __attribute__((format(printf, 4, 5)))
 read_str(const struct ctx *c, char *out, size_t len, const char *fmt, ...)
 {
-	char path[PATH_MAX], rel[PATH_MAX];
+	char path[PATH_MAX];
 	va_list ap;
 	int ret;
 
 	out[0] = '\0';
 	va_start(ap, fmt);
-	ret = vsnprintf(rel, sizeof(rel), fmt, ap);
+	ret = vrpath(c, path, sizeof(path), fmt, ap);
 	va_end(ap);
-	if (ret < 0 || (size_t)ret >= sizeof(rel) || rpath(c, path, sizeof(path), "%s", rel) < 0)
-		return -ENAMETOOLONG;
+	if (ret < 0)
+		return ret;
 	return read_file(path, out, len);
 }
 
@@ -484,16 +494,15 @@ read_str(const struct ctx *c, char *out, size_t len, const char *fmt, ...)
 static long __attribute__((format(printf, 3, 4)))
 read_long(const struct ctx *c, long dflt, const char *fmt, ...)
 {
-	char path[PATH_MAX], rel[PATH_MAX], buf[64], *end;
+	char path[PATH_MAX], buf[64], *end;
 	va_list ap;
 	long v;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vsnprintf(rel, sizeof(rel), fmt, ap);
+	ret = vrpath(c, path, sizeof(path), fmt, ap);
 	va_end(ap);
-	if (ret < 0 || (size_t)ret >= sizeof(rel) || rpath(c, path, sizeof(path), "%s", rel) < 0 ||
-	    read_file(path, buf, sizeof(buf)) < 0)
+	if (ret < 0 || read_file(path, buf, sizeof(buf)) < 0)
 		return dflt;
 	errno = 0;
 	v = strtol(buf, &end, 0);
@@ -505,24 +514,22 @@ read_long(const struct ctx *c, long dflt, const char *fmt, ...)
 static bool __attribute__((format(printf, 2, 3)))
 exists(const struct ctx *c, const char *fmt, ...)
 {
-	char path[PATH_MAX], rel[PATH_MAX];
+	char path[PATH_MAX];
 	struct stat st;
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
-	ret = vsnprintf(rel, sizeof(rel), fmt, ap);
+	ret = vrpath(c, path, sizeof(path), fmt, ap);
 	va_end(ap);
-	if (ret < 0 || (size_t)ret >= sizeof(rel) || rpath(c, path, sizeof(path), "%s", rel) < 0)
-		return false;
-	return stat(path, &st) == 0;
+	return ret == 0 && stat(path, &st) == 0;
 }
 
 /* The last component of a symlink's target ("vfio-pci" of .../drivers/vfio-pci). */
 static int __attribute__((format(printf, 4, 5)))
 read_link_base(const struct ctx *c, char *out, size_t len, const char *fmt, ...)
 {
-	char path[PATH_MAX], rel[PATH_MAX], target[PATH_MAX];
+	char path[PATH_MAX], target[PATH_MAX];
 	const char *base;
 	va_list ap;
 	ssize_t n;
@@ -530,10 +537,10 @@ read_link_base(const struct ctx *c, char *out, size_t len, const char *fmt, ...)
 
 	out[0] = '\0';
 	va_start(ap, fmt);
-	ret = vsnprintf(rel, sizeof(rel), fmt, ap);
+	ret = vrpath(c, path, sizeof(path), fmt, ap);
 	va_end(ap);
-	if (ret < 0 || (size_t)ret >= sizeof(rel) || rpath(c, path, sizeof(path), "%s", rel) < 0)
-		return -ENAMETOOLONG;
+	if (ret < 0)
+		return ret;
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n < 0)
 		return -errno;

@@ -228,10 +228,10 @@ wait_dpr() {
 # ctl ARGS...: dprctl on this test's socket
 ctl() { "$DPRCTL" -s "$SOCK" "$@"; }
 
-# counter EXPR: evaluate a Python expression over the stats JSON as S,
-# with helpers port(name) and worker(i)
+# counter EXPR [FILE]: evaluate a Python expression over the stats JSON
+# (dpr's --stats-file, or FILE) as S, with helpers port(name) and worker(i)
 counter() {
-	python3 - "$WORK/stats.json" "$1" <<'PY'
+	python3 - "${2:-$WORK/stats.json}" "$1" <<'PY'
 import json, sys
 S = json.load(open(sys.argv[1]))
 port = lambda n: next(p for p in S["ports"] if p["name"] == n)

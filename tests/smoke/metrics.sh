@@ -87,15 +87,7 @@ else:
     print("missing")
 PY
 }
-live() {
-	python3 - "$WORK/live.json" "$1" <<'PY'
-import json, sys
-S = json.load(open(sys.argv[1]))
-port = lambda n: next(p for p in S["ports"] if p["name"] == n)
-worker = lambda i: S["workers"][i]
-print(eval(sys.argv[2]))
-PY
-}
+live() { counter "$1" "$WORK/live.json"; }
 # same 'NAME{LABELS}' EXPR [EXPECTED]: the metric equals stats.get's value
 # (and EXPECTED, when given)
 same() {
