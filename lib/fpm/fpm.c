@@ -1194,7 +1194,10 @@ dpr_fpm_create(const char *listen_addr, uint32_t table, const struct dpr_fpm_sin
 	/* Restarting dpr must not wait for the old socket's TIME_WAIT. */
 	if (setsockopt(f->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
 		goto fail_errno;
-	if (bind(f->lfd, (struct sockaddr *)&ss, sl) < 0 || listen(f->lfd, 4) < 0)
+	/* zebra keeps one connection, but a burst of connects (a restarting
+	 * peer, a scan) must not have its SYNs dropped and retried a second
+	 * later while the control thread is busy: the kernel's full queue. */
+	if (bind(f->lfd, (struct sockaddr *)&ss, sl) < 0 || listen(f->lfd, SOMAXCONN) < 0)
 		goto fail_errno;
 	sl = sizeof(ss);
 	if (getsockname(f->lfd, (struct sockaddr *)&ss, &sl) < 0)

@@ -68,9 +68,7 @@ while True:
 print(len(data), data[:5].decode())
 PY
 )
-# Never hang on a listener whose client gave up.
-( sleep 10; kill $server 2>/dev/null ) &
-wait $server
+reap 10 $server
 check "h1's TCP connection reached the listener on the host ($(cat "$WORK/server.log" | tail -1))" \
 	grep -q "served 10.0.1.2 100003" "$WORK/server.log"
 check "the host's answer came back through dpr ($reply)" test "$reply" = "100008 ECHO:"

@@ -164,8 +164,7 @@ for t in ts: t.join()
 print(sum(ok))
 PY
 )
-( sleep 30; kill $srv 2>/dev/null ) &
-wait $srv 2>/dev/null
+reap 30 $srv
 check "8 TCP transfers of 2 MB, 4 over IPv4 and 4 over IPv6, all complete ($res/8)" test "$res" = 8
 
 stop_dpr

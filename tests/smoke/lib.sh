@@ -43,6 +43,14 @@ wait_for() {
 	return 1
 }
 
+# reap SECONDS PID: wait for a background job, killed if it is still
+# running after SECONDS (a listener whose client gave up must not hang the
+# test, nor a watchdog outlive it holding the test's output open)
+reap() {
+	wait_for "$1" eval "! kill -0 $2 2>/dev/null" || kill "$2" 2>/dev/null
+	wait "$2" 2>/dev/null
+}
+
 cleanup() {
 	local h m
 	for h in "${AT_EXIT[@]}"; do "$h"; done
