@@ -105,6 +105,7 @@ struct dpr_kroute {
 	uint32_t seq;              /* of the last dump asked for */
 	bool dumping;              /* a dump is under way: its DONE sweeps */
 	bool resync_wanted;        /* another one after this dump, or when retry_at comes */
+	bool resync_drained;       /* ...or as soon as the socket is drained (overflow()) */
 	enum resync resync_why;    /* of the resync wanted */
 	uint64_t dump_deadline;    /* TSC: a dump still running then is asked for again */
 	uint64_t retry_at;         /* TSC of the next dump request; 0: none due */
@@ -307,6 +308,7 @@ resync(struct dpr_kroute *k, enum resync why)
 		return k->seq;
 	}
 	k->resync_wanted = false;
+	k->resync_drained = false;
 	k->retry_at = 0;
 	/* What was read before the loss goes in first: the stale marks
 	 * must cover it. */
@@ -330,6 +332,27 @@ resync(struct dpr_kroute *k, enum resync why)
 	if (k->nl == NULL) /* no socket (tests): the caller plays the dump */
 		k->dumping = true;
 	return k->seq;
+}
+
+/*
+ * An overflow (ENOBUFS): events were dropped, and the mirror cannot say
+ * which. A dump under way is given up too: what was dropped may be the
+ * kernel's answer to its request (EBUSY while an earlier dump still ran on
+ * the socket, ENOBUFS when the request met a full buffer), and then no
+ * NLMSG_DONE ever comes. The new dump is asked for once the socket is
+ * drained (poll_cb()), so that its answer finds room and no earlier dump
+ * is still running; asked for at once, into the full buffer, it was lost
+ * again and again (ten times in a row in the kernel_routes test) and then
+ * waited out the dump timeout. retry_at asks anyway if events never stop.
+ */
+static void
+overflow(struct dpr_kroute *k)
+{
+	k->dumping = false;
+	k->resync_wanted = true;
+	k->resync_why = RS_OVERFLOW;
+	k->resync_drained = true;
+	k->retry_at = rte_rdtsc() + DUMP_RETRY_MS * rte_get_tsc_hz() / 1000;
 }
 
 static void
@@ -467,13 +490,14 @@ poll_cb(void *arg)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == ENOBUFS) {
-			/* Events were dropped: the mirror cannot say which. */
-			resync(k, RS_OVERFLOW);
+			overflow(k);
 			continue;
 		}
 		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
 			k->st.read_errors++;
 			KLOG(WARNING, "read: %s", strerror(errno));
+		} else if (n < 0 && k->resync_drained) {
+			resync(k, k->resync_why);
 		}
 		break;
 	}

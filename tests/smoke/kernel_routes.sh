@@ -172,6 +172,11 @@ check "the burst overflowed the socket: resync counted ($(kr resyncs/overflow) >
 check "after the resync dpr holds exactly the kernel's routes ($(kernel_prefixes | wc -l) vs $(expected | wc -l))" \
 	test "$(kernel_prefixes)" = "$(expected)"
 check "no kernel route is left stale" test "$(kr routes_stale)" -eq 0
+# The dump after an overflow is asked for once the socket is drained: asked
+# into the full buffer, its answer was lost again and again, and dpr waited
+# out the dump timeout (10 s) before it had the kernel's routes.
+check "no dump was lost or refused on the way ($(kr dump_errors) errors, $(kr resyncs/dump_failed) timed out)" \
+	test "$(kr dump_errors)" -eq 0 -a "$(kr resyncs/dump_failed)" -eq 0
 tel=$(echo /dpr/kernel_routes | timeout 20 dpdk-telemetry.py -f "dpr-$T-$TAG" 2>&1)
 check "telemetry /dpr/kernel_routes shows the resyncs" grep -q '"resyncs/overflow": [1-9]' <<<"$tel"
 
