@@ -7,6 +7,7 @@
 import json
 import os
 import re
+import statistics
 import sys
 
 
@@ -197,6 +198,23 @@ def main():
                   100 * abs(on["mpps_median"] / off["mpps_median"] - 1),
                   "" if chose == faster else "; auto chose otherwise" if chose in ("on", "off")
                   else ""))
+    probes = thr.get("memory_probes") or []
+    if probes:
+        # The L3 the rounds had (tests/bench/mem_probe.c): a cached case
+        # whose hot lines exceed it ran partly DRAM-bound, whatever its name.
+        eff = [p["effective_l3_mib"] for p in probes]
+        half = [max(p["chase_ns"].items(), key=lambda kv: float(kv[0])) for p in probes]
+        print("memory: effective L3 %s MiB of %s in the rounds (the largest of L3/8, /4, /2 "
+              "whose pointer chase took under a third of DRAM's time); chase over %s MiB %s ns, "
+              "DRAM %s ns" % (
+                  "/".join(str(e) for e in eff), probes[0]["l3_mib"], half[0][0],
+                  "/".join("%.0f" % v for _, v in half),
+                  "/".join("%.0f" % p["dram_ns"] for p in probes)))
+        hot = reg.get("pyasn-v4", {}).get("hot90_mib")
+        if hot and statistics.median(eff) < hot:
+            print("memory: the cached regime's hottest lines (%.1f MiB) did not fit that L3 in "
+                  "most rounds: its cases ran partly DRAM-bound (the machine's other tenants "
+                  "held the rest of the L3)" % hot)
     if thr["noise_testpmd_io"] is not None:
         print("noise: testpmd io moved %.0f%% (max - min over median) across the rounds; "
               "each case's min and max are above" % (100 * thr["noise_testpmd_io"]))

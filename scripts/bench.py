@@ -221,6 +221,8 @@ def main():
     ap.add_argument("--duration", type=float, default=5.0)
     ap.add_argument("--perf", action="store_true",
                     help="sample the forwarding CPU with perf over each window")
+    ap.add_argument("--probe", help="dpr-mem-probe, run before each round: the L3 "
+                    "the round had (tests/bench/mem_probe.c)")
     a = ap.parse_args()
     global OUT
     OUT = os.path.dirname(os.path.abspath(a.cases))
@@ -242,7 +244,19 @@ def main():
     rest_ns = {c["name"]: [] for c in cases}
     fwd_share = {c["name"]: [] for c in cases}
     pipelined = {c["name"]: [None] * a.rounds for c in cases}
+    probes = []
     for r in range(a.rounds):
+        if a.probe:
+            try:
+                probes.append(json.loads(subprocess.run(
+                    [a.probe], check=True, capture_output=True, text=True,
+                    timeout=120).stdout))
+                log("bench: round %d/%d memory: effective L3 %s MiB of %s (chase ns by MiB "
+                    "%s, DRAM %s)" % (r + 1, a.rounds, probes[-1]["effective_l3_mib"],
+                                     probes[-1]["l3_mib"], probes[-1]["chase_ns"],
+                                     probes[-1]["dram_ns"]))
+            except (OSError, ValueError, subprocess.SubprocessError) as e:
+                log("bench: %s: %s" % (a.probe, e))
         # Each round starts one case later: no case always runs first
         # (after the previous round's last) or last.
         k = r % len(cases)
@@ -301,7 +315,7 @@ def main():
             "pipelined_by_round": pipelined[c["name"]] if c.get("app") == "dpr" else None,
         })
     json.dump({"cases": out, "rounds": a.rounds, "duration_s": a.duration,
-               "warmup_s": a.warmup}, sys.stdout, indent=2)
+               "warmup_s": a.warmup, "memory_probes": probes}, sys.stdout, indent=2)
     print()
 
 

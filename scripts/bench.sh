@@ -323,6 +323,8 @@ PY
 [ "$THROUGHPUT" = 1 ] && say "measuring: $ROUNDS rounds x $NCASES cases x ${DURATION} s"
 PERF_ARG=()
 [ "${PERF:-0}" = 1 ] && PERF_ARG=(--perf)
+# The L3 each round had, by pointer chase (tests/bench/mem_probe.c).
+[ -x "$BUILD/tests/bench/dpr-mem-probe" ] && PERF_ARG+=(--probe "$BUILD/tests/bench/dpr-mem-probe")
 [ "$THROUGHPUT" = 1 ] && scripts/bench.py --cases "$B/run-cases.json" --rounds "$ROUNDS" \
 	--duration "$DURATION" --warmup "$WARMUP" "${PERF_ARG[@]}" > "$B/throughput.json"
 

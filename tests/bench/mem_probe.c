@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * How much of the L3 cache is the benchmark's own right now: the latency
+ * of a random pointer chase over parts of the L3 against one over far more
+ * than it (DRAM). On a machine of its own a chase over half the L3 hits
+ * the L3, several times faster than DRAM; when other tenants of the host
+ * share and evict the L3, it drifts towards DRAM's latency, and a FIB
+ * working set that "fits in L3" (the cached regime of scripts/bench.sh)
+ * no longer does. scripts/bench.py runs this before every round and the
+ * report prints what it found, so that a reader can tell which regime a
+ * cached case really ran in.
+ *
+ *   dpr-mem-probe [L3_MIB]      (default: read from sysfs, else 8)
+ *
+ * Prints one JSON object: l3_mib; dram_mib and dram_ns (ns a load, chasing
+ * over 16 x L3, at least 128 MiB); chase_ns, the same over L3/8, L3/4 and
+ * L3/2 (at least 1 MiB each); effective_l3_mib, the largest of those whose
+ * loads took under a third of DRAM's (0: none did).
+ * Lines of 64 bytes in one random cycle (Sattolo's shuffle), so that every
+ * load misses what the load before it brought and the hardware prefetchers
+ * find no stride; transparent huge pages asked for, so that the DRAM figure
+ * is mostly DRAM, not page walks.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define LINE 64
+#define LOADS 4000000u
+
+static uint64_t rnd_state = 0x9e3779b97f4a7c15u;
+
+static uint64_t
+rnd(void)
+{
+	/* xorshift64*: any fixed sequence will do; rand() is too short. */
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return rnd_state * 0x2545f4914f6cdd1du;
+}
+
+static double
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* Nanoseconds a dependent load over @p mib MiB, or a negative value. */
+static double
+chase(size_t mib)
+{
+	size_t n = (mib << 20) / LINE, i;
+	size_t bytes = n * LINE;
+	uint8_t *mem;
+	size_t *order;
+	volatile size_t sink;
+	size_t p = 0;
+	double t0, t1;
+
+	mem = aligned_alloc(2u << 20, bytes);
+	order = malloc(n * sizeof(*order));
+	if (mem == NULL || order == NULL) {
+		free(mem);
+		free(order);
+		return -1;
+	}
+	madvise(mem, bytes, MADV_HUGEPAGE);
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n - 1; i > 0; i--) { /* Sattolo: one cycle through every line */
+		size_t j = (size_t)(rnd() % i), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(mem + order[i] * LINE, &order[(i + 1) % n], sizeof(size_t));
+	free(order);
+	for (i = 0; i < n; i++) /* once around: the lines and pages in place */
+		memcpy(&p, mem + p * LINE, sizeof(p));
+	t0 = now_ns();
+	for (i = 0; i < LOADS; i++)
+		p = *(const size_t *)(const void *)(mem + p * LINE);
+	t1 = now_ns();
+	sink = p;
+	(void)sink;
+	free(mem);
+	return (t1 - t0) / LOADS;
+}
+
+static size_t
+l3_from_sysfs(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+	char unit = 0;
+	unsigned long v = 0;
+
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%lu%c", &v, &unit) < 1)
+		v = 0;
+	fclose(f);
+	return unit == 'K' ? v >> 10 : v;
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t l3 = argc > 1 ? strtoul(argv[1], NULL, 10) : l3_from_sysfs();
+	size_t big, mib, eff = 0;
+	double ns[8], dram;
+	unsigned int k, n = 0;
+
+	if (l3 == 0)
+		l3 = 8;
+	big = l3 * 16 > 128 ? l3 * 16 : 128;
+	dram = chase(big);
+	if (dram < 0)
+		goto oom;
+	printf("{\"l3_mib\": %zu, \"dram_mib\": %zu, \"dram_ns\": %.1f, \"chase_ns\": {",
+	       l3, big, dram);
+	/* L3/8 to L3/2, at least 1 MiB; the largest that stays well below
+	 * DRAM's latency is the L3 the benchmark had. */
+	for (k = 8; k >= 2; k /= 2) {
+		mib = l3 / k > 0 ? l3 / k : 1;
+		if (n > 0 && mib == (l3 / (k * 2) > 0 ? l3 / (k * 2) : 1))
+			continue;
+		ns[n] = chase(mib);
+		if (ns[n] < 0)
+			goto oom;
+		if (ns[n] < dram / 3)
+			eff = mib;
+		printf("%s\"%zu\": %.1f", n > 0 ? ", " : "", mib, ns[n]);
+		n++;
+	}
+	printf("}, \"effective_l3_mib\": %zu}\n", eff);
+	return 0;
+oom:
+	fprintf(stderr, "dpr-mem-probe: out of memory\n");
+	return 1;
+}
