@@ -210,6 +210,11 @@ def main():
                   "/".join(str(e) for e in eff), probes[0]["l3_mib"], half[0][0],
                   "/".join("%.0f" % v for _, v in half),
                   "/".join("%.0f" % p["dram_ns"] for p in probes)))
+        mul = [p["mul_ns"] for p in probes if "mul_ns" in p]
+        if mul:
+            print("cpu: a dependent multiply took %s ns in the rounds (the core's own speed: "
+                  "a time-sliced or slowed host CPU stretches it, and every case with it)" %
+                  "/".join("%.2f" % m for m in mul))
         hot = reg.get("pyasn-v4", {}).get("hot90_mib")
         if hot and statistics.median(eff) < hot:
             print("memory: the cached regime's hottest lines (%.1f MiB) did not fit that L3 in "

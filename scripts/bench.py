@@ -251,10 +251,11 @@ def main():
                 probes.append(json.loads(subprocess.run(
                     [a.probe], check=True, capture_output=True, text=True,
                     timeout=120).stdout))
-                log("bench: round %d/%d memory: effective L3 %s MiB of %s (chase ns by MiB "
-                    "%s, DRAM %s)" % (r + 1, a.rounds, probes[-1]["effective_l3_mib"],
-                                     probes[-1]["l3_mib"], probes[-1]["chase_ns"],
-                                     probes[-1]["dram_ns"]))
+                log("bench: round %d/%d machine: a dependent multiply %s ns; effective L3 %s "
+                    "MiB of %s (chase ns by MiB %s, DRAM %s)" % (
+                        r + 1, a.rounds, probes[-1].get("mul_ns", "?"),
+                        probes[-1]["effective_l3_mib"], probes[-1]["l3_mib"],
+                        probes[-1]["chase_ns"], probes[-1]["dram_ns"]))
             except (OSError, ValueError, subprocess.SubprocessError) as e:
                 log("bench: %s: %s" % (a.probe, e))
         # Each round starts one case later: no case always runs first

@@ -741,17 +741,39 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 	const uint32_t *ent = p->ent;
 	const unsigned int n = p->n;
 	const uint32_t slow = p->slow, gone = p->gone, v6 = p->v6;
-	unsigned int n_out = 0, i;
+	unsigned int n_out = 0, i, k, n4 = n;
 	/* Most bursts leave by the port the last one did. */
 	uint64_t tport = w->tx_last;
 	struct rte_mbuf **tx = &w->tx[tport].pkts[w->tx[tport].n];
+	/* A mixed burst goes family by family, its IPv4 packets first: the
+	 * test of each packet's family is then true from one point of the
+	 * burst on, where in arrival order (a dual-stack link's) it went
+	 * either way at random, a mispredicted branch every other packet
+	 * (callgrind --branch-sim, 50/50 mix: 1.77 mispredicted branches a
+	 * packet against 0.33 and 0.85 for IPv4 and IPv6 alone). Each
+	 * family's packets keep their order, so every flow does. */
+	uint8_t order[DPR_BURST];
+
+	if (irregular) {
+		uint32_t m4 = dpr_burst_all(n) & ~v6, m6 = v6;
+
+		for (k = 0; m4 != 0; m4 &= m4 - 1)
+			order[k++] = (uint8_t)__builtin_ctz(m4);
+		n4 = k;
+		for (; m6 != 0; m6 &= m6 - 1)
+			order[k++] = (uint8_t)__builtin_ctz(m6);
+	}
 
 #pragma GCC unroll 2
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		uint8_t *eth = ethp[i];
+	for (k = 0; k < n; k++) {
+		struct rte_mbuf *m;
+		uint8_t *eth;
 		/* Indices as 64-bit values: no zero-extension before each use. */
 		uint64_t nh, h, port;
+
+		i = irregular ? order[k] : k;
+		m = pkts[i];
+		eth = ethp[i];
 
 		if (mix == DPR_L3_IP6) {
 			if (!dpr_ip6_forward(w, &p->b, m, eth, ent[i], false, tbl8, nhw, &h,
@@ -766,7 +788,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 			n_out++;
 			continue;
 		}
-		if (irregular && (v6 & (UINT32_C(1) << i))) {
+		if (irregular && k >= n4) {
 			if (!dpr_ip6_forward(w, &p->b, m, eth, ent[i],
 					     p->v6_slow & (UINT32_C(1) << i), tbl8, nhw, &h,
 					     &port)) {

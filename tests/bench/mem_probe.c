@@ -12,7 +12,8 @@
  *
  *   dpr-mem-probe [L3_MIB]      (default: read from sysfs, else 8)
  *
- * Prints one JSON object: l3_mib; dram_mib and dram_ns (ns a load, chasing
+ * Prints one JSON object: mul_ns (ns of one multiply in a dependent chain:
+ * how fast the core itself ran, whatever the caches did); l3_mib; dram_mib and dram_ns (ns a load, chasing
  * over 16 x L3, at least 128 MiB); chase_ns, the same over L3/8, L3/4 and
  * L3/2 (at least 1 MiB each); effective_l3_mib, the largest of those whose
  * loads took under a third of DRAM's (0: none did).
@@ -95,6 +96,25 @@ chase(size_t mib)
 	return (t1 - t0) / LOADS;
 }
 
+/*
+ * Nanoseconds of one multiply in a dependent chain: the core's own speed,
+ * which a host that time-slices or slows its CPUs (the guest sees no steal
+ * time here) stretches as it stretches every case, with no cache involved.
+ */
+static double
+spin(void)
+{
+	volatile uint64_t sink;
+	uint64_t x = 1, i;
+	double t0 = now_ns();
+
+	for (i = 0; i < 200000000u; i++)
+		x = x * 0x9e3779b97f4a7c15u + i;
+	sink = x;
+	(void)sink;
+	return (now_ns() - t0) / 200000000u;
+}
+
 static size_t
 l3_from_sysfs(void)
 {
@@ -124,8 +144,8 @@ main(int argc, char **argv)
 	dram = chase(big);
 	if (dram < 0)
 		goto oom;
-	printf("{\"l3_mib\": %zu, \"dram_mib\": %zu, \"dram_ns\": %.1f, \"chase_ns\": {",
-	       l3, big, dram);
+	printf("{\"mul_ns\": %.3f, \"l3_mib\": %zu, \"dram_mib\": %zu, \"dram_ns\": %.1f, "
+	       "\"chase_ns\": {", spin(), l3, big, dram);
 	/* L3/8 to L3/2, at least 1 MiB; the largest that stays well below
 	 * DRAM's latency is the L3 the benchmark had. */
 	for (k = 8; k >= 2; k /= 2) {

@@ -491,6 +491,22 @@ record(struct outcome *o, int kind, uint32_t where, uint32_t arg, uint32_t in,
 	pkt_bytes(m, o->bytes, sizeof(o->bytes));
 }
 
+/*
+ * Forwarded packets are numbered in the order they leave, per output port
+ * and family: a mixed burst leaves family by family (dpr_ip4_pass3()), so
+ * that only each family's order, and so each flow's, is kept.
+ */
+#define SEQS (2 * DPR_MAX_PORTS)
+
+static uint32_t
+next_seq(uint32_t *seqs, uint16_t port, const struct rte_mbuf *m)
+{
+	bool v6 = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type ==
+		RTE_BE16(RTE_ETHER_TYPE_IPV6);
+
+	return seqs[2 * port + v6]++;
+}
+
 /* Record and free what worker @p w sent and diverted so far; packets are
  * named by dynfield1[0]. */
 static void
@@ -504,7 +520,7 @@ drain(struct dpr_worker *w, struct outcome *out, uint32_t *seqs)
 		for (j = 0; j < w->tx[p].n; j++) {
 			struct rte_mbuf *m = w->tx[p].pkts[j];
 
-			record(&out[m->dynfield1[0]], 1, p, seqs[p]++, 0, m);
+			record(&out[m->dynfield1[0]], 1, p, next_seq(seqs, p, m), 0, m);
 		}
 		rte_pktmbuf_free_bulk(w->tx[p].pkts, w->tx[p].n);
 		w->tx[p].n = 0;
@@ -560,7 +576,7 @@ reference_one(struct dpr_worker *w, uint16_t in, struct rte_mbuf *m, struct outc
 	}
 	if (fwd) {
 		w->stats[in].forwarded++;
-		record(o, 1, h.port, seqs[h.port]++, 0, m);
+		record(o, 1, h.port, next_seq(seqs, h.port, m), 0, m);
 		rte_pktmbuf_free(m);
 	}
 	for (j = 0; j < b.n_exc; j++)
@@ -721,8 +737,9 @@ same_outcome(const struct outcome *a, const struct outcome *b)
  * (dpr_ip4_pipeline(), each burst's pass 1 between the pass 2 and pass 3
  * of the one before) or at once (dpr_ip4_input_burst()); the other alone
  * through the reference (reference_one()). Forwarded packets must leave by
- * the same port in the same order with the same bytes, diverted ones with
- * the same class, input port and argument, and every counter must match.
+ * the same port, in the same order within their family (next_seq()), with
+ * the same bytes; diverted ones with the same class, input port and
+ * argument; and every counter must match.
  */
 static void
 test_fast_matches_reference(struct rig *r, uint16_t in, bool pipelined)
@@ -733,7 +750,7 @@ test_fast_matches_reference(struct rig *r, uint16_t in, bool pipelined)
 	struct dpr_port_counters fast_st, ref_st;
 	struct dpr_ip4_pending pend[2], *waiting = NULL;
 	struct rte_mbuf *pkts[DPR_BURST];
-	uint32_t seqs[2][DPR_MAX_PORTS] = { { 0 } };
+	uint32_t seqs[2][SEQS] = { { 0 } };
 	unsigned int i, j, k, cur = 0, differ = 0, fast_v6 = 0, n_v6 = 0;
 	unsigned int forwarded = 0, diverted = 0;
 
@@ -1194,7 +1211,7 @@ test_directed(struct rig *r, uint16_t in, bool pipelined)
 	for (i = 0; i < RTE_DIM(cases); i++) {
 		const struct case6 *c = &cases[i];
 		struct outcome out[3];
-		uint32_t seqs[DPR_MAX_PORTS] = { 0 };
+		uint32_t seqs[SEQS] = { 0 };
 		struct dpr_ip4_pending pend;
 		struct rte_mbuf *pkts[3], *m;
 		uint8_t orig[sizeof(out[0].bytes)];
@@ -1268,7 +1285,7 @@ test_directed_bursts(struct rig *r, bool pipelined)
 	uint64_t want_drops[DPR_DROP_MAX] = { 0 }, want_exc[DPR_EXC_MAX] = { 0 };
 	uint64_t want_fwd = 0, n = 0;
 	struct outcome *out = calloc(2 * RTE_DIM(cases), sizeof(*out));
-	uint32_t seqs[DPR_MAX_PORTS] = { 0 };
+	uint32_t seqs[SEQS] = { 0 };
 	unsigned int i = 0, cur = 0, k;
 
 	memset(w->stats, 0, sizeof(w->stats));
@@ -1346,7 +1363,7 @@ test_identity(struct rig *r)
 			struct dpr_ip4_pending pend;
 			struct rte_mbuf *pkts[DPR_BURST];
 			uint16_t k = (uint16_t)(1 + (round * 7 + wi) % DPR_BURST), j;
-			uint32_t seqs[DPR_MAX_PORTS] = { 0 };
+			uint32_t seqs[SEQS] = { 0 };
 			unsigned int before_tx = w->tx[0].n + w->tx[1].n;
 
 			for (j = 0; j < k; j++) {
