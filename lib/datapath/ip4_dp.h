@@ -901,6 +901,18 @@ dpr_ip4_lookup_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 		dpr_ip4_lookup_one(fib, t24, ethp, (unsigned int)__builtin_ctz(v4), ent);
 }
 
+/*
+ * Pass 3 of a burst with marks or of both families, out of line: its copy
+ * of the loop holds the family order on the stack, which inlined beside
+ * the common copies cost every IPv4 burst its frame (4 instructions a
+ * burst, callgrind).
+ */
+static __rte_noinline unsigned int
+dpr_l3_pass3_mixed(struct dpr_worker *w, struct dpr_ip4_pending *p)
+{
+	return dpr_ip4_pass3(w, p, DPR_L3_MIXED);
+}
+
 /** Pass 3 of a burst after dpr_ip4_lookup_burst(): forward, divert, drop. */
 static __rte_noinline void
 dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
@@ -914,7 +926,7 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 	else if ((p->gone | p->v6_slow) == 0 && p->v6 == dpr_burst_all(p->n))
 		n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6);
 	else
-		n_fwd = dpr_ip4_pass3(w, p, DPR_L3_MIXED);
+		n_fwd = dpr_l3_pass3_mixed(w, p);
 	w->stats[p->b.in].forwarded += n_fwd;
 	dpr_burst_finish(w, &p->b);
 }
