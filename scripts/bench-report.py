@@ -11,22 +11,26 @@ import statistics
 import sys
 
 
-def ir_total(path):
-    """Instructions of a callgrind run (its "totals:" or "summary:" line)."""
+def ir_total(path, event="Ir"):
+    """An event's total in a callgrind run (its "totals:" or "summary:"
+    line; Ir: instructions), None when the run did not count it."""
+    events = ["Ir"]
     try:
         for line in open(path):
-            if line.startswith(("totals:", "summary:")):
-                return int(line.split()[1])
-    except OSError:
+            if line.startswith("events:"):
+                events = line.split()[1:]
+            if line.startswith(("totals:", "summary:")) and event in events:
+                return int(line.split()[1 + events.index(event)])
+    except (OSError, IndexError, ValueError):
         pass
     return None
 
 
-def per_packet(b, name_small_big, pkts_small, pkts_big):
+def per_packet(b, name_small_big, pkts_small, pkts_big, event="Ir"):
     """Only the forwarding loop is collected, so each run's instructions
-    over its packets is the figure; the difference of two runs cancels what
-    is left of start-up when the packet counts allow it."""
-    a, c = ir_total(name_small_big[0]), ir_total(name_small_big[1])
+    (or other event) over its packets is the figure; the difference of two
+    runs cancels what is left of start-up when the packet counts allow it."""
+    a, c = ir_total(name_small_big[0], event), ir_total(name_small_big[1], event)
     if a is None or c is None or pkts_big is None or pkts_small is None:
         return None
     if pkts_big > pkts_small * 1.5:

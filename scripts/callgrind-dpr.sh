@@ -11,6 +11,8 @@
 #
 #   scripts/callgrind-dpr.sh DPR_BIN OUT_PREFIX POOL TABLE...
 # Writes OUT_PREFIX-TABLE-N.out/.log; prints "TABLE INSTRUCTIONS" per table.
+# BRANCHES=1: also simulate the branch predictor (--branch-sim=yes) and add
+# the mispredicted conditional branches a packet ("TABLE INSTR MISPREDICTS").
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,9 +20,11 @@ cd "$TOP"
 B=${BENCH_DIR:-build/bench}
 bin=$1 out=$2 pool=$3
 shift 3
+BSIM=
+[ "${BRANCHES:-0}" = 1 ] && BSIM=--branch-sim=yes
 for t in "$@"; do
 	for n in 100000 200000; do
-		valgrind --tool=callgrind --callgrind-out-file="$out-$t-$n.out" \
+		valgrind --tool=callgrind --callgrind-out-file="$out-$t-$n.out" $BSIM \
 			--collect-atstart=no --toggle-collect=dpr_worker_main \
 			"$bin" --no-pci --no-huge -m 3072 --file-prefix cg$$ -l 0,1 \
 			--log-level '*:error' -- -c "$B/dpr-$t.json" --pool-size "$pool" \
@@ -33,6 +37,9 @@ report = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(report)
 base, table = sys.argv[1:]
 ipp = report.per_packet(None, [base + "-100000.out", base + "-200000.out"], 100000, 200000)
-print("%s %s" % (table, "%.2f" % ipp if ipp is not None else "n/a"))
+bcm = report.per_packet(None, [base + "-100000.out", base + "-200000.out"], 100000, 200000,
+                        "Bcm")
+print("%s %s%s" % (table, "%.2f" % ipp if ipp is not None else "n/a",
+                   " %.2f" % bcm if bcm is not None else ""))
 PY
 done
