@@ -341,9 +341,11 @@ resync(struct dpr_kroute *k, enum resync why)
  * the socket, ENOBUFS when the request met a full buffer), and then no
  * NLMSG_DONE ever comes. The new dump is asked for once the socket is
  * drained (poll_cb()), so that its answer finds room and no earlier dump
- * is still running; asked for at once, into the full buffer, it was lost
- * again and again (ten times in a row in the kernel_routes test) and then
- * waited out the dump timeout. retry_at asks anyway if events never stop.
+ * is still running. Asked for at once, into the full buffer, its answer
+ * was lost (a suite run: refused with ENOBUFS, then EBUSY, then nothing
+ * until the 10 s dump timeout); given up and asked again on the timer
+ * alone, it was lost ten times in a row in the kernel_routes test.
+ * retry_at asks anyway if events never stop.
  */
 static void
 overflow(struct dpr_kroute *k)
