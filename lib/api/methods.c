@@ -1823,6 +1823,9 @@ dpr_router_stats_json(struct dpr_router *r)
 					    json_integer(r->fib6->conf.tbl8_groups));
 			json_object_set_new(fib, "ipv6_tbl8_used",
 					    json_integer(dpr_fib6_tbl8_used(r->fib6)));
+			json_object_set_new(fib, "ipv6_deep", json_boolean(r->fib6->deep));
+			json_object_set_new(fib, "ipv6_deep_groups",
+					    json_integer(r->fib6->conf.deep_groups));
 		}
 		json_object_set_new(j, "fib", fib);
 	}

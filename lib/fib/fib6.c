@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_byteorder.h>
 #include <rte_malloc.h>
@@ -442,6 +443,23 @@ replaced(const struct dpr_fib6_op *ops, unsigned int n)
 	return false;
 }
 
+/* fib->deep from the groups now in use (a hint: no ordering needed). */
+static void
+set_deep(struct dpr_fib6 *fib)
+{
+	uint32_t deep = dpr_fib6_tbl8_used(fib) > fib->conf.deep_groups;
+
+	if (deep != fib->deep)
+		__atomic_store_n(&fib->deep, deep, __ATOMIC_RELAXED);
+}
+
+void
+dpr_fib6_set_deep_groups(struct dpr_fib6 *fib, uint32_t groups)
+{
+	fib->conf.deep_groups = groups;
+	set_deep(fib);
+}
+
 unsigned int
 dpr_fib6_update(struct dpr_fib6 *fib, struct dpr_fib6_op *ops,
 		unsigned int n, int *err)
@@ -463,6 +481,7 @@ dpr_fib6_update(struct dpr_fib6 *fib, struct dpr_fib6_op *ops,
 	 * for a batch of new prefixes. */
 	if (fib->n_pending > 0 || replaced(ops, done))
 		tbl8_reclaim(fib);
+	set_deep(fib);
 	return done;
 }
 
@@ -483,6 +502,12 @@ dpr_fib6_create(const struct dpr_fib6_conf *conf, struct rte_rcu_qsbr *qsbr)
 	if (fib == NULL)
 		goto nomem;
 	fib->conf = *conf;
+	if (fib->conf.deep_groups == 0) {
+		long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+
+		fib->conf.deep_groups = (uint32_t)((l2 > 0 ? l2 : 512 << 10) /
+						   (GROUP_SIZE * sizeof(*fib->tbl8)));
+	}
 	fib->qsbr = qsbr;
 	fib->gen = 1;
 	fib->tbl24 = rte_zmalloc_socket("dpr_fib6_tbl24",

@@ -52,6 +52,9 @@
 struct dpr_fib6_conf {
 	uint32_t max_routes;
 	uint32_t tbl8_groups;   /**< 1 KiB each, at most 1 << 24 */
+	/** Groups in use above which the FIB is deep (struct dpr_fib6);
+	 * 0: as many as the L2 cache holds. */
+	uint32_t deep_groups;
 	int socket;
 };
 
@@ -84,6 +87,11 @@ struct dpr_fib6_rule;
 struct dpr_fib6 {
 	uint32_t *tbl24;            /**< 1 << 24 entries */
 	uint32_t *tbl8;             /**< tbl8_groups x 256 entries */
+	/** More groups are in use than conf.deep_groups: a walk's second
+	 * tbl8 level is likely to miss L2, so workers read each chain's
+	 * first level a step ahead (dpr_ip6_step_one()). A hint, written by
+	 * the control thread when it changes, read once a burst. */
+	uint32_t deep;
 
 	/* Control thread only, on its own cache lines. */
 	uint32_t n_routes __rte_cache_aligned;
@@ -166,6 +174,13 @@ int dpr_fib6_list(struct dpr_fib6 *fib, const struct dpr_fib6_route *after,
  */
 uint64_t dpr_fib6_memory(const struct dpr_fib6 *fib);
 
+/**
+ * Count the FIB as deep while more than @p groups tbl8 groups are in use
+ * (struct dpr_fib6; dpr_fib6_create() takes the L2 cache's size). Control
+ * thread; tests use it to run workers both ways on one table.
+ */
+void dpr_fib6_set_deep_groups(struct dpr_fib6 *fib, uint32_t groups);
+
 /** tbl8 groups in use or waiting for a grace period (for tests, benchmarks). */
 uint32_t dpr_fib6_tbl8_used(const struct dpr_fib6 *fib);
 
@@ -200,15 +215,13 @@ dpr_fib6_tbl8_entry(const struct dpr_fib6 *fib, uint32_t e, uint8_t b)
 }
 
 /**
- * The next hop of @p ip given its tbl24 entry @p e, in the FIB whose tbl8
- * array is @p tbl8 (fixed for the FIB's life: a worker may hold it for a
- * whole burst, out of reach of the aliasing of its header stores).
+ * The rest of a walk: the next hop given entry @p e, read at the level of
+ * address byte @p b - 1 (tbl24: byte 2), @p b pointing into the address,
+ * in the FIB whose tbl8 array is @p tbl8.
  */
 static __rte_always_inline uint32_t
-dpr_fib6_walk(const uint32_t *tbl8, uint32_t e, const uint8_t *ip)
+dpr_fib6_walk_from(const uint32_t *tbl8, uint32_t e, const uint8_t *b)
 {
-	const uint8_t *b = ip + 3;
-
 	/* Each load depends on the entry before it through its address, which
 	 * orders it after the release store that linked the group (fib.h).
 	 * No unlikely(): most IPv6 routes are /29-/48, below tbl24. A
@@ -216,6 +229,17 @@ dpr_fib6_walk(const uint32_t *tbl8, uint32_t e, const uint8_t *ip)
 	while (e & DPR_FIB6_EXT)
 		e = __atomic_load_n(&tbl8[(uint32_t)(e << 8) | *b++], __ATOMIC_RELAXED);
 	return e & DPR_FIB6_NH_BITS;
+}
+
+/**
+ * The next hop of @p ip given its tbl24 entry @p e, in the FIB whose tbl8
+ * array is @p tbl8 (fixed for the FIB's life: a worker may hold it for a
+ * whole burst, out of reach of the aliasing of its header stores).
+ */
+static __rte_always_inline uint32_t
+dpr_fib6_walk(const uint32_t *tbl8, uint32_t e, const uint8_t *ip)
+{
+	return dpr_fib6_walk_from(tbl8, e, ip + 3);
 }
 
 /**

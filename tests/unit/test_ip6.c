@@ -1726,6 +1726,7 @@ main(int argc, char **argv)
 	gen_init();
 	test_addr_class();
 	if (rig_init(&r) == 0) {
+		unsigned int deep;
 		uint16_t in;
 
 		test_rig_routes(&r);
@@ -1740,9 +1741,18 @@ main(int argc, char **argv)
 		test_link_local_source_same_link(&r, true);
 		test_exception_full(&r);
 		test_pipeline_route_change(&r);
-		for (in = 0; in < 2; in++) {
-			test_fast_matches_reference(&r, in, false);
-			test_fast_matches_reference(&r, in, true);
+		/* Both ways of pass 3's IPv6 walk: from tbl24, and with each
+		 * chain's first level read a step ahead (a deep FIB). */
+		for (deep = 0; deep < 2; deep++) {
+			dpr_fib6_set_deep_groups(r.fib6, deep ? 0 : UINT32_MAX);
+			CHECK(r.fib6->deep == deep, "the FIB with %u tbl8 groups in use is %s",
+			      dpr_fib6_tbl8_used(r.fib6), deep ? "deep" : "not deep");
+			test_directed_bursts(&r, false);
+			test_directed_bursts(&r, true);
+			for (in = 0; in < 2; in++) {
+				test_fast_matches_reference(&r, in, false);
+				test_fast_matches_reference(&r, in, true);
+			}
 		}
 		test_identity(&r);
 		test_tx_full(&r);

@@ -2110,6 +2110,11 @@ test6_read_only(void)
 	HAS_INT(fib, "ipv6_max_routes", 600);
 	HAS_INT(fib, "ipv6_tbl8_groups", R.fib6->conf.tbl8_groups);
 	HAS_INT(fib, "ipv6_tbl8_used", dpr_fib6_tbl8_used(R.fib6));
+	HAS_INT(fib, "ipv6_deep_groups", R.fib6->conf.deep_groups);
+	CHECK(json_is_boolean(json_object_get(fib, "ipv6_deep")) &&
+	      json_is_true(json_object_get(fib, "ipv6_deep")) ==
+	      (dpr_fib6_tbl8_used(R.fib6) > R.fib6->conf.deep_groups),
+	      "fib.ipv6_deep: more groups in use than ipv6_deep_groups: %s", last_text);
 	CHECK(json_integer_value(json_object_get(fib, "ipv6_memory_bytes")) >= 64 << 20,
 	      "IPv6 FIB memory counts tbl24: %s", last_text);
 
