@@ -86,6 +86,11 @@ start_dpr "$WORK/dpr.json" -l 0,1 -- --idle-sleep 100
 grep -m1 "IPv6 FIB:" "$WORK/dpr.log" | sed 's/^/# /'
 base4=$(fib ipv4_routes) base6=$(fib ipv6_routes) groups=$(fib ipv6_tbl8_used)
 echo "# the router's own routes: $base4 IPv4, $base6 IPv6 ($groups tbl8 groups)"
+# Deep: more groups in use than ipv6_deep_groups (the L2 cache's size in
+# groups), workers then read each chain's first level a step ahead.
+deep_groups=$(fib ipv6_deep_groups)
+check "the router's own $groups groups leave the FIB shallow (deep from $deep_groups)" \
+	test "$(fib ipv6_deep)" = False
 
 # --- the real table -------------------------------------------------------
 ctl --json route load "$WORK/real.txt" > "$WORK/load.json"
@@ -95,6 +100,8 @@ echo "# loaded $n IPv6 routes in $secs s"
 check "every route is in the FIB ($(fib ipv6_routes) == $n + $base6)" \
 	test "$(fib ipv6_routes)" -eq $((n + base6))
 echo "# IPv6 FIB memory: $(( $(fib ipv6_memory_bytes) >> 20 )) MiB ($(fib ipv6_tbl8_used) of $TBL8 tbl8 groups in use)"
+check "the table's $(fib ipv6_tbl8_used) groups make it deep (over $deep_groups)" \
+	test "$(fib ipv6_deep)" = True
 check "route.get matches the reference LPM on 25k addresses" \
 	python3 "$SMOKE_DIR/rpc_lpm_check.py" "$SOCK" "$WORK/real.tsv" 25000 1
 
@@ -108,6 +115,7 @@ check "route load deletes the rest" ctl route load "$WORK/del.txt"
 check "the FIB is back to the router's $base6 IPv6 routes" test "$(fib ipv6_routes)" -eq "$base6"
 check "and to the $groups tbl8 groups they use (no group leaked)" \
 	test "$(fib ipv6_tbl8_used)" -eq "$groups"
+check "and shallow again" test "$(fib ipv6_deep)" = False
 
 # --- a synthetic table (512k prefixes with FULL6_SYNTHETIC=524288) -------------
 wait $syn_pid
