@@ -929,18 +929,6 @@ dpr_l3_pass3_mixed(struct dpr_worker *w, struct dpr_ip4_pending *p)
 	return dpr_ip4_pass3(w, p, DPR_L3_MIXED);
 }
 
-/*
- * Pass 3 of an IPv6 burst in a deep FIB, out of line: inlined beside the
- * common copies, GCC merged its loop with the IPv6 one, whose walks then
- * started at a variable byte (+1.1 instructions a packet on l3fwd's /64s,
- * callgrind).
- */
-static __rte_noinline unsigned int
-dpr_l3_pass3_deep6(struct dpr_worker *w, struct dpr_ip4_pending *p)
-{
-	return dpr_ip4_pass3(w, p, DPR_L3_IP6_DEEP);
-}
-
 /** Pass 3 of a burst after dpr_ip4_lookup_burst(): forward, divert, drop. */
 static __rte_noinline void
 dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
@@ -953,7 +941,7 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 		n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP4);
 	else if ((p->gone | p->v6_slow) == 0 && p->v6 == dpr_burst_all(p->n))
 		n_fwd = __atomic_load_n(&w->fib6->deep, __ATOMIC_RELAXED) ?
-			dpr_l3_pass3_deep6(w, p) : dpr_ip4_pass3(w, p, DPR_L3_IP6);
+			dpr_ip4_pass3(w, p, DPR_L3_IP6_DEEP) : dpr_ip4_pass3(w, p, DPR_L3_IP6);
 	else
 		n_fwd = dpr_l3_pass3_mixed(w, p);
 	w->stats[p->b.in].forwarded += n_fwd;

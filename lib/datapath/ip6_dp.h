@@ -215,7 +215,7 @@ dpr_ip6_step_one(const uint32_t *tbl8, uint8_t *const *ethp, unsigned int i, uin
 
 	if (e & DPR_FIB6_EXT) {
 		e = __atomic_load_n(&tbl8[(uint32_t)(e << 8) | dst[3]], __ATOMIC_RELAXED);
-		rte_prefetch0(&tbl8[((e << 8) & -(e >> 31)) | dst[4]]);
+		rte_prefetch0(dpr_fib6_prefetch_target(tbl8, e, dst[4]));
 	}
 	ent[i] = e;
 }

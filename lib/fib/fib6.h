@@ -266,16 +266,16 @@ dpr_fib6_lookup(const struct dpr_fib6 *fib, const uint8_t *ip)
 }
 
 /*
- * What dpr_fib6_lookup_lockstep() prefetches after reading entry @p e: the
- * entry for byte @p b in the group e links, or when e is a leaf, one in
- * group 0 (a valid address, likely cached), so that no branch is needed.
+ * What to prefetch after reading entry @p e, in the tbl8 array @p tbl8:
+ * the entry for byte @p b in the group e links, or when e is a leaf, one
+ * in group 0 (a valid address, likely cached), so that no branch is needed
+ * (dpr_fib6_lookup_lockstep(), the worker's dpr_ip6_step_one()). e << 8
+ * drops EXT and leaves the group's first entry, as in dpr_fib6_walk_from().
  */
 static __rte_always_inline const uint32_t *
-dpr_fib6_prefetch_target(const struct dpr_fib6 *fib, uint32_t e, uint8_t b)
+dpr_fib6_prefetch_target(const uint32_t *tbl8, uint32_t e, uint8_t b)
 {
-	uint32_t g = e & DPR_FIB6_GROUP_BITS & -(uint32_t)((e & DPR_FIB6_EXT) != 0);
-
-	return &fib->tbl8[((size_t)g << 8) | b];
+	return &tbl8[((e << 8) & -(uint32_t)((e & DPR_FIB6_EXT) != 0)) | b];
 }
 
 /*
@@ -299,7 +299,7 @@ dpr_fib6_lookup_lockstep(const struct dpr_fib6 *fib, const uint8_t *const *ip,
 	for (i = 0; i < n; i++) {
 		e[i] = __atomic_load_n(&fib->tbl24[dpr_fib6_tbl24_index(ip[i])],
 				       __ATOMIC_RELAXED);
-		rte_prefetch0(dpr_fib6_prefetch_target(fib, e[i], ip[i][3]));
+		rte_prefetch0(dpr_fib6_prefetch_target(fib->tbl8, e[i], ip[i][3]));
 		todo[left] = (uint8_t)i;
 		left += (e[i] & DPR_FIB6_EXT) != 0;
 	}
@@ -312,7 +312,7 @@ dpr_fib6_lookup_lockstep(const struct dpr_fib6 *fib, const uint8_t *const *ip,
 					       __ATOMIC_RELAXED);
 			/* A group of byte 15 holds only leaves, which need no
 			 * byte 16: & 15 keeps the read inside the address. */
-			rte_prefetch0(dpr_fib6_prefetch_target(fib, e[i], ip[i][(b + 1) & 15]));
+			rte_prefetch0(dpr_fib6_prefetch_target(fib->tbl8, e[i], ip[i][(b + 1) & 15]));
 			todo[still] = (uint8_t)i;
 			still += (e[i] & DPR_FIB6_EXT) != 0;
 		}
