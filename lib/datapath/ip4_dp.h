@@ -755,15 +755,17 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 	 * family's packets keep their order, so every flow does. */
 	uint8_t order[DPR_BURST];
 
-	/* Where pass 3's IPv6 walks start: the address's fourth byte, or in
-	 * a deep FIB the fifth, each chain's first level read a step ahead
-	 * for the whole burst (dpr_ip6_step_one()). */
-	unsigned int from6 = 3;
+	/* 1 when pass 3's IPv6 walks go on from the /48 level: in a deep
+	 * FIB, each chain's /32 and /40 levels are read a step ahead for the
+	 * whole burst (dpr_ip6_step()). */
+	unsigned int deep6 = 0;
 
 	if (mix == DPR_L3_IP6_DEEP) {
 		for (i = 0; i < n; i++)
-			dpr_ip6_step_one(tbl8, ethp, i, p->ent);
-		from6 = 4;
+			dpr_ip6_step(tbl8, ethp, i, p->ent, 3);
+		for (i = 0; i < n; i++)
+			dpr_ip6_step(tbl8, ethp, i, p->ent, 4);
+		deep6 = 1;
 	}
 	if (irregular) {
 		uint32_t m4 = dpr_burst_all(n) & ~v6, m6 = v6;
@@ -775,8 +777,10 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 			order[k++] = (uint8_t)__builtin_ctz(m6);
 		if (v6 != 0 && __atomic_load_n(&w->fib6->deep, __ATOMIC_RELAXED)) {
 			for (i = n4; i < n; i++)
-				dpr_ip6_step_one(tbl8, ethp, order[i], p->ent);
-			from6 = 4;
+				dpr_ip6_step(tbl8, ethp, order[i], p->ent, 3);
+			for (i = n4; i < n; i++)
+				dpr_ip6_step(tbl8, ethp, order[i], p->ent, 4);
+			deep6 = 1;
 		}
 	}
 
@@ -792,7 +796,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 		eth = ethp[i];
 
 		if (mix == DPR_L3_IP6 || mix == DPR_L3_IP6_DEEP) {
-			if (!dpr_ip6_forward(w, &p->b, m, eth, ent[i], from6, false, tbl8,
+			if (!dpr_ip6_forward(w, &p->b, m, eth, ent[i], deep6, false, tbl8,
 					     nhw, &h, &port)) {
 				n_out++;
 				continue;
@@ -805,7 +809,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 			continue;
 		}
 		if (irregular && k >= n4) {
-			if (!dpr_ip6_forward(w, &p->b, m, eth, ent[i], from6,
+			if (!dpr_ip6_forward(w, &p->b, m, eth, ent[i], deep6,
 					     p->v6_slow & (UINT32_C(1) << i), tbl8, nhw, &h,
 					     &port)) {
 				n_out++;

@@ -198,47 +198,58 @@ dpr_ip6_lookup_burst(const struct dpr_fib6 *fib, uint8_t *const *ethp, uint32_t 
 	}
 }
 
+/** Where pass 3's walks go on in a deep FIB, after two steps (dpr_ip6_step()). */
+#define DPR_IP6_DEEP_FROM 5u
+
 /**
- * The first step of pass 3 for IPv6 packet @p i of a burst (frames @p ethp):
- * the tbl8 entry pass 2 asked for, read into @p ent[i] in place of the
- * tbl24 entry, and the entry of the level below it asked for in turn, so
- * that a burst's second-level misses overlap as its first-level ones did
- * (pass 3 then walks from the address's fifth byte: dpr_ip6_forward()).
- * A leaf of tbl24 stays as it is. The prefetch takes no branch: a leaf
- * asks for an entry of group 0 (dpr_fib6_prefetch_target()).
+ * A step of pass 3 for IPv6 packet @p i of a burst (frames @p ethp), in a
+ * deep FIB: the entry for address byte @p b, which the pass before asked
+ * for, read into @p ent[i] in place of the entry above it, and the entry
+ * of the level below asked for in turn, so that a burst's misses at that
+ * level overlap as its first-level ones did. Pass 3 takes two steps over
+ * the whole burst (bytes 3 and 4: the /32 and /40 levels), then walks from
+ * the /48 level (DPR_IP6_DEEP_FROM; dpr_ip6_forward()). A leaf stays as it
+ * is; neither the read nor the prefetch takes a branch (dpr_fib6_step()).
  */
 static __rte_always_inline void
-dpr_ip6_step_one(const uint32_t *tbl8, uint8_t *const *ethp, unsigned int i, uint32_t *ent)
+dpr_ip6_step(const uint32_t *tbl8, uint8_t *const *ethp, unsigned int i, uint32_t *ent,
+	     const unsigned int b)
 {
 	const uint8_t *dst = DPR_IP6_DST(ethp[i]);
-	uint32_t e = ent[i];
+	uint32_t e = dpr_fib6_step(tbl8, ent[i], dst[b]);
 
-	if (e & DPR_FIB6_EXT) {
-		e = __atomic_load_n(&tbl8[(uint32_t)(e << 8) | dst[3]], __ATOMIC_RELAXED);
-		rte_prefetch0(dpr_fib6_prefetch_target(tbl8, e, dst[4]));
-	}
+	dpr_fib6_prefetch_next(tbl8, e, dst[b + 1]);
 	ent[i] = e;
 }
 
 /**
  * Pass 3 for IPv6 packet @p m (frame @p eth) whose tbl24 entry pass 2
- * read, or whose first tbl8 entry pass 3's step read (@p e; @p from: the
- * byte of the address the walk goes on with, 3 or 4): true with its
- * next-hop word and output port when it is to be sent, its hop limit
- * decremented; otherwise it was diverted or dropped.
+ * read, or whose /40 entry pass 3's steps read (@p e; @p deep: 0 or 1,
+ * 1 after the steps, when the walk goes on at DPR_IP6_DEEP_FROM with its
+ * first level taken without a branch, as most chains of a full table end
+ * there): true with its next-hop word and output port when it is to be
+ * sent, its hop limit decremented; otherwise it was diverted or dropped.
  * @p slow: the reference let it through, so its next hop is decided the
  * long way. @p tbl8 and @p nhw are w->fib6's tbl8 array and w->nh, held by
  * the caller for the burst.
  */
 static __rte_always_inline bool
 dpr_ip6_forward(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
-		uint8_t *eth, uint32_t e, unsigned int from, bool slow, const uint32_t *tbl8,
+		uint8_t *eth, uint32_t e, unsigned int deep, bool slow, const uint32_t *tbl8,
 		const union dpr_nh_word *nhw, uint64_t *hp, uint64_t *portp)
 {
-	uint32_t nh = dpr_fib6_walk_from(tbl8, e, DPR_IP6_DST(eth) + from);
-	uint64_t h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
-	uint64_t port = dpr_nh_word_fwd_port(h);
+	const uint8_t *dst = DPR_IP6_DST(eth);
+	uint64_t h, port;
+	uint32_t nh;
 
+	if (deep) {
+		e = dpr_fib6_step(tbl8, e, dst[DPR_IP6_DEEP_FROM]);
+		nh = dpr_fib6_walk_from(tbl8, e, dst + DPR_IP6_DEEP_FROM + 1);
+	} else {
+		nh = dpr_fib6_walk_from(tbl8, e, dst + 3);
+	}
+	h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
+	port = dpr_nh_word_fwd_port(h);
 	if (unlikely(port > 0xff || slow)) {
 		union dpr_nh_word hs;
 

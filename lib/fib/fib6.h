@@ -89,7 +89,7 @@ struct dpr_fib6 {
 	uint32_t *tbl8;             /**< tbl8_groups x 256 entries */
 	/** More groups are in use than conf.deep_groups: a walk's second
 	 * tbl8 level is likely to miss L2, so workers read each chain's
-	 * first level a step ahead (dpr_ip6_step_one()). A hint, written by
+	 * first two levels a step ahead (dpr_ip6_step()). A hint, written by
 	 * the control thread when it changes, read once a burst. */
 	uint32_t deep;
 
@@ -269,13 +269,46 @@ dpr_fib6_lookup(const struct dpr_fib6 *fib, const uint8_t *ip)
  * What to prefetch after reading entry @p e, in the tbl8 array @p tbl8:
  * the entry for byte @p b in the group e links, or when e is a leaf, one
  * in group 0 (a valid address, likely cached), so that no branch is needed
- * (dpr_fib6_lookup_lockstep(), the worker's dpr_ip6_step_one()). e << 8
+ * (dpr_fib6_lookup_lockstep(), dpr_fib6_step()). e << 8
  * drops EXT and leaves the group's first entry, as in dpr_fib6_walk_from().
  */
 static __rte_always_inline const uint32_t *
 dpr_fib6_prefetch_target(const uint32_t *tbl8, uint32_t e, uint8_t b)
 {
 	return &tbl8[((e << 8) & -(uint32_t)((e & DPR_FIB6_EXT) != 0)) | b];
+}
+
+/**
+ * One level of a walk without a branch: the entry for byte @p b in the
+ * group that @p e links, or @p e itself when it is a leaf (which reads an
+ * entry of group 0 for nothing). A deep FIB's chains differ in length from
+ * packet to packet; walked this way their first levels cost no mispredicted
+ * loop exit while the loads miss, and several packets' walks overlap.
+ */
+static __rte_always_inline uint32_t
+dpr_fib6_step(const uint32_t *tbl8, uint32_t e, uint8_t b)
+{
+	/* EXT is the sign bit: an arithmetic shift spreads it into a mask. */
+	uint32_t link = (uint32_t)((int32_t)e >> 31);
+	uint32_t next = __atomic_load_n(&tbl8[((e << 8) & link) | b], __ATOMIC_RELAXED);
+
+	/* Masks, not a conditional: GCC makes a branch of that, whose
+	 * mispredictions (a quarter of the pyasn IPv6 chains end at each of
+	 * the first levels) throw away the loads in flight behind it. */
+	return e ^ ((e ^ next) & link);
+}
+
+/**
+ * Ask for the entry a walk reads after @p e, for byte @p b, with no test
+ * of whether e links a group: for a leaf the address lies in the group its
+ * next-hop index would be, maybe outside tbl8, which a prefetch may touch
+ * (it never faults). Computed as an integer: no out-of-bounds pointer.
+ */
+static __rte_always_inline void
+dpr_fib6_prefetch_next(const uint32_t *tbl8, uint32_t e, uint8_t b)
+{
+	rte_prefetch0((const void *)((uintptr_t)tbl8 +
+				     (uintptr_t)((uint32_t)(e << 8) | b) * sizeof(*tbl8)));
 }
 
 /*
