@@ -755,17 +755,17 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 	 * family's packets keep their order, so every flow does. */
 	uint8_t order[DPR_BURST];
 
-	/* 1 when pass 3's IPv6 walks go on from the /48 level: in a deep
+	/* Whether pass 3's IPv6 walks go on from the /48 level: in a deep
 	 * FIB, each chain's /32 and /40 levels are read a step ahead for the
 	 * whole burst (dpr_ip6_step()). */
-	unsigned int deep6 = 0;
+	bool deep6 = false;
 
 	if (mix == DPR_L3_IP6_DEEP) {
 		for (i = 0; i < n; i++)
 			dpr_ip6_step(tbl8, ethp, i, p->ent, 3);
 		for (i = 0; i < n; i++)
 			dpr_ip6_step(tbl8, ethp, i, p->ent, 4);
-		deep6 = 1;
+		deep6 = true;
 	}
 	if (irregular) {
 		uint32_t m4 = dpr_burst_all(n) & ~v6, m6 = v6;
@@ -780,7 +780,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 				dpr_ip6_step(tbl8, ethp, order[i], p->ent, 3);
 			for (i = n4; i < n; i++)
 				dpr_ip6_step(tbl8, ethp, order[i], p->ent, 4);
-			deep6 = 1;
+			deep6 = true;
 		}
 	}
 

@@ -224,8 +224,8 @@ dpr_ip6_step(const uint32_t *tbl8, uint8_t *const *ethp, unsigned int i, uint32_
 
 /**
  * Pass 3 for IPv6 packet @p m (frame @p eth) whose tbl24 entry pass 2
- * read, or whose /40 entry pass 3's steps read (@p e; @p deep: 0 or 1,
- * 1 after the steps, when the walk goes on at DPR_IP6_DEEP_FROM with its
+ * read, or whose /40 entry pass 3's steps read (@p e; @p deep: true
+ * after the steps, when the walk goes on at DPR_IP6_DEEP_FROM with its
  * first level taken without a branch, as most chains of a full table end
  * there): true with its next-hop word and output port when it is to be
  * sent, its hop limit decremented; otherwise it was diverted or dropped.
@@ -235,7 +235,7 @@ dpr_ip6_step(const uint32_t *tbl8, uint8_t *const *ethp, unsigned int i, uint32_
  */
 static __rte_always_inline bool
 dpr_ip6_forward(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
-		uint8_t *eth, uint32_t e, unsigned int deep, bool slow, const uint32_t *tbl8,
+		uint8_t *eth, uint32_t e, bool deep, bool slow, const uint32_t *tbl8,
 		const union dpr_nh_word *nhw, uint64_t *hp, uint64_t *portp)
 {
 	const uint8_t *dst = DPR_IP6_DST(eth);
