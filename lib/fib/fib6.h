@@ -293,8 +293,9 @@ dpr_fib6_step(const uint32_t *tbl8, uint32_t e, uint8_t b)
 	uint32_t next = __atomic_load_n(&tbl8[((e << 8) & link) | b], __ATOMIC_RELAXED);
 
 	/* Masks, not a conditional: GCC makes a branch of that, whose
-	 * mispredictions (a quarter of the pyasn IPv6 chains end at each of
-	 * the first levels) throw away the loads in flight behind it. */
+	 * mispredictions (of the pyasn IPv6 table's chains, 27 % end at the
+	 * first tbl8 level, 16 % at the second) throw away the loads in
+	 * flight behind it. */
 	return e ^ ((e ^ next) & link);
 }
 
