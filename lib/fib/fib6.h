@@ -265,17 +265,25 @@ dpr_fib6_lookup(const struct dpr_fib6 *fib, const uint8_t *ip)
 		__atomic_load_n(&fib->tbl24[dpr_fib6_tbl24_index(ip)], __ATOMIC_RELAXED), ip);
 }
 
+/** All ones when entry @p e links a group (EXT is its sign bit), else 0. */
+static __rte_always_inline uint32_t
+dpr_fib6_link_mask(uint32_t e)
+{
+	return (uint32_t)((int32_t)e >> 31);
+}
+
 /*
- * What to prefetch after reading entry @p e, in the tbl8 array @p tbl8:
- * the entry for byte @p b in the group e links, or when e is a leaf, one
- * in group 0 (a valid address, likely cached), so that no branch is needed
- * (dpr_fib6_lookup_lockstep(), dpr_fib6_step()). e << 8
- * drops EXT and leaves the group's first entry, as in dpr_fib6_walk_from().
+ * The entry after entry @p e for byte @p b, in the tbl8 array @p tbl8: the
+ * one in the group e links, or when e is a leaf, one in group 0 (a valid
+ * address, likely cached), so that no branch is needed
+ * (dpr_fib6_lookup_lockstep() prefetches it, dpr_fib6_step() reads it).
+ * e << 8 drops EXT and leaves the group's first entry, as in
+ * dpr_fib6_walk_from().
  */
 static __rte_always_inline const uint32_t *
 dpr_fib6_prefetch_target(const uint32_t *tbl8, uint32_t e, uint8_t b)
 {
-	return &tbl8[((e << 8) & -(uint32_t)((e & DPR_FIB6_EXT) != 0)) | b];
+	return &tbl8[((e << 8) & dpr_fib6_link_mask(e)) | b];
 }
 
 /**
@@ -288,15 +296,13 @@ dpr_fib6_prefetch_target(const uint32_t *tbl8, uint32_t e, uint8_t b)
 static __rte_always_inline uint32_t
 dpr_fib6_step(const uint32_t *tbl8, uint32_t e, uint8_t b)
 {
-	/* EXT is the sign bit: an arithmetic shift spreads it into a mask. */
-	uint32_t link = (uint32_t)((int32_t)e >> 31);
-	uint32_t next = __atomic_load_n(&tbl8[((e << 8) & link) | b], __ATOMIC_RELAXED);
+	uint32_t next = __atomic_load_n(dpr_fib6_prefetch_target(tbl8, e, b), __ATOMIC_RELAXED);
 
 	/* Masks, not a conditional: GCC makes a branch of that, whose
 	 * mispredictions (of the pyasn IPv6 table's chains, 27 % end at the
 	 * first tbl8 level, 16 % at the second) throw away the loads in
 	 * flight behind it. */
-	return e ^ ((e ^ next) & link);
+	return e ^ ((e ^ next) & dpr_fib6_link_mask(e));
 }
 
 /**

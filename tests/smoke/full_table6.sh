@@ -87,7 +87,7 @@ grep -m1 "IPv6 FIB:" "$WORK/dpr.log" | sed 's/^/# /'
 base4=$(fib ipv4_routes) base6=$(fib ipv6_routes) groups=$(fib ipv6_tbl8_used)
 echo "# the router's own routes: $base4 IPv4, $base6 IPv6 ($groups tbl8 groups)"
 # Deep: more groups in use than ipv6_deep_groups (the L2 cache's size in
-# groups), workers then read each chain's first level a step ahead.
+# groups), workers then read each chain's first two levels a step ahead.
 deep_groups=$(fib ipv6_deep_groups)
 check "the router's own $groups groups leave the FIB shallow (deep from $deep_groups)" \
 	test "$(fib ipv6_deep)" = False
