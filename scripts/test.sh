@@ -79,6 +79,20 @@ for line in open(sys.argv[1]):
     t = json.loads(line)
     print(t["result"], t["name"].split(" / ")[-1])
 ' "$dir/meson-logs/testlog.json")
+		# What a failed test said, where CI shows it: its failed checks
+		# and the last lines of its output (a TIMEOUT says where it hung).
+		python3 - "$dir/meson-logs/testlog.json" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t["result"] == "OK":
+        continue
+    out = (t.get("stdout") or "").splitlines()
+    bad = [l for l in out if l.startswith("not ok")]
+    tail = [l for l in out[-15:] if l not in bad]
+    for l in bad[:10] + tail:
+        print("#   %s: %s" % (t["name"].split(" / ")[-1], l[:300]))
+PY
 	done
 }
 

@@ -75,7 +75,16 @@ raw $RMAC $HMAC 10.0.1.2 10.0.2.2 4                                 # forwarded
 raw $RMAC $HMAC 127.0.0.1 10.0.2.2 3                                # martian
 raw 02:00:00:00:09:09 $HMAC 10.0.1.2 10.0.2.2 5                     # other_host
 done_cap() { ! kill -0 "$CAP" 2>/dev/null; }
-check "dprctl capture ends at its count" wait_for 10 done_cap
+# stop_cap: a capture still running is stopped (SIGINT: dprctl asks dpr
+# to stop and prints what it got), so that a missing packet fails the
+# checks below instead of hanging the test.
+stop_cap() {
+	done_cap && return
+	kill -INT "$CAP" 2>/dev/null
+	wait_for 5 done_cap || kill -KILL "$CAP" 2>/dev/null
+}
+check "dprctl capture ends at its count" wait_for 20 done_cap
+stop_cap
 wait "$CAP"; rc=$?
 sed 's/^/# /' "$WORK/cap1.out"
 check "it exits 0 and says what it wrote (rc $rc)" \
@@ -102,7 +111,10 @@ check "the exception capture runs" wait_for 5 running
 ip netns exec "$H2" python3 "$TRAFFIC" raw-send eth0 02:00:00:00:02:01 02:00:00:00:02:02 \
 	10.0.2.2 10.0.1.2 1 --ttl 1 --dport 7001                     # from p1: not asked
 raw $RMAC $HMAC 10.0.1.2 10.0.2.2 2 --ttl 1
-check "it ends at its count" wait_for 10 done_cap
+check "it ends at its count" wait_for 20 done_cap
+stop_cap
+wait "$CAP"
+sed 's/^/# /' "$WORK/cap2.out"
 got=$(pcapng "$WORK/exc.pcapng")
 echo "$got" | sed 's/^/# /'
 check "2 packets, both \"exception ttl_expired on p0\"" \
@@ -120,7 +132,7 @@ check "status shows the last capture" grep -q "exc.pcapng: 2 packets" <<<"$(ctl 
 
 # --- dpdk-dumpcap ------------------------------------------------------------------------------
 if [ "$HUGE" = 1 ]; then
-	timeout 20 dpdk-dumpcap --file-prefix "dpr-$T-$TAG" -i "net_af_packet_${TAG}b" -c 3 \
+	timeout -k 5 20 dpdk-dumpcap --file-prefix "dpr-$T-$TAG" -i "net_af_packet_${TAG}b" -c 3 \
 		-w "$WORK/dump.pcapng" -q > "$WORK/dumpcap.out" 2>&1 &
 	DC=$!
 	sleep 3

@@ -218,6 +218,13 @@ start_dpr() {
 stop_dpr() {
 	local rc
 	kill -TERM "$DPR_PID"
+	# Bounded: a dpr that does not exit fails here, with its log's end,
+	# instead of hanging the test into meson's timeout.
+	if ! wait_for 60 eval "! kill -0 $DPR_PID 2>/dev/null"; then
+		not_ok "dpr is still running 60 s after SIGTERM: killed (log: $WORK/dpr.log)"
+		tail -n 20 "$WORK/dpr.log" | sed 's/^/# /'
+		kill -KILL "$DPR_PID" 2>/dev/null
+	fi
 	wait "$DPR_PID"
 	rc=$?
 	DPR_PID=
