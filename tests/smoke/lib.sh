@@ -51,8 +51,35 @@ reap() {
 	wait "$2" 2>/dev/null
 }
 
+# A test still running after SMOKE_WATCHDOG seconds (240; meson kills it
+# at 300) says what it is waiting on: its processes and dpr's log's end,
+# so that a TIMEOUT in CI names the command that hung.
+watchdog() {
+	local me=$BASHPID
+	sleep "${SMOKE_WATCHDOG:-240}"
+	echo "# --- $T still running after ${SMOKE_WATCHDOG:-240} s; its processes: ---"
+	ps -eo pid=,ppid=,etimes=,args= | awk -v top="$TEST_PID" -v self="$me" '
+		{ parent[$1] = $2; line[$1] = $0; order[NR] = $1 }
+		END {
+			keep[top] = 1
+			for (changed = 1; changed; ) {
+				changed = 0
+				for (i = 1; i <= NR; i++) {
+					p = order[i]
+					if (!(p in keep) && (parent[p] in keep) && p != self) { keep[p] = 1; changed = 1 }
+				}
+			}
+			for (i = 1; i <= NR; i++) if (order[i] in keep) print "#   " substr(line[order[i]], 1, 200)
+		}'
+	[ -f "$WORK/dpr.log" ] && tail -n 20 "$WORK/dpr.log" | sed 's/^/# dpr: /'
+}
+TEST_PID=$$
+watchdog &
+WATCHDOG_PID=$!
+
 cleanup() {
 	local h m
+	pkill -P "$WATCHDOG_PID" 2>/dev/null; kill "$WATCHDOG_PID" 2>/dev/null
 	for h in "${AT_EXIT[@]}"; do "$h"; done
 	if [ -n "$DPR_PID" ] && kill -0 "$DPR_PID" 2>/dev/null; then
 		kill -TERM "$DPR_PID" 2>/dev/null
