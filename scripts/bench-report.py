@@ -178,14 +178,17 @@ def main():
         print("WARNING: %s sent fewer packets than they received in some round (fwd: the "
               "lowest share): those Mpps are not forwarding rates" % ", ".join(short))
     reg = thr["regimes"]
-    for stem, name in (("pyasn-v4", "cached"), ("pyasn-dram-v4", "DRAM-bound"),
-                       ("pyasn-zipf-v4", "Zipf")):
+    feeds = {"pcap": "fed by net_pcap (one stored mbuf a packet)",
+             "array": "fed from one array (tests/bench/feed.c)"}
+    for stem, t, name in (("pyasn-v4", "pyasn", "cached"), ("pyasn-dram-v4", "dram", "DRAM-bound"),
+                          ("pyasn-zipf-v4", "zipf", "Zipf")):
         if stem in reg:
             print("regime %-10s full IPv4 table, %7d destinations: their tbl24 lines are "
-                  "%.1f MiB, the hottest taking 90%% of the packets %s MiB (L3: %s MiB)" % (
+                  "%.1f MiB, the hottest taking 90%% of the packets %s MiB (L3: %s MiB); %s" % (
                       name, reg[stem]["destinations"], reg[stem]["tbl24_mib"],
                       "%.1f" % reg[stem]["hot90_mib"] if "hot90_mib" in reg[stem] else "?",
-                      "%.0f" % reg["l3_mib"] if reg.get("l3_mib") else "?"))
+                      "%.0f" % reg["l3_mib"] if reg.get("l3_mib") else "?",
+                      feeds.get(by.get("dpr " + t, {}).get("feed", "pcap"), "?")))
     # The tuner: --pipeline auto against both ways forced, per regime.
     for t, name in (("small", "small"), ("pyasn", "cached"), ("dram", "DRAM-bound"),
                     ("zipf", "Zipf")):

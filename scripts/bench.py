@@ -322,6 +322,7 @@ def main():
             "rest_ns_per_packet_median": statistics.median(rest_ns[c["name"]])
             if rest_ns[c["name"]] else None,
             "family": c.get("family", "4"),
+            "feed": c.get("feed", "pcap"),
             "forwarded_share_min": min(fwd_share[c["name"]]) if fwd_share[c["name"]] else None,
             "pipelined_by_round": pipelined[c["name"]] if c.get("app") == "dpr" else None,
         })

@@ -30,9 +30,13 @@
 #                                          counts this machine cannot hold
 #                                          (N workers + 1 CPUs) are skipped
 #   DRAM=0 scripts/bench.sh                without the DRAM-bound and Zipf
-#                                          full-table regimes (1M packets,
-#                                          ~2.6 GiB of mbufs per app;
+#                                          full-table regimes (1M packets;
 #                                          DRAM_COUNT=N); ZIPF=0: without Zipf
+#   DRAM_FEED=pcap scripts/bench.sh        feed those regimes through net_pcap
+#                                          like the others (~2.6 GiB of mbufs
+#                                          per app, two misses a packet in
+#                                          the feed) instead of the array
+#                                          feed (tests/bench/feed.c)
 #   PIPELINES=0 scripts/bench.sh           without the cases that force dpr's
 #                                          --pipeline on and off in each
 #                                          IPv4 regime (to judge the tuner)
@@ -60,6 +64,14 @@ DRAM=${DRAM:-1} DRAM_COUNT=${DRAM_COUNT:-1048576}
 # few destinations take most of the packets, the rest a long tail.
 ZIPF=${ZIPF:-$DRAM} ZIPF_S=${ZIPF_S:-1.0}
 [ "$DRAM" = 1 ] || ZIPF=0
+# How those two regimes' packets reach the applications: "array", a net_null
+# port into which a preloaded library (tests/bench/feed.c) writes the pcap's
+# frames from one contiguous array, streamed by the hardware prefetchers; or
+# "pcap", net_pcap's infinite_rx as in the other regimes, whose copy from one
+# stored mbuf a packet misses twice a packet over 1M packets and then costs
+# more than the routers' lookups.
+DRAM_FEED=${DRAM_FEED:-array}
+case $DRAM_FEED in array|pcap) ;; *) echo "bench: DRAM_FEED must be array or pcap" >&2; exit 2 ;; esac
 PIPELINES=${PIPELINES:-1}
 # Worker counts beyond 1 that this machine can hold: N workers and the
 # control thread (or testpmd's main lcore) each on a CPU of their own.
@@ -81,7 +93,7 @@ say() { printf 'bench: %s\n' "$*" >&2; }
 # infinite_rx stores one a packet): 2.6 GiB for 1M, one app at a time, and
 # 3 GiB more for the apps' tables (l3fwd FIB makes IPv6 tables too) and others.
 HUGE=1024
-[ "$DRAM" = 1 ] && HUGE=$(( (DRAM_COUNT + 65536) * 2432 / 2097152 + 1536 ))
+[ "$DRAM" = 1 ] && [ "$DRAM_FEED" = pcap ] && HUGE=$(( (DRAM_COUNT + 65536) * 2432 / 2097152 + 1536 ))
 [ "$HUGE" -lt 1024 ] && HUGE=1024
 HUGEPAGES=$HUGE scripts/setup.sh >&2
 dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok" ||
@@ -158,7 +170,7 @@ PY
 # file: installed before the ports start, so no packet is measured against a
 # half-loaded table. The IPv4 configs name nothing of IPv6, so that a dpr
 # from before IPv6 runs them (scripts/bench-ab.sh).
-ZIPF=$ZIPF PIPELINES=$PIPELINES \
+ZIPF=$ZIPF PIPELINES=$PIPELINES DRAM_FEED=$DRAM_FEED FEED_LIB=$(readlink -f "$BUILD/tests/bench/libdpr-bench-feed.so") \
 python3 - "$B" "$BUILD/app/dpr" "$L3FWD" "$POOL" "$FAMILIES" "$POOL_DRAM" "$DRAM" "$COUNT" $WORKERS_RUN <<'PY'
 import hashlib, json, os, sys
 B, dpr, l3fwd, pool, families, pool_dram, dram, count = sys.argv[1:9]
@@ -174,7 +186,17 @@ if os.environ.get("ZIPF") == "1":
     TABLES["zipf"] = ("pyasn-zipf-v4", "4")
 tables = [t for t, (_, f) in TABLES.items() if f == "4" and "4" in families or
           f != "4" and "6" in families]
-POOLS = {t: pool_dram if t in ("dram", "zipf") else pool for t in TABLES}
+# The regimes fed from the array (tests/bench/feed.c): their RX port is
+# net_null_feed0 and every application runs with the library preloaded.
+FEED = {"dram", "zipf"} if os.environ.get("DRAM_FEED") == "array" else set()
+POOLS = {t: pool_dram if t in ("dram", "zipf") and t not in FEED else pool for t in TABLES}
+
+
+def feed_env(t):
+    if t not in FEED:
+        return {}
+    return {"LD_PRELOAD": os.environ["FEED_LIB"], "DPR_FEED_DEVICE": "net_null_feed0",
+            "DPR_FEED_PCAP": os.path.abspath("%s/%s.pcap" % (B, TABLES[t][0]))}
 
 
 def routes(t):
@@ -190,7 +212,8 @@ def dpr_config(t, workers=1):
         "ports": [
             # One RX queue a worker (each replays the file), one TX queue
             # a worker and one for the control thread.
-            {"name": "in", "device": "net_pcap0,%sinfinite_rx=1,%s" % (
+            {"name": "in", "device": "net_null_feed0" if t in FEED else
+                "net_pcap0,%sinfinite_rx=1,%s" % (
                 "rx_pcap=%s/%s.pcap," % (B, stem) * workers,
                 ",".join(["tx_pcap=/dev/null"] * (workers + 1))),
              "addresses": ["10.0.1.1/24"], "tap": False},
@@ -204,6 +227,9 @@ def dpr_config(t, workers=1):
             hashlib.sha256(os.path.abspath(B).encode()).hexdigest()[:8], t)},
         "fib": {"ipv4_max_routes": 1048576, "ipv4_tbl8_groups": 16384},
     }
+    if t in FEED:
+        # The frames are addressed to net_pcap0's MAC (make-pcap.py).
+        cfg["ports"][0]["mac"] = "02:70:63:61:70:00"
     if fam != "4":
         cfg["ports"][0]["addresses"].append("2001:db8:1::1/64")
         cfg["ports"][1]["addresses"].append("2001:db8:2::1/64")
@@ -216,7 +242,9 @@ def dpr_config(t, workers=1):
 
 
 eal = ["--no-pci", "--in-memory", "--file-prefix", "@PREFIX@", "--log-level", "*:warning"]
-def vdevs(stem):
+def vdevs(stem, t=None):
+    if t in FEED:
+        return ["--vdev", "net_null_feed0", "--vdev", "net_null0,no-rx=1"]
     return ["--vdev", "net_pcap0,rx_pcap=%s/%s.pcap,infinite_rx=1" % (B, stem),
             "--vdev", "net_null0,no-rx=1"]
 
@@ -233,7 +261,10 @@ cases = []
 for t in tables:
     stem, fam = TABLES[t]
     n = dpr_config(t)
-    common = {"table": t, "family": fam, "routes": n, "ports": [1], "rx_ports": [0]}
+    common = {"table": t, "family": fam, "routes": n, "ports": [1], "rx_ports": [0],
+              "feed": "array" if t in FEED else "pcap"}
+    if t in FEED:
+        common["env"] = feed_env(t)
     cases.append(dict(common, name="dpr %s" % t, app="dpr",
                       argv=[dpr] + eal + ["-l", "0,1", "--", "-c", "%s/dpr-%s.json" % (B, t),
                                           "--pool-size", POOLS[t],
@@ -250,8 +281,8 @@ for t in tables:
     # l3fwd FIB on the IPv4 tables; its IPv6 side is not asked for.
     for m in ("lpm", "fib") if fam == "4" else ("lpm",):
         cases.append(dict(common, name="l3fwd-%s %s" % (m, t), app="l3fwd-" + m,
-                          env={"L3FWD_NB_MBUF": POOLS[t]},
-                          argv=[l3fwd] + eal + ["-l", "1"] + vdevs(stem) +
+                          env=dict(feed_env(t), L3FWD_NB_MBUF=POOLS[t]),
+                          argv=[l3fwd] + eal + ["-l", "1"] + vdevs(stem, t) +
                                ["--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)", "--lookup", m,
                                 "--parse-ptype"] + l3fwd_rules(t)))
 if "4" in families:
@@ -261,14 +292,16 @@ if "4" in families:
                       "argv": ["dpdk-testpmd"] + eal + ["-l", "0,1"] + vdevs("small-v4") +
                               ["--", "--forward-mode=" + m, "--auto-start", "--stats-period", "3600",
                                "--total-num-mbufs", pool, "--nb-cores", "1"]})
-    # The I/O ceiling on the DRAM-bound traffic: its pool is as large as
-    # the routers' (net_pcap fills it at start).
+    # The I/O ceiling on the DRAM-bound traffic, through the same feed
+    # (with net_pcap, a pool as large as the routers': it fills it at start).
     if dram == "1":
         cases.append({"name": "testpmd-io dram", "app": "testpmd-io", "table": "dram",
                       "family": "4", "routes": 0, "ports": [1], "rx_ports": [0],
-                      "argv": ["dpdk-testpmd"] + eal + ["-l", "0,1"] + vdevs(TABLES["dram"][0]) +
+                      "feed": "array" if "dram" in FEED else "pcap", "env": feed_env("dram"),
+                      "argv": ["dpdk-testpmd"] + eal + ["-l", "0,1"] +
+                              vdevs(TABLES["dram"][0], "dram") +
                               ["--", "--forward-mode=io", "--auto-start", "--stats-period", "3600",
-                               "--total-num-mbufs", pool_dram, "--nb-cores", "1"]})
+                               "--total-num-mbufs", POOLS["dram"], "--nb-cores", "1"]})
 # Scaling: as many RX queues as workers, each replaying the file (so the
 # pool holds the file once a queue); the case names end in " wN".
 for w in scale:
