@@ -37,6 +37,9 @@
 #                                          per app, two misses a packet in
 #                                          the feed) instead of the array
 #                                          feed (tests/bench/feed.c)
+#   FEED=array scripts/bench.sh            every regime (small, IPv6, mix and
+#                                          testpmd too) fed from the array
+#                                          instead of net_pcap
 #   PIPELINES=0 scripts/bench.sh           without the cases that force dpr's
 #                                          --pipeline on and off in each
 #                                          IPv4 regime (to judge the tuner)
@@ -71,6 +74,11 @@ ZIPF=${ZIPF:-$DRAM} ZIPF_S=${ZIPF_S:-1.0}
 # stored mbuf a packet misses twice a packet over 1M packets and then costs
 # more than the routers' lookups.
 DRAM_FEED=${DRAM_FEED:-array}
+# FEED=array: every single-worker case fed from the array (the scaling cases
+# stay on net_pcap, a queue a worker).
+FEED=${FEED:-}
+case $FEED in ""|array|pcap) ;; *) echo "bench: FEED must be array or pcap" >&2; exit 2 ;; esac
+[ "$FEED" = pcap ] && DRAM_FEED=pcap
 case $DRAM_FEED in array|pcap) ;; *) echo "bench: DRAM_FEED must be array or pcap" >&2; exit 2 ;; esac
 PIPELINES=${PIPELINES:-1}
 # Worker counts beyond 1 that this machine can hold: N workers and the
@@ -170,7 +178,7 @@ PY
 # file: installed before the ports start, so no packet is measured against a
 # half-loaded table. The IPv4 configs name nothing of IPv6, so that a dpr
 # from before IPv6 runs them (scripts/bench-ab.sh).
-ZIPF=$ZIPF PIPELINES=$PIPELINES DRAM_FEED=$DRAM_FEED FEED_LIB=$(readlink -f "$BUILD/tests/bench/libdpr-bench-feed.so") \
+ZIPF=$ZIPF PIPELINES=$PIPELINES DRAM_FEED=$DRAM_FEED FEED=$FEED FEED_LIB=$(readlink -f "$BUILD/tests/bench/libdpr-bench-feed.so") \
 python3 - "$B" "$BUILD/app/dpr" "$L3FWD" "$POOL" "$FAMILIES" "$POOL_DRAM" "$DRAM" "$COUNT" $WORKERS_RUN <<'PY'
 import hashlib, json, os, sys
 B, dpr, l3fwd, pool, families, pool_dram, dram, count = sys.argv[1:9]
@@ -184,11 +192,14 @@ if dram == "1":
     TABLES["dram"] = ("pyasn-dram-v4", "4")
 if os.environ.get("ZIPF") == "1":
     TABLES["zipf"] = ("pyasn-zipf-v4", "4")
-tables = [t for t, (_, f) in TABLES.items() if f == "4" and "4" in families or
-          f != "4" and "6" in families]
+tables = [t for t, (_, f) in TABLES.items() if t != "none" and (f == "4" and "4" in families or
+          f != "4" and "6" in families)]
 # The regimes fed from the array (tests/bench/feed.c): their RX port is
 # net_null_feed0 and every application runs with the library preloaded.
 FEED = {"dram", "zipf"} if os.environ.get("DRAM_FEED") == "array" else set()
+if os.environ.get("FEED") == "array":
+    FEED = set(TABLES) | {"none"}
+    TABLES["none"] = ("small-v4", "4")   # testpmd's traffic
 POOLS = {t: pool_dram if t in ("dram", "zipf") and t not in FEED else pool for t in TABLES}
 
 
@@ -204,6 +215,7 @@ def routes(t):
 
 
 def dpr_config(t, workers=1):
+    feed = t in FEED and workers == 1
     stem, fam = TABLES[t]
     rs = routes(t)
     gws4 = sorted({r[2] for r in rs if ":" not in r[2]})
@@ -212,7 +224,7 @@ def dpr_config(t, workers=1):
         "ports": [
             # One RX queue a worker (each replays the file), one TX queue
             # a worker and one for the control thread.
-            {"name": "in", "device": "net_null_feed0" if t in FEED else
+            {"name": "in", "device": "net_null_feed0" if feed else
                 "net_pcap0,%sinfinite_rx=1,%s" % (
                 "rx_pcap=%s/%s.pcap," % (B, stem) * workers,
                 ",".join(["tx_pcap=/dev/null"] * (workers + 1))),
@@ -227,7 +239,7 @@ def dpr_config(t, workers=1):
             hashlib.sha256(os.path.abspath(B).encode()).hexdigest()[:8], t)},
         "fib": {"ipv4_max_routes": 1048576, "ipv4_tbl8_groups": 16384},
     }
-    if t in FEED:
+    if feed:
         # The frames are addressed to net_pcap0's MAC (make-pcap.py).
         cfg["ports"][0]["mac"] = "02:70:63:61:70:00"
     if fam != "4":
@@ -289,7 +301,8 @@ if "4" in families:
     for m in ("io", "mac"):
         cases.append({"name": "testpmd-%s" % m, "app": "testpmd-" + m, "table": "none",
                       "family": "4", "routes": 0, "ports": [1], "rx_ports": [0],
-                      "argv": ["dpdk-testpmd"] + eal + ["-l", "0,1"] + vdevs("small-v4") +
+                      "feed": "array" if "none" in FEED else "pcap", "env": feed_env("none"),
+                      "argv": ["dpdk-testpmd"] + eal + ["-l", "0,1"] + vdevs("small-v4", "none") +
                               ["--", "--forward-mode=" + m, "--auto-start", "--stats-period", "3600",
                                "--total-num-mbufs", pool, "--nb-cores", "1"]})
     # The I/O ceiling on the DRAM-bound traffic, through the same feed
