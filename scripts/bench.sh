@@ -97,9 +97,10 @@ if [ "${1:-}" = "--quick" ]; then
 fi
 say() { printf 'bench: %s\n' "$*" >&2; }
 
-# The DRAM-bound cases hold DRAM_COUNT packets in mbufs of ~2.4 KiB (net_pcap
-# infinite_rx stores one a packet): 2.6 GiB for 1M, one app at a time, and
-# 3 GiB more for the apps' tables (l3fwd FIB makes IPv6 tables too) and others.
+# Fed through net_pcap (DRAM_FEED=pcap), the DRAM-bound cases hold
+# DRAM_COUNT packets in mbufs of ~2.4 KiB (net_pcap infinite_rx stores one a
+# packet): 2.6 GiB for 1M, one app at a time, and 3 GiB more for the apps'
+# tables (l3fwd FIB makes IPv6 tables too) and others.
 HUGE=1024
 [ "$DRAM" = 1 ] && [ "$DRAM_FEED" = pcap ] && HUGE=$(( (DRAM_COUNT + 65536) * 2432 / 2097152 + 1536 ))
 [ "$HUGE" -lt 1024 ] && HUGE=1024
@@ -192,8 +193,8 @@ if dram == "1":
     TABLES["dram"] = ("pyasn-dram-v4", "4")
 if os.environ.get("ZIPF") == "1":
     TABLES["zipf"] = ("pyasn-zipf-v4", "4")
-tables = [t for t, (_, f) in TABLES.items() if t != "none" and (f == "4" and "4" in families or
-          f != "4" and "6" in families)]
+tables = [t for t, (_, f) in TABLES.items() if f == "4" and "4" in families or
+          f != "4" and "6" in families]
 # The regimes fed from the array (tests/bench/feed.c): their RX port is
 # net_null_feed0 and every application runs with the library preloaded.
 FEED = {"dram", "zipf"} if os.environ.get("DRAM_FEED") == "array" else set()

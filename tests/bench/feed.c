@@ -33,12 +33,13 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include <pcap/pcap.h>
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -71,69 +72,70 @@ fail(const char *fmt, const char *arg)
 	exit(2);
 }
 
+/* Each frame of @p path to @p frame (libpcap reads the file). */
 static uint32_t
-rd32(const uint8_t *p, int swap)
+each_frame(const char *path, void (*frame)(uint32_t i, const uint8_t *data, uint32_t len))
 {
-	uint32_t v;
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *p = pcap_open_offline(path, err);
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	uint32_t i = 0;
+	int ret;
 
-	memcpy(&v, p, 4);
-	return swap ? __builtin_bswap32(v) : v;
+	if (p == NULL)
+		fail("DPR_FEED_PCAP: %s", err);
+	while ((ret = pcap_next_ex(p, &h, &data)) == 1)
+		frame(i++, data, h->caplen);
+	if (ret != PCAP_ERROR_BREAK)
+		fail("DPR_FEED_PCAP: %s", pcap_geterr(p));
+	pcap_close(p);
+	return i;
 }
 
-/* The file's frames into feed.frames (two passes: count and size, copy). */
+static uint32_t maxlen;
+
+static void
+measure(uint32_t i, const uint8_t *data, uint32_t len)
+{
+	(void)i;
+	(void)data;
+	if (len > maxlen)
+		maxlen = len;
+}
+
+static void
+store(uint32_t i, const uint8_t *data, uint32_t len)
+{
+	if (i < feed.n) {
+		memcpy(feed.frames + (size_t)i * feed.slot, data, len);
+		feed.lens[i] = (uint16_t)len;
+	}
+}
+
+/* The file's frames into feed.frames: one pass to count and size them, one to copy. */
 static void
 load(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	uint8_t hdr[24], rec[16], buf[65536];
-	uint32_t maxlen = 0, n = 0, caplen, i;
+	uint32_t n = each_frame(path, measure);
 	size_t bytes;
-	int swap, pass;
 
-	if (f == NULL)
-		fail("cannot open DPR_FEED_PCAP=%s", path);
-	if (fread(hdr, 1, 24, f) != 24)
-		fail("%s: no pcap header", path);
-	if (rd32(hdr, 0) == 0xa1b2c3d4 || rd32(hdr, 0) == 0xa1b23c4d)
-		swap = 0;
-	else if (rd32(hdr, 1) == 0xa1b2c3d4 || rd32(hdr, 1) == 0xa1b23c4d)
-		swap = 1;
-	else
-		fail("%s: not a pcap file", path);
-	for (pass = 0; pass < 2; pass++) {
-		fseek(f, 24, SEEK_SET);
-		for (i = 0; fread(rec, 1, 16, f) == 16; i++) {
-			caplen = rd32(rec + 8, swap);
-			if (caplen > sizeof(buf) || fread(buf, 1, caplen, f) != caplen)
-				fail("%s: truncated record", path);
-			if (pass == 0) {
-				if (caplen > maxlen)
-					maxlen = caplen;
-				continue;
-			}
-			memcpy(feed.frames + (size_t)i * feed.slot, buf, caplen);
-			feed.lens[i] = (uint16_t)caplen;
-		}
-		if (pass == 1)
-			break;
-		n = i;
-		if (n < AHEAD)
-			fail("%s: fewer than 64 packets", path);
-		if (maxlen > SLOT_MAX)
-			fail("%s: a frame is longer than 128 bytes (the feed is for small frames)", path);
-		feed.slot = maxlen <= 64 ? 64 : SLOT_MAX;
-		bytes = (size_t)n * feed.slot;
-		/* 2 MiB aligned, transparent huge pages: no page walk a few packets. */
-		bytes = (bytes + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
-		feed.frames = aligned_alloc(2u << 20, bytes);
-		feed.lens = calloc(n, sizeof(*feed.lens));
-		if (feed.frames == NULL || feed.lens == NULL)
-			fail("%s: out of memory", path);
-		madvise(feed.frames, bytes, MADV_HUGEPAGE);
-		memset(feed.frames, 0, bytes);
-	}
-	fclose(f);
+	if (n < AHEAD)
+		fail("%s: fewer than 64 packets", path);
+	if (maxlen > SLOT_MAX)
+		fail("%s: a frame is longer than 128 bytes (the feed is for small frames)", path);
+	feed.slot = maxlen <= 64 ? 64 : SLOT_MAX;
+	bytes = (size_t)n * feed.slot;
+	/* 2 MiB aligned, transparent huge pages: no page walk a few packets. */
+	bytes = (bytes + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+	feed.frames = aligned_alloc(2u << 20, bytes);
+	feed.lens = calloc(n, sizeof(*feed.lens));
+	if (feed.frames == NULL || feed.lens == NULL)
+		fail("%s: out of memory", path);
+	madvise(feed.frames, bytes, MADV_HUGEPAGE);
+	memset(feed.frames, 0, bytes);
 	feed.n = n;
+	each_frame(path, store);
 	fprintf(stderr, "dpr-bench-feed: %u frames from %s, %u-byte slots, %zu MiB\n", n, path,
 		feed.slot, ((size_t)n * feed.slot) >> 20);
 }
