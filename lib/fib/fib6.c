@@ -443,11 +443,17 @@ replaced(const struct dpr_fib6_op *ops, unsigned int n)
 	return false;
 }
 
-/* fib->deep from the groups now in use (a hint: no ordering needed). */
+/*
+ * fib->deep from the groups now in use (a hint: no ordering needed), with
+ * hysteresis: deep above conf.deep_groups, shallow again only at or below
+ * seven eighths of it, so that route churn around the threshold does not
+ * switch the workers' walk back and forth with every update.
+ */
 static void
 set_deep(struct dpr_fib6 *fib)
 {
-	uint32_t deep = dpr_fib6_tbl8_used(fib) > fib->conf.deep_groups;
+	uint32_t used = dpr_fib6_tbl8_used(fib), t = fib->conf.deep_groups;
+	uint32_t deep = fib->deep ? used > t - t / 8 : used > t;
 
 	if (deep != fib->deep)
 		__atomic_store_n(&fib->deep, deep, __ATOMIC_RELAXED);

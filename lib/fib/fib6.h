@@ -87,7 +87,8 @@ struct dpr_fib6_rule;
 struct dpr_fib6 {
 	uint32_t *tbl24;            /**< 1 << 24 entries */
 	uint32_t *tbl8;             /**< tbl8_groups x 256 entries */
-	/** More groups are in use than conf.deep_groups: a walk's second
+	/** More groups are in use than conf.deep_groups (and, once set,
+	 * until no more than 7/8 of them are): a walk's second
 	 * tbl8 level is likely to miss L2, so workers read each chain's
 	 * first two levels a step ahead (dpr_ip6_step()). A hint, written by
 	 * the control thread when it changes, read once a burst. */
@@ -175,9 +176,11 @@ int dpr_fib6_list(struct dpr_fib6 *fib, const struct dpr_fib6_route *after,
 uint64_t dpr_fib6_memory(const struct dpr_fib6 *fib);
 
 /**
- * Count the FIB as deep while more than @p groups tbl8 groups are in use
- * (struct dpr_fib6; dpr_fib6_create() takes the L2 cache's size). Control
- * thread; tests use it to run workers both ways on one table.
+ * Count the FIB as deep once more than @p groups tbl8 groups are in use,
+ * and until no more than 7/8 of @p groups are (struct dpr_fib6;
+ * dpr_fib6_create() takes the L2 cache's size). Control thread; tests use
+ * it to run workers both ways on one table (0: deep with any group in use,
+ * UINT32_MAX: never).
  */
 void dpr_fib6_set_deep_groups(struct dpr_fib6 *fib, uint32_t groups);
 
