@@ -139,6 +139,7 @@ def main():
     thr["goals_median_of_round_ratios"] = goals_by_round
     # Scaling (WORKERS=...): Mpps per worker count against one worker.
     scaling = {}
+    shared_main = set()  # worker counts run with the main lcore on a worker's CPU
     for c in cases:
         w = c.get("workers")
         if not w or not c["mpps_median"]:
@@ -146,6 +147,8 @@ def main():
         base_name = c["name"].rsplit(" w", 1)[0]
         base = med(base_name)
         scaling.setdefault(base_name, {1: base})[w] = c["mpps_median"]
+        if c.get("shared_main"):
+            shared_main.add(w)
     thr["scaling"] = {k: {str(w): v for w, v in d.items()} for k, d in scaling.items()}
     # The regimes: what the destinations touch of the tables, against L3;
     # and how loud the machine was (testpmd io across the rounds).
@@ -233,8 +236,12 @@ def main():
     for name, d in sorted(scaling.items()):
         one = d.get(1)
         print("scaling %-20s %s" % (name, "  ".join(
-            "%d: %.2f Mpps%s" % (w, d[w], " (%.2fx)" % (d[w] / one) if one and w > 1 else "")
+            "%d: %.2f Mpps%s%s" % (w, d[w], " (%.2fx)" % (d[w] / one) if one and w > 1 else "",
+                                   "*" if w in shared_main else "")
             for w in sorted(d) if d[w])))
+    if shared_main:
+        print("scaling *: as many workers as CPUs (SHARED_MAIN=1): dpr's control thread "
+              "and testpmd's main lcore shared the last worker's CPU (l3fwd has none)")
     print("%-55s %9s %9s" % ("goal", "medians", "by round"))
     for k, v in goals.items():
         r = goals_by_round.get(k)

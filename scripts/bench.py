@@ -323,6 +323,8 @@ def main():
             if rest_ns[c["name"]] else None,
             "family": c.get("family", "4"),
             "feed": c.get("feed", "pcap"),
+            "workers": c.get("workers"),
+            "shared_main": c.get("shared_main", False),
             "forwarded_share_min": min(fwd_share[c["name"]]) if fwd_share[c["name"]] else None,
             "pipelined_by_round": pipelined[c["name"]] if c.get("app") == "dpr" else None,
         })

@@ -29,6 +29,11 @@
 #                                          the small and cached full tables;
 #                                          counts this machine cannot hold
 #                                          (N workers + 1 CPUs) are skipped
+#   SHARED_MAIN=1 WORKERS=1,2 scripts/bench.sh
+#                                          also run a count equal to the CPUs,
+#                                          dpr's control thread (testpmd's main
+#                                          lcore) on the last worker's CPU:
+#                                          how 2 workers get measured on 2 CPUs
 #   DRAM=0 scripts/bench.sh                without the DRAM-bound and Zipf
 #                                          full-table regimes (1M packets;
 #                                          DRAM_COUNT=N); ZIPF=0: without Zipf
@@ -82,14 +87,19 @@ case $FEED in ""|array|pcap) ;; *) echo "bench: FEED must be array or pcap" >&2;
 case $DRAM_FEED in array|pcap) ;; *) echo "bench: DRAM_FEED must be array or pcap" >&2; exit 2 ;; esac
 PIPELINES=${PIPELINES:-1}
 # Worker counts beyond 1 that this machine can hold: N workers and the
-# control thread (or testpmd's main lcore) each on a CPU of their own.
+# control thread (or testpmd's main lcore) each on a CPU of their own; with
+# SHARED_MAIN=1 also N workers on N CPUs, the control thread on the last
+# worker's CPU (it sleeps in epoll, waking every millisecond): passed on as
+# "Ns".
 WORKERS_RUN=
 for w in $(echo "${WORKERS:-1}" | tr ',' ' '); do
 	[ "$w" -gt 1 ] 2>/dev/null || continue
 	if [ $((w + 1)) -le "$(nproc)" ]; then
 		WORKERS_RUN="$WORKERS_RUN $w"
+	elif [ "${SHARED_MAIN:-0}" = 1 ] && [ "$w" -le "$(nproc)" ]; then
+		WORKERS_RUN="$WORKERS_RUN ${w}s"
 	else
-		echo "bench: skipping $w workers: they need $((w + 1)) CPUs (one each and one for the control thread), this machine has $(nproc)" >&2
+		echo "bench: skipping $w workers: they need $((w + 1)) CPUs (one each and one for the control thread), this machine has $(nproc)$([ "$w" -le "$(nproc)" ] && echo "; SHARED_MAIN=1 runs them with the control thread on a worker's CPU")" >&2
 	fi
 done
 if [ "${1:-}" = "--quick" ]; then
@@ -183,7 +193,19 @@ ZIPF=$ZIPF PIPELINES=$PIPELINES DRAM_FEED=$DRAM_FEED FEED=$FEED FEED_LIB=$(readl
 python3 - "$B" "$BUILD/app/dpr" "$L3FWD" "$POOL" "$FAMILIES" "$POOL_DRAM" "$DRAM" "$COUNT" $WORKERS_RUN <<'PY'
 import hashlib, json, os, sys
 B, dpr, l3fwd, pool, families, pool_dram, dram, count = sys.argv[1:9]
-scale = [int(w) for w in sys.argv[9:]]
+# "Ns": N workers on N CPUs, the main lcore sharing the last one's
+# (SHARED_MAIN=1); "N": a CPU each and one for the main lcore.
+scale = [int(w.rstrip("s")) for w in sys.argv[9:]]
+shared = {int(w.rstrip("s")) for w in sys.argv[9:] if w.endswith("s")}
+
+
+def lcores(first, w):
+    """EAL lcore options for lcores first..w, the forwarding ones 1..w: one
+    CPU each (-l), or for a shared count lcore k on CPU k % w, so that the
+    main lcore 0 and lcore w share CPU 0."""
+    if w not in shared:
+        return ["-l", "%d-%d" % (first, w)]
+    return ["--lcores", ",".join("%d@%d" % (k, k % w) for k in range(first, w + 1))]
 families = families.split(",")
 # table: (traffic stem, family); the IPv6 tables' names end in 6. "dram" is
 # the full IPv4 table with 1M destinations (the DRAM-bound regime).
@@ -320,21 +342,20 @@ if "4" in families:
 # pool holds the file once a queue); the case names end in " wN".
 for w in scale:
     wpool = str(int(count) * w + 32768)
-    lc = "0-%d" % w
     for t in [t for t in ("small", "pyasn") if t in tables]:
         stem, _ = TABLES[t]
         n = dpr_config(t, w)
         common = {"table": t, "family": "4", "routes": n, "ports": [1], "rx_ports": [0],
-                  "workers": w}
+                  "workers": w, "shared_main": w in shared}
         cases.append(dict(common, name="dpr %s w%d" % (t, w), app="dpr",
-                          argv=[dpr] + eal + ["-l", lc, "--", "-c", "%s/dpr-%s-w%d.json" % (B, t, w),
+                          argv=[dpr] + eal + lcores(0, w) + ["--", "-c", "%s/dpr-%s-w%d.json" % (B, t, w),
                                               "--pool-size", wpool,
                                               "--stats-file", "%s/stats-@CASE@.json" % B]))
         rx = ",".join(["rx_pcap=%s/%s.pcap" % (B, stem)] * w)
         cfgs = ",".join("(0,%d,%d),(1,%d,%d)" % (q, q + 1, q, q + 1) for q in range(w))
         cases.append(dict(common, name="l3fwd-lpm %s w%d" % (t, w), app="l3fwd-lpm",
                           env={"L3FWD_NB_MBUF": wpool},
-                          argv=[l3fwd] + eal + ["-l", "1-%d" % w, "--vdev",
+                          argv=[l3fwd] + eal + lcores(1, w) + ["--vdev",
                                                 "net_pcap0,%s,infinite_rx=1" % rx,
                                                 "--vdev", "net_null0,no-rx=1",
                                                 "--", "-p", "0x3", "--config", cfgs, "--lookup", "lpm",
@@ -342,7 +363,8 @@ for w in scale:
     rx = ",".join(["rx_pcap=%s/small-v4.pcap" % B] * w)
     cases.append({"name": "testpmd-io w%d" % w, "app": "testpmd-io", "table": "none",
                   "family": "4", "routes": 0, "ports": [1], "rx_ports": [0], "workers": w,
-                  "argv": ["dpdk-testpmd"] + eal + ["-l", lc, "--vdev", "net_pcap0,%s,infinite_rx=1" % rx,
+                  "shared_main": w in shared,
+                  "argv": ["dpdk-testpmd"] + eal + lcores(0, w) + ["--vdev", "net_pcap0,%s,infinite_rx=1" % rx,
                                                     "--vdev", "net_null0,no-rx=1",
                           "--", "--forward-mode=io", "--auto-start", "--stats-period", "3600",
                           "--total-num-mbufs", wpool, "--nb-cores", str(w),
