@@ -315,18 +315,12 @@ setup_workers(struct dpr_router *d)
 static void
 watch_ports(struct dpr_router *d)
 {
-	unsigned int lcores[RTE_MAX_LCORE], p, w;
+	unsigned int lcores[RTE_MAX_LCORE], p, n = dpr_router_worker_lcores(d, lcores);
 
-	for (w = 0; w < d->n_workers; w++)
-		lcores[w] = d->workers[w]->lcore;
-	for (p = 0; p < d->n_ports; p++) {
-		struct dpr_port *port = &d->ports[p];
-		const struct rte_mempool *pool = d->pools[port->socket];
-
-		dpr_port_watch_start(port, lcores, d->n_workers,
-				     pool != NULL ? pool->socket_id : -1,
+	for (p = 0; p < d->n_ports; p++)
+		dpr_port_watch_start(&d->ports[p], lcores, n,
+				     dpr_router_pool_socket(d, &d->ports[p]),
 				     rte_rdtsc() / rte_get_tsc_hz());
-	}
 }
 
 /*

@@ -1527,13 +1527,10 @@ static json_t *
 port_facts(struct dpr_router *r, unsigned int p, uint64_t now)
 {
 	const struct dpr_port *port = &r->ports[p];
-	const struct rte_mempool *pool = r->pools[port->socket];
-	unsigned int lcores[RTE_MAX_LCORE], w;
+	unsigned int lcores[RTE_MAX_LCORE], n = dpr_router_worker_lcores(r, lcores);
 	json_t *o, *warn = json_array();
 
-	for (w = 0; w < r->n_workers; w++)
-		lcores[w] = r->workers[w]->lcore;
-	o = dpr_port_facts_json(port, lcores, r->n_workers, pool != NULL ? pool->socket_id : -1);
+	o = dpr_port_facts_json(port, lcores, n, dpr_router_pool_socket(r, port));
 	dpr_port_watch_json(&port->watch, now, warn);
 	json_object_set_new(o, "warnings", warn);
 	return o;

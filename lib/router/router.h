@@ -85,3 +85,23 @@ struct dpr_router {
 
 struct dpr_server;
 struct dpr_exc_engine;
+
+/** The workers' lcores, in worker order, into @p lcores (room for RTE_MAX_LCORE). */
+static inline unsigned int
+dpr_router_worker_lcores(const struct dpr_router *r, unsigned int *lcores)
+{
+	unsigned int w;
+
+	for (w = 0; w < r->n_workers; w++)
+		lcores[w] = r->workers[w]->lcore;
+	return r->n_workers;
+}
+
+/** The NUMA socket of the mbuf pool @p port receives into; -1: it has none. */
+static inline int
+dpr_router_pool_socket(const struct dpr_router *r, const struct dpr_port *port)
+{
+	const struct rte_mempool *pool = r->pools[port->socket];
+
+	return pool != NULL ? pool->socket_id : -1;
+}
