@@ -1338,50 +1338,43 @@ test_directed_bursts(struct rig *r, bool pipelined)
 }
 
 /*
+ * The deep hint switches with hysteresis (fib6.c set_deep()): on above the
+ * threshold, off only at or below 7/8 of it, so that churn around the
+ * threshold leaves the workers' walk alone.
+ */
+static void
+expect_deep(struct rig *r, uint32_t threshold, bool deep, const char *why)
+{
+	dpr_fib6_set_deep_groups(r->fib6, threshold);
+	CHECK(r->fib6->deep == deep, "deep hint with %u groups in use and threshold %u (%s): %s",
+	      dpr_fib6_tbl8_used(r->fib6), threshold, why, r->fib6->deep ? "deep" : "shallow");
+}
+
+static void
+test_deep_hysteresis(struct rig *r)
+{
+	uint32_t used = dpr_fib6_tbl8_used(r->fib6);
+
+	CHECK(used >= 8, "the rig's IPv6 routes use at least 8 tbl8 groups (%u)", used);
+	if (used < 8)
+		return;
+	expect_deep(r, UINT32_MAX, false, "never deep");
+	expect_deep(r, used, false, "shallow before, not over the threshold");
+	expect_deep(r, used - 1, true, "over the threshold");
+	expect_deep(r, used, true, "deep before, over 7/8 of the threshold");
+	expect_deep(r, used + used / 4, false, "at or below 7/8 of the threshold");
+	expect_deep(r, used, false, "shallow before, not over the threshold");
+	/* Deep again, as the tests after this one ran before it. */
+	expect_deep(r, 0, true, "over a threshold of 0");
+}
+
+/*
  * rx == forwarded + exception + sum(drops), per port and per worker, with
  * the random mix arriving on both ports of two workers, bursts pipelined
  * and at once in turn: every packet counted once, on its input port, and
  * what the counters say left matches what left (TX buffers, the exception
  * ring) and the pool (every dropped mbuf freed, chains whole).
  */
-/*
- * The deep hint switches with hysteresis (fib6.c set_deep()): on above the
- * threshold, off only at or below 7/8 of it, so that churn around the
- * threshold leaves the workers' walk alone.
- */
-static void
-test_deep_hysteresis(struct rig *r)
-{
-	uint32_t used = dpr_fib6_tbl8_used(r->fib6);
-	static const struct {
-		uint32_t groups;
-		int deep;
-		const char *why;
-	} steps[] = {
-		{ UINT32_MAX, 0, "never deep" },
-		{ 0, 0, "used, shallow before: not over a threshold of used" },
-		{ 1, 1, "over used - 1" },
-		{ 0, 1, "used, deep before: over 7/8 of used" },
-		{ 2, 0, "at or below 7/8 of used + used / 4" },
-		{ 0, 0, "used again, shallow before" },
-	};
-	unsigned int i;
-
-	CHECK(used >= 8, "the rig's IPv6 routes use at least 8 tbl8 groups (%u)", used);
-	if (used < 8)
-		return;
-	for (i = 0; i < RTE_DIM(steps); i++) {
-		uint32_t t = steps[i].groups == UINT32_MAX ? UINT32_MAX :
-			steps[i].groups == 1 ? used - 1 :
-			steps[i].groups == 2 ? used + used / 4 : used;
-
-		dpr_fib6_set_deep_groups(r->fib6, t);
-		CHECK((int)r->fib6->deep == steps[i].deep,
-		      "deep hint with %u groups in use and threshold %u (%s): %s",
-		      used, t, steps[i].why, r->fib6->deep ? "deep" : "shallow");
-	}
-}
-
 static void
 test_identity(struct rig *r)
 {
