@@ -23,8 +23,28 @@ shift 3
 BSIM=
 [ "${BRANCHES:-0}" = 1 ] && BSIM=--branch-sim=yes
 for t in "$@"; do
+	# The environment the prepared case "dpr TABLE" runs with: a config
+	# prepared with FEED=array names the array feed's device, which is
+	# a plain net_null (zeroed frames, all to the slow path) unless its
+	# library is preloaded as in the timed runs.
+	feed_env=()
+	while IFS= read -r kv; do
+		[ -n "$kv" ] && feed_env+=("$kv")
+	done < <(python3 - "$B/cases.json" "$t" <<'PY'
+import json, sys
+try:
+    cases = json.load(open(sys.argv[1]))["cases"]
+except (OSError, ValueError, KeyError):
+    cases = []
+for c in cases:
+    if c.get("app") == "dpr" and c.get("name") == "dpr " + sys.argv[2]:
+        for k, v in sorted((c.get("env") or {}).items()):
+            print("%s=%s" % (k, v))
+        break
+PY
+)
 	for n in 100000 200000; do
-		valgrind --tool=callgrind --callgrind-out-file="$out-$t-$n.out" $BSIM \
+		env "${feed_env[@]}" valgrind --tool=callgrind --callgrind-out-file="$out-$t-$n.out" $BSIM \
 			--collect-atstart=no --toggle-collect=dpr_worker_main \
 			"$bin" --no-pci --no-huge -m 3072 --file-prefix cg$$ -l 0,1 \
 			--log-level '*:error' -- -c "$B/dpr-$t.json" --pool-size "$pool" \
