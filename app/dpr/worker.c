@@ -67,6 +67,7 @@ dpr_worker_main(void *arg)
 	while (!*w->quit) {
 		uint64_t now;
 		uint32_t got = 0;
+		bool tune;
 		uint16_t q;
 
 		for (q = 0; q < w->n_rxq; q++) {
@@ -106,10 +107,11 @@ dpr_worker_main(void *arg)
 		rte_rcu_qsbr_quiescent(w->qsbr, w->index);
 		w->loops++;
 
+		/* A tuner step is due: it takes busy_cycles as of now. */
+		tune = w->pipeline == DPR_PIPELINE_AUTO && w->rx_total >= w->tune.next_rx;
 		if (got != 0) {
 			idle = 0;
-			if (++busy_loops >= TSC_EVERY ||
-			    (w->pipeline == DPR_PIPELINE_AUTO && w->rx_total >= w->tune.next_rx)) {
+			if (++busy_loops >= TSC_EVERY || tune) {
 				now = rte_rdtsc();
 				w->busy_cycles += now - start;
 				busy_loops = 0;
@@ -131,7 +133,7 @@ dpr_worker_main(void *arg)
 		}
 		if (unlikely(w->max_rx != 0 && w->rx_total >= w->max_rx))
 			break;
-		if (w->pipeline == DPR_PIPELINE_AUTO && w->rx_total >= w->tune.next_rx) {
+		if (tune) {
 			pipelined = dpr_tune_step(&w->tune, w->rx_total, w->busy_cycles);
 			/* At once from now: the waiting burst goes first. */
 			if (!pipelined && waiting != NULL) {
