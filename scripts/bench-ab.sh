@@ -71,7 +71,10 @@ a, b, src, out = sys.argv[1:5]
 tables = sys.argv[5:]
 cases = []
 for c in json.load(open(src))["cases"]:
-    if c["app"] != "dpr" or c["table"] not in tables:
+    # The case as bench.sh names it, "dpr TABLE" (--pipeline auto), not
+    # its forced variants ("dpr-on", "dpr-off") nor other worker counts:
+    # they would share the names "A TABLE" and "B TABLE".
+    if c["app"] != "dpr" or c["table"] not in tables or c["name"] != "dpr " + c["table"]:
         continue
     for tag, binary in (("A", a), ("B", b)):
         d = dict(c, name="%s %s" % (tag, c["table"]))
