@@ -244,9 +244,9 @@ dpr_ip6_forward(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
 
 	if (deep) {
 		e = dpr_fib6_step(tbl8, e, dst[DPR_IP6_DEEP_FROM]);
-		nh = dpr_fib6_walk_from(tbl8, e, dst + DPR_IP6_DEEP_FROM + 1);
+		nh = dpr_fib6_walk_at(tbl8, e, dst, DPR_IP6_DEEP_FROM + 1);
 	} else {
-		nh = dpr_fib6_walk_from(tbl8, e, dst + 3);
+		nh = dpr_fib6_walk_at(tbl8, e, dst, 3);
 	}
 	h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
 	port = dpr_nh_word_fwd_port(h);

@@ -235,6 +235,29 @@ dpr_fib6_walk_from(const uint32_t *tbl8, uint32_t e, const uint8_t *b)
 }
 
 /**
+ * dpr_fib6_walk_from() unrolled, for the worker: the next hop given entry
+ * @p e, read at the level of address byte @p from - 1, for the address
+ * @p ip (16 bytes). @p from: a constant. Each level is a load and a test
+ * with the byte at a fixed offset, and its own branch, which predicts how
+ * far the chains of that depth go; a loop paid an address increment and a
+ * copy of the entry a level (callgrind: 8 instructions a level, 5 here).
+ */
+static __rte_always_inline uint32_t
+dpr_fib6_walk_at(const uint32_t *tbl8, uint32_t e, const uint8_t *ip, const unsigned int from)
+{
+	unsigned int k;
+
+	/* No level past byte 15: the /128 level holds leaves only. */
+#pragma GCC unroll 16
+	for (k = from; k < 16; k++) {
+		if (!(e & DPR_FIB6_EXT))
+			break;
+		e = __atomic_load_n(&tbl8[(uint32_t)(e << 8) | ip[k]], __ATOMIC_RELAXED);
+	}
+	return e & DPR_FIB6_NH_BITS;
+}
+
+/**
  * The next hop of @p ip given its tbl24 entry @p e, in the FIB whose tbl8
  * array is @p tbl8 (fixed for the FIB's life: a worker may hold it for a
  * whole burst, out of reach of the aliasing of its header stores).
