@@ -215,6 +215,13 @@ struct dpr_burst {
 	struct rte_mbuf *drop[DPR_BURST];
 };
 
+/** Bits 0 to @p n - 1 (@p n at most 32): every packet of a burst of @p n. */
+static __rte_always_inline uint32_t
+dpr_burst_all(unsigned int n)
+{
+	return (uint32_t)((UINT64_C(1) << n) - 1);
+}
+
 /** 1 for first octets never forwarded as such: 0, 127, 224-255. */
 extern const uint8_t dpr_ip4_special_octet[256];
 

@@ -329,13 +329,6 @@ dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
 	}
 }
 
-/** Bits 0 to @p n - 1 (@p n at most 32): every packet of a burst of @p n. */
-static __rte_always_inline uint32_t
-dpr_burst_all(unsigned int n)
-{
-	return (uint32_t)((UINT64_C(1) << n) - 1);
-}
-
 /**
  * A burst from its RX poll through its screening (pass 1) to the rest: the
  * packets as received, each with what pass 1 found, and what pass 1
@@ -911,12 +904,9 @@ dpr_ip4_lookup_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 		return;
 	}
 	/* IPv6 packets hold their tbl24 index in ent[] (dpr_ip6_screen()). */
-	if (v6 == dpr_burst_all(n)) {
-		for (i = 0; i < n; i++)
-			dpr_ip6_lookup_one(w->fib6, ethp, i, ent);
+	dpr_ip6_lookup_burst(w->fib6, ethp, v6, n, ent);
+	if (v6 == dpr_burst_all(n))
 		return;
-	}
-	dpr_ip6_lookup_burst(w->fib6, ethp, v6, ent);
 	for (v4 = dpr_burst_all(n) & ~v6; v4 != 0; v4 &= v4 - 1)
 		dpr_ip4_lookup_one(fib, t24, ethp, (unsigned int)__builtin_ctz(v4), ent);
 }

@@ -175,26 +175,38 @@ slow:
  * pyasn6" scripts/bench-ab.sh, one lcore).
  */
 static __rte_always_inline void
-dpr_ip6_lookup_one(const struct dpr_fib6 *fib, uint8_t *const *ethp, unsigned int i,
-		   uint32_t *ent)
+dpr_ip6_lookup_one(const uint32_t *tbl24, const uint32_t *tbl8, uint8_t *const *ethp,
+		   unsigned int i, uint32_t *ent)
 {
-	uint32_t e = __atomic_load_n(&fib->tbl24[ent[i]], __ATOMIC_RELAXED);
+	uint32_t e = __atomic_load_n(&tbl24[ent[i]], __ATOMIC_RELAXED);
 
 	if (e & DPR_FIB6_EXT)
-		rte_prefetch0(dpr_fib6_tbl8_entry(fib, e, DPR_IP6_DST(ethp[i])[3]));
+		rte_prefetch0(&tbl8[(uint32_t)(e << 8) | DPR_IP6_DST(ethp[i])[3]]);
 	ent[i] = e;
 }
 
-/** dpr_ip6_lookup_one() for the packets of a burst in @p v6 (bit i: packet i). */
+/**
+ * dpr_ip6_lookup_one() for the packets of a burst in @p v6 (bit i: packet
+ * i), or for all @p n of them when @p v6 is every packet. The table
+ * pointers are held for the burst: read through @p fib, they were loaded
+ * again for every packet, after each store to ent[] (which could alias).
+ */
 static __rte_always_inline void
 dpr_ip6_lookup_burst(const struct dpr_fib6 *fib, uint8_t *const *ethp, uint32_t v6,
-		     uint32_t *ent)
+		     unsigned int n, uint32_t *ent)
 {
-	while (v6 != 0) {
-		unsigned int i = (unsigned int)__builtin_ctz(v6);
+	const uint32_t *tbl24 = fib->tbl24, *tbl8 = fib->tbl8;
+	unsigned int i;
 
+	if (v6 == dpr_burst_all(n)) {
+		for (i = 0; i < n; i++)
+			dpr_ip6_lookup_one(tbl24, tbl8, ethp, i, ent);
+		return;
+	}
+	while (v6 != 0) {
+		i = (unsigned int)__builtin_ctz(v6);
 		v6 &= v6 - 1;
-		dpr_ip6_lookup_one(fib, ethp, i, ent);
+		dpr_ip6_lookup_one(tbl24, tbl8, ethp, i, ent);
 	}
 }
 
