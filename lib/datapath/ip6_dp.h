@@ -181,7 +181,7 @@ dpr_ip6_lookup_one(const uint32_t *tbl24, const uint32_t *tbl8, uint8_t *const *
 	uint32_t e = __atomic_load_n(&tbl24[ent[i]], __ATOMIC_RELAXED);
 
 	if (e & DPR_FIB6_EXT)
-		rte_prefetch0(&tbl8[(uint32_t)(e << 8) | DPR_IP6_DST(ethp[i])[3]]);
+		rte_prefetch0(dpr_fib6_tbl8_entry(tbl8, e, DPR_IP6_DST(ethp[i])[3]));
 	ent[i] = e;
 }
 

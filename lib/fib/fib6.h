@@ -210,37 +210,27 @@ dpr_fib6_tbl24_index(const uint8_t *ip)
  */
 _Static_assert(DPR_FIB6_GROUP_BITS == UINT32_MAX >> 8, "32-bit group shift");
 
-/** The entry for byte @p b of an address in the group that @p e (EXT set) links. */
+/**
+ * The entry for byte @p b of an address in the group that @p e (EXT set)
+ * links, in the tbl8 array @p tbl8 (fixed for the FIB's life).
+ */
 static __rte_always_inline const uint32_t *
-dpr_fib6_tbl8_entry(const struct dpr_fib6 *fib, uint32_t e, uint8_t b)
+dpr_fib6_tbl8_entry(const uint32_t *tbl8, uint32_t e, uint8_t b)
 {
-	return &fib->tbl8[(uint32_t)(e << 8) | b];
+	return &tbl8[(uint32_t)(e << 8) | b];
 }
 
 /**
  * The rest of a walk: the next hop given entry @p e, read at the level of
- * address byte @p b - 1 (tbl24: byte 2), @p b pointing into the address,
- * in the FIB whose tbl8 array is @p tbl8.
- */
-static __rte_always_inline uint32_t
-dpr_fib6_walk_from(const uint32_t *tbl8, uint32_t e, const uint8_t *b)
-{
-	/* Each load depends on the entry before it through its address, which
-	 * orders it after the release store that linked the group (fib.h).
-	 * No unlikely(): most IPv6 routes are /29-/48, below tbl24. A
-	 * pointer walks the address (no index to copy and add each level). */
-	while (e & DPR_FIB6_EXT)
-		e = __atomic_load_n(&tbl8[(uint32_t)(e << 8) | *b++], __ATOMIC_RELAXED);
-	return e & DPR_FIB6_NH_BITS;
-}
-
-/**
- * dpr_fib6_walk_from() unrolled, for the worker: the next hop given entry
- * @p e, read at the level of address byte @p from - 1, for the address
- * @p ip (16 bytes). @p from: a constant. Each level is a load and a test
- * with the byte at a fixed offset, and its own branch, which predicts how
- * far the chains of that depth go; a loop paid an address increment and a
- * copy of the entry a level (8 instructions a level, 6 here: objdump).
+ * address byte @p from - 1 (tbl24: from = 3), for the address @p ip (16
+ * bytes), in the tbl8 array @p tbl8. @p from: a constant. Unrolled: each
+ * level is a load and a test with the byte at a fixed offset, and its own
+ * branch, which predicts how far the chains of that depth go; a loop over
+ * the address paid a pointer increment and a copy of the entry a level (8
+ * instructions a level, 6 unrolled: objdump). Each load depends on the
+ * entry before it through its address, which orders it after the release
+ * store that linked the group (fib.h). No unlikely(): most IPv6 routes are
+ * /29-/48, below tbl24.
  */
 static __rte_always_inline uint32_t
 dpr_fib6_walk_at(const uint32_t *tbl8, uint32_t e, const uint8_t *ip, const unsigned int from)
@@ -252,7 +242,7 @@ dpr_fib6_walk_at(const uint32_t *tbl8, uint32_t e, const uint8_t *ip, const unsi
 	for (k = from; k < 16; k++) {
 		if (!(e & DPR_FIB6_EXT))
 			break;
-		e = __atomic_load_n(&tbl8[(uint32_t)(e << 8) | ip[k]], __ATOMIC_RELAXED);
+		e = __atomic_load_n(dpr_fib6_tbl8_entry(tbl8, e, ip[k]), __ATOMIC_RELAXED);
 	}
 	return e & DPR_FIB6_NH_BITS;
 }
@@ -265,7 +255,7 @@ dpr_fib6_walk_at(const uint32_t *tbl8, uint32_t e, const uint8_t *ip, const unsi
 static __rte_always_inline uint32_t
 dpr_fib6_walk(const uint32_t *tbl8, uint32_t e, const uint8_t *ip)
 {
-	return dpr_fib6_walk_from(tbl8, e, ip + 3);
+	return dpr_fib6_walk_at(tbl8, e, ip, 3);
 }
 
 /**
@@ -304,7 +294,7 @@ dpr_fib6_link_mask(uint32_t e)
  * address, likely cached), so that no branch is needed
  * (dpr_fib6_lookup_lockstep() prefetches it, dpr_fib6_step() reads it).
  * e << 8 drops EXT and leaves the group's first entry, as in
- * dpr_fib6_walk_from().
+ * dpr_fib6_tbl8_entry().
  */
 static __rte_always_inline const uint32_t *
 dpr_fib6_prefetch_target(const uint32_t *tbl8, uint32_t e, uint8_t b)
@@ -374,7 +364,7 @@ dpr_fib6_lookup_lockstep(const struct dpr_fib6 *fib, const uint8_t *const *ip,
 
 		for (k = 0; k < left; k++) {
 			i = todo[k];
-			e[i] = __atomic_load_n(dpr_fib6_tbl8_entry(fib, e[i], ip[i][b]),
+			e[i] = __atomic_load_n(dpr_fib6_tbl8_entry(fib->tbl8, e[i], ip[i][b]),
 					       __ATOMIC_RELAXED);
 			/* A group of byte 15 holds only leaves, which need no
 			 * byte 16: & 15 keeps the read inside the address. */

@@ -844,7 +844,7 @@ holder_main(void *arg)
 	rte_rcu_qsbr_thread_register(h->qsbr, READER_LCORE);
 	rte_rcu_qsbr_thread_online(h->qsbr, READER_LCORE);
 	h->link = __atomic_load_n(t, __ATOMIC_RELAXED);
-	g = dpr_fib6_tbl8_entry(h->fib, h->link, 0);
+	g = dpr_fib6_tbl8_entry(h->fib->tbl8, h->link, 0);
 	token = __atomic_load_n(&h->qsbr->token, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&h->state, 1, __ATOMIC_RELEASE);
 	while ((h->leaf = __atomic_load_n(t, __ATOMIC_ACQUIRE)) == h->link)
