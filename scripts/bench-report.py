@@ -198,12 +198,16 @@ def main():
         auto, on, off = by.get("dpr " + t), by.get("dpr-on " + t), by.get("dpr-off " + t)
         if not (auto and on and off and on.get("mpps_median") and off.get("mpps_median")):
             continue
-        ways = [p for p in auto.get("pipelined_by_round") or [] if p is not None]
+        # The way over each round's measured window (bench.py window_way()).
+        rounds = [p for p in auto.get("pipelined_by_round") or [] if p is not None]
+        ways = [p for p in rounds if p in (True, False)]
         faster = "on" if on["mpps_median"] > off["mpps_median"] else "off"
         chose = ("on" if all(ways) else "off" if not any(ways) else "both") if ways else "?"
-        print("tuner %-10s auto %.2f Mpps (pipelined at exit in %d of %d rounds: %s), on %.2f, "
+        print("tuner %-10s auto %.2f Mpps (over the window: pipelined in %d of %d rounds, at "
+              "once in %d, probing or changing in %d: %s), on %.2f, "
               "off %.2f: the faster forced way is %s by %.1f%%%s" % (
-                  name, auto["mpps_median"] or 0, sum(1 for p in ways if p), len(ways), chose,
+                  name, auto["mpps_median"] or 0, sum(1 for p in ways if p), len(rounds),
+                  sum(1 for p in ways if not p), len(rounds) - len(ways), chose,
                   on["mpps_median"], off["mpps_median"], faster,
                   100 * abs(on["mpps_median"] / off["mpps_median"] - 1),
                   "" if chose == faster else "; auto chose otherwise" if chose in ("on", "off")

@@ -125,13 +125,31 @@ def dpr_not_forwarded(path):
     return out
 
 
-def dpr_pipelined(path):
-    """How dpr's first worker ran its bursts at exit (its tuner's choice
-    under --pipeline auto): True, False, or None."""
+def dpr_tuner(tel):
+    """dpr's first worker now, from telemetry: (pipelined, probes finished),
+    or None (not dpr, or no answer)."""
     try:
-        return json.load(open(path))["workers"][0].get("pipelined")
-    except (OSError, ValueError, KeyError, IndexError):
+        w = tel.get("/dpr/workers").get("/dpr/workers") or {}
+    except (OSError, ValueError):
         return None
+    if "worker/0/pipelined" not in w:
+        return None
+    return bool(w["worker/0/pipelined"]), w.get("worker/0/pipeline_probes", 0)
+
+
+def window_way(start, end):
+    """How dpr's first worker ran its bursts over the measured window, from
+    its tuner's state at the window's start and end (dpr_tuner()): True
+    (pipelined) or False (at once) when it was the same at both ends and no
+    probe finished in between, "changed" otherwise, None when unknown. A
+    probe alternates the ways in windows of 2^19 packets; the second one
+    of a run comes after 2^28 + 2^23 packets, about 7 s at 40 Mpps, so it
+    can fall in the window, and the way at exit need not be the window's."""
+    if start is None or end is None:
+        return None
+    if start[0] == end[0] and start[1] == end[1]:
+        return start[0]
+    return "changed"
 
 
 def l3fwd_share(log_path, ports, rx_ports):
@@ -167,6 +185,7 @@ def run_case(case, warmup, duration, perf=None):
     rx_ports = case.get("rx_ports", [])
     case["exact_share"] = None
     case["ready_s"] = 0
+    case["pipelined"] = None
     measured = False
     with open(os.path.join(OUT, "log-%s.txt" % case["name"].replace(" ", "_")), "w") as logf:
         env = dict(os.environ, **case.get("env", {}))
@@ -184,6 +203,7 @@ def run_case(case, warmup, duration, perf=None):
                 time.sleep(0.5)
             case["ready_s"] = time.time() - t_start
             time.sleep(warmup)
+            tuner = dpr_tuner(tel) if case.get("app") == "dpr" else None
             a, t0 = tel.opackets(case["ports"]), time.time()
             ra = tel.count(rx_ports, "ipackets")
             if perf:
@@ -194,6 +214,8 @@ def run_case(case, warmup, duration, perf=None):
                 time.sleep(duration)
             b, t1 = tel.opackets(case["ports"]), time.time()
             rb = tel.count(rx_ports, "ipackets")
+            if tuner is not None:
+                case["pipelined"] = window_way(tuner, dpr_tuner(tel))
             measured = b > a
             share = own_share(perf, os.path.basename(cmd[0])) if perf else None
             fwd = (b - a) / (rb - ra) if rx_ports and rb > ra else None
@@ -209,7 +231,6 @@ def run_case(case, warmup, duration, perf=None):
             if case.get("app", "").startswith("l3fwd"):
                 case["exact_share"] = l3fwd_share(logf.name, case["ports"], rx_ports)
             if stats:
-                case["pipelined"] = dpr_pipelined(stats)
                 nf = dpr_not_forwarded(stats)
                 if nf and nf["rx"]:
                     case["exact_share"] = nf["forwarded"] / nf["rx"]
