@@ -204,7 +204,7 @@ def main():
         faster = "on" if on["mpps_median"] > off["mpps_median"] else "off"
         chose = ("on" if all(ways) else "off" if not any(ways) else "both") if ways else "?"
         print("tuner %-10s auto %.2f Mpps (over the window: pipelined in %d of %d rounds, at "
-              "once in %d, probing or changing in %d: %s), on %.2f, "
+              "once in %d, changed or read inside a probe in %d: %s), on %.2f, "
               "off %.2f: the faster forced way is %s by %.1f%%%s" % (
                   name, auto["mpps_median"] or 0, sum(1 for p in ways if p), len(rounds),
                   sum(1 for p in ways if not p), len(rounds) - len(ways), chose,

@@ -126,25 +126,27 @@ def dpr_not_forwarded(path):
 
 
 def dpr_tuner(tel):
-    """dpr's first worker now, from telemetry: (pipelined, probes finished),
-    or None (not dpr, or no answer)."""
+    """dpr's first worker now, from telemetry: (pipelined, the probes that
+    changed the way), or None (not dpr, or no answer)."""
     try:
         w = tel.get("/dpr/workers").get("/dpr/workers") or {}
     except (OSError, ValueError):
         return None
     if "worker/0/pipelined" not in w:
         return None
-    return bool(w["worker/0/pipelined"]), w.get("worker/0/pipeline_probes", 0)
+    return bool(w["worker/0/pipelined"]), w.get("worker/0/pipeline_changes", 0)
 
 
 def window_way(start, end):
     """How dpr's first worker ran its bursts over the measured window, from
     its tuner's state at the window's start and end (dpr_tuner()): True
     (pipelined) or False (at once) when it was the same at both ends and no
-    probe finished in between, "changed" otherwise, None when unknown. A
-    probe alternates the ways in windows of 2^19 packets; the second one
-    of a run comes after 2^28 + 2^23 packets, about 7 s at 40 Mpps, so it
-    can fall in the window, and the way at exit need not be the window's."""
+    probe changed it in between (a probe that kept it ran the other way for
+    2^22 packets, about 2 % of a 5-s window at 40 Mpps), "changed"
+    otherwise (also when an end fell inside a probe, whose windows switch
+    the way), None when unknown. Probes come throughout a run (after 2^24
+    packets, then ever less often up to every 2^28), so the way at exit need
+    not be the window's."""
     if start is None or end is None:
         return None
     if start[0] == end[0] and start[1] == end[1]:
