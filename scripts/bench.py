@@ -144,9 +144,9 @@ def window_way(start, end):
     probe changed it in between (a probe that kept it ran the other way for
     2^22 packets, about 2 % of a 5-s window at 40 Mpps), "changed"
     otherwise (also when an end fell inside a probe, whose windows switch
-    the way), None when unknown. Probes come throughout a run (after 2^24
-    packets, then ever less often up to every 2^28), so the way at exit need
-    not be the window's."""
+    the way), None when unknown. A run's second probe starts after 2^28 +
+    2^23 packets, about 7 s at 40 Mpps, near the window's end, so the way at
+    exit need not be the window's."""
     if start is None or end is None:
         return None
     if start[0] == end[0] and start[1] == end[1]:

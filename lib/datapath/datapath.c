@@ -371,17 +371,6 @@ dpr_ip6_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m)
 	return true;
 }
 
-/* One way of the probe so far costs over 9/8 of the other's cycles a
- * packet (128-bit products cannot overflow). */
-static bool
-tune_clear(const struct dpr_tune *t)
-{
-	unsigned __int128 a = (unsigned __int128)t->cycles[0] * t->pkts[1];
-	unsigned __int128 b = (unsigned __int128)t->cycles[1] * t->pkts[0];
-
-	return t->pkts[0] != 0 && t->pkts[1] != 0 && (a * 8 > b * 9 || b * 8 > a * 9);
-}
-
 bool
 dpr_tune_step(struct dpr_tune *t, uint64_t rx, uint64_t cycles)
 {
@@ -394,12 +383,9 @@ dpr_tune_step(struct dpr_tune *t, uint64_t rx, uint64_t cycles)
 	} else {
 		t->pkts[t->pipelined] += rx - t->mark_rx;
 		t->cycles[t->pipelined] += cycles - t->mark_cycles;
-		if (t->window < DPR_TUNE_WINDOWS &&
-		    !(t->window == DPR_TUNE_QUICK && tune_clear(t))) {
-			/* A B B A: the way changes into every even window. */
+		if (t->window < DPR_TUNE_WINDOWS) {
 			t->window++;
-			if (t->window % 2 == 0)
-				t->pipelined = !t->pipelined;
+			t->pipelined = !t->pipelined;
 		} else {
 			bool pipe = t->settled_way;
 
@@ -409,20 +395,13 @@ dpr_tune_step(struct dpr_tune *t, uint64_t rx, uint64_t cycles)
 				pipe = (unsigned __int128)t->cycles[1] * t->pkts[0] <
 					(unsigned __int128)t->cycles[0] * t->pkts[1];
 
-			/* The first probe runs while the caches warm up: a
-			 * wrong choice from it, or from a probe that a burst
-			 * of noise misled, is soon measured again. */
-			if (pipe != t->settled_way || t->settle == 0)
-				t->settle = DPR_TUNE_SETTLE_FIRST;
-			else if (t->settle < DPR_TUNE_SETTLE)
-				t->settle *= 2;
 			t->changes += pipe != t->settled_way;
 			t->pipelined = pipe;
 			t->probes++;
 			t->window = 0;
 			t->mark_rx = rx;
 			t->mark_cycles = cycles;
-			t->next_rx = rx + t->settle;
+			t->next_rx = rx + DPR_TUNE_SETTLE;
 			return t->pipelined;
 		}
 	}

@@ -129,16 +129,7 @@ enum dpr_pipeline {
  */
 #define DPR_TUNE_WINDOW (UINT64_C(1) << 19)  /**< packets a window */
 #define DPR_TUNE_WINDOWS 16                  /**< windows a probe, half each way */
-#define DPR_TUNE_SETTLE (UINT64_C(1) << 28)  /**< packets between probes, at most */
-/** Packets between the first probes: the settled time starts here and
- * doubles with each probe up to DPR_TUNE_SETTLE, and starts here again
- * after a probe that changed the way. */
-#define DPR_TUNE_SETTLE_FIRST (UINT64_C(1) << 24)
-/** Windows after which a probe ends early when one way costs over 1/8
- * more cycles a packet than the other: a clear difference (a full table,
- * where pipelined wins by a quarter or more) needs no more, and the probe
- * runs the slower way for a quarter as long. */
-#define DPR_TUNE_QUICK 4
+#define DPR_TUNE_SETTLE (UINT64_C(1) << 28)  /**< packets between probes */
 
 struct dpr_tune {
 	uint64_t next_rx;      /**< rx_total at which to step */
@@ -147,7 +138,6 @@ struct dpr_tune {
 	uint64_t pkts[2];      /**< this probe's packets and cycles, at once / pipelined */
 	uint64_t cycles[2];
 	uint32_t window;       /**< window of the probe under way; 0: settled */
-	uint64_t settle;       /**< packets until the next probe (0: the first) */
 	bool pipelined;        /**< how bursts run now */
 	bool settled_way;      /**< how they ran before this probe */
 	uint64_t probes;       /**< probes finished */
@@ -156,9 +146,7 @@ struct dpr_tune {
 
 /**
  * The tuner's step, when rx_total reaches @p t->next_rx: close the window
- * (its packets and busy cycles go to the way it ran), go on in the order
- * A B B A A B B A ... (so that a steady drift of the machine's speed, such
- * as the caches warming at start, weighs on both ways alike), or at the
+ * (its packets and busy cycles go to the way it ran), alternate, or at the
  * probe's end keep the way with fewer cycles a packet and settle; a settled
  * tuner starts a probe. @p rx and @p cycles: the worker's rx_total and
  * busy_cycles now. @return whether bursts run pipelined from now on.
