@@ -171,6 +171,18 @@ def l3fwd_share(log_path, ports, rx_ports):
     return tx / rx if seen and rx else None
 
 
+def stop_app(p, prefix):
+    """Stop the DPDK application @p (SIGINT, then SIGKILL after 30 s) and
+    remove its runtime directory (EAL --file-prefix @prefix)."""
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    subprocess.run(["rm", "-rf", "/var/run/dpdk/" + prefix])
+
+
 def run_case(case, warmup, duration, perf=None):
     """Start the case's command, measure, stop it. Returns Mpps, the share
     of received packets it forwarded over the window, and, with @perf (the
@@ -223,13 +235,7 @@ def run_case(case, warmup, duration, perf=None):
             fwd = (b - a) / (rb - ra) if rx_ports and rb > ra else None
             return (b - a) / (t1 - t0) / 1e6, fwd, share
         finally:
-            p.send_signal(signal.SIGINT)
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-            subprocess.run(["rm", "-rf", "/var/run/dpdk/" + prefix])
+            stop_app(p, prefix)
             if case.get("app", "").startswith("l3fwd"):
                 case["exact_share"] = l3fwd_share(logf.name, case["ports"], rx_ports)
             if stats:

@@ -21,20 +21,21 @@ with nothing else on the forwarding CPU (lcore 1).
 """
 import argparse
 import os
-import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import Telemetry  # noqa: E402
+from bench import Telemetry, stop_app  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--dpr", default="build-rel/app/dpr", help="the dpr binary")
+    ap.add_argument("--dpr", default=os.path.join(TOP, "build-rel/app/dpr"),
+                    help="the dpr binary")
     ap.add_argument("--seconds", type=float, default=9.0, help="how long to run")
     ap.add_argument("--every", type=float, default=0.5, help="seconds between lines")
     ap.add_argument("config")
@@ -42,15 +43,19 @@ def main():
                     help="more dpr options (after --), e.g. --pipeline off")
     a = ap.parse_args()
     prefix = "worker-trace-%d" % os.getpid()
-    cmd = [a.dpr, "--no-pci", "--in-memory", "--file-prefix", prefix, "--log-level",
-           "*:warning", "-l", "0,1", "--", "-c", a.config, "--pool-size", "98304"] + a.dpr_args
-    p = subprocess.Popen(cmd, cwd=TOP, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    cmd = [os.path.abspath(a.dpr), "--no-pci", "--in-memory", "--file-prefix", prefix,
+           "--log-level", "*:warning", "-l", "0,1", "--", "-c", os.path.abspath(a.config),
+           "--pool-size", "98304"] + a.dpr_args
+    # dpr's messages to a file, not a pipe that nobody reads while it runs.
+    err = tempfile.TemporaryFile()
+    p = subprocess.Popen(cmd, cwd=TOP, stdout=subprocess.DEVNULL, stderr=err)
     try:
         tel = Telemetry(prefix)
         t0, last = time.time(), None
         while time.time() - t0 < a.seconds:
             if p.poll() is not None:
-                sys.exit("worker-trace: dpr exited: %s" % p.stderr.read().decode()[-2000:])
+                err.seek(0)
+                sys.exit("worker-trace: dpr exited: %s" % err.read().decode()[-2000:])
             w = tel.get("/dpr/workers").get("/dpr/workers") or {}
             rx, cyc, now = w.get("worker/0/rx", 0), w.get("worker/0/busy_cycles", 0), time.time() - t0
             if last and rx > last[0]:
@@ -63,12 +68,7 @@ def main():
             last = (rx, cyc, now)
             time.sleep(a.every)
     finally:
-        p.send_signal(signal.SIGINT)
-        try:
-            p.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            p.kill()
-        subprocess.run(["rm", "-rf", "/var/run/dpdk/" + prefix])
+        stop_app(p, prefix)
 
 
 if __name__ == "__main__":
