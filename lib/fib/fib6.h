@@ -319,11 +319,9 @@ dpr_fib6_step(const uint32_t *tbl8, uint32_t e, uint8_t b)
 	/* Two conditional moves after one test, whose flags outlive the
 	 * load: 7 instructions with the index (GCC 12 adds a register copy
 	 * of b), where the masks below take 10; pyasn6 363.15 instructions
-	 * a packet against 368.15 (callgrind). Not a C conditional: GCC makes a branch of that, whose
-	 * mispredictions (of the pyasn IPv6 table's chains, 27 % end at the
-	 * first tbl8 level, 16 % at the second) throw away the loads in
-	 * flight behind it. The "m" operand tells the compiler that the
-	 * asm reads tbl8. */
+	 * a packet against 368.15 (callgrind; docs/benchmarks.md). Not a C
+	 * conditional, for the reason below. The "m" operand tells the
+	 * compiler that the asm reads tbl8. */
 	__asm__("testl %k[e], %k[e]\n\t"
 		"cmovnsq %[b], %[at]\n\t"
 		"movl (%[t], %[at], 4), %k[n]\n\t"
