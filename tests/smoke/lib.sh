@@ -5,6 +5,8 @@
 # removed on exit. Needs root.
 #
 #   DPR=build/app/dpr tests/smoke/NAME.sh
+#   KEEP_WORK=1 ...      keep the work directory (dpr.log, configs) of a
+#                        passing run too, to compare it with a failing one
 
 set -u
 
@@ -96,7 +98,7 @@ cleanup() {
 		echo "# --- dpr log ($WORK/dpr.log) ---"
 		tail -n 60 "$WORK/dpr.log" | sed 's/^/# /'
 	else
-		rm -rf "$WORK"
+		[ -n "$KEEP_WORK" ] || rm -rf "$WORK"
 	fi
 }
 trap cleanup EXIT
