@@ -34,6 +34,9 @@
 #                                          dpr's control thread (testpmd's main
 #                                          lcore) on the last worker's CPU:
 #                                          how 2 workers get measured on 2 CPUs
+#   COUNT=4096 scripts/bench.sh            destinations in the small, cached
+#                                          and IPv6 traffic (65536): fewer keep
+#                                          the full tables' lines in L2
 #   DRAM=0 scripts/bench.sh                without the DRAM-bound and Zipf
 #                                          full-table regimes (1M packets;
 #                                          DRAM_COUNT=N); ZIPF=0: without Zipf
@@ -61,7 +64,7 @@ ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-8} WARMUP=${WARMUP:-2} CALLGRIND=${CALL
 THROUGHPUT=${THROUGHPUT:-1}   # 0: keep the last throughput.json, redo callgrind only
 FAMILIES=${FAMILIES:-4,6}
 case ,$FAMILIES, in *,4,*|*,6,*) ;; *) echo "bench: FAMILIES must list 4, 6 or both" >&2; exit 2 ;; esac
-COUNT=65536
+COUNT=${COUNT:-65536}
 # The full IPv4 table in two regimes: "cached", COUNT destinations whose
 # tbl24 lines fit in the L3 cache, and "DRAM-bound", DRAM_COUNT of them
 # spread over the address space the table covers, far past it
