@@ -98,7 +98,7 @@ cleanup() {
 		echo "# --- dpr log ($WORK/dpr.log) ---"
 		tail -n 60 "$WORK/dpr.log" | sed 's/^/# /'
 	else
-		[ -n "$KEEP_WORK" ] || rm -rf "$WORK"
+		[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
 	fi
 }
 trap cleanup EXIT
