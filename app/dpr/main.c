@@ -281,7 +281,7 @@ setup_workers(struct dpr_router *d)
 		w->max_rx = d->opt.max_packets;
 		w->idle_sleep_us = d->opt.idle_sleep_us;
 		w->pipeline = d->opt.pipeline;
-		w->tune.pipelined = d->opt.pipeline == DPR_PIPELINE_ON;
+		dpr_tune_init(&w->tune, d->opt.pipeline == DPR_PIPELINE_ON);
 		w->quit = &d->quit;
 		dpr_worker_prepare(w);
 		/* Worker i owns RX queue i of every port; the first worker

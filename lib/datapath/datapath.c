@@ -371,6 +371,12 @@ dpr_ip6_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m)
 	return true;
 }
 
+void
+dpr_tune_init(struct dpr_tune *t, bool pipelined)
+{
+	*t = (struct dpr_tune){ .pipelined = pipelined, .next_rx = DPR_TUNE_FIRST };
+}
+
 bool
 dpr_tune_step(struct dpr_tune *t, uint64_t rx, uint64_t cycles)
 {

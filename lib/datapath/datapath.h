@@ -130,6 +130,10 @@ enum dpr_pipeline {
 #define DPR_TUNE_WINDOW (UINT64_C(1) << 19)  /**< packets a window */
 #define DPR_TUNE_WINDOWS 16                  /**< windows a probe, half each way */
 #define DPR_TUNE_SETTLE (UINT64_C(1) << 28)  /**< packets between probes */
+/** Packets before the first probe: while the caches and the pools warm up
+ * after a start, each window costs less than the one before, and the way
+ * measured second in each pair (pipelined) looked cheaper (benchmarks.md). */
+#define DPR_TUNE_FIRST (UINT64_C(1) << 24)
 
 struct dpr_tune {
 	uint64_t next_rx;      /**< rx_total at which to step */
@@ -152,6 +156,10 @@ struct dpr_tune {
  * busy_cycles now. @return whether bursts run pipelined from now on.
  */
 bool dpr_tune_step(struct dpr_tune *t, uint64_t rx, uint64_t cycles);
+
+/** A worker's tuner at start: running @p pipelined, its first probe due
+ * after DPR_TUNE_FIRST packets. */
+void dpr_tune_init(struct dpr_tune *t, bool pipelined);
 
 struct dpr_worker {
 	/* Read-mostly, set up by the control thread before launch. */

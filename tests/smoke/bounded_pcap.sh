@@ -67,15 +67,16 @@ for mode in on off; do
 	check_accounting
 done
 
-# --pipeline auto (the default) long enough for one whole probe (16 windows
-# of 2^19 packets, the way switched between each): every packet accounted.
-start_dpr "$WORK/dpr.json" -l 0,1 -- --max-packets 9000000
+# --pipeline auto (the default) long enough for one whole probe (2^24
+# packets first, then 16 windows of 2^19, the way switched between each):
+# every packet accounted.
+start_dpr "$WORK/dpr.json" -l 0,1 -- --max-packets 26000000
 wait_dpr
 check "auto: one probe finished" test "$(counter 'worker(0)["pipeline_probes"]')" -eq 1
 check "auto: reported" test "$(counter 'worker(0)["pipeline"]')" = auto
-check "auto: received exactly 9000000" test "$(counter 'S["total"]["rx"]')" -eq 9000000
-check "auto: forwarded exactly 8100000" test "$(counter 'port("in")["forwarded"]')" -eq 8100000
-check "auto: sent 8100000" test "$(counter 'port("out")["tx"]')" -eq 8100000
+check "auto: received exactly 26000000" test "$(counter 'S["total"]["rx"]')" -eq 26000000
+check "auto: forwarded exactly 23400000" test "$(counter 'port("in")["forwarded"]')" -eq 23400000
+check "auto: sent 23400000" test "$(counter 'port("out")["tx"]')" -eq 23400000
 check_accounting
 "$DPR" --no-pci -- -c "$WORK/dpr.json" --pipeline maybe > "$WORK/bad.log" 2>&1
 check "--pipeline maybe is refused" grep -q 'expected auto, on or off' "$WORK/bad.log"

@@ -954,11 +954,16 @@ test_tune(void)
 	uint64_t rx = 0, cyc = 0;
 	unsigned int win[2];
 
-	memset(&t, 0, sizeof(t));
-	/* A fresh tuner steps at once (next_rx 0) and starts a probe. */
-	CHECK(!dpr_tune_step(&t, 0, 0), "starts at once");
+	/* A worker's tuner runs DPR_TUNE_FIRST packets the way it starts,
+	 * then steps and starts a probe. */
+	dpr_tune_init(&t, false);
+	CHECK_EQ(t.next_rx, DPR_TUNE_FIRST);
+	CHECK_EQ(t.window, 0);
+	cyc = DPR_TUNE_FIRST * 100;
+	rx = DPR_TUNE_FIRST;
+	CHECK(!dpr_tune_step(&t, rx, cyc), "starts at once");
 	CHECK_EQ(t.window, 1);
-	CHECK_EQ(t.next_rx, DPR_TUNE_WINDOW);
+	CHECK_EQ(t.next_rx, rx + DPR_TUNE_WINDOW);
 
 	CHECK(tune_probe(&t, &rx, &cyc, 100, 90, win), "pipelined: 90 < 100 cycles a packet");
 	CHECK_EQ(win[0], DPR_TUNE_WINDOWS / 2);
