@@ -498,6 +498,22 @@ groups_needed(const struct ref *ref)
 	return distinct;
 }
 
+/*
+ * The walk as a worker makes it in a deep FIB: the first @p steps levels
+ * below tbl24 taken by dpr_fib6_step() (no branch; a leaf stays itself),
+ * the rest by dpr_fib6_walk_at().
+ */
+static uint32_t
+lookup_stepped(const struct dpr_fib6 *fib, const uint8_t ip[16], unsigned int steps)
+{
+	uint32_t e = fib->tbl24[dpr_fib6_tbl24_index(ip)];
+	unsigned int k;
+
+	for (k = 3; k < 3 + steps; k++)
+		e = dpr_fib6_step(fib->tbl8, e, ip[k]);
+	return dpr_fib6_walk_at(fib->tbl8, e, ip, 3 + steps);
+}
+
 static void
 check_addrs(struct dpr_fib6 *fib, const struct ref *ref, const struct a6 *addrs, unsigned int n)
 {
@@ -525,6 +541,10 @@ check_addrs(struct dpr_fib6 *fib, const struct ref *ref, const struct a6 *addrs,
 			     nh[k], want);
 			DIFF(dpr_fib6_lookup(fib, bytes[k]) == want, "%s: lookup %u, want %u",
 			     fmt(bytes[k], s[0]), dpr_fib6_lookup(fib, bytes[k]), want);
+			/* 0 to 13 steps (byte 15's level holds leaves only). */
+			DIFF(lookup_stepped(fib, bytes[k], (i + k) % 14) == want,
+			     "%s: %u steps then the walk: %u, want %u", fmt(bytes[k], s[0]),
+			     (i + k) % 14, lookup_stepped(fib, bytes[k], (i + k) % 14), want);
 			if (best < 0) {
 				DIFF(ret == -ENOENT, "%s: lpm found %s/%u, want none",
 				     fmt(bytes[k], s[0]), fmt(prefix, s[1]), depth);
