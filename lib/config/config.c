@@ -1123,7 +1123,7 @@ parse_root(struct parser *ps, json_t *root)
 			return ret;
 		cfg->ip6_max_routes = (uint32_t)v;
 		v = cfg->ip6_tbl8_groups;
-		if ((ret = get_uint(ps, "fib", o, "ipv6_tbl8_groups", 16, 1u << 24, &v)) < 0)
+		if ((ret = get_uint(ps, "fib", o, "ipv6_tbl8_groups", 16, 1u << 23, &v)) < 0)
 			return ret;
 		cfg->ip6_tbl8_groups = (uint32_t)v;
 		v = cfg->learned_neighbors_max;

@@ -180,8 +180,8 @@ dpr_ip6_lookup_one(const uint32_t *tbl24, const uint32_t *tbl8, uint8_t *const *
 {
 	uint32_t e = __atomic_load_n(&tbl24[ent[i]], __ATOMIC_RELAXED);
 
-	if (e & DPR_FIB6_EXT)
-		rte_prefetch0(dpr_fib6_tbl8_entry(tbl8, e, DPR_IP6_DST(ethp[i])[3]));
+	if (dpr_fib6_is_link(e))
+		dpr_fib6_prefetch_next(tbl8, e, DPR_IP6_DST(ethp[i])[3]);
 	ent[i] = e;
 }
 
@@ -228,10 +228,10 @@ dpr_ip6_step(const uint32_t *tbl8, uint8_t *const *ethp, unsigned int i, uint32_
 	     const unsigned int b)
 {
 	const uint8_t *dst = DPR_IP6_DST(ethp[i]);
-	uint32_t e = dpr_fib6_step(tbl8, ent[i], dst[b]);
+	uint64_t e = dpr_fib6_step(tbl8, ent[i], dst[b]);
 
 	dpr_fib6_prefetch_next(tbl8, e, dst[b + 1]);
-	ent[i] = e;
+	ent[i] = (uint32_t)e;
 }
 
 /**
@@ -255,8 +255,8 @@ dpr_ip6_forward(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
 	uint32_t nh;
 
 	if (deep) {
-		e = dpr_fib6_step(tbl8, e, dst[DPR_IP6_DEEP_FROM]);
-		nh = dpr_fib6_walk_at(tbl8, e, dst, DPR_IP6_DEEP_FROM + 1);
+		nh = dpr_fib6_walk_at(tbl8, dpr_fib6_step(tbl8, e, dst[DPR_IP6_DEEP_FROM]), dst,
+				      DPR_IP6_DEEP_FROM + 1);
 	} else {
 		nh = dpr_fib6_walk_at(tbl8, e, dst, 3);
 	}

@@ -7,8 +7,8 @@
  *
  * Invariants kept by every op:
  *  - each address's entry (the leaf its chain ends in) holds the longest
- *    installed route covering it (VALID, its depth and next hop), or 0 when
- *    none does;
+ *    installed route covering it (VALID, its depth and next hop), or
+ *    DPR_FIB6_EMPTY when none does;
  *  - the group under an entry standing for a /L block is linked exactly
  *    while some route longer than /L lies in the block; otherwise its 256
  *    entries would all be equal and the entry above holds that value itself.
@@ -26,7 +26,7 @@
 #include "fib6.h"
 
 #define GROUP_SIZE 256u
-#define GROUPS_MAX (DPR_FIB6_GROUP_BITS + 1)
+#define GROUPS_MAX DPR_FIB6_GROUPS_MAX
 #define LEVELS 13 /* groups on the chain of a /128: bytes 3 to 15 */
 
 /*
@@ -180,10 +180,10 @@ rules_reserve(struct dpr_fib6 *fib)
 static inline uint32_t
 entry_make(uint32_t nh, uint8_t depth)
 {
-	return DPR_FIB6_VALID | (uint32_t)depth << DPR_FIB6_DEPTH_SHIFT | nh;
+	return DPR_FIB6_LEAF | DPR_FIB6_VALID | (uint32_t)depth << DPR_FIB6_DEPTH_SHIFT | nh;
 }
 
-/* Depth of a non-EXT entry; 0 for the empty one. */
+/* Depth of a leaf; 0 for the empty one. */
 static inline uint8_t
 entry_depth(uint32_t e)
 {
@@ -200,7 +200,7 @@ entry_store(uint32_t *p, uint32_t e)
 static inline uint32_t *
 group_entries(const struct dpr_fib6 *fib, uint32_t link)
 {
-	return &fib->tbl8[(size_t)(link & DPR_FIB6_GROUP_BITS) * GROUP_SIZE];
+	return &fib->tbl8[link];
 }
 
 /* Wait for readers, then make the groups unlinked so far reusable. */
@@ -238,7 +238,7 @@ range_set(struct dpr_fib6 *fib, uint32_t *t, uint32_t first, uint32_t count, uin
 	uint32_t j;
 
 	for (j = first; j < first + count; j++) {
-		if (t[j] & DPR_FIB6_EXT)
+		if (dpr_fib6_is_link(t[j]))
 			range_set(fib, group_entries(fib, t[j]), 0, GROUP_SIZE, e, depth);
 		else if (entry_depth(t[j]) <= depth)
 			entry_store(&t[j], e);
@@ -253,7 +253,7 @@ groups_missing(const struct dpr_fib6 *fib, const uint8_t *ip, uint8_t depth)
 	unsigned int b = 3, len = 24;
 
 	for (; len < depth; len += 8, b++) {
-		if (!(t & DPR_FIB6_EXT))
+		if (!dpr_fib6_is_link(t))
 			return (depth - len + 7) / 8;
 		t = group_entries(fib, t)[ip[b]];
 	}
@@ -275,7 +275,7 @@ add_long(struct dpr_fib6 *fib, const uint8_t *ip, uint8_t depth, uint32_t e)
 	for (;; len += 8, b++) {
 		uint32_t *g;
 
-		if (*t & DPR_FIB6_EXT) {
+		if (dpr_fib6_is_link(*t)) {
 			g = group_entries(fib, *t);
 		} else {
 			/* No reader can see the group until *t links it. */
@@ -284,7 +284,7 @@ add_long(struct dpr_fib6 *fib, const uint8_t *ip, uint8_t depth, uint32_t e)
 			g = &fib->tbl8[(size_t)idx * GROUP_SIZE];
 			for (j = 0; j < GROUP_SIZE; j++)
 				g[j] = *t;
-			entry_store(t, DPR_FIB6_EXT | idx);
+			entry_store(t, dpr_fib6_link(idx));
 		}
 		if (depth <= len + 8) {
 			range_set(fib, g, ip[b], UINT32_C(1) << (len + 8 - depth), e, depth);
@@ -301,7 +301,7 @@ group_needed(const uint32_t *g, unsigned int len)
 	unsigned int j;
 
 	for (j = 0; j < GROUP_SIZE; j++)
-		if ((g[j] & DPR_FIB6_EXT) || entry_depth(g[j]) > len)
+		if (dpr_fib6_is_link(g[j]) || entry_depth(g[j]) > len)
 			return true;
 	return false;
 }
@@ -335,7 +335,7 @@ del_long(struct dpr_fib6 *fib, const uint8_t *ip, uint8_t depth, uint32_t repl)
 			return;
 		/* Readers that still follow the old link find the same answers
 		 * in the group, which stays untouched until a grace period. */
-		fib->tbl8_pending[fib->n_pending++] = *link[lvl] & DPR_FIB6_GROUP_BITS;
+		fib->tbl8_pending[fib->n_pending++] = *link[lvl] / GROUP_SIZE;
 		entry_store(link[lvl], g[0]);
 		if (lvl == 0)
 			return;
@@ -370,7 +370,7 @@ covering_entry(const struct dpr_fib6 *fib, struct key k, uint8_t depth)
 		if (slot != NOT_FOUND)
 			return entry_make(fib->rules[slot].nh, lens[i]);
 	}
-	return 0;
+	return DPR_FIB6_EMPTY;
 }
 
 static int
@@ -516,9 +516,9 @@ dpr_fib6_create(const struct dpr_fib6_conf *conf, struct rte_rcu_qsbr *qsbr)
 	}
 	fib->qsbr = qsbr;
 	fib->gen = 1;
-	fib->tbl24 = rte_zmalloc_socket("dpr_fib6_tbl24",
-					DPR_FIB6_TBL24_SIZE * sizeof(*fib->tbl24),
-					RTE_CACHE_LINE_SIZE, socket);
+	fib->tbl24 = rte_malloc_socket("dpr_fib6_tbl24",
+				       DPR_FIB6_TBL24_SIZE * sizeof(*fib->tbl24),
+				       RTE_CACHE_LINE_SIZE, socket);
 	fib->tbl8 = rte_zmalloc_socket("dpr_fib6_tbl8",
 				       (size_t)conf->tbl8_groups * GROUP_SIZE * sizeof(*fib->tbl8),
 				       RTE_CACHE_LINE_SIZE, socket);
@@ -529,6 +529,8 @@ dpr_fib6_create(const struct dpr_fib6_conf *conf, struct rte_rcu_qsbr *qsbr)
 	    fib->tbl8_pending == NULL || fib->rules == NULL)
 		goto nomem;
 	fib->rules_mask = RULES_MIN_SLOTS - 1;
+	for (i = 0; i < DPR_FIB6_TBL24_SIZE; i++)
+		fib->tbl24[i] = DPR_FIB6_EMPTY;
 	/* Hand out group 0 first. */
 	for (i = 0; i < conf->tbl8_groups; i++)
 		fib->tbl8_free[i] = conf->tbl8_groups - 1 - i;
@@ -582,7 +584,7 @@ dpr_fib6_lpm(const struct dpr_fib6 *fib, const uint8_t ip[16], uint8_t prefix[16
 	unsigned int b = 3;
 	struct key k;
 
-	while (e & DPR_FIB6_EXT)
+	while (dpr_fib6_is_link(e))
 		e = group_entries(fib, e)[ip[b++]];
 	if (!(e & DPR_FIB6_VALID))
 		return -ENOENT;

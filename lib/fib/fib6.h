@@ -7,7 +7,7 @@
  * of routes (rules) the control plane installed.
  *
  * Tables: tbl24 has one entry per /24 block, indexed by the address's first
- * three bytes. An entry with DPR_FIB6_EXT set points to a tbl8 group of 256
+ * three bytes. An entry without DPR_FIB6_LEAF links a tbl8 group of 256
  * entries indexed by the next byte, whose entries may point to groups in
  * turn: a chain of up to 13 groups (bytes 3 to 15) for a /128. The group
  * under an entry that stands for a /L block (L = 24, 32, ..., 120) exists
@@ -35,23 +35,40 @@
 #include <rte_rcu_qsbr.h>
 
 /*
- * An entry: EXT | group index, or VALID | depth << 22 | next hop. The depth
- * (0 to 128) is that of the route that set the entry; the empty entry 0
- * reads as DPR_NH_NONE, so readers need no check.
+ * An entry: a link, the index of its group's first entry in tbl8 (group <<
+ * 8, bit 31 clear), or a leaf, LEAF | VALID | depth << 22 | next hop. The
+ * depth (0 to 128) is that of the route that set the entry; the empty leaf
+ * DPR_FIB6_EMPTY reads as DPR_NH_NONE, so readers need no check. A link
+ * being its group's first index, the next level's entry for byte b is
+ * tbl8[e + b]: one add a level, no shift or mask (dpr_fib6_tbl8_entry()).
  */
-#define DPR_FIB6_EXT (UINT32_C(1) << 31)
+#define DPR_FIB6_LEAF (UINT32_C(1) << 31)
 #define DPR_FIB6_VALID (UINT32_C(1) << 30)
+#define DPR_FIB6_EMPTY DPR_FIB6_LEAF
 #define DPR_FIB6_DEPTH_SHIFT 22
 #define DPR_FIB6_DEPTH_MASK UINT32_C(0xff)
 #define DPR_FIB6_NH_BITS UINT32_C(0x3fffff)
-#define DPR_FIB6_GROUP_BITS UINT32_C(0xffffff)
+/** Groups a FIB may have: a link's first index stays below bit 31. */
+#define DPR_FIB6_GROUPS_MAX (UINT32_C(1) << 23)
 #define DPR_FIB6_TBL24_SIZE (UINT32_C(1) << 24)
+/*
+ * The worker's walk is written out in x86-64 instructions where GCC's code
+ * for it took more (dpr_fib6_tbl8_load(), dpr_fib6_step(),
+ * dpr_fib6_prefetch_next()); elsewhere, or with DPR_FIB6_NO_ASM defined
+ * (test_fib6_generic checks that path on x86 too), it is plain C.
+ */
+#if defined(RTE_ARCH_X86_64) && !defined(DPR_FIB6_NO_ASM)
+#define DPR_FIB6_ASM 1
+#else
+#define DPR_FIB6_ASM 0
+#endif
+
 /** Addresses dpr_fib6_lookup_bulk() walks in lockstep; larger bursts go in pieces. */
 #define DPR_FIB6_BULK_MAX 64u
 
 struct dpr_fib6_conf {
 	uint32_t max_routes;
-	uint32_t tbl8_groups;   /**< 1 KiB each, at most 1 << 24 */
+	uint32_t tbl8_groups;   /**< 1 KiB each, at most DPR_FIB6_GROUPS_MAX */
 	/** Groups in use above which the FIB is deep (struct dpr_fib6);
 	 * 0: as many as the L2 cache holds. */
 	uint32_t deep_groups;
@@ -117,7 +134,7 @@ struct dpr_fib6 {
  * Allocate the tables, tbl24 (64 MiB) and every tbl8 group (1 KiB each), in
  * hugepage memory on @p conf->socket.
  * @return the FIB, or NULL with errno set (ENOMEM, EINVAL: tbl8_groups 0 or
- *   over 1 << 24).
+ *   over DPR_FIB6_GROUPS_MAX).
  */
 struct dpr_fib6 *dpr_fib6_create(const struct dpr_fib6_conf *conf,
 				  struct rte_rcu_qsbr *qsbr);
@@ -203,21 +220,54 @@ dpr_fib6_tbl24_index(const uint8_t *ip)
 	return rte_be_to_cpu_32(v) >> 8;
 }
 
-/*
- * The group index is the low 24 bits of an entry, EXT above it: a 32-bit
- * shift by 8 leaves the group's first entry with no mask (2 instructions
- * a level less than masking, widening and shifting).
- */
-_Static_assert(DPR_FIB6_GROUP_BITS == UINT32_MAX >> 8, "32-bit group shift");
+/** Whether entry @p e links a group (else it is a leaf). */
+static __rte_always_inline bool
+dpr_fib6_is_link(uint32_t e)
+{
+	return !(e & DPR_FIB6_LEAF);
+}
+
+/** The link to group @p g (below DPR_FIB6_GROUPS_MAX). */
+static __rte_always_inline uint32_t
+dpr_fib6_link(uint32_t g)
+{
+	return g << 8;
+}
 
 /**
- * The entry for byte @p b of an address in the group that @p e (EXT set)
- * links, in the tbl8 array @p tbl8 (fixed for the FIB's life).
+ * The entry for byte @p b of an address in the group that @p e (a link)
+ * links, in the tbl8 array @p tbl8 (fixed for the FIB's life). 64-bit, so
+ * that the index needs no zero-extension.
  */
 static __rte_always_inline const uint32_t *
 dpr_fib6_tbl8_entry(const uint32_t *tbl8, uint32_t e, uint8_t b)
 {
-	return &tbl8[(uint32_t)(e << 8) | b];
+	return &tbl8[(uint64_t)e + b];
+}
+
+/**
+ * The entry for byte @p b in the group that link @p e links, read as one
+ * 32-bit load (relaxed: see dpr_fib6_walk_at()), zero-extended. On x86 the
+ * load is written out, base and index in the instruction: GCC's relaxed
+ * atomic load took a separate lea for the address at every level after
+ * the first, and a register copy to zero-extend the entry for the next
+ * index (objdump).
+ */
+static __rte_always_inline uint64_t
+dpr_fib6_tbl8_load(const uint32_t *tbl8, uint64_t e, uint64_t b)
+{
+#if DPR_FIB6_ASM
+	uint64_t v;
+
+	__asm__("movl (%[t], %[i], 4), %k[v]"
+		: [v] "=r" (v)
+		: [t] "r" (tbl8), [i] "r" (e + b),
+		  "m" (*(const uint32_t (*)[(size_t)DPR_FIB6_GROUPS_MAX << 8])tbl8));
+	return v;
+#else
+	return __atomic_load_n(dpr_fib6_tbl8_entry(tbl8, (uint32_t)e, (uint8_t)b),
+			       __ATOMIC_RELAXED);
+#endif
 }
 
 /**
@@ -233,18 +283,18 @@ dpr_fib6_tbl8_entry(const uint32_t *tbl8, uint32_t e, uint8_t b)
  * /29-/48, below tbl24.
  */
 static __rte_always_inline uint32_t
-dpr_fib6_walk_at(const uint32_t *tbl8, uint32_t e, const uint8_t *ip, const unsigned int from)
+dpr_fib6_walk_at(const uint32_t *tbl8, uint64_t e, const uint8_t *ip, const unsigned int from)
 {
 	unsigned int k;
 
 	/* No level past byte 15: the /128 level holds leaves only. */
 #pragma GCC unroll 16
 	for (k = from; k < 16; k++) {
-		if (!(e & DPR_FIB6_EXT))
+		if (!dpr_fib6_is_link((uint32_t)e))
 			break;
-		e = __atomic_load_n(dpr_fib6_tbl8_entry(tbl8, e, ip[k]), __ATOMIC_RELAXED);
+		e = dpr_fib6_tbl8_load(tbl8, e, ip[k]);
 	}
-	return e & DPR_FIB6_NH_BITS;
+	return (uint32_t)e & DPR_FIB6_NH_BITS;
 }
 
 /**
@@ -281,11 +331,11 @@ dpr_fib6_lookup(const struct dpr_fib6 *fib, const uint8_t *ip)
 		__atomic_load_n(&fib->tbl24[dpr_fib6_tbl24_index(ip)], __ATOMIC_RELAXED), ip);
 }
 
-/** All ones when entry @p e links a group (EXT is its sign bit), else 0. */
+/** All ones when entry @p e links a group (LEAF is its sign bit), else 0. */
 static __rte_always_inline uint32_t
 dpr_fib6_link_mask(uint32_t e)
 {
-	return (uint32_t)((int32_t)e >> 31);
+	return ~(uint32_t)((int32_t)e >> 31);
 }
 
 /*
@@ -293,13 +343,11 @@ dpr_fib6_link_mask(uint32_t e)
  * one in the group e links, or when e is a leaf, one in group 0 (a valid
  * address, likely cached), so that no branch is needed
  * (dpr_fib6_lookup_lockstep() prefetches it, dpr_fib6_step() reads it).
- * e << 8 drops EXT and leaves the group's first entry, as in
- * dpr_fib6_tbl8_entry().
  */
 static __rte_always_inline const uint32_t *
 dpr_fib6_prefetch_target(const uint32_t *tbl8, uint32_t e, uint8_t b)
 {
-	return &tbl8[((e << 8) & dpr_fib6_link_mask(e)) | b];
+	return &tbl8[(uint64_t)(e & dpr_fib6_link_mask(e)) + b];
 }
 
 /**
@@ -309,50 +357,56 @@ dpr_fib6_prefetch_target(const uint32_t *tbl8, uint32_t e, uint8_t b)
  * packet to packet; walked this way their first levels cost no mispredicted
  * loop exit while the loads miss, and several packets' walks overlap.
  */
-static __rte_always_inline uint32_t
-dpr_fib6_step(const uint32_t *tbl8, uint32_t e, uint8_t b)
+static __rte_always_inline uint64_t
+dpr_fib6_step(const uint32_t *tbl8, uint64_t e, uint64_t b)
 {
-#if defined(RTE_ARCH_X86_64)
-	uint64_t at = (uint32_t)(e << 8) | b;
-	uint32_t next;
+#if DPR_FIB6_ASM
+	uint64_t at, next;
 
 	/* Two conditional moves after one test, whose flags outlive the
-	 * load: 7 instructions with the index (GCC 12 adds a register copy
-	 * of b), where the masks below take 10; pyasn6 363.15 instructions
-	 * a packet against 368.15 (callgrind; docs/benchmarks.md). Not a C
-	 * conditional, for the reason below. The "m" operand tells the
-	 * compiler that the asm reads tbl8. */
-	__asm__("testl %k[e], %k[e]\n\t"
-		"cmovnsq %[b], %[at]\n\t"
+	 * load: 5 instructions with the index, where the masks below take
+	 * 8. Not a C conditional, for the reason below. The 32-bit move and
+	 * cmov clear the upper half: the result is zero-extended, as the
+	 * callers' next index wants. The "m" operand tells the compiler that
+	 * the asm reads tbl8. */
+	__asm__("leaq (%[e], %[b]), %[at]\n\t"
+		"testl %k[e], %k[e]\n\t"
+		"cmovsq %[b], %[at]\n\t"
 		"movl (%[t], %[at], 4), %k[n]\n\t"
-		"cmovnsl %k[e], %k[n]"
-		: [at] "+&r" (at), [n] "=&r" (next)
-		: [e] "r" (e), [b] "r" ((uint64_t)b), [t] "r" (tbl8),
-		  "m" (*(const uint32_t (*)[(size_t)DPR_FIB6_GROUP_BITS << 8])tbl8)
+		"cmovsl %k[e], %k[n]"
+		: [at] "=&r" (at), [n] "=&r" (next)
+		: [e] "r" (e), [b] "r" (b), [t] "r" (tbl8),
+		  "m" (*(const uint32_t (*)[(size_t)DPR_FIB6_GROUPS_MAX << 8])tbl8)
 		: "cc");
 	return next;
 #else
-	uint32_t next = __atomic_load_n(dpr_fib6_prefetch_target(tbl8, e, b), __ATOMIC_RELAXED);
+	uint32_t e32 = (uint32_t)e;
+	uint32_t next = __atomic_load_n(dpr_fib6_prefetch_target(tbl8, e32, (uint8_t)b),
+					__ATOMIC_RELAXED);
 
 	/* Masks, not a conditional: GCC makes a branch of that, whose
 	 * mispredictions (of the pyasn IPv6 table's chains, 27 % end at the
 	 * first tbl8 level, 16 % at the second) throw away the loads in
 	 * flight behind it. */
-	return e ^ ((e ^ next) & dpr_fib6_link_mask(e));
+	return e32 ^ ((e32 ^ next) & dpr_fib6_link_mask(e32));
 #endif
 }
 
 /**
- * Ask for the entry a walk reads after @p e, for byte @p b, with no test
- * of whether e links a group: for a leaf the address lies in the group its
- * next-hop index would be, maybe outside tbl8, which a prefetch may touch
- * (it never faults). Computed as an integer: no out-of-bounds pointer.
+ * Ask for the entry a walk reads after @p e (zero-extended), for byte
+ * @p b, with no test of whether e links a group: for a leaf the address
+ * lies 8 GiB or more past tbl8, which a prefetch may touch (it never
+ * faults). On x86 the base and index go to the instruction as they are:
+ * no out-of-bounds pointer is formed, and no separate address add.
  */
 static __rte_always_inline void
-dpr_fib6_prefetch_next(const uint32_t *tbl8, uint32_t e, uint8_t b)
+dpr_fib6_prefetch_next(const uint32_t *tbl8, uint64_t e, uint64_t b)
 {
-	rte_prefetch0((const void *)((uintptr_t)tbl8 +
-				     (uintptr_t)((uint32_t)(e << 8) | b) * sizeof(*tbl8)));
+#if DPR_FIB6_ASM
+	__asm__ volatile("prefetcht0 (%[t], %[i], 4)" : : [t] "r" (tbl8), [i] "r" (e + b));
+#else
+	rte_prefetch0((const void *)((uintptr_t)tbl8 + (uintptr_t)(e + b) * sizeof(*tbl8)));
+#endif
 }
 
 /*
@@ -378,7 +432,7 @@ dpr_fib6_lookup_lockstep(const struct dpr_fib6 *fib, const uint8_t *const *ip,
 				       __ATOMIC_RELAXED);
 		rte_prefetch0(dpr_fib6_prefetch_target(fib->tbl8, e[i], ip[i][3]));
 		todo[left] = (uint8_t)i;
-		left += (e[i] & DPR_FIB6_EXT) != 0;
+		left += dpr_fib6_is_link(e[i]);
 	}
 	for (b = 3; left > 0; b++) {
 		unsigned int still = 0;
@@ -391,7 +445,7 @@ dpr_fib6_lookup_lockstep(const struct dpr_fib6 *fib, const uint8_t *const *ip,
 			 * byte 16: & 15 keeps the read inside the address. */
 			rte_prefetch0(dpr_fib6_prefetch_target(fib->tbl8, e[i], ip[i][(b + 1) & 15]));
 			todo[still] = (uint8_t)i;
-			still += (e[i] & DPR_FIB6_EXT) != 0;
+			still += dpr_fib6_is_link(e[i]);
 		}
 		left = still;
 	}

@@ -767,7 +767,7 @@ test_random_churn(void)
 	CHECK_EQ(dpr_fib6_count(fib), 0);
 	CHECK_EQ(dpr_fib6_tbl8_used(fib), used0);
 	for (t = 0; t < DPR_FIB6_TBL24_SIZE; t++)
-		zero += fib->tbl24[t] == 0;
+		zero += fib->tbl24[t] == DPR_FIB6_EMPTY;
 	CHECK_EQ(zero, DPR_FIB6_TBL24_SIZE);
 	CHECK(diff_bad == 0, "%u mismatches with the reference", diff_bad);
 	dpr_fib6_free(fib);
@@ -899,7 +899,7 @@ test_no_reuse_before_grace(struct rte_rcu_qsbr *qsbr)
 	CHECK_EQ(rte_eal_remote_launch(holder_main, &h, READER_LCORE), 0);
 	while (__atomic_load_n(&h.state, __ATOMIC_ACQUIRE) != 1)
 		rte_pause();
-	CHECK(h.link & DPR_FIB6_EXT, "the reader follows a link");
+	CHECK(dpr_fib6_is_link(h.link), "the reader follows a link");
 	/* The only group goes from 2001:db8::/32 to 3001:db8::/32. */
 	g = fib->grace_periods;
 	ops[0] = op_del("2001:db8::", 32);
@@ -907,7 +907,7 @@ test_no_reuse_before_grace(struct rte_rcu_qsbr *qsbr)
 	CHECK_EQ(dpr_fib6_update(fib, ops, 2, &err), 2);
 	__atomic_store_n(&h.state, 2, __ATOMIC_RELEASE);
 	rte_eal_wait_lcore(READER_LCORE);
-	CHECK(!(h.leaf & DPR_FIB6_EXT) && (h.leaf & DPR_FIB6_NH_BITS) == 1,
+	CHECK(!dpr_fib6_is_link(h.leaf) && (h.leaf & DPR_FIB6_NH_BITS) == 1,
 	      "unlinked: the entry holds %08x", h.leaf);
 	CHECK(h.changed == 0, "%u entries of the group changed while a reader held it",
 	      h.changed);
