@@ -526,9 +526,13 @@ dpr_ip4_fast_init(const struct dpr_worker *w, uint16_t in)
 	};
 }
 
-/** The marks of a burst that starts with an IPv6 packet, as pass 1 sets them. */
+/**
+ * The marks of a burst that starts with an IPv6 packet, as pass 1 sets
+ * them: the packets that are not IPv6 packets going on (IPv4 ones, and
+ * IPv6 ones gone), so that the common packet sets no mark.
+ */
 struct dpr_l3_marks {
-	uint32_t v6, v6_slow;
+	uint32_t not_v6, v6_slow;
 };
 
 /** Pass 1 for packet @p i of a burst led by IPv6: either family's screen. */
@@ -538,23 +542,22 @@ dpr_ip6_screen_at(struct dpr_worker *w, struct dpr_ip4_fast *f, const struct dpr
 		  const bool hw_cksum)
 {
 	const uint8_t *eth = p->eth[i];
-	const uint32_t bit = UINT32_C(1) << i;
 	unsigned int r;
+	uint32_t bit;
 
 	if (unlikely(((const struct rte_ether_hdr *)eth)->ether_type !=
 		     RTE_BE16(RTE_ETHER_TYPE_IPV6))) {
+		k->not_v6 |= UINT32_C(1) << i;
 		dpr_ip4_screen(w, f, p, i, hw_cksum);
 		return;
 	}
 	/* No t24 if it goes on: pass 2 reads its tbl24 index from ent[]. */
 	r = dpr_ip6_screen(w, f6, &p->b, p->pkts[i], eth, &p->ent[i]);
-	if (likely(r == DPR_SCREEN_V6)) {
-		k->v6 |= bit;
+	if (likely(r == DPR_SCREEN_V6))
 		return;
-	}
-	if (r & DPR_SCREEN_V6) {
-		k->v6 |= bit;
-	} else {
+	bit = UINT32_C(1) << i;
+	if (!(r & DPR_SCREEN_V6)) {
+		k->not_v6 |= bit;
 		f->gone |= bit;
 		p->t24[i] = 0; /* pass 2 reads entry 0 for it, as IPv4 */
 	}
@@ -580,6 +583,7 @@ dpr_ip6_screen_loop(struct dpr_worker *w, struct dpr_ip4_pending *p, unsigned in
 	const struct dpr_ip6_fast f6 = dpr_ip6_fast_init(w, p->b.in);
 	struct dpr_l3_marks k = { 0, 0 };
 	unsigned int i;
+	uint32_t v6;
 
 	for (i = 0; i < n && i < DPR_PREFETCH_AHEAD; i++) {
 		p->eth[i] = rte_pktmbuf_mtod(p->pkts[i], uint8_t *);
@@ -594,9 +598,10 @@ dpr_ip6_screen_loop(struct dpr_worker *w, struct dpr_ip4_pending *p, unsigned in
 	}
 	for (; i < n; i++)
 		dpr_ip6_screen_at(w, &f, &f6, p, &k, i, hw_cksum);
-	p->v6 |= k.v6;
+	v6 = dpr_burst_all(n) & ~k.not_v6;
+	p->v6 |= v6;
 	p->v6_slow |= k.v6_slow;
-	return (f.slow | k.v6) | (uint64_t)f.gone << 32;
+	return (f.slow | v6) | (uint64_t)f.gone << 32;
 }
 
 /** Pass 1 over @p n packets, @p hw_cksum a constant (see dpr_ip4_screen()). */

@@ -135,7 +135,7 @@ dpr_ip6_screen(struct dpr_worker *w, const struct dpr_ip6_fast *f, struct dpr_bu
 {
 	const struct rte_ipv6_hdr *ip = DPR_IP6_HDR(eth);
 	uint32_t dlen = m->data_len;
-	uint32_t t;
+	uint64_t t;
 
 	if (unlikely(!dpr_ip6_head_ok(eth, &f->head, &f->head_mask)))
 		goto slow;
@@ -150,15 +150,15 @@ dpr_ip6_screen(struct dpr_worker *w, const struct dpr_ip6_fast *f, struct dpr_bu
 		     dlen || m->pkt_len != dlen))
 		goto slow;
 	t = dpr_fib6_tbl24_index(ip->dst_addr);
-	rte_prefetch0(&f->tbl24[t]);
-	*idx = t;
+	dpr_fib6_prefetch(f->tbl24, t);
+	*idx = (uint32_t)t;
 	return DPR_SCREEN_V6;
 slow:
 	if (!dpr_ip6_slow(w, b, m))
 		return DPR_SCREEN_GONE;
 	t = dpr_fib6_tbl24_index(ip->dst_addr);
-	rte_prefetch0(&f->tbl24[t]);
-	*idx = t;
+	dpr_fib6_prefetch(f->tbl24, t);
+	*idx = (uint32_t)t;
 	return DPR_SCREEN_V6 | DPR_SCREEN_SLOW;
 }
 
@@ -178,11 +178,11 @@ static __rte_always_inline void
 dpr_ip6_lookup_one(const uint32_t *tbl24, const uint32_t *tbl8, uint8_t *const *ethp,
 		   unsigned int i, uint32_t *ent)
 {
-	uint32_t e = __atomic_load_n(&tbl24[ent[i]], __ATOMIC_RELAXED);
+	uint64_t e = dpr_fib6_load(tbl24, ent[i]);
 
-	if (dpr_fib6_is_link(e))
+	if (dpr_fib6_is_link((uint32_t)e))
 		dpr_fib6_prefetch_next(tbl8, e, DPR_IP6_DST(ethp[i])[3]);
-	ent[i] = e;
+	ent[i] = (uint32_t)e;
 }
 
 /**
@@ -251,8 +251,7 @@ dpr_ip6_forward(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
 		const union dpr_nh_word *nhw, uint64_t *hp, uint64_t *portp)
 {
 	const uint8_t *dst = DPR_IP6_DST(eth);
-	uint64_t h, port;
-	uint32_t nh;
+	uint64_t h, port, nh;
 
 	if (deep) {
 		nh = dpr_fib6_walk_at(tbl8, dpr_fib6_step(tbl8, e, dst[DPR_IP6_DEEP_FROM]), dst,
@@ -265,7 +264,7 @@ dpr_ip6_forward(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
 	if (unlikely(port > 0xff || slow)) {
 		union dpr_nh_word hs;
 
-		if (!dpr_ip6_act(w, b, m, nh, false, &hs))
+		if (!dpr_ip6_act(w, b, m, (uint32_t)nh, false, &hs))
 			return false;
 		h = hs.u64;
 		port = hs.port;

@@ -211,12 +211,13 @@ uint32_t dpr_fib6_count(const struct dpr_fib6 *fib);
  * The tbl24 index of @p ip (16 bytes, network byte order): its first 24
  * bits, from one 32-bit load (3 instructions; byte by byte took 7).
  */
-static __rte_always_inline uint32_t
+static __rte_always_inline uint64_t
 dpr_fib6_tbl24_index(const uint8_t *ip)
 {
 	uint32_t v;
 
 	memcpy(&v, ip, sizeof(v));
+	/* 64-bit: an index the caller uses as it is, with no copy to widen it. */
 	return rte_be_to_cpu_32(v) >> 8;
 }
 
@@ -246,28 +247,34 @@ dpr_fib6_tbl8_entry(const uint32_t *tbl8, uint32_t e, uint8_t b)
 }
 
 /**
- * The entry for byte @p b in the group that link @p e links, read as one
- * 32-bit load (relaxed: see dpr_fib6_walk_at()), zero-extended. On x86 the
- * load is written out, base and index in the instruction: GCC's relaxed
- * atomic load took a separate lea for the address at every level after
- * the first, and a register copy to zero-extend the entry for the next
- * index (objdump).
+ * Entry @p i of table @p t (tbl24, or tbl8 with i = link + byte) read as
+ * one 32-bit load (relaxed: see dpr_fib6_walk_at()), zero-extended. On
+ * x86 the load is written out, base and index in the instruction: GCC's
+ * relaxed atomic load took a separate lea for the address at every level
+ * after the first, and a register copy to zero-extend the entry for the
+ * next index (objdump).
  */
 static __rte_always_inline uint64_t
-dpr_fib6_tbl8_load(const uint32_t *tbl8, uint64_t e, uint64_t b)
+dpr_fib6_load(const uint32_t *t, uint64_t i)
 {
 #if DPR_FIB6_ASM
 	uint64_t v;
 
 	__asm__("movl (%[t], %[i], 4), %k[v]"
 		: [v] "=r" (v)
-		: [t] "r" (tbl8), [i] "r" (e + b),
-		  "m" (*(const uint32_t (*)[(size_t)DPR_FIB6_GROUPS_MAX << 8])tbl8));
+		: [t] "r" (t), [i] "r" (i),
+		  "m" (*(const uint32_t (*)[(size_t)DPR_FIB6_GROUPS_MAX << 8])t));
 	return v;
 #else
-	return __atomic_load_n(dpr_fib6_tbl8_entry(tbl8, (uint32_t)e, (uint8_t)b),
-			       __ATOMIC_RELAXED);
+	return __atomic_load_n(&t[i], __ATOMIC_RELAXED);
 #endif
+}
+
+/** The entry for byte @p b in the group that link @p e links (dpr_fib6_load()). */
+static __rte_always_inline uint64_t
+dpr_fib6_tbl8_load(const uint32_t *tbl8, uint64_t e, uint64_t b)
+{
+	return dpr_fib6_load(tbl8, e + b);
 }
 
 /**
@@ -282,7 +289,7 @@ dpr_fib6_tbl8_load(const uint32_t *tbl8, uint64_t e, uint64_t b)
  * store that linked the group (fib.h). No unlikely(): most IPv6 routes are
  * /29-/48, below tbl24.
  */
-static __rte_always_inline uint32_t
+static __rte_always_inline uint64_t
 dpr_fib6_walk_at(const uint32_t *tbl8, uint64_t e, const uint8_t *ip, const unsigned int from)
 {
 	unsigned int k;
@@ -294,7 +301,7 @@ dpr_fib6_walk_at(const uint32_t *tbl8, uint64_t e, const uint8_t *ip, const unsi
 			break;
 		e = dpr_fib6_tbl8_load(tbl8, e, ip[k]);
 	}
-	return (uint32_t)e & DPR_FIB6_NH_BITS;
+	return e & DPR_FIB6_NH_BITS;
 }
 
 /**
@@ -305,7 +312,7 @@ dpr_fib6_walk_at(const uint32_t *tbl8, uint64_t e, const uint8_t *ip, const unsi
 static __rte_always_inline uint32_t
 dpr_fib6_walk(const uint32_t *tbl8, uint32_t e, const uint8_t *ip)
 {
-	return dpr_fib6_walk_at(tbl8, e, ip, 3);
+	return (uint32_t)dpr_fib6_walk_at(tbl8, e, ip, 3);
 }
 
 /**
@@ -393,20 +400,30 @@ dpr_fib6_step(const uint32_t *tbl8, uint64_t e, uint64_t b)
 }
 
 /**
+ * Ask for entry @p i of table @p t (tbl24, or tbl8), which may lie past
+ * the table's end (a prefetch never faults). On x86 the base and index go
+ * to the instruction as they are: no out-of-bounds pointer is formed, and
+ * no separate address computation.
+ */
+static __rte_always_inline void
+dpr_fib6_prefetch(const uint32_t *t, uint64_t i)
+{
+#if DPR_FIB6_ASM
+	__asm__ volatile("prefetcht0 (%[t], %[i], 4)" : : [t] "r" (t), [i] "r" (i));
+#else
+	rte_prefetch0((const void *)((uintptr_t)t + (uintptr_t)i * sizeof(*t)));
+#endif
+}
+
+/**
  * Ask for the entry a walk reads after @p e (zero-extended), for byte
  * @p b, with no test of whether e links a group: for a leaf the address
- * lies 8 GiB or more past tbl8, which a prefetch may touch (it never
- * faults). On x86 the base and index go to the instruction as they are:
- * no out-of-bounds pointer is formed, and no separate address add.
+ * lies 8 GiB or more past tbl8, which a prefetch may touch.
  */
 static __rte_always_inline void
 dpr_fib6_prefetch_next(const uint32_t *tbl8, uint64_t e, uint64_t b)
 {
-#if DPR_FIB6_ASM
-	__asm__ volatile("prefetcht0 (%[t], %[i], 4)" : : [t] "r" (tbl8), [i] "r" (e + b));
-#else
-	rte_prefetch0((const void *)((uintptr_t)tbl8 + (uintptr_t)(e + b) * sizeof(*tbl8)));
-#endif
+	dpr_fib6_prefetch(tbl8, e + b);
 }
 
 /*
