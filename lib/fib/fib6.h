@@ -284,7 +284,8 @@ dpr_fib6_tbl8_load(const uint32_t *tbl8, uint64_t e, uint64_t b)
  * level is a load and a test with the byte at a fixed offset, and its own
  * branch, which predicts how far the chains of that depth go; a loop over
  * the address paid a pointer increment and a copy of the entry a level (8
- * instructions a level, 6 unrolled: objdump). Each load depends on the
+ * instructions a level, 6 unrolled, 5 since a link is its group's first
+ * index: byte, add, load, test, branch; objdump). Each load depends on the
  * entry before it through its address, which orders it after the release
  * store that linked the group (fib.h). No unlikely(): most IPv6 routes are
  * /29-/48, below tbl24.
