@@ -53,8 +53,8 @@
 #define DPR_FIB6_TBL24_SIZE (UINT32_C(1) << 24)
 /*
  * The worker's walk is written out in x86-64 instructions where GCC's code
- * for it took more (dpr_fib6_tbl8_load(), dpr_fib6_step(),
- * dpr_fib6_prefetch_next()); elsewhere, or with DPR_FIB6_NO_ASM defined
+ * for it took more (dpr_fib6_load(), dpr_fib6_step(), dpr_fib6_prefetch());
+ * elsewhere, or with DPR_FIB6_NO_ASM defined
  * (test_fib6_generic checks that path on x86 too), it is plain C.
  */
 #if defined(RTE_ARCH_X86_64) && !defined(DPR_FIB6_NO_ASM)
@@ -217,7 +217,8 @@ dpr_fib6_tbl24_index(const uint8_t *ip)
 	uint32_t v;
 
 	memcpy(&v, ip, sizeof(v));
-	/* 64-bit: an index the caller uses as it is, with no copy to widen it. */
+	/* 64-bit, as the callers index with it (GCC still widens it with a
+	 * register copy in the screen: objdump). */
 	return rte_be_to_cpu_32(v) >> 8;
 }
 
@@ -372,8 +373,8 @@ dpr_fib6_step(const uint32_t *tbl8, uint64_t e, uint64_t b)
 	uint64_t at, next;
 
 	/* Two conditional moves after one test, whose flags outlive the
-	 * load: 5 instructions with the index, where the masks below take
-	 * 8. Not a C conditional, for the reason below. The 32-bit move and
+	 * load: 5 instructions with the index, fewer than the masks below
+	 * need. Not a C conditional, for the reason below. The 32-bit move and
 	 * cmov clear the upper half: the result is zero-extended, as the
 	 * callers' next index wants. The "m" operand tells the compiler that
 	 * the asm reads tbl8. */
