@@ -419,7 +419,7 @@ dpr_l3_screen_other(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *
 	if (((const struct rte_ether_hdr *)eth)->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6))
 		return dpr_ip4_slow(w, b, m, dst);
 	f6 = dpr_ip6_fast_init(w, b->in);
-	r = dpr_ip6_screen(w, &f6, b, m, eth, &p->ent[*dst]);
+	r = dpr_ip6_screen(w, &f6, b, m, eth, &p->ent[*dst], false);
 	*dst = 0;
 	if (r & DPR_SCREEN_V6)
 		p->v6 |= bit;
@@ -545,14 +545,19 @@ dpr_ip6_screen_at(struct dpr_worker *w, struct dpr_ip4_fast *f, const struct dpr
 	unsigned int r;
 	uint32_t bit;
 
-	if (unlikely(((const struct rte_ether_hdr *)eth)->ether_type !=
-		     RTE_BE16(RTE_ETHER_TYPE_IPV6))) {
+	/* No t24 if it goes on: pass 2 reads its tbl24 index from ent[].
+	 * The IPv6 head compare first: it covers the EtherType, so the
+	 * common packet tests its family no further (2 instructions). */
+	if (likely(dpr_ip6_head_ok_own(eth, &f6->head, &f6->head_mask))) {
+		r = dpr_ip6_screen(w, f6, &p->b, p->pkts[i], eth, &p->ent[i], true);
+	} else if (((const struct rte_ether_hdr *)eth)->ether_type !=
+		   RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
 		k->not_v6 |= UINT32_C(1) << i;
 		dpr_ip4_screen(w, f, p, i, hw_cksum);
 		return;
+	} else {
+		r = dpr_ip6_screen(w, f6, &p->b, p->pkts[i], eth, &p->ent[i], false);
 	}
-	/* No t24 if it goes on: pass 2 reads its tbl24 index from ent[]. */
-	r = dpr_ip6_screen(w, f6, &p->b, p->pkts[i], eth, &p->ent[i]);
 	if (likely(r == DPR_SCREEN_V6))
 		return;
 	bit = UINT32_C(1) << i;
@@ -759,8 +764,10 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 	bool deep6 = false;
 
 	if (mix == DPR_L3_IP6_DEEP) {
+#pragma GCC unroll 2
 		for (i = 0; i < n; i++)
 			dpr_ip6_step(tbl8, ethp, i, p->ent, 3);
+#pragma GCC unroll 2
 		for (i = 0; i < n; i++)
 			dpr_ip6_step(tbl8, ethp, i, p->ent, 4);
 		deep6 = true;
