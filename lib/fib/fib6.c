@@ -26,7 +26,6 @@
 #include "fib6.h"
 
 #define GROUP_SIZE 256u
-#define GROUPS_MAX DPR_FIB6_GROUPS_MAX
 #define LEVELS 13 /* groups on the chain of a /128: bytes 3 to 15 */
 
 /*
@@ -197,10 +196,18 @@ entry_store(uint32_t *p, uint32_t e)
 	__atomic_store_n(p, e, __ATOMIC_RELEASE);
 }
 
+/* The entries of the group that @p link links (dpr_fib6_link()). */
 static inline uint32_t *
 group_entries(const struct dpr_fib6 *fib, uint32_t link)
 {
 	return &fib->tbl8[link];
+}
+
+/* The group that @p link links: dpr_fib6_link() undone. */
+static inline uint32_t
+link_group(uint32_t link)
+{
+	return link / GROUP_SIZE;
 }
 
 /* Wait for readers, then make the groups unlinked so far reusable. */
@@ -281,7 +288,7 @@ add_long(struct dpr_fib6 *fib, const uint8_t *ip, uint8_t depth, uint32_t e)
 			/* No reader can see the group until *t links it. */
 			uint32_t idx = fib->tbl8_free[--fib->n_free], j;
 
-			g = &fib->tbl8[(size_t)idx * GROUP_SIZE];
+			g = group_entries(fib, dpr_fib6_link(idx));
 			for (j = 0; j < GROUP_SIZE; j++)
 				g[j] = *t;
 			entry_store(t, dpr_fib6_link(idx));
@@ -335,7 +342,7 @@ del_long(struct dpr_fib6 *fib, const uint8_t *ip, uint8_t depth, uint32_t repl)
 			return;
 		/* Readers that still follow the old link find the same answers
 		 * in the group, which stays untouched until a grace period. */
-		fib->tbl8_pending[fib->n_pending++] = *link[lvl] / GROUP_SIZE;
+		fib->tbl8_pending[fib->n_pending++] = link_group(*link[lvl]);
 		entry_store(link[lvl], g[0]);
 		if (lvl == 0)
 			return;
@@ -498,9 +505,9 @@ dpr_fib6_create(const struct dpr_fib6_conf *conf, struct rte_rcu_qsbr *qsbr)
 	struct dpr_fib6 *fib;
 	uint32_t i;
 
-	if (conf->tbl8_groups == 0 || conf->tbl8_groups > GROUPS_MAX) {
+	if (conf->tbl8_groups == 0 || conf->tbl8_groups > DPR_FIB6_GROUPS_MAX) {
 		DPR_LOG(ERR, fib, "fib.ipv6_tbl8_groups %u: must be from 1 to %u",
-			conf->tbl8_groups, GROUPS_MAX);
+			conf->tbl8_groups, DPR_FIB6_GROUPS_MAX);
 		errno = EINVAL;
 		return NULL;
 	}
