@@ -33,11 +33,14 @@ flush_all(struct dpr_worker *w)
  * entries are cached anyway. --pipeline picks one, or (auto) the tuner
  * does, by measuring both (dpr_tune_step()). A poll that brings nothing
  * finishes the waiting burst. Packets are held by the worker only
- * between two polls, and nothing FIB-derived is held across the quiescent
- * report: a waiting burst has addresses, not entries (pass 2 and 3 of a
- * burst run in the same loop). Nothing here locks, logs, allocates or makes
- * a system call, except the optional idle sleep, which is taken offline
- * from RCU so the control thread never waits on it.
+ * between two polls, and nothing FIB-derived is held across a quiescent
+ * report: a waiting burst has addresses, not entries, and the loop reports
+ * quiescence after the flush; an IPv6 burst in a deep FIB that waits with
+ * its tbl24 entries (dpr_ip4_holds_entries()) had quiescence reported
+ * before they were read, inside dpr_ip4_pipeline(), and the loop does not
+ * report it again before that burst's pass 3. Nothing here locks, logs,
+ * allocates or makes a system call, except the optional idle sleep, which
+ * is taken offline from RCU so the control thread never waits on it.
  */
 int
 dpr_worker_main(void *arg)
@@ -104,7 +107,8 @@ dpr_worker_main(void *arg)
 			got = 1; /* busy, not idle */
 		}
 		flush_all(w);
-		rte_rcu_qsbr_quiescent(w->qsbr, w->index);
+		if (!dpr_ip4_holds_entries(waiting))
+			rte_rcu_qsbr_quiescent(w->qsbr, w->index);
 		w->loops++;
 
 		/* A tuner step is due: it takes busy_cycles as of now. */

@@ -342,6 +342,7 @@ dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
 struct dpr_ip4_pending {
 	struct dpr_burst b;
 	uint16_t n;                     /**< packets received */
+	uint8_t stage;                  /**< how far past pass 1 (enum dpr_pend_stage) */
 	uint32_t slow;                  /**< bit i: packet i came the slow path, goes on */
 	uint32_t gone;                  /**< bit i: pass 1 dropped or diverted packet i */
 	uint32_t v6;                    /**< bit i: packet i is IPv6 (ip6_dp.h) */
@@ -358,6 +359,17 @@ struct dpr_ip4_pending {
 	uint64_t t24[DPR_BURST];
 	/* tbl24 entries (IPv4) or next hops (IPv6), from pass 2 to pass 3. */
 	uint32_t ent[DPR_BURST];
+};
+
+/**
+ * How far a burst has gone past pass 1 (struct dpr_ip4_pending): an
+ * IPv6 burst in a deep FIB goes ahead of the others while pipelined
+ * (dpr_ip4_pipeline()).
+ */
+enum dpr_pend_stage {
+	DPR_PEND_SCREENED, /**< pass 1 only: it holds addresses, no FIB entry */
+	DPR_PEND_LOOKED,   /**< pass 2 too: its tbl24 entries are in ent[] */
+	DPR_PEND_STEPPED,  /**< and its first tbl8 entries (dpr_ip6_first_step_burst()) */
 };
 
 /* The destination's last octet, in the frame at eth. */
@@ -705,6 +717,7 @@ dpr_ip6_first_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n,
 static __rte_always_inline void
 dpr_l3_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n, struct dpr_ip4_pending *p)
 {
+	p->stage = DPR_PEND_SCREENED;
 	if (unlikely(dpr_burst_v6_first(p->pkts, n)))
 		dpr_ip6_first_screen_burst(w, in, n, p);
 	else
@@ -716,7 +729,8 @@ enum dpr_l3_mix {
 	DPR_L3_IP4,   /**< IPv4 only, none gone or slow: no mark is tested */
 	DPR_L3_MIXED, /**< anything: every packet's marks are tested */
 	DPR_L3_IP6,   /**< IPv6 only, none gone or slow: no mark is tested */
-	DPR_L3_IP6_DEEP, /**< as DPR_L3_IP6, in a deep FIB (struct dpr_fib6) */
+	DPR_L3_IP6_DEEP, /**< as DPR_L3_IP6, in a deep FIB (struct dpr_fib6), its
+			  *  first step taken (dpr_ip6_first_step_burst()) */
 };
 
 /**
@@ -763,10 +777,8 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 	 * whole burst (dpr_ip6_step()). */
 	bool deep6 = false;
 
+	/* The first step went before (dpr_ip6_first_step_burst()). */
 	if (mix == DPR_L3_IP6_DEEP) {
-#pragma GCC unroll 2
-		for (i = 0; i < n; i++)
-			dpr_ip6_step(tbl8, ethp, i, p->ent, 3);
 #pragma GCC unroll 2
 		for (i = 0; i < n; i++)
 			dpr_ip6_step(tbl8, ethp, i, p->ent, 4);
@@ -935,6 +947,34 @@ dpr_l3_pass3_mixed(struct dpr_worker *w, struct dpr_ip4_pending *p)
 	return dpr_ip4_pass3(w, p, DPR_L3_MIXED);
 }
 
+/** Whether @p p, screened, holds IPv6 packets only, none gone or slow. */
+static __rte_always_inline bool
+dpr_ip6_only_burst(const struct dpr_ip4_pending *p)
+{
+	return (p->gone | p->v6_slow) == 0 && p->v6 == dpr_burst_all(p->n);
+}
+
+/**
+ * The first step of pass 3 for a burst of IPv6 packets only in a deep
+ * FIB, after pass 2: each packet's first tbl8 entry read, the second asked
+ * for (dpr_ip6_step()). Pipelined, it runs before the next burst's pass 1,
+ * which gives those second entries time to arrive (dpr_ip4_pipeline()).
+ */
+static __rte_noinline void
+dpr_ip6_first_step_burst(const struct dpr_worker *w, struct dpr_ip4_pending *p)
+{
+	const uint32_t *tbl8 = w->fib6->tbl8;
+	uint8_t *const *ethp = p->eth;
+	uint32_t *ent = p->ent;
+	const unsigned int n = p->n;
+	unsigned int i;
+
+#pragma GCC unroll 2
+	for (i = 0; i < n; i++)
+		dpr_ip6_step(tbl8, ethp, i, ent, 3);
+	p->stage = DPR_PEND_STEPPED;
+}
+
 /** Pass 3 of a burst after dpr_ip4_lookup_burst(): forward, divert, drop. */
 static __rte_noinline void
 dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
@@ -943,13 +983,22 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 
 	dpr_tx_reserve(w);
 	/* IPv6 packets are marked slow too: an IPv4 burst has one test. */
-	if (likely((p->slow | p->gone) == 0))
+	if (likely((p->slow | p->gone) == 0)) {
 		n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP4);
-	else if ((p->gone | p->v6_slow) == 0 && p->v6 == dpr_burst_all(p->n))
-		n_fwd = __atomic_load_n(&w->fib6->deep, __ATOMIC_RELAXED) ?
-			dpr_ip4_pass3(w, p, DPR_L3_IP6_DEEP) : dpr_ip4_pass3(w, p, DPR_L3_IP6);
-	else
+	} else if (dpr_ip6_only_burst(p)) {
+		/* A stepped burst's entries are the first tbl8 level's, whatever
+		 * the hint says now. */
+		if (p->stage == DPR_PEND_STEPPED) {
+			n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6_DEEP);
+		} else if (__atomic_load_n(&w->fib6->deep, __ATOMIC_RELAXED)) {
+			dpr_ip6_first_step_burst(w, p);
+			n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6_DEEP);
+		} else {
+			n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6);
+		}
+	} else {
 		n_fwd = dpr_l3_pass3_mixed(w, p);
+	}
 	w->stats[p->b.in].forwarded += n_fwd;
 	dpr_burst_finish(w, &p->b);
 }
@@ -960,27 +1009,60 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
  * @p next->pkts, then pass 3 of @p waiting. The misses of each pass are in
  * flight while the next one runs: a burst's packet data arrives during the
  * RX poll, its tbl24 entries during the next poll, its tbl8 entries during
- * the next burst's pass 1. The caller reports RCU quiescence only between
- * calls, with @p next waiting: it holds addresses, not entries.
+ * the next burst's pass 1.
+ *
+ * A burst of IPv6 packets only in a deep FIB walks three tbl8 levels a
+ * step at a time (dpr_ip6_step()), and a step over one burst is too
+ * short for the next level's misses: each level is pulled one stage
+ * earlier. Its pass 2 runs at the end of the call that screened it, its
+ * first step at the start of the next call, before the next burst's pass
+ * 1, and pass 3 goes on from the second level: the first level's entries
+ * have an RX poll to arrive, the second's a pass 1.
+ *
+ * RCU: the call reports quiescence itself, after pass 3 of @p waiting and
+ * before it reads @p next's tbl24 entries, the only point where it holds
+ * no FIB entry; the caller may report it between calls only while the
+ * waiting burst holds addresses alone (dpr_ip4_holds_entries()).
  * @return @p next, the burst now waiting.
  */
 static __rte_always_inline struct dpr_ip4_pending *
 dpr_ip4_pipeline(struct dpr_worker *w, uint16_t in, uint16_t n,
 		 struct dpr_ip4_pending *next, struct dpr_ip4_pending *waiting)
 {
-	if (waiting != NULL)
-		dpr_ip4_lookup_burst(w, waiting);
+	if (waiting != NULL) {
+		if (waiting->stage == DPR_PEND_LOOKED)
+			dpr_ip6_first_step_burst(w, waiting);
+		else
+			dpr_ip4_lookup_burst(w, waiting);
+	}
 	dpr_l3_screen_burst(w, in, n, next);
 	if (waiting != NULL)
 		dpr_ip4_forward_burst(w, waiting);
+	if (next->v6 != 0 && dpr_ip6_only_burst(next) &&
+	    __atomic_load_n(&w->fib6->deep, __ATOMIC_RELAXED)) {
+		rte_rcu_qsbr_quiescent(w->qsbr, w->index);
+		dpr_ip4_lookup_burst(w, next);
+		next->stage = DPR_PEND_LOOKED;
+	}
 	return next;
 }
 
-/** Passes 2 and 3 of a screened burst at once. */
+/**
+ * Whether the waiting burst @p p (NULL: none) holds FIB entries, so that
+ * the worker must not report RCU quiescence before its pass 3.
+ */
+static __rte_always_inline bool
+dpr_ip4_holds_entries(const struct dpr_ip4_pending *p)
+{
+	return p != NULL && p->stage != DPR_PEND_SCREENED;
+}
+
+/** Passes 2 and 3 of a burst at once, or what is left of them. */
 static __rte_always_inline void
 dpr_ip4_finish_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 {
-	dpr_ip4_lookup_burst(w, p);
+	if (p->stage == DPR_PEND_SCREENED)
+		dpr_ip4_lookup_burst(w, p);
 	dpr_ip4_forward_burst(w, p);
 }
 

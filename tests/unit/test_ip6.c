@@ -18,6 +18,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_random.h>
+#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include "config/config.h"
@@ -276,6 +277,9 @@ struct rig {
 	struct dpr_rib rib;
 	struct dpr_port_dp *ports;
 	struct dpr_worker *w[2];
+	/* The workers' RCU, as dpr_worker_main() reports it; the FIBs do not
+	 * wait on it (a test thread plays both sides). */
+	struct rte_rcu_qsbr *qsbr;
 	/* Next hops the expectations name. */
 	uint32_t nh_gw_unres;   /* 2001:db8:2::3, gateway without a MAC */
 	uint32_t nh_conn_p1;    /* 2001:db8:2::/64, connected to p1 */
@@ -291,6 +295,9 @@ worker_new(struct rig *r, unsigned int index)
 	if (w == NULL)
 		return NULL;
 	w->index = index;
+	w->qsbr = r->qsbr;
+	rte_rcu_qsbr_thread_register(w->qsbr, index);
+	rte_rcu_qsbr_thread_online(w->qsbr, index);
 	w->n_ports = 2;
 	w->ports = r->ports;
 	w->fib = r->fib;
@@ -360,6 +367,9 @@ rig_init(struct rig *r)
 	r->ports[0] = (struct dpr_port_dp){ .mac = mac_p0, .port_id = 0, .mtu = MTU_P0,
 					    .rx_ip_cksum = true };
 	r->ports[1] = (struct dpr_port_dp){ .mac = mac_p1, .port_id = 1, .mtu = MTU_P1 };
+	r->qsbr = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(RTE_DIM(r->w)), RTE_CACHE_LINE_SIZE);
+	if (r->qsbr == NULL || rte_rcu_qsbr_init(r->qsbr, RTE_DIM(r->w)) != 0)
+		return -1;
 	r->w[0] = worker_new(r, 0);
 	r->w[1] = worker_new(r, 1);
 	CHECK(r->w[0] != NULL && r->w[1] != NULL, "workers");
@@ -376,6 +386,7 @@ rig_free(struct rig *r)
 			rte_ring_free(r->w[i]->exc_ring);
 		rte_free(r->w[i]);
 	}
+	rte_free(r->qsbr);
 	rte_free(r->ports);
 	dpr_fib6_free(r->fib6);
 	dpr_fib4_free(r->fib);
@@ -1338,6 +1349,77 @@ test_directed_bursts(struct rig *r, bool pipelined)
 }
 
 /*
+ * In a deep FIB, a burst of IPv6 packets only goes ahead while pipelined:
+ * its tbl24 entries are read at the end of the call that screened it
+ * (dpr_ip4_pipeline()), so it waits holding FIB entries. The worker must
+ * not report RCU quiescence between calls then (dpr_ip4_holds_entries()),
+ * and the next call must report it itself, between the waiting burst's
+ * pass 3 and the next burst's pass 2: otherwise a grace period could end
+ * while entries are held (a group freed under a worker), or, with IPv6
+ * traffic flowing, never end (every route change would hang). A burst
+ * with IPv4 in it, or any burst in a shallow FIB, waits with addresses
+ * only, as before.
+ */
+static void
+test_ahead_rcu(struct rig *r, bool deep)
+{
+	struct dpr_worker *w = r->w[0];
+	struct dpr_ip4_pending pend[3], *waiting;
+	unsigned int i, b, p;
+	uint64_t token;
+
+	memset(w->stats, 0, sizeof(w->stats));
+	w->tx[0].n = w->tx[1].n = 0;
+	for (b = 0; b < 3; b++) {
+		for (i = 0; i < 8; i++) {
+			char a[64];
+
+			snprintf(a, sizeof(a), "2001:db8:100:%x::1", 8 * b + i + 1);
+			pend[b].pkts[i] = mk_ip6(&mac_p0, a6("2001:db8:1::2"), a6(a), 64,
+						 IPPROTO_UDP, 32);
+		}
+	}
+	/* The third burst has an IPv4 packet. */
+	rte_pktmbuf_free(pend[2].pkts[3]);
+	pend[2].pkts[3] = mk_ip4(&mac_p0, IP(10, 0, 1, 2), IP(198, 51, 100, 7), 64, 8);
+
+	waiting = dpr_ip4_pipeline(w, 0, 8, &pend[0], NULL);
+	CHECK(dpr_ip4_holds_entries(waiting) == deep,
+	      "an IPv6 burst waits %s FIB entries in a %s FIB", deep ? "with" : "without",
+	      deep ? "deep" : "shallow");
+	token = rte_rcu_qsbr_start(r->qsbr);
+	rte_rcu_qsbr_quiescent(r->qsbr, 1);
+	CHECK(rte_rcu_qsbr_check(r->qsbr, token, false) == 0,
+	      "no grace period ends between calls before the worker reports");
+	waiting = dpr_ip4_pipeline(w, 0, 8, &pend[1], waiting);
+	CHECK(rte_rcu_qsbr_check(r->qsbr, token, false) == (deep ? 1 : 0),
+	      "the next call reports quiescence itself in a %s FIB", deep ? "deep" : "shallow");
+	CHECK(dpr_ip4_holds_entries(waiting) == deep, "the next IPv6 burst waits the same way");
+	CHECK_EQ(w->tx[1].n, 8);
+	waiting = dpr_ip4_pipeline(w, 0, 8, &pend[2], waiting);
+	CHECK(!dpr_ip4_holds_entries(waiting), "a burst with IPv4 in it waits with addresses only");
+	CHECK_EQ(w->tx[1].n, 16);
+	dpr_ip4_finish_burst(w, waiting);
+	CHECK_EQ(w->tx[1].n, 24);
+	CHECK_EQ(w->stats[0].forwarded, 24);
+	for (p = 0; p < 2; p++) {
+		for (i = 0; i < w->tx[p].n; i++) {
+			const struct rte_ether_hdr *eth =
+				rte_pktmbuf_mtod(w->tx[p].pkts[i], struct rte_ether_hdr *);
+
+			/* (A mixed burst goes family by family.) */
+			CHECK(i >= 16 || w->tx[p].pkts[i] == pend[i / 8].pkts[i % 8],
+			      "packet %u left by p%u in order", i, p);
+			CHECK(rte_is_same_ether_addr(&eth->dst_addr, &mac_h2), "to 2001:db8:2::2's MAC");
+		}
+		rte_pktmbuf_free_bulk(w->tx[p].pkts, w->tx[p].n);
+		w->tx[p].n = 0;
+	}
+	rte_rcu_qsbr_quiescent(r->qsbr, 0);
+	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
+}
+
+/*
  * The deep hint switches with hysteresis (fib6.c set_deep()): on above the
  * threshold, off only at or below 7/8 of it, so that churn around the
  * threshold leaves the workers' walk alone.
@@ -1780,6 +1862,7 @@ main(int argc, char **argv)
 			      dpr_fib6_tbl8_used(r.fib6), deep ? "deep" : "not deep");
 			test_directed_bursts(&r, false);
 			test_directed_bursts(&r, true);
+			test_ahead_rcu(&r, deep);
 			for (in = 0; in < 2; in++) {
 				test_fast_matches_reference(&r, in, false);
 				test_fast_matches_reference(&r, in, true);
