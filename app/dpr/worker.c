@@ -35,10 +35,11 @@ flush_all(struct dpr_worker *w)
  * finishes the waiting burst. Packets are held by the worker only
  * between two polls, and nothing FIB-derived is held across a quiescent
  * report: a waiting burst has addresses, not entries, and the loop reports
- * quiescence after the flush; an IPv6 burst in a deep FIB that waits with
- * its tbl24 entries (dpr_ip4_holds_entries()) had quiescence reported
- * before they were read, inside dpr_ip4_pipeline(), and the loop does not
- * report it again before that burst's pass 3. Nothing here locks, logs,
+ * quiescence after the flush; a burst whose IPv6 packets went ahead in a
+ * deep FIB waits with their tbl24 entries (dpr_ip4_holds_entries()):
+ * quiescence was reported before they were read, inside
+ * dpr_ip4_pipeline(), and the loop does not report it again before that
+ * burst's pass 3. Nothing here locks, logs,
  * allocates or makes a system call, except the optional idle sleep, which
  * is taken offline from RCU so the control thread never waits on it.
  */

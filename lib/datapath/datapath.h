@@ -173,6 +173,9 @@ struct dpr_worker {
 	struct dpr_fib4 *fib;
 	struct dpr_fib6 *fib6;
 	const union dpr_nh_word *nh;
+	/** Where the worker reports quiescence; dpr_ip4_pipeline() does too
+	 * (IPv6 in a deep FIB), so a harness that sends IPv6 through a deep
+	 * FIB must set it. */
 	struct rte_rcu_qsbr *qsbr;
 	struct rte_ring *exc_ring;   /**< single producer: this worker */
 	struct rte_ring *cap_ring;   /**< captured drops, to the control thread (lib/capture) */

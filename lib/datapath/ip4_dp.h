@@ -362,14 +362,15 @@ struct dpr_ip4_pending {
 };
 
 /**
- * How far a burst has gone past pass 1 (struct dpr_ip4_pending): an
- * IPv6 burst in a deep FIB goes ahead of the others while pipelined
+ * How far a burst has gone past pass 1 (struct dpr_ip4_pending): in a
+ * deep FIB, a burst's IPv6 packets go ahead while pipelined
  * (dpr_ip4_pipeline()).
  */
 enum dpr_pend_stage {
 	DPR_PEND_SCREENED, /**< pass 1 only: it holds addresses, no FIB entry */
-	DPR_PEND_LOOKED,   /**< pass 2 too: its tbl24 entries are in ent[] */
-	DPR_PEND_STEPPED,  /**< and its first tbl8 entries (dpr_ip6_first_step_burst()) */
+	DPR_PEND_LOOKED,   /**< pass 2 of its IPv6 packets: their tbl24 entries in ent[] */
+	DPR_PEND_STEPPED,  /**< pass 2 of all, and the IPv6 packets' first tbl8
+			    *  entries (dpr_ip6_first_step_burst()) */
 };
 
 /* The destination's last octet, in the frame at eth. */
@@ -792,9 +793,13 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 		n4 = k;
 		for (; m6 != 0; m6 &= m6 - 1)
 			order[k++] = (uint8_t)__builtin_ctz(m6);
-		if (v6 != 0 && __atomic_load_n(&w->fib6->deep, __ATOMIC_RELAXED)) {
-			for (i = n4; i < n; i++)
-				dpr_ip6_step(tbl8, ethp, order[i], p->ent, 3);
+		/* A stepped burst's IPv6 entries are the first tbl8 level's,
+		 * whatever the hint says now. */
+		if (v6 != 0 && (p->stage == DPR_PEND_STEPPED ||
+				__atomic_load_n(&w->fib6->deep, __ATOMIC_RELAXED))) {
+			if (p->stage != DPR_PEND_STEPPED)
+				for (i = n4; i < n; i++)
+					dpr_ip6_step(tbl8, ethp, order[i], p->ent, 3);
 			for (i = n4; i < n; i++)
 				dpr_ip6_step(tbl8, ethp, order[i], p->ent, 4);
 			deep6 = true;
@@ -955,10 +960,24 @@ dpr_ip6_only_burst(const struct dpr_ip4_pending *p)
 }
 
 /**
- * The first step of pass 3 for a burst of IPv6 packets only in a deep
- * FIB, after pass 2: each packet's first tbl8 entry read, the second asked
+ * Pass 2 of the IPv6 packets of burst @p p ahead of its IPv4 ones, in a
+ * deep FIB (dpr_ip4_pipeline()): their tbl24 entries read, the first tbl8
+ * ones asked for.
+ */
+static __rte_noinline void
+dpr_ip6_ahead_burst(const struct dpr_worker *w, struct dpr_ip4_pending *p)
+{
+	dpr_ip6_lookup_burst(w->fib6, p->eth, p->v6, p->n, p->ent);
+	p->stage = DPR_PEND_LOOKED;
+}
+
+/**
+ * The first step of pass 3 for the IPv6 packets of a burst in a deep FIB,
+ * after their pass 2: each one's first tbl8 entry read, the second asked
  * for (dpr_ip6_step()). Pipelined, it runs before the next burst's pass 1,
  * which gives those second entries time to arrive (dpr_ip4_pipeline()).
+ * The burst's IPv4 packets, if any, have their pass 2 here too, when the
+ * IPv6 ones went ahead (DPR_PEND_LOOKED).
  */
 static __rte_noinline void
 dpr_ip6_first_step_burst(const struct dpr_worker *w, struct dpr_ip4_pending *p)
@@ -967,11 +986,22 @@ dpr_ip6_first_step_burst(const struct dpr_worker *w, struct dpr_ip4_pending *p)
 	uint8_t *const *ethp = p->eth;
 	uint32_t *ent = p->ent;
 	const unsigned int n = p->n;
+	const uint32_t v6 = p->v6;
+	uint32_t m;
 	unsigned int i;
 
+	if (v6 == dpr_burst_all(n)) {
 #pragma GCC unroll 2
-	for (i = 0; i < n; i++)
-		dpr_ip6_step(tbl8, ethp, i, ent, 3);
+		for (i = 0; i < n; i++)
+			dpr_ip6_step(tbl8, ethp, i, ent, 3);
+	} else {
+		if (p->stage == DPR_PEND_LOOKED)
+			for (m = dpr_burst_all(n) & ~v6; m != 0; m &= m - 1)
+				dpr_ip4_lookup_one(w->fib, p->t24, ethp,
+						   (unsigned int)__builtin_ctz(m), ent);
+		for (m = v6; m != 0; m &= m - 1)
+			dpr_ip6_step(tbl8, ethp, (unsigned int)__builtin_ctz(m), ent, 3);
+	}
 	p->stage = DPR_PEND_STEPPED;
 }
 
@@ -1011,13 +1041,14 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
  * RX poll, its tbl24 entries during the next poll, its tbl8 entries during
  * the next burst's pass 1.
  *
- * A burst of IPv6 packets only in a deep FIB walks three tbl8 levels a
- * step at a time (dpr_ip6_step()), and a step over one burst is too
- * short for the next level's misses: each level is pulled one stage
- * earlier. Its pass 2 runs at the end of the call that screened it, its
- * first step at the start of the next call, before the next burst's pass
- * 1, and pass 3 goes on from the second level: the first level's entries
- * have an RX poll to arrive, the second's a pass 1.
+ In a deep FIB, IPv6 packets walk three tbl8 levels a step at a time
+ * (dpr_ip6_step()), and a step over one burst is too short for the next
+ * level's misses: each level is pulled one stage earlier. A burst's IPv6
+ * packets have their pass 2 at the end of the call that screened it, their
+ * first step at the start of the next call (with the IPv4 packets' pass
+ * 2), before the next burst's pass 1, and pass 3 goes on from the second
+ * level: the first level's entries have an RX poll to arrive, the
+ * second's a pass 1.
  *
  * RCU: the call reports quiescence itself, after pass 3 of @p waiting and
  * before it reads @p next's tbl24 entries, the only point where it holds
@@ -1038,11 +1069,9 @@ dpr_ip4_pipeline(struct dpr_worker *w, uint16_t in, uint16_t n,
 	dpr_l3_screen_burst(w, in, n, next);
 	if (waiting != NULL)
 		dpr_ip4_forward_burst(w, waiting);
-	if (next->v6 != 0 && dpr_ip6_only_burst(next) &&
-	    __atomic_load_n(&w->fib6->deep, __ATOMIC_RELAXED)) {
+	if (next->v6 != 0 && __atomic_load_n(&w->fib6->deep, __ATOMIC_RELAXED)) {
 		rte_rcu_qsbr_quiescent(w->qsbr, w->index);
-		dpr_ip4_lookup_burst(w, next);
-		next->stage = DPR_PEND_LOOKED;
+		dpr_ip6_ahead_burst(w, next);
 	}
 	return next;
 }
@@ -1063,6 +1092,8 @@ dpr_ip4_finish_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 {
 	if (p->stage == DPR_PEND_SCREENED)
 		dpr_ip4_lookup_burst(w, p);
+	else if (p->stage == DPR_PEND_LOOKED)
+		dpr_ip6_first_step_burst(w, p);
 	dpr_ip4_forward_burst(w, p);
 }
 

@@ -1357,14 +1357,14 @@ test_directed_bursts(struct rig *r, bool pipelined)
  * pass 3 and the next burst's pass 2: otherwise a grace period could end
  * while entries are held (a group freed under a worker), or, with IPv6
  * traffic flowing, never end (every route change would hang). A burst
- * with IPv4 in it, or any burst in a shallow FIB, waits with addresses
- * only, as before.
+ * with IPv6 in it goes ahead too; an IPv4 burst, or any burst in a
+ * shallow FIB, waits with addresses only, as before.
  */
 static void
 test_ahead_rcu(struct rig *r, bool deep)
 {
 	struct dpr_worker *w = r->w[0];
-	struct dpr_ip4_pending pend[3], *waiting;
+	struct dpr_ip4_pending pend[4], *waiting;
 	unsigned int i, b, p;
 	uint64_t token;
 
@@ -1379,9 +1379,11 @@ test_ahead_rcu(struct rig *r, bool deep)
 						 IPPROTO_UDP, 32);
 		}
 	}
-	/* The third burst has an IPv4 packet. */
+	/* The third burst has an IPv4 packet, the fourth only IPv4 ones. */
 	rte_pktmbuf_free(pend[2].pkts[3]);
 	pend[2].pkts[3] = mk_ip4(&mac_p0, IP(10, 0, 1, 2), IP(198, 51, 100, 7), 64, 8);
+	for (i = 0; i < 8; i++)
+		pend[3].pkts[i] = mk_ip4(&mac_p0, IP(10, 0, 1, 2), IP(198, 51, 100, 8 + i), 64, 8);
 
 	waiting = dpr_ip4_pipeline(w, 0, 8, &pend[0], NULL);
 	CHECK(dpr_ip4_holds_entries(waiting) == deep,
@@ -1397,18 +1399,21 @@ test_ahead_rcu(struct rig *r, bool deep)
 	CHECK(dpr_ip4_holds_entries(waiting) == deep, "the next IPv6 burst waits the same way");
 	CHECK_EQ(w->tx[1].n, 8);
 	waiting = dpr_ip4_pipeline(w, 0, 8, &pend[2], waiting);
-	CHECK(!dpr_ip4_holds_entries(waiting), "a burst with IPv4 in it waits with addresses only");
+	CHECK(dpr_ip4_holds_entries(waiting) == deep, "a mixed burst waits the same way");
 	CHECK_EQ(w->tx[1].n, 16);
-	dpr_ip4_finish_burst(w, waiting);
+	waiting = dpr_ip4_pipeline(w, 0, 8, &pend[3], waiting);
+	CHECK(!dpr_ip4_holds_entries(waiting), "an IPv4 burst waits with addresses only");
 	CHECK_EQ(w->tx[1].n, 24);
-	CHECK_EQ(w->stats[0].forwarded, 24);
+	dpr_ip4_finish_burst(w, waiting);
+	CHECK_EQ(w->tx[1].n, 32);
+	CHECK_EQ(w->stats[0].forwarded, 32);
 	for (p = 0; p < 2; p++) {
 		for (i = 0; i < w->tx[p].n; i++) {
 			const struct rte_ether_hdr *eth =
 				rte_pktmbuf_mtod(w->tx[p].pkts[i], struct rte_ether_hdr *);
 
 			/* (A mixed burst goes family by family.) */
-			CHECK(i >= 16 || w->tx[p].pkts[i] == pend[i / 8].pkts[i % 8],
+			CHECK((i >= 16 && i < 24) || w->tx[p].pkts[i] == pend[i / 8].pkts[i % 8],
 			      "packet %u left by p%u in order", i, p);
 			CHECK(rte_is_same_ether_addr(&eth->dst_addr, &mac_h2), "to 2001:db8:2::2's MAC");
 		}
