@@ -1041,7 +1041,7 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
  * RX poll, its tbl24 entries during the next poll, its tbl8 entries during
  * the next burst's pass 1.
  *
- In a deep FIB, IPv6 packets walk three tbl8 levels a step at a time
+ * In a deep FIB, IPv6 packets walk three tbl8 levels a step at a time
  * (dpr_ip6_step()), and a step over one burst is too short for the next
  * level's misses: each level is pulled one stage earlier. A burst's IPv6
  * packets have their pass 2 at the end of the call that screened it, their
