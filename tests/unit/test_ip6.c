@@ -1715,8 +1715,9 @@ test_ip4_unchanged(struct rig *r)
 }
 
 /*
- * A burst the pipeline holds across a quiescent report keeps addresses,
- * not FIB entries: an IPv6 route added after its pass 1 applies to it
+ * In a FIB that is not deep, a burst the pipeline holds across a quiescent
+ * report keeps addresses, not FIB entries (a deep one: test_ahead_rcu()):
+ * an IPv6 route added after its pass 1 applies to it
  * (the lookup is pass 2's). Here a /64 inside 2001:db8:100::/48 sends the
  * waiting burst back out of p0; the next burst, outside it, still goes by
  * p1.
