@@ -20,6 +20,8 @@
 # PERF=1 also samples the worker's CPU (perf): ns a packet in dpr's own code
 # and in the rest (PMDs), per binary. BUILD_DIR: as for scripts/bench.sh
 # (default build; B defaults to BUILD_DIR/app/dpr, files in BUILD_DIR/bench).
+# PIPELINE=on|off: both binaries run with --pipeline fixed that way
+# (default: auto, the tuner's choice, as bench.sh's "dpr TABLE" cases).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +34,7 @@ for f in "$A" "$B"; do
 	[ -x "$f" ] || { echo "bench-ab: $f is not an executable" >&2; exit 2; }
 done
 ROUNDS=${ROUNDS:-7} DURATION=${DURATION:-5} WARMUP=${WARMUP:-2}
+case ${PIPELINE:-auto} in auto|on|off) ;; *) echo "bench-ab: PIPELINE=$PIPELINE: one of auto on off" >&2; exit 2 ;; esac
 if [ "${INSTR:-0}" = 1 ]; then
 	TABLES=${TABLES:-small pyasn small6}
 else
@@ -65,10 +68,10 @@ if [ "${INSTR:-0}" = 1 ]; then
 	echo "B = $B"; BENCH_DIR=$BD scripts/callgrind-dpr.sh "$B" "$BD/ab-callgrind-B" "$pool" "${tables[@]}"
 	exit 0
 fi
-python3 - "$A" "$B" "$BD/cases.json" "$BD/ab-cases.json" "${tables[@]}" <<'PY'
+python3 - "$A" "$B" "$BD/cases.json" "$BD/ab-cases.json" "${PIPELINE:-auto}" "${tables[@]}" <<'PY'
 import json, sys
-a, b, src, out = sys.argv[1:5]
-tables = sys.argv[5:]
+a, b, src, out, way = sys.argv[1:6]
+tables = sys.argv[6:]
 cases = []
 for c in json.load(open(src))["cases"]:
     # The case as bench.sh names it, "dpr TABLE" (--pipeline auto), not
@@ -78,7 +81,8 @@ for c in json.load(open(src))["cases"]:
         continue
     for tag, binary in (("A", a), ("B", b)):
         d = dict(c, name="%s %s" % (tag, c["table"]))
-        d["argv"] = [binary] + c["argv"][1:]
+        # dpr's own options come last (after EAL's "--"): one more there.
+        d["argv"] = [binary] + c["argv"][1:] + ([] if way == "auto" else ["--pipeline", way])
         cases.append(d)
 json.dump({"cases": cases}, open(out, "w"), indent=1)
 PY
