@@ -8,6 +8,7 @@
  * dpr_worker and reach shared tables only through it.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_mempool.h>
@@ -64,9 +65,16 @@ struct dpr_router {
 	struct dpr_fib6 *fib6;
 	struct dpr_rib rib;                     /**< fib4, fib6 and nh, for lib/route */
 
-	/* Written by the control thread only; workers read quit. */
-	volatile bool quit;
-	struct dpr_ifaddrs addrs;               /**< the router's addresses (lib/ifaddr) */
+	/*
+	 * Read by every worker every loop, written once at exit: a cache line
+	 * of its own, so that no store of the control thread to a neighbour
+	 * (exception counts, TAP counts, addresses) takes the line from the
+	 * workers (false sharing; asserted below).
+	 */
+	volatile bool quit __rte_cache_aligned;
+
+	/* Written by the control thread only. */
+	struct dpr_ifaddrs addrs __rte_cache_aligned; /**< the router's addresses (lib/ifaddr) */
 	uint64_t exc_received[DPR_EXC_MAX];     /**< taken off the exception rings */
 	struct dpr_server *server;              /**< control socket */
 	struct dpr_exc_engine *exc;             /**< exception path */
@@ -82,6 +90,10 @@ struct dpr_router {
 		uint64_t recreated;  /**< ... and were made again */
 	} tap_stats;                            /**< host stack traffic */
 };
+
+_Static_assert(offsetof(struct dpr_router, quit) % RTE_CACHE_LINE_SIZE == 0 &&
+	       offsetof(struct dpr_router, addrs) - offsetof(struct dpr_router, quit) ==
+	       RTE_CACHE_LINE_SIZE, "quit, which workers poll, has a cache line of its own");
 
 struct dpr_server;
 struct dpr_exc_engine;
