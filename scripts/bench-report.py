@@ -11,6 +11,42 @@ import statistics
 import sys
 
 
+# Each goal of the benchmark issues measured as a ratio of two cases' rates
+# (scripts/bench-pool.py pools their per-round ratios over several runs).
+GOAL_PAIRS = (
+    ("DRAM-bound full table: dpr / l3fwd LPM (goal >= 1.3)",
+     "dpr dram", "l3fwd-lpm dram"),
+    ("DRAM-bound full table: dpr / l3fwd FIB (goal >= 1.2)",
+     "dpr dram", "l3fwd-fib dram"),
+    ("DRAM-bound: testpmd io / dpr (I/O ceiling)",
+     "testpmd-io dram", "dpr dram"),
+    ("cached full table: dpr / l3fwd LPM (goal >= 1.05)",
+     "dpr pyasn", "l3fwd-lpm pyasn"),
+    ("small table: dpr / l3fwd LPM (goal >= 1.05)",
+     "dpr small", "l3fwd-lpm small"),
+    ("Zipf full table: dpr / l3fwd LPM (no goal)",
+     "dpr zipf", "l3fwd-lpm zipf"),
+    ("Zipf full table: dpr / l3fwd FIB (no goal)",
+     "dpr zipf", "l3fwd-fib zipf"),
+    ("small table: dpr / testpmd io (goal >= 0.8)",
+     "dpr small", "testpmd-io"),
+    ("dpr full / small table, cached",
+     "dpr pyasn", "dpr small"),
+    ("l3fwd LPM full / small table, cached",
+     "l3fwd-lpm pyasn", "l3fwd-lpm small"),
+    ("IPv6 full table: dpr / l3fwd LPM (goal >= 1.2)",
+     "dpr pyasn6", "l3fwd-lpm pyasn6"),
+    ("IPv6 small table: dpr / l3fwd LPM (goal >= 1.0)",
+     "dpr small6", "l3fwd-lpm small6"),
+    ("dpr IPv6 / IPv4, small table (goal >= 0.85)",
+     "dpr small6", "dpr small"),
+    ("dpr IPv6 / IPv4, full table (goal >= 0.85)",
+     "dpr pyasn6", "dpr pyasn"),
+    ("IPv4+IPv6 mix, full tables: dpr / l3fwd LPM",
+     "dpr mix", "l3fwd-lpm mix"),
+)
+
+
 def ir_total(path, event="Ir"):
     """An event's total in a callgrind run (its "totals:" or "summary:"
     line; Ir: instructions), None when the run did not count it."""
@@ -92,26 +128,7 @@ def main():
         return 2 / (1 / r4 + 1 / r6) if r4 and r6 else None
 
     goals, goals_by_round = {}, {}
-    for label, a, bb in (("DRAM-bound full table: dpr / l3fwd LPM (goal >= 1.3)", "dpr dram",
-                          "l3fwd-lpm dram"),
-                         ("DRAM-bound full table: dpr / l3fwd FIB (goal >= 1.2)", "dpr dram",
-                          "l3fwd-fib dram"),
-                         ("DRAM-bound: testpmd io / dpr (I/O ceiling)", "testpmd-io dram", "dpr dram"),
-                         ("cached full table: dpr / l3fwd LPM (goal >= 1.05)", "dpr pyasn",
-                          "l3fwd-lpm pyasn"),
-                         ("small table: dpr / l3fwd LPM (goal >= 1.05)", "dpr small", "l3fwd-lpm small"),
-                         ("Zipf full table: dpr / l3fwd LPM (no goal)", "dpr zipf", "l3fwd-lpm zipf"),
-                         ("Zipf full table: dpr / l3fwd FIB (no goal)", "dpr zipf", "l3fwd-fib zipf"),
-                         ("small table: dpr / testpmd io (goal >= 0.8)", "dpr small", "testpmd-io"),
-                         ("dpr full / small table, cached", "dpr pyasn", "dpr small"),
-                         ("l3fwd LPM full / small table, cached", "l3fwd-lpm pyasn", "l3fwd-lpm small"),
-                         ("IPv6 full table: dpr / l3fwd LPM (goal >= 1.2)", "dpr pyasn6",
-                          "l3fwd-lpm pyasn6"),
-                         ("IPv6 small table: dpr / l3fwd LPM (goal >= 1.0)", "dpr small6",
-                          "l3fwd-lpm small6"),
-                         ("dpr IPv6 / IPv4, small table (goal >= 0.85)", "dpr small6", "dpr small"),
-                         ("dpr IPv6 / IPv4, full table (goal >= 0.85)", "dpr pyasn6", "dpr pyasn"),
-                         ("IPv4+IPv6 mix, full tables: dpr / l3fwd LPM", "dpr mix", "l3fwd-lpm mix")):
+    for label, a, bb in GOAL_PAIRS:
         if med(a) and med(bb):
             goals[label] = med(a) / med(bb)
             goals_by_round[label] = round_ratio(a, bb)

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""scripts/bench-pool.py on two made-up runs whose ratios are known.
+
+  pool_test.py SCRIPT
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+failed = 0
+
+
+def check(cond, what):
+    global failed
+    if not cond:
+        failed += 1
+        print("FAIL: " + what)
+
+
+def run(*args):
+    p = subprocess.run([sys.executable, sys.argv[1]] + list(args), capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def write(d, name, cases):
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        json.dump({"cases": [{"name": n, "by_round": r} for n, r in cases.items()]}, f)
+    return path
+
+
+with tempfile.TemporaryDirectory() as d:
+    # Run 1: small6 / small 0.80 0.90 0.95 (median 0.90, meets 0.85);
+    # run 2: 0.70 0.80 1.00 (median 0.80, misses). Pooled: 0.70 0.80 0.80
+    # 0.90 0.95 1.00, median 0.85, 3 rounds at 0.85 or more. A round with
+    # no rate (None) counts in neither.
+    a = write(d, "a.json", {"dpr small": [10, 10, 20, 5], "dpr small6": [8, 9, 19, None]})
+    b = write(d, "b.json", {"dpr small": [10, 10, 10], "dpr small6": [7, 8, 10]})
+    rc, out, err = run(a, b, "--goal", "small table (goal >= 0.85)")
+    check(rc == 0, "exit status 0 (%d, %s)" % (rc, err))
+    check("a.json" in out and "median 0.900" in out and "meets" in out, "run 1's median: " + out)
+    check("b.json" in out and "median 0.800" in out and "misses" in out, "run 2's median: " + out)
+    check("pooled: 7 rounds" not in out, "a round without a rate is left out: " + out)
+    check("pooled: 6 rounds of 2 runs, median 0.850, 3 rounds at 0.85 or more, 1 of 2 runs meet it"
+          in out, "pooled line: " + out)
+    check("full table" not in out, "only the goal asked for: " + out)
+
+    rc, out, err = run(a, "--goal", "DRAM")
+    check(rc != 0 and "no goal measured" in err, "a goal the runs did not measure: %d %s" % (rc, err))
+    bad = os.path.join(d, "bad.json")
+    with open(bad, "w") as f:
+        f.write("not json")
+    rc, out, err = run(a, bad)
+    check(rc != 0 and "bad.json: not a bench results file" in err, "a file that is not results: " + err)
+    rc, out, err = run()
+    check(rc != 0, "no file: a usage message and a failure")
+
+print("pool_test: %s" % ("ok" if failed == 0 else "%d failed" % failed))
+sys.exit(1 if failed else 0)
