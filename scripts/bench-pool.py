@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Pool the goals' per-round ratios of several scripts/bench.sh runs.
 
-  bench-pool.py RESULTS.json... [--goal SUBSTRING]
+  bench-pool.py RESULTS.json... [--goal SUBSTRING] [--dram-under NS] [--chase-under NS]
 
 Each RESULTS.json is a run's build-*/bench/results.json (copied away before
 the next run overwrites it). For each goal of scripts/bench-report.py that
@@ -11,6 +11,11 @@ run's own report does), whether that run meets the goal, and over every
 round of every run: the median ratio and how many rounds meet the goal.
 On a loud host one run's three rounds say little; the pooled rounds say
 more, and the count of runs that meet a goal says how often one run would.
+
+--dram-under and --chase-under keep only the rounds whose memory probe (the
+bench's, at the start of each round) read DRAM, or the pointer chase over
+the largest effective L3 size it tried, under NS ns: the quieter rounds, by
+a measure that does not come from the cases compared.
 """
 import importlib.util
 import json
@@ -35,20 +40,47 @@ def threshold(label):
     return float(m.group(1)) if m else None
 
 
-def round_ratios(cases, a, b):
+def quiet_rounds(probes, dram_under, chase_under):
+    """Whether each round's memory probe was under the bounds (all True
+    when no bound is given; False for a round without a probe)."""
+    keep = []
+    for p in probes:
+        ok = isinstance(p, dict)
+        if ok and dram_under is not None:
+            ok = (p.get("dram_ns") or float("inf")) < dram_under
+        if ok and chase_under is not None:
+            chase = p.get("chase_ns") or {}
+            ok = bool(chase) and chase[max(chase, key=float)] < chase_under
+        keep.append(ok)
+    return keep
+
+
+def round_ratios(cases, a, b, keep):
     ra = cases.get(a, {}).get("by_round") or []
     rb = cases.get(b, {}).get("by_round") or []
-    return [x / y for x, y in zip(ra, rb) if x and y]
+    return [x / y for i, (x, y) in enumerate(zip(ra, rb))
+            if x and y and (keep is None or (i < len(keep) and keep[i]))]
+
+
+def number(opt, v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        sys.exit("bench-pool: %s needs a number of ns" % opt)
 
 
 def main():
-    args, want = [], None
+    args, want, dram_under, chase_under = [], None, None, None
     it = iter(sys.argv[1:])
     for a in it:
         if a == "--goal":
             want = next(it, None)
             if want is None:
                 sys.exit("bench-pool: --goal needs a substring of a goal's label")
+        elif a == "--dram-under":
+            dram_under = number(a, next(it, None))
+        elif a == "--chase-under":
+            chase_under = number(a, next(it, None))
         else:
             args.append(a)
     if not args:
@@ -58,7 +90,10 @@ def main():
         try:
             with open(path) as f:
                 d = json.load(f)
-            runs.append((path, {c["name"]: c for c in d["cases"]}))
+            keep = None
+            if dram_under is not None or chase_under is not None:
+                keep = quiet_rounds(d.get("memory_probes") or [], dram_under, chase_under)
+            runs.append((path, {c["name"]: c for c in d["cases"]}, keep))
         except (OSError, ValueError, KeyError, TypeError) as e:
             sys.exit("bench-pool: %s: not a bench results file (%s)" % (path, e))
     shown = 0
@@ -67,8 +102,8 @@ def main():
             continue
         bound = threshold(label)
         pooled, lines, met = [], [], 0
-        for path, cases in runs:
-            r = round_ratios(cases, a, b)
+        for path, cases, keep in runs:
+            r = round_ratios(cases, a, b, keep)
             if not r:
                 continue
             pooled += r
@@ -90,8 +125,10 @@ def main():
                 sum(x >= bound for x in pooled), bound, met, len(lines))
         print(summary)
     if shown == 0:
-        sys.exit("bench-pool: no goal measured in these runs%s" %
-                 ("" if want is None else " matches '%s'" % want))
+        sys.exit("bench-pool: no goal measured in these runs%s%s" %
+                 ("" if want is None else " matches '%s'" % want,
+                  "" if dram_under is None and chase_under is None else
+                  " (in the rounds under the probe bounds)"))
 
 
 if __name__ == "__main__":

@@ -25,10 +25,14 @@ def run(*args):
     return p.returncode, p.stdout, p.stderr
 
 
-def write(d, name, cases):
+def write(d, name, cases, probes=None):
     path = os.path.join(d, name)
+    doc = {"cases": [{"name": n, "by_round": r} for n, r in cases.items()]}
+    if probes is not None:
+        doc["memory_probes"] = [{"dram_ns": p, "chase_ns": {"1": 9.0, "2": 14.0, "4": c}}
+                                for p, c in probes]
     with open(path, "w") as f:
-        json.dump({"cases": [{"name": n, "by_round": r} for n, r in cases.items()]}, f)
+        json.dump(doc, f)
     return path
 
 
@@ -37,7 +41,8 @@ with tempfile.TemporaryDirectory() as d:
     # run 2: 0.70 0.80 1.00 (median 0.80, misses). Pooled: 0.70 0.80 0.80
     # 0.90 0.95 1.00, median 0.85, 3 rounds at 0.85 or more. A round with
     # no rate (None) counts in neither.
-    a = write(d, "a.json", {"dpr small": [10, 10, 20, 5], "dpr small6": [8, 9, 19, None]})
+    a = write(d, "a.json", {"dpr small": [10, 10, 20, 5], "dpr small6": [8, 9, 19, None]},
+              [(170, 17), (250, 17), (170, 30), (170, 17)])
     b = write(d, "b.json", {"dpr small": [10, 10, 10], "dpr small6": [7, 8, 10]})
     rc, out, err = run(a, b, "--goal", "small table (goal >= 0.85)")
     check(rc == 0, "exit status 0 (%d, %s)" % (rc, err))
@@ -47,6 +52,20 @@ with tempfile.TemporaryDirectory() as d:
     check("pooled: 6 rounds of 2 runs, median 0.850, 3 rounds at 0.85 or more, 1 of 2 runs meet it"
           in out, "pooled line: " + out)
     check("full table" not in out, "only the goal asked for: " + out)
+
+    # The quiet rounds only: run 1's first (DRAM 170 ns) and third (but its
+    # chase took 30 ns: left out by --chase-under 20); run 2 has no probes.
+    rc, out, err = run(a, b, "--goal", "small table (goal", "--dram-under", "180")
+    check(rc == 0 and "pooled: 2 rounds of 1 runs, median 0.875" in out,
+          "rounds under --dram-under: %d %s %s" % (rc, out, err))
+    rc, out, err = run(a, b, "--goal", "small table (goal", "--dram-under", "180",
+                       "--chase-under", "20")
+    check(rc == 0 and "pooled: 1 rounds of 1 runs, median 0.800" in out,
+          "rounds under both bounds: %d %s %s" % (rc, out, err))
+    rc, out, err = run(a, "--dram-under", "100")
+    check(rc != 0 and "under the probe bounds" in err, "no round under the bounds: " + err)
+    rc, out, err = run(a, "--dram-under", "fast")
+    check(rc != 0 and "needs a number" in err, "a bound that is not a number: " + err)
 
     rc, out, err = run(a, "--goal", "DRAM")
     check(rc != 0 and "no goal measured" in err, "a goal the runs did not measure: %d %s" % (rc, err))
