@@ -15,8 +15,10 @@ more, and the count of runs that meet a goal says how often one run would.
 --dram-under and --chase-under keep only the rounds whose memory probe (the
 bench's, at the start of each round) read DRAM, or the pointer chase over
 the largest effective L3 size it tried, under NS ns: the quieter rounds, by
-a measure that does not come from the cases compared.
+a measure that does not come from the cases compared. A run then counts in
+"runs that meet it" by the median of its kept rounds alone, however few.
 """
+import argparse
 import importlib.util
 import json
 import os
@@ -62,31 +64,21 @@ def round_ratios(cases, a, b, keep):
             if x and y and (keep is None or (i < len(keep) and keep[i]))]
 
 
-def number(opt, v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        sys.exit("bench-pool: %s needs a number of ns" % opt)
-
-
 def main():
-    args, want, dram_under, chase_under = [], None, None, None
-    it = iter(sys.argv[1:])
-    for a in it:
-        if a == "--goal":
-            want = next(it, None)
-            if want is None:
-                sys.exit("bench-pool: --goal needs a substring of a goal's label")
-        elif a == "--dram-under":
-            dram_under = number(a, next(it, None))
-        elif a == "--chase-under":
-            chase_under = number(a, next(it, None))
-        else:
-            args.append(a)
-    if not args:
-        sys.exit(__doc__.strip())
+    ap = argparse.ArgumentParser(
+        prog="bench-pool.py", description=__doc__.strip().splitlines()[0],
+        epilog="See the module's text (scripts/bench-pool.py) for what it prints.")
+    ap.add_argument("results", nargs="+", metavar="RESULTS.json")
+    ap.add_argument("--goal", metavar="SUBSTRING",
+                    help="only the goals whose label holds this")
+    ap.add_argument("--dram-under", type=float, metavar="NS",
+                    help="only the rounds whose probe read DRAM under NS ns")
+    ap.add_argument("--chase-under", type=float, metavar="NS",
+                    help="only the rounds whose probe's chase over the largest size took under NS ns")
+    opt = ap.parse_args()
+    want, dram_under, chase_under = opt.goal, opt.dram_under, opt.chase_under
     runs = []
-    for path in args:
+    for path in opt.results:
         try:
             with open(path) as f:
                 d = json.load(f)

@@ -65,7 +65,7 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run(a, "--dram-under", "100")
     check(rc != 0 and "under the probe bounds" in err, "no round under the bounds: " + err)
     rc, out, err = run(a, "--dram-under", "fast")
-    check(rc != 0 and "needs a number" in err, "a bound that is not a number: " + err)
+    check(rc != 0 and "invalid float value" in err, "a bound that is not a number: " + err)
 
     rc, out, err = run(a, "--goal", "DRAM")
     check(rc != 0 and "no goal measured" in err, "a goal the runs did not measure: %d %s" % (rc, err))
