@@ -377,29 +377,80 @@ dpr_tune_init(struct dpr_tune *t, bool pipelined)
 	*t = (struct dpr_tune){ .pipelined = pipelined, .next_rx = DPR_TUNE_FIRST };
 }
 
+static uint64_t
+tune_cpp100(uint64_t cycles, uint64_t pkts)
+{
+	return pkts != 0 ? (uint64_t)((unsigned __int128)cycles * 100 / pkts) : 0;
+}
+
+/* The way the probe just finished picks (see struct dpr_tune): pipelined
+ * when the median over the pairs of windows of pipelined's cost over at
+ * once's is below 1, at once when it is above, the way it ran when it is
+ * 1. What it measured is kept for the operator. */
+static bool
+tune_verdict(struct dpr_tune *t)
+{
+	uint64_t pkts[2] = { 0, 0 }, cycles[2] = { 0, 0 };
+	uint64_t ratio[DPR_TUNE_WINDOWS / 2], median;
+	const unsigned int pairs = DPR_TUNE_WINDOWS / 2;
+	unsigned int j, k, pipe_pairs = 0;
+	uint32_t win_pipe = 0;
+	bool pipe = t->settled_way;
+
+	for (k = 0; k < DPR_TUNE_WINDOWS; k++) {
+		bool way = dpr_tune_way(t->settled_way, k + 1);
+
+		pkts[way] += t->win_pkts[k];
+		cycles[way] += t->win_cycles[k];
+		win_pipe |= (uint32_t)way << k;
+		__atomic_store_n(&t->last_win_cpp100[k],
+				 (uint32_t)RTE_MIN(tune_cpp100(t->win_cycles[k], t->win_pkts[k]),
+						   UINT32_MAX), __ATOMIC_RELAXED);
+	}
+	/* Windows 2j and 2j + 1 ran one each way: their ratio, pipelined
+	 * over at once, in units of 2^-16, sorted in (8 values). */
+	for (j = 0; j < pairs; j++) {
+		unsigned int p = dpr_tune_way(t->settled_way, 2 * j + 1) ? 2 * j : 2 * j + 1;
+		unsigned __int128 num = (unsigned __int128)t->win_cycles[p] * t->win_pkts[p ^ 1];
+		unsigned __int128 den = (unsigned __int128)t->win_cycles[p ^ 1] * t->win_pkts[p];
+		uint64_t r = UINT64_MAX;
+
+		if (den != 0)
+			r = (uint64_t)RTE_MIN((num << 16) / den, (unsigned __int128)UINT64_MAX);
+
+		pipe_pairs += num < den;
+		for (k = j; k > 0 && ratio[k - 1] > r; k--)
+			ratio[k] = ratio[k - 1];
+		ratio[k] = r;
+	}
+	/* The mean of the middle two (pairs is even), without overflow. */
+	median = ratio[pairs / 2 - 1] / 2 + ratio[pairs / 2] / 2 +
+		(ratio[pairs / 2 - 1] & ratio[pairs / 2] & 1);
+	if (median != UINT64_C(1) << 16)
+		pipe = median < UINT64_C(1) << 16;
+	__atomic_store_n(&t->last_cpp100[0], tune_cpp100(cycles[0], pkts[0]), __ATOMIC_RELAXED);
+	__atomic_store_n(&t->last_cpp100[1], tune_cpp100(cycles[1], pkts[1]), __ATOMIC_RELAXED);
+	__atomic_store_n(&t->last_pipe_pairs, pipe_pairs, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->last_median_ratio, median, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->last_win_pipe, win_pipe, __ATOMIC_RELAXED);
+	return pipe;
+}
+
 bool
 dpr_tune_step(struct dpr_tune *t, uint64_t rx, uint64_t cycles)
 {
 	if (t->window == 0) {
 		/* Settled: a probe starts, in the way it runs now. */
-		t->pkts[0] = t->pkts[1] = 0;
-		t->cycles[0] = t->cycles[1] = 0;
 		t->settled_way = t->pipelined;
 		t->window = 1;
 	} else {
-		t->pkts[t->pipelined] += rx - t->mark_rx;
-		t->cycles[t->pipelined] += cycles - t->mark_cycles;
+		t->win_pkts[t->window - 1] = rx - t->mark_rx;
+		t->win_cycles[t->window - 1] = cycles - t->mark_cycles;
 		if (t->window < DPR_TUNE_WINDOWS) {
 			t->window++;
-			t->pipelined = !t->pipelined;
+			t->pipelined = dpr_tune_way(t->settled_way, t->window);
 		} else {
-			bool pipe = t->settled_way;
-
-			/* cycles[1] / pkts[1] < cycles[0] / pkts[0], without
-			 * a division (128-bit products cannot overflow). */
-			if (t->pkts[0] != 0 && t->pkts[1] != 0)
-				pipe = (unsigned __int128)t->cycles[1] * t->pkts[0] <
-					(unsigned __int128)t->cycles[0] * t->pkts[1];
+			bool pipe = tune_verdict(t);
 
 			t->changes += pipe != t->settled_way;
 			t->pipelined = pipe;

@@ -123,30 +123,61 @@ enum dpr_pipeline {
  * the PMD's lines (mbufs, packet data) stay in L1: best when the FIB is
  * cached anyway. Measured on net_pcap, each wins by 6-8 % where it is best,
  * and a NIC, a CPU or the traffic can move the line, so the worker measures
- * its busy cycles per packet in both ways, in alternating windows, keeps
- * the cheaper and measures again later. dpr_tune_step() is all of it: a
- * pure function of the worker's own counters (no timer, no system call).
+ * its busy cycles per packet in both ways, in windows that alternate in
+ * pairs, keeps the cheaper and measures again later. dpr_tune_step() is all
+ * of it: a pure function of the worker's own counters (no timer, no system
+ * call).
+ *
+ * The windows run A B, B A, A B... (A: the way before the probe), so that
+ * a cost that drifts through a probe, or a window that runs cheaper for
+ * coming second in its pair, favours neither way: in pairs that all ran
+ * A B, the way second in each (pipelined) looked cheaper, and the tuner
+ * chose it where the other was faster by 10 % (benchmarks.md). The verdict
+ * is the median over the 8 pairs of pipelined's cycles a packet over at
+ * once's, against 1: a moment of noise (a neighbour on the host) sways a
+ * pair or two, not the verdict, where it could sway a sum.
  */
 #define DPR_TUNE_WINDOW (UINT64_C(1) << 19)  /**< packets a window */
 #define DPR_TUNE_WINDOWS 16                  /**< windows a probe, half each way */
 #define DPR_TUNE_SETTLE (UINT64_C(1) << 28)  /**< packets between probes */
 /** Packets before the first probe: while the caches and the pools warm up
- * after a start, each window costs less than the one before, and the way
- * measured second in each pair (pipelined) looked cheaper (benchmarks.md). */
+ * after a start, each window costs less than the one before (benchmarks.md). */
 #define DPR_TUNE_FIRST (UINT64_C(1) << 24)
 
 struct dpr_tune {
 	uint64_t next_rx;      /**< rx_total at which to step */
 	uint64_t mark_rx;      /**< rx_total and busy cycles at the window's start */
 	uint64_t mark_cycles;
-	uint64_t pkts[2];      /**< this probe's packets and cycles, at once / pipelined */
-	uint64_t cycles[2];
+	/** The probe under way: each window's packets and busy cycles. */
+	uint64_t win_pkts[DPR_TUNE_WINDOWS];
+	uint64_t win_cycles[DPR_TUNE_WINDOWS];
 	uint32_t window;       /**< window of the probe under way; 0: settled */
 	bool pipelined;        /**< how bursts run now */
 	bool settled_way;      /**< how they ran before this probe */
 	uint64_t probes;       /**< probes finished */
 	uint64_t changes;      /**< probes that changed the way */
+	/** The last probe finished, for the operator (written by the worker
+	 * at its end, read by the control thread): cycles a packet in all,
+	 * at once / pipelined, in hundredths; the median ratio; the pairs
+	 * pipelined won; each
+	 * window's cycles a packet, in hundredths, and its way (bit k set:
+	 * window k ran pipelined). */
+	uint64_t last_cpp100[2];
+	uint64_t last_median_ratio; /**< the verdict's ratio (below), 2^-16 units */
+	uint32_t last_pipe_pairs;
+	uint32_t last_win_pipe;
+	uint32_t last_win_cpp100[DPR_TUNE_WINDOWS];
 };
+
+/** Whether window @p window (1 to DPR_TUNE_WINDOWS) of a probe that
+ * started from way @p settled runs pipelined: A B, B A, A B... */
+static inline bool
+dpr_tune_way(bool settled, uint32_t window)
+{
+	uint32_t k = window - 1;
+
+	return settled ^ (((k >> 1) ^ k) & 1);
+}
 
 /**
  * The tuner's step, when rx_total reaches @p t->next_rx: close the window

@@ -73,6 +73,37 @@ counters_json(const struct dpr_port_counters *c)
 	return o;
 }
 
+/* What the tuner's last probe measured (struct dpr_tune): cycles a packet
+ * each way, how many pairs of windows pipelined won, and each window. */
+static json_t *
+last_probe_json(const struct dpr_tune *t)
+{
+	json_t *o = json_object(), *wins = json_array();
+	uint32_t ways = __atomic_load_n(&t->last_win_pipe, __ATOMIC_RELAXED);
+	unsigned int k;
+
+	json_object_set_new(o, "at_once_cycles_per_packet",
+			    json_real((double)rd(&t->last_cpp100[0]) / 100.0));
+	json_object_set_new(o, "pipelined_cycles_per_packet",
+			    json_real((double)rd(&t->last_cpp100[1]) / 100.0));
+	json_object_set_new(o, "pipelined_over_at_once",
+			    json_real((double)rd(&t->last_median_ratio) / 65536.0));
+	json_object_set_new(o, "pairs", json_integer(DPR_TUNE_WINDOWS / 2));
+	json_object_set_new(o, "pairs_pipelined_cheaper",
+			    json_integer(__atomic_load_n(&t->last_pipe_pairs, __ATOMIC_RELAXED)));
+	for (k = 0; k < DPR_TUNE_WINDOWS; k++) {
+		json_t *w = json_object();
+
+		json_object_set_new(w, "pipelined", json_boolean(ways >> k & 1));
+		json_object_set_new(w, "cycles_per_packet",
+				    json_real(__atomic_load_n(&t->last_win_cpp100[k],
+							      __ATOMIC_RELAXED) / 100.0));
+		json_array_append_new(wins, w);
+	}
+	json_object_set_new(o, "windows", wins);
+	return o;
+}
+
 json_t *
 dpr_stats_json(const struct dpr_stats_src *src)
 {
@@ -111,6 +142,8 @@ dpr_stats_json(const struct dpr_stats_src *src)
 				    json_integer((json_int_t)rd(&wk->tune.probes)));
 		json_object_set_new(o, "pipeline_changes",
 				    json_integer((json_int_t)rd(&wk->tune.changes)));
+		if (rd(&wk->tune.probes) != 0)
+			json_object_set_new(o, "pipeline_last_probe", last_probe_json(&wk->tune));
 		json_array_append_new(workers, o);
 	}
 	json_object_set_new(root, "ports", ports);

@@ -189,6 +189,8 @@ flatten(struct rte_tel_data *d, const char *prefix, json_t *v)
 	json_t *x;
 	size_t i;
 
+	if (v == NULL) /* a key the result does not have (yet) */
+		return;
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 		json_object_foreach(v, k, x) {
@@ -280,6 +282,9 @@ fill_stats(struct rte_tel_data *d, json_t *res)
 	}
 	json_array_foreach(json_object_get(res, "workers"), i, p) {
 		snprintf(name, sizeof(name), "worker/%zu", i);
+		/* The tuner's last probe is /dpr/workers' (its summary): its
+		 * 16 windows would crowd the dict's 256 keys. */
+		json_object_del(p, "pipeline_last_probe");
 		flatten(d, name, p);
 	}
 	flatten(d, "control_exceptions", json_object_get(res, "control_exceptions"));
@@ -295,6 +300,11 @@ fill_workers(struct rte_tel_data *d, json_t *res)
 		"cycles_per_packet", "pipeline", "pipelined", "pipeline_probes",
 		"pipeline_changes",
 	};
+	/* The tuner's last probe without its windows (stats.get has them). */
+	static const char *const probe_keys[] = {
+		"pipelined_over_at_once", "pairs_pipelined_cheaper", "pairs",
+		"at_once_cycles_per_packet", "pipelined_cycles_per_packet",
+	};
 	char name[64];
 	unsigned int k;
 	json_t *w;
@@ -304,6 +314,12 @@ fill_workers(struct rte_tel_data *d, json_t *res)
 		for (k = 0; k < RTE_DIM(keys); k++) {
 			snprintf(name, sizeof(name), "worker/%zu/%s", i, keys[k]);
 			flatten(d, name, json_object_get(w, keys[k]));
+		}
+		for (k = 0; k < RTE_DIM(probe_keys); k++) {
+			snprintf(name, sizeof(name), "worker/%zu/pipeline_last_probe/%s", i,
+				 probe_keys[k]);
+			flatten(d, name, json_object_get(json_object_get(w, "pipeline_last_probe"),
+							 probe_keys[k]));
 		}
 	}
 }

@@ -73,6 +73,18 @@ done
 start_dpr "$WORK/dpr.json" -l 0,1 -- --max-packets 26000000
 wait_dpr
 check "auto: one probe finished" test "$(counter 'worker(0)["pipeline_probes"]')" -eq 1
+# What the probe measured: 16 windows, 8 each way, in pairs A B, B A...,
+# each with its cycles a packet, and a way that follows the median of the
+# pairs' ratios (more than 4 pairs won: below 1; fewer than 4: not).
+check "auto: the probe's windows alternate in pairs" test "$(counter \
+	'"".join("P" if x["pipelined"] else "O" for x in worker(0)["pipeline_last_probe"]["windows"])')" \
+	= "OPPOOPPOOPPOOPPO"
+check "auto: each window has its cost" test "$(counter \
+	'all(x["cycles_per_packet"] > 0 for x in worker(0)["pipeline_last_probe"]["windows"])')" = True
+check "auto: the way follows the median ratio" test "$(counter \
+	'(lambda r: r == 1 or (r < 1) == worker(0)["pipelined"])(worker(0)["pipeline_last_probe"]["pipelined_over_at_once"])')" = True
+check "auto: the pairs agree with the median" test "$(counter \
+	'(lambda p: (p["pairs_pipelined_cheaper"] > 4) <= (p["pipelined_over_at_once"] < 1) <= (p["pairs_pipelined_cheaper"] >= 4))(worker(0)["pipeline_last_probe"])')" = True
 check "auto: reported" test "$(counter 'worker(0)["pipeline"]')" = auto
 check "auto: received exactly 26000000" test "$(counter 'S["total"]["rx"]')" -eq 26000000
 check "auto: forwarded exactly 23400000" test "$(counter 'port("in")["forwarded"]')" -eq 23400000

@@ -918,34 +918,103 @@ test_pipeline_route_change(struct rig *r)
 	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
 }
 
+/* Made-up costs, cycles a packet, for window @p k (0-based) of a probe
+ * in the way @p pipe. */
+typedef uint64_t tune_cost_fn(unsigned int k, bool pipe, const void *arg);
+
+/* The same cost in every window: [0] at once, [1] pipelined. */
+static uint64_t
+tune_cost_flat(unsigned int k, bool pipe, const void *arg)
+{
+	(void)k;
+	return ((const uint64_t *)arg)[pipe];
+}
+
 /*
- * Drive the pipeline tuner as the worker does, on made-up costs (cycles a
- * packet, at once and pipelined), through one probe; each step lands a few
- * packets past next_rx, as a burst would. @return the way it kept.
+ * Drive the pipeline tuner as the worker does, on costs from @p cost,
+ * through one probe; each step lands a few packets past next_rx, as a
+ * burst would. @p windows: how many windows ran each way; @p ways, unless
+ * NULL: bit k set where window k ran pipelined. @return the way it kept.
  */
 static bool
-tune_probe(struct dpr_tune *t, uint64_t *rx, uint64_t *cyc, uint64_t at_once, uint64_t pipe,
-	   unsigned int *windows)
+tune_probe_by(struct dpr_tune *t, uint64_t *rx, uint64_t *cyc, tune_cost_fn *cost,
+	      const void *arg, unsigned int *windows, uint32_t *ways)
 {
-	unsigned int steps = 0;
+	unsigned int steps = 0, k = 0;
 
 	windows[0] = windows[1] = 0;
+	if (ways != NULL)
+		*ways = 0;
 	do {
 		uint64_t n = t->next_rx - *rx + 17;
 
 		*rx += n;
-		*cyc += n * (t->pipelined ? pipe : at_once);
-		if (t->window != 0)
+		*cyc += n * cost(k, t->pipelined, arg);
+		if (t->window != 0) {
 			windows[t->pipelined]++;
+			if (ways != NULL)
+				*ways |= (uint32_t)t->pipelined << k;
+			k++;
+		}
 		dpr_tune_step(t, *rx, *cyc);
 	} while (t->window != 0 && ++steps < 100);
 	return t->pipelined;
 }
 
+static bool
+tune_probe(struct dpr_tune *t, uint64_t *rx, uint64_t *cyc, uint64_t at_once, uint64_t pipe,
+	   unsigned int *windows)
+{
+	const uint64_t c[2] = { at_once, pipe };
+
+	return tune_probe_by(t, rx, cyc, tune_cost_flat, c, windows, NULL);
+}
+
+/* A warming worker: every window 3 cycles a packet cheaper than the one
+ * before, on top of [0] at once, [1] pipelined. */
+static uint64_t
+tune_cost_warming(unsigned int k, bool pipe, const void *arg)
+{
+	return ((const uint64_t *)arg)[pipe] + 3 * (DPR_TUNE_WINDOWS - k);
+}
+
+/* A loud host: window 1 (pipelined, the second of the first pair) costs
+ * ten times as much. */
+static uint64_t
+tune_cost_spike(unsigned int k, bool pipe, const void *arg)
+{
+	return ((const uint64_t *)arg)[pipe] * (k == 1 ? 10 : 1);
+}
+
+/* Pairs that split 4 to 4: pipelined 1 % cheaper in the even pairs, 3 %
+ * dearer in the odd ones; and the first pair's at-once window five times
+ * as dear. */
+static uint64_t
+tune_cost_split(unsigned int k, bool pipe, const void *arg)
+{
+	(void)arg;
+	if (k / 2 % 2 == 0)
+		return pipe ? 100 : (k / 2 == 0 ? 505 : 101);
+	return pipe ? 103 : 100;
+}
+
+/* A fresh tuner running at once, its first probe started. */
+static void
+tune_start(struct dpr_tune *t, uint64_t *rx, uint64_t *cyc)
+{
+	dpr_tune_init(t, false);
+	*cyc = DPR_TUNE_FIRST * 100;
+	*rx = DPR_TUNE_FIRST;
+	dpr_tune_step(t, *rx, *cyc);
+}
+
 /*
  * The pipeline tuner keeps the way that costs fewer cycles a packet,
- * measured in alternating windows, half each way; settles for
- * DPR_TUNE_SETTLE packets; and changes its mind when the costs change.
+ * measured in windows that alternate in pairs (A B, B A...), half each
+ * way; settles for DPR_TUNE_SETTLE packets; changes its mind when the
+ * costs change; goes by the median of the pairs' ratios, so that neither a
+ * steady drift nor a loud window decides; and keeps what its last probe
+ * measured.
  */
 static void
 test_tune(void)
@@ -953,6 +1022,7 @@ test_tune(void)
 	struct dpr_tune t;
 	uint64_t rx = 0, cyc = 0;
 	unsigned int win[2];
+	uint32_t ways;
 
 	/* A worker's tuner runs DPR_TUNE_FIRST packets the way it starts,
 	 * then steps and starts a probe. */
@@ -965,20 +1035,45 @@ test_tune(void)
 	CHECK_EQ(t.window, 1);
 	CHECK_EQ(t.next_rx, rx + DPR_TUNE_WINDOW);
 
-	CHECK(tune_probe(&t, &rx, &cyc, 100, 90, win), "pipelined: 90 < 100 cycles a packet");
+	{
+		const uint64_t c[2] = { 100, 90 };
+
+		CHECK(tune_probe_by(&t, &rx, &cyc, tune_cost_flat, c, win, &ways),
+		      "pipelined: 90 < 100 cycles a packet");
+	}
 	CHECK_EQ(win[0], DPR_TUNE_WINDOWS / 2);
 	CHECK_EQ(win[1], DPR_TUNE_WINDOWS / 2);
+	/* From at once: A B B A A B B A..., bit k set for pipelined. */
+	CHECK_EQ(ways, 0x6666);
 	CHECK_EQ(t.probes, 1);
 	CHECK_EQ(t.changes, 1);
 	CHECK_EQ(t.window, 0);
 	CHECK_EQ(t.next_rx, rx + DPR_TUNE_SETTLE);
+	/* What it measured, for stats.get: the packets of a window are a
+	 * few past 2^19, so cycles a packet come out exact. */
+	CHECK_EQ(t.last_cpp100[0], 10000);
+	CHECK_EQ(t.last_cpp100[1], 9000);
+	CHECK_EQ(t.last_pipe_pairs, DPR_TUNE_WINDOWS / 2);
+	CHECK_EQ(t.last_win_pipe, 0x6666);
+	CHECK_EQ(t.last_win_cpp100[0], 10000);
+	CHECK_EQ(t.last_win_cpp100[1], 9000);
+	CHECK_EQ(t.last_win_cpp100[2], 9000);
+	CHECK_EQ(t.last_win_cpp100[3], 10000);
 
-	/* Settled: the next step starts a probe, in the way it runs. */
+	/* Settled: the next step starts a probe, in the way it runs; from
+	 * pipelined the pairs run B A, A B... */
 	cyc += (t.next_rx - rx) * 90;
 	rx = t.next_rx;
 	CHECK(dpr_tune_step(&t, rx, cyc), "a probe starts pipelined");
-	CHECK(!tune_probe(&t, &rx, &cyc, 80, 90, win), "at once: 80 < 90");
+	{
+		const uint64_t c[2] = { 80, 90 };
+
+		CHECK(!tune_probe_by(&t, &rx, &cyc, tune_cost_flat, c, win, &ways),
+		      "at once: 80 < 90");
+	}
+	CHECK_EQ(ways, 0x9999);
 	CHECK_EQ(t.changes, 2);
+	CHECK_EQ(t.last_pipe_pairs, 0);
 	CHECK_EQ(win[0] + win[1], DPR_TUNE_WINDOWS);
 
 	/* A tie keeps the way it has. */
@@ -988,6 +1083,55 @@ test_tune(void)
 	CHECK(!tune_probe(&t, &rx, &cyc, 85, 85, win), "tie: unchanged");
 	CHECK_EQ(t.probes, 3);
 	CHECK_EQ(t.changes, 2);
+	dpr_tune_init(&t, true);
+	rx = DPR_TUNE_FIRST;
+	cyc = DPR_TUNE_FIRST * 85;
+	CHECK(dpr_tune_step(&t, rx, cyc), "pipelined from the start");
+	CHECK(tune_probe(&t, &rx, &cyc, 85, 85, win), "tie from pipelined: unchanged");
+
+	/* Warming up, each window 3 cycles a packet cheaper than the last:
+	 * in pairs that all ran A B the second way would win every pair by
+	 * 1 where it costs 2 more. Alternated, the pairs split, and the
+	 * drift cancels in the sums: at once, the cheaper by 2, stays. */
+	tune_start(&t, &rx, &cyc);
+	{
+		const uint64_t c[2] = { 100, 102 };
+
+		CHECK(!tune_probe_by(&t, &rx, &cyc, tune_cost_warming, c, win, NULL),
+		      "warming: at once, 2 cheaper, stays");
+	}
+	CHECK_EQ(t.last_pipe_pairs, DPR_TUNE_WINDOWS / 4);
+	CHECK(t.last_cpp100[0] < t.last_cpp100[1], "warming: at once cheaper in all");
+	tune_start(&t, &rx, &cyc);
+	{
+		const uint64_t c[2] = { 102, 100 };
+
+		CHECK(tune_probe_by(&t, &rx, &cyc, tune_cost_warming, c, win, NULL),
+		      "warming: pipelined, 2 cheaper, wins");
+	}
+
+	/* One window ten times as dear (a neighbour on the host): in the
+	 * sums pipelined would cost 153 to 100; it still wins 7 pairs of 8. */
+	tune_start(&t, &rx, &cyc);
+	{
+		const uint64_t c[2] = { 100, 90 };
+
+		CHECK(tune_probe_by(&t, &rx, &cyc, tune_cost_spike, c, win, NULL),
+		      "one loud window: pipelined, cheaper in 7 pairs, wins");
+	}
+	CHECK_EQ(t.last_pipe_pairs, DPR_TUNE_WINDOWS / 2 - 1);
+	CHECK(t.last_cpp100[1] > t.last_cpp100[0], "the loud window counts in the sums");
+	CHECK_EQ(t.last_median_ratio, (uint64_t)(0.9 * 65536));
+
+	/* Pairs split evenly, a loud at-once window: the sums say
+	 * pipelined (151 to 101.5), the median of the ratios (1.01) says at
+	 * once, dearer in the pairs by more. */
+	tune_start(&t, &rx, &cyc);
+	CHECK(!tune_probe_by(&t, &rx, &cyc, tune_cost_split, NULL, win, NULL),
+	      "split pairs: at once, by the median");
+	CHECK_EQ(t.last_pipe_pairs, DPR_TUNE_WINDOWS / 4);
+	CHECK(t.last_cpp100[1] < t.last_cpp100[0], "split pairs: the sums said pipelined");
+	CHECK(t.last_median_ratio > UINT64_C(1) << 16, "split pairs: median above 1");
 }
 
 int
