@@ -183,73 +183,158 @@ def stop_app(p, prefix):
     subprocess.run(["rm", "-rf", "/var/run/dpdk/" + prefix])
 
 
-def run_case(case, warmup, duration, perf=None):
-    """Start the case's command, measure, stop it. Returns Mpps, the share
-    of received packets it forwarded over the window, and, with @perf (the
-    perf.data path), the share of samples in its own binary."""
-    prefix = "bench-%s-%d" % (case["name"].replace(" ", "_"), os.getpid())
+def launch(case, own_config=False):
+    """Start the case's command and wait until packets leave. Returns its
+    state for measure() and finish(): the process, its EAL prefix, its
+    telemetry and its log. With @own_config, a dpr case gets a copy of its
+    configuration with a control socket of its own, so that several dpr
+    run side by side (run_group())."""
+    name = case["name"].replace(" ", "_")
+    prefix = "bench-%s-%d" % (name, os.getpid())
     cmd = case["cmd"](prefix)
+    if own_config and case.get("app") == "dpr" and "-c" in cmd:
+        i = cmd.index("-c") + 1
+        cfg = json.load(open(os.path.join(TOP, cmd[i])))
+        cfg.setdefault("control", {})["socket"] = "/run/dpr/%s.sock" % prefix
+        cmd[i] = os.path.join(OUT, "config-%s.json" % name)
+        json.dump(cfg, open(cmd[i], "w"))
     stats = case.get("stats")
     if stats:
-        stats = stats.replace("@CASE@", case["name"].replace(" ", "_"))
+        stats = stats.replace("@CASE@", name)
         try:
             os.unlink(stats)
         except OSError:
             pass
-    rx_ports = case.get("rx_ports", [])
     case["exact_share"] = None
     case["ready_s"] = 0
     case["pipelined"] = None
-    measured = False
-    with open(os.path.join(OUT, "log-%s.txt" % case["name"].replace(" ", "_")), "w") as logf:
-        env = dict(os.environ, **case.get("env", {}))
-        p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=logf, stderr=subprocess.STDOUT,
-                             env=env, cwd=TOP)
+    logf = open(os.path.join(OUT, "log-%s.txt" % name), "w")
+    env = dict(os.environ, **case.get("env", {}))
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=logf, stderr=subprocess.STDOUT,
+                         env=env, cwd=TOP)
+    run = {"p": p, "prefix": prefix, "cmd": cmd, "stats": stats, "log": logf, "measured": False}
+    try:
+        t_start = time.time()
+        run["tel"] = Telemetry(prefix)
+        # Ready when packets leave: route loading is not measured
+        # (l3fwd's rte_lpm takes about a minute for the full table).
+        deadline = time.time() + 300
+        while run["tel"].opackets(case["ports"]) == 0:
+            if p.poll() is not None or time.time() > deadline:
+                raise RuntimeError("no traffic (see %s)" % logf.name)
+            time.sleep(0.5)
+        case["ready_s"] = time.time() - t_start
+    except BaseException:
+        finish(case, run)
+        raise
+    return run
+
+
+def measure(case, run, duration, perf=None):
+    """Packets sent on the case's ports and received on its RX ports over
+    @duration seconds, and the seconds: (sent, received, seconds), with
+    perf sampling the forwarding CPU into @perf meanwhile."""
+    tel = run["tel"]
+    a, t0 = tel.opackets(case["ports"]), time.time()
+    ra = tel.count(case.get("rx_ports", []), "ipackets")
+    if perf:
+        subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-C", PERF_CPU,
+                        "-o", perf, "--", "sleep", str(duration)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    else:
+        time.sleep(duration)
+    b, t1 = tel.opackets(case["ports"]), time.time()
+    rb = tel.count(case.get("rx_ports", []), "ipackets")
+    run["measured"] = run["measured"] or b > a
+    return b - a, rb - ra, t1 - t0
+
+
+def finish(case, run):
+    """Stop the case's application and read what it counted at exit: the
+    exact share of the packets it forwarded (case["exact_share"])."""
+    stop_app(run["p"], run["prefix"])
+    run["log"].close()
+    rx_ports = case.get("rx_ports", [])
+    stats = run["stats"]
+    if case.get("app", "").startswith("l3fwd"):
+        case["exact_share"] = l3fwd_share(run["log"].name, case["ports"], rx_ports)
+    if stats:
+        nf = dpr_not_forwarded(stats)
+        if nf and nf["rx"]:
+            case["exact_share"] = nf["forwarded"] / nf["rx"]
+        elif nf is not None and run["measured"]:
+            log("bench: WARNING: %s: dpr's counters at exit (%s) say no packet was "
+                "received, though its ports sent some: a counting bug" % (case["name"], stats))
+        if nf and nf["forwarded"] < nf["rx"]:
+            log("bench: %s: dpr forwarded %d of %d packets received; the rest: %s" % (
+                case["name"], nf["forwarded"], nf["rx"],
+                ", ".join("%s %d" % (k, v) for k, v in sorted(nf.items())
+                          if k not in ("rx", "forwarded")) or "uncounted"))
+
+
+def run_case(case, warmup, duration, perf=None):
+    """Start the case's command, measure, stop it. Returns Mpps, the share
+    of received packets it forwarded over the window, and, with @perf (the
+    perf.data path), the share of samples in its own binary."""
+    run = launch(case)
+    try:
+        time.sleep(warmup)
+        tuner = dpr_tuner(run["tel"]) if case.get("app") == "dpr" else None
+        sent, received, secs = measure(case, run, duration, perf)
+        if tuner is not None:
+            case["pipelined"] = window_way(tuner, dpr_tuner(run["tel"]))
+        share = own_share(perf, os.path.basename(run["cmd"][0])) if perf else None
+        fwd = sent / received if case.get("rx_ports") and received > 0 else None
+        return sent / secs / 1e6, fwd, share
+    finally:
+        finish(case, run)
+
+
+def run_group(cases, warmup, duration, slice_s, settle):
+    """The cases of one regime side by side: each started in turn, warmed
+    up and stopped (SIGSTOP), then continued one at a time for slices of
+    @slice_s seconds (measured after @settle seconds back), in the order
+    A B C, C B A, A B C... until each has run @duration seconds measured.
+    Every case's rate then comes from the same stretch of time, the others'
+    slices between its own: noise that lasts longer than a few slices (a
+    neighbour's job on a shared host) falls on all of them alike, and the
+    ratios of one round compare like with like. Returns {name: (Mpps,
+    forwarded share over the slices)}; a case that fails is left out."""
+    runs = {}
+    for c in cases:
         try:
-            t_start = time.time()
-            tel = Telemetry(prefix)
-            # Ready when packets leave: route loading is not measured
-            # (l3fwd's rte_lpm takes about a minute for the full table).
-            deadline = time.time() + 300
-            while tel.opackets(case["ports"]) == 0:
-                if p.poll() is not None or time.time() > deadline:
-                    raise RuntimeError("no traffic (see %s)" % logf.name)
-                time.sleep(0.5)
-            case["ready_s"] = time.time() - t_start
-            time.sleep(warmup)
-            tuner = dpr_tuner(tel) if case.get("app") == "dpr" else None
-            a, t0 = tel.opackets(case["ports"]), time.time()
-            ra = tel.count(rx_ports, "ipackets")
-            if perf:
-                subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-C", PERF_CPU,
-                                "-o", perf, "--", "sleep", str(duration)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            else:
-                time.sleep(duration)
-            b, t1 = tel.opackets(case["ports"]), time.time()
-            rb = tel.count(rx_ports, "ipackets")
-            if tuner is not None:
-                case["pipelined"] = window_way(tuner, dpr_tuner(tel))
-            measured = b > a
-            share = own_share(perf, os.path.basename(cmd[0])) if perf else None
-            fwd = (b - a) / (rb - ra) if rx_ports and rb > ra else None
-            return (b - a) / (t1 - t0) / 1e6, fwd, share
-        finally:
-            stop_app(p, prefix)
-            if case.get("app", "").startswith("l3fwd"):
-                case["exact_share"] = l3fwd_share(logf.name, case["ports"], rx_ports)
-            if stats:
-                nf = dpr_not_forwarded(stats)
-                if nf and nf["rx"]:
-                    case["exact_share"] = nf["forwarded"] / nf["rx"]
-                elif nf is not None and measured:
-                    log("bench: WARNING: %s: dpr's counters at exit (%s) say no packet was "
-                        "received, though its ports sent some: a counting bug" % (case["name"], stats))
-                if nf and nf["forwarded"] < nf["rx"]:
-                    log("bench: %s: dpr forwarded %d of %d packets received; the rest: %s" % (
-                        case["name"], nf["forwarded"], nf["rx"],
-                        ", ".join("%s %d" % (k, v) for k, v in sorted(nf.items())
-                                  if k not in ("rx", "forwarded")) or "uncounted"))
+            runs[c["name"]] = launch(c, own_config=True)
+        except Exception as e:  # a failed case is reported, not fatal
+            log("bench: %s: %s" % (c["name"], e))
+            continue
+        time.sleep(warmup)
+        os.kill(runs[c["name"]]["p"].pid, signal.SIGSTOP)
+    live = [c for c in cases if c["name"] in runs]
+    total = {c["name"]: [0, 0, 0.0] for c in live}
+    tuners = {}
+    try:
+        for k in range(max(1, round(duration / slice_s))):
+            for c in live if k % 2 == 0 else live[::-1]:
+                run = runs[c["name"]]
+                os.kill(run["p"].pid, signal.SIGCONT)
+                time.sleep(settle)
+                if c.get("app") == "dpr" and k == 0:
+                    tuners[c["name"]] = dpr_tuner(run["tel"])
+                sent, received, secs = measure(c, run, slice_s)
+                t = total[c["name"]]
+                t[0] += sent
+                t[1] += received
+                t[2] += secs
+                if c["name"] in tuners:
+                    c["pipelined"] = window_way(tuners[c["name"]], dpr_tuner(run["tel"]))
+                os.kill(run["p"].pid, signal.SIGSTOP)
+    finally:
+        for c in cases:
+            if c["name"] in runs:
+                os.kill(runs[c["name"]]["p"].pid, signal.SIGCONT)
+                finish(c, runs[c["name"]])
+    return {n: (t[0] / t[2] / 1e6 if t[2] > 0 else None,
+                t[0] / t[1] if t[1] > 0 else None) for n, t in total.items()}
 
 
 def main():
@@ -262,7 +347,16 @@ def main():
                     help="sample the forwarding CPU with perf over each window")
     ap.add_argument("--probe", help="dpr-mem-probe, run before each round: the L3 "
                     "the round had (tests/bench/mem_probe.c)")
+    ap.add_argument("--slice", type=float, default=0.0,
+                    help="run each regime's cases side by side, in turn for slices of "
+                    "this many seconds (run_group()); 0: one case after another")
+    ap.add_argument("--settle", type=float, default=0.3,
+                    help="with --slice: seconds a case runs before its slice is measured")
     a = ap.parse_args()
+    if a.slice > 0 and a.perf:
+        log("bench: --perf is not taken with --slice: the CPU's samples would "
+            "mix the cases")
+        a.perf = False
     global OUT
     OUT = os.path.dirname(os.path.abspath(a.cases))
     spec = json.load(open(a.cases))
@@ -300,14 +394,31 @@ def main():
         # Each round starts one case later: no case always runs first
         # (after the previous round's last) or last.
         k = r % len(cases)
-        for c in cases[k:] + cases[:k]:
+        order = cases[k:] + cases[:k]
+        sliced = {}
+        if a.slice > 0:
+            # A regime's cases side by side; testpmd's traffic is the
+            # small table's.
+            groups = {}
+            for c in order:
+                groups.setdefault(c["table"] if c["table"] != "none" else "small", []).append(c)
+            for g in groups.values():
+                try:
+                    sliced.update(run_group(g, a.warmup, a.duration, a.slice, a.settle))
+                except Exception as e:  # the group's cases are reported failed
+                    log("bench: %s: %s" % (", ".join(c["name"] for c in g), e))
+        for c in order:
             perf = os.path.join(OUT, "perf-%s-r%d.data" % (c["name"].replace(" ", "_"), r + 1)) \
                 if a.perf else None
-            try:
-                mpps, fwd, share = run_case(c, a.warmup, a.duration, perf)
-            except Exception as e:  # a failed case is reported, not fatal
-                log("bench: %s: %s" % (c["name"], e))
-                mpps, fwd, share = None, None, None
+            if a.slice > 0:
+                mpps, fwd = sliced.get(c["name"], (None, None))
+                share = None
+            else:
+                try:
+                    mpps, fwd, share = run_case(c, a.warmup, a.duration, perf)
+                except Exception as e:  # a failed case is reported, not fatal
+                    log("bench: %s: %s" % (c["name"], e))
+                    mpps, fwd, share = None, None, None
             exact = c.get("exact_share")
             if exact is not None or fwd is not None:
                 fwd_share[c["name"]].append(exact if exact is not None else fwd)
@@ -358,7 +469,8 @@ def main():
             "pipelined_by_round": pipelined[c["name"]] if c.get("app") == "dpr" else None,
         })
     json.dump({"cases": out, "rounds": a.rounds, "duration_s": a.duration,
-               "warmup_s": a.warmup, "memory_probes": probes}, sys.stdout, indent=2)
+               "warmup_s": a.warmup, "slice_s": a.slice, "memory_probes": probes},
+              sys.stdout, indent=2)
     print()
 
 

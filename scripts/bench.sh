@@ -51,6 +51,13 @@
 #   PIPELINES=0 scripts/bench.sh           without the cases that force dpr's
 #                                          --pipeline on and off in each
 #                                          IPv4 regime (to judge the tuner)
+#   SLICE=1 scripts/bench.sh               each regime's cases side by side,
+#                                          stopped and continued in turn for
+#                                          slices of SLICE seconds (A B C,
+#                                          C B A...): a loud neighbour then
+#                                          falls on every case of a ratio
+#                                          alike (scripts/bench.py run_group();
+#                                          no PERF; hugepages for them all)
 #   BUILD_DIR=build-bench scripts/bench.sh dpr from another Meson build
 #                                          directory (set up and built there);
 #                                          results in BUILD_DIR/bench
@@ -117,6 +124,8 @@ say() { printf 'bench: %s\n' "$*" >&2; }
 HUGE=1024
 [ "$DRAM" = 1 ] && [ "$DRAM_FEED" = pcap ] && HUGE=$(( (DRAM_COUNT + 65536) * 2432 / 2097152 + 1536 ))
 [ "$HUGE" -lt 1024 ] && HUGE=1024
+# SLICE: up to seven applications alive at once (the small table's).
+[ "${SLICE:-0}" != 0 ] && HUGE=$((HUGE * 4))
 HUGEPAGES=$HUGE scripts/setup.sh >&2
 dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok" ||
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-matplotlib >/dev/null
@@ -397,6 +406,7 @@ PERF_ARG=()
 [ "${PERF:-0}" = 1 ] && PERF_ARG=(--perf)
 # The L3 each round had, by pointer chase (tests/bench/mem_probe.c).
 [ -x "$BUILD/tests/bench/dpr-mem-probe" ] && PERF_ARG+=(--probe "$BUILD/tests/bench/dpr-mem-probe")
+[ "${SLICE:-0}" != 0 ] && PERF_ARG+=(--slice "$SLICE")
 [ "$THROUGHPUT" = 1 ] && scripts/bench.py --cases "$B/run-cases.json" --rounds "$ROUNDS" \
 	--duration "$DURATION" --warmup "$WARMUP" "${PERF_ARG[@]}" > "$B/throughput.json"
 
