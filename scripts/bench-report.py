@@ -254,6 +254,10 @@ def main():
     if thr["noise_testpmd_io"] is not None:
         print("noise: testpmd io moved %.0f%% (max - min over median) across the rounds; "
               "each case's min and max are above" % (100 * thr["noise_testpmd_io"]))
+    if thr.get("slice_s"):
+        print("method: each regime's cases side by side, in turn for slices of %g s "
+              "(SLICE, scripts/bench.py run_group()): rates of one round come from the same "
+              "stretch of time" % thr["slice_s"])
     for name, d in sorted(scaling.items()):
         one = d.get(1)
         print("scaling %-20s %s" % (name, "  ".join(

@@ -350,7 +350,7 @@ def main():
     ap.add_argument("--slice", type=float, default=0.0,
                     help="run each regime's cases side by side, in turn for slices of "
                     "this many seconds (run_group()); 0: one case after another")
-    ap.add_argument("--settle", type=float, default=0.3,
+    ap.add_argument("--settle", type=float, default=0.1,
                     help="with --slice: seconds a case runs before its slice is measured")
     a = ap.parse_args()
     if a.slice > 0 and a.perf:

@@ -57,7 +57,9 @@
 #                                          C B A...): a loud neighbour then
 #                                          falls on every case of a ratio
 #                                          alike (scripts/bench.py run_group();
-#                                          no PERF; hugepages for them all)
+#                                          no PERF; hugepages for them all);
+#                                          each slice measured after SETTLE
+#                                          seconds back (0.1)
 #   BUILD_DIR=build-bench scripts/bench.sh dpr from another Meson build
 #                                          directory (set up and built there);
 #                                          results in BUILD_DIR/bench
@@ -406,7 +408,7 @@ PERF_ARG=()
 [ "${PERF:-0}" = 1 ] && PERF_ARG=(--perf)
 # The L3 each round had, by pointer chase (tests/bench/mem_probe.c).
 [ -x "$BUILD/tests/bench/dpr-mem-probe" ] && PERF_ARG+=(--probe "$BUILD/tests/bench/dpr-mem-probe")
-[ "${SLICE:-0}" != 0 ] && PERF_ARG+=(--slice "$SLICE")
+[ "${SLICE:-0}" != 0 ] && PERF_ARG+=(--slice "$SLICE" --settle "${SETTLE:-0.1}")
 [ "$THROUGHPUT" = 1 ] && scripts/bench.py --cases "$B/run-cases.json" --rounds "$ROUNDS" \
 	--duration "$DURATION" --warmup "$WARMUP" "${PERF_ARG[@]}" > "$B/throughput.json"
 
