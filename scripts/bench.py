@@ -400,9 +400,12 @@ def main():
             # A regime's cases side by side; testpmd's traffic is the
             # small table's.
             groups = {}
-            for c in order:
+            for c in cases:
                 groups.setdefault(c["table"] if c["table"] != "none" else "small", []).append(c)
             for g in groups.values():
+                # Each round a regime's cases start one later: no case
+                # always runs first (or last) in its slices.
+                g = g[r % len(g):] + g[:r % len(g)]
                 try:
                     sliced.update(run_group(g, a.warmup, a.duration, a.slice, a.settle))
                 except Exception as e:  # the group's cases are reported failed
