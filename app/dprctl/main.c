@@ -970,11 +970,19 @@ cmd_stats(void)
 	printf("\n%-11s %14s %14s %14s %10s %10s %11s %s\n", "WORKER", "RX", "FORWARDED", "TX",
 	       "EXCEPTION", "DROPPED", "CYCLES/PKT", "PIPELINED");
 	json_array_foreach(json_object_get(res, "workers"), i, p) {
+		/* The tuner's last verdict: pipelined's cost over at once's. */
+		json_t *probe = json_object_get(json_object_get(p, "pipeline_last_probe"),
+						"pipelined_over_at_once");
+		char verdict[32] = "";
+
+		if (probe != NULL)
+			snprintf(verdict, sizeof(verdict), ", last probe %.3f",
+				 json_real_value(probe));
 		snprintf(name, sizeof(name), "lcore %" JSON_INTEGER_FORMAT, num(p, "lcore"));
-		snprintf(extra, sizeof(extra), " %11.1f %s (%s)",
+		snprintf(extra, sizeof(extra), " %11.1f %s (%s%s)",
 			 json_real_value(json_object_get(p, "cycles_per_packet")),
 			 json_is_true(json_object_get(p, "pipelined")) ? "yes" : "no",
-			 str(p, "pipeline"));
+			 str(p, "pipeline"), verdict);
 		stats_row(name, p, extra);
 	}
 	printf("\n%-11s %14s %14s %14s %10s %14s %10s\n", "NIC", "RX", "MISSED", "NO MBUF",

@@ -179,7 +179,7 @@ dpr_stats_print(FILE *f, const struct dpr_stats_src *src)
 {
 	struct dpr_port_counters c, total;
 	unsigned int p, w;
-	char name[32], extra[64];
+	char name[32], extra[64], verdict[32];
 
 	memset(&total, 0, sizeof(total));
 	fprintf(f, "  %-10s %14s %14s %14s %10s %10s\n", "port", "rx", "forwarded",
@@ -201,9 +201,13 @@ dpr_stats_print(FILE *f, const struct dpr_stats_src *src)
 		for (p = 0; p < src->n_ports; p++)
 			dpr_counters_add(&c, &wk->stats[p]);
 		snprintf(name, sizeof(name), "lcore %u", wk->lcore);
-		snprintf(extra, sizeof(extra), " %10.1f %s (%s)",
+		verdict[0] = '\0';
+		if (rd(&wk->tune.probes) != 0)
+			snprintf(verdict, sizeof(verdict), ", last probe %.3f",
+				 (double)rd(&wk->tune.last_median_ratio) / 65536.0);
+		snprintf(extra, sizeof(extra), " %10.1f %s (%s%s)",
 			 c.rx ? (double)rd(&wk->busy_cycles) / (double)c.rx : 0.0,
-			 pipelined(wk) ? "yes" : "no", dpr_pipeline_names[wk->pipeline]);
+			 pipelined(wk) ? "yes" : "no", dpr_pipeline_names[wk->pipeline], verdict);
 		print_row(f, name, &c, extra);
 	}
 	fflush(f);

@@ -86,6 +86,8 @@ check "auto: the way follows the median ratio" test "$(counter \
 check "auto: the pairs agree with the median" test "$(counter \
 	'(lambda p: (p["pairs_pipelined_cheaper"] > 4) <= (p["pipelined_over_at_once"] < 1) <= (p["pairs_pipelined_cheaper"] >= 4))(worker(0)["pipeline_last_probe"])')" = True
 check "auto: reported" test "$(counter 'worker(0)["pipeline"]')" = auto
+check "auto: the exit summary gives the last probe's verdict" \
+	grep -Eq ' (yes|no) \(auto, last probe [0-9]+\.[0-9]{3}\)' "$WORK/dpr.log"
 check "auto: received exactly 26000000" test "$(counter 'S["total"]["rx"]')" -eq 26000000
 check "auto: forwarded exactly 23400000" test "$(counter 'port("in")["forwarded"]')" -eq 23400000
 check "auto: sent 23400000" test "$(counter 'port("out")["tx"]')" -eq 23400000
