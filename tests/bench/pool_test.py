@@ -10,14 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-failed = 0
-
-
-def check(cond, what):
-    global failed
-    if not cond:
-        failed += 1
-        print("FAIL: " + what)
+from checks import check, finish
 
 
 def run(*args):
@@ -77,5 +70,4 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run()
     check(rc != 0, "no file: a usage message and a failure")
 
-print("pool_test: %s" % ("ok" if failed == 0 else "%d failed" % failed))
-sys.exit(1 if failed else 0)
+finish("pool_test")
