@@ -157,11 +157,11 @@ struct dpr_tune {
 	uint64_t probes;       /**< probes finished */
 	uint64_t changes;      /**< probes that changed the way */
 	/** The last probe finished, for the operator (written by the worker
-	 * at its end, read by the control thread): cycles a packet in all,
+	 * at its end, read by the control thread, each field on its own: a
+	 * read as a probe ends may mix two probes): cycles a packet in all,
 	 * at once / pipelined, in hundredths; the median ratio; the pairs
-	 * pipelined won; each
-	 * window's cycles a packet, in hundredths, and its way (bit k set:
-	 * window k ran pipelined). */
+	 * pipelined won; each window's cycles a packet, in hundredths, and
+	 * its way (bit k set: window k ran pipelined). */
 	uint64_t last_cpp100[2];
 	uint64_t last_median_ratio; /**< the verdict's ratio (below), 2^-16 units */
 	uint32_t last_pipe_pairs;
