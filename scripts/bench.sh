@@ -59,7 +59,9 @@
 #                                          alike (scripts/bench.py run_group();
 #                                          no PERF; hugepages for them all);
 #                                          each slice measured after SETTLE
-#                                          seconds back (0.1)
+#                                          seconds back (0.1); the case
+#                                          started first ran up to 10 %
+#                                          faster DRAM-bound (benchmarks.md)
 #   BUILD_DIR=build-bench scripts/bench.sh dpr from another Meson build
 #                                          directory (set up and built there);
 #                                          results in BUILD_DIR/bench
