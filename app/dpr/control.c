@@ -23,6 +23,7 @@
 #include "kernel/kroute.h"
 #include "metrics/metrics.h"
 #include "neigh/neigh.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 /* Set from signal handlers, read by the control loop. */
@@ -207,10 +208,10 @@ dpr_control_run(struct dpr_router *d)
 		dpr_exc_timers(d->exc);
 		dpr_fpm_router_timers(d);
 		dpr_kroute_timers(d);
-		if (rte_rdtsc() > next_link) {
+		if (dpr_clock_now() > next_link) {
 			link_poll(d);
-			watch_poll(d, rte_rdtsc() / rte_get_tsc_hz());
-			next_link = rte_rdtsc() + rte_get_tsc_hz();
+			watch_poll(d, dpr_clock_s());
+			next_link = dpr_clock_now() + DPR_CLOCK_HZ;
 		}
 		if (stats_signal) {
 			stats_signal = 0;

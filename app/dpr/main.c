@@ -28,6 +28,7 @@
 #include "neigh/neigh.h"
 #include "route/route.h"
 #include "telemetry/telemetry.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 #define EXC_RING_SIZE 1024
@@ -320,7 +321,7 @@ watch_ports(struct dpr_router *d)
 	for (p = 0; p < d->n_ports; p++)
 		dpr_port_watch_start(&d->ports[p], lcores, n,
 				     dpr_router_pool_socket(d, &d->ports[p]),
-				     rte_rdtsc() / rte_get_tsc_hz());
+				     dpr_clock_s());
 }
 
 /*

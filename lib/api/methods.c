@@ -23,6 +23,7 @@
 #include "../kernel/kroute.h"
 #include "../neigh/neigh.h"
 #include "../route/route.h"
+#include "../util/clock.h"
 #include "methods.h"
 
 #define LIST_DEFAULT 1000
@@ -1539,7 +1540,7 @@ port_facts(struct dpr_router *r, unsigned int p, uint64_t now)
 static uint64_t
 now_s(void)
 {
-	return rte_rdtsc() / rte_get_tsc_hz();
+	return dpr_clock_s();
 }
 
 static json_t *

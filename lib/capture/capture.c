@@ -18,6 +18,7 @@
 
 #include "../datapath/datapath.h"
 #include "../router/router.h"
+#include "../util/clock.h"
 #include "../util/log.h"
 #include "capture.h"
 
@@ -32,7 +33,7 @@ struct dpr_capture {
 	rte_pcapng_t *out;
 	struct rte_mempool *pool;    /**< copies, made at the first capture */
 	struct dpr_capture_spec spec;
-	uint64_t started_tsc, stopped_tsc, deadline_tsc;
+	uint64_t started_ns, stopped_ns, deadline_ns;
 	uint64_t packets, bytes;     /**< written */
 	uint64_t skipped;            /**< drops of another port, taken off the rings */
 	uint64_t missed;             /**< matched but not written: no copy, file error */
@@ -180,8 +181,8 @@ dpr_capture_start(struct dpr_router *r, const struct dpr_capture_spec *spec, cha
 		c->spec.snaplen = DPR_CAPTURE_SNAPLEN;
 	c->packets = c->bytes = c->skipped = c->missed = 0;
 	c->ring_missed_base = ring_missed(r);
-	c->started_tsc = rte_rdtsc();
-	c->deadline_tsc = spec->seconds != 0 ? c->started_tsc + spec->seconds * rte_get_tsc_hz() : 0;
+	c->started_ns = dpr_clock_now();
+	c->deadline_ns = spec->seconds != 0 ? c->started_ns + spec->seconds * DPR_CLOCK_HZ : 0;
 	c->stopped[0] = '\0';
 	c->running = true;
 	set_workers(r, c->spec.drops);
@@ -199,7 +200,7 @@ dpr_capture_stop(struct dpr_router *r, const char *why)
 		return;
 	set_workers(r, 0);
 	c->running = false;
-	c->stopped_tsc = rte_rdtsc();
+	c->stopped_ns = dpr_clock_now();
 	/* Drops already on the rings: freed at the next poll, uncounted. */
 	rte_pcapng_close(c->out); /* closes the fd */
 	c->out = NULL;
@@ -354,7 +355,7 @@ dpr_capture_poll(struct dpr_router *r)
 		}
 		total += n;
 	}
-	if (c->running && c->deadline_tsc != 0 && rte_rdtsc() >= c->deadline_tsc)
+	if (c->running && c->deadline_ns != 0 && dpr_clock_now() >= c->deadline_ns)
 		dpr_capture_stop(r, "time limit");
 	return total;
 }
@@ -393,8 +394,8 @@ dpr_capture_json(const struct dpr_router *r)
 		"max_bytes", (json_int_t)c->spec.max_bytes, "snaplen", (int)c->spec.snaplen,
 		"packets", (json_int_t)c->packets, "bytes", (json_int_t)c->bytes,
 		"missed", (json_int_t)(c->missed + ring_missed(r) - c->ring_missed_base),
-		"seconds", (double)((c->running ? rte_rdtsc() : c->stopped_tsc) - c->started_tsc) /
-			   (double)rte_get_tsc_hz());
+		"seconds", (double)((c->running ? dpr_clock_now() : c->stopped_ns) - c->started_ns) /
+			   (double)DPR_CLOCK_HZ);
 	if (!c->running)
 		json_object_set_new(o, "stopped", json_string(c->stopped));
 	return o;

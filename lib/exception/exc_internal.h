@@ -53,16 +53,16 @@ struct bucket {
 
 /* Router advertisement state of one port. */
 struct ra_state {
-	uint64_t next;       /**< TSC of the next unsolicited advertisement; 0: off */
+	uint64_t next;       /**< dpr_clock_now() of the next unsolicited advertisement; 0: off */
 	uint32_t initial;    /**< initial advertisements sent (RFC 4861 6.2.4) */
-	uint64_t last_mcast; /**< TSC of the last multicast one (6.2.6 MIN_DELAY_BETWEEN_RAS) */
+	uint64_t last_mcast; /**< dpr_clock_now() of the last multicast one (6.2.6 MIN_DELAY_BETWEEN_RAS) */
 };
 
 /* An answer for an anycast target, sent after a random delay (RFC 4861
  * 7.2.7) so that the answers of several routers spread out. */
 #define ANYCAST_NA_WAITING 16
 struct anycast_na {
-	uint64_t at;                /**< TSC when due */
+	uint64_t at;                /**< dpr_clock_now() when due */
 	uint16_t port;
 	uint8_t target[16], dst[16];
 	struct rte_ether_addr dmac;
@@ -71,7 +71,7 @@ struct anycast_na {
 /* Control thread only. */
 struct dpr_exc_engine {
 	struct dpr_router *r;
-	uint64_t hz;
+	uint64_t hz;                /**< DPR_CLOCK_HZ: the timers tick on dpr_clock_now() */
 	struct bucket rl[RL_BUCKETS];
 	struct ra_state ra[DPR_MAX_PORTS];
 	struct anycast_na na_wait[ANYCAST_NA_WAITING];

@@ -14,6 +14,7 @@
 #include "../datapath/ip4_dp.h"
 #include "../neigh/neigh.h"
 #include "../route/route.h"
+#include "../util/clock.h"
 #include "../util/log.h"
 #include "exc_internal.h"
 #include "exception.h"
@@ -34,7 +35,7 @@ dpr_exc_create(struct dpr_router *r)
 		return NULL;
 	}
 	x->r = r;
-	x->hz = rte_get_tsc_hz();
+	x->hz = DPR_CLOCK_HZ;
 	if (r->neigh != NULL)
 		dpr_neigh_set_ops(r->neigh, &(struct dpr_neigh_ops){
 			.solicit = neigh_solicit, .release = neigh_release, .ctx = x });
@@ -151,7 +152,7 @@ bool
 dpr_exc_rate_ok(struct dpr_exc_engine *x, uint32_t src)
 {
 	struct bucket *b = &x->rl[rte_jhash_1word(src, 0) % RL_BUCKETS];
-	uint64_t now = rte_rdtsc(), add;
+	uint64_t now = dpr_clock_now(), add;
 
 	if (b->last == 0) {
 		b->tokens = RL_BURST;

@@ -20,6 +20,7 @@
 #include "../datapath/datapath.h"
 #include "../fib/fib6.h"
 #include "../neigh/neigh.h"
+#include "../util/clock.h"
 #include "../util/log.h"
 #include "exc_internal.h"
 #include "exception.h"
@@ -148,7 +149,7 @@ anycast_na_later(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target,
 		return;
 	}
 	a = &x->na_wait[x->n_na_wait++];
-	a->at = rte_rdtsc() + rte_rand() % (x->hz * MAX_ANYCAST_DELAY_TIME_MS / 1000 + 1);
+	a->at = dpr_clock_now() + rte_rand() % (x->hz * MAX_ANYCAST_DELAY_TIME_MS / 1000 + 1);
 	a->port = port;
 	memcpy(a->target, target, 16);
 	memcpy(a->dst, dst, 16);
@@ -386,7 +387,7 @@ send_ra(struct dpr_exc_engine *x, uint16_t port)
 
 	ra_conf(x, port, &ra);
 	link_local(x, port, src);
-	x->ra[port].last_mcast = rte_rdtsc();
+	x->ra[port].last_mcast = dpr_clock_now();
 	m = dpr_ndp_ra_build(dpr_exc_pool(x, port), &x->r->ports[port].mac, src, all_nodes,
 			     NULL, &ra);
 	if (m == NULL) {
@@ -409,7 +410,7 @@ static void
 ra_solicited(struct dpr_exc_engine *x, uint16_t port)
 {
 	struct ra_state *s = &x->ra[port];
-	uint64_t now = rte_rdtsc();
+	uint64_t now = dpr_clock_now();
 	uint64_t at = now + rte_rand() % (x->hz * MAX_RA_DELAY_TIME_MS / 1000 + 1);
 	uint64_t earliest = s->last_mcast + x->hz * MIN_DELAY_BETWEEN_RAS_MS / 1000;
 
@@ -435,7 +436,7 @@ ra_delay_ms(struct dpr_exc_engine *x, uint16_t port)
 void
 dpr_exc6_timers(struct dpr_exc_engine *x)
 {
-	uint64_t now = rte_rdtsc();
+	uint64_t now = dpr_clock_now();
 	uint16_t p;
 
 	anycast_na_due(x, now);

@@ -12,6 +12,7 @@
 #include "../api/server.h"
 #include "../route/feed.h"
 #include "../router/router.h"
+#include "../util/clock.h"
 #include "../util/log.h"
 #include "fpm.h"
 #include "fpm_router.h"
@@ -23,7 +24,7 @@ struct dpr_fpm_router {
 	struct dpr_router *r;
 	struct dpr_fpm *fpm;
 	struct dpr_route_feed *feed; /* zebra's routes to source fpm */
-	uint64_t sweep_at;        /* TSC of the sweep; 0: none due */
+	uint64_t sweep_at;        /* dpr_clock_now() of the sweep; 0: none due */
 	struct {
 		uint64_t stale_marked;    /* routes marked, all disconnects */
 		uint64_t sweeps;
@@ -59,8 +60,8 @@ on_connected(void *arg)
 	dpr_route_feed_map_refresh(f->feed);
 	if (f->sweep_at != 0)
 		DPR_LOG(INFO, fpm, "fpm: zebra connected: it replays its routes; those it has not sent again in %.1f s go",
-			(double)(f->sweep_at - RTE_MIN(f->sweep_at, rte_rdtsc())) /
-			(double)rte_get_tsc_hz());
+			(double)(f->sweep_at - RTE_MIN(f->sweep_at, dpr_clock_now())) /
+			(double)DPR_CLOCK_HZ);
 	else
 		DPR_LOG(INFO, fpm, "fpm: zebra connected");
 }
@@ -81,7 +82,7 @@ on_disconnected(void *arg)
 	}
 	/* A later disconnect gives the next connection the whole grace
 	 * period again: its replay restarts from the beginning. */
-	f->sweep_at = rte_rdtsc() + (uint64_t)grace * rte_get_tsc_hz();
+	f->sweep_at = dpr_clock_now() + (uint64_t)grace * DPR_CLOCK_HZ;
 	if (f->sweep_at == 0)
 		f->sweep_at = 1;
 	DPR_LOG(WARNING, fpm, "fpm: zebra went away: its %u routes keep forwarding, stale; those it does not send again within %u s (fpm.grace_s) go",
@@ -94,7 +95,7 @@ dpr_fpm_router_timers(struct dpr_router *r)
 	struct dpr_fpm_router *f = r->fpm;
 	unsigned int n;
 
-	if (f == NULL || f->sweep_at == 0 || rte_rdtsc() < f->sweep_at)
+	if (f == NULL || f->sweep_at == 0 || dpr_clock_now() < f->sweep_at)
 		return;
 	f->sweep_at = 0;
 	n = dpr_route_src_sweep(&r->rib, DPR_RSRC_FPM);
@@ -235,9 +236,9 @@ dpr_fpm_router_stats_json(struct dpr_router *r)
 	json_object_set_new(o, "sweeps", json_integer((json_int_t)f->st.sweeps));
 	json_object_set_new(o, "swept", json_integer((json_int_t)f->st.swept));
 	json_object_set_new(o, "swept_last", json_integer(f->st.last_swept));
-	now = rte_rdtsc();
+	now = dpr_clock_now();
 	json_object_set_new(o, "sweep_in_ms", f->sweep_at == 0 ? json_null() :
 			    json_integer((json_int_t)((f->sweep_at - RTE_MIN(f->sweep_at, now)) *
-						      1000 / rte_get_tsc_hz())));
+						      1000 / DPR_CLOCK_HZ)));
 	return o;
 }

@@ -22,6 +22,7 @@
 #include "../netlink/netlink.h"
 #include "../route/feed.h"
 #include "../router/router.h"
+#include "../util/clock.h"
 #include "../util/log.h"
 #include "kroute.h"
 
@@ -107,8 +108,8 @@ struct dpr_kroute {
 	bool resync_wanted;        /* another one after this dump, or when retry_at comes */
 	bool resync_drained;       /* ...or as soon as the socket is drained (overflow()) */
 	enum resync resync_why;    /* of the resync wanted */
-	uint64_t dump_deadline;    /* TSC: a dump still running then is asked for again */
-	uint64_t retry_at;         /* TSC of the next dump request; 0: none due */
+	uint64_t dump_deadline;    /* dpr_clock_now(): a dump still running then is asked for again */
+	uint64_t retry_at;         /* dpr_clock_now() of the next dump request; 0: none due */
 	unsigned int rcvbuf;       /* what the kernel gave */
 	bool tap_up[DPR_MAX_PORTS]; /* IFF_UP of each TAP, from link events */
 	struct {
@@ -290,7 +291,7 @@ dump_request(struct dpr_kroute *k)
 	if (mnl_socket_sendto(k->nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	k->dumping = true;
-	k->dump_deadline = rte_rdtsc() + DUMP_TIMEOUT_S * rte_get_tsc_hz();
+	k->dump_deadline = dpr_clock_now() + DUMP_TIMEOUT_S * DPR_CLOCK_HZ;
 	return 0;
 }
 
@@ -326,7 +327,7 @@ resync(struct dpr_kroute *k, enum resync why)
 		KLOG(WARNING, "cannot ask for a dump: %s (retrying)", strerror(-ret));
 		k->resync_wanted = true;
 		k->resync_why = RS_DUMP_FAILED;
-		k->retry_at = rte_rdtsc() + DUMP_RETRY_MS * rte_get_tsc_hz() / 1000;
+		k->retry_at = dpr_clock_now() + DUMP_RETRY_MS * DPR_CLOCK_HZ / 1000;
 		return ret;
 	}
 	if (k->nl == NULL) /* no socket (tests): the caller plays the dump */
@@ -354,7 +355,7 @@ overflow(struct dpr_kroute *k)
 	k->resync_wanted = true;
 	k->resync_why = RS_OVERFLOW;
 	k->resync_drained = true;
-	k->retry_at = rte_rdtsc() + DUMP_RETRY_MS * rte_get_tsc_hz() / 1000;
+	k->retry_at = dpr_clock_now() + DUMP_RETRY_MS * DPR_CLOCK_HZ / 1000;
 }
 
 static void
@@ -452,7 +453,7 @@ dpr_kroute_input(struct dpr_router *r, const void *data, size_t len)
 				     strerror(-e->error) : "?");
 				k->resync_wanted = true;
 				k->resync_why = RS_DUMP_FAILED;
-				k->retry_at = rte_rdtsc() + DUMP_RETRY_MS * rte_get_tsc_hz() / 1000;
+				k->retry_at = dpr_clock_now() + DUMP_RETRY_MS * DPR_CLOCK_HZ / 1000;
 			}
 			break;
 		case RTM_NEWROUTE:
@@ -513,7 +514,7 @@ dpr_kroute_timers(struct dpr_router *r)
 
 	if (k == NULL)
 		return;
-	now = rte_rdtsc();
+	now = dpr_clock_now();
 	if (k->dumping && k->nl != NULL && now > k->dump_deadline) {
 		KLOG(WARNING, "the dump did not end within %u s: asking again", DUMP_TIMEOUT_S);
 		k->dumping = false;

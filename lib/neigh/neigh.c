@@ -8,6 +8,7 @@
 
 #include "../route/route.h"
 #include "../router/router.h"
+#include "../util/clock.h"
 #include "../util/log.h"
 #include "neigh.h"
 
@@ -28,7 +29,7 @@ struct pending {
 	struct dpr_ip ip;
 	uint16_t port;
 	uint8_t tries;
-	uint64_t next;         /**< TSC of the next solicitation or of giving up */
+	uint64_t next;         /**< dpr_clock_now() of the next solicitation or of giving up */
 	uint64_t failed_until; /**< nonzero: resolution failed, answer unreachable */
 	uint16_t n_held;
 	struct rte_mbuf *held[HOLD_MAX];
@@ -38,13 +39,13 @@ struct pending {
 struct dpr_neigh {
 	struct dpr_router *r;
 	struct dpr_neigh_ops ops;
-	uint64_t hz;
+	uint64_t hz;            /**< DPR_CLOCK_HZ: the timers tick on dpr_clock_now() */
 	uint64_t next_tick;
-	uint64_t next_members;  /**< TSC of the next resolve_members() */
+	uint64_t next_members;  /**< dpr_clock_now() of the next resolve_members() */
 	struct pending pending[PENDING_MAX];
 	unsigned int n_pending;
 	/* Per next hop, for those resolved by learning (not static): */
-	uint64_t *confirmed;   /**< TSC of the last sign of life; 0: not aging */
+	uint64_t *confirmed;   /**< dpr_clock_now() of the last sign of life; 0: not aging */
 	uint8_t *probes;       /**< unanswered probes */
 	bool *learned;         /**< created by learning: counts against the budget */
 	bool *static_ref;      /**< a static link-local entry holds a reference */
@@ -92,7 +93,7 @@ dpr_neigh_create(struct dpr_router *r, uint32_t max_learned)
 	if (n == NULL)
 		goto fail;
 	n->r = r;
-	n->hz = rte_get_tsc_hz();
+	n->hz = DPR_CLOCK_HZ;
 	n->max_learned = max_learned;
 	n->ops = (struct dpr_neigh_ops){ .solicit = no_solicit, .release = just_free };
 	n->confirmed = calloc(DPR_NH_MAX, sizeof(*n->confirmed));
@@ -209,7 +210,7 @@ pending_start(struct dpr_neigh *n, const struct dpr_ip *target, int port)
 		return NULL;
 	p = &n->pending[i];
 	*p = (struct pending){ .used = true, .ip = *target, .port = (uint16_t)port, .tries = 1,
-			       .next = rte_rdtsc() + ms(n, RETRY_MS) };
+			       .next = dpr_clock_now() + ms(n, RETRY_MS) };
 	n->n_pending++;
 	n->ops.solicit(n->ops.ctx, (uint16_t)port, target);
 	return p;
@@ -396,7 +397,7 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 		n->c.neighbors_learned++;
 	if (w.kind != DPR_NH_KIND_FORWARD || w.port != port || !rte_is_same_ether_addr(&w.mac, mac))
 		dpr_nh_resolve(n->r->nh, (uint32_t)idx, (uint8_t)port, mac, false);
-	n->confirmed[idx] = rte_rdtsc();
+	n->confirmed[idx] = dpr_clock_now();
 	n->probes[idx] = 0;
 	/* The host route holds the reference taken above; a /32 or /128
 	 * someone configured for this host stays as it is. */
@@ -608,7 +609,7 @@ resolve_members(struct dpr_neigh *n)
 void
 dpr_neigh_timers(struct dpr_neigh *n)
 {
-	uint64_t now = rte_rdtsc();
+	uint64_t now = dpr_clock_now();
 	unsigned int i;
 	uint32_t k;
 
