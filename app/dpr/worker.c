@@ -118,14 +118,14 @@ dpr_worker_main(void *arg)
 			idle = 0;
 			if (++busy_loops >= TSC_EVERY || tune) {
 				now = rte_rdtsc();
-				w->busy_cycles += now - start;
+				w->busy_cycles += dpr_tsc_span(now, start);
 				busy_loops = 0;
 				start = now;
 			}
 		} else {
 			now = rte_rdtsc();
 			if (busy_loops != 0) {
-				w->busy_cycles += now - start;
+				w->busy_cycles += dpr_tsc_span(now, start);
 				busy_loops = 0;
 			}
 			if (w->idle_sleep_us != 0 && ++idle >= IDLE_POLLS) {
@@ -153,7 +153,7 @@ dpr_worker_main(void *arg)
 		dpr_ip4_finish_burst(w, waiting);
 	flush_all(w);
 	if (busy_loops != 0)
-		w->busy_cycles += rte_rdtsc() - start;
+		w->busy_cycles += dpr_tsc_span(rte_rdtsc(), start);
 	rte_rcu_qsbr_thread_offline(w->qsbr, w->index);
 	rte_rcu_qsbr_thread_unregister(w->qsbr, w->index);
 	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);

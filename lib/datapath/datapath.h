@@ -169,6 +169,24 @@ struct dpr_tune {
 	uint32_t last_win_cpp100[DPR_TUNE_WINDOWS];
 };
 
+/**
+ * The busy cycles between two of a worker's TSC reads (@p start, then
+ * @p now), which are 16 busy loops apart at most: none when the TSC went
+ * backwards or leapt by more than DPR_TSC_SPAN_MAX cycles (seconds at any
+ * clock rate). A VM's TSC can do either when the VM is paused and
+ * restored (util/clock.h); counted, a jump back would wrap busy_cycles
+ * and a leap forward would add hours to it, and to a tuner window.
+ */
+#define DPR_TSC_SPAN_MAX (UINT64_C(1) << 33)
+
+static inline uint64_t
+dpr_tsc_span(uint64_t now, uint64_t start)
+{
+	uint64_t d = now - start;
+
+	return d <= DPR_TSC_SPAN_MAX ? d : 0;
+}
+
 /** Whether window @p window (1 to DPR_TUNE_WINDOWS) of a probe that
  * started from way @p settled runs pipelined: A B, B A, A B... */
 static inline bool

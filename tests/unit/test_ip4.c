@@ -1016,6 +1016,24 @@ tune_start(struct dpr_tune *t, uint64_t *rx, uint64_t *cyc)
  * steady drift nor a loud window decides; and keeps what its last probe
  * measured.
  */
+/* A worker's busy cycles between two TSC reads, when a VM's TSC jumps. */
+static void
+test_tsc_span(void)
+{
+	const uint64_t t = UINT64_C(1) << 50;
+
+	CHECK_EQ(dpr_tsc_span(t + 1000, t), 1000);
+	CHECK_EQ(dpr_tsc_span(t, t), 0);
+	CHECK_EQ(dpr_tsc_span(t + DPR_TSC_SPAN_MAX, t), DPR_TSC_SPAN_MAX);
+	/* Back by 12 hours at 2.7 GHz, as a restored VM's TSC once went:
+	 * nothing, where the difference would wrap busy_cycles. */
+	CHECK_EQ(dpr_tsc_span(t - UINT64_C(116640000000000), t), 0);
+	CHECK_EQ(dpr_tsc_span(t - 1, t), 0);
+	/* Forward by more than seconds: not busy work either. */
+	CHECK_EQ(dpr_tsc_span(t + DPR_TSC_SPAN_MAX + 1, t), 0);
+	CHECK_EQ(dpr_tsc_span(t + UINT64_C(116640000000000), t), 0);
+}
+
 static void
 test_tune(void)
 {
@@ -1149,6 +1167,7 @@ main(int argc, char **argv)
 	test_ttl_checksum();
 	test_cksum_check();
 	test_validate();
+	test_tsc_span();
 	test_tune();
 	if (rig_init(&r) == 0) {
 		test_burst(&r);
