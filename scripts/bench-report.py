@@ -83,6 +83,28 @@ def l3fwd_rx(log):
         return None
 
 
+def per_packet_diff(name_small_big, pkts_small, pkts_big, event="Ir"):
+    """Two runs of a whole program (start-up, forwarding, exit): the
+    difference of their totals over the difference of their packets, which
+    start-up and exit, the same in both, leave out. None unless the second
+    run forwarded at least 10 % more (timed runs under valgrind on a loud
+    machine can come close)."""
+    a, c = ir_total(name_small_big[0], event), ir_total(name_small_big[1], event)
+    if None in (a, c, pkts_small, pkts_big) or pkts_big < pkts_small * 1.1:
+        return None
+    return (c - a) / (pkts_big - pkts_small)
+
+
+def testpmd_rx(log):
+    """The packets testpmd received, from its exit statistics."""
+    try:
+        text = open(log).read()
+        m = re.search(r"Accumulated forward statistics for all ports\+*\s*\n\s*RX-packets:\s*(\d+)", text)
+        return int(m.group(1)) if m else None
+    except OSError:
+        return None
+
+
 def main():
     b, callgrind = sys.argv[1], sys.argv[2] == "1"
     thr = json.load(open(os.path.join(b, "throughput.json")))
@@ -104,6 +126,9 @@ def main():
             f = [os.path.join(b, "callgrind-l3fwd-%s-%s-%d.%s" % (m, t, s, "%s")) for s in (2, 4)]
             ipp["l3fwd-%s %s" % (m, t)] = per_packet(b, [f[0] % "out", f[1] % "out"],
                                                       l3fwd_rx(f[0] % "log"), l3fwd_rx(f[1] % "log"))
+        f = [os.path.join(b, "callgrind-testpmd-io-%d.%s" % (s, "%s")) for s in (20, 60)]
+        ipp["testpmd-io"] = per_packet_diff([f[0] % "out", f[1] % "out"],
+                                            testpmd_rx(f[0] % "log"), testpmd_rx(f[1] % "log"))
     for c in cases:
         c["instructions_per_packet"] = ipp.get(c["name"])
 

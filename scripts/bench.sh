@@ -445,6 +445,26 @@ print([a for a in c if a.startswith("net_pcap0,")][0])' "$B/cases.json" "l3fwd-$
 				> "$B/callgrind-l3fwd-$m-$t-$secs.log" 2>&1 || true
 		done
 	done
+	# testpmd io, the floor under every router: no packet limit and no
+	# symbols to toggle on, so the whole program runs under callgrind for
+	# 20 and 60 s, stopped with SIGINT, and the packets it reports at exit
+	# divide the difference (its start-up and exit cancel out).
+	if case ,$FAMILIES, in *,4,*) true ;; *) false ;; esac &&
+		python3 -c 'import json,sys
+sys.exit(0 if any(c["name"] == "testpmd-io" for c in json.load(open(sys.argv[1]))["cases"]) else 1)' "$B/cases.json"; then
+		say "callgrind: instructions per packet (testpmd io, 20 and 60 s)"
+		mapfile -t targv < <(python3 -c 'import json,sys
+c = [c for c in json.load(open(sys.argv[1]))["cases"] if c["name"] == "testpmd-io"][0]["argv"]
+a = list(c)
+i = a.index("--file-prefix"); a[i + 1] = "cgt" + sys.argv[2]
+i = a.index("--in-memory"); a[i:i + 1] = ["--no-huge", "-m", "3072"]
+print("\n".join(a))' "$B/cases.json" "$$")
+		for secs in 20 60; do
+			timeout -s INT "$secs" valgrind --tool=callgrind \
+				--callgrind-out-file="$B/callgrind-testpmd-io-$secs.out" \
+				"${targv[@]}" > "$B/callgrind-testpmd-io-$secs.log" 2>&1 || true
+		done
+	fi
 fi
 
 # Debian's python3, which has python3-matplotlib.
