@@ -152,11 +152,15 @@ def main():
         run of its own family: the harmonic mean of the two rates."""
         return 2 / (1 / r4 + 1 / r6) if r4 and r6 else None
 
-    goals, goals_by_round = {}, {}
+    goals, goals_by_round, goals_by_instr = {}, {}, {}
     for label, a, bb in GOAL_PAIRS:
         if med(a) and med(bb):
             goals[label] = med(a) / med(bb)
             goals_by_round[label] = round_ratio(a, bb)
+            # What the ratio would be if every instruction cost the same:
+            # exact, whatever the host's load (callgrind's counts).
+            if ipp.get(a) and ipp.get(bb):
+                goals_by_instr[label] = ipp[bb] / ipp[a]
     # The mix against its families measured alone: below 1, mixing costs
     # something of its own (the split by EtherType, both FIBs in the cache).
     for label, mix, r4, r6 in (("mix / IPv4 and IPv6 alone: dpr", "dpr mix", "dpr pyasn", "dpr pyasn6"),
@@ -179,6 +183,7 @@ def main():
                 goals_by_round[a] / goals_by_round[bb]
     thr["goals"] = goals
     thr["goals_median_of_round_ratios"] = goals_by_round
+    thr["goals_by_instructions"] = goals_by_instr
     # Scaling (WORKERS=...): Mpps per worker count against one worker.
     scaling = {}
     shared_main = set()  # worker counts run with the main lcore on a worker's CPU
@@ -292,10 +297,14 @@ def main():
     if shared_main:
         print("scaling *: as many workers as CPUs (SHARED_MAIN=1): dpr's control thread "
               "and testpmd's main lcore shared the last worker's CPU (l3fwd has none)")
-    print("%-55s %9s %9s" % ("goal", "medians", "by round"))
+    print("%-55s %9s %9s %9s" % ("goal", "medians", "by round", "by instr"))
     for k, v in goals.items():
-        r = goals_by_round.get(k)
-        print("%-55s %9.2f %9s" % (k, v, "%.2f" % r if r is not None else "-"))
+        r, i = goals_by_round.get(k), goals_by_instr.get(k)
+        print("%-55s %9.2f %9s %9s" % (k, v, "%.2f" % r if r is not None else "-",
+                                       "%.2f" % i if i is not None else "-"))
+    if goals_by_instr:
+        print("by instr: the ratio if every instruction took the same time (callgrind, "
+              "exact on any host); the PMDs' copies take longer each than the routers' code")
 
     try:
         import matplotlib
