@@ -54,14 +54,14 @@ class Telemetry:
 
     def __init__(self, prefix, timeout=60):
         path = "/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix
-        deadline = time.time() + timeout
+        deadline = time.monotonic() + timeout
         while True:
             try:
                 self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
                 self.s.connect(path)
                 break
             except OSError:
-                if time.time() > deadline:
+                if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)
         info = json.loads(self.s.recv(16384).decode())
@@ -214,16 +214,16 @@ def launch(case, own_config=False):
                          env=env, cwd=TOP)
     run = {"p": p, "prefix": prefix, "cmd": cmd, "stats": stats, "log": logf, "measured": False}
     try:
-        t_start = time.time()
+        t_start = time.monotonic()
         run["tel"] = Telemetry(prefix)
         # Ready when packets leave: route loading is not measured
         # (l3fwd's rte_lpm takes about a minute for the full table).
-        deadline = time.time() + 300
+        deadline = time.monotonic() + 300
         while run["tel"].opackets(case["ports"]) == 0:
-            if p.poll() is not None or time.time() > deadline:
+            if p.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("no traffic (see %s)" % logf.name)
             time.sleep(0.5)
-        case["ready_s"] = time.time() - t_start
+        case["ready_s"] = time.monotonic() - t_start
     except BaseException:
         finish(case, run)
         raise
@@ -235,7 +235,7 @@ def measure(case, run, duration, perf=None):
     @duration seconds, and the seconds: (sent, received, seconds), with
     perf sampling the forwarding CPU into @perf meanwhile."""
     tel = run["tel"]
-    a, t0 = tel.opackets(case["ports"]), time.time()
+    a, t0 = tel.opackets(case["ports"]), time.monotonic()
     ra = tel.count(case.get("rx_ports", []), "ipackets")
     if perf:
         subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-C", PERF_CPU,
@@ -243,7 +243,7 @@ def measure(case, run, duration, perf=None):
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     else:
         time.sleep(duration)
-    b, t1 = tel.opackets(case["ports"]), time.time()
+    b, t1 = tel.opackets(case["ports"]), time.monotonic()
     rb = tel.count(case.get("rx_ports", []), "ipackets")
     run["measured"] = run["measured"] or b > a
     return b - a, rb - ra, t1 - t0

@@ -51,13 +51,13 @@ def main():
     p = subprocess.Popen(cmd, cwd=TOP, stdout=subprocess.DEVNULL, stderr=err)
     try:
         tel = Telemetry(prefix)
-        t0, last = time.time(), None
-        while time.time() - t0 < a.seconds:
+        t0, last = time.monotonic(), None
+        while time.monotonic() - t0 < a.seconds:
             if p.poll() is not None:
                 err.seek(0)
                 sys.exit("worker-trace: dpr exited: %s" % err.read().decode()[-2000:])
             w = tel.get("/dpr/workers").get("/dpr/workers") or {}
-            rx, cyc, now = w.get("worker/0/rx", 0), w.get("worker/0/busy_cycles", 0), time.time() - t0
+            rx, cyc, now = w.get("worker/0/rx", 0), w.get("worker/0/busy_cycles", 0), time.monotonic() - t0
             if last and rx > last[0]:
                 print("%5.2f rx %7.1fM %6.1f cycles/packet %6.2f Mpps pipelined %d probes %d "
                       "changes %d" % (now, rx / 1e6, (cyc - last[1]) / (rx - last[0]),

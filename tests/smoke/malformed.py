@@ -383,7 +383,7 @@ def main():
     for name, frame, worker, ep, crosses in fr:
         before = flat(st.get())
         tx.send(frame)
-        deadline = time.time() + 5
+        deadline = time.monotonic() + 5
         want = {worker: 1}
         want.update({"ep." + k: v for k, v in ep.items()})
         while True:  # until p0 received it and the exception path is done
@@ -391,7 +391,7 @@ def main():
             d = {k: now.get(k, 0) - before.get(k, 0) for k in set(now) | set(before)}
             if d["rx"] >= 1 and all(d.get(k, 0) >= v for k, v in want.items()):
                 break
-            if time.time() > deadline:
+            if time.monotonic() > deadline:
                 break
         moved = {k: v for k, v in d.items() if v and k != "rx" and not k.startswith("ep.")}
         why = []
@@ -412,8 +412,8 @@ def main():
         else:
             print("ok - %s" % name)
     # What crossed: every tag meant to, and none other, once the last has landed.
-    deadline = time.time() + 5
-    while not want_tags <= got and time.time() < deadline:
+    deadline = time.monotonic() + 5
+    while not want_tags <= got and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(0.3)
     stop.append(1)
