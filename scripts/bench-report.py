@@ -271,6 +271,15 @@ def main():
                   "/".join(str(e) for e in eff), probes[0]["l3_mib"], half[0][0],
                   "/".join("%.0f" % v for _, v in half),
                   "/".join("%.0f" % p["dram_ns"] for p in probes)))
+        huge = [p["huge_ns"] for p in probes if p.get("huge_ns")]
+        if huge:
+            # The same DRAM read through different hugepages: on a VM the
+            # host backs them unevenly, and a DRAM-bound case's rate goes
+            # with the pages its table got, which no case chooses.
+            print("memory: DRAM through 2 MiB hugepages, %d regions of 128 MiB: %s ns in the "
+                  "rounds; which pages a table gets moves a DRAM-bound rate by up to that "
+                  "spread" % (len(huge[0]), "/".join("%.0f-%.0f (%.0f%%)" % (
+                      min(h), max(h), 100 * (max(h) / min(h) - 1)) for h in huge)))
         mul = [p["mul_ns"] for p in probes if "mul_ns" in p]
         if mul:
             print("cpu: a dependent multiply took %s ns in the rounds (the core's own speed: "

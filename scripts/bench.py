@@ -384,11 +384,14 @@ def main():
                 probes.append(json.loads(subprocess.run(
                     [a.probe], check=True, capture_output=True, text=True,
                     timeout=120).stdout))
+                huge = probes[-1].get("huge_ns")
                 log("bench: round %d/%d machine: a dependent multiply %s ns; effective L3 %s "
-                    "MiB of %s (chase ns by MiB %s, DRAM %s)" % (
+                    "MiB of %s (chase ns by MiB %s, DRAM %s%s)" % (
                         r + 1, a.rounds, probes[-1].get("mul_ns", "?"),
                         probes[-1]["effective_l3_mib"], probes[-1]["l3_mib"],
-                        probes[-1]["chase_ns"], probes[-1]["dram_ns"]))
+                        probes[-1]["chase_ns"], probes[-1]["dram_ns"],
+                        ", through hugepages %.0f-%.0f by region" % (min(huge), max(huge))
+                        if huge else ""))
             except (OSError, ValueError, subprocess.SubprocessError) as e:
                 log("bench: %s: %s" % (a.probe, e))
         # Each round starts one case later: no case always runs first
