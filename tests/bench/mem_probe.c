@@ -18,7 +18,7 @@
  * L3/2 (at least 1 MiB each); effective_l3_mib, the largest of those whose
  * loads took under a third of DRAM's (0: none did); huge_ns, DRAM through
  * 2 MiB hugetlbfs pages as DPDK maps them, per region (null when no
- * hugepages are free).
+ * hugepages are free), and huge_pass_ns, each region's passes.
  * Lines of 64 bytes in one random cycle (Sattolo's shuffle), so that every
  * load misses what the load before it brought and the hardware prefetchers
  * find no stride; transparent huge pages asked for, so that the DRAM figure
@@ -124,7 +124,7 @@ chase(size_t mib)
 #define REGION_LOADS 300000u
 
 static int
-huge_regions(double *ns)
+huge_regions(double *ns, double pass_ns[][REGION_PASSES])
 {
 	const size_t bytes = (size_t)REGION_MIB << 20, n = bytes / LINE;
 	double t[REGIONS][REGION_PASSES];
@@ -155,6 +155,7 @@ huge_regions(double *ns)
 			for (i = 0; i < REGION_LOADS; i++)
 				p[r] = *(const size_t *)(const void *)(mem[r] + p[r] * LINE);
 			t[r][k] = (now_ns() - t0) / REGION_LOADS;
+			pass_ns[r][k] = t[r][k];
 		}
 	}
 	for (r = 0; r < REGIONS; r++) { /* the median of 3 */
@@ -212,7 +213,7 @@ main(int argc, char **argv)
 {
 	size_t l3 = argc > 1 ? strtoul(argv[1], NULL, 10) : l3_from_sysfs();
 	size_t big, mib, eff = 0;
-	double ns[8], hns[REGIONS], dram;
+	double ns[8], hns[REGIONS], hpass[REGIONS][REGION_PASSES], dram;
 	unsigned int k, n = 0;
 
 	if (l3 == 0)
@@ -238,11 +239,16 @@ main(int argc, char **argv)
 		n++;
 	}
 	printf("}, \"effective_l3_mib\": %zu, \"huge_ns\": ", eff);
-	if (huge_regions(hns) == 0)
+	if (huge_regions(hns, hpass) == 0) {
 		for (k = 0; k < REGIONS; k++)
 			printf("%s%.1f%s", k == 0 ? "[" : ", ", hns[k], k == REGIONS - 1 ? "]" : "");
-	else
+		printf(", \"huge_pass_ns\": ");
+		for (k = 0; k < REGIONS; k++)
+			printf("%s[%.1f, %.1f, %.1f]%s", k == 0 ? "[" : ", ", hpass[k][0], hpass[k][1],
+			       hpass[k][2], k == REGIONS - 1 ? "]" : "");
+	} else {
 		printf("null");
+	}
 	printf("}\n");
 	return 0;
 oom:
