@@ -112,11 +112,11 @@ chase(size_t mib)
  * DRAM through 2 MiB hugetlbfs pages, as DPDK maps its memory: REGIONS
  * regions of REGION_MIB each, chased in turn, forward then backward over
  * the regions, REGION_PASSES times; the median of each region's passes in
- * @p ns. On a VM the host backs the guest's pages unevenly: on the AMD
- * host (2026-12-05) 8 regions of 256 MiB read 174-209 ns a load, in the
- * same order in two runs on the same pages, so which pages a process gets
- * moves a DRAM-bound rate by as much. @return 0, or -1 when there were not
- * enough free hugepages (or memory).
+ * @p ns, and each pass in @p pass_ns. On a VM the host backs the guest's
+ * pages unevenly: on the AMD host (2026-12-05) one region's passes read
+ * 170.8-179.6 ns a load and another's 218.7-229.3 in the same process, so
+ * which pages a process gets moves a DRAM-bound rate by as much.
+ * @return 0, or -1 when there were not enough free hugepages (or memory).
  */
 #define REGIONS 8
 #define REGION_MIB 128
