@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE /* pthread_cond_clockwait() */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -112,7 +113,9 @@ dpr_telemetry_call(json_t *req)
 	if (write(tel.efd, &one, sizeof(one)) < 0)
 		DPR_LOG(ERR, main, "telemetry: cannot wake the control thread");
 
-	clock_gettime(CLOCK_REALTIME, &deadline);
+	/* On CLOCK_MONOTONIC: a step of the wall clock (NTP, a restored VM)
+	 * neither cuts the wait short nor makes it hours long. */
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += wait_ms / 1000;
 	deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000;
 	if (deadline.tv_nsec >= 1000000000) {
@@ -121,7 +124,7 @@ dpr_telemetry_call(json_t *req)
 	}
 	pthread_mutex_lock(&tel.m);
 	while (!tel.answered &&
-	       pthread_cond_timedwait(&tel.cv, &tel.m, &deadline) != ETIMEDOUT)
+	       pthread_cond_clockwait(&tel.cv, &tel.m, CLOCK_MONOTONIC, &deadline) != ETIMEDOUT)
 		;
 	if (tel.answered && tel.wait_tag == tag) {
 		resp = tel.resp;
