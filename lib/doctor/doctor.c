@@ -1959,6 +1959,8 @@ irqbalance_banned(const struct ctx *c, uint64_t *set)
 	}
 }
 
+static void check_clock(struct ctx *c, const char *cpuinfo);
+
 static void
 check_isolation(struct ctx *c)
 {
@@ -2188,10 +2190,81 @@ dpr_doctor_run(const struct dpr_doctor_input *in, struct dpr_doctor_report *r)
 	check_hugepages(c);
 	check_nics(c);
 	check_isolation(c);
+	check_clock(c, cpuinfo);
 
 	ret = c->err;
 	free(c);
 	return ret;
+}
+
+/* ---- the TSC and the kernel's clock ---- */
+
+/* Whether the flags line of the first CPU in @p cpuinfo has @p flag. */
+static bool
+cpu_flag(const char *cpuinfo, const char *flag)
+{
+	const char *line = strstr(cpuinfo, "\nflags"), *colon;
+	char flags[4096], word[64];
+
+	if (line == NULL || (colon = strchr(line, ':')) == NULL)
+		return false;
+	/* " flag1 flag2 ... ": each flag is then " flag " in it. */
+	snprintf(flags, sizeof(flags), "%.*s ", (int)strcspn(colon + 1, "\n"), colon + 1);
+	snprintf(word, sizeof(word), " %s ", flag);
+	return strstr(flags, word) != NULL;
+}
+
+/*
+ * DPDK counts time in TSC cycles (rte_rdtsc(), rte_get_tsc_hz()), and so do
+ * dpr's cycles_per_packet, busy_cycles and the --pipeline auto tuner; dpr's
+ * timers run on CLOCK_MONOTONIC (lib/util/clock.h). A TSC whose rate follows
+ * the CPU's frequency skews every cycle count; a kernel that keeps time on
+ * another clocksource does not trust the TSC, which on a VM can jump when
+ * the VM is paused, restored or moved (a test here saw 12 hours back).
+ */
+static void
+check_clock(struct ctx *c, const char *cpuinfo)
+{
+	char cs[64], avail[256];
+	bool has_flags = strstr(cpuinfo, "\nflags") != NULL;
+	bool unstable_opt = strstr(c->cmdline, "tsc=unstable") != NULL;
+
+	if (has_flags && !cpu_flag(cpuinfo, "constant_tsc"))
+		add(c, DPR_DOCTOR_WARNING, "clock", "constant_tsc", false,
+		    "# BIOS: a performance profile without frequency scaling; or a CPU with constant_tsc",
+		    "the CPU's TSC does not tick at a constant rate (no constant_tsc in /proc/cpuinfo): "
+		    "its rate follows the CPU's frequency, and so DPDK's TSC rate, dpr's "
+		    "cycles_per_packet and what the --pipeline auto tuner measures");
+	else if (has_flags && !cpu_flag(cpuinfo, "nonstop_tsc"))
+		add(c, DPR_DOCTOR_INFO, "clock", "nonstop_tsc", false, NULL,
+		    "the TSC may stop in deep C-states (no nonstop_tsc in /proc/cpuinfo); dpr's "
+		    "workers poll and never idle there unless --idle-sleep is given");
+	if (read_str(c, cs, sizeof(cs),
+		     "/sys/devices/system/clocksource/clocksource0/current_clocksource") < 0 ||
+	    cs[0] == '\0')
+		return;
+	if (read_str(c, avail, sizeof(avail),
+		     "/sys/devices/system/clocksource/clocksource0/available_clocksource") < 0)
+		avail[0] = '\0';
+	if (strcmp(cs, "tsc") == 0) {
+		add(c, DPR_DOCTOR_OK, "clock", cs, false, NULL,
+		    "the kernel keeps time on the TSC: it found the TSC steady, and so are the "
+		    "cycle counts dpr reports");
+	} else if (strcmp(cs, "kvm-clock") == 0 || strcmp(cs, "xen") == 0 ||
+		   strcmp(cs, "hyperv_clocksource_tsc_page") == 0 || unstable_opt) {
+		add(c, DPR_DOCTOR_INFO, "clock", cs, false, NULL,
+		    "the kernel keeps time on %s, not the TSC%s: a virtual machine's TSC can "
+		    "jump when the VM is paused, restored or moved. dpr's timers (neighbours, "
+		    "grace periods, captures) run on CLOCK_MONOTONIC and do not mind; a jump "
+		    "spoils one window of cycles_per_packet and of the tuner's probe", cs,
+		    unstable_opt ? ", and the kernel command line says tsc=unstable" : "");
+	} else {
+		add(c, DPR_DOCTOR_WARNING, "clock", cs, false, "dmesg | grep -i -E 'tsc|clocksource'",
+		    "the kernel keeps time on %s, not the TSC (available: %s): it found the TSC "
+		    "unreliable (its log says why), so DPDK's cycle counts, dpr's cycles_per_packet "
+		    "and the --pipeline auto tuner may drift or jump", cs,
+		    avail[0] != '\0' ? avail : "?");
+	}
 }
 
 /* ---- --bind ---- */

@@ -522,6 +522,42 @@ def case_sparse(tmp):
     check(rc == 1 and "errors," in out, "sparse: text output", out)
 
 
+# The TSC and the kernel's clock.
+def case_clock(tmp):
+    def machine(name, flags, clocksource, cmdline="root=/dev/sda1"):
+        m = Machine(tmp, name)
+        m.write("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\n"
+                f"flags\t\t: {flags}\nbogomips\t: 4000\n\nprocessor\t: 1\n")
+        m.cmdline(cmdline)
+        if clocksource:
+            d = "/sys/devices/system/clocksource/clocksource0"
+            m.write(d + "/current_clocksource", clocksource + "\n")
+            m.write(d + "/available_clocksource", "tsc hpet acpi_pm \n")
+        return findings(m)
+
+    rc, fs, out = machine("clock-tsc", "fpu tsc constant_tsc nonstop_tsc rdtscp", "tsc")
+    check(has(fs, "ok", "clock", "keeps time on the TSC"), "clock: tsc is ok", out)
+    check(not any(f["check"] == "clock" and f["severity"] != "ok" for f in fs),
+          "clock: nothing else about the clock on a steady TSC", out)
+    rc, fs, out = machine("clock-kvm", "fpu tsc constant_tsc nonstop_tsc tsc_known_freq",
+                          "kvm-clock", "console=ttyS0 tsc=reliable tsc=unstable")
+    check(has(fs, "info", "clock", "kvm-clock", "tsc=unstable", "CLOCK_MONOTONIC", "jump"),
+          "clock: kvm-clock with tsc=unstable is info", out)
+    check(not any(f["check"] == "clock" and f["severity"] == "warning" for f in fs),
+          "clock: no warning on a VM's kvm-clock", out)
+    rc, fs, out = machine("clock-hpet", "fpu tsc constant_tsc", "hpet")
+    check(has(fs, "warning", "clock", "hpet", "tsc hpet acpi_pm", fix="dmesg"),
+          "clock: hpet on bare metal is a warning with the dmesg command", out)
+    check(has(fs, "info", "clock", "nonstop_tsc"), "clock: no nonstop_tsc is info", out)
+    # "tsc_reliable" and "constant_tsc_x" are other flags, not constant_tsc.
+    rc, fs, out = machine("clock-var", "fpu tsc tsc_reliable constant_tsc_x nonstop_tsc", "tsc")
+    check(has(fs, "warning", "clock", "no constant_tsc", "cycles_per_packet"),
+          "clock: a TSC without constant_tsc is a warning", out)
+    rc, fs, out = machine("clock-none", "fpu tsc constant_tsc nonstop_tsc", None)
+    check(not any(f["check"] == "clock" for f in fs),
+          "clock: no clocksource file, no finding", out)
+
+
 # Usage errors and bad configs.
 def case_usage(tmp):
     m = Machine(tmp, "usage")
@@ -561,7 +597,8 @@ def case_real_machine():
 def main():
     with tempfile.TemporaryDirectory(prefix="dpr-doctor-") as tmp:
         for case in (case_chelsio, case_e810, case_hugepages, case_healthy, case_ice_ddp,
-                     case_isolation, case_mellanox, case_uio, case_sparse, case_usage):
+                     case_isolation, case_mellanox, case_uio, case_sparse, case_clock,
+                     case_usage):
             before = len(failures)
             case(tmp)
             print(f"{'ok' if len(failures) == before else 'not ok'} - {case.__name__[5:]}")
