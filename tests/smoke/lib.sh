@@ -253,6 +253,13 @@ stop_dpr() {
 	if ! wait_for 60 eval "! kill -0 $DPR_PID 2>/dev/null"; then
 		not_ok "dpr exits 0 on SIGTERM: still running 60 s after it, killed (log: $WORK/dpr.log)"
 		tail -n 20 "$WORK/dpr.log" | sed 's/^/# /'
+		# Where it hangs, for the next one to look at: every thread's
+		# stack (gdb is optional; the kill follows either way).
+		if command -v gdb >/dev/null; then
+			echo "# --- dpr's threads where it hangs ---"
+			timeout 60 gdb -p "$DPR_PID" -batch -ex "thread apply all bt" 2>&1 |
+				grep -E '^(Thread|#[0-9])' | head -n 120 | sed 's/^/# /'
+		fi
 		kill -KILL "$DPR_PID" 2>/dev/null
 		wait "$DPR_PID" 2>/dev/null
 		DPR_PID=
