@@ -18,10 +18,16 @@ RMAC=02:00:00:00:01:01 HMAC=02:00:00:00:01:02
 two_hosts
 two_hosts_config "$WORK/dpr.json"
 # On hugepages without --in-memory: dpdk-dumpcap needs EAL's multi-process
-# channel (scripts/setup.sh reserves and mounts them).
+# channel (scripts/setup.sh reserves and mounts them). The secondary maps
+# dpr's memory at the same addresses: --base-virtaddr puts it far above
+# where either process loads its libraries. Without it an ASan dpr (whose
+# shadow covers EAL's default hint) has its memory among the libraries, at
+# addresses a secondary may hold already: dumpcap then fails "Cannot init
+# memory" (seen in one full suite run of five; made to happen by holding
+# that address in dumpcap).
 free_mb=$(awk '/HugePages_Free/ {f=$2} /Hugepagesize/ {s=$2} END {print int(f*s/1024)}' /proc/meminfo)
 if [ "${free_mb:-0}" -ge 700 ] && grep -qs ' hugetlbfs ' /proc/mounts; then
-	HUGE=1 DPR_EAL_MEM="-m 700"
+	HUGE=1 DPR_EAL_MEM="-m 700 --base-virtaddr 0x300000000000"
 else
 	HUGE=0
 fi
