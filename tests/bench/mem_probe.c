@@ -122,6 +122,7 @@ chase(size_t mib)
 #define REGION_MIB 128
 #define REGION_PASSES 3
 #define REGION_LOADS 300000u
+_Static_assert(REGION_PASSES == 3, "huge_regions() takes the median of 3");
 
 static int
 huge_regions(double *ns, double pass_ns[][REGION_PASSES])
