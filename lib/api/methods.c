@@ -536,8 +536,20 @@ route_source_json(struct dpr_router *r, const struct dpr_prefix *pf, json_t *o)
 
 	if (r->rib.srcs == NULL)
 		return;
-	if (dpr_route_src_get(&r->rib, pf, &c) < 0 || !c.in_fib) {
+	if (dpr_route_src_get(&r->rib, pf, &c) < 0) {
 		json_object_set_new(o, "source", json_string("router"));
+		return;
+	}
+	if (!c.in_fib) {
+		/* The router's own route, with sources' routes waiting under
+		 * it (source.h): they come back when it goes. */
+		json_t *a = json_array();
+
+		for (s = 0; s < DPR_RSRC_MAX; s++)
+			if (c.have & (1u << s))
+				json_array_append_new(a, json_string(dpr_route_src_name(s)));
+		json_object_set_new(o, "source", json_string("router"));
+		json_object_set_new(o, "waiting", a);
 		return;
 	}
 	json_object_set_new(o, "source", json_string(dpr_route_src_name(c.winner)));
@@ -652,30 +664,22 @@ apply_src(struct dpr_router *r, const char *ctx, struct dpr_route_op *ops, unsig
 
 /*
  * Apply the router's own ops (addresses, neighbours) to the FIB; on a
- * partial failure say how far it got and what to raise.
+ * partial failure drop the references of the ops not applied and say how
+ * far it got and what to raise.
  */
 static int
 apply(struct dpr_router *r, const char *ctx, struct dpr_route_op *ops, unsigned int n,
       struct dpr_method_err *e)
 {
-	unsigned int done;
+	unsigned int done, i;
 	int err = 0;
 
 	done = dpr_route_apply(&r->rib, ops, n, &err);
-	if (r->rib.srcs != NULL && done > 0) {
-		struct dpr_prefix pfs[8];
-		unsigned int i, k = 0;
-
-		for (i = 0; i < done; i++) {
-			pfs[k++] = ops[i].prefix;
-			if (k == RTE_DIM(pfs) || i + 1 == done) {
-				dpr_route_src_router_changed(&r->rib, pfs, k);
-				k = 0;
-			}
-		}
-	}
 	if (done == n)
 		return 0;
+	for (i = done; i < n; i++)
+		if (!ops[i].del)
+			dpr_nh_put(r->nh, ops[i].nh);
 	return apply_fail(r, ctx, ops, done, n, err, e);
 }
 
@@ -1841,6 +1845,7 @@ dpr_router_stats_json(struct dpr_router *r)
 				"held", (json_int_t)c.held[i], "active", (json_int_t)c.active[i],
 				"stale", (json_int_t)c.stale[i]));
 		json_object_set_new(by, "not_installed", json_integer(c.not_installed));
+		json_object_set_new(by, "shadowed", json_integer(c.shadowed));
 		json_object_set_new(j, "route_sources", by);
 	}
 	json_object_set_new(j, "fpm", dpr_fpm_router_stats_json(r));

@@ -403,6 +403,8 @@ route_source_text(struct text *t, json_t *stats)
 	}
 	gauge(t, rs, "not_installed", "dpr_routes_not_installed",
 	      "Winning routes the FIB had no room for");
+	gauge(t, rs, "shadowed", "dpr_routes_shadowed",
+	      "Sources' routes waiting under a route of the router's own addresses");
 }
 
 /* stats.get's host_stack: traffic to and from the kernel through the TAPs. */

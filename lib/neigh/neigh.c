@@ -407,8 +407,9 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 	} else if (dpr_route_get(&n->r->rib, &op.prefix, &cur) == 0) {
 		dpr_nh_put(n->r->nh, (uint32_t)idx);
 	} else if (dpr_route_apply(&n->r->rib, &op, 1, &(int){ 0 }) != 1) {
-		/* No room for the host route (the reference is gone with the
-		 * op): the held packets would only come back here. */
+		/* No room for the host route: the held packets would only
+		 * come back here. The reference is still ours; the next hop
+		 * may go with it. */
 		if (fresh) {
 			n->learned[idx] = false;
 			n->n_learned--;
@@ -417,6 +418,7 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 		n->c.learn_refused++;
 		if (p != NULL && p->failed_until == 0)
 			pending_release(n, p, false, false);
+		dpr_nh_put(n->r->nh, (uint32_t)idx);
 		return;
 	}
 	if (p != NULL)
@@ -479,6 +481,7 @@ dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 	} else if (dpr_route_apply(&n->r->rib, &op, 1, &(int){ 0 }) != 1) {
 		snprintf(err, len, "no room for its host route (raise fib.%s_max_routes or fib.%s_tbl8_groups)",
 			 ip->af == DPR_AF_IP4 ? "ipv4" : "ipv6", ip->af == DPR_AF_IP4 ? "ipv4" : "ipv6");
+		dpr_nh_put(n->r->nh, (uint32_t)idx);
 		return -ENOSPC;
 	}
 	/* Whatever waited for it goes now, not host unreachable later. */

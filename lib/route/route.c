@@ -21,9 +21,6 @@ dpr_route4_apply(struct dpr_fib4 *fib, struct dpr_nh_table *nh,
 	for (i = 0; i < done; i++)
 		if (ops[i].existed)
 			dpr_nh_put(nh, ops[i].old_nh);
-	for (; i < n; i++)
-		if (!ops[i].del)
-			dpr_nh_put(nh, ops[i].nh);
 	return done;
 }
 
@@ -104,7 +101,7 @@ apply_run6(struct dpr_rib *rib, struct dpr_route_op *ops, unsigned int n, int *e
 }
 
 unsigned int
-dpr_route_apply(struct dpr_rib *rib, struct dpr_route_op *ops, unsigned int n, int *err)
+dpr_route_fib_apply(struct dpr_rib *rib, struct dpr_route_op *ops, unsigned int n, int *err)
 {
 	unsigned int i = 0, j, k, done;
 
@@ -130,11 +127,16 @@ dpr_route_apply(struct dpr_rib *rib, struct dpr_route_op *ops, unsigned int n, i
 		if (i < j)
 			break;
 	}
-	/* What was not applied drops the reference it carried. */
-	for (k = i; k < n; k++)
-		if (!ops[k].del)
-			dpr_nh_put(rib->nh, ops[k].nh);
+	/* What was not applied keeps its reference: the caller's. */
 	return i;
+}
+
+unsigned int
+dpr_route_apply(struct dpr_rib *rib, struct dpr_route_op *ops, unsigned int n, int *err)
+{
+	if (rib->srcs != NULL)
+		return dpr_route_src_router_apply(rib, ops, n, err);
+	return dpr_route_fib_apply(rib, ops, n, err);
 }
 
 int
@@ -485,6 +487,8 @@ dpr_route_install_config(struct dpr_rib *rib, const struct dpr_config *cfg,
 
 		snprintf(err, err_len, "routes: installed %u of %u routes from the config: %s (raise fib.%s_max_routes or fib.%s_tbl8_groups)",
 			 done, b.n, strerror(-ret), fam, fam);
+		for (i = done; i < b.n; i++)
+			dpr_nh_put(rib->nh, b.ops[i].nh);
 		for (i = 0; i < st.n; i++)
 			dpr_nh_put(rib->nh, st.ops[i].nh);
 	} else {

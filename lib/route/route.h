@@ -6,6 +6,21 @@
  * counts right, and installing what the config file gives (connected
  * subnets, the router's own addresses, static neighbours and routes).
  * Control thread only.
+ *
+ * Next-hop references, the whole rule (dpr_rib_check() verifies it):
+ *  - a next hop's refcnt is the number of holders: each FIB entry that
+ *    points at it (the router's own routes and installed candidates, whose
+ *    reference is their candidate's: source.c), each source candidate not
+ *    in the FIB, each multipath group that has it as a member, and each
+ *    static link-local neighbour entry (lib/neigh);
+ *  - whoever asks for a next hop (dpr_nh_get(), dpr_nh_connected(),
+ *    dpr_nh_group_take()) holds the reference it got, and hands it on with
+ *    an add op: an op that is applied gives it to the FIB; an op that is
+ *    not applied, or refused, changes no count: the reference is still the
+ *    caller's, to keep or to dpr_nh_put();
+ *  - the FIB drops the reference of what it held after the grace period
+ *    that follows the op replacing or deleting it (dpr_route_fib_apply()),
+ *    so an index is reused only when no worker can still read it.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,14 +52,40 @@ struct dpr_route_op {
 };
 
 /**
- * Apply a batch of route changes of both families, in order (a run of one
- * family goes to its FIB as one batch). References as dpr_route4_apply().
+ * Apply a batch of the router's own route changes (the routes its
+ * addresses imply, static and learned neighbours' host routes) of both
+ * families, in order. A prefix the router takes from a source's candidate
+ * keeps that candidate, not installed, and gives it back to the FIB when
+ * the router deletes its route (source.h). A delete of a prefix the router
+ * does not hold (a source's route) changes nothing and counts as applied.
+ * References as in the rule above.
  * @return the number of ops applied, from the first; when fewer than @p n,
  *   *@p err says why op number <return> failed (as dpr_fib4_update() and
  *   dpr_fib6_update(); -EAFNOSUPPORT for a prefix of neither family).
  */
 unsigned int dpr_route_apply(struct dpr_rib *rib, struct dpr_route_op *ops, unsigned int n,
 			     int *err);
+
+/**
+ * Apply a batch of ops to the FIBs as they are, with no regard for who
+ * holds the prefixes: for lib/route only (source.c, which owns them, and
+ * dpr_route_apply()). A run of one family goes to its FIB as one batch.
+ * @return as dpr_route_apply().
+ */
+unsigned int dpr_route_fib_apply(struct dpr_rib *rib, struct dpr_route_op *ops, unsigned int n,
+				 int *err);
+
+/**
+ * Check the reference rule above: recompute every next hop's count from
+ * its holders (both FIBs, the sources' candidates, the multipath groups,
+ * and @p held(@p arg, idx) for those outside lib/route, e.g. lib/neigh's;
+ * @p held may be NULL) and compare it with the table's, and check the
+ * sources' state against the FIB (dpr_route_src_check()). Walks every route
+ * and next hop: for tests, fuzzers and rib.check.
+ * @return 0, or -EINVAL with the first mismatch in @p err, or -ENOMEM.
+ */
+int dpr_rib_check(struct dpr_rib *rib, uint32_t (*held)(void *arg, uint32_t idx), void *arg,
+		  char *err, size_t len);
 
 /** Exact match of @p pf: 0 with *@p nh set, or -ENOENT. */
 int dpr_route_get(const struct dpr_rib *rib, const struct dpr_prefix *pf, uint32_t *nh);
@@ -70,7 +111,8 @@ unsigned int dpr_route_addr_ops(const struct dpr_prefix *a, uint32_t connected, 
 
 /**
  * Apply a batch of FIB ops. Each add must carry a next-hop reference taken
- * by the caller; it is kept by the route, or dropped if the op is not applied.
+ * by the caller; it is kept by the route if the op is applied, and is still
+ * the caller's if not.
  * Next hops of replaced and deleted routes are released after every worker
  * has stopped using them.
  * @return as dpr_fib4_update().

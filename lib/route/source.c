@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,12 +18,21 @@
  * Entry 0 is never used: index 0 ends a chain. Freed entries are chained
  * on a free list through next.
  *
- * References: each candidate holds one on its next hop, and the FIB one on
- * what it holds (dpr_route_apply() drops it after the grace period that
- * follows a replace or a delete). The installed candidate's two are one
- * (fib_src), so that a route counts once in a next hop's "refs": its
- * candidate gives its reference to the FIB op that installs it, and takes
- * one back only if it stays a candidate when another replaces it there.
+ * References (the rule is route.h's): each candidate holds one on its next
+ * hop, and the FIB one on what it holds (dpr_route_fib_apply() drops it
+ * after the grace period that follows a replace or a delete). The
+ * installed candidate's two are one (fib_src), so that a route counts once
+ * in a next hop's "refs": its candidate gives its reference to the FIB op
+ * that installs it, and takes one back only if it stays a candidate when
+ * another replaces it there. An op the FIB does not apply leaves every
+ * reference where it was.
+ *
+ * The router's own routes (route.h: addresses, neighbours) go through
+ * dpr_route_src_router_apply(), so that this table knows, rather than
+ * guesses from next-hop indices, which FIB entries are the router's
+ * ("router"): the candidates of such a prefix wait under it, not
+ * installed, and the most preferred comes back in the op that deletes the
+ * router's route.
  */
 struct src_entry {
 	struct dpr_prefix pf;
@@ -40,6 +50,9 @@ struct src_entry {
 	 * reference, as before there were sources.
 	 */
 	uint8_t fib_src;
+	uint8_t router;              /**< the FIB holds the router's own route (in_fib 0) */
+	uint8_t waiting;             /**< in the waiting list: the FIB had no room */
+	int8_t fib_err;              /**< why the FIB last refused the winner (-errno) */
 	uint8_t live;
 };
 
@@ -54,6 +67,14 @@ struct dpr_route_srcs {
 	uint32_t gen;            /**< batch number (dirty_gen) */
 	uint32_t *touched;       /**< entries a batch changed */
 	uint32_t n_touched_alloc;
+	/**
+	 * Entries whose winner the FIB refused (full), oldest first: retried
+	 * when a later batch frees room. May hold entries since installed,
+	 * erased or reused: a retry looks at what each entry is then.
+	 */
+	uint32_t *waiting;
+	uint32_t n_waiting;
+	uint32_t n_waiting_alloc;
 };
 
 static const char *const src_names[DPR_RSRC_MAX] = {
@@ -152,6 +173,7 @@ dpr_route_srcs_free(struct dpr_route_srcs *t, struct dpr_nh_table *nh)
 	free(t->buckets);
 	free(t->e);
 	free(t->touched);
+	free(t->waiting);
 	free(t);
 }
 
@@ -289,22 +311,56 @@ router_owned(const struct dpr_rib *rib, const struct dpr_prefix *pf)
 	return dpr_route_get(rib, pf, &nh) == 0;
 }
 
+/* Remember that the FIB refused @p x's winner, for a retry. */
+static void
+wait_for_room(struct dpr_route_srcs *t, uint32_t k, int err)
+{
+	struct src_entry *x = &t->e[k];
+
+	x->fib_err = (int8_t)(err < 0 && err >= -127 ? err : -EIO);
+	if (x->waiting)
+		return;
+	if (t->n_waiting == t->n_waiting_alloc) {
+		uint32_t n = t->n_waiting_alloc ? t->n_waiting_alloc * 2 : 256;
+		uint32_t *a = realloc(t->waiting, n * sizeof(*a));
+
+		if (a == NULL)
+			return; /* retried with the next change of its prefix */
+		t->waiting = a;
+		t->n_waiting_alloc = n;
+	}
+	x->waiting = 1;
+	t->waiting[t->n_waiting++] = k;
+}
+
+/* The order ops go to the FIB in: per family, deletes (which make room),
+ * then replaces (which need none), then new prefixes (which may not fit). */
+static unsigned int
+op_rank(const struct src_entry *x, const struct dpr_route_op *op)
+{
+	unsigned int fam = x->pf.addr.af == DPR_AF_IP4 ? 0 : 3;
+
+	return fam + (op->del ? 0 : x->in_fib ? 1 : 2);
+}
+
 /*
  * Bring the FIB in line with the entries a batch touched: one op per entry
- * whose winner differs from what the FIB holds, applied as one batch.
- * Entries left with no candidate and nothing in the FIB are erased.
- * @return 0, or the FIB's error for the first op it did not apply (the
- *   entries from there keep their FIB state and are retried by the next
- *   batch that touches them).
+ * whose winner differs from what the FIB holds, applied as one batch
+ * (deletes first). An add the FIB has no room for leaves its winner a
+ * candidate, waiting (wait_for_room()), and the other adds of its family
+ * wait with it without being tried; everything else is applied. Entries
+ * left with no candidate, nothing in the FIB and no router's route are
+ * erased.
+ * @return the number of deletes applied (room made).
  */
-static int
+static unsigned int
 sync_fib(struct dpr_rib *rib, unsigned int n_touched)
 {
 	struct dpr_route_srcs *t = rib->srcs;
 	struct dpr_route_op *ops = NULL;
 	uint32_t *of = NULL;
 	uint8_t *ow = NULL;
-	unsigned int i, n = 0, done;
+	unsigned int i, r, n = 0, pos, done, freed = 0;
 	int err = 0;
 
 	if (n_touched > 0) {
@@ -315,70 +371,71 @@ sync_fib(struct dpr_rib *rib, unsigned int n_touched)
 			free(ops);
 			free(of);
 			free(ow);
-			return -ENOMEM;
+			return 0;
 		}
 	}
-	/* IPv4 first, then IPv6: dpr_route_apply() waits a grace period
-	 * per run of one family, so a batch of both costs two, not one per
-	 * switch. */
-	for (i = 0; i < 2 * n_touched; i++) {
-		struct src_entry *x = &t->e[t->touched[i % n_touched]];
-		unsigned int w = winner(x);
-		uint32_t cur;
-		bool there;
+	/* Six passes, one per rank (op_rank()): IPv4 before IPv6, because
+	 * dpr_route_fib_apply() waits a grace period per run of one family. */
+	for (r = 0; r < 6; r++) {
+		for (i = 0; i < n_touched; i++) {
+			uint32_t k = t->touched[i];
+			struct src_entry *x = &t->e[k];
+			unsigned int w = winner(x);
+			struct dpr_route_op op = { .prefix = x->pf };
 
-		if ((x->pf.addr.af == DPR_AF_IP4) != (i < n_touched))
-			continue;
-		there = dpr_route_get(rib, &x->pf, &cur) == 0;
-
-		/* The FIB entry is ours only while it holds what we put
-		 * there: an address added since (addr.add) owns its subnet
-		 * now, and no source may change or delete that. Its op took
-		 * the FIB's reference: a candidate that shared it goes. */
-		if (x->in_fib && (!there || cur != x->fib_nh)) {
-			x->in_fib = 0;
-			if (x->fib_src != DPR_RSRC_MAX) {
-				x->have &= (uint8_t)~(1u << x->fib_src);
-				x->stale &= (uint8_t)~(1u << x->fib_src);
-				x->fib_src = DPR_RSRC_MAX;
-				w = winner(x);
-			}
-		}
-		if (!x->in_fib && there)
-			continue;
-		if (w == DPR_RSRC_MAX) {
-			if (!x->in_fib)
-				continue;
-			ops[n] = (struct dpr_route_op){ .prefix = x->pf, .del = 1 };
-		} else {
-			if (x->in_fib && x->fib_nh == x->nh[w]) {
+			if (!x->live || x->router)
+				continue; /* the router's route stays; candidates wait */
+			if (w == DPR_RSRC_MAX) {
+				if (!x->in_fib)
+					continue;
+				op.del = 1;
+			} else if (x->in_fib && x->fib_nh == x->nh[w]) {
 				/* Already there: share the FIB's reference. */
-				if (x->fib_src == DPR_RSRC_MAX) {
+				if (r == 0 && x->fib_src == DPR_RSRC_MAX) {
 					dpr_nh_put(rib->nh, x->nh[w]);
 					x->fib_src = (uint8_t)w;
 				}
 				continue;
+			} else {
+				op.nh = x->nh[w];
 			}
+			if (op_rank(x, &op) != r)
+				continue;
 			/* The FIB drops its reference on what it held after
 			 * the op: a candidate that shared it needs its own. */
 			if (x->in_fib && x->fib_src != DPR_RSRC_MAX) {
 				dpr_nh_hold(rib->nh, x->fib_nh);
 				x->fib_src = DPR_RSRC_MAX;
 			}
-			/* The winner's reference goes to the op. */
-			ops[n] = (struct dpr_route_op){ .prefix = x->pf, .nh = x->nh[w] };
+			/* The winner's reference goes to the op if applied. */
+			ops[n] = op;
 			ow[n] = (uint8_t)w;
+			of[n++] = k;
 		}
-		of[n++] = t->touched[i % n_touched];
 	}
-	done = n > 0 ? dpr_route_apply(rib, ops, n, &err) : 0;
-	for (i = 0; i < done; i++) {
-		struct src_entry *x = &t->e[of[i]];
+	for (pos = 0; pos < n; pos = done + 1) {
+		enum dpr_af af;
 
-		/* Not applied (i >= done): the winner keeps its reference. */
-		x->in_fib = !ops[i].del;
-		x->fib_nh = ops[i].nh;
-		x->fib_src = ops[i].del ? DPR_RSRC_MAX : ow[i];
+		done = pos + dpr_route_fib_apply(rib, &ops[pos], n - pos, &err);
+		for (i = pos; i < done; i++) {
+			struct src_entry *x = &t->e[of[i]];
+
+			x->in_fib = !ops[i].del;
+			x->fib_nh = ops[i].nh;
+			x->fib_src = ops[i].del ? DPR_RSRC_MAX : ow[i];
+			x->fib_err = 0;
+			freed += ops[i].del;
+		}
+		if (done == n)
+			break;
+		/* Op done is an add the FIB refused; so would it the rest of
+		 * its family's new prefixes (a full rule table or no tbl8
+		 * group: the usual reasons). They wait for room. */
+		af = ops[done].prefix.addr.af;
+		wait_for_room(t, of[done], err);
+		while (done + 1 < n && ops[done + 1].prefix.addr.af == af &&
+		       !ops[done + 1].del && !t->e[of[done + 1]].in_fib)
+			wait_for_room(t, of[++done], err);
 	}
 	for (i = 0; i < n_touched; i++) {
 		uint32_t k = t->touched[i];
@@ -389,7 +446,35 @@ sync_fib(struct dpr_rib *rib, unsigned int n_touched)
 	free(ops);
 	free(of);
 	free(ow);
-	return done < n ? (err != 0 ? err : -EIO) : 0;
+	return freed;
+}
+
+/*
+ * A batch made room in the FIB (@p freed deletes): try again the oldest
+ * winners it had refused, about as many as may fit now.
+ */
+static void
+retry_waiting(struct dpr_rib *rib, unsigned int freed)
+{
+	struct dpr_route_srcs *t = rib->srcs;
+	unsigned int n_touched = 0, budget = 2 * freed + 16, i, took = 0;
+
+	if (t->n_waiting == 0 || freed == 0)
+		return;
+	t->gen++;
+	for (i = 0; i < t->n_waiting && n_touched < budget; i++) {
+		uint32_t k = t->waiting[i];
+		struct src_entry *x = &t->e[k];
+
+		took = i + 1;
+		x->waiting = 0;
+		if (x->live && !x->router && !x->in_fib && x->have != 0 &&
+		    touch(t, k, &n_touched) < 0)
+			break;
+	}
+	memmove(t->waiting, t->waiting + took, (t->n_waiting - took) * sizeof(*t->waiting));
+	t->n_waiting -= took;
+	sync_fib(rib, n_touched);
 }
 
 /*
@@ -406,14 +491,30 @@ drop_cand(struct dpr_rib *rib, struct src_entry *x, unsigned int src)
 		dpr_nh_put(rib->nh, x->nh[src]);
 }
 
+/* Drop source @p src's candidate of entry @p k, which the FIB refused. */
+static void
+forget_refused(struct dpr_rib *rib, uint32_t k, unsigned int src)
+{
+	struct src_entry *x = &rib->srcs->e[k];
+
+	drop_cand(rib, x, src);
+	x->have &= (uint8_t)~(1u << src);
+	x->stale &= (uint8_t)~(1u << src);
+	if (x->have == 0 && !x->in_fib)
+		erase(rib->srcs, k);
+}
+
 unsigned int
 dpr_route_src_apply(struct dpr_rib *rib, enum dpr_route_src src, struct dpr_src_op *ops,
 		    unsigned int n)
 {
 	struct dpr_route_srcs *t = rib->srcs;
 	const uint8_t bit = (uint8_t)(1u << src);
+	/* The operator's own routes are refused on the router's prefixes, to
+	 * say so at once; a daemon's are held under them, as the daemon
+	 * holds them, for when the router gives the prefix back. */
+	const bool told = src == DPR_RSRC_CONFIG || src == DPR_RSRC_API;
 	unsigned int i, n_touched = 0, ok = 0;
-	int err;
 
 	t->gen++;
 	for (i = 0; i < n; i++) {
@@ -432,18 +533,21 @@ dpr_route_src_apply(struct dpr_rib *rib, enum dpr_route_src src, struct dpr_src_
 			x->have &= (uint8_t)~bit;
 			x->stale &= (uint8_t)~bit;
 		} else {
+			bool router = k == 0 ? router_owned(rib, &op->prefix) : t->e[k].router;
+
+			if (router && told) {
+				op->result = -EPERM;
+				dpr_nh_put(rib->nh, op->nh);
+				continue;
+			}
 			if (k == 0) {
-				if (router_owned(rib, &op->prefix)) {
-					op->result = -EPERM;
-					dpr_nh_put(rib->nh, op->nh);
-					continue;
-				}
 				k = insert(t, &op->prefix);
 				if (k == 0) {
 					op->result = -ENOMEM;
 					dpr_nh_put(rib->nh, op->nh);
 					continue;
 				}
+				t->e[k].router = router;
 			}
 			x = &t->e[k];
 			if (x->have & bit)
@@ -458,38 +562,122 @@ dpr_route_src_apply(struct dpr_rib *rib, enum dpr_route_src src, struct dpr_src_
 			continue;
 		}
 	}
-	err = sync_fib(rib, n_touched);
+	retry_waiting(rib, sync_fib(rib, n_touched));
 	for (i = 0; i < n; i++) {
-		if (ops[i].result == 0 && err != 0 && !ops[i].del) {
-			/* The FIB could not take it: held, not installed. */
-			struct dpr_route_cands c;
+		if (ops[i].result == 0 && !ops[i].del) {
+			uint32_t k = find(t, &ops[i].prefix, pf_hash(&ops[i].prefix));
+			const struct src_entry *x = &t->e[k];
 
-			if (dpr_route_src_get(rib, &ops[i].prefix, &c) == 0 && !c.in_fib &&
-			    c.winner == src)
-				ops[i].result = err;
+			/* Held, not installed: under the router's route, or
+			 * the FIB had no room for it. */
+			if (k != 0 && x->router) {
+				ops[i].result = -EPERM;
+			} else if (k != 0 && winner(x) == src &&
+				   !(x->in_fib && x->fib_nh == x->nh[src])) {
+				ops[i].result = x->fib_err != 0 ? x->fib_err : -ENOSPC;
+				/* The operator is told it did not fit: not
+				 * kept, to come in unasked later. */
+				if (told)
+					forget_refused(rib, k, src);
+			}
 		}
 		ok += ops[i].result == 0;
 	}
 	return ok;
 }
 
-void
-dpr_route_src_router_changed(struct dpr_rib *rib, const struct dpr_prefix *pfs, unsigned int n)
+unsigned int
+dpr_route_src_router_apply(struct dpr_rib *rib, struct dpr_route_op *ops, unsigned int n,
+			   int *err)
 {
 	struct dpr_route_srcs *t = rib->srcs;
-	unsigned int i, n_touched = 0;
+	struct dpr_route_op *fo = malloc((n + 1) * sizeof(*fo));
+	uint32_t *ent = malloc((n + 1) * sizeof(*ent));
+	unsigned int *from = malloc((n + 1) * sizeof(*from));
+	unsigned int i = 0, j, m, d, q, freed = 0;
 
-	if (t == NULL)
-		return;
-	t->gen++;
-	for (i = 0; i < n; i++) {
-		uint32_t k = find(t, &pfs[i], pf_hash(&pfs[i]));
-
-		if (k != 0)
-			touch(t, k, &n_touched);
+	if (fo == NULL || ent == NULL || from == NULL) {
+		free(fo);
+		free(ent);
+		free(from);
+		*err = -ENOMEM;
+		return 0;
 	}
-	/* sync_fib() sees who holds each FIB entry now. */
-	sync_fib(rib, n_touched);
+	while (i < n) {
+		/* A chunk of ops on distinct prefixes: each op sees its
+		 * entry as the previous chunks left it. */
+		t->gen++;
+		m = 0;
+		for (j = i; j < n; j++) {
+			uint32_t k = find(t, &ops[j].prefix, pf_hash(&ops[j].prefix));
+			struct src_entry *x = &t->e[k];
+			unsigned int w;
+
+			if (k != 0 && x->dirty_gen == t->gen)
+				break;
+			ops[j].existed = 0;
+			ops[j].old_nh = 0;
+			ent[j] = k;
+			if (k != 0)
+				x->dirty_gen = t->gen;
+			fo[m] = ops[j];
+			if (k == 0) {
+				from[m++] = j;
+				continue;
+			}
+			if (!ops[j].del) {
+				/* The FIB drops what it held after the op: an
+				 * installed candidate that shared it needs its
+				 * own reference to wait with. */
+				if (x->in_fib && x->fib_src != DPR_RSRC_MAX) {
+					dpr_nh_hold(rib->nh, x->fib_nh);
+					x->fib_src = DPR_RSRC_MAX;
+				}
+			} else if (!x->router) {
+				continue; /* a source's route: not the router's to delete */
+			} else if ((w = winner(x)) != DPR_RSRC_MAX) {
+				/* The waiting candidate takes the prefix back in
+				 * the same op: no gap. Its reference goes to the
+				 * FIB if the op is applied. */
+				fo[m].del = 0;
+				fo[m].nh = x->nh[w];
+			}
+			from[m++] = j;
+		}
+		d = m > 0 ? dpr_route_fib_apply(rib, fo, m, err) : 0;
+		for (q = 0; q < d; q++) {
+			unsigned int o = from[q];
+			struct src_entry *x = &t->e[ent[o]];
+
+			ops[o].existed = fo[q].existed;
+			ops[o].old_nh = fo[q].old_nh;
+			freed += ops[o].del;
+			if (ent[o] == 0)
+				continue;
+			if (!ops[o].del) {
+				x->router = 1;
+				x->in_fib = 0;
+				x->fib_src = DPR_RSRC_MAX;
+				continue;
+			}
+			x->router = 0;
+			x->in_fib = !fo[q].del;
+			x->fib_nh = fo[q].nh;
+			x->fib_src = fo[q].del ? DPR_RSRC_MAX : (uint8_t)winner(x);
+			if (x->have == 0 && !x->in_fib)
+				erase(t, ent[o]);
+		}
+		if (d < m) {
+			i = from[d];
+			break;
+		}
+		i = j;
+	}
+	free(fo);
+	free(ent);
+	free(from);
+	retry_waiting(rib, freed);
+	return i;
 }
 
 unsigned int
@@ -554,6 +742,7 @@ dpr_route_src_get(const struct dpr_rib *rib, const struct dpr_prefix *pf,
 	memcpy(c->nh, x->nh, sizeof(c->nh));
 	c->winner = (uint8_t)winner(x);
 	c->in_fib = x->in_fib && x->fib_nh == x->nh[c->winner];
+	c->router = x->router;
 	return 0;
 }
 
@@ -580,7 +769,67 @@ dpr_route_src_counts(const struct dpr_rib *rib, struct dpr_route_src_counts *c)
 		w = winner(x);
 		if (x->in_fib && x->fib_nh == x->nh[w])
 			c->active[w]++;
+		else if (x->router)
+			c->shadowed++;
 		else
 			c->not_installed++;
 	}
+}
+
+int
+dpr_route_src_check(const struct dpr_rib *rib, uint32_t *refs, char *err, size_t len)
+{
+	const struct dpr_route_srcs *t = rib->srcs;
+	char buf[DPR_PREFIX_STRLEN];
+	uint32_t i, count = 0;
+	unsigned int s;
+
+	if (t == NULL)
+		return 0;
+	for (i = 1; i < t->n_used; i++) {
+		const struct src_entry *x = &t->e[i];
+		const char *bad = NULL;
+		uint32_t cur;
+		bool there;
+
+		if (!x->live)
+			continue;
+		count++;
+		there = dpr_route_get(rib, &x->pf, &cur) == 0;
+		for (s = 0; s < DPR_RSRC_MAX; s++) {
+			if (!(x->have & (1u << s)))
+				continue;
+			if (x->nh[s] >= DPR_NH_MAX)
+				bad = "a candidate's next hop is out of range";
+			else if (x->fib_src != s)
+				refs[x->nh[s]]++;
+		}
+		if (x->have == 0 && !x->in_fib)
+			bad = "an entry with no candidate and nothing installed";
+		else if (x->in_fib && x->router)
+			bad = "installed and the router's at once";
+		else if (x->in_fib && (!there || cur != x->fib_nh))
+			bad = "installed, but the FIB holds something else";
+		else if (x->router && !there)
+			bad = "the router's, but not in the FIB";
+		else if (!x->in_fib && !x->router && there)
+			bad = "in the FIB from nobody";
+		else if (x->fib_src != DPR_RSRC_MAX &&
+			 (!x->in_fib || !(x->have & (1u << x->fib_src)) ||
+			  x->nh[x->fib_src] != x->fib_nh))
+			bad = "shares the FIB's reference with a candidate it does not hold";
+		else if (!x->in_fib && !x->router && x->have != 0 && !x->waiting)
+			bad = "a refused winner that waits for no room";
+		if (bad != NULL) {
+			snprintf(err, len, "route sources: %s: %s (have 0x%x, in_fib %u, router %u, fib_src %u)",
+				 dpr_prefix_fmt(&x->pf, buf, sizeof(buf)), bad, x->have, x->in_fib,
+				 x->router, x->fib_src);
+			return -EINVAL;
+		}
+	}
+	if (count != t->count) {
+		snprintf(err, len, "route sources: %u live entries, counted %u", count, t->count);
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -10,21 +10,29 @@
  * own candidates, and when the winner leaves, the next one's route comes
  * back in the same FIB batch.
  *
- * Routes that no source holds are the router's own (its addresses, their
- * subnets, static neighbours' host routes: lib/route/route.c and
- * lib/ifaddr say which): a source may not put a candidate on such a prefix
- * (-EPERM).
+ * The router's own routes (its addresses, their subnets, static and
+ * learned neighbours' host routes: lib/route/route.c and lib/ifaddr say
+ * which) come before every source, through dpr_route_apply(). The
+ * operator's sources (config, api) may not put a candidate on such a prefix
+ * (-EPERM, to say so at once); a daemon's candidate there is held under the
+ * router's route (-EPERM too: not installed) and installed when the router
+ * deletes its route, as are the candidates the prefix had before the router
+ * took it. A daemon's winner the FIB has no room for stays a candidate
+ * (-ENOSPC, -ENOMEM) and is installed when a later change makes room; the
+ * operator's is dropped (the error tells them).
  *
  * Control thread only: the table is read and written there, the FIB it
  * drives is what workers read (RCU, lib/fib).
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../util/addr.h"
 
 struct dpr_rib;
 struct dpr_nh_table;
+struct dpr_route_op;
 
 /** Who put a route in dpr. The order is the preference: lower wins. */
 enum dpr_route_src {
@@ -83,14 +91,27 @@ unsigned int dpr_route_src_apply(struct dpr_rib *rib, enum dpr_route_src src,
 				 struct dpr_src_op *ops, unsigned int n);
 
 /**
- * The router changed its own routes for @p n prefixes @p pfs in the FIB
- * directly (addr.add, addr.del, neigh.*): a source's route an address now
- * owns is no longer installed (and its candidate, whose reference the
- * router's op dropped, goes); one that an address gave back is installed
- * again.
+ * The router's own route changes (dpr_route_apply() with sources): what
+ * the FIB holds for each prefix is then the router's, its candidates wait
+ * under it (an installed one takes back its own reference); a delete of a
+ * prefix the router holds installs the most preferred waiting candidate in
+ * the same op, and a delete of a prefix the router does not hold (a
+ * source's) changes nothing and counts as applied. References as
+ * dpr_route_fib_apply() (route.h).
+ * @return as dpr_route_apply().
  */
-void dpr_route_src_router_changed(struct dpr_rib *rib, const struct dpr_prefix *pfs,
-				  unsigned int n);
+unsigned int dpr_route_src_router_apply(struct dpr_rib *rib, struct dpr_route_op *ops,
+					unsigned int n, int *err);
+
+/**
+ * The references the candidates hold (those the FIB holds for installed
+ * ones not counted): add one to @p refs[i] for each on next hop i
+ * (DPR_NH_MAX entries), and check the table's own state against the FIB:
+ * an installed candidate's route is in the FIB, the router's prefixes have
+ * no candidate installed, a refused winner waits for room.
+ * @return 0, or -EINVAL with what is wrong in @p err.
+ */
+int dpr_route_src_check(const struct dpr_rib *rib, uint32_t *refs, char *err, size_t len);
 
 /**
  * Mark every route of @p src stale (a daemon went away): it keeps
@@ -112,6 +133,7 @@ struct dpr_route_cands {
 	uint8_t proto[DPR_RSRC_MAX];    /**< each candidate's protocol */
 	uint32_t nh[DPR_RSRC_MAX];      /**< each candidate's next hop */
 	bool in_fib;                    /**< the winner is in the FIB */
+	bool router;                    /**< the router's own route is there instead */
 	uint8_t winner;                 /**< enum dpr_route_src; DPR_RSRC_MAX if none */
 };
 
@@ -125,6 +147,7 @@ struct dpr_route_src_counts {
 	uint32_t active[DPR_RSRC_MAX];
 	uint32_t stale[DPR_RSRC_MAX];
 	uint32_t not_installed;  /**< winners the FIB had no room for */
+	uint32_t shadowed;       /**< winners waiting under the router's own route */
 };
 
 void dpr_route_src_counts(const struct dpr_rib *rib, struct dpr_route_src_counts *c);

@@ -400,12 +400,22 @@ test_refused(void)
 	/* Refused routes go as deletes of what dpr did not hold. */
 	CHECK(st("withdrawn_unheld") >= 6, "refusals withdrawn");
 
-	/* The router's own prefix: counted, not installed. */
+	/* The router's own prefix: counted, not installed, held under the
+	 * router's route (zebra's delete then finds it). */
 	add1(&fr, "10.0.1.0", 24, "10.0.1.2", 1);
 	send_frames(&fr);
 	CHECK_EQ(st2("not_installed", "own_prefix"), 1);
 	CHECK_EQ(fib_nh("10.0.1.0/24"), dpr_nh_connected(R.nh, 0));
 	dpr_nh_put(R.nh, (uint32_t)dpr_nh_connected(R.nh, 0));
+	{
+		json_int_t w = st("withdrawn");
+
+		del(&fr, "10.0.1.0", 24);
+		send_frames(&fr);
+		CHECK_EQ(st("withdrawn"), w + 1);
+		CHECK_EQ(fib_nh("10.0.1.0/24"), dpr_nh_connected(R.nh, 0));
+		dpr_nh_put(R.nh, (uint32_t)dpr_nh_connected(R.nh, 0));
+	}
 }
 
 static void

@@ -138,61 +138,103 @@ test_update_in_one_batch(void)
 	CHECK_EQ(dpr_nh_count(rib.nh), base);
 }
 
-/* A prefix the FIB holds that no source put there is the router's. */
+/* The router's own route for @p p (an address's or a neighbour's). */
+static int
+router(const struct dpr_prefix *p, bool del, uint32_t nh)
+{
+	struct dpr_route_op op = { .prefix = *p, .del = del, .nh = nh };
+	int err = 0;
+
+	if (dpr_route_apply(&rib, &op, 1, &err) == 1)
+		return 0;
+	if (!del)
+		dpr_nh_put(rib.nh, nh);  /* a refused op left the reference here */
+	return err;
+}
+
+/* The reference rule holds (route.h): checked after every step. */
+#define RIB_OK() do { \
+	char why_[256] = ""; \
+	CHECK(dpr_rib_check(&rib, NULL, NULL, why_, sizeof(why_)) == 0, "rib: %s", why_); \
+} while (0)
+
+/* The router's prefixes: refused to the operator, held under them for daemons. */
 static void
 test_router_owned(void)
 {
 	struct dpr_prefix p = pf4(IP(198, 51, 100, 1), 32);
-	struct dpr_route_op op = { .prefix = p, .nh = DPR_NH_LOCAL };
-	uint32_t base;
-	int err = 0;
+	struct dpr_route_cands c;
+	uint32_t base = dpr_nh_count(rib.nh);
 
-	CHECK_EQ(dpr_route_apply(&rib, &op, 1, &err), 1);
-	base = dpr_nh_count(rib.nh);
+	CHECK_EQ(router(&p, false, DPR_NH_LOCAL), 0);
+	CHECK_EQ(one(DPR_RSRC_API, &p, false, gw(8)), -EPERM);
+	CHECK(dpr_route_src_get(&rib, &p, &c) == -ENOENT, "the api's is not kept");
 	CHECK_EQ(one(DPR_RSRC_FPM, &p, false, gw(8)), -EPERM);
 	CHECK_EQ(fib_nh(&p), DPR_NH_LOCAL);
-	CHECK_EQ(one(DPR_RSRC_FPM, &p, true, 0), -ENOENT);
-	CHECK_EQ(fib_nh(&p), DPR_NH_LOCAL);
-	CHECK_EQ(dpr_nh_count(rib.nh), base);     /* the refused op's reference dropped */
-	/* An address added over a source's route owns it from then on: the
-	 * source's delete leaves it alone. */
-	p = pf4(IP(198, 51, 100, 2), 32);
-	CHECK_EQ(one(DPR_RSRC_FPM, &p, false, gw(9)), 0);
-	op = (struct dpr_route_op){ .prefix = p, .nh = DPR_NH_LOCAL };
-	CHECK_EQ(dpr_route_apply(&rib, &op, 1, &err), 1);
-	if (op.existed)
-		dpr_nh_put(rib.nh, op.old_nh);
+	CHECK(dpr_route_src_get(&rib, &p, &c) == 0 && c.router && !c.in_fib,
+	      "zebra's is held under the router's");
+	RIB_OK();
+	/* The router gives it back: zebra's is installed in the same op. */
+	CHECK_EQ(router(&p, true, 0), 0);
+	CHECK_EQ(fib_nh(&p), gw_idx(8));
+	RIB_OK();
 	CHECK_EQ(one(DPR_RSRC_FPM, &p, true, 0), 0);
-	CHECK_EQ(fib_nh(&p), DPR_NH_LOCAL);
-	op = (struct dpr_route_op){ .prefix = p, .del = 1 };
-	CHECK_EQ(dpr_route_apply(&rib, &op, 1, &err), 1);
+	CHECK_EQ(fib_nh(&p), UINT32_MAX);
+	CHECK_EQ(dpr_nh_count(rib.nh), base);
 
-	/* Told at once: the installed candidate goes with the reference the
-	 * router's op dropped; the other stays, and is installed when the
-	 * router gives the prefix back. */
-	p = pf4(IP(198, 51, 100, 3), 32);
-	base = dpr_nh_count(rib.nh);
-	CHECK_EQ(one(DPR_RSRC_FPM, &p, false, gw(14)), 0);
+	/* Case 3 of issue 50: an address over the operator's route, then
+	 * gone: the operator's route is back, listed and forwarding. */
+	p = pf4(IP(10, 88, 0, 0), 24);
+	CHECK_EQ(one(DPR_RSRC_API, &p, false, gw(9)), 0);
 	CHECK_EQ(one(DPR_RSRC_KERNEL, &p, false, gw(15)), 0);
-	op = (struct dpr_route_op){ .prefix = p, .nh = DPR_NH_LOCAL };
-	CHECK_EQ(dpr_route_apply(&rib, &op, 1, &err), 1);
-	if (op.existed)
-		dpr_nh_put(rib.nh, op.old_nh);
-	dpr_route_src_router_changed(&rib, &p, 1);
-	{
-		struct dpr_route_cands c;
-
-		CHECK(dpr_route_src_get(&rib, &p, &c) == 0, "kernel's kept");
-		CHECK_EQ(c.have, 1u << DPR_RSRC_KERNEL);
-		CHECK(!c.in_fib, "not installed under the router's");
-	}
-	CHECK_EQ(fib_nh(&p), DPR_NH_LOCAL);
-	op = (struct dpr_route_op){ .prefix = p, .del = 1 };
-	CHECK_EQ(dpr_route_apply(&rib, &op, 1, &err), 1);
-	dpr_route_src_router_changed(&rib, &p, 1);
+	CHECK_EQ(router(&p, false, (uint32_t)dpr_nh_connected(rib.nh, 1)), 0);
+	CHECK(fib_nh(&p) != gw_idx(9) && fib_nh(&p) != gw_idx(15), "the connected route wins");
+	CHECK(dpr_route_src_get(&rib, &p, &c) == 0 && c.router &&
+	      c.have == ((1u << DPR_RSRC_API) | (1u << DPR_RSRC_KERNEL)), "both wait");
+	RIB_OK();
+	/* The api's own delete while it waits: the kernel's is left. */
+	CHECK_EQ(one(DPR_RSRC_API, &p, true, 0), 0);
+	CHECK_EQ(one(DPR_RSRC_API, &p, false, gw(9)), -EPERM);  /* told: the router's */
+	RIB_OK();
+	CHECK_EQ(router(&p, true, 0), 0);
 	CHECK_EQ(fib_nh(&p), gw_idx(15));
+	CHECK_EQ(one(DPR_RSRC_API, &p, false, gw(9)), 0);
+	CHECK_EQ(fib_nh(&p), gw_idx(9));
+	RIB_OK();
+	CHECK_EQ(one(DPR_RSRC_API, &p, true, 0), 0);
 	CHECK_EQ(one(DPR_RSRC_KERNEL, &p, true, 0), 0);
 	CHECK_EQ(fib_nh(&p), UINT32_MAX);
+	RIB_OK();
+	CHECK_EQ(dpr_nh_count(rib.nh), base);
+
+	/* Case 5: a daemon's interface route shares the connected next hop
+	 * with the address's subnet; its delete must not take the subnet. */
+	{
+		uint32_t conn = (uint32_t)dpr_nh_connected(rib.nh, 1);
+
+		p = pf4(IP(10, 0, 9, 0), 24);
+		CHECK_EQ(one(DPR_RSRC_KERNEL, &p, false, conn), 0);
+		CHECK_EQ(router(&p, false, (uint32_t)dpr_nh_connected(rib.nh, 1)), 0);
+		RIB_OK();
+		CHECK_EQ(one(DPR_RSRC_KERNEL, &p, true, 0), 0);
+		CHECK_EQ(fib_nh(&p), conn);
+		RIB_OK();
+		/* A source's delete of the router's prefix it does not hold
+		 * changes nothing; the router's own delete takes it. */
+		CHECK_EQ(one(DPR_RSRC_FPM, &p, true, 0), -ENOENT);
+		CHECK_EQ(fib_nh(&p), conn);
+		CHECK_EQ(router(&p, true, 0), 0);
+		CHECK_EQ(fib_nh(&p), UINT32_MAX);
+		RIB_OK();
+		/* And through FPM, with the address first. */
+		CHECK_EQ(router(&p, false, (uint32_t)dpr_nh_connected(rib.nh, 1)), 0);
+		CHECK_EQ(one(DPR_RSRC_FPM, &p, false, (uint32_t)dpr_nh_connected(rib.nh, 1)), -EPERM);
+		CHECK_EQ(one(DPR_RSRC_FPM, &p, true, 0), 0);
+		CHECK_EQ(fib_nh(&p), conn);
+		RIB_OK();
+		CHECK_EQ(router(&p, true, 0), 0);
+		RIB_OK();
+	}
 	CHECK_EQ(dpr_nh_count(rib.nh), base);
 }
 
@@ -227,90 +269,245 @@ test_stale_sweep(void)
 	CHECK_EQ(dpr_nh_count(rib.nh), base);
 }
 
-/* Random batches of every source on a few prefixes, against a model. */
+/*
+ * Case 1 of issue 50: a FIB of 16 routes refuses some of a batch. Every
+ * refused route keeps its next hop (no reference dropped twice), waits,
+ * and is installed when deletes make room; no route ever points at a next
+ * hop freed and given to another gateway.
+ */
+static void
+test_full_fib(void)
+{
+	struct dpr_prefix p[12], big = pf4(IP(172, 31, 0, 0), 16);
+	struct dpr_src_op ops[12];
+	struct dpr_route_src_counts n;
+	uint32_t base = dpr_nh_count(rib.nh), members[2];
+	unsigned int i, refused = 0;
+	int grp;
+
+	for (i = 0; i < 12; i++) {
+		p[i] = pf4(IP(192, 168, i + 1, 0), 24);
+		ops[i] = (struct dpr_src_op){ .prefix = p[i], .nh = gw(3) };
+	}
+	/* The FIB holds 16: 10 taken by the router's own below. */
+	for (i = 0; i < 10; i++)
+		CHECK_EQ(router(&(struct dpr_prefix){ .addr = { .af = DPR_AF_IP4,
+							     .ip4 = IP(10, 9, 9, i + 1) },
+						   .len = 32 }, false, DPR_NH_LOCAL), 0);
+	CHECK_EQ(dpr_route_src_apply(&rib, DPR_RSRC_KERNEL, ops, 12), 6);
+	for (i = 0; i < 12; i++)
+		refused += ops[i].result == -ENOMEM;
+	CHECK_EQ(refused, 6);
+	dpr_route_src_counts(&rib, &n);
+	CHECK_EQ(n.not_installed, 6);
+	RIB_OK();
+	/* Delete four refused and four installed ones, as the kernel did. */
+	for (i = 0; i < 12; i++)
+		ops[i] = (struct dpr_src_op){ .prefix = p[i], .del = 1 };
+	CHECK_EQ(dpr_route_src_apply(&rib, DPR_RSRC_KERNEL, ops + 8, 4), 4);
+	RIB_OK();
+	CHECK_EQ(dpr_route_src_apply(&rib, DPR_RSRC_KERNEL, ops, 4), 4);
+	RIB_OK();
+	/* A route via another gateway may not take 10.0.0.3's next hop. */
+	CHECK_EQ(one(DPR_RSRC_KERNEL, &big, false, gw(99)), 0);
+	RIB_OK();
+	for (i = 4; i < 8; i++)
+		CHECK_EQ(fib_nh(&p[i]), gw_idx(3));  /* refused ones installed since */
+	CHECK_EQ(fib_nh(&big), gw_idx(99));
+	dpr_route_src_counts(&rib, &n);
+	CHECK_EQ(n.not_installed, 0);
+
+	/* A multipath group among the refused. */
+	members[0] = gw(3);
+	members[1] = gw(4);
+	grp = dpr_nh_group_take(rib.nh, members, NULL, 2);
+	CHECK(grp > 0, "group");
+	for (i = 0; i < 4; i++)
+		ops[i] = (struct dpr_src_op){ .prefix = p[i], .nh = gw(4) };
+	ops[4] = (struct dpr_src_op){ .prefix = pf4(IP(192, 168, 100, 0), 24),
+				      .nh = (uint32_t)grp };
+	CHECK_EQ(dpr_route_src_apply(&rib, DPR_RSRC_FPM, ops, 5), 1);
+	RIB_OK();
+	/* The router gives back four of its own: the waiting ones go in. */
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(router(&(struct dpr_prefix){ .addr = { .af = DPR_AF_IP4,
+							     .ip4 = IP(10, 9, 9, i + 1) },
+						   .len = 32 }, true, 0), 0);
+	RIB_OK();
+	CHECK_EQ(fib_nh(&ops[4].prefix), (uint32_t)grp);
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(fib_nh(&p[i]), gw_idx(4));
+	/* Everything away: every reference back. */
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(one(DPR_RSRC_FPM, &p[i], true, 0), 0);
+	CHECK_EQ(one(DPR_RSRC_FPM, &ops[4].prefix, true, 0), 0);
+	for (i = 4; i < 8; i++)
+		CHECK_EQ(one(DPR_RSRC_KERNEL, &p[i], true, 0), 0);
+	CHECK_EQ(one(DPR_RSRC_KERNEL, &big, true, 0), 0);
+	for (i = 4; i < 10; i++)
+		CHECK_EQ(router(&(struct dpr_prefix){ .addr = { .af = DPR_AF_IP4,
+							     .ip4 = IP(10, 9, 9, i + 1) },
+						   .len = 32 }, true, 0), 0);
+	RIB_OK();
+	CHECK_EQ(dpr_nh_count(rib.nh), base);
+}
+
+/*
+ * Random batches of every source and of the router on a few prefixes,
+ * against a model that says which next hop each prefix must have, in a
+ * FIB of @p room routes so that refusals happen all the time: a prefix's
+ * FIB entry is the router's route or its most preferred candidate, or
+ * (refused) nothing, never another one; the reference rule holds after
+ * every batch.
+ */
 #define N_PF 24
 #define N_GW 6
 
 static void
-test_random(void)
+test_random(unsigned int seed)
 {
 	uint32_t model[N_PF][DPR_RSRC_MAX]; /* gateway number, 0 = none */
+	uint32_t rmodel[N_PF];              /* the router's: next hop + 1, 0 = none */
 	struct dpr_prefix p[N_PF];
 	uint32_t base = dpr_nh_count(rib.nh);
-	unsigned int i, s, round, wrong = 0;
+	unsigned int i, s, round, wrong = 0, bad_rib = 0, missing = 0;
+	char why[256] = "";
 
-	srandom(12345);
+	srandom(seed);
 	memset(model, 0, sizeof(model));
+	memset(rmodel, 0, sizeof(rmodel));
 	for (i = 0; i < N_PF; i++)
 		p[i] = i % 2 ? pf4(IP(100, 64 + i, 0, 0), 16) : pf6((uint8_t)(16 + i), 40);
 	for (round = 0; round < 3000; round++) {
 		struct dpr_src_op ops[8];
-		unsigned int n = 1 + (unsigned int)random() % 8;
+		unsigned int n = 1 + (unsigned int)random() % 8, ks[8];
 		enum dpr_route_src src = (enum dpr_route_src)(random() % DPR_RSRC_MAX);
+		bool told = src == DPR_RSRC_CONFIG || src == DPR_RSRC_API;
 
-		for (i = 0; i < n; i++) {
+		if (random() % 5 == 0) {
+			/* The router: an address's route comes or goes. */
 			unsigned int k = (unsigned int)random() % N_PF;
-			bool del = random() % 3 == 0;
-			unsigned int g = 20 + (unsigned int)random() % N_GW;
+			bool del = rmodel[k] != 0;
+			uint32_t nh = del || random() % 2 ? DPR_NH_LOCAL :
+				      (uint32_t)dpr_nh_connected(rib.nh, 2);
 
-			ops[i] = (struct dpr_src_op){ .prefix = p[k], .del = del,
-						      .nh = del ? 0 : gw(g) };
-			if (del && model[k][src] == 0)
-				continue; /* -ENOENT, checked below */
-			model[k][src] = del ? 0 : g;
+			if (router(&p[k], del, del ? 0 : nh) == 0)
+				rmodel[k] = del ? 0 : nh + 1;
+			else if (del)
+				wrong++; /* a delete always fits */
+		} else {
+			for (i = 0; i < n; i++) {
+				unsigned int k = (unsigned int)random() % N_PF;
+				bool del = random() % 3 == 0;
+				unsigned int g = 20 + (unsigned int)random() % N_GW;
+
+				ks[i] = k;
+				ops[i] = (struct dpr_src_op){ .prefix = p[k], .del = del,
+							      .nh = del ? 0 : gw(g) };
+				if (del && model[k][src] == 0)
+					continue; /* -ENOENT */
+				if (!del && told && rmodel[k] != 0)
+					continue; /* -EPERM, not kept */
+				model[k][src] = del ? 0 : g;
+			}
+			dpr_route_src_apply(&rib, src, ops, n);
+			/* The operator's routes the FIB refused are not kept. */
+			for (i = 0; i < n && told; i++)
+				if (ops[i].result == -ENOSPC || ops[i].result == -ENOMEM)
+					model[ks[i]][src] = 0;
 		}
-		dpr_route_src_apply(&rib, src, ops, n);
 		for (i = 0; i < N_PF; i++) {
-			uint32_t want = UINT32_MAX;
+			uint32_t want = UINT32_MAX, got = fib_nh(&p[i]);
 
-			for (s = 0; s < DPR_RSRC_MAX; s++) {
+			for (s = 0; s < DPR_RSRC_MAX && rmodel[i] == 0; s++) {
 				if (model[i][s] != 0) {
 					want = gw_idx(model[i][s]);
 					break;
 				}
 			}
-			wrong += fib_nh(&p[i]) != want;
+			if (rmodel[i] != 0)
+				want = rmodel[i] - 1;
+			bool full = p[i].addr.af == DPR_AF_IP4 ?
+				    rib.fib4->n_routes >= rib.fib4->conf.max_routes :
+				    dpr_fib6_count(rib.fib6) >= rib.fib6->conf.max_routes;
+
+			if (got == UINT32_MAX && want != UINT32_MAX && rmodel[i] == 0 && full)
+				missing++;   /* refused: the FIB is full */
+			else
+				wrong += got != want;
 		}
+		if (dpr_rib_check(&rib, NULL, NULL, why, sizeof(why)) < 0 && bad_rib++ == 0)
+			CHECK(false, "seed %u round %u: %s", seed, round, why);
 	}
 	CHECK_EQ(wrong, 0);
-	for (i = 0; i < N_PF; i++)
+	CHECK_EQ(bad_rib, 0);
+	printf("seed %u: %u prefix-rounds waiting for room\n", seed, missing);
+	for (i = 0; i < N_PF; i++) {
 		for (s = 0; s < DPR_RSRC_MAX; s++)
 			if (model[i][s] != 0)
 				CHECK_EQ(one((enum dpr_route_src)s, &p[i], true, 0), 0);
+		if (rmodel[i] != 0)
+			CHECK_EQ(router(&p[i], true, 0), 0);
+	}
+	RIB_OK();
 	CHECK_EQ(dpr_nh_count(rib.nh), base);
 	for (i = 0; i < N_PF; i++)
 		CHECK_EQ(fib_nh(&p[i]), UINT32_MAX);
 }
 
-int
-main(int argc, char **argv)
+/* A rib of its own with room for @p v4 and @p v6 routes, as the global one. */
+static int
+rib_open(uint32_t v4, uint32_t v6)
 {
-	struct dpr_fib4_conf fc = { .max_routes = 1024, .tbl8_groups = 64, .socket = 0 };
-	struct dpr_fib6_conf fc6 = { .max_routes = 1024, .tbl8_groups = 256, .socket = 0 };
+	struct dpr_fib4_conf fc = { .max_routes = v4, .tbl8_groups = 64, .socket = 0 };
+	struct dpr_fib6_conf fc6 = { .max_routes = v6, .tbl8_groups = 256, .socket = 0 };
 
-	(void)argc;
-	if (test_eal_init(argv[0]) < 0)
-		return 1;
 	rib.nh = dpr_nh_table_create(0);
 	rib.fib4 = dpr_fib4_create(&fc, NULL);
 	rib.fib6 = dpr_fib6_create(&fc6, NULL);
 	rib.srcs = dpr_route_srcs_create();
 	CHECK(rib.nh != NULL && rib.fib4 != NULL && rib.fib6 != NULL && rib.srcs != NULL,
 	      "create");
-	if (rib.srcs != NULL) {
-		CHECK(strcmp(dpr_route_src_name(DPR_RSRC_FPM), "fpm") == 0, "name");
-		CHECK_EQ(dpr_route_src_parse("kernel"), DPR_RSRC_KERNEL);
-		CHECK_EQ(dpr_route_src_parse("bgp"), -EINVAL);
-		test_preference();
-		test_update_in_one_batch();
-		test_router_owned();
-		test_stale_sweep();
-		test_random();
-	}
+	return rib.srcs != NULL ? 0 : -1;
+}
+
+static void
+rib_close(void)
+{
 	dpr_route_srcs_free(rib.srcs, rib.nh);
 	dpr_fib4_free(rib.fib4);
 	dpr_fib6_free(rib.fib6);
 	dpr_nh_table_free(rib.nh);
+	memset(&rib, 0, sizeof(rib));
+}
+
+int
+main(int argc, char **argv)
+{
+	(void)argc;
+	if (test_eal_init(argv[0]) < 0)
+		return 1;
+	if (rib_open(1024, 1024) == 0) {
+		CHECK(strcmp(dpr_route_src_name(DPR_RSRC_FPM), "fpm") == 0, "name");
+		CHECK_EQ(dpr_route_src_parse("kernel"), DPR_RSRC_KERNEL);
+		CHECK_EQ(dpr_route_src_parse("bgp"), -EINVAL);
+		test_preference();
+		RIB_OK();
+		test_update_in_one_batch();
+		RIB_OK();
+		test_router_owned();
+		test_stale_sweep();
+		RIB_OK();
+		test_random(12345);
+	}
+	rib_close();
+	/* A FIB of a few routes: refusals all the time. */
+	if (rib_open(16, 8) == 0) {
+		test_full_fib();
+		test_random(1);
+		test_random(2);
+	}
+	rib_close();
 	rte_eal_cleanup();
 	return test_done("source");
 }
