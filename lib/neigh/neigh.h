@@ -118,5 +118,21 @@ void dpr_neigh_timers(struct dpr_neigh *n);
 /** Learned next hops now. */
 uint32_t dpr_neigh_learned(const struct dpr_neigh *n);
 
+/**
+ * References module neigh holds itself on next hop @p idx, besides its host
+ * route's (which is the FIB's): 0 or 1 (a static link-local entry's).
+ */
+unsigned int dpr_neigh_refs_held(const struct dpr_neigh *n, uint32_t idx);
+
+/**
+ * Check the per-index side tables: every index that is not in use
+ * (dpr_nh_info() NULL) has all of them clear (learned, confirmed, probes,
+ * static_ref, parked MAC/port, ... every one), and n_learned equals the
+ * number of learned entries.
+ * @return 0, or -EINVAL with a message naming the index and the table in
+ *   @p err.
+ */
+int dpr_neigh_check(const struct dpr_neigh *n, char *err, size_t len);
+
 /** Add the module's counters to @p o (stats.get's exception_path). */
 void dpr_neigh_stats_json(const struct dpr_neigh *n, json_t *o);
