@@ -565,7 +565,9 @@ dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip, int port)
 	if (idx < 0)
 		return -ENOENT;
 	w = dpr_nh_word_get(n->r->nh, (uint32_t)idx);
-	if (w.kind != DPR_NH_KIND_FORWARD)
+	/* A static entry whose link is down has no MAC in its word, but is
+	 * still there (parked) to come back with the link: it can go too. */
+	if (w.kind != DPR_NH_KIND_FORWARD && n->parked_port[idx] == 0)
 		return -ENOENT;
 	/* The host route goes; gateway routes keep the (now unresolved)
 	 * next hop. */

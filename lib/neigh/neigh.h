@@ -88,8 +88,10 @@ int dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 /**
  * Forget neighbour @p ip (static or learned; a link-local one on dpr port
  * @p port, ignored otherwise): its host route goes, next hops through it
- * are unresolved again.
- * @return 0, or -ENOENT if it is not a resolved neighbour.
+ * are unresolved again. A static entry parked by its link going down
+ * (dpr_neigh_link()) goes too, and does not come back with the link.
+ * @return 0, or -ENOENT if it is neither a resolved neighbour nor a parked
+ *   static one.
  */
 int dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip, int port);
 

@@ -364,6 +364,31 @@ test_freed_index_starts_clean(void)
 	neigh_ok("addresses back");
 }
 
+/*
+ * dpr issue 50 case 7: a static neighbour on a link that is down can be
+ * deleted, and stays deleted when the link comes back.
+ */
+static void
+test_del_static_on_down_link(void)
+{
+	struct rte_ether_addr mac = {{ 0x02, 0, 0, 0, 0x02, 0x03 }};
+	struct dpr_ip ip = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 2, 3) };
+	char err[128];
+	int idx;
+
+	idx = dpr_neigh_add_static(R.neigh, &ip, &mac, 1, err, sizeof(err));
+	CHECK(idx >= 0, "static neighbour 10.0.2.3 on p1: %s", err);
+	dpr_neigh_link(R.neigh, 1, false);
+	neigh_ok("link down");
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip, -1), 0);
+	neigh_ok("neigh.del on a down link");
+	CHECK(dpr_nh_find(R.nh, &ip) < 0, "10.0.2.3 is gone, host route and next hop");
+	dpr_neigh_link(R.neigh, 1, true);
+	neigh_ok("link up");
+	CHECK(dpr_nh_find(R.nh, &ip) < 0, "and does not come back with the link");
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip, -1), -ENOENT);
+}
+
 /* neigh.add of an address being resolved sends what waits for it now. */
 static void
 test_static_cancels_pending(void)
@@ -715,6 +740,7 @@ main(int argc, char **argv)
 
 	test_hold_queue_reuse();
 	test_freed_index_starts_clean();
+	test_del_static_on_down_link();
 	test_static_cancels_pending();
 	test_next_hop_follows_subnet();
 	test_icmp_errors();
