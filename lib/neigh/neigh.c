@@ -84,6 +84,27 @@ just_free(void *ctx, struct rte_mbuf *m, bool resolved)
 	rte_pktmbuf_free(m);
 }
 
+/*
+ * Next hop @p idx was freed (lib/nexthop calls this): nothing kept per
+ * index may outlive it, or the next next hop given that index would start
+ * with a stranger's state (a parked static MAC coming back on link up, a
+ * place in the learned budget).
+ */
+static void
+index_freed(void *ctx, uint32_t idx)
+{
+	struct dpr_neigh *n = ctx;
+
+	if (n->learned[idx])
+		n->n_learned--;
+	n->learned[idx] = false;
+	n->confirmed[idx] = 0;
+	n->probes[idx] = 0;
+	n->static_ref[idx] = false;
+	memset(&n->parked_mac[idx], 0, sizeof(n->parked_mac[idx]));
+	n->parked_port[idx] = 0;
+}
+
 struct dpr_neigh *
 dpr_neigh_create(struct dpr_router *r, uint32_t max_learned)
 {
@@ -105,6 +126,7 @@ dpr_neigh_create(struct dpr_router *r, uint32_t max_learned)
 	if (n->confirmed == NULL || n->probes == NULL || n->learned == NULL ||
 	    n->static_ref == NULL || n->parked_mac == NULL || n->parked_port == NULL)
 		goto fail;
+	dpr_nh_set_free_hook(r->nh, index_freed, n);
 	/* Link-local static neighbours from the config have no host route:
 	 * their entry holds the reference the config install took. */
 	for (i = 0; i < r->cfg->n_neighs; i++) {
@@ -131,6 +153,8 @@ dpr_neigh_free(struct dpr_neigh *n)
 
 	if (n == NULL)
 		return;
+	if (n->confirmed != NULL)
+		dpr_nh_set_free_hook(n->r->nh, NULL, NULL);
 	for (i = 0; i < PENDING_MAX; i++)
 		if (n->pending[i].used)
 			rte_pktmbuf_free_bulk(n->pending[i].held, n->pending[i].n_held);
@@ -153,6 +177,42 @@ uint32_t
 dpr_neigh_learned(const struct dpr_neigh *n)
 {
 	return n->n_learned;
+}
+
+unsigned int
+dpr_neigh_refs_held(const struct dpr_neigh *n, uint32_t idx)
+{
+	return idx < DPR_NH_MAX && n->static_ref[idx] ? 1 : 0;
+}
+
+int
+dpr_neigh_check(const struct dpr_neigh *n, char *err, size_t len)
+{
+	static const struct rte_ether_addr zero;
+	uint32_t idx, learned = 0;
+	const char *bad;
+
+	for (idx = 0; idx < DPR_NH_MAX; idx++) {
+		learned += n->learned[idx];
+		if (dpr_nh_info(n->r->nh, idx) != NULL)
+			continue;
+		bad = n->learned[idx] ? "learned" :
+		      n->confirmed[idx] != 0 ? "confirmed" :
+		      n->probes[idx] != 0 ? "probes" :
+		      n->static_ref[idx] ? "static_ref" :
+		      !rte_is_same_ether_addr(&n->parked_mac[idx], &zero) ? "parked_mac" :
+		      n->parked_port[idx] != 0 ? "parked_port" : NULL;
+		if (bad != NULL) {
+			snprintf(err, len, "next hop %u is free but its %s entry is set", idx, bad);
+			return -EINVAL;
+		}
+	}
+	if (learned != n->n_learned) {
+		snprintf(err, len, "n_learned is %u but %u entries are learned", n->n_learned,
+			 learned);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* --- resolution ---------------------------------------------------------- */
@@ -304,6 +364,10 @@ forget(struct dpr_neigh *n, uint32_t idx, uint8_t port)
 		n->learned[idx] = false;
 		n->n_learned--;
 	}
+	/* A static entry parked on a down link is forgotten too: it must not
+	 * come back with the link. */
+	memset(&n->parked_mac[idx], 0, sizeof(n->parked_mac[idx]));
+	n->parked_port[idx] = 0;
 	dpr_nh_unresolve(n->r->nh, idx, port);
 	if (ip.af != 0)
 		host_route_del(n, idx, &ip);
@@ -368,7 +432,8 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 		return;
 	if (idx >= 0) {
 		info = dpr_nh_info(n->r->nh, (uint32_t)idx);
-		if (info->is_static)
+		/* A static entry parked on a down link is still static. */
+		if (info->is_static || n->parked_port[idx] != 0)
 			return;
 	}
 	fresh = idx < 0;
@@ -470,6 +535,9 @@ dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 	}
 	n->confirmed[idx] = 0;
 	n->probes[idx] = 0;
+	/* This MAC, not one parked when the link went down. */
+	memset(&n->parked_mac[idx], 0, sizeof(n->parked_mac[idx]));
+	n->parked_port[idx] = 0;
 	dpr_nh_resolve(n->r->nh, (uint32_t)idx, (uint8_t)port, mac, true);
 	op.nh = (uint32_t)idx;
 	if (!host_prefix(ip, &op.prefix)) {
@@ -500,7 +568,9 @@ dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip, int port)
 	if (idx < 0)
 		return -ENOENT;
 	w = dpr_nh_word_get(n->r->nh, (uint32_t)idx);
-	if (w.kind != DPR_NH_KIND_FORWARD)
+	/* A static entry whose link is down has no MAC in its word, but is
+	 * still there (parked) to come back with the link: it can go too. */
+	if (w.kind != DPR_NH_KIND_FORWARD && n->parked_port[idx] == 0)
 		return -ENOENT;
 	/* The host route goes; gateway routes keep the (now unresolved)
 	 * next hop. */
@@ -528,6 +598,7 @@ dpr_neigh_link(struct dpr_neigh *n, uint16_t port, bool up)
 			n->parked_port[idx] = 0;
 			if (w.kind == DPR_NH_KIND_UNRESOLVED && w.port == port)
 				dpr_nh_resolve(t, idx, (uint8_t)port, &n->parked_mac[idx], true);
+			memset(&n->parked_mac[idx], 0, sizeof(n->parked_mac[idx]));
 			changed++;
 			continue;
 		}
@@ -657,10 +728,6 @@ dpr_neigh_timers(struct dpr_neigh *n)
 		w = dpr_nh_word_get(n->r->nh, k);
 		if (info == NULL || info->is_static || w.kind != DPR_NH_KIND_FORWARD) {
 			n->confirmed[k] = 0;
-			if (n->learned[k] && info == NULL) {
-				n->learned[k] = false;
-				n->n_learned--;
-			}
 			continue;
 		}
 		if (now - n->confirmed[k] <

@@ -88,8 +88,10 @@ int dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 /**
  * Forget neighbour @p ip (static or learned; a link-local one on dpr port
  * @p port, ignored otherwise): its host route goes, next hops through it
- * are unresolved again.
- * @return 0, or -ENOENT if it is not a resolved neighbour.
+ * are unresolved again. A static entry parked by its link going down
+ * (dpr_neigh_link()) goes too, and does not come back with the link.
+ * @return 0, or -ENOENT if it is neither a resolved neighbour nor a parked
+ *   static one.
  */
 int dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip, int port);
 
@@ -117,6 +119,22 @@ void dpr_neigh_timers(struct dpr_neigh *n);
 
 /** Learned next hops now. */
 uint32_t dpr_neigh_learned(const struct dpr_neigh *n);
+
+/**
+ * References module neigh holds itself on next hop @p idx, besides its host
+ * route's (which is the FIB's): 0 or 1 (a static link-local entry's).
+ */
+unsigned int dpr_neigh_refs_held(const struct dpr_neigh *n, uint32_t idx);
+
+/**
+ * Check the per-index side tables: every index that is not in use
+ * (dpr_nh_info() NULL) has all of them clear (learned, confirmed, probes,
+ * static_ref, parked MAC/port, ... every one), and n_learned equals the
+ * number of learned entries.
+ * @return 0, or -EINVAL with a message naming the index and the table in
+ *   @p err.
+ */
+int dpr_neigh_check(const struct dpr_neigh *n, char *err, size_t len);
 
 /** Add the module's counters to @p o (stats.get's exception_path). */
 void dpr_neigh_stats_json(const struct dpr_neigh *n, json_t *o);

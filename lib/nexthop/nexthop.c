@@ -50,6 +50,8 @@ struct dpr_nh_table {
 	struct group_key *group_keys; /**< per group, as its slots were built */
 	uint32_t *group_free;       /**< free group indices */
 	uint32_t n_group_free;
+	dpr_nh_free_fn free_fn;     /**< dpr_nh_set_free_hook() */
+	void *free_ctx;
 };
 
 static void
@@ -297,6 +299,23 @@ dpr_nh_connected(struct dpr_nh_table *t, uint8_t port)
 static void group_free(struct dpr_nh_table *t, uint32_t idx);
 
 void
+dpr_nh_set_free_hook(struct dpr_nh_table *t, dpr_nh_free_fn fn, void *ctx)
+{
+	t->free_fn = fn;
+	t->free_ctx = ctx;
+}
+
+/* Index @p idx is free: on the free list, its owner's side data cleared. */
+static void
+nh_release(struct dpr_nh_table *t, uint32_t idx)
+{
+	t->free_list[t->n_free++] = idx;
+	t->n_used--;
+	if (t->free_fn != NULL)
+		t->free_fn(t->free_ctx, idx);
+}
+
+void
 dpr_nh_hold(struct dpr_nh_table *t, uint32_t idx)
 {
 	if (idx >= DPR_NH_FIRST_DYNAMIC && t->info[idx].in_use)
@@ -331,8 +350,7 @@ dpr_nh_put(struct dpr_nh_table *t, uint32_t idx)
 	w.kind = DPR_NH_KIND_NO_ROUTE;
 	word_store(t, idx, w);
 	memset(info, 0, sizeof(*info));
-	t->free_list[t->n_free++] = idx;
-	t->n_used--;
+	nh_release(t, idx);
 }
 
 void
@@ -507,8 +525,7 @@ group_free(struct dpr_nh_table *t, uint32_t idx)
 	w.kind = DPR_NH_KIND_NO_ROUTE;
 	word_store(t, idx, w);
 	memset(&t->info[idx], 0, sizeof(t->info[idx]));
-	t->free_list[t->n_free++] = idx;
-	t->n_used--;
+	nh_release(t, idx);
 	for (i = 0; i < k.n; i++) {
 		t->info[k.member[i]].groups--;
 		dpr_nh_put(t, k.member[i]);

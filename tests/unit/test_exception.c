@@ -201,6 +201,15 @@ exc_counter(const char *name)
 	return v;
 }
 
+/* The neighbour module's side tables agree with the next-hop table. */
+static void
+neigh_ok(const char *step)
+{
+	char err[160] = "";
+
+	CHECK(dpr_neigh_check(R.neigh, err, sizeof(err)) == 0, "after %s: %s", step, err);
+}
+
 /* Point 198.51.100.0/24 at gateway @p gw (route.replace). */
 static void
 route_via(uint32_t gw)
@@ -303,6 +312,81 @@ test_learned_budget(void)
 	ip.ip4 = IP(10, 0, 1, 77);
 	CHECK_EQ(dpr_neigh_del(R.neigh, &ip, -1), 0);
 	route_via(IP(10, 0, 2, 50));
+}
+
+/*
+ * dpr issue 50 case 2: a static neighbour parked by a link going down, then
+ * forgotten with its subnet, leaves nothing behind at its next-hop index:
+ * a gateway given that index later is not resolved with the old MAC (nor
+ * made static) when the link comes back.
+ */
+static void
+test_freed_index_starts_clean(void)
+{
+	struct rte_ether_addr mac = {{ 0x02, 0, 0, 0, 0x02, 0x02 }};
+	struct dpr_ip ip = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 2, 2) };
+	struct dpr_ip gw = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 3, 5) };
+	struct dpr_prefix a2 = { .addr = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 2, 1) }, .len = 24 };
+	struct dpr_prefix a3 = { .addr = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 3, 1) }, .len = 24 };
+	union dpr_nh_word w;
+	char err[128];
+	int idx, idx2;
+
+	drop_sent();
+	idx = dpr_neigh_add_static(R.neigh, &ip, &mac, 1, err, sizeof(err));
+	CHECK(idx >= 0, "static neighbour 10.0.2.2 on p1: %s", err);
+	neigh_ok("neigh.add");
+	dpr_neigh_link(R.neigh, 1, false);
+	neigh_ok("link down");
+	CHECK_EQ(dpr_nh_word_get(R.nh, (uint32_t)idx).kind, DPR_NH_KIND_UNRESOLVED);
+	CHECK_EQ(dpr_ifaddr_del(&R.addrs, 1, &a2), 0);
+	dpr_neigh_addresses_changed(R.neigh);
+	neigh_ok("addr.del 10.0.2.1/24");
+	CHECK(dpr_nh_info(R.nh, (uint32_t)idx) == NULL, "10.0.2.2 forgotten with its subnet");
+
+	CHECK_EQ(dpr_ifaddr_add(&R.addrs, 1, &a3, NULL), 0);
+	dpr_neigh_addresses_changed(R.neigh);
+	idx2 = dpr_nh_get(R.nh, &gw, 1);
+	CHECK_EQ(idx2, idx); /* the index is reused: the case under test */
+	neigh_ok("a gateway at the freed index");
+	dpr_neigh_link(R.neigh, 1, true);
+	neigh_ok("link up");
+	w = dpr_nh_word_get(R.nh, (uint32_t)idx2);
+	CHECK(w.kind == DPR_NH_KIND_UNRESOLVED && !dpr_nh_info(R.nh, (uint32_t)idx2)->is_static,
+	      "10.0.3.5, which never answered, is unresolved and not static after link up "
+	      "(kind %u, MAC %02x:..:%02x)", w.kind, w.mac.addr_bytes[0], w.mac.addr_bytes[5]);
+
+	if (idx2 >= 0)
+		dpr_nh_put(R.nh, (uint32_t)idx2);
+	CHECK_EQ(dpr_ifaddr_del(&R.addrs, 1, &a3), 0);
+	CHECK_EQ(dpr_ifaddr_add(&R.addrs, 1, &a2, NULL), 0);
+	dpr_neigh_addresses_changed(R.neigh);
+	neigh_ok("addresses back");
+}
+
+/*
+ * dpr issue 50 case 7: a static neighbour on a link that is down can be
+ * deleted, and stays deleted when the link comes back.
+ */
+static void
+test_del_static_on_down_link(void)
+{
+	struct rte_ether_addr mac = {{ 0x02, 0, 0, 0, 0x02, 0x03 }};
+	struct dpr_ip ip = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 2, 3) };
+	char err[128];
+	int idx;
+
+	idx = dpr_neigh_add_static(R.neigh, &ip, &mac, 1, err, sizeof(err));
+	CHECK(idx >= 0, "static neighbour 10.0.2.3 on p1: %s", err);
+	dpr_neigh_link(R.neigh, 1, false);
+	neigh_ok("link down");
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip, -1), 0);
+	neigh_ok("neigh.del on a down link");
+	CHECK(dpr_nh_find(R.nh, &ip) < 0, "10.0.2.3 is gone, host route and next hop");
+	dpr_neigh_link(R.neigh, 1, true);
+	neigh_ok("link up");
+	CHECK(dpr_nh_find(R.nh, &ip) < 0, "and does not come back with the link");
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip, -1), -ENOENT);
 }
 
 /* neigh.add of an address being resolved sends what waits for it now. */
@@ -655,6 +739,8 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 
 	test_hold_queue_reuse();
+	test_freed_index_starts_clean();
+	test_del_static_on_down_link();
 	test_static_cancels_pending();
 	test_next_hop_follows_subnet();
 	test_icmp_errors();
