@@ -69,7 +69,7 @@ _dprctl()
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "-s --socket -j --json -h --help" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "route addr neigh port stats doctor capture config call" -- "$cur"))
+			COMPREPLY=($(compgen -W "route addr neigh port stats doctor capture config rib call" -- "$cur"))
 		fi
 		return
 	fi
@@ -78,12 +78,13 @@ _dprctl()
 		route) COMPREPLY=($(compgen -W "add replace del get list load" -- "$cur")) ;;
 		addr | neigh) COMPREPLY=($(compgen -W "add del list" -- "$cur")) ;;
 		port) COMPREPLY=($(compgen -W "list show" -- "$cur")) ;;
+		rib) COMPREPLY=($(compgen -W "check" -- "$cur")) ;;
 		capture) COMPREPLY=($(compgen -W "-w --drop --exception --port -c --snaplen --seconds
 			--max-bytes status stop" -- "$cur")) ;;
 		call) COMPREPLY=($(compgen -W "route.add route.replace route.del route.get
 			route.list route.load addr.add addr.del addr.list neigh.add neigh.del
 			neigh.list port.list port.show doctor.get capture.start capture.get
-			capture.stop stats.get config.get" -- "$cur")) ;;
+			capture.stop stats.get config.get rib.check" -- "$cur")) ;;
 		esac
 		return
 	fi

@@ -75,6 +75,9 @@ usage(FILE *f)
 		"                                            every drop\n"
 		"  capture status|stop                       the capture running (or the last one)\n"
 		"  config                                    the running configuration\n"
+		"  rib check                                 every next hop's references against the\n"
+		"                                            routes, candidates and neighbours holding\n"
+		"                                            it (exit 1 and the mismatch: a defect)\n"
 		"  call METHOD [PARAMS-JSON]                 any JSON-RPC method\n"
 		"\n"
 		"  -s, --socket PATH   control socket (default $DPR_SOCKET or %s)\n"
@@ -1064,6 +1067,19 @@ main(int argc, char **argv)
 		json_t *res = call("config.get", NULL);
 
 		print_json(res);
+		json_decref(res);
+	} else if (strcmp(argv[0], "rib") == 0) {
+		json_t *res;
+
+		if (argc != 2 || strcmp(argv[1], "check") != 0)
+			die(2, "usage: rib check");
+		res = call("rib.check", NULL);
+		if (json_out)
+			print_json(res);
+		else
+			printf("ok: %" JSON_INTEGER_FORMAT " next hops, %" JSON_INTEGER_FORMAT
+			       " IPv4 and %" JSON_INTEGER_FORMAT " IPv6 routes agree\n",
+			       num(res, "nexthops"), num(res, "ipv4_routes"), num(res, "ipv6_routes"));
 		json_decref(res);
 	} else if (strcmp(argv[0], "call") == 0) {
 		json_t *params = NULL, *res;

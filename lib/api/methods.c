@@ -2007,6 +2007,26 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	return res;
 }
 
+/*
+ * The router's tables checked against each other (dpr_router_check()):
+ * what the soak and an operator who suspects a wrong route run.
+ */
+static json_t *
+m_rib_check(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
+{
+	static const char *const keys[] = { NULL };
+	char why[512];
+
+	if (param_keys(params, "rib.check", keys, e) < 0)
+		return NULL;
+	if (dpr_router_check(r, why, sizeof(why)) < 0)
+		return FAIL(DPR_RPC_INTERNAL_ERROR, "rib.check: %s (a defect: please report it with this line)",
+			    why);
+	return json_pack("{s:b,s:i,s:i,s:i}", "ok", 1, "nexthops", (json_int_t)dpr_nh_count(r->nh),
+			 "ipv4_routes", (json_int_t)route_count(r, DPR_AF_IP4),
+			 "ipv6_routes", (json_int_t)route_count(r, DPR_AF_IP6));
+}
+
 const struct dpr_method dpr_method_table[] = {
 	{ "route.add", m_route_add, "add a route: prefix, via and/or port, or nexthops" },
 	{ "route.replace", m_route_replace, "add or replace a route" },
@@ -2028,5 +2048,6 @@ const struct dpr_method dpr_method_table[] = {
 	{ "capture.stop", m_capture_stop, "stop the capture" },
 	{ "stats.get", m_stats_get, "counters per port and worker" },
 	{ "config.get", m_config_get, "the running configuration" },
+	{ "rib.check", m_rib_check, "check every next hop's references against the routes, candidates and neighbours holding it" },
 	{ NULL, NULL, NULL },
 };

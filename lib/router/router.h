@@ -117,3 +117,11 @@ dpr_router_pool_socket(const struct dpr_router *r, const struct dpr_port *port)
 
 	return pool != NULL ? pool->socket_id : -1;
 }
+
+/**
+ * Check the router's tables against each other: dpr_rib_check() with the
+ * references lib/neigh holds itself, then dpr_neigh_check(). Walks every
+ * route and next hop: for tests, fuzzers, the soak and rib.check.
+ * @return 0, or a negative errno with the first mismatch in @p err.
+ */
+int dpr_router_check(struct dpr_router *r, char *err, size_t len);

@@ -24,6 +24,7 @@
 
 #include "test.h"
 #include "rig.h"
+#include "api/rpc.h"
 #include "api/server.h"
 #include "fpm/fpm_router.h"
 
@@ -304,6 +305,17 @@ nh_of(const char *gw, int port)
 	return dpr_nh_find_port(R.nh, &ip, port);
 }
 
+/* The connected next hop of @p port, no reference kept. */
+static long
+conn_of(int port)
+{
+	int idx = dpr_nh_connected(R.nh, (uint8_t)port);
+
+	if (idx >= 0)
+		dpr_nh_put(R.nh, (uint32_t)idx);
+	return idx;
+}
+
 /* ---- the cases ---- */
 
 static struct frame fr;
@@ -338,8 +350,7 @@ test_kinds(void)
 	CHECK(nh_of("10.0.1.2", 0) >= DPR_NH_FIRST_DYNAMIC, "gateway 10.0.1.2 has a next hop");
 	CHECK_EQ(fib_nh("10.77.0.0/16"), nh_of("10.0.1.2", 0));
 	CHECK_EQ(fib_nh("2001:db8:77::/48"), nh_of("2001:db8:1::2", 0));
-	CHECK_EQ(fib_nh("10.55.0.0/16"), dpr_nh_connected(R.nh, 0));
-	dpr_nh_put(R.nh, (uint32_t)dpr_nh_connected(R.nh, 0)); /* the reference just taken */
+	CHECK_EQ(fib_nh("10.55.0.0/16"), conn_of(0));
 	nh = fib_nh("10.88.0.0/16");
 	n = nh < 0 ? 0 : dpr_nh_group_members(R.nh, (uint32_t)nh, members, w);
 	/* 10.0.1.2 twice: one member with the weights summed. */
@@ -405,17 +416,77 @@ test_refused(void)
 	add1(&fr, "10.0.1.0", 24, "10.0.1.2", 1);
 	send_frames(&fr);
 	CHECK_EQ(st2("not_installed", "own_prefix"), 1);
-	CHECK_EQ(fib_nh("10.0.1.0/24"), dpr_nh_connected(R.nh, 0));
-	dpr_nh_put(R.nh, (uint32_t)dpr_nh_connected(R.nh, 0));
+	CHECK_EQ(fib_nh("10.0.1.0/24"), conn_of(0));
 	{
 		json_int_t w = st("withdrawn");
 
 		del(&fr, "10.0.1.0", 24);
 		send_frames(&fr);
 		CHECK_EQ(st("withdrawn"), w + 1);
-		CHECK_EQ(fib_nh("10.0.1.0/24"), dpr_nh_connected(R.nh, 0));
-		dpr_nh_put(R.nh, (uint32_t)dpr_nh_connected(R.nh, 0));
+		CHECK_EQ(fib_nh("10.0.1.0/24"), conn_of(0));
 	}
+}
+
+/* One JSON-RPC request on the router; 0 when it answered a result. */
+static int
+rpc(const char *text)
+{
+	char *out = dpr_rpc_handle_text(&R, text, strlen(text));
+	int ok = out != NULL && strstr(out, "\"result\"") != NULL ? 0 : -1;
+
+	CHECK(ok == 0, "%s: %s", text, out ? out : "no answer");
+	free(out);
+	return ok;
+}
+
+#define RIB_OK() do { \
+	char why_[512] = ""; \
+	CHECK(dpr_router_check(&R, why_, sizeof(why_)) == 0, "rib: %s", why_); \
+} while (0)
+
+/*
+ * Issue 50, case 5: zebra's interface route and the connected subnet of
+ * an address added after it share the port's connected next hop; zebra's
+ * delete takes its own candidate, never the address's subnet. Then the
+ * other way round, and an address over a gateway route that comes back.
+ */
+static void
+test_interface_route(void)
+{
+	long conn;
+
+	add1(&fr, "10.0.9.0", 24, NULL, 1);
+	send_frames(&fr);
+	conn = fib_nh("10.0.9.0/24");
+	CHECK(conn >= DPR_NH_FIRST_DYNAMIC, "zebra's interface route");
+	RIB_OK();
+	rpc("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"addr.add\",\"params\":{\"port\":\"p0\",\"address\":\"10.0.9.1/24\"}}");
+	RIB_OK();
+	del(&fr, "10.0.9.0", 24);
+	send_frames(&fr);
+	CHECK_EQ(fib_nh("10.0.9.0/24"), conn);
+	CHECK_EQ(fib_nh("10.0.9.1/32"), DPR_NH_LOCAL);
+	RIB_OK();
+	/* Address first: zebra's is held under it, its delete leaves it. */
+	add1(&fr, "10.0.9.0", 24, NULL, 1);
+	send_frames(&fr);
+	CHECK_EQ(fib_nh("10.0.9.0/24"), conn);
+	del(&fr, "10.0.9.0", 24);
+	send_frames(&fr);
+	CHECK_EQ(fib_nh("10.0.9.0/24"), conn);
+	RIB_OK();
+	/* zebra's gateway route there waits, and comes back with addr.del. */
+	add1(&fr, "10.0.9.0", 24, "10.0.1.2", 1);
+	send_frames(&fr);
+	CHECK_EQ(fib_nh("10.0.9.0/24"), conn);
+	rpc("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"addr.del\",\"params\":{\"port\":\"p0\",\"address\":\"10.0.9.1/24\"}}");
+	CHECK_EQ(fib_nh("10.0.9.0/24"), nh_of("10.0.1.2", 0));
+	CHECK_EQ(fib_nh("10.0.9.1/32"), -1);
+	RIB_OK();
+	del(&fr, "10.0.9.0", 24);
+	send_frames(&fr);
+	CHECK_EQ(fib_nh("10.0.9.0/24"), -1);
+	RIB_OK();
 }
 
 static void
@@ -522,10 +593,16 @@ main(int argc, char **argv)
 	fpm_port = (uint16_t)st("port");
 	CHECK(fpm_port != 0, "listening");
 
+	RIB_OK();
 	test_kinds();
+	RIB_OK();
 	test_refused();
+	RIB_OK();
 	test_api_wins();
+	RIB_OK();
+	test_interface_route();
 	test_stale();
+	RIB_OK();
 	/* Every next hop zebra's routes took is given back. */
 	CHECK_EQ(dpr_nh_count(R.nh), nh_before);
 

@@ -68,7 +68,10 @@ static json_t *
 send_raw(const char *text, size_t len)
 {
 	char *out = dpr_rpc_handle_text(&R, text, len);
+	char why[512];
 
+	/* Whatever the request did, every reference is where it belongs. */
+	CHECK(dpr_router_check(&R, why, sizeof(why)) == 0, "after %.200s: %s", text, why);
 	json_decref(last);
 	last = NULL;
 	last_text[0] = '\0';
@@ -1144,6 +1147,48 @@ test_route_churn(void)
 
 /* --- addresses ------------------------------------------------------------ */
 
+/*
+ * Issue 50, case 3: an address over the operator's route takes the
+ * prefix; removing it gives the route back (route.get, route.list), in
+ * either family, and a daemon-free router's references all come back.
+ */
+static void
+addr_shadows(const char *route, const char *gw, const char *port, const char *addr,
+	     const char *probe)
+{
+	struct snapshot before = snap();
+	char p[256], pfx[64];
+	json_t *res;
+
+	snprintf(pfx, sizeof(pfx), "%s", route);
+	snprintf(p, sizeof(p), "{'prefix':'%s','via':'%s'}", route, gw);
+	OK("route.add", p);
+	CHECK(strcmp(route_field(probe, "via"), gw) == 0, "%s via %s", route, gw);
+	snprintf(p, sizeof(p), "{'port':'%s','address':'%s'}", port, addr);
+	OK("addr.add", p);
+	CHECK(strcmp(route_field(probe, "type"), "connected") == 0, "%s: the address's subnet wins",
+	      probe);
+	CHECK(strcmp(route_field(probe, "source"), "router") == 0, "the router's");
+	snprintf(p, sizeof(p), "{'address':'%s'}", probe);
+	res = json_object_get(call("route.get", p), "result");
+	CHECK(json_array_size(json_object_get(res, "waiting")) == 1 &&
+	      strcmp(json_string_value(json_array_get(json_object_get(res, "waiting"), 0)), "api") == 0,
+	      "the api's route waits under it: %s", last_text);
+	/* An operator may not add on it meanwhile. */
+	snprintf(p, sizeof(p), "{'prefix':'%s','via':'%s'}", route, gw);
+	ERR(DPR_RPC_REFUSED, "route.replace", p, "connected subnet of address", addr);
+	snprintf(p, sizeof(p), "{'port':'%s','address':'%s'}", port, addr);
+	OK("addr.del", p);
+	CHECK(strcmp(route_field(probe, "via"), gw) == 0, "%s via %s again after addr.del (got %s)",
+	      route, gw, last_text);
+	CHECK(strcmp(route_field(probe, "source"), "api") == 0, "the api's again");
+	call("route.list", "{'source':'api'}");
+	CHECK(strstr(last_text, pfx) != NULL, "route.list shows %s: %s", pfx, last_text);
+	snprintf(p, sizeof(p), "{'prefix':'%s'}", route);
+	OK("route.del", p);
+	SAME(snap(), before);
+}
+
 static void
 test_addr(void)
 {
@@ -2179,6 +2224,7 @@ main(int argc, char **argv)
 	test_route_load_full();
 	test_route_churn();
 	test_addr();
+	addr_shadows("10.88.0.0/24", "10.0.2.2", "p0", "10.88.0.1/24", "10.88.0.5");
 	test_neigh();
 	test_read_only();
 
@@ -2200,6 +2246,8 @@ main(int argc, char **argv)
 	route6_load_full(false);
 	route6_load_full(true);
 	test6_addr();
+	addr_shadows("2001:db8:88::/64", "2001:db8:2::2", "p0", "2001:db8:88::1/64",
+		     "2001:db8:88::5");
 	test6_neigh();
 	test6_read_only();
 	SAME(snap(), start);
