@@ -22,7 +22,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
 SECONDS_EACH=${1:-60}
 shift || true
-HARNESSES=${*:-fpm config rpc dataplane}
+HARNESSES=${*:-fpm fpm_small config rpc rpc_small dataplane}
 JOBS=${JOBS:-1}
 BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
 OUT=$BUILD/fuzz
@@ -46,7 +46,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 crashes=0 n=0
 for h in $HARNESSES; do
 	exe=$BUILD/tests/fuzz/fuzz_$h
-	seeds=tests/fuzz/corpus/$h
+	seeds=tests/fuzz/corpus/${h%_small}
 	[ -x "$exe" ] && [ -d "$seeds" ] || { say "$h: no harness or no $seeds"; crashes=$((crashes + 1)); continue; }
 	n=$((n + 1))
 	mkdir -p "$OUT/$h"

@@ -45,6 +45,7 @@ struct dpr_nh_table {
 	uint32_t *free_list;
 	uint32_t n_free;
 	uint32_t n_used;
+	uint32_t end;               /**< one past the highest index ever handed out */
 	uint32_t connected[PORTS];  /**< per port, CONNECTED_NONE if not created */
 	struct rte_hash *by_group;  /**< struct group_key -> next-hop index */
 	struct group_key *group_keys; /**< per group, as its slots were built */
@@ -178,6 +179,8 @@ nh_alloc(struct dpr_nh_table *t, uint8_t port, uint8_t kind)
 	w.kind = kind;
 	word_store(t, idx, w);
 	t->n_used++;
+	if (idx >= t->end)
+		t->end = idx + 1;
 	return (int)idx;
 }
 
@@ -576,4 +579,10 @@ uint32_t
 dpr_nh_count(const struct dpr_nh_table *t)
 {
 	return t->n_used;
+}
+
+uint32_t
+dpr_nh_index_end(const struct dpr_nh_table *t)
+{
+	return RTE_MAX(t->end, (uint32_t)DPR_NH_FIRST_DYNAMIC);
 }

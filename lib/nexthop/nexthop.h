@@ -342,3 +342,10 @@ union dpr_nh_word dpr_nh_word_get(const struct dpr_nh_table *t, uint32_t idx);
 
 /** Number of next hops in use. */
 uint32_t dpr_nh_count(const struct dpr_nh_table *t);
+
+/**
+ * One past the highest index ever in use: no index from there on has
+ * been handed out (indices are handed out low first), so a walk over
+ * every next hop (checks, listings) may stop there.
+ */
+uint32_t dpr_nh_index_end(const struct dpr_nh_table *t);

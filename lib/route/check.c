@@ -89,7 +89,7 @@ dpr_rib_check(struct dpr_rib *rib, uint32_t (*held)(void *arg, uint32_t idx), vo
 	uint32_t *groups = calloc(DPR_NH_MAX, sizeof(*groups));
 	uint32_t members[DPR_NH_GROUP_MEMBERS];
 	uint16_t weights[DPR_NH_GROUP_MEMBERS];
-	uint32_t idx, k, n;
+	uint32_t idx, k, n, end;
 	int ret;
 
 	if (refs == NULL || groups == NULL) {
@@ -104,14 +104,25 @@ dpr_rib_check(struct dpr_rib *rib, uint32_t (*held)(void *arg, uint32_t idx), vo
 		ret = dpr_route_src_check(rib, refs, err, len);
 	if (ret < 0)
 		goto out;
-	for (idx = DPR_NH_FIRST_DYNAMIC; idx < DPR_NH_MAX; idx++) {
+	end = dpr_nh_index_end(rib->nh);
+	for (idx = DPR_NH_FIRST_DYNAMIC; idx < end; idx++) {
 		n = dpr_nh_group_members(rib->nh, idx, members, weights);
 		for (k = 0; k < n; k++) {
 			refs[members[k]]++;
 			groups[members[k]]++;
 		}
 	}
-	for (idx = DPR_NH_FIRST_DYNAMIC; idx < DPR_NH_MAX; idx++) {
+	/* Past the end, nothing was ever handed out: a holder there is a
+	 * next hop out of range. */
+	for (idx = end; idx < DPR_NH_MAX; idx++) {
+		if (refs[idx] != 0) {
+			snprintf(err, len, "rib: next hop %u was never handed out, but %u holders point at it",
+				 idx, refs[idx]);
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	for (idx = DPR_NH_FIRST_DYNAMIC; idx < end; idx++) {
 		const struct dpr_nh_info *info = dpr_nh_info(rib->nh, idx);
 		uint32_t want = refs[idx] + (held != NULL ? held(arg, idx) : 0);
 

@@ -28,8 +28,14 @@ static const char config_text[] =
 	" {\"name\": \"p1\", \"device\": \"net_null1\", \"addresses\": [\"10.0.2.1/24\", \"2001:db8:2::1/64\"]}],"
 	" \"routes\": [{\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.2.2\"}],"
 	" \"fpm\": {\"listen\": \"127.0.0.1\", \"grace_s\": 0},"
+#ifdef FUZZ_SMALL_FIB
+	/* fuzz_fpm_small: a FIB of a few routes and groups, refusing all the time. */
+	" \"fib\": {\"ipv4_max_routes\": 24, \"ipv4_tbl8_groups\": 16,"
+	"          \"ipv6_max_routes\": 24, \"ipv6_tbl8_groups\": 16}}";
+#else
 	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 256,"
 	"          \"ipv6_max_routes\": 4096}}";
+#endif
 
 static struct dpr_router R;
 static uint32_t routes4, routes6, nexthops;
@@ -83,6 +89,18 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* Every next-hop reference is where it belongs (lib/route's rule). */
+static void
+check_rib(const char *when)
+{
+	char why[512];
+
+	if (dpr_router_check(&R, why, sizeof(why)) < 0) {
+		fprintf(stderr, "fuzz_fpm: %s: %s\n", when, why);
+		abort();
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -94,7 +112,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(buf, data, size);
 	dpr_fpm_router_feed(&R, buf, size);
 	free(buf);
+	check_rib("after the frames");
 	dpr_fpm_router_timers(&R); /* grace 0: the sweep is due now */
+	check_rib("after the connection");
 	/* Whatever came is gone again, and nothing leaked. */
 	if (R.fib4->n_routes != routes4 || dpr_fib6_count(R.fib6) != routes6 ||
 	    dpr_nh_count(R.nh) != nexthops) {

@@ -27,8 +27,14 @@ static const char config_text[] =
 	" \"routes\": [{\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.2.2\"},"
 	"             {\"prefix\": \"2001:db8:77::/48\", \"via\": \"2001:db8:2::2\"}],"
 	" \"control\": {\"socket\": \"/tmp/dpr-fuzz-rpc.sock\"},"
+#ifdef FUZZ_SMALL_FIB
+	/* fuzz_rpc_small: a FIB of a few routes and groups, refusing all the time. */
+	" \"fib\": {\"ipv4_max_routes\": 24, \"ipv4_tbl8_groups\": 16,"
+	"          \"ipv6_max_routes\": 24, \"ipv6_tbl8_groups\": 16}}";
+#else
 	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 256,"
 	"          \"ipv6_max_routes\": 4096}}";
+#endif
 
 static struct dpr_router R;
 
@@ -45,6 +51,18 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	R.n_workers = 0;
 	R.n_ports = 0;
 	return 0;
+}
+
+/* Whatever a request did, every next-hop reference is where it belongs. */
+static void
+check_rib(void)
+{
+	char why[512];
+
+	if (dpr_router_check(&R, why, sizeof(why)) < 0) {
+		fprintf(stderr, "fuzz_rpc: %s\n", why);
+		abort();
+	}
 }
 
 int
@@ -75,6 +93,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		free(line);
 		p += len + 1;
+		check_rib();
 	}
 	return 0;
 }
