@@ -7,7 +7,8 @@
 # then their deletion, over and over), control queries (stats, route.get,
 # route.list, port.list, neigh.list, config.get), and neighbour churn
 # (learned neighbours deleted and learned again, static ones added and
-# removed). At the end: dpr still answers and exits 0, no sanitizer report
+# removed). At the end: dpr still answers, its tables agree (rib check), it
+# exits 0, no sanitizer report
 # in its log, mbufs, routes, tbl8 groups, next hops and neighbours back to
 # where they were after the warm-up, the counters add up exactly, and h2
 # received (nearly) all h1 sent.
@@ -254,6 +255,9 @@ for k in sorted(set(a) ^ set(b), key=str):
 PY
 check "no address left resolving" test "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["resolving"])' "$WORK/end.json")" -eq 0
 check "dpr answers dprctl" ctl stats
+# Every next hop's references against the routes, candidates and
+# neighbours that hold it, after hours of churn (lib/route/check.c).
+check "the router's tables agree (rib check)" ctl rib check
 stop_dpr
 check_accounting
 check "no sanitizer report" bash -c "! grep -qE 'AddressSanitizer|runtime error|LeakSanitizer' $WORK/dpr.log"
