@@ -455,11 +455,40 @@ test_random(unsigned int seed)
 		CHECK_EQ(fib_nh(&p[i]), UINT32_MAX);
 }
 
+/*
+ * Issue 50, case 7: a delete on a full FIB makes room at once, for routes
+ * and for tbl8 groups (the FIB waits the grace period itself when it has
+ * to), not only after a grace period has passed.
+ */
+static void
+test_room_at_once(void)
+{
+	struct dpr_prefix p, q;
+	unsigned int i;
+
+	for (i = 0; i < 16; i++) {
+		/* Two /25s take both tbl8 groups. */
+		p = i < 2 ? pf4(IP(10, 1, i, 0), 25) : pf4(IP(10, 2 + i, 0, 0), 16);
+		CHECK_EQ(one(DPR_RSRC_API, &p, false, gw(30)), 0);
+	}
+	p = pf4(IP(10, 100, 0, 0), 16);
+	CHECK_EQ(one(DPR_RSRC_API, &p, false, gw(30)), -ENOMEM);
+	q = pf4(IP(10, 5, 0, 0), 16);
+	CHECK_EQ(one(DPR_RSRC_API, &q, true, 0), 0);
+	CHECK_EQ(one(DPR_RSRC_API, &p, false, gw(30)), 0);         /* right away */
+	p = pf4(IP(10, 1, 9, 0), 25);
+	q = pf4(IP(10, 1, 0, 0), 25);
+	CHECK_EQ(one(DPR_RSRC_API, &q, true, 0), 0);
+	CHECK_EQ(one(DPR_RSRC_API, &p, false, gw(31)), 0);         /* a group freed just now */
+	CHECK_EQ(fib_nh(&p), gw_idx(31));
+	RIB_OK();
+}
+
 /* A rib of its own with room for @p v4 and @p v6 routes, as the global one. */
 static int
-rib_open(uint32_t v4, uint32_t v6)
+rib_open(uint32_t v4, uint32_t v6, uint32_t tbl8)
 {
-	struct dpr_fib4_conf fc = { .max_routes = v4, .tbl8_groups = 64, .socket = 0 };
+	struct dpr_fib4_conf fc = { .max_routes = v4, .tbl8_groups = tbl8, .socket = 0 };
 	struct dpr_fib6_conf fc6 = { .max_routes = v6, .tbl8_groups = 256, .socket = 0 };
 
 	rib.nh = dpr_nh_table_create(0);
@@ -487,7 +516,7 @@ main(int argc, char **argv)
 	(void)argc;
 	if (test_eal_init(argv[0]) < 0)
 		return 1;
-	if (rib_open(1024, 1024) == 0) {
+	if (rib_open(1024, 1024, 64) == 0) {
 		CHECK(strcmp(dpr_route_src_name(DPR_RSRC_FPM), "fpm") == 0, "name");
 		CHECK_EQ(dpr_route_src_parse("kernel"), DPR_RSRC_KERNEL);
 		CHECK_EQ(dpr_route_src_parse("bgp"), -EINVAL);
@@ -502,11 +531,14 @@ main(int argc, char **argv)
 	}
 	rib_close();
 	/* A FIB of a few routes: refusals all the time. */
-	if (rib_open(16, 8) == 0) {
+	if (rib_open(16, 8, 64) == 0) {
 		test_full_fib();
 		test_random(1);
 		test_random(2);
 	}
+	rib_close();
+	if (rib_open(16, 8, 2) == 0)
+		test_room_at_once();
 	rib_close();
 	rte_eal_cleanup();
 	return test_done("source");
