@@ -489,6 +489,132 @@ test_interface_route(void)
 	RIB_OK();
 }
 
+/*
+ * The differential check of issue 50 for FPM: random frames of route adds
+ * (one path or two), replaces and deletes from "zebra", mixed with the
+ * router's own addresses coming and going over the same prefixes; after
+ * every write, each prefix's FIB entry is what zebra's last word and the
+ * addresses say: the address's connected subnet, else zebra's gateway or
+ * the group of its two gateways, else nothing. And the tables agree.
+ */
+#define DIFF_PF 12
+
+static void
+diff_prefix(unsigned int k, char *dst, size_t len, uint8_t *plen)
+{
+	if (k % 2) {
+		snprintf(dst, len, "10.60.%u.0", k);
+		*plen = 24;
+	} else {
+		snprintf(dst, len, "2001:db8:%x::", 0x600 + k);
+		*plen = 48;
+	}
+}
+
+static void
+diff_gw(unsigned int k, unsigned int g, char *gw, size_t len)
+{
+	if (k % 2)
+		snprintf(gw, len, "10.0.1.%u", 20 + g);
+	else
+		snprintf(gw, len, "2001:db8:1::%u", 20 + g);
+}
+
+static void
+test_differential(void)
+{
+	unsigned int gw_a[DIFF_PF] = { 0 }, gw_b[DIFF_PF] = { 0 }; /* 0: none, else g + 1 */
+	bool addr[DIFF_PF] = { false };
+	unsigned int step, k, wrong = 0;
+	static const uint8_t w11[2] = { 1, 1 };
+	uint32_t oifs[2] = { 1, 1 };
+	char dst[64], ga[64], gb[64], req[512], why[512];
+	uint8_t plen;
+
+	srandom(50);
+	for (step = 0; step < 120; step++) {
+		unsigned int n = 1 + (unsigned int)random() % 5, i;
+
+		if (random() % 6 == 0) {
+			/* The router: an address over prefix k comes or goes. */
+			k = (unsigned int)random() % DIFF_PF;
+			diff_prefix(k, dst, sizeof(dst), &plen);
+			snprintf(req, sizeof(req),
+				 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"addr.%s\",\"params\":{\"port\":\"p0\",\"address\":\"%.*s1/%u\"}}",
+				 addr[k] ? "del" : "add", (int)strlen(dst) - (k % 2 ? 1 : 0), dst, plen);
+			rpc(req);
+			addr[k] = !addr[k];
+		} else {
+			for (i = 0; i < n; i++) {
+				unsigned int what = (unsigned int)random() % 3;
+				unsigned int a = (unsigned int)random() % 4, b = (a + 1) % 4;
+
+				k = (unsigned int)random() % DIFF_PF;
+				diff_prefix(k, dst, sizeof(dst), &plen);
+				diff_gw(k, a, ga, sizeof(ga));
+				diff_gw(k, b, gb, sizeof(gb));
+				if (what == 0) {
+					del(&fr, dst, plen);
+					gw_a[k] = gw_b[k] = 0;
+				} else if (what == 1) {
+					add1(&fr, dst, plen, ga, 1);
+					gw_a[k] = a + 1;
+					gw_b[k] = 0;
+				} else {
+					const char *gws[2] = { ga, gb };
+
+					add_mp(&fr, dst, plen, 2, gws, oifs, w11);
+					gw_a[k] = a + 1;
+					gw_b[k] = b + 1;
+				}
+			}
+			send_frames(&fr);
+		}
+		for (k = 0; k < DIFF_PF; k++) {
+			long want = -1, got;
+			char pfx[80];
+
+			diff_prefix(k, dst, sizeof(dst), &plen);
+			snprintf(pfx, sizeof(pfx), "%s/%u", dst, plen);
+			got = fib_nh(pfx);
+			if (addr[k]) {
+				want = conn_of(0);
+			} else if (gw_b[k] != 0) {
+				uint32_t m[DPR_NH_GROUP_MEMBERS];
+				uint16_t wt[DPR_NH_GROUP_MEMBERS];
+				unsigned int nm = got >= 0 ? dpr_nh_group_members(R.nh, (uint32_t)got, m, wt) : 0;
+
+				diff_gw(k, gw_a[k] - 1, ga, sizeof(ga));
+				diff_gw(k, gw_b[k] - 1, gb, sizeof(gb));
+				want = nm == 2 && ((m[0] == (uint32_t)nh_of(ga, 0) && m[1] == (uint32_t)nh_of(gb, 0)) ||
+						   (m[1] == (uint32_t)nh_of(ga, 0) && m[0] == (uint32_t)nh_of(gb, 0))) ?
+				       got : -2;
+			} else if (gw_a[k] != 0) {
+				diff_gw(k, gw_a[k] - 1, ga, sizeof(ga));
+				want = nh_of(ga, 0);
+			}
+			if (got != want && wrong++ < 5)
+				CHECK(false, "step %u: %s: FIB next hop %ld, want %ld", step, pfx, got, want);
+		}
+		if (dpr_router_check(&R, why, sizeof(why)) < 0 && wrong++ < 5)
+			CHECK(false, "step %u: %s", step, why);
+	}
+	CHECK_EQ(wrong, 0);
+	/* Clean up: zebra's routes and the addresses go. */
+	for (k = 0; k < DIFF_PF; k++) {
+		diff_prefix(k, dst, sizeof(dst), &plen);
+		del(&fr, dst, plen);
+		if (addr[k]) {
+			snprintf(req, sizeof(req),
+				 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"addr.del\",\"params\":{\"port\":\"p0\",\"address\":\"%.*s1/%u\"}}",
+				 (int)strlen(dst) - (k % 2 ? 1 : 0), dst, plen);
+			rpc(req);
+		}
+	}
+	send_frames(&fr);
+	RIB_OK();
+}
+
 static void
 test_api_wins(void)
 {
@@ -601,6 +727,8 @@ main(int argc, char **argv)
 	test_api_wins();
 	RIB_OK();
 	test_interface_route();
+	RIB_OK();
+	test_differential();
 	test_stale();
 	RIB_OK();
 	/* Every next hop zebra's routes took is given back. */
