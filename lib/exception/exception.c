@@ -22,7 +22,8 @@
 #include "packet.h"
 #include "tap.h"
 
-static void neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target);
+static void neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target,
+			  const struct rte_ether_addr *unicast);
 static void neigh_release(void *ctx, struct rte_mbuf *m, bool resolved);
 
 struct dpr_exc_engine *
@@ -223,8 +224,10 @@ icmp_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t c
 
 /* --- neighbours ---------------------------------------------------------- */
 
+/* Ask who has @p ip on @p port: broadcast, or a unicast probe to @p unicast. */
 static void
-arp_request(struct dpr_exc_engine *x, uint16_t port, uint32_t ip)
+arp_request(struct dpr_exc_engine *x, uint16_t port, uint32_t ip,
+	    const struct rte_ether_addr *unicast)
 {
 	static const struct rte_ether_addr bcast = {{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }};
 	struct dpr_arp a = {
@@ -233,13 +236,17 @@ arp_request(struct dpr_exc_engine *x, uint16_t port, uint32_t ip)
 		.sip = port_addr(x, port, ip),
 		.tip = ip,
 	};
-	struct rte_mbuf *m = dpr_arp_build(dpr_exc_pool(x, port), &a, &bcast);
+	struct rte_mbuf *m = dpr_arp_build(dpr_exc_pool(x, port), &a,
+					   unicast != NULL ? unicast : &bcast);
 
 	if (m == NULL) {
 		x->c.no_mbuf++;
 		return;
 	}
-	x->c.arp_requests_sent++;
+	if (unicast != NULL)
+		x->c.arp_probes_sent++;
+	else
+		x->c.arp_requests_sent++;
 	dpr_exc_tx(x, port, m);
 }
 
@@ -259,12 +266,55 @@ dpr_exc_garp(struct dpr_exc_engine *x, unsigned int port, uint32_t ip)
 }
 
 static void
-neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target)
+neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target,
+	      const struct rte_ether_addr *unicast)
 {
 	if (target->af == DPR_AF_IP4)
-		arp_request(ctx, port, target->ip4);
+		arp_request(ctx, port, target->ip4, unicast);
 	else
-		dpr_exc6_solicit(ctx, port, target->ip6);
+		dpr_exc6_solicit(ctx, port, target->ip6, unicast);
+}
+
+/*
+ * Another host (@p mac) on @p port sent ARP with our address @p ip as its
+ * sender: an address conflict (RFC 5227 2.4), which moves the link's
+ * hosts' traffic for @p ip to it. Always counted; logged and defended with
+ * one ARP announcement at most once per DEFEND_INTERVAL (10 s) per
+ * address: a router keeps its address whatever happens, as 2.4 (c) allows
+ * "the link's default router", and the rate limit is what 2.4 (c) asks
+ * of it. On a transparent port the kernel owns ARP: dpr only reports.
+ */
+static void
+address_conflict(struct dpr_exc_engine *x, uint16_t port, uint32_t ip,
+		 const struct rte_ether_addr *mac)
+{
+	struct dpr_ip a = { .af = DPR_AF_IP4, .ip4 = ip };
+	struct defended *d = NULL, *oldest = &x->defended[0];
+	char s[DPR_IP6_STRLEN], m[RTE_ETHER_ADDR_FMT_SIZE];
+	uint64_t now = dpr_clock_now();
+	unsigned int i;
+
+	x->c.address_conflicts++;
+	for (i = 0; i < DEFENDED_ADDRS && d == NULL; i++) {
+		if (x->defended[i].last != 0 && x->defended[i].ip == ip &&
+		    x->defended[i].port == port)
+			d = &x->defended[i];
+		else if (x->defended[i].last < oldest->last)
+			oldest = &x->defended[i];
+	}
+	if (d != NULL && now - d->last < x->hz * DEFEND_INTERVAL_MS / 1000)
+		return;
+	if (d == NULL)
+		d = oldest;
+	*d = (struct defended){ .last = now, .ip = ip, .port = port };
+	rte_ether_format_addr(m, sizeof(m), mac);
+	DPR_LOG(ERR, main, "port %s: address conflict: %s claims %s, an address of ours (RFC 5227 2.4)%s",
+		x->r->cfg->ports[port].name, m, dpr_ip_fmt(&a, s, sizeof(s)),
+		x->r->cfg->ports[port].transparent ? "" : "; defending it");
+	if (x->r->cfg->ports[port].transparent)
+		return;
+	x->c.address_defended++;
+	dpr_exc_garp(x, port, ip);
 }
 
 static bool
@@ -533,10 +583,24 @@ arp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 		x->c.arp_requests_in++;
 	else
 		x->c.arp_replies_in++;
-	/* Learn from whoever asks us or answers us (RFC 826); refresh others. */
-	if (x->r->neigh != NULL)
+	if (a.sip != 0 && is_our_address(x, in, a.sip) &&
+	    !rte_is_same_ether_addr(&a.sha, &x->r->ports[in].mac)) {
+		address_conflict(x, in, a.sip, &a.sha);
+		if (!x->r->cfg->ports[in].transparent) {
+			rte_pktmbuf_free(m);
+			return;
+		}
+	}
+	/* What the sender says of itself: lib/neigh decides what it may
+	 * create or change (RFC 826; the port's neighbor_learning). */
+	if (x->r->neigh != NULL && a.sip != 0)
 		dpr_neigh_seen(x->r->neigh, in, &(struct dpr_ip){ .af = DPR_AF_IP4, .ip4 = a.sip },
-			       &a.sha, is_our_address(x, in, a.tip));
+			       &a.sha, &(struct dpr_neigh_heard){
+				       .msg = a.op == RTE_ARP_OP_REQUEST ? DPR_NEIGH_REQUEST :
+									   DPR_NEIGH_REPLY,
+				       .for_us = a.op == RTE_ARP_OP_REQUEST &&
+						 is_our_address(x, in, a.tip),
+				       .gratuitous = a.sip == a.tip });
 	if (x->r->cfg->ports[in].transparent) {
 		/* The kernel answers for the router on this port. */
 		if (dpr_tap_to_kernel(x->r, in, m) < 0)

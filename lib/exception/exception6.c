@@ -90,14 +90,15 @@ source_for(const struct dpr_exc_engine *x, uint16_t port, const uint8_t *peer, u
 /* --- neighbour discovery ------------------------------------------------------ */
 
 void
-dpr_exc6_solicit(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target)
+dpr_exc6_solicit(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target,
+		 const struct rte_ether_addr *unicast)
 {
 	uint8_t src[16];
 	struct rte_mbuf *m;
 
 	source_for(x, port, target, src);
 	m = dpr_ndp_ns_build(dpr_exc_pool(x, port), &x->r->ports[port].mac, src, target,
-			     false, NULL);
+			     unicast != NULL, unicast);
 	if (m == NULL) {
 		x->c.no_mbuf++;
 		return;
@@ -212,20 +213,6 @@ dad_conflict(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target,
 
 static void ra_solicited(struct dpr_exc_engine *x, uint16_t port);
 
-/* Is @p peer a resolved neighbour on @p port with a MAC other than @p mac? */
-static bool
-known_elsewhere(const struct dpr_exc_engine *x, uint16_t port, const struct dpr_ip *peer,
-		const struct rte_ether_addr *mac)
-{
-	int idx = dpr_nh_find_port(x->r->nh, peer, port);
-	union dpr_nh_word w;
-
-	if (idx < 0)
-		return false;
-	w = dpr_nh_word_get(x->r->nh, (uint32_t)idx);
-	return w.kind == DPR_NH_KIND_FORWARD && !rte_is_same_ether_addr(&w.mac, mac);
-}
-
 static void
 ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 {
@@ -263,8 +250,10 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 		memcpy(peer.ip6, nd.src, 16);
 		if (nd.has_lladdr && x->r->neigh != NULL)
 			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr,
-				       ours_on(x, in, nd.target) ||
-				       anycast_on(x, in, nd.target));
+				       &(struct dpr_neigh_heard){
+					       .msg = DPR_NEIGH_REQUEST,
+					       .for_us = ours_on(x, in, nd.target) ||
+							 anycast_on(x, in, nd.target) });
 		if (transparent)
 			goto kernel;
 		if (ours_on(x, in, nd.target))
@@ -281,13 +270,14 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 			break;
 		}
 		/* RFC 4861 7.2.5: an advertisement updates an entry that
-		 * exists (or is being resolved), never creates one; without
-		 * the override flag it never changes a known link-layer
-		 * address. */
+		 * exists (or is being resolved), never creates one; lib/neigh
+		 * says what it may change. */
 		memcpy(peer.ip6, nd.target, 16);
-		if (nd.has_lladdr && x->r->neigh != NULL &&
-		    (nd.override || !known_elsewhere(x, in, &peer, &nd.lladdr)))
-			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr, false);
+		if (nd.has_lladdr && x->r->neigh != NULL)
+			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr,
+				       &(struct dpr_neigh_heard){
+					       .msg = DPR_NEIGH_ADVERT, .solicited = nd.solicited,
+					       .override = nd.override });
 		/* Maybe an answer to the kernel's own solicitation: it
 		 * learns too. */
 		goto kernel;
@@ -295,7 +285,8 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 		x->c6.rs_in++;
 		memcpy(peer.ip6, nd.src, 16);
 		if (nd.has_lladdr && x->r->neigh != NULL)
-			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr, false);
+			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr,
+				       &(struct dpr_neigh_heard){ .msg = DPR_NEIGH_REQUEST });
 		if (transparent)
 			goto kernel; /* the host's router daemon answers, if any */
 		if (x->r->cfg->ports[in].ra.enabled)

@@ -50,8 +50,8 @@ struct dpr_nh_table {
 	struct group_key *group_keys; /**< per group, as its slots were built */
 	uint32_t *group_free;       /**< free group indices */
 	uint32_t n_group_free;
-	dpr_nh_free_fn free_fn;     /**< dpr_nh_set_free_hook() */
-	void *free_ctx;
+	dpr_nh_ref_fn ref_fn;       /**< dpr_nh_set_ref_hook() */
+	void *ref_ctx;
 };
 
 static void
@@ -162,6 +162,9 @@ dpr_nh_table_free(struct dpr_nh_table *t)
 	free(t);
 }
 
+static void ref_inc(struct dpr_nh_table *t, uint32_t idx);
+static void ref_changed(struct dpr_nh_table *t, uint32_t idx);
+
 static int
 nh_alloc(struct dpr_nh_table *t, uint8_t port, uint8_t kind)
 {
@@ -265,7 +268,7 @@ dpr_nh_get(struct dpr_nh_table *t, const struct dpr_ip *ip, uint8_t port)
 
 	idx = lookup(t, &key);
 	if (idx >= 0) {
-		t->info[idx].refcnt++;
+		ref_inc(t, (uint32_t)idx);
 		return idx;
 	}
 	idx = nh_alloc(t, port, DPR_NH_KIND_UNRESOLVED);
@@ -287,7 +290,7 @@ dpr_nh_connected(struct dpr_nh_table *t, uint8_t port)
 	int idx;
 
 	if (t->connected[port] != CONNECTED_NONE) {
-		t->info[t->connected[port]].refcnt++;
+		ref_inc(t, t->connected[port]);
 		return (int)t->connected[port];
 	}
 	idx = nh_alloc(t, port, DPR_NH_KIND_UNRESOLVED);
@@ -299,10 +302,26 @@ dpr_nh_connected(struct dpr_nh_table *t, uint8_t port)
 static void group_free(struct dpr_nh_table *t, uint32_t idx);
 
 void
-dpr_nh_set_free_hook(struct dpr_nh_table *t, dpr_nh_free_fn fn, void *ctx)
+dpr_nh_set_ref_hook(struct dpr_nh_table *t, dpr_nh_ref_fn fn, void *ctx)
 {
-	t->free_fn = fn;
-	t->free_ctx = ctx;
+	t->ref_fn = fn;
+	t->ref_ctx = ctx;
+}
+
+/* The reference count of @p idx changed: tell the hook. */
+static void
+ref_changed(struct dpr_nh_table *t, uint32_t idx)
+{
+	if (t->ref_fn != NULL)
+		t->ref_fn(t->ref_ctx, idx, t->info[idx].refcnt);
+}
+
+/* One more reference on @p idx, in use. */
+static void
+ref_inc(struct dpr_nh_table *t, uint32_t idx)
+{
+	t->info[idx].refcnt++;
+	ref_changed(t, idx);
 }
 
 /* Index @p idx is free: on the free list, its owner's side data cleared. */
@@ -311,15 +330,15 @@ nh_release(struct dpr_nh_table *t, uint32_t idx)
 {
 	t->free_list[t->n_free++] = idx;
 	t->n_used--;
-	if (t->free_fn != NULL)
-		t->free_fn(t->free_ctx, idx);
+	if (t->ref_fn != NULL)
+		t->ref_fn(t->ref_ctx, idx, 0);
 }
 
 void
 dpr_nh_hold(struct dpr_nh_table *t, uint32_t idx)
 {
 	if (idx >= DPR_NH_FIRST_DYNAMIC && t->info[idx].in_use)
-		t->info[idx].refcnt++;
+		ref_inc(t, idx);
 }
 
 void
@@ -330,8 +349,10 @@ dpr_nh_put(struct dpr_nh_table *t, uint32_t idx)
 
 	if (idx < DPR_NH_FIRST_DYNAMIC || !info->in_use)
 		return;
-	if (info->refcnt > 0 && --info->refcnt > 0)
+	if (info->refcnt > 0 && --info->refcnt > 0) {
+		ref_changed(t, idx);
 		return;
+	}
 	if (t->words[idx].kind == DPR_NH_KIND_GROUP) {
 		group_free(t, idx);
 		return;
@@ -468,12 +489,12 @@ dpr_nh_group_get(struct dpr_nh_table *t, const uint32_t *members, const uint16_t
 	if (ret < 0)
 		return ret;
 	if (n == 1) {
-		t->info[members[0]].refcnt++;
+		ref_inc(t, members[0]);
 		return (int)members[0];
 	}
 	idx = lookup_group(t, &k);
 	if (idx >= 0) {
-		t->info[idx].refcnt++;
+		ref_inc(t, (uint32_t)idx);
 		return idx;
 	}
 	if (t->n_group_free == 0)
@@ -500,8 +521,8 @@ dpr_nh_group_get(struct dpr_nh_table *t, const uint32_t *members, const uint16_t
 		g->member[i] = k.member[i];
 		for (j = 0; j < g->slots_of[i]; j++)
 			g->slot[s++] = (uint8_t)i;
-		t->info[k.member[i]].refcnt++;
 		t->info[k.member[i]].groups++;
+		ref_inc(t, k.member[i]);
 	}
 	w.group.index = gi;
 	w.kind = DPR_NH_KIND_GROUP;
