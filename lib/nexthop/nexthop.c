@@ -50,6 +50,12 @@ struct dpr_nh_table {
 	struct group_key *group_keys; /**< per group, as its slots were built */
 	uint32_t *group_free;       /**< free group indices */
 	uint32_t n_group_free;
+	/* Freed indices waiting for the exception rings to be read past
+	 * their free (dpr_nh_set_quarantine()): a FIFO of DPR_NH_MAX, entries
+	 * q_head (released) to q_tail (freed) counted since creation. */
+	uint32_t *quarantine;
+	uint64_t q_head, q_tail;
+	bool q_on;
 	dpr_nh_ref_fn ref_fn;       /**< dpr_nh_set_ref_hook() */
 	void *ref_ctx;
 };
@@ -110,12 +116,13 @@ dpr_nh_table_create(int socket)
 	t->info = calloc(DPR_NH_MAX, sizeof(*t->info));
 	t->key_port = calloc(DPR_NH_MAX, sizeof(*t->key_port));
 	t->free_list = malloc(DPR_NH_MAX * sizeof(*t->free_list));
+	t->quarantine = malloc(DPR_NH_MAX * sizeof(*t->quarantine));
 	t->by_ip = rte_hash_create(&hp);
 	t->by_group = rte_hash_create(&gp);
 	t->group_keys = calloc(DPR_NH_GROUPS_MAX, sizeof(*t->group_keys));
 	t->group_free = malloc(DPR_NH_GROUPS_MAX * sizeof(*t->group_free));
 	if (t->words == NULL || t->info == NULL || t->key_port == NULL ||
-	    t->free_list == NULL || t->by_ip == NULL || t->by_group == NULL ||
+	    t->free_list == NULL || t->quarantine == NULL || t->by_ip == NULL || t->by_group == NULL ||
 	    t->group_keys == NULL || t->group_free == NULL)
 		goto fail;
 
@@ -157,6 +164,7 @@ dpr_nh_table_free(struct dpr_nh_table *t)
 	free(t->info);
 	free(t->key_port);
 	free(t->free_list);
+	free(t->quarantine);
 	free(t->group_keys);
 	free(t->group_free);
 	free(t);
@@ -324,11 +332,15 @@ ref_inc(struct dpr_nh_table *t, uint32_t idx)
 	ref_changed(t, idx);
 }
 
-/* Index @p idx is free: on the free list, its owner's side data cleared. */
+/* Index @p idx is free: on the free list (or in quarantine), its owner's
+ * side data cleared. */
 static void
 nh_release(struct dpr_nh_table *t, uint32_t idx)
 {
-	t->free_list[t->n_free++] = idx;
+	if (t->q_on)
+		t->quarantine[t->q_tail++ % DPR_NH_MAX] = idx;
+	else
+		t->free_list[t->n_free++] = idx;
 	t->n_used--;
 	if (t->ref_fn != NULL)
 		t->ref_fn(t->ref_ctx, idx, 0);
@@ -597,4 +609,27 @@ uint32_t
 dpr_nh_count(const struct dpr_nh_table *t)
 {
 	return t->n_used;
+}
+
+void
+dpr_nh_set_quarantine(struct dpr_nh_table *t, bool on)
+{
+	if (!on)
+		dpr_nh_quarantine_release(t, t->q_tail);
+	t->q_on = on;
+}
+
+uint64_t
+dpr_nh_quarantine_mark(const struct dpr_nh_table *t)
+{
+	return t->q_tail;
+}
+
+void
+dpr_nh_quarantine_release(struct dpr_nh_table *t, uint64_t mark)
+{
+	/* At most DPR_NH_MAX wait: every index is in one place at a time
+	 * (in use, free or here), so the FIFO never overflows. */
+	while (t->q_head < mark)
+		t->free_list[t->n_free++] = t->quarantine[t->q_head++ % DPR_NH_MAX];
 }

@@ -345,3 +345,32 @@ union dpr_nh_word dpr_nh_word_get(const struct dpr_nh_table *t, uint32_t idx);
 
 /** Number of next hops in use. */
 uint32_t dpr_nh_count(const struct dpr_nh_table *t);
+
+/**
+ * Quarantine freed indices (@p on), off by default. Workers hand the
+ * control thread a next-hop index with each packet held for resolution
+ * (DPR_EXC_ARG through the exception rings); an index freed while such a
+ * packet waits in a ring must not name another next hop by the time the
+ * control thread reads it (a packet held for, and an ARP sent to, the
+ * wrong neighbour, then a false host unreachable). With the quarantine on,
+ * a freed index is handed out again only after dpr_nh_quarantine_release()
+ * says every ring has been read past its free. For a router with workers;
+ * tests without rings leave it off.
+ */
+void dpr_nh_set_quarantine(struct dpr_nh_table *t, bool on);
+
+/**
+ * Where the quarantine stands: call before reading the exception rings,
+ * and pass the answer to dpr_nh_quarantine_release() once every ring has
+ * been read until it was found empty.
+ */
+uint64_t dpr_nh_quarantine_mark(const struct dpr_nh_table *t);
+
+/**
+ * Every exception ring was read until found empty since @p mark
+ * (dpr_nh_quarantine_mark()) was taken: no ring entry can carry an index
+ * freed before it (a worker never finds a freed index: the routes to it
+ * were gone a grace period before it was freed), so those indices can be
+ * handed out again.
+ */
+void dpr_nh_quarantine_release(struct dpr_nh_table *t, uint64_t mark);

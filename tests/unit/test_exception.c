@@ -480,6 +480,55 @@ test_budget_gateways(void)
 }
 
 /*
+ * dpr issue 50 case 7: a next-hop index freed while a packet carrying it
+ * may still wait in an exception ring is not handed out again until the
+ * control thread has read the rings past its free; a packet that still
+ * names it then finds no next hop (routed again), not a stranger.
+ */
+static void
+test_quarantine(void)
+{
+	struct dpr_ip a = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 2, 80) };
+	struct dpr_ip b = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 2, 81) };
+	struct rte_mbuf *out[8];
+	uint64_t before_free, after_free;
+	unsigned int n;
+	int ia, ib, ic;
+
+	drop_sent();
+	dpr_nh_set_quarantine(R.nh, true);
+	ia = dpr_nh_get(R.nh, &a, 1);
+	before_free = dpr_nh_quarantine_mark(R.nh);
+	dpr_nh_put(R.nh, (uint32_t)ia);
+	neigh_ok("freed into quarantine");
+	ib = dpr_nh_get(R.nh, &b, 1);
+	CHECK(ib >= 0 && ib != ia, "a freed index waits (%d, then %d)", ia, ib);
+	/* A pass that began before the free proves nothing. */
+	dpr_nh_quarantine_release(R.nh, before_free);
+	ic = dpr_nh_get(R.nh, &a, 1);
+	CHECK(ic >= 0 && ic != ia, "still waiting after a pass begun before its free (%d)", ic);
+	/* A packet held for it meanwhile: no next hop there, routed again
+	 * (198.51.100.0/24 via 10.0.2.50, unresolved: ARP for that one). */
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 9), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, (uint32_t)ia);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && (is_arp_request_for(out[0], IP(10, 0, 2, 50)) ||
+			 (resolved_to(IP(10, 0, 2, 50), &eth_of(out[0])->dst_addr) &&
+			  ip_of(out[0])->dst_addr == RTE_BE32(IP(198, 51, 100, 9)))),
+	      "the stale index's packet is routed again, by its route's gateway (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	after_free = dpr_nh_quarantine_mark(R.nh);
+	dpr_nh_put(R.nh, (uint32_t)ib);
+	dpr_nh_put(R.nh, (uint32_t)ic);
+	dpr_nh_quarantine_release(R.nh, after_free);
+	CHECK_EQ(dpr_nh_get(R.nh, &b, 1), ia); /* free again, and first in line */
+	dpr_nh_put(R.nh, (uint32_t)ia);
+	dpr_nh_set_quarantine(R.nh, false);
+	neigh_ok("quarantine off");
+	drop_sent();
+}
+
+/*
  * ARP from many hosts on a subnet learns at most fib.learned_neighbors_max
  * of them; configured gateways and static neighbours still find next hops;
  * a neighbour the router asks for itself takes the stalest learned entry.
@@ -969,6 +1018,7 @@ main(int argc, char **argv)
 	test_arp_learning_policy();
 	test_address_conflict();
 	test_budget_gateways();
+	test_quarantine();
 	test_learned_budget();
 
 	drop_sent();
