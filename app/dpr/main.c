@@ -405,6 +405,9 @@ setup_tables(struct dpr_router *d)
 	d->neigh = dpr_neigh_create(d, d->cfg->learned_neighbors_max);
 	if (d->neigh == NULL)
 		return -ENOMEM;
+	/* Workers forward while the control thread resolves: held packets
+	 * must leave before the newer ones of their flows. */
+	dpr_neigh_set_ordered_release(d->neigh, true);
 	return 0;
 }
 

@@ -36,6 +36,11 @@ struct pending {
 	uint64_t failed_until; /**< nonzero: resolution failed, answer unreachable */
 	uint16_t n_held;
 	struct rte_mbuf *held[HOLD_MAX];
+	/* Answered, not yet published (dpr_neigh_set_ordered_release()): */
+	bool answered;
+	uint8_t mac_port;
+	uint32_t idx;
+	struct rte_ether_addr mac;
 };
 
 /* Control thread only. */
@@ -47,6 +52,8 @@ struct dpr_neigh {
 	uint64_t next_members;  /**< dpr_clock_now() of the next resolve_members() */
 	struct pending pending[PENDING_MAX];
 	unsigned int n_pending;
+	unsigned int n_answered; /**< pending entries answered, not yet published */
+	bool ordered;            /**< dpr_neigh_set_ordered_release() */
 	/*
 	 * Per next-hop index, cleared when lib/nexthop frees the index
 	 * (refs_changed()). For those resolved by learning (not static):
@@ -306,6 +313,10 @@ pending_release(struct dpr_neigh *n, struct pending *p, bool resolved, bool keep
 
 	memcpy(held, p->held, k * sizeof(held[0]));
 	p->n_held = 0;
+	if (p->answered) {
+		p->answered = false;
+		n->n_answered--;
+	}
 	if (!keep) {
 		p->used = false;
 		n->n_pending--;
@@ -334,6 +345,41 @@ pending_start(struct dpr_neigh *n, const struct dpr_ip *target, int port)
 	n->n_pending++;
 	n->ops.solicit(n->ops.ctx, (uint16_t)port, target, NULL);
 	return p;
+}
+
+/*
+ * Publish the MAC that answered @p p and release what waited for it, in
+ * that order: the held packets leave just after the word turns FORWARD,
+ * before a worker that reads it can have sent anything newer of theirs.
+ * Unless the next hop went or changed meanwhile (forgotten, made static):
+ * then the packets are only routed again.
+ */
+static void
+pending_publish(struct dpr_neigh *n, struct pending *p)
+{
+	const struct dpr_nh_info *info = dpr_nh_info(n->r->nh, p->idx);
+	union dpr_nh_word w = dpr_nh_word_get(n->r->nh, p->idx);
+
+	if (info != NULL && !info->is_static && dpr_ip_equal(&info->ip, &p->ip) &&
+	    w.kind == DPR_NH_KIND_UNRESOLVED && n->parked_port[p->idx] == 0)
+		dpr_nh_resolve(n->r->nh, p->idx, p->mac_port, &p->mac, false);
+	pending_release(n, p, true, false);
+}
+
+void
+dpr_neigh_set_ordered_release(struct dpr_neigh *n, bool on)
+{
+	n->ordered = on;
+}
+
+void
+dpr_neigh_publish(struct dpr_neigh *n)
+{
+	unsigned int i;
+
+	for (i = 0; i < PENDING_MAX && n->n_answered > 0; i++)
+		if (n->pending[i].used && n->pending[i].answered)
+			pending_publish(n, &n->pending[i]);
 }
 
 bool
@@ -370,6 +416,12 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 		n->c.hold_overflow++;
 		rte_pktmbuf_free(m);
 		return true;
+	}
+	if (p->n_held == HOLD_MAX && p->answered) {
+		/* Answered: rather than drop one, let them all go now, this
+		 * one last (the caller routes it again). */
+		pending_publish(n, p);
+		return false;
 	}
 	if (p->n_held == HOLD_MAX) {
 		/* Keep the newest: drop the oldest. */
@@ -419,6 +471,13 @@ forget(struct dpr_neigh *n, uint32_t idx, uint8_t port)
 {
 	const struct dpr_nh_info *info = dpr_nh_info(n->r->nh, idx);
 	struct dpr_ip ip = info->ip;
+	struct pending *p = ip.af != 0 ? pending_find(n, &ip, port) : NULL;
+
+	/* An answer not yet published is forgotten with it. */
+	if (p != NULL && p->answered) {
+		p->answered = false;
+		n->n_answered--;
+	}
 
 	set_learned(n, idx, false);
 	n->confirmed[idx] = 0;
@@ -531,7 +590,7 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 	struct dpr_route_op op = { .del = 0 };
 	const struct dpr_nh_info *info;
 	union dpr_nh_word w = { .u64 = 0 };
-	bool fresh, host, asked, unsolicited;
+	bool fresh, host, asked, unsolicited, defer;
 	struct pending *p;
 	uint32_t cur;
 	int idx;
@@ -608,7 +667,11 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 		return;
 	}
 	n->c.neighbors_learned++;
-	dpr_nh_resolve(n->r->nh, (uint32_t)idx, (uint8_t)port, mac, false);
+	/* Packets wait for it: publish the MAC with their release (see
+	 * dpr_neigh_set_ordered_release()). */
+	defer = n->ordered && p != NULL && p->failed_until == 0 && p->n_held > 0;
+	if (!defer)
+		dpr_nh_resolve(n->r->nh, (uint32_t)idx, (uint8_t)port, mac, false);
 	n->changed[idx] = dpr_clock_now();
 	n->confirmed[idx] = n->changed[idx];
 	n->probes[idx] = 0;
@@ -632,8 +695,16 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 	} else {
 		set_learned(n, (uint32_t)idx, true);
 	}
-	if (p != NULL)
+	if (defer) {
+		if (!p->answered)
+			n->n_answered++;
+		p->answered = true;
+		p->idx = (uint32_t)idx;
+		p->mac_port = (uint8_t)port;
+		p->mac = *mac;
+	} else if (p != NULL) {
 		pending_release(n, p, true, false);
+	}
 }
 
 /* --- static entries --------------------------------------------------------- */
@@ -831,6 +902,7 @@ dpr_neigh_timers(struct dpr_neigh *n)
 	unsigned int i;
 	uint32_t k;
 
+	dpr_neigh_publish(n);
 	if (now < n->next_tick)
 		return;
 	n->next_tick = now + ms(n, 100);

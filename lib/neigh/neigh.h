@@ -106,6 +106,26 @@ bool dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh,
 		    const struct dpr_ip *dst);
 
 /**
+ * Order held packets before newer ones of the same flows (@p on), off by
+ * default. Workers keep forwarding while the control thread works: once a
+ * next hop's word says FORWARD, a worker sends a flow's newer packets at
+ * once, while packets of that flow queued in the exception rings behind
+ * the answer (the worker classified them before) would still be held, and
+ * leave after them (0, 3, 4, 5, 1, 2). On, an answer to a resolution with
+ * packets waiting is published only by dpr_neigh_publish(), after the
+ * control thread has read the rest of its exception burst: the packets it
+ * found for that address join the held ones, and all leave, in order, as
+ * the word turns FORWARD. For a router with workers.
+ */
+void dpr_neigh_set_ordered_release(struct dpr_neigh *n, bool on);
+
+/**
+ * Publish the answers dpr_neigh_set_ordered_release() kept back and
+ * release their packets. dpr_neigh_timers() calls it first, every time.
+ */
+void dpr_neigh_publish(struct dpr_neigh *n);
+
+/**
  * Make @p ip a static neighbour with @p mac, on dpr port @p port or (-1)
  * the port whose subnet holds it. Packets held for it go now.
  * @return its next-hop index, or a negative errno with a message in @p err:

@@ -529,6 +529,56 @@ test_quarantine(void)
 }
 
 /*
+ * dpr issue 50 case 6: packets held for a neighbour leave before the newer
+ * packets of their flow. Once the answer comes, the next hop stays
+ * unresolved for workers until the control thread has read the rest of
+ * its exception burst (packets a worker queued before the answer join the
+ * held ones); then the word turns FORWARD and all leave, in order.
+ */
+static void
+test_ordered_release(void)
+{
+	const struct rte_ether_addr h = host_mac(IP(10, 0, 2, 90));
+	uint32_t nh = nh_of(IP(10, 0, 2, 90));
+	struct rte_mbuf *out[8];
+	unsigned int n, i, ok = 0;
+
+	drop_sent();
+	dpr_neigh_set_ordered_release(R.neigh, true);
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 90), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, nh);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && is_arp_request_for(out[0], IP(10, 0, 2, 90)), "ARP for 10.0.2.90");
+	rte_pktmbuf_free_bulk(out, n);
+	arp_in(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 90), IP(10, 0, 2, 1));
+	CHECK(word_of(IP(10, 0, 2, 90)).kind == DPR_NH_KIND_UNRESOLVED,
+	      "answered, but not yet FORWARD for workers (kind %u)", word_of(IP(10, 0, 2, 90)).kind);
+	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+	/* Queued by a worker behind the answer, packets 1 and 2. */
+	for (i = 1; i < 3; i++) {
+		struct rte_mbuf *m = mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 90), 64, NULL,
+					    0, 16, 0);
+
+		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+					sizeof(struct rte_ether_hdr))->packet_id =
+			rte_cpu_to_be_16((uint16_t)i);
+		inject(m, DPR_EXC_UNRESOLVED, 0, nh_of(IP(10, 0, 2, 90)));
+	}
+	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+	dpr_neigh_publish(R.neigh);
+	CHECK(resolved_to(IP(10, 0, 2, 90), &h), "published");
+	n = sent(1, out, RTE_DIM(out));
+	for (i = 0; i < n; i++)
+		ok += ip_of(out[i])->packet_id == rte_cpu_to_be_16(i == 0 ? 0x4242 : (uint16_t)i) &&
+			rte_is_same_ether_addr(&eth_of(out[i])->dst_addr, &h);
+	CHECK(n == 3 && ok == 3, "the three leave in order, with its MAC (%u sent, %u right)", n, ok);
+	rte_pktmbuf_free_bulk(out, n);
+	neigh_ok("ordered release");
+	dpr_neigh_set_ordered_release(R.neigh, false);
+	forget_ip(IP(10, 0, 2, 90));
+}
+
+/*
  * ARP from many hosts on a subnet learns at most fib.learned_neighbors_max
  * of them; configured gateways and static neighbours still find next hops;
  * a neighbour the router asks for itself takes the stalest learned entry.
@@ -1019,6 +1069,7 @@ main(int argc, char **argv)
 	test_address_conflict();
 	test_budget_gateways();
 	test_quarantine();
+	test_ordered_release();
 	test_learned_budget();
 
 	drop_sent();
