@@ -105,8 +105,10 @@ drain_exceptions(struct dpr_router *d)
 	}
 	/* Every ring ran empty: the next-hop indices freed before this pass
 	 * began are in no ring entry any more (lib/nexthop). */
-	if (emptied)
+	if (emptied) {
 		dpr_nh_quarantine_release(d->nh, mark);
+		dpr_exc_rings_drained(d->exc);
+	}
 	return total;
 }
 

@@ -87,6 +87,11 @@ struct dpr_exc_engine {
 	struct anycast_na na_wait[ANYCAST_NA_WAITING];
 	unsigned int n_na_wait;
 	struct defended defended[DEFENDED_ADDRS];
+	/* While lib/neigh hands over a packet for a neighbour whose answer
+	 * it keeps from workers (struct dpr_neigh_ops release_via): next hop
+	 * ovr_nh reads as ovr_w here. 0 (DPR_NH_NONE): none. */
+	uint32_t ovr_nh;
+	union dpr_nh_word ovr_w;
 	struct {
 #define X(n) uint64_t n;
 		COUNTERS(X)
@@ -98,6 +103,13 @@ struct dpr_exc_engine {
 #undef X
 	} c6;
 };
+
+/** Next hop @p nh as the control thread forwards by it now (ovr_nh above). */
+static inline union dpr_nh_word
+dpr_exc_word(const struct dpr_exc_engine *x, uint32_t nh)
+{
+	return nh == x->ovr_nh && nh != DPR_NH_NONE ? x->ovr_w : dpr_nh_word_get(x->r->nh, nh);
+}
 
 /** The mempool of @p port's socket. */
 struct rte_mempool *dpr_exc_pool(struct dpr_exc_engine *x, uint16_t port);

@@ -25,6 +25,8 @@
 static void neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target,
 			  const struct rte_ether_addr *unicast);
 static void neigh_release(void *ctx, struct rte_mbuf *m, bool resolved);
+static void neigh_release_via(void *ctx, struct rte_mbuf *m, uint32_t nh, uint8_t port,
+			      const struct rte_ether_addr *mac);
 
 struct dpr_exc_engine *
 dpr_exc_create(struct dpr_router *r)
@@ -39,7 +41,8 @@ dpr_exc_create(struct dpr_router *r)
 	x->hz = DPR_CLOCK_HZ;
 	if (r->neigh != NULL)
 		dpr_neigh_set_ops(r->neigh, &(struct dpr_neigh_ops){
-			.solicit = neigh_solicit, .release = neigh_release, .ctx = x });
+			.solicit = neigh_solicit, .release = neigh_release,
+			.release_via = neigh_release_via, .ctx = x });
 	return x;
 }
 
@@ -98,7 +101,7 @@ egress(struct dpr_exc_engine *x, uint32_t dst, uint32_t *nh, uint32_t *src)
 	union dpr_nh_word w;
 
 	*nh = dpr_nh_pick(x->r->nh, dpr_fib4_lookup(x->r->fib4, dst), rte_jhash_1word(dst, 4));
-	w = dpr_nh_word_get(x->r->nh, *nh);
+	w = dpr_exc_word(x, *nh);
 	info = dpr_nh_info(x->r->nh, *nh);
 	if ((w.kind != DPR_NH_KIND_FORWARD && w.kind != DPR_NH_KIND_UNRESOLVED) || info == NULL)
 		return -1;
@@ -116,7 +119,7 @@ static void
 send_own(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t dst, uint32_t nh)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	union dpr_nh_word w = dpr_nh_word_get(x->r->nh, nh);
+	union dpr_nh_word w = dpr_exc_word(x, nh);
 	struct dpr_ip d = { .af = DPR_AF_IP4, .ip4 = dst };
 
 	if (w.kind == DPR_NH_KIND_FORWARD) {
@@ -353,6 +356,24 @@ neigh_release(void *ctx, struct rte_mbuf *m, bool resolved)
 	}
 }
 
+/* A held packet whose neighbour answered, before workers know (see
+ * struct dpr_neigh_ops): forwarded as if next hop @p nh had that MAC. */
+static void
+neigh_release_via(void *ctx, struct rte_mbuf *m, uint32_t nh, uint8_t port,
+		  const struct rte_ether_addr *mac)
+{
+	struct dpr_exc_engine *x = ctx;
+	union dpr_nh_word w = { .u64 = 0 };
+
+	w.mac = *mac;
+	w.port = port;
+	w.kind = DPR_NH_KIND_FORWARD;
+	x->ovr_nh = nh;
+	x->ovr_w = w;
+	neigh_release(x, m, true);
+	x->ovr_nh = DPR_NH_NONE;
+}
+
 /* A packet whose next hop @p nh has no MAC: hold it while it is resolved. */
 static void
 resolve(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t nh)
@@ -512,7 +533,7 @@ forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	 * nothing past the total length is sent or fragmented. */
 	dpr_pktmbuf_cut(m, sizeof(*eth) + rte_be_to_cpu_16(ip->total_length));
 	nh = dpr_nh_pick(x->r->nh, dpr_fib4_lookup(x->r->fib4, dst), dpr_flow_hash_ctl(m));
-	w = dpr_nh_word_get(x->r->nh, nh);
+	w = dpr_exc_word(x, nh);
 	switch (dpr_ip4_decide(w, ip, !rte_is_unicast_ether_addr(&eth->dst_addr), x->r->port_dp)) {
 	case DPR_L3_FORWARD:
 	case DPR_L3_TOO_BIG:
@@ -769,6 +790,13 @@ dpr_exc_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 }
 
 /* --- timers ------------------------------------------------------------------ */
+
+void
+dpr_exc_rings_drained(struct dpr_exc_engine *x)
+{
+	if (x->r->neigh != NULL)
+		dpr_neigh_publish(x->r->neigh);
+}
 
 void
 dpr_exc_timers(struct dpr_exc_engine *x)

@@ -488,7 +488,7 @@ egress6(struct dpr_exc_engine *x, const uint8_t *dst, uint16_t in, uint32_t *nh,
 	}
 	/* A multipath route: one member per destination, as IPv4's egress(). */
 	*nh = dpr_nh_pick(x->r->nh, dpr_fib6_lookup(x->r->fib6, dst), hash6(dst));
-	w = dpr_nh_word_get(x->r->nh, *nh);
+	w = dpr_exc_word(x, *nh);
 	info = dpr_nh_info(x->r->nh, *nh);
 	if ((w.kind != DPR_NH_KIND_FORWARD && w.kind != DPR_NH_KIND_UNRESOLVED) || info == NULL)
 		return -1;
@@ -506,7 +506,7 @@ send_own6(struct dpr_exc_engine *x, struct rte_mbuf *m, const uint8_t *dst, uint
 	  uint16_t out, const struct rte_ether_addr *dmac)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	union dpr_nh_word w = dpr_nh_word_get(x->r->nh, nh);
+	union dpr_nh_word w = dpr_exc_word(x, nh);
 	struct dpr_ip d = { .af = DPR_AF_IP6 };
 
 	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
@@ -674,7 +674,7 @@ forward6_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 
 	dpr_pktmbuf_cut(m, sizeof(*eth) + sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len));
 	nh = dpr_nh_pick(x->r->nh, dpr_fib6_lookup(x->r->fib6, ip->dst_addr), dpr_flow_hash_ctl(m));
-	w = dpr_nh_word_get(x->r->nh, nh);
+	w = dpr_exc_word(x, nh);
 	switch (dpr_ip6_decide(w, ip, !rte_is_unicast_ether_addr(&eth->dst_addr), x->r->port_dp)) {
 	case DPR_L3_FORWARD:
 		break;
@@ -724,7 +724,7 @@ dpr_exc6_release(struct dpr_exc_engine *x, struct rte_mbuf *m, bool resolved)
 			int out = egress6(x, ip->dst_addr, 0, &nh, src);
 
 			if (out >= 0 && nh != DPR_NH_NONE &&
-			    dpr_nh_word_get(x->r->nh, nh).kind == DPR_NH_KIND_FORWARD) {
+			    dpr_exc_word(x, nh).kind == DPR_NH_KIND_FORWARD) {
 				send_own6(x, m, ip->dst_addr, nh, (uint16_t)out, NULL);
 				return;
 			}

@@ -38,6 +38,7 @@ struct pending {
 	struct rte_mbuf *held[HOLD_MAX];
 	/* Answered, not yet published (dpr_neigh_set_ordered_release()): */
 	bool answered;
+	uint64_t answered_at;  /**< dpr_clock_now() of the answer */
 	uint8_t mac_port;
 	uint32_t idx;
 	struct rte_ether_addr mac;
@@ -54,6 +55,7 @@ struct dpr_neigh {
 	unsigned int n_pending;
 	unsigned int n_answered; /**< pending entries answered, not yet published */
 	bool ordered;            /**< dpr_neigh_set_ordered_release() */
+	bool in_release_via;     /**< within ops.release_via (via()) */
 	/*
 	 * Per next-hop index, cleared when lib/nexthop frees the index
 	 * (refs_changed()). For those resolved by learning (not static):
@@ -100,6 +102,16 @@ just_free(void *ctx, struct rte_mbuf *m, bool resolved)
 	RTE_SET_USED(ctx);
 	RTE_SET_USED(resolved);
 	rte_pktmbuf_free(m);
+}
+
+static void
+just_free_via(void *ctx, struct rte_mbuf *m, uint32_t nh, uint8_t port,
+	      const struct rte_ether_addr *mac)
+{
+	RTE_SET_USED(nh);
+	RTE_SET_USED(port);
+	RTE_SET_USED(mac);
+	just_free(ctx, m, true);
 }
 
 /*
@@ -168,7 +180,8 @@ dpr_neigh_create(struct dpr_router *r, uint32_t max_learned)
 	n->r = r;
 	n->hz = DPR_CLOCK_HZ;
 	n->max_learned = max_learned;
-	n->ops = (struct dpr_neigh_ops){ .solicit = no_solicit, .release = just_free };
+	n->ops = (struct dpr_neigh_ops){ .solicit = no_solicit, .release = just_free,
+					 .release_via = just_free_via };
 	n->confirmed = calloc(DPR_NH_MAX, sizeof(*n->confirmed));
 	n->changed = calloc(DPR_NH_MAX, sizeof(*n->changed));
 	n->probes = calloc(DPR_NH_MAX, sizeof(*n->probes));
@@ -347,12 +360,38 @@ pending_start(struct dpr_neigh *n, const struct dpr_ip *target, int port)
 	return p;
 }
 
+/* Packet @p m goes by the answer of @p p, not yet published. */
+static void
+via(struct dpr_neigh *n, const struct pending *p, struct rte_mbuf *m)
+{
+	n->c.held_sent++;
+	n->in_release_via = true;
+	n->ops.release_via(n->ops.ctx, m, p->idx, p->mac_port, &p->mac);
+	n->in_release_via = false;
+}
+
 /*
- * Publish the MAC that answered @p p and release what waited for it, in
- * that order: the held packets leave just after the word turns FORWARD,
- * before a worker that reads it can have sent anything newer of theirs.
- * Unless the next hop went or changed meanwhile (forgotten, made static):
- * then the packets are only routed again.
+ * The held packets of @p p, answered but not published: out now, in the
+ * order they came, by the answer (struct dpr_neigh_ops release_via). The
+ * hook may route one back into dpr_neigh_hold(): they are off the entry
+ * before anything runs.
+ */
+static void
+pending_forward(struct dpr_neigh *n, struct pending *p)
+{
+	struct rte_mbuf *held[HOLD_MAX];
+	uint16_t i, k = p->n_held;
+
+	memcpy(held, p->held, k * sizeof(held[0]));
+	p->n_held = 0;
+	for (i = 0; i < k; i++)
+		via(n, p, held[i]);
+}
+
+/*
+ * Publish the MAC that answered @p p to workers, and end the entry (its
+ * packets have gone by pending_forward() and dpr_neigh_hold()). Unless
+ * the next hop went or changed meanwhile (forgotten, made static).
  */
 static void
 pending_publish(struct dpr_neigh *n, struct pending *p)
@@ -372,14 +411,22 @@ dpr_neigh_set_ordered_release(struct dpr_neigh *n, bool on)
 	n->ordered = on;
 }
 
-void
-dpr_neigh_publish(struct dpr_neigh *n)
+/* Publish the answers kept back since before @p before (UINT64_MAX: all). */
+static void
+publish_older(struct dpr_neigh *n, uint64_t before)
 {
 	unsigned int i;
 
 	for (i = 0; i < PENDING_MAX && n->n_answered > 0; i++)
-		if (n->pending[i].used && n->pending[i].answered)
+		if (n->pending[i].used && n->pending[i].answered &&
+		    n->pending[i].answered_at < before)
 			pending_publish(n, &n->pending[i]);
+}
+
+void
+dpr_neigh_publish(struct dpr_neigh *n)
+{
+	publish_older(n, UINT64_MAX);
 }
 
 bool
@@ -405,6 +452,17 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 		n->ops.release(n->ops.ctx, m, false);
 		return true;
 	}
+	/* Queued for the subnet before the host got a next hop of its own
+	 * (an answer since): resolved, route it again; holding it for a new
+	 * resolution would send it after the newer packets workers forward
+	 * to that next hop meanwhile. */
+	if (info->ip.af == 0) {
+		int own = dpr_nh_find_port(n->r->nh, &target, port);
+
+		if (own >= 0 &&
+		    dpr_nh_word_get(n->r->nh, (uint32_t)own).kind == DPR_NH_KIND_FORWARD)
+			return false;
+	}
 	p = pending_find(n, &target, port);
 	if (p != NULL && p->failed_until != 0) {
 		n->ops.release(n->ops.ctx, m, false);
@@ -417,11 +475,12 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 		rte_pktmbuf_free(m);
 		return true;
 	}
-	if (p->n_held == HOLD_MAX && p->answered) {
-		/* Answered: rather than drop one, let them all go now, this
-		 * one last (the caller routes it again). */
-		pending_publish(n, p);
-		return false;
+	if (p->answered && !n->in_release_via) {
+		/* Answered, not yet published: it goes now, after those
+		 * before it. (Back here from the hook, its route did not lead
+		 * to the answered next hop: it waits for the publication.) */
+		via(n, p, m);
+		return true;
 	}
 	if (p->n_held == HOLD_MAX) {
 		/* Keep the newest: drop the oldest. */
@@ -696,12 +755,15 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 		set_learned(n, (uint32_t)idx, true);
 	}
 	if (defer) {
-		if (!p->answered)
+		if (!p->answered) {
 			n->n_answered++;
+			p->answered_at = dpr_clock_now();
+		}
 		p->answered = true;
 		p->idx = (uint32_t)idx;
 		p->mac_port = (uint8_t)port;
 		p->mac = *mac;
+		pending_forward(n, p);
 	} else if (p != NULL) {
 		pending_release(n, p, true, false);
 	}
@@ -902,10 +964,13 @@ dpr_neigh_timers(struct dpr_neigh *n)
 	unsigned int i;
 	uint32_t k;
 
-	dpr_neigh_publish(n);
 	if (now < n->next_tick)
 		return;
 	n->next_tick = now + ms(n, 100);
+	/* Rings that never run empty (overload) must not keep an answer
+	 * back for ever: a tick late, it goes out. */
+	if (n->n_answered > 0)
+		publish_older(n, now - ms(n, 100));
 	if (now >= n->next_members) {
 		n->next_members = now + ms(n, RETRY_MS);
 		resolve_members(n);

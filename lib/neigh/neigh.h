@@ -47,6 +47,13 @@ struct dpr_neigh_ops {
 	 * route it again; or resolution failed, so answer host unreachable.
 	 */
 	void (*release)(void *ctx, struct rte_mbuf *m, bool resolved);
+	/**
+	 * As release(resolved), while next hop @p nh has its answer, @p mac
+	 * on dpr port @p port, but workers do not see it yet
+	 * (dpr_neigh_set_ordered_release()): route @p m again as if they did.
+	 */
+	void (*release_via)(void *ctx, struct rte_mbuf *m, uint32_t nh, uint8_t port,
+			    const struct rte_ether_addr *mac);
 	void *ctx;
 };
 
@@ -109,20 +116,23 @@ bool dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh,
  * Order held packets before newer ones of the same flows (@p on), off by
  * default. Workers keep forwarding while the control thread works: once a
  * next hop's word says FORWARD, a worker sends a flow's newer packets at
- * once, while packets of that flow queued in the exception rings behind
- * the answer (the worker classified them before) would still be held, and
- * leave after them (0, 3, 4, 5, 1, 2). On, an answer to a resolution with
- * packets waiting is published only by dpr_neigh_publish(), after the
- * control thread has read the rest of its exception burst: the packets it
- * found for that address join the held ones, and all leave, in order, as
- * the word turns FORWARD. For a router with workers.
+ * once, while packets of that flow still queued in the exception rings
+ * (classified before) would leave after them (0, 3, 4, 5, 1, 2). On, an
+ * answer to a resolution with packets waiting is kept from workers until
+ * dpr_neigh_publish(), which the control thread calls once it has read
+ * every exception ring until empty (dpr_exc_rings_drained()): the held
+ * packets leave at once through the release_via hook, and so does every
+ * packet for that next hop the rings bring meanwhile, in the order they
+ * came; then the word turns FORWARD, with nothing of theirs left behind.
+ * dpr_neigh_timers() publishes an answer kept back longer than 100 ms
+ * (rings that never run empty). What a worker classified in the burst it
+ * was in as the word changed can still come later (docs/architecture.md).
+ * For a router with workers.
  */
 void dpr_neigh_set_ordered_release(struct dpr_neigh *n, bool on);
 
-/**
- * Publish the answers dpr_neigh_set_ordered_release() kept back and
- * release their packets. dpr_neigh_timers() calls it first, every time.
- */
+/** Publish every answer dpr_neigh_set_ordered_release() kept back and
+ * release its packets. */
 void dpr_neigh_publish(struct dpr_neigh *n);
 
 /**

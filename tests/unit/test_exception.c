@@ -530,30 +530,31 @@ test_quarantine(void)
 
 /*
  * dpr issue 50 case 6: packets held for a neighbour leave before the newer
- * packets of their flow. Once the answer comes, the next hop stays
- * unresolved for workers until the control thread has read the rest of
- * its exception burst (packets a worker queued before the answer join the
- * held ones); then the word turns FORWARD and all leave, in order.
+ * packets of their flow. Once the answer comes, the held packets leave by
+ * it at once, but the next hop stays unresolved for workers until the
+ * control thread has read its exception rings empty: what a worker queued
+ * meanwhile leaves after them, through the control thread too; only then
+ * does the word turn FORWARD, with nothing of the flow left behind.
  */
 static void
 test_ordered_release(void)
 {
 	const struct rte_ether_addr h = host_mac(IP(10, 0, 2, 90));
-	uint32_t nh = nh_of(IP(10, 0, 2, 90));
-	struct rte_mbuf *out[8];
-	unsigned int n, i, ok = 0;
+	struct rte_mbuf *out[8], *all[8];
+	unsigned int n, i, k = 0, ok = 0;
 
 	drop_sent();
 	dpr_neigh_set_ordered_release(R.neigh, true);
 	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 90), 64, NULL, 0, 16, 0),
-	       DPR_EXC_UNRESOLVED, 0, nh);
+	       DPR_EXC_UNRESOLVED, 0, nh_of(IP(10, 0, 2, 90)));
 	n = sent(1, out, RTE_DIM(out));
 	CHECK(n == 1 && is_arp_request_for(out[0], IP(10, 0, 2, 90)), "ARP for 10.0.2.90");
 	rte_pktmbuf_free_bulk(out, n);
 	arp_in(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 90), IP(10, 0, 2, 1));
 	CHECK(word_of(IP(10, 0, 2, 90)).kind == DPR_NH_KIND_UNRESOLVED,
 	      "answered, but not yet FORWARD for workers (kind %u)", word_of(IP(10, 0, 2, 90)).kind);
-	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+	k += sent(1, all + k, RTE_DIM(all) - k);
+	CHECK_EQ(k, 1); /* the held packet, at once */
 	/* Queued by a worker behind the answer, packets 1 and 2. */
 	for (i = 1; i < 3; i++) {
 		struct rte_mbuf *m = mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 90), 64, NULL,
@@ -564,18 +565,57 @@ test_ordered_release(void)
 			rte_cpu_to_be_16((uint16_t)i);
 		inject(m, DPR_EXC_UNRESOLVED, 0, nh_of(IP(10, 0, 2, 90)));
 	}
-	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+	CHECK(word_of(IP(10, 0, 2, 90)).kind == DPR_NH_KIND_UNRESOLVED,
+	      "still not FORWARD for workers while the rings bring packets for it");
+	k += sent(1, all + k, RTE_DIM(all) - k);
 	dpr_neigh_publish(R.neigh);
 	CHECK(resolved_to(IP(10, 0, 2, 90), &h), "published");
-	n = sent(1, out, RTE_DIM(out));
-	for (i = 0; i < n; i++)
-		ok += ip_of(out[i])->packet_id == rte_cpu_to_be_16(i == 0 ? 0x4242 : (uint16_t)i) &&
-			rte_is_same_ether_addr(&eth_of(out[i])->dst_addr, &h);
-	CHECK(n == 3 && ok == 3, "the three leave in order, with its MAC (%u sent, %u right)", n, ok);
-	rte_pktmbuf_free_bulk(out, n);
+	k += sent(1, all + k, RTE_DIM(all) - k);
+	for (i = 0; i < k; i++)
+		ok += ip_of(all[i])->packet_id == rte_cpu_to_be_16(i == 0 ? 0x4242 : (uint16_t)i) &&
+			rte_is_same_ether_addr(&eth_of(all[i])->dst_addr, &h);
+	CHECK(k == 3 && ok == 3, "the three leave in order, with its MAC (%u sent, %u right)", k, ok);
+	rte_pktmbuf_free_bulk(all, k);
 	neigh_ok("ordered release");
 	dpr_neigh_set_ordered_release(R.neigh, false);
 	forget_ip(IP(10, 0, 2, 90));
+}
+
+/*
+ * A packet a worker queued for a connected subnet's next hop before its
+ * host answered (and got a next hop of its own) is forwarded at once by
+ * that next hop, not held for a second resolution while the worker sends
+ * the newer packets of its flow (dpr issue 50 case 6: 0,3,4,5,1,2).
+ */
+static void
+test_subnet_packet_after_answer(void)
+{
+	const struct rte_ether_addr h = host_mac(IP(10, 0, 2, 91));
+	uint32_t subnet = nh_of(IP(10, 0, 2, 91));
+	struct rte_mbuf *out[8];
+	unsigned int n;
+
+	drop_sent();
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 91), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, subnet);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && is_arp_request_for(out[0], IP(10, 0, 2, 91)), "ARP for 10.0.2.91");
+	rte_pktmbuf_free_bulk(out, n);
+	arp_in(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 91), IP(10, 0, 2, 1));
+	n = sent(1, out, RTE_DIM(out));
+	CHECK_EQ(n, 1); /* the held packet */
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK(nh_of(IP(10, 0, 2, 91)) != subnet, "10.0.2.91 has a next hop of its own");
+	/* Queued by a worker before that: it names the subnet's next hop. */
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 91), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, subnet);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && !is_arp_request_for(out[0], IP(10, 0, 2, 91)) &&
+	      rte_is_same_ether_addr(&eth_of(out[0])->dst_addr, &h),
+	      "it leaves at once, to 10.0.2.91's MAC, no second ARP (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	neigh_ok("subnet packet after the answer");
+	forget_ip(IP(10, 0, 2, 91));
 }
 
 /*
@@ -1070,6 +1110,7 @@ main(int argc, char **argv)
 	test_budget_gateways();
 	test_quarantine();
 	test_ordered_release();
+	test_subnet_packet_after_answer();
 	test_learned_budget();
 
 	drop_sent();
