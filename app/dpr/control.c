@@ -84,12 +84,15 @@ dpr_stats_report(struct dpr_router *d, const char *why)
 static unsigned int
 drain_exceptions(struct dpr_router *d)
 {
+	uint64_t mark = dpr_nh_quarantine_mark(d->nh);
 	struct rte_mbuf *pkts[64];
 	unsigned int w, n, i, total = 0;
+	bool emptied = true;
 
 	for (w = 0; w < d->n_workers; w++) {
 		n = rte_ring_sc_dequeue_burst(d->workers[w]->exc_ring, (void **)pkts,
 					      RTE_DIM(pkts), NULL);
+		emptied &= n < RTE_DIM(pkts);
 		for (i = 0; i < n; i++) {
 			uint32_t cls = DPR_EXC_META_CLASS(pkts[i]->hash.usr);
 
@@ -99,6 +102,12 @@ drain_exceptions(struct dpr_router *d)
 			dpr_exc_input(d->exc, pkts[i]);
 		}
 		total += n;
+	}
+	/* Every ring ran empty: the next-hop indices freed before this pass
+	 * began are in no ring entry any more (lib/nexthop). */
+	if (emptied) {
+		dpr_nh_quarantine_release(d->nh, mark);
+		dpr_exc_rings_drained(d->exc);
 	}
 	return total;
 }

@@ -370,6 +370,9 @@ setup_tables(struct dpr_router *d)
 		fprintf(stderr, "dpr: cannot allocate the next-hop table (reserve more hugepages: scripts/setup.sh)\n");
 		return -ENOMEM;
 	}
+	/* Workers carry next-hop indices through the exception rings: a freed
+	 * one waits until the control thread has read them past its free. */
+	dpr_nh_set_quarantine(d->nh, true);
 	d->fib4 = dpr_fib4_create(&fc, d->qsbr);
 	if (d->fib4 == NULL) {
 		fprintf(stderr, "dpr: cannot allocate the IPv4 FIB for %u routes: %s (reserve more hugepages with scripts/setup.sh, or lower fib.ipv4_max_routes)\n",
@@ -402,6 +405,9 @@ setup_tables(struct dpr_router *d)
 	d->neigh = dpr_neigh_create(d, d->cfg->learned_neighbors_max);
 	if (d->neigh == NULL)
 		return -ENOMEM;
+	/* Workers forward while the control thread resolves: held packets
+	 * must leave before the newer ones of their flows. */
+	dpr_neigh_set_ordered_release(d->neigh, true);
 	return 0;
 }
 

@@ -378,7 +378,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 {
 	static const char *const keys[] = {
 		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", "broadcast_echo",
-		"forward_directed_broadcast",
+		"forward_directed_broadcast", "neighbor_learning",
 		"router_advertisements", NULL
 	};
 	const char *name, *device, *mac;
@@ -452,6 +452,23 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 				return fail(ps, path, "forward_directed_broadcast: expected true or false, got %s",
 					    type_name(tr));
 			pc->forward_directed_broadcast = json_is_true(tr);
+		}
+		tr = json_object_get(obj, "neighbor_learning");
+		if (tr != NULL) {
+			static const char *const modes[] = {
+				[DPR_NEIGH_LEARN] = "learn",
+				[DPR_NEIGH_IGNORE_GRATUITOUS] = "ignore_gratuitous",
+				[DPR_NEIGH_STATIC_ONLY] = "static_only",
+			};
+			const char *v = json_is_string(tr) ? json_string_value(tr) : NULL;
+
+			for (k = 0; v != NULL && k < RTE_DIM(modes) && strcmp(v, modes[k]) != 0; k++)
+				;
+			if (v == NULL || k == RTE_DIM(modes))
+				return fail(ps, path, "neighbor_learning%s%s%s: expected \"learn\", \"ignore_gratuitous\" or \"static_only\"%s%s",
+					    v != NULL ? " \"" : "", v != NULL ? v : "", v != NULL ? "\"" : "",
+					    v == NULL ? ", got " : "", v == NULL ? type_name(tr) : "");
+			pc->neighbor_learning = (uint8_t)k;
 		}
 	}
 

@@ -67,6 +67,22 @@ struct dpr_ra_conf_port {
 	struct dpr_ra_prefix_conf prefixes[DPR_RA_MAX_PREFIXES];
 };
 
+/**
+ * What a port learns about its neighbours from the wire
+ * (ports[].neighbor_learning; docs/security.md says what each guards against).
+ */
+enum dpr_neigh_learning {
+	/** As Linux by default: entries from requests for the router's
+	 * addresses and answers to its own; a known MAC may change, not
+	 * within the lock time of its last change. */
+	DPR_NEIGH_LEARN = 0,
+	/** As LEARN, but gratuitous ARP, unsolicited ARP replies and
+	 * unsolicited neighbour advertisements are ignored. */
+	DPR_NEIGH_IGNORE_GRATUITOUS,
+	/** Nothing from the wire: only static neighbours; no requests sent. */
+	DPR_NEIGH_STATIC_ONLY,
+};
+
 struct dpr_port_conf {
 	char name[DPR_PORT_NAME_MAX + 1];
 	char device[DPR_DEVICE_MAX];
@@ -79,6 +95,7 @@ struct dpr_port_conf {
 	/** Forward what other ports receive for this port's subnet broadcasts
 	 * (RFC 2644: off by default). */
 	bool forward_directed_broadcast;
+	uint8_t neighbor_learning;  /**< enum dpr_neigh_learning */
 	struct dpr_ra_conf_port ra; /**< router advertisements (IPv6) */
 	unsigned int n_addrs;
 	struct dpr_prefix addrs[DPR_MAX_PORT_ADDRS]; /**< address + subnet length */

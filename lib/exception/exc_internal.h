@@ -25,7 +25,7 @@
 
 #define COUNTERS(X) \
 	X(arp_requests_in) X(arp_replies_in) X(arp_invalid) X(arp_replies_sent) \
-	X(arp_requests_sent) \
+	X(arp_requests_sent) X(arp_probes_sent) X(address_conflicts) X(address_defended) \
 	X(echo_replies) X(echo_invalid) X(echo_broadcast_ignored) \
 	X(icmp_time_exceeded) X(icmp_net_unreachable) \
 	X(icmp_host_unreachable) X(icmp_frag_needed) X(icmp_param_problem) \
@@ -49,6 +49,16 @@ struct bucket {
 	uint32_t src;
 	uint32_t tokens;
 	uint64_t last;
+};
+
+/* RFC 5227 2.4: an address of ours that another host claimed, and when
+ * we last defended it (at most once per DEFEND_INTERVAL). */
+#define DEFENDED_ADDRS 16
+#define DEFEND_INTERVAL_MS 10000  /* RFC 5227 1.1 DEFEND_INTERVAL */
+struct defended {
+	uint64_t last;       /**< dpr_clock_now(); 0: slot free */
+	uint32_t ip;
+	uint16_t port;
 };
 
 /* Router advertisement state of one port. */
@@ -76,6 +86,12 @@ struct dpr_exc_engine {
 	struct ra_state ra[DPR_MAX_PORTS];
 	struct anycast_na na_wait[ANYCAST_NA_WAITING];
 	unsigned int n_na_wait;
+	struct defended defended[DEFENDED_ADDRS];
+	/* While lib/neigh hands over a packet for a neighbour whose answer
+	 * it keeps from workers (struct dpr_neigh_ops release_via): next hop
+	 * ovr_nh reads as ovr_w here. 0 (DPR_NH_NONE): none. */
+	uint32_t ovr_nh;
+	union dpr_nh_word ovr_w;
 	struct {
 #define X(n) uint64_t n;
 		COUNTERS(X)
@@ -87,6 +103,13 @@ struct dpr_exc_engine {
 #undef X
 	} c6;
 };
+
+/** Next hop @p nh as the control thread forwards by it now (ovr_nh above). */
+static inline union dpr_nh_word
+dpr_exc_word(const struct dpr_exc_engine *x, uint32_t nh)
+{
+	return nh == x->ovr_nh && nh != DPR_NH_NONE ? x->ovr_w : dpr_nh_word_get(x->r->nh, nh);
+}
 
 /** The mempool of @p port's socket. */
 struct rte_mempool *dpr_exc_pool(struct dpr_exc_engine *x, uint16_t port);
@@ -102,8 +125,12 @@ bool dpr_exc_rate_ok(struct dpr_exc_engine *x, uint32_t src);
 /** An IPv6 packet of exception class @p cls from dpr port @p in (consumed). */
 void dpr_exc6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t cls, uint16_t in);
 
-/** Ask who has @p target on @p port (neighbour solicitation). */
-void dpr_exc6_solicit(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target);
+/**
+ * Ask who has @p target on @p port (neighbour solicitation): multicast, or
+ * unicast to @p unicast (a reachability probe, RFC 4861 7.3.3) if not NULL.
+ */
+void dpr_exc6_solicit(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target,
+		      const struct rte_ether_addr *unicast);
 
 /** A held IPv6 packet's turn (see struct dpr_neigh_ops release). */
 void dpr_exc6_release(struct dpr_exc_engine *x, struct rte_mbuf *m, bool resolved);

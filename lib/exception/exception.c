@@ -22,8 +22,11 @@
 #include "packet.h"
 #include "tap.h"
 
-static void neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target);
+static void neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target,
+			  const struct rte_ether_addr *unicast);
 static void neigh_release(void *ctx, struct rte_mbuf *m, bool resolved);
+static void neigh_release_via(void *ctx, struct rte_mbuf *m, uint32_t nh, uint8_t port,
+			      const struct rte_ether_addr *mac);
 
 struct dpr_exc_engine *
 dpr_exc_create(struct dpr_router *r)
@@ -38,7 +41,8 @@ dpr_exc_create(struct dpr_router *r)
 	x->hz = DPR_CLOCK_HZ;
 	if (r->neigh != NULL)
 		dpr_neigh_set_ops(r->neigh, &(struct dpr_neigh_ops){
-			.solicit = neigh_solicit, .release = neigh_release, .ctx = x });
+			.solicit = neigh_solicit, .release = neigh_release,
+			.release_via = neigh_release_via, .ctx = x });
 	return x;
 }
 
@@ -97,7 +101,7 @@ egress(struct dpr_exc_engine *x, uint32_t dst, uint32_t *nh, uint32_t *src)
 	union dpr_nh_word w;
 
 	*nh = dpr_nh_pick(x->r->nh, dpr_fib4_lookup(x->r->fib4, dst), rte_jhash_1word(dst, 4));
-	w = dpr_nh_word_get(x->r->nh, *nh);
+	w = dpr_exc_word(x, *nh);
 	info = dpr_nh_info(x->r->nh, *nh);
 	if ((w.kind != DPR_NH_KIND_FORWARD && w.kind != DPR_NH_KIND_UNRESOLVED) || info == NULL)
 		return -1;
@@ -115,7 +119,7 @@ static void
 send_own(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t dst, uint32_t nh)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	union dpr_nh_word w = dpr_nh_word_get(x->r->nh, nh);
+	union dpr_nh_word w = dpr_exc_word(x, nh);
 	struct dpr_ip d = { .af = DPR_AF_IP4, .ip4 = dst };
 
 	if (w.kind == DPR_NH_KIND_FORWARD) {
@@ -223,8 +227,10 @@ icmp_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t c
 
 /* --- neighbours ---------------------------------------------------------- */
 
+/* Ask who has @p ip on @p port: broadcast, or a unicast probe to @p unicast. */
 static void
-arp_request(struct dpr_exc_engine *x, uint16_t port, uint32_t ip)
+arp_request(struct dpr_exc_engine *x, uint16_t port, uint32_t ip,
+	    const struct rte_ether_addr *unicast)
 {
 	static const struct rte_ether_addr bcast = {{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }};
 	struct dpr_arp a = {
@@ -233,13 +239,17 @@ arp_request(struct dpr_exc_engine *x, uint16_t port, uint32_t ip)
 		.sip = port_addr(x, port, ip),
 		.tip = ip,
 	};
-	struct rte_mbuf *m = dpr_arp_build(dpr_exc_pool(x, port), &a, &bcast);
+	struct rte_mbuf *m = dpr_arp_build(dpr_exc_pool(x, port), &a,
+					   unicast != NULL ? unicast : &bcast);
 
 	if (m == NULL) {
 		x->c.no_mbuf++;
 		return;
 	}
-	x->c.arp_requests_sent++;
+	if (unicast != NULL)
+		x->c.arp_probes_sent++;
+	else
+		x->c.arp_requests_sent++;
 	dpr_exc_tx(x, port, m);
 }
 
@@ -259,12 +269,55 @@ dpr_exc_garp(struct dpr_exc_engine *x, unsigned int port, uint32_t ip)
 }
 
 static void
-neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target)
+neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target,
+	      const struct rte_ether_addr *unicast)
 {
 	if (target->af == DPR_AF_IP4)
-		arp_request(ctx, port, target->ip4);
+		arp_request(ctx, port, target->ip4, unicast);
 	else
-		dpr_exc6_solicit(ctx, port, target->ip6);
+		dpr_exc6_solicit(ctx, port, target->ip6, unicast);
+}
+
+/*
+ * Another host (@p mac) on @p port sent ARP with our address @p ip as its
+ * sender: an address conflict (RFC 5227 2.4), which moves the link's
+ * hosts' traffic for @p ip to it. Always counted; logged and defended with
+ * one ARP announcement at most once per DEFEND_INTERVAL (10 s) per
+ * address: a router keeps its address whatever happens, as 2.4 (c) allows
+ * "the link's default router", and the rate limit is what 2.4 (c) asks
+ * of it. On a transparent port the kernel owns ARP: dpr only reports.
+ */
+static void
+address_conflict(struct dpr_exc_engine *x, uint16_t port, uint32_t ip,
+		 const struct rte_ether_addr *mac)
+{
+	struct dpr_ip a = { .af = DPR_AF_IP4, .ip4 = ip };
+	struct defended *d = NULL, *oldest = &x->defended[0];
+	char s[DPR_IP6_STRLEN], m[RTE_ETHER_ADDR_FMT_SIZE];
+	uint64_t now = dpr_clock_now();
+	unsigned int i;
+
+	x->c.address_conflicts++;
+	for (i = 0; i < DEFENDED_ADDRS && d == NULL; i++) {
+		if (x->defended[i].last != 0 && x->defended[i].ip == ip &&
+		    x->defended[i].port == port)
+			d = &x->defended[i];
+		else if (x->defended[i].last < oldest->last)
+			oldest = &x->defended[i];
+	}
+	if (d != NULL && now - d->last < x->hz * DEFEND_INTERVAL_MS / 1000)
+		return;
+	if (d == NULL)
+		d = oldest;
+	*d = (struct defended){ .last = now, .ip = ip, .port = port };
+	rte_ether_format_addr(m, sizeof(m), mac);
+	DPR_LOG(ERR, main, "port %s: address conflict: %s claims %s, an address of ours (RFC 5227 2.4)%s",
+		x->r->cfg->ports[port].name, m, dpr_ip_fmt(&a, s, sizeof(s)),
+		x->r->cfg->ports[port].transparent ? "" : "; defending it");
+	if (x->r->cfg->ports[port].transparent)
+		return;
+	x->c.address_defended++;
+	dpr_exc_garp(x, port, ip);
 }
 
 static bool
@@ -301,6 +354,24 @@ neigh_release(void *ctx, struct rte_mbuf *m, bool resolved)
 	} else {
 		icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_HOST, 0);
 	}
+}
+
+/* A held packet whose neighbour answered, before workers know (see
+ * struct dpr_neigh_ops): forwarded as if next hop @p nh had that MAC. */
+static void
+neigh_release_via(void *ctx, struct rte_mbuf *m, uint32_t nh, uint8_t port,
+		  const struct rte_ether_addr *mac)
+{
+	struct dpr_exc_engine *x = ctx;
+	union dpr_nh_word w = { .u64 = 0 };
+
+	w.mac = *mac;
+	w.port = port;
+	w.kind = DPR_NH_KIND_FORWARD;
+	x->ovr_nh = nh;
+	x->ovr_w = w;
+	neigh_release(x, m, true);
+	x->ovr_nh = DPR_NH_NONE;
 }
 
 /* A packet whose next hop @p nh has no MAC: hold it while it is resolved. */
@@ -462,7 +533,7 @@ forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	 * nothing past the total length is sent or fragmented. */
 	dpr_pktmbuf_cut(m, sizeof(*eth) + rte_be_to_cpu_16(ip->total_length));
 	nh = dpr_nh_pick(x->r->nh, dpr_fib4_lookup(x->r->fib4, dst), dpr_flow_hash_ctl(m));
-	w = dpr_nh_word_get(x->r->nh, nh);
+	w = dpr_exc_word(x, nh);
 	switch (dpr_ip4_decide(w, ip, !rte_is_unicast_ether_addr(&eth->dst_addr), x->r->port_dp)) {
 	case DPR_L3_FORWARD:
 	case DPR_L3_TOO_BIG:
@@ -533,10 +604,24 @@ arp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 		x->c.arp_requests_in++;
 	else
 		x->c.arp_replies_in++;
-	/* Learn from whoever asks us or answers us (RFC 826); refresh others. */
-	if (x->r->neigh != NULL)
+	if (a.sip != 0 && is_our_address(x, in, a.sip) &&
+	    !rte_is_same_ether_addr(&a.sha, &x->r->ports[in].mac)) {
+		address_conflict(x, in, a.sip, &a.sha);
+		if (!x->r->cfg->ports[in].transparent) {
+			rte_pktmbuf_free(m);
+			return;
+		}
+	}
+	/* What the sender says of itself: lib/neigh decides what it may
+	 * create or change (RFC 826; the port's neighbor_learning). */
+	if (x->r->neigh != NULL && a.sip != 0)
 		dpr_neigh_seen(x->r->neigh, in, &(struct dpr_ip){ .af = DPR_AF_IP4, .ip4 = a.sip },
-			       &a.sha, is_our_address(x, in, a.tip));
+			       &a.sha, &(struct dpr_neigh_heard){
+				       .msg = a.op == RTE_ARP_OP_REQUEST ? DPR_NEIGH_REQUEST :
+									   DPR_NEIGH_REPLY,
+				       .for_us = a.op == RTE_ARP_OP_REQUEST &&
+						 is_our_address(x, in, a.tip),
+				       .gratuitous = a.sip == a.tip });
 	if (x->r->cfg->ports[in].transparent) {
 		/* The kernel answers for the router on this port. */
 		if (dpr_tap_to_kernel(x->r, in, m) < 0)
@@ -705,6 +790,13 @@ dpr_exc_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 }
 
 /* --- timers ------------------------------------------------------------------ */
+
+void
+dpr_exc_rings_drained(struct dpr_exc_engine *x)
+{
+	if (x->r->neigh != NULL)
+		dpr_neigh_publish(x->r->neigh);
+}
 
 void
 dpr_exc_timers(struct dpr_exc_engine *x)

@@ -29,6 +29,13 @@ void dpr_exc_free(struct dpr_exc_engine *x);
 /** Handle one packet from a worker's exception ring (takes ownership). */
 void dpr_exc_input(struct dpr_exc_engine *x, struct rte_mbuf *m);
 
+/**
+ * Every exception ring was read until it was found empty: answers to
+ * resolutions kept back for order (dpr_neigh_set_ordered_release()) are
+ * published now, and their packets released.
+ */
+void dpr_exc_rings_drained(struct dpr_exc_engine *x);
+
 /** Retries, timeouts and neighbour aging; call often (cheap when idle). */
 void dpr_exc_timers(struct dpr_exc_engine *x);
 

@@ -90,14 +90,15 @@ source_for(const struct dpr_exc_engine *x, uint16_t port, const uint8_t *peer, u
 /* --- neighbour discovery ------------------------------------------------------ */
 
 void
-dpr_exc6_solicit(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target)
+dpr_exc6_solicit(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target,
+		 const struct rte_ether_addr *unicast)
 {
 	uint8_t src[16];
 	struct rte_mbuf *m;
 
 	source_for(x, port, target, src);
 	m = dpr_ndp_ns_build(dpr_exc_pool(x, port), &x->r->ports[port].mac, src, target,
-			     false, NULL);
+			     unicast != NULL, unicast);
 	if (m == NULL) {
 		x->c.no_mbuf++;
 		return;
@@ -212,20 +213,6 @@ dad_conflict(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target,
 
 static void ra_solicited(struct dpr_exc_engine *x, uint16_t port);
 
-/* Is @p peer a resolved neighbour on @p port with a MAC other than @p mac? */
-static bool
-known_elsewhere(const struct dpr_exc_engine *x, uint16_t port, const struct dpr_ip *peer,
-		const struct rte_ether_addr *mac)
-{
-	int idx = dpr_nh_find_port(x->r->nh, peer, port);
-	union dpr_nh_word w;
-
-	if (idx < 0)
-		return false;
-	w = dpr_nh_word_get(x->r->nh, (uint32_t)idx);
-	return w.kind == DPR_NH_KIND_FORWARD && !rte_is_same_ether_addr(&w.mac, mac);
-}
-
 static void
 ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 {
@@ -263,8 +250,10 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 		memcpy(peer.ip6, nd.src, 16);
 		if (nd.has_lladdr && x->r->neigh != NULL)
 			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr,
-				       ours_on(x, in, nd.target) ||
-				       anycast_on(x, in, nd.target));
+				       &(struct dpr_neigh_heard){
+					       .msg = DPR_NEIGH_REQUEST,
+					       .for_us = ours_on(x, in, nd.target) ||
+							 anycast_on(x, in, nd.target) });
 		if (transparent)
 			goto kernel;
 		if (ours_on(x, in, nd.target))
@@ -281,13 +270,14 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 			break;
 		}
 		/* RFC 4861 7.2.5: an advertisement updates an entry that
-		 * exists (or is being resolved), never creates one; without
-		 * the override flag it never changes a known link-layer
-		 * address. */
+		 * exists (or is being resolved), never creates one; lib/neigh
+		 * says what it may change. */
 		memcpy(peer.ip6, nd.target, 16);
-		if (nd.has_lladdr && x->r->neigh != NULL &&
-		    (nd.override || !known_elsewhere(x, in, &peer, &nd.lladdr)))
-			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr, false);
+		if (nd.has_lladdr && x->r->neigh != NULL)
+			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr,
+				       &(struct dpr_neigh_heard){
+					       .msg = DPR_NEIGH_ADVERT, .solicited = nd.solicited,
+					       .override = nd.override });
 		/* Maybe an answer to the kernel's own solicitation: it
 		 * learns too. */
 		goto kernel;
@@ -295,7 +285,8 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 		x->c6.rs_in++;
 		memcpy(peer.ip6, nd.src, 16);
 		if (nd.has_lladdr && x->r->neigh != NULL)
-			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr, false);
+			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr,
+				       &(struct dpr_neigh_heard){ .msg = DPR_NEIGH_REQUEST });
 		if (transparent)
 			goto kernel; /* the host's router daemon answers, if any */
 		if (x->r->cfg->ports[in].ra.enabled)
@@ -497,7 +488,7 @@ egress6(struct dpr_exc_engine *x, const uint8_t *dst, uint16_t in, uint32_t *nh,
 	}
 	/* A multipath route: one member per destination, as IPv4's egress(). */
 	*nh = dpr_nh_pick(x->r->nh, dpr_fib6_lookup(x->r->fib6, dst), hash6(dst));
-	w = dpr_nh_word_get(x->r->nh, *nh);
+	w = dpr_exc_word(x, *nh);
 	info = dpr_nh_info(x->r->nh, *nh);
 	if ((w.kind != DPR_NH_KIND_FORWARD && w.kind != DPR_NH_KIND_UNRESOLVED) || info == NULL)
 		return -1;
@@ -515,7 +506,7 @@ send_own6(struct dpr_exc_engine *x, struct rte_mbuf *m, const uint8_t *dst, uint
 	  uint16_t out, const struct rte_ether_addr *dmac)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	union dpr_nh_word w = dpr_nh_word_get(x->r->nh, nh);
+	union dpr_nh_word w = dpr_exc_word(x, nh);
 	struct dpr_ip d = { .af = DPR_AF_IP6 };
 
 	eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
@@ -683,7 +674,7 @@ forward6_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 
 	dpr_pktmbuf_cut(m, sizeof(*eth) + sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len));
 	nh = dpr_nh_pick(x->r->nh, dpr_fib6_lookup(x->r->fib6, ip->dst_addr), dpr_flow_hash_ctl(m));
-	w = dpr_nh_word_get(x->r->nh, nh);
+	w = dpr_exc_word(x, nh);
 	switch (dpr_ip6_decide(w, ip, !rte_is_unicast_ether_addr(&eth->dst_addr), x->r->port_dp)) {
 	case DPR_L3_FORWARD:
 		break;
@@ -733,7 +724,7 @@ dpr_exc6_release(struct dpr_exc_engine *x, struct rte_mbuf *m, bool resolved)
 			int out = egress6(x, ip->dst_addr, 0, &nh, src);
 
 			if (out >= 0 && nh != DPR_NH_NONE &&
-			    dpr_nh_word_get(x->r->nh, nh).kind == DPR_NH_KIND_FORWARD) {
+			    dpr_exc_word(x, nh).kind == DPR_NH_KIND_FORWARD) {
 				send_own6(x, m, ip->dst_addr, nh, (uint16_t)out, NULL);
 				return;
 			}

@@ -18,10 +18,13 @@
 #define RETRY_MS 1000
 #define FAILED_HOLD_MS 5000   /* after failing, answer host unreachable this long */
 #define REACHABLE_MS 30000    /* a learned neighbour is probed after this */
+#define LOCK_MS 1000          /* a MAC replaced is not replaced again before this (Linux's locktime) */
 
 #define COUNTERS(X) \
 	X(neighbors_learned) X(neighbors_expired) X(neighbors_evicted) X(learn_refused) \
-	X(resolve_failed) X(unreachable) X(held) X(hold_overflow) X(held_sent)
+	X(resolve_failed) X(unreachable) X(held) X(hold_overflow) X(held_sent) \
+	X(neighbor_mac_changed) X(neighbor_mac_change_locked) X(neighbor_stale_probed) \
+	X(neighbor_ignored)
 
 /* An address being resolved and the packets waiting for it. */
 struct pending {
@@ -33,6 +36,12 @@ struct pending {
 	uint64_t failed_until; /**< nonzero: resolution failed, answer unreachable */
 	uint16_t n_held;
 	struct rte_mbuf *held[HOLD_MAX];
+	/* Answered, not yet published (dpr_neigh_set_ordered_release()): */
+	bool answered;
+	uint64_t answered_at;  /**< dpr_clock_now() of the answer */
+	uint8_t mac_port;
+	uint32_t idx;
+	struct rte_ether_addr mac;
 };
 
 /* Control thread only. */
@@ -44,16 +53,25 @@ struct dpr_neigh {
 	uint64_t next_members;  /**< dpr_clock_now() of the next resolve_members() */
 	struct pending pending[PENDING_MAX];
 	unsigned int n_pending;
-	/* Per next hop, for those resolved by learning (not static): */
+	unsigned int n_answered; /**< pending entries answered, not yet published */
+	bool ordered;            /**< dpr_neigh_set_ordered_release() */
+	bool in_release_via;     /**< within ops.release_via (via()) */
+	/*
+	 * Per next-hop index, cleared when lib/nexthop frees the index
+	 * (refs_changed()). For those resolved by learning (not static):
+	 */
 	uint64_t *confirmed;   /**< dpr_clock_now() of the last sign of life; 0: not aging */
+	uint64_t *changed;     /**< dpr_clock_now() when its MAC was last set (LOCK_MS) */
 	uint8_t *probes;       /**< unanswered probes */
-	bool *learned;         /**< created by learning: counts against the budget */
+	bool *learned;         /**< resolved from the wire, with a host route */
+	bool *counted;         /**< learned and held by nothing but that host route:
+				    in the budget (n_learned) */
 	bool *static_ref;      /**< a static link-local entry holds a reference */
 	/* Static neighbours whose port's link went down: their MAC, and the
 	 * port + 1 (0: none), to resolve them again when it comes back. */
 	struct rte_ether_addr *parked_mac;
 	uint8_t *parked_port;
-	uint32_t n_learned;
+	uint32_t n_learned;    /**< counted entries */
 	uint32_t max_learned;
 	struct {
 #define X(n) uint64_t n;
@@ -69,11 +87,13 @@ ms(const struct dpr_neigh *n, uint64_t v)
 }
 
 static void
-no_solicit(void *ctx, uint16_t port, const struct dpr_ip *target)
+no_solicit(void *ctx, uint16_t port, const struct dpr_ip *target,
+	   const struct rte_ether_addr *unicast)
 {
 	RTE_SET_USED(ctx);
 	RTE_SET_USED(port);
 	RTE_SET_USED(target);
+	RTE_SET_USED(unicast);
 }
 
 static void
@@ -84,21 +104,65 @@ just_free(void *ctx, struct rte_mbuf *m, bool resolved)
 	rte_pktmbuf_free(m);
 }
 
+static void
+just_free_via(void *ctx, struct rte_mbuf *m, uint32_t nh, uint8_t port,
+	      const struct rte_ether_addr *mac)
+{
+	RTE_SET_USED(nh);
+	RTE_SET_USED(port);
+	RTE_SET_USED(mac);
+	just_free(ctx, m, true);
+}
+
 /*
- * Next hop @p idx was freed (lib/nexthop calls this): nothing kept per
- * index may outlive it, or the next next hop given that index would start
- * with a stranger's state (a parked static MAC coming back on link up, a
- * place in the learned budget).
+ * The learned-entry budget counts the neighbours that only the wire gave
+ * us: learned, and held by nothing but their host route. A host that a
+ * route later uses as its gateway leaves the budget; a gateway whose last
+ * route goes joins it (and can be evicted).
  */
 static void
-index_freed(void *ctx, uint32_t idx)
+budget_update(struct dpr_neigh *n, uint32_t idx, uint32_t refcnt)
+{
+	bool want = n->learned[idx] && refcnt == 1;
+
+	if (want == n->counted[idx])
+		return;
+	n->counted[idx] = want;
+	if (want)
+		n->n_learned++;
+	else
+		n->n_learned--;
+}
+
+static void
+set_learned(struct dpr_neigh *n, uint32_t idx, bool learned)
+{
+	const struct dpr_nh_info *info = dpr_nh_info(n->r->nh, idx);
+
+	n->learned[idx] = learned;
+	budget_update(n, idx, info != NULL ? info->refcnt : 0);
+}
+
+/*
+ * The reference count of next hop @p idx changed (lib/nexthop calls this):
+ * its place in the budget may have; and once it is freed (0) nothing kept
+ * per index may outlive it, or the next next hop given that index would
+ * start with a stranger's state (a parked static MAC coming back on link
+ * up, a place in the budget).
+ */
+static void
+refs_changed(void *ctx, uint32_t idx, uint32_t refcnt)
 {
 	struct dpr_neigh *n = ctx;
 
-	if (n->learned[idx])
-		n->n_learned--;
+	if (refcnt != 0) {
+		budget_update(n, idx, refcnt);
+		return;
+	}
 	n->learned[idx] = false;
+	budget_update(n, idx, 0);
 	n->confirmed[idx] = 0;
+	n->changed[idx] = 0;
 	n->probes[idx] = 0;
 	n->static_ref[idx] = false;
 	memset(&n->parked_mac[idx], 0, sizeof(n->parked_mac[idx]));
@@ -116,17 +180,21 @@ dpr_neigh_create(struct dpr_router *r, uint32_t max_learned)
 	n->r = r;
 	n->hz = DPR_CLOCK_HZ;
 	n->max_learned = max_learned;
-	n->ops = (struct dpr_neigh_ops){ .solicit = no_solicit, .release = just_free };
+	n->ops = (struct dpr_neigh_ops){ .solicit = no_solicit, .release = just_free,
+					 .release_via = just_free_via };
 	n->confirmed = calloc(DPR_NH_MAX, sizeof(*n->confirmed));
+	n->changed = calloc(DPR_NH_MAX, sizeof(*n->changed));
 	n->probes = calloc(DPR_NH_MAX, sizeof(*n->probes));
 	n->learned = calloc(DPR_NH_MAX, sizeof(*n->learned));
+	n->counted = calloc(DPR_NH_MAX, sizeof(*n->counted));
 	n->static_ref = calloc(DPR_NH_MAX, sizeof(*n->static_ref));
 	n->parked_mac = calloc(DPR_NH_MAX, sizeof(*n->parked_mac));
 	n->parked_port = calloc(DPR_NH_MAX, sizeof(*n->parked_port));
-	if (n->confirmed == NULL || n->probes == NULL || n->learned == NULL ||
-	    n->static_ref == NULL || n->parked_mac == NULL || n->parked_port == NULL)
+	if (n->confirmed == NULL || n->changed == NULL || n->probes == NULL ||
+	    n->learned == NULL || n->counted == NULL || n->static_ref == NULL ||
+	    n->parked_mac == NULL || n->parked_port == NULL)
 		goto fail;
-	dpr_nh_set_free_hook(r->nh, index_freed, n);
+	dpr_nh_set_ref_hook(r->nh, refs_changed, n);
 	/* Link-local static neighbours from the config have no host route:
 	 * their entry holds the reference the config install took. */
 	for (i = 0; i < r->cfg->n_neighs; i++) {
@@ -153,14 +221,15 @@ dpr_neigh_free(struct dpr_neigh *n)
 
 	if (n == NULL)
 		return;
-	if (n->confirmed != NULL)
-		dpr_nh_set_free_hook(n->r->nh, NULL, NULL);
+	dpr_nh_set_ref_hook(n->r->nh, NULL, NULL);
 	for (i = 0; i < PENDING_MAX; i++)
 		if (n->pending[i].used)
 			rte_pktmbuf_free_bulk(n->pending[i].held, n->pending[i].n_held);
 	free(n->confirmed);
+	free(n->changed);
 	free(n->probes);
 	free(n->learned);
+	free(n->counted);
 	free(n->static_ref);
 	free(n->parked_mac);
 	free(n->parked_port);
@@ -189,15 +258,26 @@ int
 dpr_neigh_check(const struct dpr_neigh *n, char *err, size_t len)
 {
 	static const struct rte_ether_addr zero;
-	uint32_t idx, learned = 0;
+	uint32_t idx, counted = 0;
 	const char *bad;
 
 	for (idx = 0; idx < DPR_NH_MAX; idx++) {
-		learned += n->learned[idx];
-		if (dpr_nh_info(n->r->nh, idx) != NULL)
+		const struct dpr_nh_info *info = dpr_nh_info(n->r->nh, idx);
+
+		counted += n->counted[idx];
+		if (info != NULL) {
+			if (n->counted[idx] != (n->learned[idx] && info->refcnt == 1)) {
+				snprintf(err, len, "next hop %u (learned %d, %u references) is %s the budget",
+					 idx, n->learned[idx], info->refcnt,
+					 n->counted[idx] ? "in" : "not in");
+				return -EINVAL;
+			}
 			continue;
+		}
 		bad = n->learned[idx] ? "learned" :
+		      n->counted[idx] ? "counted" :
 		      n->confirmed[idx] != 0 ? "confirmed" :
+		      n->changed[idx] != 0 ? "changed" :
 		      n->probes[idx] != 0 ? "probes" :
 		      n->static_ref[idx] ? "static_ref" :
 		      !rte_is_same_ether_addr(&n->parked_mac[idx], &zero) ? "parked_mac" :
@@ -207,9 +287,9 @@ dpr_neigh_check(const struct dpr_neigh *n, char *err, size_t len)
 			return -EINVAL;
 		}
 	}
-	if (learned != n->n_learned) {
-		snprintf(err, len, "n_learned is %u but %u entries are learned", n->n_learned,
-			 learned);
+	if (counted != n->n_learned) {
+		snprintf(err, len, "n_learned is %u but %u entries are counted", n->n_learned,
+			 counted);
 		return -EINVAL;
 	}
 	return 0;
@@ -246,6 +326,10 @@ pending_release(struct dpr_neigh *n, struct pending *p, bool resolved, bool keep
 
 	memcpy(held, p->held, k * sizeof(held[0]));
 	p->n_held = 0;
+	if (p->answered) {
+		p->answered = false;
+		n->n_answered--;
+	}
 	if (!keep) {
 		p->used = false;
 		n->n_pending--;
@@ -272,8 +356,77 @@ pending_start(struct dpr_neigh *n, const struct dpr_ip *target, int port)
 	*p = (struct pending){ .used = true, .ip = *target, .port = (uint16_t)port, .tries = 1,
 			       .next = dpr_clock_now() + ms(n, RETRY_MS) };
 	n->n_pending++;
-	n->ops.solicit(n->ops.ctx, (uint16_t)port, target);
+	n->ops.solicit(n->ops.ctx, (uint16_t)port, target, NULL);
 	return p;
+}
+
+/* Packet @p m goes by the answer of @p p, not yet published. */
+static void
+via(struct dpr_neigh *n, const struct pending *p, struct rte_mbuf *m)
+{
+	n->c.held_sent++;
+	n->in_release_via = true;
+	n->ops.release_via(n->ops.ctx, m, p->idx, p->mac_port, &p->mac);
+	n->in_release_via = false;
+}
+
+/*
+ * The held packets of @p p, answered but not published: out now, in the
+ * order they came, by the answer (struct dpr_neigh_ops release_via). The
+ * hook may route one back into dpr_neigh_hold(): they are off the entry
+ * before anything runs.
+ */
+static void
+pending_forward(struct dpr_neigh *n, struct pending *p)
+{
+	struct rte_mbuf *held[HOLD_MAX];
+	uint16_t i, k = p->n_held;
+
+	memcpy(held, p->held, k * sizeof(held[0]));
+	p->n_held = 0;
+	for (i = 0; i < k; i++)
+		via(n, p, held[i]);
+}
+
+/*
+ * Publish the MAC that answered @p p to workers, and end the entry (its
+ * packets have gone by pending_forward() and dpr_neigh_hold()). Unless
+ * the next hop went or changed meanwhile (forgotten, made static).
+ */
+static void
+pending_publish(struct dpr_neigh *n, struct pending *p)
+{
+	const struct dpr_nh_info *info = dpr_nh_info(n->r->nh, p->idx);
+	union dpr_nh_word w = dpr_nh_word_get(n->r->nh, p->idx);
+
+	if (info != NULL && !info->is_static && dpr_ip_equal(&info->ip, &p->ip) &&
+	    w.kind == DPR_NH_KIND_UNRESOLVED && n->parked_port[p->idx] == 0)
+		dpr_nh_resolve(n->r->nh, p->idx, p->mac_port, &p->mac, false);
+	pending_release(n, p, true, false);
+}
+
+void
+dpr_neigh_set_ordered_release(struct dpr_neigh *n, bool on)
+{
+	n->ordered = on;
+}
+
+/* Publish the answers kept back since before @p before (UINT64_MAX: all). */
+static void
+publish_older(struct dpr_neigh *n, uint64_t before)
+{
+	unsigned int i;
+
+	for (i = 0; i < PENDING_MAX && n->n_answered > 0; i++)
+		if (n->pending[i].used && n->pending[i].answered &&
+		    n->pending[i].answered_at < before)
+			pending_publish(n, &n->pending[i]);
+}
+
+void
+dpr_neigh_publish(struct dpr_neigh *n)
+{
+	publish_older(n, UINT64_MAX);
 }
 
 bool
@@ -291,11 +444,24 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 	 * destination's. Asked where its subnet is now, not where it was. */
 	target = info->ip.af != 0 ? info->ip : *dst;
 	port = dpr_ip_is_link_local(&target) ? w.port : dpr_ifaddr_connected(&n->r->addrs, &target, -1);
-	if (port < 0) {
-		/* On no connected subnet (an address went): nobody to ask. */
+	if (port < 0 || n->r->cfg->ports[port].neighbor_learning == DPR_NEIGH_STATIC_ONLY) {
+		/* On no connected subnet (an address went), or on a port
+		 * that resolves nothing (static neighbours only): nobody to
+		 * ask. */
 		n->c.unreachable++;
 		n->ops.release(n->ops.ctx, m, false);
 		return true;
+	}
+	/* Queued for the subnet before the host got a next hop of its own
+	 * (an answer since): resolved, route it again; holding it for a new
+	 * resolution would send it after the newer packets workers forward
+	 * to that next hop meanwhile. */
+	if (info->ip.af == 0) {
+		int own = dpr_nh_find_port(n->r->nh, &target, port);
+
+		if (own >= 0 &&
+		    dpr_nh_word_get(n->r->nh, (uint32_t)own).kind == DPR_NH_KIND_FORWARD)
+			return false;
 	}
 	p = pending_find(n, &target, port);
 	if (p != NULL && p->failed_until != 0) {
@@ -307,6 +473,13 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 	if (p == NULL) {
 		n->c.hold_overflow++;
 		rte_pktmbuf_free(m);
+		return true;
+	}
+	if (p->answered && !n->in_release_via) {
+		/* Answered, not yet published: it goes now, after those
+		 * before it. (Back here from the hook, its route did not lead
+		 * to the answered next hop: it waits for the publication.) */
+		via(n, p, m);
 		return true;
 	}
 	if (p->n_held == HOLD_MAX) {
@@ -357,13 +530,18 @@ forget(struct dpr_neigh *n, uint32_t idx, uint8_t port)
 {
 	const struct dpr_nh_info *info = dpr_nh_info(n->r->nh, idx);
 	struct dpr_ip ip = info->ip;
+	struct pending *p = ip.af != 0 ? pending_find(n, &ip, port) : NULL;
 
-	n->confirmed[idx] = 0;
-	n->probes[idx] = 0;
-	if (n->learned[idx]) {
-		n->learned[idx] = false;
-		n->n_learned--;
+	/* An answer not yet published is forgotten with it. */
+	if (p != NULL && p->answered) {
+		p->answered = false;
+		n->n_answered--;
 	}
+
+	set_learned(n, idx, false);
+	n->confirmed[idx] = 0;
+	n->changed[idx] = 0;
+	n->probes[idx] = 0;
 	/* A static entry parked on a down link is forgotten too: it must not
 	 * come back with the link. */
 	memset(&n->parked_mac[idx], 0, sizeof(n->parked_mac[idx]));
@@ -389,15 +567,10 @@ evict_one(struct dpr_neigh *n)
 	uint32_t i, victim = 0;
 
 	for (i = DPR_NH_FIRST_DYNAMIC; i < DPR_NH_MAX; i++) {
-		const struct dpr_nh_info *info;
-
-		if (!n->learned[i] || n->confirmed[i] >= oldest)
+		if (!n->counted[i] || n->confirmed[i] >= oldest)
 			continue;
-		info = dpr_nh_info(n->r->nh, i);
-		if (info != NULL && info->refcnt == 1) {
-			oldest = n->confirmed[i];
-			victim = i;
-		}
+		oldest = n->confirmed[i];
+		victim = i;
 	}
 	if (victim == 0)
 		return false;
@@ -406,40 +579,139 @@ evict_one(struct dpr_neigh *n)
 	return true;
 }
 
+/* Log a neighbour's MAC change: what an operator looks for after an attack
+ * or a failover. At most once per LOCK_MS per neighbour (the lock). */
+static void
+log_mac_change(const struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
+	       const struct rte_ether_addr *from, const struct rte_ether_addr *to,
+	       const char *what)
+{
+	char a[DPR_IP6_STRLEN], f[RTE_ETHER_ADDR_FMT_SIZE], t[RTE_ETHER_ADDR_FMT_SIZE];
+
+	rte_ether_format_addr(f, sizeof(f), from);
+	rte_ether_format_addr(t, sizeof(t), to);
+	DPR_LOG(NOTICE, main, "port %s: neighbour %s: %s claims it (was %s): %s",
+		n->r->cfg->ports[port].name, dpr_ip_fmt(ip, a, sizeof(a)), t, f, what);
+}
+
+/*
+ * Known neighbour @p idx (resolved, learned, @p w its word) heard with
+ * another MAC or port. Linux's rules by default: an ARP message or a
+ * solicitation replaces the MAC, unless the last change is younger than
+ * the lock time (neigh locktime: the first of several answers stands); an
+ * advertisement replaces it only when it answers our own solicitation and
+ * says override (RFC 4861 7.2.5), else the entry goes stale: it keeps its
+ * MAC and is probed there at once (7.3.3), so that a host claiming a
+ * neighbour's address does not take its traffic while the neighbour still
+ * answers. RFC 4861 7.2.5 would take the new MAC of an unsolicited
+ * advertisement with override set; dpr does not, on purpose
+ * (docs/security.md): the old one is forgotten and the address resolved
+ * afresh only when the probes go unanswered.
+ */
+static void
+mac_change(struct dpr_neigh *n, uint32_t idx, union dpr_nh_word w, uint16_t port,
+	   const struct dpr_ip *ip, const struct rte_ether_addr *mac,
+	   const struct dpr_neigh_heard *h, bool asked)
+{
+	uint64_t now = dpr_clock_now(), age = ms(n, REACHABLE_MS);
+
+	if (h->msg == DPR_NEIGH_ADVERT && !(h->solicited && h->override && asked)) {
+		if (n->probes[idx] == 0) {
+			n->c.neighbor_stale_probed++;
+			log_mac_change(n, port, ip, &w.mac, mac,
+				       "kept, probing the known MAC (RFC 4861 7.2.5)");
+			/* Stale: due for its first probe now. */
+			n->confirmed[idx] = now > age ? now - age : 1;
+			n->next_tick = 0;
+		}
+		return;
+	}
+	/* The lock is ARP's and the solicitation's: an advertisement that
+	 * got here answers our own probe. */
+	if (h->msg != DPR_NEIGH_ADVERT && n->changed[idx] != 0 &&
+	    now - n->changed[idx] < ms(n, LOCK_MS)) {
+		n->c.neighbor_mac_change_locked++;
+		return;
+	}
+	n->c.neighbor_mac_changed++;
+	log_mac_change(n, port, ip, &w.mac, mac, "replaced");
+	dpr_nh_resolve(n->r->nh, idx, (uint8_t)port, mac, false);
+	n->changed[idx] = now;
+	n->confirmed[idx] = now;
+	n->probes[idx] = 0;
+}
+
 void
 dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
-	       const struct rte_ether_addr *mac, bool create)
+	       const struct rte_ether_addr *mac, const struct dpr_neigh_heard *h)
 {
+	uint8_t policy = n->r->cfg->ports[port].neighbor_learning;
 	struct dpr_route_op op = { .del = 0 };
 	const struct dpr_nh_info *info;
-	union dpr_nh_word w;
+	union dpr_nh_word w = { .u64 = 0 };
+	bool fresh, host, asked, unsolicited, defer;
 	struct pending *p;
-	bool fresh, host;
 	uint32_t cur;
 	int idx;
 
 	if (dpr_ifaddr_connected(&n->r->addrs, ip, port) < 0 ||
 	    dpr_ifaddr_not_a_neighbour(&n->r->addrs, ip) != NULL)
 		return;
+	if (policy == DPR_NEIGH_STATIC_ONLY) {
+		n->c.neighbor_ignored++;
+		return;
+	}
 	idx = dpr_nh_find_port(n->r->nh, ip, port);
 	p = pending_find(n, ip, port);
 	host = host_prefix(ip, &op.prefix);
-	if (idx < 0 && !create && p == NULL)
-		return; /* RFC 826: only update what we know, unless asked */
-	/* A link-local neighbour matters only as a next hop some route or
-	 * static entry holds already (it has no host route to hold one). */
-	if (idx < 0 && !host)
-		return;
 	if (idx >= 0) {
 		info = dpr_nh_info(n->r->nh, (uint32_t)idx);
 		/* A static entry parked on a down link is still static. */
 		if (info->is_static || n->parked_port[idx] != 0)
 			return;
+		w = dpr_nh_word_get(n->r->nh, (uint32_t)idx);
 	}
+	/* Did we ask: a resolution under way, or a probe of a known MAC? */
+	asked = (p != NULL && p->failed_until == 0) || (idx >= 0 && n->probes[idx] > 0);
+	unsolicited = (h->msg == DPR_NEIGH_REPLY && !asked) ||
+		      (h->msg == DPR_NEIGH_ADVERT && !(h->solicited && asked));
+	if (policy == DPR_NEIGH_IGNORE_GRATUITOUS && (h->gratuitous || unsolicited)) {
+		n->c.neighbor_ignored++;
+		return;
+	}
+
+	if (idx >= 0 && w.kind == DPR_NH_KIND_FORWARD) {
+		if (w.port == port && rte_is_same_ether_addr(&w.mac, mac)) {
+			n->confirmed[idx] = dpr_clock_now();
+			n->probes[idx] = 0;
+		} else {
+			mac_change(n, (uint32_t)idx, w, port, ip, mac, h, asked);
+		}
+		if (p != NULL && p->failed_until == 0)
+			pending_release(n, p, true, false);
+		return;
+	}
+
+	/*
+	 * Unknown, or a next hop nobody has resolved yet: only a request for
+	 * one of our addresses (RFC 826; RFC 4861 7.2.3) or the answer to our
+	 * own request (a late one too) makes an entry. An unsolicited reply or advertisement
+	 * does not (Linux's arp_accept 0): whoever sends one first would
+	 * otherwise own any address the router has not asked for.
+	 */
+	if (!(h->msg == DPR_NEIGH_REQUEST && h->for_us) && p == NULL)
+		return;
+	/* A link-local neighbour matters only as a next hop some route or
+	 * static entry holds already (it has no host route to hold one). */
+	if (idx < 0 && !host)
+		return;
 	fresh = idx < 0;
-	if (fresh && n->n_learned >= n->max_learned && (p == NULL || !evict_one(n))) {
-		/* Budget spent: a neighbour that only spoke to us is not
-		 * worth a next hop; one we asked for takes the stalest. */
+	/* Budget spent: a neighbour that only spoke to us is not worth a
+	 * next hop; one we asked for takes the stalest (more than one when
+	 * gateways whose routes went have joined the budget meanwhile). */
+	while (fresh && p != NULL && n->n_learned >= n->max_learned && evict_one(n))
+		;
+	if (fresh && n->n_learned >= n->max_learned) {
 		n->c.learn_refused++;
 		if (p != NULL && p->failed_until == 0)
 			pending_release(n, p, false, false);
@@ -453,16 +725,14 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 			pending_release(n, p, false, false);
 		return;
 	}
-	if (fresh) {
-		n->learned[idx] = true;
-		n->n_learned++;
-	}
-	w = dpr_nh_word_get(n->r->nh, (uint32_t)idx);
-	if (w.kind != DPR_NH_KIND_FORWARD)
-		n->c.neighbors_learned++;
-	if (w.kind != DPR_NH_KIND_FORWARD || w.port != port || !rte_is_same_ether_addr(&w.mac, mac))
+	n->c.neighbors_learned++;
+	/* Packets wait for it: publish the MAC with their release (see
+	 * dpr_neigh_set_ordered_release()). */
+	defer = n->ordered && p != NULL && p->failed_until == 0 && p->n_held > 0;
+	if (!defer)
 		dpr_nh_resolve(n->r->nh, (uint32_t)idx, (uint8_t)port, mac, false);
-	n->confirmed[idx] = dpr_clock_now();
+	n->changed[idx] = dpr_clock_now();
+	n->confirmed[idx] = n->changed[idx];
 	n->probes[idx] = 0;
 	/* The host route holds the reference taken above; a /32 or /128
 	 * someone configured for this host stays as it is. */
@@ -471,23 +741,34 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 		/* no reference taken, no host route */
 	} else if (dpr_route_get(&n->r->rib, &op.prefix, &cur) == 0) {
 		dpr_nh_put(n->r->nh, (uint32_t)idx);
+		set_learned(n, (uint32_t)idx, true);
 	} else if (dpr_route_apply(&n->r->rib, &op, 1, &(int){ 0 }) != 1) {
 		/* No room for the host route: the held packets would only
 		 * come back here. The reference is still ours; the next hop
 		 * may go with it. */
-		if (fresh) {
-			n->learned[idx] = false;
-			n->n_learned--;
+		if (fresh)
 			n->confirmed[idx] = 0;
-		}
 		n->c.learn_refused++;
 		if (p != NULL && p->failed_until == 0)
 			pending_release(n, p, false, false);
 		dpr_nh_put(n->r->nh, (uint32_t)idx);
 		return;
+	} else {
+		set_learned(n, (uint32_t)idx, true);
 	}
-	if (p != NULL)
+	if (defer) {
+		if (!p->answered) {
+			n->n_answered++;
+			p->answered_at = dpr_clock_now();
+		}
+		p->answered = true;
+		p->idx = (uint32_t)idx;
+		p->mac_port = (uint8_t)port;
+		p->mac = *mac;
+		pending_forward(n, p);
+	} else if (p != NULL) {
 		pending_release(n, p, true, false);
+	}
 }
 
 /* --- static entries --------------------------------------------------------- */
@@ -528,12 +809,10 @@ dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 		snprintf(err, len, "the next-hop table is full");
 		return -ENOSPC;
 	}
-	if (n->learned[idx]) {
-		/* Static now: no longer the budget's. */
-		n->learned[idx] = false;
-		n->n_learned--;
-	}
+	/* Static now: no longer the budget's. */
+	set_learned(n, (uint32_t)idx, false);
 	n->confirmed[idx] = 0;
+	n->changed[idx] = 0;
 	n->probes[idx] = 0;
 	/* This MAC, not one parked when the link went down. */
 	memset(&n->parked_mac[idx], 0, sizeof(n->parked_mac[idx]));
@@ -673,7 +952,8 @@ resolve_members(struct dpr_neigh *n)
 			continue;
 		port = dpr_ip_is_link_local(&info->ip) ? w.port :
 		       dpr_ifaddr_connected(&n->r->addrs, &info->ip, -1);
-		if (port < 0 || pending_find(n, &info->ip, port) != NULL)
+		if (port < 0 || pending_find(n, &info->ip, port) != NULL ||
+		    n->r->cfg->ports[port].neighbor_learning == DPR_NEIGH_STATIC_ONLY)
 			continue;
 		if (pending_start(n, &info->ip, port) == NULL)
 			return;
@@ -690,6 +970,10 @@ dpr_neigh_timers(struct dpr_neigh *n)
 	if (now < n->next_tick)
 		return;
 	n->next_tick = now + ms(n, 100);
+	/* Rings that never run empty (overload) must not keep an answer
+	 * back for ever: a tick late, it goes out. */
+	if (n->n_answered > 0)
+		publish_older(n, now - ms(n, 100));
 	if (now >= n->next_members) {
 		n->next_members = now + ms(n, RETRY_MS);
 		resolve_members(n);
@@ -706,7 +990,7 @@ dpr_neigh_timers(struct dpr_neigh *n)
 		} else if (p->tries < SOLICIT_TRIES) {
 			p->tries++;
 			p->next = now + ms(n, RETRY_MS);
-			n->ops.solicit(n->ops.ctx, p->port, &p->ip);
+			n->ops.solicit(n->ops.ctx, p->port, &p->ip, NULL);
 		} else {
 			/* No answer: tell the senders (RFC 1812 4.3.3.1, host
 			 * unreachable), and keep saying so for a while. */
@@ -734,8 +1018,12 @@ dpr_neigh_timers(struct dpr_neigh *n)
 		    ms(n, REACHABLE_MS + (uint64_t)n->probes[k] * RETRY_MS))
 			continue;
 		if (n->probes[k] < SOLICIT_TRIES) {
+			/* Unicast, to the MAC we have: is it still there?
+			 * (RFC 4861 7.3.3 PROBE; RFC 1122 2.3.2.1, as Linux's
+			 * ucast_solicit.) Whoever else has the address does not
+			 * hear it, and cannot answer in its place. */
 			n->probes[k]++;
-			n->ops.solicit(n->ops.ctx, w.port, &info->ip);
+			n->ops.solicit(n->ops.ctx, w.port, &info->ip, &w.mac);
 		} else {
 			n->c.neighbors_expired++;
 			forget(n, k, w.port);

@@ -34,13 +34,26 @@ struct dpr_neigh;
 
 /** What the neighbour module asks of the exception path. */
 struct dpr_neigh_ops {
-	/** Ask who has @p target on dpr port @p port (ARP request). */
-	void (*solicit)(void *ctx, uint16_t port, const struct dpr_ip *target);
+	/**
+	 * Ask who has @p target on dpr port @p port (ARP request, neighbour
+	 * solicitation): to everyone when @p unicast is NULL (resolution), or
+	 * to @p unicast alone, the MAC cached for it (a reachability probe:
+	 * RFC 4861 7.3.3, RFC 1122 2.3.2.1).
+	 */
+	void (*solicit)(void *ctx, uint16_t port, const struct dpr_ip *target,
+			const struct rte_ether_addr *unicast);
 	/**
 	 * A held packet's turn (takes @p m): its neighbour was resolved, so
 	 * route it again; or resolution failed, so answer host unreachable.
 	 */
 	void (*release)(void *ctx, struct rte_mbuf *m, bool resolved);
+	/**
+	 * As release(resolved), while next hop @p nh has its answer, @p mac
+	 * on dpr port @p port, but workers do not see it yet
+	 * (dpr_neigh_set_ordered_release()): route @p m again as if they did.
+	 */
+	void (*release_via)(void *ctx, struct rte_mbuf *m, uint32_t nh, uint8_t port,
+			    const struct rte_ether_addr *mac);
 	void *ctx;
 };
 
@@ -54,15 +67,39 @@ struct dpr_neigh *dpr_neigh_create(struct dpr_router *r, uint32_t max_learned);
 void dpr_neigh_free(struct dpr_neigh *n);
 void dpr_neigh_set_ops(struct dpr_neigh *n, const struct dpr_neigh_ops *ops);
 
+/** What a neighbour's message was, which decides what it may change. */
+enum dpr_neigh_msg {
+	DPR_NEIGH_REQUEST,  /**< ARP request, neighbour or router solicitation */
+	DPR_NEIGH_REPLY,    /**< ARP reply */
+	DPR_NEIGH_ADVERT,   /**< neighbour advertisement (RFC 4861 7.2.5) */
+};
+
+/** A neighbour's message, as dpr_neigh_seen() weighs it. */
+struct dpr_neigh_heard {
+	uint8_t msg;        /**< enum dpr_neigh_msg */
+	bool for_us;        /**< a request for one of the router's addresses */
+	bool gratuitous;    /**< ARP whose sender and target address are one (RFC 5227 2.3) */
+	bool solicited;     /**< advertisement: S flag */
+	bool override;      /**< advertisement: O flag */
+};
+
 /**
- * Neighbour @p ip, on dpr port @p port, said it has @p mac (an ARP request
- * or reply from it). Refreshes a known entry and resolves a next hop
- * waiting for it; creates a learned entry (next hop and /32 host route)
- * only when @p create (it asked for one of our addresses, RFC 826) or we
- * asked for it. Static entries are never changed here.
+ * Neighbour @p ip, on dpr port @p port, said it has @p mac in message
+ * @p h. What that may change is the port's neighbor_learning policy
+ * (docs/security.md):
+ * - a new entry (next hop and /32 or /128 host route) only from a request
+ *   for one of our addresses (RFC 826, RFC 4861 7.2.3) or the answer to a
+ *   resolution under way; never from an unsolicited reply or advertisement;
+ * - an unresolved next hop (a gateway nobody asked for yet) likewise;
+ * - a known MAC: refreshed when the same; replaced by another from an ARP
+ *   message or a solicitation only when the last change is older than the
+ *   lock time (1 s, as Linux's locktime); an advertisement replaces it only
+ *   when solicited by us and with the override flag, else the entry goes
+ *   stale: kept, and probed at its MAC (RFC 4861 7.2.5, 7.3.3);
+ * - static entries never.
  */
 void dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
-		    const struct rte_ether_addr *mac, bool create);
+		    const struct rte_ether_addr *mac, const struct dpr_neigh_heard *h);
 
 /**
  * Packet @p m (taken) needs next hop @p nh, unresolved; @p dst is its
@@ -74,6 +111,29 @@ void dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
  */
 bool dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh,
 		    const struct dpr_ip *dst);
+
+/**
+ * Order held packets before newer ones of the same flows (@p on), off by
+ * default. Workers keep forwarding while the control thread works: once a
+ * next hop's word says FORWARD, a worker sends a flow's newer packets at
+ * once, while packets of that flow still queued in the exception rings
+ * (classified before) would leave after them (0, 3, 4, 5, 1, 2). On, an
+ * answer to a resolution with packets waiting is kept from workers until
+ * dpr_neigh_publish(), which the control thread calls once it has read
+ * every exception ring until empty (dpr_exc_rings_drained()): the held
+ * packets leave at once through the release_via hook, and so does every
+ * packet for that next hop the rings bring meanwhile, in the order they
+ * came; then the word turns FORWARD, with nothing of theirs left behind.
+ * dpr_neigh_timers() publishes an answer kept back longer than 100 ms
+ * (rings that never run empty). What a worker classified in the burst it
+ * was in as the word changed can still come later (docs/architecture.md).
+ * For a router with workers.
+ */
+void dpr_neigh_set_ordered_release(struct dpr_neigh *n, bool on);
+
+/** Publish every answer dpr_neigh_set_ordered_release() kept back and
+ * release its packets. */
+void dpr_neigh_publish(struct dpr_neigh *n);
 
 /**
  * Make @p ip a static neighbour with @p mac, on dpr port @p port or (-1)
@@ -117,7 +177,11 @@ void dpr_neigh_addresses_changed(struct dpr_neigh *n);
  */
 void dpr_neigh_timers(struct dpr_neigh *n);
 
-/** Learned next hops now. */
+/**
+ * Learned next hops now: those resolved from the wire that nothing but
+ * their host route holds (a gateway's route or a multipath group holding
+ * one takes it out of the budget until it lets go).
+ */
 uint32_t dpr_neigh_learned(const struct dpr_neigh *n);
 
 /**
@@ -128,9 +192,10 @@ unsigned int dpr_neigh_refs_held(const struct dpr_neigh *n, uint32_t idx);
 
 /**
  * Check the per-index side tables: every index that is not in use
- * (dpr_nh_info() NULL) has all of them clear (learned, confirmed, probes,
- * static_ref, parked MAC/port, ... every one), and n_learned equals the
- * number of learned entries.
+ * (dpr_nh_info() NULL) has all of them clear (learned, counted, confirmed,
+ * probes, changed, static_ref, parked MAC/port: every one); an index in
+ * use is counted in the budget exactly when it is learned and only its
+ * host route holds it; and n_learned equals the number counted.
  * @return 0, or -EINVAL with a message naming the index and the table in
  *   @p err.
  */

@@ -51,8 +51,14 @@ struct dpr_nh_table {
 	struct group_key *group_keys; /**< per group, as its slots were built */
 	uint32_t *group_free;       /**< free group indices */
 	uint32_t n_group_free;
-	dpr_nh_free_fn free_fn;     /**< dpr_nh_set_free_hook() */
-	void *free_ctx;
+	/* Freed indices waiting for the exception rings to be read past
+	 * their free (dpr_nh_set_quarantine()): a FIFO of DPR_NH_MAX, entries
+	 * q_head (released) to q_tail (freed) counted since creation. */
+	uint32_t *quarantine;
+	uint64_t q_head, q_tail;
+	bool q_on;
+	dpr_nh_ref_fn ref_fn;       /**< dpr_nh_set_ref_hook() */
+	void *ref_ctx;
 };
 
 static void
@@ -111,12 +117,13 @@ dpr_nh_table_create(int socket)
 	t->info = calloc(DPR_NH_MAX, sizeof(*t->info));
 	t->key_port = calloc(DPR_NH_MAX, sizeof(*t->key_port));
 	t->free_list = malloc(DPR_NH_MAX * sizeof(*t->free_list));
+	t->quarantine = malloc(DPR_NH_MAX * sizeof(*t->quarantine));
 	t->by_ip = rte_hash_create(&hp);
 	t->by_group = rte_hash_create(&gp);
 	t->group_keys = calloc(DPR_NH_GROUPS_MAX, sizeof(*t->group_keys));
 	t->group_free = malloc(DPR_NH_GROUPS_MAX * sizeof(*t->group_free));
 	if (t->words == NULL || t->info == NULL || t->key_port == NULL ||
-	    t->free_list == NULL || t->by_ip == NULL || t->by_group == NULL ||
+	    t->free_list == NULL || t->quarantine == NULL || t->by_ip == NULL || t->by_group == NULL ||
 	    t->group_keys == NULL || t->group_free == NULL)
 		goto fail;
 
@@ -158,10 +165,14 @@ dpr_nh_table_free(struct dpr_nh_table *t)
 	free(t->info);
 	free(t->key_port);
 	free(t->free_list);
+	free(t->quarantine);
 	free(t->group_keys);
 	free(t->group_free);
 	free(t);
 }
+
+static void ref_inc(struct dpr_nh_table *t, uint32_t idx);
+static void ref_changed(struct dpr_nh_table *t, uint32_t idx);
 
 static int
 nh_alloc(struct dpr_nh_table *t, uint8_t port, uint8_t kind)
@@ -268,7 +279,7 @@ dpr_nh_get(struct dpr_nh_table *t, const struct dpr_ip *ip, uint8_t port)
 
 	idx = lookup(t, &key);
 	if (idx >= 0) {
-		t->info[idx].refcnt++;
+		ref_inc(t, (uint32_t)idx);
 		return idx;
 	}
 	idx = nh_alloc(t, port, DPR_NH_KIND_UNRESOLVED);
@@ -290,7 +301,7 @@ dpr_nh_connected(struct dpr_nh_table *t, uint8_t port)
 	int idx;
 
 	if (t->connected[port] != CONNECTED_NONE) {
-		t->info[t->connected[port]].refcnt++;
+		ref_inc(t, t->connected[port]);
 		return (int)t->connected[port];
 	}
 	idx = nh_alloc(t, port, DPR_NH_KIND_UNRESOLVED);
@@ -302,27 +313,47 @@ dpr_nh_connected(struct dpr_nh_table *t, uint8_t port)
 static void group_free(struct dpr_nh_table *t, uint32_t idx);
 
 void
-dpr_nh_set_free_hook(struct dpr_nh_table *t, dpr_nh_free_fn fn, void *ctx)
+dpr_nh_set_ref_hook(struct dpr_nh_table *t, dpr_nh_ref_fn fn, void *ctx)
 {
-	t->free_fn = fn;
-	t->free_ctx = ctx;
+	t->ref_fn = fn;
+	t->ref_ctx = ctx;
 }
 
-/* Index @p idx is free: on the free list, its owner's side data cleared. */
+/* The reference count of @p idx changed: tell the hook. */
+static void
+ref_changed(struct dpr_nh_table *t, uint32_t idx)
+{
+	if (t->ref_fn != NULL)
+		t->ref_fn(t->ref_ctx, idx, t->info[idx].refcnt);
+}
+
+/* One more reference on @p idx, in use. */
+static void
+ref_inc(struct dpr_nh_table *t, uint32_t idx)
+{
+	t->info[idx].refcnt++;
+	ref_changed(t, idx);
+}
+
+/* Index @p idx is free: on the free list (or in quarantine), its owner's
+ * side data cleared. */
 static void
 nh_release(struct dpr_nh_table *t, uint32_t idx)
 {
-	t->free_list[t->n_free++] = idx;
+	if (t->q_on)
+		t->quarantine[t->q_tail++ % DPR_NH_MAX] = idx;
+	else
+		t->free_list[t->n_free++] = idx;
 	t->n_used--;
-	if (t->free_fn != NULL)
-		t->free_fn(t->free_ctx, idx);
+	if (t->ref_fn != NULL)
+		t->ref_fn(t->ref_ctx, idx, 0);
 }
 
 void
 dpr_nh_hold(struct dpr_nh_table *t, uint32_t idx)
 {
 	if (idx >= DPR_NH_FIRST_DYNAMIC && t->info[idx].in_use)
-		t->info[idx].refcnt++;
+		ref_inc(t, idx);
 }
 
 void
@@ -333,8 +364,10 @@ dpr_nh_put(struct dpr_nh_table *t, uint32_t idx)
 
 	if (idx < DPR_NH_FIRST_DYNAMIC || !info->in_use)
 		return;
-	if (info->refcnt > 0 && --info->refcnt > 0)
+	if (info->refcnt > 0 && --info->refcnt > 0) {
+		ref_changed(t, idx);
 		return;
+	}
 	if (t->words[idx].kind == DPR_NH_KIND_GROUP) {
 		group_free(t, idx);
 		return;
@@ -471,12 +504,12 @@ dpr_nh_group_get(struct dpr_nh_table *t, const uint32_t *members, const uint16_t
 	if (ret < 0)
 		return ret;
 	if (n == 1) {
-		t->info[members[0]].refcnt++;
+		ref_inc(t, members[0]);
 		return (int)members[0];
 	}
 	idx = lookup_group(t, &k);
 	if (idx >= 0) {
-		t->info[idx].refcnt++;
+		ref_inc(t, (uint32_t)idx);
 		return idx;
 	}
 	if (t->n_group_free == 0)
@@ -503,8 +536,8 @@ dpr_nh_group_get(struct dpr_nh_table *t, const uint32_t *members, const uint16_t
 		g->member[i] = k.member[i];
 		for (j = 0; j < g->slots_of[i]; j++)
 			g->slot[s++] = (uint8_t)i;
-		t->info[k.member[i]].refcnt++;
 		t->info[k.member[i]].groups++;
+		ref_inc(t, k.member[i]);
 	}
 	w.group.index = gi;
 	w.kind = DPR_NH_KIND_GROUP;
@@ -585,4 +618,27 @@ uint32_t
 dpr_nh_index_end(const struct dpr_nh_table *t)
 {
 	return RTE_MAX(t->end, (uint32_t)DPR_NH_FIRST_DYNAMIC);
+}
+
+void
+dpr_nh_set_quarantine(struct dpr_nh_table *t, bool on)
+{
+	if (!on)
+		dpr_nh_quarantine_release(t, t->q_tail);
+	t->q_on = on;
+}
+
+uint64_t
+dpr_nh_quarantine_mark(const struct dpr_nh_table *t)
+{
+	return t->q_tail;
+}
+
+void
+dpr_nh_quarantine_release(struct dpr_nh_table *t, uint64_t mark)
+{
+	/* At most DPR_NH_MAX wait: every index is in one place at a time
+	 * (in use, free or here), so the FIFO never overflows. */
+	while (t->q_head < mark)
+		t->free_list[t->n_free++] = t->quarantine[t->q_head++ % DPR_NH_MAX];
 }

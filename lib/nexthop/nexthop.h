@@ -250,18 +250,21 @@ int dpr_nh_connected(struct dpr_nh_table *t, uint8_t port);
  */
 void dpr_nh_put(struct dpr_nh_table *t, uint32_t idx);
 
-/** See dpr_nh_set_free_hook(). */
-typedef void (*dpr_nh_free_fn)(void *ctx, uint32_t idx);
+/** See dpr_nh_set_ref_hook(). */
+typedef void (*dpr_nh_ref_fn)(void *ctx, uint32_t idx, uint32_t refcnt);
 
 /**
- * Call @p fn(@p ctx, idx) each time next hop idx is freed (its last
- * reference dropped), after dpr_nh_info() of it has become NULL and before
- * the index can be handed out again: the one moment where whoever keeps
- * data per index beside the table (lib/neigh) must clear it, so that a
- * next hop created later at the same index starts clean. One hook per
- * table; @p fn NULL removes it.
+ * Call @p fn(@p ctx, idx, refcnt) each time the reference count of an
+ * existing dynamic next hop idx changes, with the new count; 0 means it was
+ * freed: dpr_nh_info() of it is NULL already, and the index is not handed
+ * out again before the call returns. Whoever keeps data per index beside
+ * the table (lib/neigh: its learned-entry budget counts next hops that
+ * nothing but their host route holds) keeps it true here, and must clear
+ * it on 0, so that a next hop created later at the same index starts
+ * clean. @p fn must not change the table. One hook per table; @p fn NULL
+ * removes it.
  */
-void dpr_nh_set_free_hook(struct dpr_nh_table *t, dpr_nh_free_fn fn, void *ctx);
+void dpr_nh_set_ref_hook(struct dpr_nh_table *t, dpr_nh_ref_fn fn, void *ctx);
 
 /**
  * Take one more reference on next hop @p idx, which the caller holds one
@@ -349,3 +352,32 @@ uint32_t dpr_nh_count(const struct dpr_nh_table *t);
  * every next hop (checks, listings) may stop there.
  */
 uint32_t dpr_nh_index_end(const struct dpr_nh_table *t);
+
+/**
+ * Quarantine freed indices (@p on), off by default. Workers hand the
+ * control thread a next-hop index with each packet held for resolution
+ * (DPR_EXC_ARG through the exception rings); an index freed while such a
+ * packet waits in a ring must not name another next hop by the time the
+ * control thread reads it (a packet held for, and an ARP sent to, the
+ * wrong neighbour, then a false host unreachable). With the quarantine on,
+ * a freed index is handed out again only after dpr_nh_quarantine_release()
+ * says every ring has been read past its free. For a router with workers;
+ * tests without rings leave it off.
+ */
+void dpr_nh_set_quarantine(struct dpr_nh_table *t, bool on);
+
+/**
+ * Where the quarantine stands: call before reading the exception rings,
+ * and pass the answer to dpr_nh_quarantine_release() once every ring has
+ * been read until it was found empty.
+ */
+uint64_t dpr_nh_quarantine_mark(const struct dpr_nh_table *t);
+
+/**
+ * Every exception ring was read until found empty since @p mark
+ * (dpr_nh_quarantine_mark()) was taken: no ring entry can carry an index
+ * freed before it (a worker never finds a freed index: the routes to it
+ * were gone a grace period before it was freed), so those indices can be
+ * handed out again.
+ */
+void dpr_nh_quarantine_release(struct dpr_nh_table *t, uint64_t mark);

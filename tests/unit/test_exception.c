@@ -8,7 +8,9 @@
  *
  * p0 10.0.1.1/24 (02:00:00:00:01:01)   p1 10.0.2.1/24 (02:00:00:00:02:01),
  * p1's MTU 1000, broadcast_echo and forward_directed_broadcast on; static neighbour 10.0.1.2 on p0;
- * 192.0.2.0/24 via 10.0.1.2; 198.51.100.0/24 via 10.0.2.50 (unresolved).
+ * 192.0.2.0/24 via 10.0.1.2; 198.51.100.0/24 via 10.0.2.50 (unresolved);
+ * p2 10.0.5.1/24 (neighbor_learning ignore_gratuitous), p3 10.0.6.1/24
+ * (static_only, static neighbour 10.0.6.2), 203.0.113.0/24 via 10.0.6.9.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,21 +45,29 @@ static const char config_text[] =
 	"  \"addresses\": [\"10.0.1.1/24\"]},"
 	" {\"name\": \"p1\", \"device\": \"net_null1\", \"mac\": \"02:00:00:00:02:01\","
 	"  \"addresses\": [\"10.0.2.1/24\"], \"mtu\": 1000, \"broadcast_echo\": true,"
-	"  \"forward_directed_broadcast\": true}],"
-	" \"neighbors\": [{\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"}],"
+	"  \"forward_directed_broadcast\": true},"
+	" {\"name\": \"p2\", \"device\": \"net_null2\", \"mac\": \"02:00:00:00:05:01\","
+	"  \"addresses\": [\"10.0.5.1/24\"], \"neighbor_learning\": \"ignore_gratuitous\"},"
+	" {\"name\": \"p3\", \"device\": \"net_null3\", \"mac\": \"02:00:00:00:06:01\","
+	"  \"addresses\": [\"10.0.6.1/24\"], \"neighbor_learning\": \"static_only\"}],"
+	" \"neighbors\": [{\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"},"
+	"                {\"address\": \"10.0.6.2\", \"mac\": \"02:00:00:00:06:02\", \"port\": \"p3\"}],"
 	" \"routes\": [{\"prefix\": \"192.0.2.0/24\", \"via\": \"10.0.1.2\"},"
-	"             {\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.2.50\"}],"
+	"             {\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.2.50\"},"
+	"             {\"prefix\": \"203.0.113.0/24\", \"via\": \"10.0.6.9\"}],"
 	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 64, \"learned_neighbors_max\": 8}}";
 
-static const struct rte_ether_addr mac_p[2] = {
+#define N_PORTS 4
+static const struct rte_ether_addr mac_p[N_PORTS] = {
 	{{ 0x02, 0, 0, 0, 0x01, 0x01 }}, {{ 0x02, 0, 0, 0, 0x02, 0x01 }},
+	{{ 0x02, 0, 0, 0, 0x05, 0x01 }}, {{ 0x02, 0, 0, 0, 0x06, 0x01 }},
 };
 static const struct rte_ether_addr mac_h1 = {{ 0x02, 0, 0, 0, 0x01, 0x02 }};
 static const struct rte_ether_addr mac_bcast = {{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }};
 
 static struct dpr_router R;
 static struct rte_mempool *pool;
-static struct rte_ring *txr[2];
+static struct rte_ring *txr[N_PORTS];
 
 static struct rte_ether_addr
 host_mac(uint32_t ip)
@@ -116,11 +126,12 @@ inject(struct rte_mbuf *m, enum dpr_exc cls, uint16_t in, uint32_t arg)
 	dpr_exc_input(R.exc, m);
 }
 
-/* An ARP packet from @p ip (MAC host_mac(ip)) arriving on @p in. */
+/* An ARP packet from @p ip, MAC @p mac, arriving on @p in. */
 static void
-arp_in(uint16_t in, uint16_t op, uint32_t ip, uint32_t target)
+arp_in_mac(uint16_t in, uint16_t op, uint32_t ip, uint32_t target,
+	   const struct rte_ether_addr *mac)
 {
-	struct dpr_arp a = { .op = op, .sha = host_mac(ip), .sip = ip, .tip = target };
+	struct dpr_arp a = { .op = op, .sha = *mac, .sip = ip, .tip = target };
 	struct rte_mbuf *m;
 
 	if (op == RTE_ARP_OP_REPLY)
@@ -128,6 +139,15 @@ arp_in(uint16_t in, uint16_t op, uint32_t ip, uint32_t target)
 	m = dpr_arp_build(pool, &a, op == RTE_ARP_OP_REPLY ? &mac_p[in] : &mac_bcast);
 
 	inject(m, DPR_EXC_ARP, in, 0);
+}
+
+/* An ARP packet from @p ip (MAC host_mac(ip)) arriving on @p in. */
+static void
+arp_in(uint16_t in, uint16_t op, uint32_t ip, uint32_t target)
+{
+	struct rte_ether_addr mac = host_mac(ip);
+
+	arp_in_mac(in, op, ip, target, &mac);
 }
 
 /* What port @p p sent since the last call, up to @p max packets. */
@@ -143,7 +163,7 @@ drop_sent(void)
 	struct rte_mbuf *m[64];
 	unsigned int p, n;
 
-	for (p = 0; p < 2; p++)
+	for (p = 0; p < N_PORTS; p++)
 		while ((n = sent(p, m, RTE_DIM(m))) > 0)
 			rte_pktmbuf_free_bulk(m, n);
 }
@@ -261,6 +281,341 @@ test_hold_queue_reuse(void)
 	rte_pktmbuf_free_bulk(out, n);
 	CHECK_EQ(pool_in_use(), base);
 	route_via(IP(10, 0, 2, 50));
+}
+
+static union dpr_nh_word
+word_of(uint32_t ip)
+{
+	int idx = dpr_nh_find(R.nh, &(struct dpr_ip){ .af = DPR_AF_IP4, .ip4 = ip });
+
+	return idx < 0 ? (union dpr_nh_word){ .u64 = 0 } : dpr_nh_word_get(R.nh, (uint32_t)idx);
+}
+
+static bool
+resolved_to(uint32_t ip, const struct rte_ether_addr *mac)
+{
+	union dpr_nh_word w = word_of(ip);
+
+	return w.kind == DPR_NH_KIND_FORWARD && rte_is_same_ether_addr(&w.mac, mac);
+}
+
+static void
+forget_ip(uint32_t ip)
+{
+	dpr_neigh_del(R.neigh, &(struct dpr_ip){ .af = DPR_AF_IP4, .ip4 = ip }, -1);
+	neigh_ok("neigh.del");
+}
+
+/*
+ * dpr issue 50 case 6, as Linux does by default: entries come from
+ * requests for our addresses and answers to our own requests, never from
+ * unsolicited replies or gratuitous ARP; a known MAC changes, but not
+ * twice within the lock time (1 s). Per port, ignore_gratuitous ignores
+ * gratuitous ARP and replies nobody asked for altogether; static_only
+ * learns nothing and asks for nothing.
+ */
+static void
+test_arp_learning_policy(void)
+{
+	const struct rte_ether_addr evil = {{ 0x02, 0xee, 0, 0, 0, 0x01 }};
+	const struct rte_ether_addr h62 = host_mac(IP(10, 0, 1, 62));
+	const struct rte_ether_addr h7 = host_mac(IP(10, 0, 5, 7));
+	uint64_t locked = exc_counter("neighbor_mac_change_locked");
+	uint64_t changed = exc_counter("neighbor_mac_changed");
+	uint64_t ignored = exc_counter("neighbor_ignored");
+	struct rte_mbuf *out[8];
+	const struct rte_icmp_hdr *ic;
+	unsigned int n;
+
+	drop_sent();
+	arp_in(0, RTE_ARP_OP_REPLY, IP(10, 0, 1, 60), IP(10, 0, 1, 1));
+	CHECK(word_of(IP(10, 0, 1, 60)).kind == 0,
+	      "an ARP reply nobody asked for creates no entry");
+	arp_in(0, RTE_ARP_OP_REQUEST, IP(10, 0, 1, 61), IP(10, 0, 1, 61));
+	CHECK(word_of(IP(10, 0, 1, 61)).kind == 0, "a gratuitous ARP creates no entry");
+	neigh_ok("unsolicited ARP");
+	/* A gateway nobody has asked for yet is not given to whoever claims it. */
+	route_via(IP(10, 0, 2, 70));
+	arp_in_mac(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 70), IP(10, 0, 2, 1), &evil);
+	CHECK(dpr_nh_word_get(R.nh, nh_of(IP(198, 51, 100, 1))).kind == DPR_NH_KIND_UNRESOLVED,
+	      "an unsolicited ARP reply does not resolve a gateway");
+	route_via(IP(10, 0, 2, 50));
+	neigh_ok("gateway back");
+
+	/* Learned from its request for us; then another MAC claims it at once. */
+	arp_in(0, RTE_ARP_OP_REQUEST, IP(10, 0, 1, 62), IP(10, 0, 1, 1));
+	CHECK(resolved_to(IP(10, 0, 1, 62), &h62), "a request for us creates the entry");
+	arp_in_mac(0, RTE_ARP_OP_REPLY, IP(10, 0, 1, 62), IP(10, 0, 1, 1), &evil);
+	CHECK(resolved_to(IP(10, 0, 1, 62), &h62),
+	      "another MAC within the lock time does not replace it");
+	CHECK_EQ(exc_counter("neighbor_mac_change_locked"), locked + 1);
+	/* On p2 (ignore_gratuitous), the same. */
+	arp_in(2, RTE_ARP_OP_REQUEST, IP(10, 0, 5, 7), IP(10, 0, 5, 1));
+	CHECK(resolved_to(IP(10, 0, 5, 7), &h7), "p2: a request for us creates the entry");
+	neigh_ok("learned two");
+	drop_sent();
+
+	/* Past the lock time (a bound, not a race: only a later clock). */
+	rte_delay_ms(1100);
+	arp_in_mac(2, RTE_ARP_OP_REQUEST, IP(10, 0, 5, 7), IP(10, 0, 5, 7), &evil);
+	arp_in_mac(2, RTE_ARP_OP_REPLY, IP(10, 0, 5, 7), IP(10, 0, 5, 1), &evil);
+	CHECK(resolved_to(IP(10, 0, 5, 7), &h7),
+	      "p2 ignores a gratuitous ARP and an unsolicited reply with another MAC");
+	CHECK_EQ(exc_counter("neighbor_ignored"), ignored + 2);
+	arp_in_mac(0, RTE_ARP_OP_REPLY, IP(10, 0, 1, 62), IP(10, 0, 1, 1), &evil);
+	CHECK(resolved_to(IP(10, 0, 1, 62), &evil),
+	      "p0 (learn, as Linux): past the lock time another MAC replaces it");
+	CHECK_EQ(exc_counter("neighbor_mac_changed"), changed + 1);
+	arp_in(0, RTE_ARP_OP_REPLY, IP(10, 0, 1, 62), IP(10, 0, 1, 1));
+	CHECK(resolved_to(IP(10, 0, 1, 62), &evil), "and is not replaced again at once");
+	arp_in_mac(2, RTE_ARP_OP_REQUEST, IP(10, 0, 5, 7), IP(10, 0, 5, 1), &evil);
+	CHECK(resolved_to(IP(10, 0, 5, 7), &evil),
+	      "p2: a request for us still changes it past the lock time");
+	neigh_ok("MAC changes");
+	forget_ip(IP(10, 0, 1, 62));
+	forget_ip(IP(10, 0, 5, 7));
+
+	/* p3, static_only: answered, not learned; nothing asked for. */
+	drop_sent();
+	arp_in(3, RTE_ARP_OP_REQUEST, IP(10, 0, 6, 20), IP(10, 0, 6, 1));
+	n = sent(3, out, RTE_DIM(out));
+	CHECK_EQ(n, 1);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK(word_of(IP(10, 0, 6, 20)).kind == 0, "static_only: a request for us learns nothing");
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(203, 0, 113, 5), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, nh_of(IP(203, 0, 113, 5)));
+	CHECK_EQ(sent(3, out, RTE_DIM(out)), 0);
+	n = sent(0, out, RTE_DIM(out));
+	ic = n == 1 ? icmp_of(out[0]) : NULL;
+	CHECK(ic != NULL && ic->icmp_type == DPR_ICMP_DEST_UNREACH &&
+	      ic->icmp_code == DPR_ICMP_UNREACH_HOST,
+	      "static_only: no ARP for 10.0.6.9, host unreachable at once (%u sent on p0)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	neigh_ok("static_only");
+}
+
+/*
+ * RFC 5227 2.4: a host claiming one of our addresses is counted and logged,
+ * and the address defended with one ARP announcement, at most once per
+ * DEFEND_INTERVAL (10 s).
+ */
+static void
+test_address_conflict(void)
+{
+	const struct rte_ether_addr evil = {{ 0x02, 0xee, 0, 0, 0, 0x02 }};
+	uint64_t conflicts = exc_counter("address_conflicts");
+	uint64_t defended = exc_counter("address_defended");
+	struct rte_mbuf *out[8];
+	struct dpr_arp a;
+	unsigned int n;
+
+	drop_sent();
+	arp_in_mac(0, RTE_ARP_OP_REQUEST, IP(10, 0, 1, 1), IP(10, 0, 1, 1), &evil);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && dpr_arp_parse(out[0], &a) == 0 && a.op == RTE_ARP_OP_REQUEST &&
+	      a.sip == IP(10, 0, 1, 1) && a.tip == IP(10, 0, 1, 1) &&
+	      rte_is_same_ether_addr(&a.sha, &mac_p[0]) &&
+	      rte_is_same_ether_addr(&eth_of(out[0])->dst_addr, &mac_bcast),
+	      "RFC 5227 2.4 (c): one ARP announcement of 10.0.1.1 with p0's MAC (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(exc_counter("address_conflicts"), conflicts + 1);
+	CHECK_EQ(exc_counter("address_defended"), defended + 1);
+	arp_in_mac(0, RTE_ARP_OP_REPLY, IP(10, 0, 1, 1), IP(10, 0, 1, 9), &evil);
+	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
+	CHECK_EQ(exc_counter("address_conflicts"), conflicts + 2);
+	CHECK_EQ(exc_counter("address_defended"), defended + 1);
+	neigh_ok("address conflict");
+}
+
+/*
+ * The learned budget counts neighbours that nothing but their host route
+ * holds: a learned host made a gateway leaves it, and joins it again when
+ * the route goes; a gateway resolved by ARP joins it when its route goes.
+ */
+static void
+test_budget_gateways(void)
+{
+	uint32_t base = dpr_neigh_learned(R.neigh);
+	struct dpr_ip g63 = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 1, 63) };
+	struct dpr_ip g64 = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 1, 64) };
+	struct dpr_fib4_op op = { .ip = IP(100, 64, 0, 0), .depth = 16 };
+	struct dpr_fib4_op op2 = { .ip = IP(100, 65, 0, 0), .depth = 16 };
+	struct dpr_fib4_op del;
+	int idx;
+
+	drop_sent();
+	arp_in(0, RTE_ARP_OP_REQUEST, IP(10, 0, 1, 63), IP(10, 0, 1, 1));
+	CHECK_EQ(dpr_neigh_learned(R.neigh), base + 1);
+	idx = dpr_nh_get(R.nh, &g63, 0);
+	op.nh = (uint32_t)idx;
+	CHECK_EQ(dpr_route4_apply(R.fib4, R.nh, &op, 1, &(int){ 0 }), 1);
+	CHECK(dpr_neigh_learned(R.neigh) == base,
+	      "a learned host made a gateway leaves the budget (%u, was %u)",
+	      dpr_neigh_learned(R.neigh), base + 1);
+	neigh_ok("host made a gateway");
+	del = (struct dpr_fib4_op){ .ip = op.ip, .depth = 16, .del = 1 };
+	CHECK_EQ(dpr_route4_apply(R.fib4, R.nh, &del, 1, &(int){ 0 }), 1);
+	CHECK_EQ(dpr_neigh_learned(R.neigh), base + 1);
+	neigh_ok("its route gone");
+
+	idx = dpr_nh_get(R.nh, &g64, 0);
+	op2.nh = (uint32_t)idx;
+	CHECK_EQ(dpr_route4_apply(R.fib4, R.nh, &op2, 1, &(int){ 0 }), 1);
+	inject(mk_ip4(&mac_p[1], IP(10, 0, 2, 9), IP(100, 65, 0, 1), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 1, (uint32_t)idx);
+	arp_in(0, RTE_ARP_OP_REPLY, IP(10, 0, 1, 64), IP(10, 0, 1, 1));
+	CHECK(word_of(IP(10, 0, 1, 64)).kind == DPR_NH_KIND_FORWARD, "gateway 10.0.1.64 resolved");
+	CHECK_EQ(dpr_neigh_learned(R.neigh), base + 1);
+	neigh_ok("gateway resolved");
+	del = (struct dpr_fib4_op){ .ip = op2.ip, .depth = 16, .del = 1 };
+	CHECK_EQ(dpr_route4_apply(R.fib4, R.nh, &del, 1, &(int){ 0 }), 1);
+	CHECK(dpr_neigh_learned(R.neigh) == base + 2,
+	      "a gateway whose route went joins the budget (%u, want %u)",
+	      dpr_neigh_learned(R.neigh), base + 2);
+	neigh_ok("gateway's route gone");
+	forget_ip(IP(10, 0, 1, 63));
+	forget_ip(IP(10, 0, 1, 64));
+	CHECK_EQ(dpr_neigh_learned(R.neigh), base);
+	drop_sent();
+}
+
+/*
+ * dpr issue 50 case 7: a next-hop index freed while a packet carrying it
+ * may still wait in an exception ring is not handed out again until the
+ * control thread has read the rings past its free; a packet that still
+ * names it then finds no next hop (routed again), not a stranger.
+ */
+static void
+test_quarantine(void)
+{
+	struct dpr_ip a = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 2, 80) };
+	struct dpr_ip b = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 2, 81) };
+	struct rte_mbuf *out[8];
+	uint64_t before_free, after_free;
+	unsigned int n;
+	int ia, ib, ic;
+
+	drop_sent();
+	dpr_nh_set_quarantine(R.nh, true);
+	ia = dpr_nh_get(R.nh, &a, 1);
+	before_free = dpr_nh_quarantine_mark(R.nh);
+	dpr_nh_put(R.nh, (uint32_t)ia);
+	neigh_ok("freed into quarantine");
+	ib = dpr_nh_get(R.nh, &b, 1);
+	CHECK(ib >= 0 && ib != ia, "a freed index waits (%d, then %d)", ia, ib);
+	/* A pass that began before the free proves nothing. */
+	dpr_nh_quarantine_release(R.nh, before_free);
+	ic = dpr_nh_get(R.nh, &a, 1);
+	CHECK(ic >= 0 && ic != ia, "still waiting after a pass begun before its free (%d)", ic);
+	/* A packet held for it meanwhile: no next hop there, routed again
+	 * (198.51.100.0/24 via 10.0.2.50, unresolved: ARP for that one). */
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 9), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, (uint32_t)ia);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && (is_arp_request_for(out[0], IP(10, 0, 2, 50)) ||
+			 (resolved_to(IP(10, 0, 2, 50), &eth_of(out[0])->dst_addr) &&
+			  ip_of(out[0])->dst_addr == RTE_BE32(IP(198, 51, 100, 9)))),
+	      "the stale index's packet is routed again, by its route's gateway (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	after_free = dpr_nh_quarantine_mark(R.nh);
+	dpr_nh_put(R.nh, (uint32_t)ib);
+	dpr_nh_put(R.nh, (uint32_t)ic);
+	dpr_nh_quarantine_release(R.nh, after_free);
+	CHECK_EQ(dpr_nh_get(R.nh, &b, 1), ia); /* free again, and first in line */
+	dpr_nh_put(R.nh, (uint32_t)ia);
+	dpr_nh_set_quarantine(R.nh, false);
+	neigh_ok("quarantine off");
+	drop_sent();
+}
+
+/*
+ * dpr issue 50 case 6: packets held for a neighbour leave before the newer
+ * packets of their flow. Once the answer comes, the held packets leave by
+ * it at once, but the next hop stays unresolved for workers until the
+ * control thread has read its exception rings empty: what a worker queued
+ * meanwhile leaves after them, through the control thread too; only then
+ * does the word turn FORWARD, with nothing of the flow left behind.
+ */
+static void
+test_ordered_release(void)
+{
+	const struct rte_ether_addr h = host_mac(IP(10, 0, 2, 90));
+	struct rte_mbuf *out[8], *all[8];
+	unsigned int n, i, k = 0, ok = 0;
+
+	drop_sent();
+	dpr_neigh_set_ordered_release(R.neigh, true);
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 90), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, nh_of(IP(10, 0, 2, 90)));
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && is_arp_request_for(out[0], IP(10, 0, 2, 90)), "ARP for 10.0.2.90");
+	rte_pktmbuf_free_bulk(out, n);
+	arp_in(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 90), IP(10, 0, 2, 1));
+	CHECK(word_of(IP(10, 0, 2, 90)).kind == DPR_NH_KIND_UNRESOLVED,
+	      "answered, but not yet FORWARD for workers (kind %u)", word_of(IP(10, 0, 2, 90)).kind);
+	k += sent(1, all + k, RTE_DIM(all) - k);
+	CHECK_EQ(k, 1); /* the held packet, at once */
+	/* Queued by a worker behind the answer, packets 1 and 2. */
+	for (i = 1; i < 3; i++) {
+		struct rte_mbuf *m = mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 90), 64, NULL,
+					    0, 16, 0);
+
+		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+					sizeof(struct rte_ether_hdr))->packet_id =
+			rte_cpu_to_be_16((uint16_t)i);
+		inject(m, DPR_EXC_UNRESOLVED, 0, nh_of(IP(10, 0, 2, 90)));
+	}
+	CHECK(word_of(IP(10, 0, 2, 90)).kind == DPR_NH_KIND_UNRESOLVED,
+	      "still not FORWARD for workers while the rings bring packets for it");
+	k += sent(1, all + k, RTE_DIM(all) - k);
+	dpr_neigh_publish(R.neigh);
+	CHECK(resolved_to(IP(10, 0, 2, 90), &h), "published");
+	k += sent(1, all + k, RTE_DIM(all) - k);
+	for (i = 0; i < k; i++)
+		ok += ip_of(all[i])->packet_id == rte_cpu_to_be_16(i == 0 ? 0x4242 : (uint16_t)i) &&
+			rte_is_same_ether_addr(&eth_of(all[i])->dst_addr, &h);
+	CHECK(k == 3 && ok == 3, "the three leave in order, with its MAC (%u sent, %u right)", k, ok);
+	rte_pktmbuf_free_bulk(all, k);
+	neigh_ok("ordered release");
+	dpr_neigh_set_ordered_release(R.neigh, false);
+	forget_ip(IP(10, 0, 2, 90));
+}
+
+/*
+ * A packet a worker queued for a connected subnet's next hop before its
+ * host answered (and got a next hop of its own) is forwarded at once by
+ * that next hop, not held for a second resolution while the worker sends
+ * the newer packets of its flow (dpr issue 50 case 6: 0,3,4,5,1,2).
+ */
+static void
+test_subnet_packet_after_answer(void)
+{
+	const struct rte_ether_addr h = host_mac(IP(10, 0, 2, 91));
+	uint32_t subnet = nh_of(IP(10, 0, 2, 91));
+	struct rte_mbuf *out[8];
+	unsigned int n;
+
+	drop_sent();
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 91), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, subnet);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && is_arp_request_for(out[0], IP(10, 0, 2, 91)), "ARP for 10.0.2.91");
+	rte_pktmbuf_free_bulk(out, n);
+	arp_in(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 91), IP(10, 0, 2, 1));
+	n = sent(1, out, RTE_DIM(out));
+	CHECK_EQ(n, 1); /* the held packet */
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK(nh_of(IP(10, 0, 2, 91)) != subnet, "10.0.2.91 has a next hop of its own");
+	/* Queued by a worker before that: it names the subnet's next hop. */
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 91), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, subnet);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && !is_arp_request_for(out[0], IP(10, 0, 2, 91)) &&
+	      rte_is_same_ether_addr(&eth_of(out[0])->dst_addr, &h),
+	      "it leaves at once, to 10.0.2.91's MAC, no second ARP (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	neigh_ok("subnet packet after the answer");
+	forget_ip(IP(10, 0, 2, 91));
 }
 
 /*
@@ -728,11 +1083,12 @@ main(int argc, char **argv)
 	pool = rte_pktmbuf_pool_create("test_exc", POOL_SIZE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	if (pool == NULL || test_router_init(&R, config_text, "test_exception") < 0)
 		return EXIT_FAILURE;
-	R.n_ports = 2;
+	R.n_ports = N_PORTS;
 	R.n_workers = 0;
 	R.pools[0] = pool;
 	R.port_dp = rte_zmalloc(NULL, sizeof(*R.port_dp) * DPR_MAX_PORTS, 0);
-	if (R.port_dp == NULL || port_on_ring(0) < 0 || port_on_ring(1) < 0)
+	if (R.port_dp == NULL || port_on_ring(0) < 0 || port_on_ring(1) < 0 ||
+	    port_on_ring(2) < 0 || port_on_ring(3) < 0)
 		return EXIT_FAILURE;
 	R.exc = dpr_exc_create(&R);
 	if (R.exc == NULL)
@@ -749,6 +1105,12 @@ main(int argc, char **argv)
 	test_fragment_trailer();
 	test_slow_path_l2_broadcast();
 	test_options();
+	test_arp_learning_policy();
+	test_address_conflict();
+	test_budget_gateways();
+	test_quarantine();
+	test_ordered_release();
+	test_subnet_packet_after_answer();
 	test_learned_budget();
 
 	drop_sent();

@@ -568,12 +568,14 @@ test_na_and_resolution(void)
 	const struct rte_ether_addr h77 = {{ 0x02, 0xaa, 0, 0, 0x02, 0x77 }};
 	const struct rte_ether_addr h50b = {{ 0x02, 0xbb, 0, 0, 0x01, 0x50 }};
 	const struct rte_ether_addr h50c = {{ 0x02, 0xcc, 0, 0, 0x01, 0x50 }};
+	const struct rte_ether_addr h50 = {{ 0x02, 0xaa, 0, 0, 0x01, 0x50 }};
 	struct rte_ether_addr sn_mac = mcast_mac("ff02::1:ff00:77");
 	struct dpr_ip h60_ip = ip6("2001:db8:1::60");
 	struct rte_mbuf *out[8];
 	const uint8_t *f, *o;
 	unsigned int n, i, base = pool_in_use(), data_ok;
 	union dpr_nh_word w;
+	uint64_t stale;
 
 	drop_sent();
 	/* Unsolicited, for a host the router never heard of. */
@@ -631,22 +633,52 @@ test_na_and_resolution(void)
 	      "2001:db8:2::77 resolved");
 
 	/*
-	 * 7.2.5 on an entry that exists (2001:db8:1::50, learned from its NS):
-	 * an NA with O=1 and a new link-layer address updates it; with O=0 and
-	 * a different one it MUST NOT ("the received advertisement should be
-	 * ignored and MUST NOT update the cache", or at most the entry goes
-	 * STALE).
+	 * 7.2.5 on an entry that exists (2001:db8:1::50, learned from its NS,
+	 * MAC h50): an advertisement with another link-layer address that
+	 * does not answer a solicitation of ours, override or not, never
+	 * replaces it: the entry goes STALE, keeps h50, and is probed there
+	 * by a unicast NS (7.3.3). RFC 4861 would take an unsolicited one with
+	 * O=1; dpr does not (dpr issue 50 case 6, docs/security.md).
 	 */
+	stale = counter(NULL, "neighbor_stale_probed");
 	na_in(0, &h50b, "2001:db8:1::50", "ff02::1", "2001:db8:1::50", &h50b, false, true, GOOD);
 	w = route_word("2001:db8:1::50");
-	CHECK(w.kind == DPR_NH_KIND_FORWARD && rte_is_same_ether_addr(&w.mac, &h50b),
-	      "RFC 4861 7.2.5: an NA with O=1 updates a known neighbour's MAC");
+	CHECK(w.kind == DPR_NH_KIND_FORWARD && rte_is_same_ether_addr(&w.mac, &h50),
+	      "an unsolicited NA with O=1 and another MAC keeps the known one (now %02x:..:%02x)",
+	      w.mac.addr_bytes[1], w.mac.addr_bytes[5]);
+	CHECK_EQ(counter(NULL, "neighbor_stale_probed"), stale + 1);
 	na_in(0, &h50c, "2001:db8:1::50", "2001:db8:1::1", "2001:db8:1::50", &h50c, true, false,
 	      GOOD);
 	w = route_word("2001:db8:1::50");
+	CHECK(w.kind == DPR_NH_KIND_FORWARD && rte_is_same_ether_addr(&w.mac, &h50),
+	      "RFC 4861 7.2.5: an NA with O=0 and another link-layer address MUST NOT change the cached one (now %02x:..:%02x)",
+	      w.mac.addr_bytes[1], w.mac.addr_bytes[5]);
+	dpr_exc_timers(R.exc);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && is_icmp6(out[0], DPR_ICMP6_NEIGH_SOLICIT),
+	      "RFC 4861 7.3.3: the stale entry is probed at once (%u sent)", n);
+	if (n == 1) {
+		f = F(out[0]);
+		CHECK(mac_at(f, &h50) && same6(f + F_DST, "2001:db8:1::50") &&
+		      same6(f + F_L4 + 8, "2001:db8:1::50"),
+		      "RFC 4861 7.3.3: a unicast NS to the cached MAC and the address itself");
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	/* The neighbour answers its probe: reachable again, same MAC. */
+	na_in(0, &h50, "2001:db8:1::50", "2001:db8:1::1", "2001:db8:1::50", &h50, true, true, GOOD);
+	w = route_word("2001:db8:1::50");
+	CHECK(w.kind == DPR_NH_KIND_FORWARD && rte_is_same_ether_addr(&w.mac, &h50),
+	      "the answer to the probe keeps the neighbour");
+	/* While probing, a solicited NA with O=1 and a new MAC is the answer
+	 * RFC 4861 7.2.5 lets replace it. */
+	na_in(0, &h50b, "2001:db8:1::50", "ff02::1", "2001:db8:1::50", &h50b, false, true, GOOD);
+	dpr_exc_timers(R.exc);
+	drop_sent();
+	na_in(0, &h50b, "2001:db8:1::50", "2001:db8:1::1", "2001:db8:1::50", &h50b, true, true,
+	      GOOD);
+	w = route_word("2001:db8:1::50");
 	CHECK(w.kind == DPR_NH_KIND_FORWARD && rte_is_same_ether_addr(&w.mac, &h50b),
-	      "RFC 4861 7.2.5: an NA with O=0 and another link-layer address MUST NOT change the cached one (now %02x:%02x:...:%02x)",
-	      w.mac.addr_bytes[0], w.mac.addr_bytes[1], w.mac.addr_bytes[5]);
+	      "RFC 4861 7.2.5: a solicited NA with O=1 answering our probe updates the MAC");
 	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
 	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
 	CHECK_EQ(pool_in_use(), base);
