@@ -258,10 +258,11 @@ int
 dpr_neigh_check(const struct dpr_neigh *n, char *err, size_t len)
 {
 	static const struct rte_ether_addr zero;
-	uint32_t idx, counted = 0;
+	uint32_t idx, counted = 0, end = dpr_nh_index_end(n->r->nh);
 	const char *bad;
 
-	for (idx = 0; idx < DPR_NH_MAX; idx++) {
+	/* Past the end no index was ever handed out, nor written here. */
+	for (idx = 0; idx < end; idx++) {
 		const struct dpr_nh_info *info = dpr_nh_info(n->r->nh, idx);
 
 		counted += n->counted[idx];
