@@ -692,12 +692,20 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 		return;
 	}
 
+	/* Answered, not yet published: the first answer stands (as the lock
+	 * would have it once published, within a second). */
+	if (p != NULL && p->answered) {
+		if (p->mac_port != port || !rte_is_same_ether_addr(&p->mac, mac))
+			n->c.neighbor_mac_change_locked++;
+		return;
+	}
+
 	/*
 	 * Unknown, or a next hop nobody has resolved yet: only a request for
 	 * one of our addresses (RFC 826; RFC 4861 7.2.3) or the answer to our
-	 * own request (a late one too) makes an entry. An unsolicited reply or advertisement
-	 * does not (Linux's arp_accept 0): whoever sends one first would
-	 * otherwise own any address the router has not asked for.
+	 * own request (a late one too) makes an entry. An unsolicited reply
+	 * or advertisement does not (Linux's arp_accept 0): whoever sends one
+	 * first would otherwise own any address the router has not asked for.
 	 */
 	if (!(h->msg == DPR_NEIGH_REQUEST && h->for_us) && p == NULL)
 		return;
@@ -979,7 +987,8 @@ dpr_neigh_timers(struct dpr_neigh *n)
 	for (i = 0; i < PENDING_MAX && n->n_pending > 0; i++) {
 		struct pending *p = &n->pending[i];
 
-		if (!p->used || now < p->next)
+		/* An answered entry waits for its publication, not a retry. */
+		if (!p->used || p->answered || now < p->next)
 			continue;
 		if (p->failed_until != 0) {
 			p->used = false;

@@ -540,6 +540,7 @@ static void
 test_ordered_release(void)
 {
 	const struct rte_ether_addr h = host_mac(IP(10, 0, 2, 90));
+	const struct rte_ether_addr evil = {{ 0x02, 0xee, 0, 0, 0, 0x03 }};
 	struct rte_mbuf *out[8], *all[8];
 	unsigned int n, i, k = 0, ok = 0;
 
@@ -555,6 +556,10 @@ test_ordered_release(void)
 	      "answered, but not yet FORWARD for workers (kind %u)", word_of(IP(10, 0, 2, 90)).kind);
 	k += sent(1, all + k, RTE_DIM(all) - k);
 	CHECK_EQ(k, 1); /* the held packet, at once */
+	/* A second answer, another MAC, before the first is published: the
+	 * first stands. */
+	arp_in_mac(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 90), IP(10, 0, 2, 1), &evil);
+	neigh_ok("a second answer");
 	/* Queued by a worker behind the answer, packets 1 and 2. */
 	for (i = 1; i < 3; i++) {
 		struct rte_mbuf *m = mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 90), 64, NULL,
