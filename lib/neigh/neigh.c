@@ -154,11 +154,18 @@ static void
 refs_changed(void *ctx, uint32_t idx, uint32_t refcnt)
 {
 	struct dpr_neigh *n = ctx;
+	unsigned int i;
 
 	if (refcnt != 0) {
 		budget_update(n, idx, refcnt);
 		return;
 	}
+	/* An answer kept from workers names it: nothing to publish now. */
+	for (i = 0; i < PENDING_MAX && n->n_answered > 0; i++)
+		if (n->pending[i].used && n->pending[i].answered && n->pending[i].idx == idx) {
+			n->pending[i].answered = false;
+			n->n_answered--;
+		}
 	n->learned[idx] = false;
 	budget_update(n, idx, 0);
 	n->confirmed[idx] = 0;
@@ -290,6 +297,25 @@ dpr_neigh_check(const struct dpr_neigh *n, char *err, size_t len)
 	if (counted != n->n_learned) {
 		snprintf(err, len, "n_learned is %u but %u entries are counted", n->n_learned,
 			 counted);
+		return -EINVAL;
+	}
+	for (idx = 0, counted = 0; idx < PENDING_MAX; idx++) {
+		const struct pending *p = &n->pending[idx];
+		const struct dpr_nh_info *info;
+
+		if (!p->used || !p->answered)
+			continue;
+		counted++;
+		info = dpr_nh_info(n->r->nh, p->idx);
+		if (info == NULL || !dpr_ip_equal(&info->ip, &p->ip)) {
+			snprintf(err, len, "pending entry %u is answered for next hop %u, %s", idx,
+				 p->idx, info == NULL ? "which is free" : "another address's");
+			return -EINVAL;
+		}
+	}
+	if (counted != n->n_answered) {
+		snprintf(err, len, "n_answered is %u but %u pending entries are answered",
+			 n->n_answered, counted);
 		return -EINVAL;
 	}
 	return 0;
