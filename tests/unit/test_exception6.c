@@ -11,7 +11,8 @@
  *
  * p0 2001:db8:1::1/64, 2001:db8:11::1/64 (02:00:00:00:01:01), MTU 1480,
  *    router advertisements with the defaults;
- * p1 2001:db8:2::1/64 (02:00:00:00:02:01), MTU 1400;
+ * p1 2001:db8:2::1/64 (02:00:00:00:02:01), MTU 1400, neighbor_learning
+ *    ignore_gratuitous;
  * p2 2001:db8:3::1/64 (02:00:00:00:03:01), transparent, its TAP a ring too;
  * each port also has its link-local address from its MAC, as dpr's main()
  * adds it. Static neighbours 2001:db8:1::2 on p0 and 2001:db8:2::2 on p1;
@@ -61,7 +62,7 @@ static const char config_text[] =
 	"  \"addresses\": [\"2001:db8:1::1/64\", \"2001:db8:11::1/64\"],"
 	"  \"router_advertisements\": {}},"
 	" {\"name\": \"p1\", \"device\": \"net_null1\", \"mac\": \"02:00:00:00:02:01\", \"mtu\": 1400,"
-	"  \"addresses\": [\"2001:db8:2::1/64\"]},"
+	"  \"addresses\": [\"2001:db8:2::1/64\"], \"neighbor_learning\": \"ignore_gratuitous\"},"
 	" {\"name\": \"p2\", \"device\": \"net_null2\", \"mac\": \"02:00:00:00:03:01\","
 	"  \"addresses\": [\"2001:db8:3::1/64\"], \"transparent\": true}],"
 	" \"neighbors\": [{\"address\": \"2001:db8:1::2\", \"mac\": \"02:00:00:00:01:02\"},"
@@ -705,6 +706,41 @@ test_na_and_resolution(void)
 	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
 	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
 	CHECK_EQ(pool_in_use(), base);
+}
+
+/*
+ * neighbor_learning ignore_gratuitous (p1): an unsolicited advertisement
+ * with another MAC is ignored altogether: the entry keeps its MAC and is
+ * not even probed.
+ */
+static void
+test_ignore_gratuitous6(void)
+{
+	const struct rte_ether_addr h61 = {{ 0x02, 0xaa, 0, 0, 0x02, 0x61 }};
+	const struct rte_ether_addr evil = {{ 0x02, 0xee, 0, 0, 0x02, 0x61 }};
+	struct dpr_ip ip = ip6("2001:db8:2::61");
+	uint64_t ignored = counter(NULL, "neighbor_ignored");
+	uint64_t stale = counter(NULL, "neighbor_stale_probed");
+	union dpr_nh_word w;
+
+	drop_sent();
+	ns_in(1, &h61, "2001:db8:2::61", "2001:db8:2::1", true, GOOD);
+	w = route_word("2001:db8:2::61");
+	CHECK(w.kind == DPR_NH_KIND_FORWARD && rte_is_same_ether_addr(&w.mac, &h61),
+	      "p1: 2001:db8:2::61 learned from its NS");
+	drop_sent();
+	na_in(1, &evil, "2001:db8:2::61", "ff02::1", "2001:db8:2::61", &evil, false, true, GOOD);
+	neigh_ok("an unsolicited NA on an ignore_gratuitous port");
+	w = route_word("2001:db8:2::61");
+	CHECK(w.kind == DPR_NH_KIND_FORWARD && rte_is_same_ether_addr(&w.mac, &h61),
+	      "ignore_gratuitous: the known MAC stays");
+	CHECK_EQ(counter(NULL, "neighbor_ignored"), ignored + 1);
+	CHECK_EQ(counter(NULL, "neighbor_stale_probed"), stale);
+	dpr_exc_timers(R.exc);
+	CHECK_EQ(rte_ring_count(txr[1]), 0); /* no probe */
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip, -1), 0);
+	neigh_ok("neigh.del");
+	drop_sent();
 }
 
 /*
@@ -1354,6 +1390,7 @@ main(int argc, char **argv)
 	test_ns_for_us();
 	test_ndp_invalid();
 	test_na_and_resolution();
+	test_ignore_gratuitous6();
 	test_dad();
 	test_echo();
 	test_errors();
