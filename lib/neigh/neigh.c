@@ -154,11 +154,18 @@ static void
 refs_changed(void *ctx, uint32_t idx, uint32_t refcnt)
 {
 	struct dpr_neigh *n = ctx;
+	unsigned int i;
 
 	if (refcnt != 0) {
 		budget_update(n, idx, refcnt);
 		return;
 	}
+	/* An answer kept from workers names it: nothing to publish now. */
+	for (i = 0; i < PENDING_MAX && n->n_answered > 0; i++)
+		if (n->pending[i].used && n->pending[i].answered && n->pending[i].idx == idx) {
+			n->pending[i].answered = false;
+			n->n_answered--;
+		}
 	n->learned[idx] = false;
 	budget_update(n, idx, 0);
 	n->confirmed[idx] = 0;
@@ -291,6 +298,25 @@ dpr_neigh_check(const struct dpr_neigh *n, char *err, size_t len)
 	if (counted != n->n_learned) {
 		snprintf(err, len, "n_learned is %u but %u entries are counted", n->n_learned,
 			 counted);
+		return -EINVAL;
+	}
+	for (idx = 0, counted = 0; idx < PENDING_MAX; idx++) {
+		const struct pending *p = &n->pending[idx];
+		const struct dpr_nh_info *info;
+
+		if (!p->used || !p->answered)
+			continue;
+		counted++;
+		info = dpr_nh_info(n->r->nh, p->idx);
+		if (info == NULL || !dpr_ip_equal(&info->ip, &p->ip)) {
+			snprintf(err, len, "pending entry %u is answered for next hop %u, %s", idx,
+				 p->idx, info == NULL ? "which is free" : "another address's");
+			return -EINVAL;
+		}
+	}
+	if (counted != n->n_answered) {
+		snprintf(err, len, "n_answered is %u but %u pending entries are answered",
+			 n->n_answered, counted);
 		return -EINVAL;
 	}
 	return 0;
@@ -693,12 +719,20 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 		return;
 	}
 
+	/* Answered, not yet published: the first answer stands (as the lock
+	 * would have it once published, within a second). */
+	if (p != NULL && p->answered) {
+		if (p->mac_port != port || !rte_is_same_ether_addr(&p->mac, mac))
+			n->c.neighbor_mac_change_locked++;
+		return;
+	}
+
 	/*
 	 * Unknown, or a next hop nobody has resolved yet: only a request for
 	 * one of our addresses (RFC 826; RFC 4861 7.2.3) or the answer to our
-	 * own request (a late one too) makes an entry. An unsolicited reply or advertisement
-	 * does not (Linux's arp_accept 0): whoever sends one first would
-	 * otherwise own any address the router has not asked for.
+	 * own request (a late one too) makes an entry. An unsolicited reply
+	 * or advertisement does not (Linux's arp_accept 0): whoever sends one
+	 * first would otherwise own any address the router has not asked for.
 	 */
 	if (!(h->msg == DPR_NEIGH_REQUEST && h->for_us) && p == NULL)
 		return;
@@ -983,7 +1017,8 @@ dpr_neigh_timers(struct dpr_neigh *n)
 	for (i = 0; i < PENDING_MAX && n->n_pending > 0; i++) {
 		struct pending *p = &n->pending[i];
 
-		if (!p->used || now < p->next)
+		/* An answered entry waits for its publication, not a retry. */
+		if (!p->used || p->answered || now < p->next)
 			continue;
 		if (p->failed_until != 0) {
 			p->used = false;

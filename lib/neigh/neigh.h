@@ -195,7 +195,9 @@ unsigned int dpr_neigh_refs_held(const struct dpr_neigh *n, uint32_t idx);
  * (dpr_nh_info() NULL) has all of them clear (learned, counted, confirmed,
  * probes, changed, static_ref, parked MAC/port: every one); an index in
  * use is counted in the budget exactly when it is learned and only its
- * host route holds it; and n_learned equals the number counted.
+ * host route holds it; n_learned equals the number counted; and every
+ * answer kept from workers (dpr_neigh_set_ordered_release()) names a next
+ * hop in use with its address.
  * @return 0, or -EINVAL with a message naming the index and the table in
  *   @p err.
  */

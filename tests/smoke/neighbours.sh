@@ -159,6 +159,7 @@ check "10.77.3.5, which never answered, is not resolved with 10.77.2.2's MAC" \
 check "  nor is 02:00:00:00:77:02 anywhere" bash -c "! '$DPRCTL' -s '$SOCK' neigh list | grep -q 02:00:00:00:77:02"
 check "10.0.2.9 did not come back with the link" is absent neigh 10.0.2.9 state
 stop_dpr
+check_accounting
 
 # --- neighbor_learning: ignore_gratuitous on p0, static_only on p1 ------------------------
 config ', "neighbor_learning": "ignore_gratuitous"' ', "neighbor_learning": "static_only"'
@@ -183,4 +184,5 @@ check "  h2's ARP request for the router: answered" wait_for 5 saw h2.frames \
 	"^arp 2 02:00:00:00:02:02 02:00:00:00:02:01 02:00:00:00:02:01 10.0.2.1 02:00:00:00:02:02 10.0.2.2$"
 check "  but not learned" is absent neigh 10.0.2.2 state
 stop_dpr
+check_accounting
 finish

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_arp.h>
 #include <rte_eal.h>
@@ -36,6 +37,35 @@
 #include "test.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
+
+/*
+ * The control thread's clock (dpr_clock_now(), CLOCK_MONOTONIC) runs
+ * clock_skew_ns ahead: the tests move it past a lock or an aging time at
+ * once, with no sleeping and no race (the link wraps clock_gettime).
+ */
+static uint64_t clock_skew_ns;
+int __real_clock_gettime(clockid_t id, struct timespec *ts);
+int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
+
+int
+__wrap_clock_gettime(clockid_t id, struct timespec *ts)
+{
+	uint64_t ns;
+	int ret = __real_clock_gettime(id, ts);
+
+	if (ret != 0 || id != CLOCK_MONOTONIC || clock_skew_ns == 0)
+		return ret;
+	ns = (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec + clock_skew_ns;
+	ts->tv_sec = (time_t)(ns / 1000000000u);
+	ts->tv_nsec = (long)(ns % 1000000000u);
+	return 0;
+}
+
+static void
+clock_forward_ms(uint64_t ms)
+{
+	clock_skew_ns += ms * 1000000u;
+}
 #define LEARNED_MAX 8
 #define POOL_SIZE 2047
 
@@ -355,8 +385,8 @@ test_arp_learning_policy(void)
 	neigh_ok("learned two");
 	drop_sent();
 
-	/* Past the lock time (a bound, not a race: only a later clock). */
-	rte_delay_ms(1100);
+	/* Past the lock time. */
+	clock_forward_ms(1100);
 	arp_in_mac(2, RTE_ARP_OP_REQUEST, IP(10, 0, 5, 7), IP(10, 0, 5, 7), &evil);
 	arp_in_mac(2, RTE_ARP_OP_REPLY, IP(10, 0, 5, 7), IP(10, 0, 5, 1), &evil);
 	CHECK(resolved_to(IP(10, 0, 5, 7), &h7),
@@ -540,6 +570,7 @@ static void
 test_ordered_release(void)
 {
 	const struct rte_ether_addr h = host_mac(IP(10, 0, 2, 90));
+	const struct rte_ether_addr evil = {{ 0x02, 0xee, 0, 0, 0, 0x03 }};
 	struct rte_mbuf *out[8], *all[8];
 	unsigned int n, i, k = 0, ok = 0;
 
@@ -555,6 +586,10 @@ test_ordered_release(void)
 	      "answered, but not yet FORWARD for workers (kind %u)", word_of(IP(10, 0, 2, 90)).kind);
 	k += sent(1, all + k, RTE_DIM(all) - k);
 	CHECK_EQ(k, 1); /* the held packet, at once */
+	/* A second answer, another MAC, before the first is published: the
+	 * first stands. */
+	arp_in_mac(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 90), IP(10, 0, 2, 1), &evil);
+	neigh_ok("a second answer");
 	/* Queued by a worker behind the answer, packets 1 and 2. */
 	for (i = 1; i < 3; i++) {
 		struct rte_mbuf *m = mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 90), 64, NULL,
@@ -616,6 +651,72 @@ test_subnet_packet_after_answer(void)
 	rte_pktmbuf_free_bulk(out, n);
 	neigh_ok("subnet packet after the answer");
 	forget_ip(IP(10, 0, 2, 91));
+}
+
+/*
+ * dpr issue 50 case 6: a learned neighbour heard from 30 s ago is probed
+ * with ARP requests sent unicast to its known MAC (RFC 1122 2.3.2.1, RFC
+ * 4861 7.3.3 for NDP), not broadcast where whoever claims the address
+ * could answer; an answer keeps it, three unanswered probes forget it.
+ */
+/* ARP requests sent on p0 now: for 10.0.1.70 to @p mac into *@p hit, broadcast into *@p bcast. */
+static void
+probes_sent(const struct rte_ether_addr *mac, unsigned int *hit, unsigned int *bcast)
+{
+	struct rte_mbuf *out[64];
+	struct dpr_arp a;
+	unsigned int n, i;
+
+	*hit = *bcast = 0;
+	n = sent(0, out, RTE_DIM(out));
+	for (i = 0; i < n; i++) {
+		if (dpr_arp_parse(out[i], &a) < 0 || a.op != RTE_ARP_OP_REQUEST)
+			continue;
+		*bcast += rte_is_same_ether_addr(&eth_of(out[i])->dst_addr, &mac_bcast);
+		*hit += a.tip == IP(10, 0, 1, 70) &&
+			rte_is_same_ether_addr(&eth_of(out[i])->dst_addr, mac);
+	}
+	rte_pktmbuf_free_bulk(out, n);
+}
+
+static void
+test_unicast_probes(void)
+{
+	const struct rte_ether_addr h = host_mac(IP(10, 0, 1, 70));
+	uint64_t expired = exc_counter("neighbors_expired");
+	unsigned int hit, bcast, i;
+
+	drop_sent();
+	arp_in(0, RTE_ARP_OP_REQUEST, IP(10, 0, 1, 70), IP(10, 0, 1, 1));
+	CHECK(resolved_to(IP(10, 0, 1, 70), &h), "10.0.1.70 learned");
+	drop_sent();
+	clock_forward_ms(30100);
+	dpr_exc_timers(R.exc);
+	probes_sent(&h, &hit, &bcast);
+	CHECK(hit == 1 && bcast == 0,
+	      "30 s on: an ARP request for 10.0.1.70 unicast to its MAC (%u), none broadcast (%u)",
+	      hit, bcast);
+	CHECK(exc_counter("arp_probes_sent") >= 1, "counted arp_probes_sent");
+	/* It answers: kept, and not probed again before another 30 s. */
+	arp_in(0, RTE_ARP_OP_REPLY, IP(10, 0, 1, 70), IP(10, 0, 1, 1));
+	clock_forward_ms(1100);
+	dpr_exc_timers(R.exc);
+	probes_sent(&h, &hit, &bcast);
+	CHECK(hit == 0 && resolved_to(IP(10, 0, 1, 70), &h), "the answer to its probe keeps it");
+	neigh_ok("a probe answered");
+	/* Silent: three unicast probes a second apart, then forgotten. */
+	clock_forward_ms(30000);
+	for (i = 0; i < 4; i++) {
+		dpr_exc_timers(R.exc);
+		probes_sent(&h, &hit, &bcast);
+		CHECK(hit == (i < 3) && bcast == 0, "probe %u: %u to its MAC, %u broadcast", i + 1,
+		      hit, bcast);
+		clock_forward_ms(1100);
+	}
+	CHECK(word_of(IP(10, 0, 1, 70)).kind == 0, "three unanswered probes forget it");
+	CHECK(exc_counter("neighbors_expired") > expired, "counted neighbors_expired");
+	neigh_ok("aged out");
+	drop_sent();
 }
 
 /*
@@ -1111,6 +1212,7 @@ main(int argc, char **argv)
 	test_quarantine();
 	test_ordered_release();
 	test_subnet_packet_after_answer();
+	test_unicast_probes();
 	test_learned_budget();
 
 	drop_sent();

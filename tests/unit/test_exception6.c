@@ -11,7 +11,8 @@
  *
  * p0 2001:db8:1::1/64, 2001:db8:11::1/64 (02:00:00:00:01:01), MTU 1480,
  *    router advertisements with the defaults;
- * p1 2001:db8:2::1/64 (02:00:00:00:02:01), MTU 1400;
+ * p1 2001:db8:2::1/64 (02:00:00:00:02:01), MTU 1400, neighbor_learning
+ *    ignore_gratuitous;
  * p2 2001:db8:3::1/64 (02:00:00:00:03:01), transparent, its TAP a ring too;
  * each port also has its link-local address from its MAC, as dpr's main()
  * adds it. Static neighbours 2001:db8:1::2 on p0 and 2001:db8:2::2 on p1;
@@ -61,7 +62,7 @@ static const char config_text[] =
 	"  \"addresses\": [\"2001:db8:1::1/64\", \"2001:db8:11::1/64\"],"
 	"  \"router_advertisements\": {}},"
 	" {\"name\": \"p1\", \"device\": \"net_null1\", \"mac\": \"02:00:00:00:02:01\", \"mtu\": 1400,"
-	"  \"addresses\": [\"2001:db8:2::1/64\"]},"
+	"  \"addresses\": [\"2001:db8:2::1/64\"], \"neighbor_learning\": \"ignore_gratuitous\"},"
 	" {\"name\": \"p2\", \"device\": \"net_null2\", \"mac\": \"02:00:00:00:03:01\","
 	"  \"addresses\": [\"2001:db8:3::1/64\"], \"transparent\": true}],"
 	" \"neighbors\": [{\"address\": \"2001:db8:1::2\", \"mac\": \"02:00:00:00:01:02\"},"
@@ -416,6 +417,15 @@ c6(const char *name)
 	return counter("ipv6", name);
 }
 
+/* The neighbour module's side tables agree with the next-hop table. */
+static void
+neigh_ok(const char *step)
+{
+	char err[160] = "";
+
+	CHECK(dpr_neigh_check(R.neigh, err, sizeof(err)) == 0, "after %s: %s", step, err);
+}
+
 /* The next hop a lookup of @p s finds now. */
 static union dpr_nh_word
 route_word(const char *s)
@@ -461,6 +471,7 @@ check_na(const struct rte_mbuf *m, unsigned int port, const char *dst,
 static void
 test_ns_for_us(void)
 {
+	const struct rte_ether_addr evil = {{ 0x02, 0xee, 0, 0, 0, 0x99 }};
 	const struct rte_ether_addr h50 = {{ 0x02, 0xaa, 0, 0, 0x01, 0x50 }};
 	const struct rte_ether_addr h99 = {{ 0x02, 0xaa, 0, 0, 0x01, 0x99 }};
 	const struct rte_ether_addr h52 = {{ 0x02, 0xaa, 0, 0, 0x01, 0x52 }};
@@ -497,6 +508,16 @@ test_ns_for_us(void)
 	 * route uses as its gateway (2001:db8:99::/48 via fe80::99). */
 	CHECK(route_word("2001:db8:99::1").kind == DPR_NH_KIND_UNRESOLVED,
 	      "fe80::99 unresolved to begin with");
+	/* dpr issue 50 case 6: advertisements nobody asked for, one claiming
+	 * to be solicited, do not give the gateway to their sender (RFC 4861
+	 * 7.2.5: no entry is being resolved). */
+	na_in(0, &evil, "fe80::99", "ff02::1", "fe80::99", &evil, false, true, GOOD);
+	neigh_ok("an unsolicited NA for a gateway");
+	na_in(0, &evil, "fe80::99", ll_p[0], "fe80::99", &evil, true, true, GOOD);
+	neigh_ok("an NA claiming S for a gateway");
+	CHECK(route_word("2001:db8:99::1").kind == DPR_NH_KIND_UNRESOLVED,
+	      "unsolicited NAs leave the gateway fe80::99 unresolved");
+	drop_sent();
 	ns_in(0, &h99, "fe80::99", ll_p[0], true, GOOD);
 	n = sent(0, out, RTE_DIM(out));
 	CHECK(n == 1 && is_icmp6(out[0], DPR_ICMP6_NEIGH_ADVERT),
@@ -647,6 +668,7 @@ test_na_and_resolution(void)
 	      "an unsolicited NA with O=1 and another MAC keeps the known one (now %02x:..:%02x)",
 	      w.mac.addr_bytes[1], w.mac.addr_bytes[5]);
 	CHECK_EQ(counter(NULL, "neighbor_stale_probed"), stale + 1);
+	neigh_ok("an unsolicited override NA with another MAC");
 	na_in(0, &h50c, "2001:db8:1::50", "2001:db8:1::1", "2001:db8:1::50", &h50c, true, false,
 	      GOOD);
 	w = route_word("2001:db8:1::50");
@@ -654,6 +676,7 @@ test_na_and_resolution(void)
 	      "RFC 4861 7.2.5: an NA with O=0 and another link-layer address MUST NOT change the cached one (now %02x:..:%02x)",
 	      w.mac.addr_bytes[1], w.mac.addr_bytes[5]);
 	dpr_exc_timers(R.exc);
+	neigh_ok("the probe");
 	n = sent(0, out, RTE_DIM(out));
 	CHECK(n == 1 && is_icmp6(out[0], DPR_ICMP6_NEIGH_SOLICIT),
 	      "RFC 4861 7.3.3: the stale entry is probed at once (%u sent)", n);
@@ -679,9 +702,45 @@ test_na_and_resolution(void)
 	w = route_word("2001:db8:1::50");
 	CHECK(w.kind == DPR_NH_KIND_FORWARD && rte_is_same_ether_addr(&w.mac, &h50b),
 	      "RFC 4861 7.2.5: a solicited NA with O=1 answering our probe updates the MAC");
+	neigh_ok("the answer to the probe");
 	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
 	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
 	CHECK_EQ(pool_in_use(), base);
+}
+
+/*
+ * neighbor_learning ignore_gratuitous (p1): an unsolicited advertisement
+ * with another MAC is ignored altogether: the entry keeps its MAC and is
+ * not even probed.
+ */
+static void
+test_ignore_gratuitous6(void)
+{
+	const struct rte_ether_addr h61 = {{ 0x02, 0xaa, 0, 0, 0x02, 0x61 }};
+	const struct rte_ether_addr evil = {{ 0x02, 0xee, 0, 0, 0x02, 0x61 }};
+	struct dpr_ip ip = ip6("2001:db8:2::61");
+	uint64_t ignored = counter(NULL, "neighbor_ignored");
+	uint64_t stale = counter(NULL, "neighbor_stale_probed");
+	union dpr_nh_word w;
+
+	drop_sent();
+	ns_in(1, &h61, "2001:db8:2::61", "2001:db8:2::1", true, GOOD);
+	w = route_word("2001:db8:2::61");
+	CHECK(w.kind == DPR_NH_KIND_FORWARD && rte_is_same_ether_addr(&w.mac, &h61),
+	      "p1: 2001:db8:2::61 learned from its NS");
+	drop_sent();
+	na_in(1, &evil, "2001:db8:2::61", "ff02::1", "2001:db8:2::61", &evil, false, true, GOOD);
+	neigh_ok("an unsolicited NA on an ignore_gratuitous port");
+	w = route_word("2001:db8:2::61");
+	CHECK(w.kind == DPR_NH_KIND_FORWARD && rte_is_same_ether_addr(&w.mac, &h61),
+	      "ignore_gratuitous: the known MAC stays");
+	CHECK_EQ(counter(NULL, "neighbor_ignored"), ignored + 1);
+	CHECK_EQ(counter(NULL, "neighbor_stale_probed"), stale);
+	dpr_exc_timers(R.exc);
+	CHECK_EQ(rte_ring_count(txr[1]), 0); /* no probe */
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip, -1), 0);
+	neigh_ok("neigh.del");
+	drop_sent();
 }
 
 /*
@@ -1331,6 +1390,7 @@ main(int argc, char **argv)
 	test_ns_for_us();
 	test_ndp_invalid();
 	test_na_and_resolution();
+	test_ignore_gratuitous6();
 	test_dad();
 	test_echo();
 	test_errors();
