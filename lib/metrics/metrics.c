@@ -365,7 +365,8 @@ neigh_text(struct text *t, json_t *stats)
 			sample(t, "dpr_neighbors", "state=\"incomplete\"", v);
 		gauge(t, n, "static", "dpr_neighbors_static", "Static neighbours (config, neigh.add)");
 	}
-	gauge(t, exc, "learned", "dpr_neighbors_learned", "Next hops created by learning");
+	gauge(t, exc, "learned", "dpr_neighbors_learned",
+	      "Learned neighbours that only their host route holds (the budget's count)");
 	gauge(t, exc, "learned_max", "dpr_neighbors_learned_max",
 	      "Next hops learning may create (fib.learned_neighbors_max)");
 	gauge(t, exc, "resolving", "dpr_neighbors_resolving", "Addresses being resolved now");
