@@ -441,6 +441,38 @@ ip6_split(struct dpr_kmirror *m, const struct dpr_nl_route *r, uint8_t bad,
 	return n;
 }
 
+/*
+ * The route an IPv6 replace takes the place of (fib6_add_rt2node()): the
+ * first of its metric that is as ECMP-able as @p e, else the first of its
+ * metric; NULL when the metric has none (the replace adds).
+ */
+static struct km_route **
+ip6_replaced(struct km_prefix *p, const struct km_route *e)
+{
+	struct km_route **at, **first = NULL;
+
+	for (at = &p->routes; *at != NULL; at = &(*at)->next) {
+		if ((*at)->priority != e->priority)
+			continue;
+		if (ip6_ecmp(*at) == ip6_ecmp(e))
+			return at;
+		if (first == NULL)
+			first = at;
+	}
+	return first;
+}
+
+/* Where the replacing routes go: before the first left of the metric, or past it. */
+static struct km_route **
+ip6_replaced_pos(struct km_prefix *p, const struct km_route *e)
+{
+	struct km_route **at;
+
+	for (at = &p->routes; *at != NULL && (*at)->priority < e->priority; at = &(*at)->next)
+		;
+	return at;
+}
+
 static int
 ip6_route(struct dpr_kmirror *m, struct km_prefix *p, const struct dpr_nl_route *r,
 	  uint16_t flags, bool dump, uint8_t bad)
@@ -452,15 +484,26 @@ ip6_route(struct dpr_kmirror *m, struct km_prefix *p, const struct dpr_nl_route 
 	if (n == 0)
 		return -ENOMEM;
 	if (!dump && (flags & NLM_F_REPLACE)) {
-		/* fib6_add_rt2node(): a replace takes the place of the
-		 * metric's routes of the same kind (siblings or not). */
-		bool ecmp = ip6_ecmp(e[0]);
+		at = ip6_replaced(p, e[0]);
+		if (at != NULL) {
+			bool siblings = ip6_ecmp(*at);
 
-		for (at = &p->routes; *at != NULL;) {
-			if ((*at)->priority == r->priority && ip6_ecmp(*at) == ecmp)
-				route_unlink(m, at);
-			else
-				at = &(*at)->next;
+			route_unlink(m, at);
+			/* An ECMP route goes with all its siblings. */
+			while (siblings && *at != NULL) {
+				if ((*at)->priority == r->priority && ip6_ecmp(*at))
+					route_unlink(m, at);
+				else
+					at = &(*at)->next;
+			}
+			at = ip6_replaced_pos(p, e[0]);
+			for (i = 0; i < n; i++) {
+				if (rc == 0 && (rc = route_link(m, p, at, e[i])) == 0)
+					at = &e[i]->next;
+				else
+					free(e[i]);
+			}
+			return rc;
 		}
 	}
 	for (i = 0; i < n; i++) {
