@@ -47,6 +47,7 @@ struct km_nh {
 	uint32_t id;
 	uint32_t gen;
 	bool known;                   /* the kernel announced it (not only named by routes) */
+	bool group;                   /* a group (NHA_GROUP), even once emptied */
 	bool blackhole;
 	struct dpr_nl_nh nh;
 	unsigned int n_grp;
@@ -618,6 +619,20 @@ nh_users_dirty(struct dpr_kmirror *m, const struct km_nh *o)
 						dirty(m, e->pfx);
 }
 
+/* A group left with no member, which the kernel removes too; NULL if none. */
+static struct km_nh *
+nh_empty_group(const struct dpr_kmirror *m)
+{
+	struct km_nh *g;
+	unsigned int b;
+
+	for (b = 0; b < NH_BUCKETS; b++)
+		for (g = m->nh[b]; g != NULL; g = g->hnext)
+			if (g->known && g->group && g->n_grp == 0)
+				return g;
+	return NULL;
+}
+
 /* The kernel removed object @p o (remove_nexthop()): its routes go with it. */
 static void
 nh_remove(struct dpr_kmirror *m, struct km_nh *o)
@@ -627,8 +642,6 @@ nh_remove(struct dpr_kmirror *m, struct km_nh *o)
 	unsigned int b, i;
 
 	nh_users_dirty(m, o);
-	o->known = false;
-	o->n_grp = 0;
 	/* The kernel takes it out of its groups (remove_nh_grp_entry())
 	 * and announces them again; doing it here too keeps the mirror
 	 * right if that message was lost. */
@@ -644,8 +657,11 @@ nh_remove(struct dpr_kmirror *m, struct km_nh *o)
 			}
 		}
 	}
-	/* Its routes: IPv4's leave without an RTM_DELROUTE. */
-	o->known = true; /* held while its users go */
+	/* Its routes: IPv4's leave without an RTM_DELROUTE. The object
+	 * stays known (not freed) while they go. */
+	o->known = true;
+	o->group = false;
+	o->n_grp = 0;
 	while (o->users != NULL) {
 		struct km_route *e = o->users;
 
@@ -655,6 +671,9 @@ nh_remove(struct dpr_kmirror *m, struct km_nh *o)
 	}
 	o->known = false;
 	nh_put(m, o);
+	/* Groups it emptied go the same way (groups hold no groups). */
+	while ((g = nh_empty_group(m)) != NULL)
+		nh_remove(m, g);
 }
 
 int
@@ -673,6 +692,7 @@ dpr_kmirror_nexthop(struct dpr_kmirror *m, const struct dpr_nl_nexthop *nh, bool
 		return -ENOMEM;
 	o->known = true;
 	o->gen = m->gen;
+	o->group = nh->n_grp != 0;
 	o->blackhole = nh->blackhole;
 	o->nh = nh->nh;
 	o->n_grp = nh->n_grp;
@@ -761,14 +781,14 @@ route_paths(const struct dpr_kmirror *m, const struct km_route *e, struct dpr_km
 			s->n_paths = 0;
 			return 1;
 		}
-		if (o->n_grp == 0) {
+		if (!o->group) {
 			if (path_live(&o->nh))
 				s->paths[n++] = o->nh;
 		}
 		for (i = 0; i < o->n_grp; i++) {
 			const struct km_nh *g = nh_find(m, o->grp[i].id);
 
-			if (g == NULL || !g->known || g->blackhole || g->n_grp != 0 ||
+			if (g == NULL || !g->known || g->blackhole || g->group ||
 			    !path_live(&g->nh))
 				continue;
 			s->paths[n] = g->nh;
