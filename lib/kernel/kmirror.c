@@ -463,17 +463,6 @@ ip6_replaced(struct km_prefix *p, const struct km_route *e)
 	return first;
 }
 
-/* Where the replacing routes go: before the first left of the metric, or past it. */
-static struct km_route **
-ip6_replaced_pos(struct km_prefix *p, const struct km_route *e)
-{
-	struct km_route **at;
-
-	for (at = &p->routes; *at != NULL && (*at)->priority < e->priority; at = &(*at)->next)
-		;
-	return at;
-}
-
 static int
 ip6_route(struct dpr_kmirror *m, struct km_prefix *p, const struct dpr_nl_route *r,
 	  uint16_t flags, bool dump, uint8_t bad)
@@ -485,19 +474,21 @@ ip6_route(struct dpr_kmirror *m, struct km_prefix *p, const struct dpr_nl_route 
 	if (n == 0)
 		return -ENOMEM;
 	if (!dump && (flags & NLM_F_REPLACE)) {
-		at = ip6_replaced(p, e[0]);
-		if (at != NULL) {
-			bool siblings = ip6_ecmp(*at);
+		struct km_route **t = ip6_replaced(p, e[0]);
 
-			route_unlink(m, at);
-			/* An ECMP route goes with all its siblings. */
-			while (siblings && *at != NULL) {
+		if (t != NULL) {
+			bool siblings = ip6_ecmp(*t);
+
+			route_unlink(m, t);
+			/* An ECMP route goes with all its siblings (they
+			 * follow it); the new routes take its place. */
+			for (at = t; siblings && *at != NULL;) {
 				if ((*at)->priority == r->priority && ip6_ecmp(*at))
 					route_unlink(m, at);
 				else
 					at = &(*at)->next;
 			}
-			at = ip6_replaced_pos(p, e[0]);
+			at = t;
 			for (i = 0; i < n; i++) {
 				if (rc == 0 && (rc = route_link(m, p, at, e[i])) == 0)
 					at = &e[i]->next;

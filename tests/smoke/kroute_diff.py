@@ -119,7 +119,15 @@ def norm_prefix(dst, v6):
 def unicast(live):
     if any(port is None for _, port, _, _ in live):
         return None  # through an interface that is none of dpr's: not dpr's
-    return ("unicast", tuple(sorted((gw, port, w) for gw, port, w, _ in live)))
+    # Two paths to one gateway (two next-hop objects alike) are one
+    # next hop with their weights summed, as dpr's multipath groups keep
+    # them; one next hop alone has no weight to speak of.
+    merged = {}
+    for gw, port, w, _ in live:
+        merged[(gw, port)] = merged.get((gw, port), 0) + w
+    if len(merged) == 1:
+        return ("unicast", tuple((gw, port, 1) for gw, port in merged))
+    return ("unicast", tuple(sorted((gw, port, w) for (gw, port), w in merged.items())))
 
 
 def kernel_ip4(routes):

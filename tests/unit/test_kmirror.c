@@ -349,6 +349,24 @@ test_ip6(void)
 	CHECK_GW(s, "blackhole");
 	s = apply(m, rep, REP, false);
 	CHECK_GW(s, "2001:db8:2::4");
+	/* A replace takes its route's place, behind a route of the metric
+	 * before it: ip -6 route add blackhole, append a two-path route,
+	 * replace it by one path: the blackhole stays first. */
+	{
+		struct dpr_nl_route b2 = rt("2001:db8:98::/48", 1024, RTN_BLACKHOLE);
+		struct dpr_nl_route two = rt("2001:db8:98::/48", 1024, RTN_UNICAST), one = two;
+
+		nh(&two, "2001:db8:2::2", 5, 0);
+		nh(&two, "2001:db8:3::2", 6, 0);
+		nh(&one, "2001:db8:2::2", 5, 0);
+		apply(m, b2, ADD, false);
+		s = apply(m, two, APP, false);
+		CHECK_GW(s, "blackhole");
+		s = apply(m, one, REP, false);
+		CHECK_GW(s, "blackhole");
+		s = apply(m, b2, 0, true);
+		CHECK_GW(s, "2001:db8:2::2");
+	}
 	dpr_kmirror_free(m);
 }
 
