@@ -668,7 +668,7 @@ nh_remove(struct dpr_kmirror *m, struct km_nh *o)
 }
 
 int
-dpr_kmirror_nexthop(struct dpr_kmirror *m, const struct dpr_nl_nexthop *nh, bool dump)
+dpr_kmirror_nexthop(struct dpr_kmirror *m, const struct dpr_nl_nexthop *nh)
 {
 	struct km_nh *o;
 
@@ -688,7 +688,6 @@ dpr_kmirror_nexthop(struct dpr_kmirror *m, const struct dpr_nl_nexthop *nh, bool
 	o->nh = nh->nh;
 	o->n_grp = nh->n_grp;
 	memcpy(o->grp, nh->grp, nh->n_grp * sizeof(o->grp[0]));
-	(void)dump;
 	nh_users_dirty(m, o);
 	return 0;
 }

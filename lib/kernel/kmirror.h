@@ -90,12 +90,14 @@ int dpr_kmirror_route(struct dpr_kmirror *m, const struct dpr_nl_route *r, uint1
 		      bool dump, uint8_t bad);
 
 /**
- * Apply one next-hop object message. A delete also removes the routes that
- * used the object, as the kernel does (without an RTM_DELROUTE for IPv4),
- * and the object from the groups that held it.
+ * Apply one next-hop object message (an event or a dump's: either
+ * refreshes the object for dpr_kmirror_sweep_nexthops()). A delete also
+ * removes the routes that used the object, as the kernel does (without an
+ * RTM_DELROUTE for IPv4), the object from the groups that held it, and the
+ * groups that left empty with their routes.
  * @return 0, or -ENOMEM.
  */
-int dpr_kmirror_nexthop(struct dpr_kmirror *m, const struct dpr_nl_nexthop *nh, bool dump);
+int dpr_kmirror_nexthop(struct dpr_kmirror *m, const struct dpr_nl_nexthop *nh);
 
 /**
  * A resync starts: every route and next-hop object becomes stale until a

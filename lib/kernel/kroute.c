@@ -343,7 +343,7 @@ mirror:
 
 /* RTM_NEWNEXTHOP / RTM_DELNEXTHOP: the objects routes may name (RTA_NH_ID). */
 static void
-nexthop_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh, bool dump)
+nexthop_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
 {
 	struct dpr_nl_nexthop nh;
 	char err[128];
@@ -362,7 +362,7 @@ nexthop_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh, bool dump)
 		return;
 	}
 	k->st.nexthop_events++;
-	if (dpr_kmirror_nexthop(k->mirror, &nh, dump) < 0)
+	if (dpr_kmirror_nexthop(k->mirror, &nh) < 0)
 		mirror_error(k);
 }
 
@@ -594,7 +594,7 @@ dpr_kroute_input(struct dpr_router *r, const void *data, size_t len)
 			break;
 		case RTM_NEWNEXTHOP:
 		case RTM_DELNEXTHOP:
-			nexthop_msg(k, nlh, ours);
+			nexthop_msg(k, nlh);
 			break;
 		case RTM_NEWLINK:
 		case RTM_DELLINK:

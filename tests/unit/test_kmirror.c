@@ -245,9 +245,9 @@ test_nexthop_objects(void)
 	struct dpr_nl_nexthop del = { .del = true };
 	const struct seen *s1, *s2, *s3;
 
-	CHECK(dpr_kmirror_nexthop(m, &n10, false) == 0, "nh 10");
-	CHECK(dpr_kmirror_nexthop(m, &n11, false) == 0, "nh 11");
-	CHECK(dpr_kmirror_nexthop(m, &g12, false) == 0, "group 12");
+	CHECK(dpr_kmirror_nexthop(m, &n10) == 0, "nh 10");
+	CHECK(dpr_kmirror_nexthop(m, &n11) == 0, "nh 11");
+	CHECK(dpr_kmirror_nexthop(m, &g12) == 0, "group 12");
 	r1.nhg_id = 10;
 	nh(&r1, "10.0.2.2", 5, 0);
 	r2.nhg_id = 12;
@@ -260,18 +260,18 @@ test_nexthop_objects(void)
 	      "group 12: 2 paths, weights from the group (%u paths)", s2->sel.n_paths);
 	/* ip nexthop del id 11: the kernel says so, and announces group 12 again. */
 	del.id = 11;
-	CHECK(dpr_kmirror_nexthop(m, &del, false) == 0, "del 11");
+	CHECK(dpr_kmirror_nexthop(m, &del) == 0, "del 11");
 	dpr_kmirror_flush(m, record, NULL, false);
 	CHECK_GW(s2, "10.0.2.2");
 	/* Object 10 replaced: its routes follow, no route message. */
 	n10.nh = hop("10.0.2.7", 5, 0);
-	CHECK(dpr_kmirror_nexthop(m, &n10, false) == 0, "replace 10");
+	CHECK(dpr_kmirror_nexthop(m, &n10) == 0, "replace 10");
 	dpr_kmirror_flush(m, record, NULL, false);
 	CHECK_GW(s1, "10.0.2.7");
 	CHECK_GW(s2, "10.0.2.7");
 	/* ip nexthop del id 10: its IPv4 routes leave without RTM_DELROUTE. */
 	del.id = 10;
-	CHECK(dpr_kmirror_nexthop(m, &del, false) == 0, "del 10");
+	CHECK(dpr_kmirror_nexthop(m, &del) == 0, "del 10");
 	dpr_kmirror_flush(m, record, NULL, false);
 	CHECK_GW(s1, "none");
 	CHECK_GW(s2, "none");
@@ -284,7 +284,7 @@ test_nexthop_objects(void)
 	{
 		struct dpr_nl_nexthop bh = { .id = 30, .blackhole = true };
 
-		CHECK(dpr_kmirror_nexthop(m, &bh, false) == 0, "nh 30");
+		CHECK(dpr_kmirror_nexthop(m, &bh) == 0, "nh 30");
 		dpr_kmirror_flush(m, record, NULL, false);
 		CHECK_GW(s3, "blackhole");
 	}
