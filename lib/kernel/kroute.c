@@ -12,6 +12,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/nexthop.h>
 #include <linux/rtnetlink.h>
 
 #include <rte_common.h>
@@ -24,6 +25,7 @@
 #include "../router/router.h"
 #include "../util/clock.h"
 #include "../util/log.h"
+#include "kmirror.h"
 #include "kroute.h"
 
 RTE_LOG_REGISTER(dpr_logtype_kroute, dpr.kernel_routes, INFO);
@@ -97,14 +99,23 @@ static const char *const rs_names[RS_MAX] = {
 	[RS_DUMP_FAILED] = "dump_failed",
 };
 
+/* A resync's dump comes in two parts, one request each. */
+enum dump_phase {
+	DUMP_NEXTHOPS,   /* RTM_GETNEXTHOP: the objects routes may name */
+	DUMP_ROUTES,     /* RTM_GETROUTE, every family */
+};
+
 /* Control thread only. */
 struct dpr_kroute {
 	struct dpr_router *r;
 	struct mnl_socket *nl;
 	struct dpr_route_feed *feed;
+	struct dpr_kmirror *mirror; /* the kernel's table and next-hop objects */
 	uint32_t portid;
 	uint32_t seq;              /* of the last dump asked for */
 	bool dumping;              /* a dump is under way: its DONE sweeps */
+	enum dump_phase phase;     /* of the dump asked for last */
+	bool nh_unsupported;       /* the kernel refused a next-hop dump (said once) */
 	bool resync_wanted;        /* another one after this dump, or when retry_at comes */
 	bool resync_drained;       /* ...or as soon as the socket is drained (overflow()) */
 	enum resync resync_why;    /* of the resync wanted */
@@ -123,8 +134,10 @@ struct dpr_kroute {
 		uint64_t dumps_done;
 		uint64_t dump_errors;
 		uint64_t read_errors;
+		uint64_t nexthop_events;  /* next-hop object messages taken */
 		uint64_t stale_marked;
 		uint64_t swept;
+		uint64_t nexthops_swept;
 		uint32_t last_marked, last_swept;
 	} st;
 	uint8_t buf[1 << 16];      /* one datagram (dumps send up to 32 KiB) */
@@ -147,23 +160,25 @@ ignore(struct dpr_kroute *k, enum ignore why, const struct dpr_prefix *p)
 		     p != NULL ? dpr_prefix_fmt(p, buf, sizeof(buf)) : "-");
 }
 
-/* A route of the table dpr cannot take: counted, logged, and its prefix withdrawn. */
-static void
-reject(struct dpr_kroute *k, enum reject why, const struct dpr_prefix *p, uint8_t proto,
-       const char *detail)
+/*
+ * A route of the table dpr cannot take: counted and logged. It stays in
+ * the mirror (the kernel may forward with it), and while it is what the
+ * kernel selects for its prefix, dpr holds no route there.
+ * @return its reason code for the mirror (dpr_kmirror_sel.bad).
+ */
+static uint8_t
+reject(struct dpr_kroute *k, enum reject why, const struct dpr_prefix *p, const char *detail)
 {
-	struct dpr_route_upd u = { .del = true, .prefix = *p, .protocol = proto };
 	uint64_t n = ++k->st.rejected[why];
 	char buf[DPR_PREFIX_STRLEN];
 
 	rte_log((n & (n - 1)) == 0 ? RTE_LOG_WARNING : RTE_LOG_DEBUG, dpr_logtype_kroute,
-		"dpr: kernel_routes: refused (%s, %" PRIu64 " so far): %s: %s (withdrawn from dpr)\n",
+		"dpr: kernel_routes: refused (%s, %" PRIu64 " so far): %s: %s (withdrawn from dpr while the kernel uses it)\n",
 		rej_names[why], n, dpr_prefix_fmt(p, buf, sizeof(buf)), detail);
-	k->st.routes_deleted++;
-	dpr_route_feed_add(k->feed, &u);
+	return (uint8_t)(why + 1);
 }
 
-/* A route of the table that is not for dpr (any more): withdraw its prefix. */
+/* Not (or no longer) a route dpr holds: withdraw its prefix. */
 static void
 withdraw(struct dpr_kroute *k, const struct dpr_prefix *p, uint8_t proto)
 {
@@ -173,16 +188,83 @@ withdraw(struct dpr_kroute *k, const struct dpr_prefix *p, uint8_t proto)
 	dpr_route_feed_add(k->feed, &u);
 }
 
+/*
+ * The mirror's answer for one prefix (dpr_kmirror_cb): what the kernel now
+ * forwards with becomes the source's route, or the prefix is withdrawn.
+ */
+static bool
+selected(void *arg, const struct dpr_prefix *pf, const struct dpr_kmirror_sel *s)
+{
+	struct dpr_kroute *k = arg;
+	struct dpr_route_upd u = { .prefix = *pf };
+	unsigned int i;
+	int kind;
+
+	if (s == NULL || s->bad != 0) {
+		withdraw(k, pf, s != NULL ? s->protocol : 0);
+		return false;
+	}
+	kind = dpr_route_kind_of(s->type);
+	if (kind < 0) { /* the mirror holds no other kinds */
+		withdraw(k, pf, s->protocol);
+		return false;
+	}
+	u.kind = s->nh_blackhole ? DPR_RK_BLACKHOLE : (enum dpr_route_kind)kind;
+	u.protocol = s->protocol;
+	u.priority = s->priority;
+	u.nhg_id = s->nhid;
+	if (u.kind == DPR_RK_UNICAST) {
+		for (i = 0; i < s->n_paths; i++) {
+			/* A path through an interface that is none of dpr's
+			 * (a next-hop object's, or a TAP gone): the kernel
+			 * sends that traffic elsewhere. */
+			if (dpr_route_feed_port(k->feed, s->paths[i].ifindex) < 0 ||
+			    s->paths[i].encap_type != 0) {
+				withdraw(k, pf, s->protocol);
+				return false;
+			}
+			u.paths[i].gw = s->paths[i].gw;
+			u.paths[i].ifindex = s->paths[i].ifindex;
+			u.paths[i].weight = s->paths[i].weight;
+		}
+		u.n_paths = s->n_paths;
+		if (u.n_paths == 0) {
+			withdraw(k, pf, s->protocol);
+			return false;
+		}
+	}
+	k->st.routes_added++;
+	dpr_route_feed_add(k->feed, &u);
+	return true;
+}
+
+/* Hand the feed what changed and apply it as one batch. */
 static void
-route_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
+flush(struct dpr_kroute *k)
+{
+	dpr_kmirror_flush(k->mirror, selected, k, k->dumping && k->phase == DUMP_ROUTES);
+	dpr_route_feed_apply(k->feed);
+}
+
+static void
+mirror_error(struct dpr_kroute *k)
+{
+	/* Out of memory: the mirror lost a change; start again from a dump. */
+	KLOG(WARNING, "out of memory for the kernel table's copy: resync");
+	k->resync_wanted = true;
+	k->resync_why = RS_OVERFLOW;
+	k->retry_at = dpr_clock_now() + DUMP_RETRY_MS * DPR_CLOCK_HZ / 1000;
+}
+
+static void
+route_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh, bool dump)
 {
 	const struct dpr_kroute_conf *kc = &k->r->cfg->kernel_routes;
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
-	struct dpr_route_upd u = { 0 };
 	struct dpr_nl_route nl;
 	struct dpr_prefix pf;
+	uint8_t proto, bad = 0;
 	uint32_t table;
-	uint8_t proto;
 	unsigned int i;
 	char err[128];
 	int rc, kind;
@@ -200,19 +282,14 @@ route_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
 		return;
 	}
 	rc = dpr_nl_route_parse(nlh, &nl, err, sizeof(err));
-	if (rc < 0) {
+	if (rc < 0 && rc != -E2BIG) {
 		dpr_nl_route_peek(nlh, &pf, &table, &proto);
 		if (table != kc->table) {
 			ignore(k, IGN_TABLE, &pf);
 		} else if (rc == -EOPNOTSUPP) {
-			/* Its key is (destination, source): withdrawing the
-			 * destination alone would hit another route. */
+			/* Its key is (destination, source): not what any
+			 * destination's packets use. */
 			ignore(k, IGN_SOURCE, &pf);
-		} else if (rc == -E2BIG) {
-			if (nlh->nlmsg_type == RTM_NEWROUTE)
-				reject(k, REJ_TOO_MANY, &pf, proto, err);
-			else
-				withdraw(k, &pf, proto);
 		} else {
 			/* The kernel does not send those: count, keep going. */
 			k->st.rejected[REJ_MALFORMED]++;
@@ -233,66 +310,105 @@ route_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
 		ignore(k, IGN_ROUTE_TYPE, &nl.prefix);
 		return;
 	}
-	if (nl.del) {
-		withdraw(k, &nl.prefix, nl.protocol);
-		return;
-	}
-	if (kind < 0) {
+	if (nl.del)
+		goto mirror;
+	if (rc == -E2BIG) {
+		bad = reject(k, REJ_TOO_MANY, &nl.prefix, err);
+	} else if (kind < 0) {
 		snprintf(err, sizeof(err), "type %u (throw, NAT...) means nothing to dpr", nl.type);
-		reject(k, REJ_ROUTE_TYPE, &nl.prefix, nl.protocol, err);
-		return;
-	}
-	u.prefix = nl.prefix;
-	u.kind = (enum dpr_route_kind)kind;
-	u.protocol = nl.protocol;
-	u.priority = nl.priority;
-	u.nhg_id = nl.nhg_id;
-	if (u.kind == DPR_RK_UNICAST) {
-		if (nl.n_nh == 0) {
-			reject(k, REJ_NO_PATH, &nl.prefix, nl.protocol, "no path");
-			return;
-		}
+		bad = reject(k, REJ_ROUTE_TYPE, &nl.prefix, err);
+	} else if (kind == DPR_RK_UNICAST && nl.n_nh == 0 && nl.nhg_id == 0) {
+		bad = reject(k, REJ_NO_PATH, &nl.prefix, "no path");
+	} else if (kind == DPR_RK_UNICAST) {
 		for (i = 0; i < nl.n_nh; i++) {
-			if (dpr_route_feed_port(k->feed, nl.nh[i].ifindex) < 0) {
-				/* Not dpr's: and not what dpr may keep
-				 * forwarding on either. */
-				ignore(k, IGN_INTERFACE, &nl.prefix);
-				withdraw(k, &nl.prefix, nl.protocol);
-				return;
-			}
 			if (nl.nh[i].encap_type != 0) {
-				reject(k, REJ_ENCAP, &nl.prefix, nl.protocol,
-				       "a path has an encapsulation (MPLS, SRv6...)");
-				return;
+				bad = reject(k, REJ_ENCAP, &nl.prefix,
+					     "a path has an encapsulation (MPLS, SRv6...)");
+				break;
 			}
-			u.paths[i].gw = nl.nh[i].gw;
-			u.paths[i].ifindex = nl.nh[i].ifindex;
-			u.paths[i].weight = nl.nh[i].weight;
 		}
-		u.n_paths = nl.n_nh;
+		for (i = 0; i < nl.n_nh && bad == 0; i++) {
+			/* Kept: the kernel may forward with it, and then
+			 * dpr must not (selected() withdraws it). */
+			if (dpr_route_feed_port(k->feed, nl.nh[i].ifindex) < 0) {
+				ignore(k, IGN_INTERFACE, &nl.prefix);
+				break;
+			}
+		}
 	}
-	k->st.routes_added++;
-	dpr_route_feed_add(k->feed, &u);
+mirror:
+	if (dpr_kmirror_route(k->mirror, &nl, nlh->nlmsg_flags, dump, bad) < 0)
+		mirror_error(k);
 }
 
-/* Ask for a dump of every family's routes; the reply's DONE ends it. */
+/* RTM_NEWNEXTHOP / RTM_DELNEXTHOP: the objects routes may name (RTA_NH_ID). */
+static void
+nexthop_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
+{
+	struct dpr_nl_nexthop nh;
+	char err[128];
+	int rc;
+
+	rc = dpr_nl_nexthop_parse(nlh, &nh, err, sizeof(err));
+	if (rc == -EAFNOSUPPORT) {
+		ignore(k, IGN_FAMILY, NULL);
+		return;
+	}
+	if (rc < 0) {
+		/* A group wider than dpr's ECMP: its routes come expanded
+		 * with as many paths, refused as too_many_paths. */
+		k->st.rejected[rc == -E2BIG ? REJ_TOO_MANY : REJ_MALFORMED]++;
+		KLOG(WARNING, "next-hop object message not taken: %s", err);
+		return;
+	}
+	k->st.nexthop_events++;
+	if (dpr_kmirror_nexthop(k->mirror, &nh) < 0)
+		mirror_error(k);
+}
+
+/*
+ * Ask for a dump: the next-hop objects (RTM_GETNEXTHOP), then every
+ * family's routes; each reply's DONE ends its part (dump_done()).
+ */
 static int
-dump_request(struct dpr_kroute *k)
+dump_request(struct dpr_kroute *k, enum dump_phase phase)
 {
 	char req[NLMSG_ALIGN(sizeof(struct nlmsghdr)) + NLMSG_ALIGN(sizeof(struct rtmsg))];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(memset(req, 0, sizeof(req)));
-	struct rtmsg *rtm;
 
-	nlh->nlmsg_type = RTM_GETROUTE;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	nlh->nlmsg_seq = ++k->seq;
-	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-	rtm->rtm_family = AF_UNSPEC;
+	if (phase == DUMP_NEXTHOPS) {
+		struct nhmsg *nhm = mnl_nlmsg_put_extra_header(nlh, sizeof(*nhm));
+
+		nlh->nlmsg_type = RTM_GETNEXTHOP;
+		nhm->nh_family = AF_UNSPEC;
+	} else {
+		struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+
+		nlh->nlmsg_type = RTM_GETROUTE;
+		rtm->rtm_family = AF_UNSPEC;
+	}
+	k->phase = phase;
+	if (k->nl == NULL) { /* no socket (tests): the caller plays the dump */
+		k->dumping = true;
+		return 0;
+	}
 	if (mnl_socket_sendto(k->nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	k->dumping = true;
 	k->dump_deadline = dpr_clock_now() + DUMP_TIMEOUT_S * DPR_CLOCK_HZ;
 	return 0;
+}
+
+static void
+dump_failed(struct dpr_kroute *k, int err)
+{
+	k->st.dump_errors++;
+	KLOG(WARNING, "cannot ask for a dump: %s (retrying)", strerror(-err));
+	k->resync_wanted = true;
+	k->resync_why = RS_DUMP_FAILED;
+	k->retry_at = dpr_clock_now() + DUMP_RETRY_MS * DPR_CLOCK_HZ / 1000;
 }
 
 static int64_t
@@ -311,27 +427,20 @@ resync(struct dpr_kroute *k, enum resync why)
 	k->resync_wanted = false;
 	k->resync_drained = false;
 	k->retry_at = 0;
-	/* What was read before the loss goes in first: the stale marks
-	 * must cover it. */
-	dpr_route_feed_apply(k->feed);
-	n = dpr_route_src_mark_stale(&k->r->rib, DPR_RSRC_KERNEL);
+	/* What was read before the loss goes in first. */
+	flush(k);
+	n = dpr_kmirror_mark_stale(k->mirror);
 	k->st.last_marked = n;
 	k->st.stale_marked += n;
 	k->st.resyncs[why]++;
 	if (why != RS_START)
 		KLOG(WARNING, "full resync (%s): %u kernel routes marked stale, dumping the tables again",
 		     rs_names[why], n);
-	ret = k->nl != NULL ? dump_request(k) : 0;
+	ret = dump_request(k, DUMP_NEXTHOPS);
 	if (ret < 0) {
-		k->st.dump_errors++;
-		KLOG(WARNING, "cannot ask for a dump: %s (retrying)", strerror(-ret));
-		k->resync_wanted = true;
-		k->resync_why = RS_DUMP_FAILED;
-		k->retry_at = dpr_clock_now() + DUMP_RETRY_MS * DPR_CLOCK_HZ / 1000;
+		dump_failed(k, ret);
 		return ret;
 	}
-	if (k->nl == NULL) /* no socket (tests): the caller plays the dump */
-		k->dumping = true;
 	return k->seq;
 }
 
@@ -358,15 +467,39 @@ overflow(struct dpr_kroute *k)
 	k->retry_at = dpr_clock_now() + DUMP_RETRY_MS * DPR_CLOCK_HZ / 1000;
 }
 
+/* The DONE of our dump's part, or its refusal (@p err < 0). */
 static void
-dump_done(struct dpr_kroute *k)
+dump_done(struct dpr_kroute *k, int err)
 {
 	unsigned int n;
+	int ret;
 
 	k->dumping = false;
+	if (k->phase == DUMP_NEXTHOPS) {
+		if (err < 0 && !k->nh_unsupported) {
+			/* A kernel without next-hop objects (before 5.3):
+			 * routes come with their paths alone. */
+			k->nh_unsupported = true;
+			KLOG(INFO, "no next-hop objects to dump (%s): routes only", strerror(-err));
+		}
+		if (err == 0)
+			k->st.nexthops_swept += dpr_kmirror_sweep_nexthops(k->mirror);
+		ret = dump_request(k, DUMP_ROUTES);
+		if (ret < 0)
+			dump_failed(k, ret);
+		return;
+	}
+	if (err < 0) {
+		k->st.dump_errors++;
+		KLOG(WARNING, "the kernel refused the dump: %s (retrying)", strerror(-err));
+		k->resync_wanted = true;
+		k->resync_why = RS_DUMP_FAILED;
+		k->retry_at = dpr_clock_now() + DUMP_RETRY_MS * DPR_CLOCK_HZ / 1000;
+		return;
+	}
 	k->st.dumps_done++;
-	dpr_route_feed_apply(k->feed);
-	n = dpr_route_src_sweep(&k->r->rib, DPR_RSRC_KERNEL);
+	n = dpr_kmirror_sweep_routes(k->mirror);
+	flush(k);
 	k->st.last_swept = n;
 	k->st.swept += n;
 	if (n != 0 || k->st.dumps_done > 1)
@@ -376,7 +509,11 @@ dump_done(struct dpr_kroute *k)
 		resync(k, k->resync_why);
 }
 
-/* A TAP's link or IPv4 address changed: the kernel may have dropped routes silently. */
+/*
+ * A TAP's link or IPv4 address changed: the kernel may have dropped routes
+ * (IPv4 ones whose every path went dead, next-hop objects on the link) or
+ * marked paths dead or alive again, and tells nobody.
+ */
 static void
 link_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
 {
@@ -402,11 +539,12 @@ link_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
 			bool up = (ifi->ifi_flags & IFF_UP) != 0, was = k->tap_up[port];
 
 			k->tap_up[port] = up;
-			if (up || !was)
+			if (up == was)
 				return;
 		}
 		KLOG(INFO, "TAP %s went %s: resync", k->r->cfg->ports[port].tap,
-		     nlh->nlmsg_type == RTM_NEWLINK ? "down" : "away");
+		     nlh->nlmsg_type != RTM_NEWLINK ? "away" :
+		     k->tap_up[port] ? "up" : "down");
 		dpr_route_feed_map_refresh(k->feed);
 		resync(k, RS_LINK);
 		return;
@@ -440,25 +578,23 @@ dpr_kroute_input(struct dpr_router *r, const void *data, size_t len)
 		switch (nlh->nlmsg_type) {
 		case NLMSG_DONE:
 			if (ours)
-				dump_done(k);
+				dump_done(k, 0);
 			break;
 		case NLMSG_ERROR:
 			if (ours) {
 				const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
 
-				k->dumping = false;
-				k->st.dump_errors++;
-				KLOG(WARNING, "the kernel refused the dump: %s (retrying)",
-				     nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) ?
-				     strerror(-e->error) : "?");
-				k->resync_wanted = true;
-				k->resync_why = RS_DUMP_FAILED;
-				k->retry_at = dpr_clock_now() + DUMP_RETRY_MS * DPR_CLOCK_HZ / 1000;
+				dump_done(k, nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) &&
+					  e->error < 0 ? e->error : -EPROTO);
 			}
 			break;
 		case RTM_NEWROUTE:
 		case RTM_DELROUTE:
-			route_msg(k, nlh);
+			route_msg(k, nlh, ours);
+			break;
+		case RTM_NEWNEXTHOP:
+		case RTM_DELNEXTHOP:
+			nexthop_msg(k, nlh);
 			break;
 		case RTM_NEWLINK:
 		case RTM_DELLINK:
@@ -473,7 +609,7 @@ dpr_kroute_input(struct dpr_router *r, const void *data, size_t len)
 		k->st.rejected[REJ_MALFORMED]++;
 		KLOG(WARNING, "malformed datagram: %s", err);
 	}
-	dpr_route_feed_apply(k->feed);
+	flush(k);
 }
 
 static void
@@ -555,7 +691,8 @@ dpr_kroute_start(struct dpr_router *r, char *err, size_t err_len)
 	for (p = 0; p < (int)r->n_ports; p++)
 		k->tap_up[p] = true;
 	k->feed = dpr_route_feed_create(r, DPR_RSRC_KERNEL, dpr_logtype_kroute, "kernel_routes");
-	if (k->feed == NULL) {
+	k->mirror = dpr_kmirror_create();
+	if (k->feed == NULL || k->mirror == NULL) {
 		snprintf(err, err_len, "kernel_routes: out of memory");
 		ret = -ENOMEM;
 		goto fail;
@@ -584,6 +721,12 @@ dpr_kroute_start(struct dpr_router *r, char *err, size_t err_len)
 			 strerror(errno));
 		goto fail;
 	}
+	/* Next-hop objects have no RTMGRP_ bit (RTNLGRP_NEXTHOP is 32);
+	 * a kernel without them (before 5.3) refuses: routes come
+	 * expanded there anyway. */
+	v = RTNLGRP_NEXTHOP;
+	if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &v, sizeof(v)) < 0)
+		KLOG(INFO, "no next-hop object events (%s): routes only", strerror(errno));
 	k->portid = mnl_socket_get_portid(k->nl);
 	k->seq = (uint32_t)time(NULL);
 	ret = dpr_server_watch(r->server, fd, poll_cb, r);
@@ -602,6 +745,7 @@ fail:
 	if (k->nl != NULL)
 		mnl_socket_close(k->nl);
 	dpr_route_feed_free(k->feed);
+	dpr_kmirror_free(k->mirror);
 	free(k);
 	return ret;
 }
@@ -616,6 +760,7 @@ dpr_kroute_free(struct dpr_router *r)
 	if (k->nl != NULL)
 		mnl_socket_close(k->nl);
 	dpr_route_feed_free(k->feed);
+	dpr_kmirror_free(k->mirror);
 	free(k);
 	r->kroute = NULL;
 }
@@ -625,6 +770,7 @@ dpr_kroute_stats_json(struct dpr_router *r)
 {
 	const struct dpr_kroute *k = r->kroute;
 	struct dpr_route_src_counts c;
+	struct dpr_kmirror_counts mc;
 	json_t *o;
 
 	if (k == NULL)
@@ -655,5 +801,11 @@ dpr_kroute_stats_json(struct dpr_router *r)
 	json_object_set_new(o, "stale_marked_last", json_integer(k->st.last_marked));
 	json_object_set_new(o, "swept", json_integer((json_int_t)k->st.swept));
 	json_object_set_new(o, "swept_last", json_integer(k->st.last_swept));
+	dpr_kmirror_counts(k->mirror, &mc);
+	json_object_set_new(o, "kernel_table", json_pack("{s:I,s:I,s:I,s:I}",
+		"routes", (json_int_t)mc.routes, "prefixes", (json_int_t)mc.prefixes,
+		"nexthops", (json_int_t)mc.nexthops, "prefixes_held", (json_int_t)mc.held));
+	json_object_set_new(o, "nexthop_events", json_integer((json_int_t)k->st.nexthop_events));
+	json_object_set_new(o, "nexthops_swept", json_integer((json_int_t)k->st.nexthops_swept));
 	return o;
 }

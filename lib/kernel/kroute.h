@@ -10,32 +10,35 @@
  * is what lets BIRD's `kernel` protocol, or `ip route add ... dev dpr-p1`,
  * drive dpr.
  *
- * Which routes: those of the configured table that are
- *  - unicast with every path's output interface one of dpr's TAPs (one
- *    path, or RTA_MULTIPATH, the kernel's expansion of a next-hop object
- *    included), or
- *  - blackhole, unreachable or prohibit (they have no interface);
- * and not of an ignored protocol (RTPROT_KERNEL, the kernel's connected
- * routes for the TAPs' addresses, always; kernel_routes.ignore_protocols
- * more). Local, broadcast, multicast and anycast routes, cloned ones
- * (RTM_F_CLONED: the route cache), other tables, other families and
- * source-specific routes are ignored, each under a counted reason. What
- * each route becomes is lib/route/feed.h's translation, shared with FPM.
+ * What dpr holds: per prefix of the configured table, the route the kernel
+ * forwards with, over its live paths only (lib/kernel/kmirror.h says how the
+ * kernel chooses). kroute.c keeps a copy of the table (every route of each
+ * prefix, in the kernel's order) and of the kernel's next-hop objects
+ * (RTNLGRP_NEXTHOP), and after each read hands the route feed the choice of
+ * every prefix that changed: an add or replace, or a withdrawal. What each
+ * route becomes is lib/route/feed.h's translation, shared with FPM.
  *
- * An add of the table that is not taken (its interface is none of dpr's,
- * say) withdraws the prefix, so dpr never forwards on a route the kernel
- * replaced; the kernel keeps one route per (prefix, metric) and dpr one
- * per prefix: with several metrics for one prefix, the last one announced
- * is the one dpr holds, and a delete of any of them withdraws the prefix.
+ * Which routes are kept: those of the configured table that are unicast,
+ * blackhole, unreachable or prohibit, and not of an ignored protocol
+ * (RTPROT_KERNEL, the kernel's connected routes for the TAPs' addresses,
+ * always; kernel_routes.ignore_protocols more). Local, broadcast, multicast
+ * and anycast routes, cloned ones (RTM_F_CLONED: the route cache), other
+ * tables, other families and source-specific routes are ignored, each under
+ * a counted reason. A kept route dpr cannot take (a path through an
+ * interface that is none of dpr's TAPs, an encapsulation, a throw route,
+ * more paths than dpr's ECMP width) leaves its prefix without a dpr route
+ * while the kernel chooses it: dpr never forwards on a route the kernel
+ * does not use.
  *
  * Consistency: every datagram read in one poll is one batch (one RCU
  * grace period). A netlink overflow (ENOBUFS: events were lost), a dump
  * interrupted by changes (NLM_F_DUMP_INTR), and the events after which the
- * kernel drops routes without telling (an IPv4 TAP going down or losing an
- * address: the kernel flushes its routes and sends no RTM_DELROUTE) start
- * a full resync: the kernel routes in dpr are marked stale, the tables are
- * dumped again, and at the dump's end (NLMSG_DONE) the routes still stale
- * are swept. Never a silent gap.
+ * kernel changes routes without telling (a TAP going down, up or away: IPv4
+ * routes whose paths all died are flushed, next-hop objects on the link
+ * removed, paths marked dead or alive; an IPv4 address leaving a TAP) start
+ * a full resync: the copy is marked stale, the next-hop objects and then
+ * the routes are dumped again, and at each dump's end (NLMSG_DONE) what is
+ * still stale is swept. Never a silent gap.
  *
  * Threads: control thread only (the socket is watched by the control
  * server's loop); workers see its work only through the FIB.
@@ -70,8 +73,10 @@ void dpr_kroute_input(struct dpr_router *r, const void *buf, size_t len);
 
 /**
  * Start a full resync now, as after an overflow: apply what is queued,
- * mark every kernel route stale, dump the tables.
- * @return the dump's sequence number (its NLMSG_DONE ends it and sweeps),
+ * mark the copy of the kernel's table stale, dump the next-hop objects and
+ * the routes.
+ * @return the next-hop dump's sequence number (the route dump's is the
+ *   next one: its NLMSG_DONE ends the resync and sweeps),
  *   or a negative errno when the request could not be sent (retried by
  *   dpr_kroute_timers()).
  */

@@ -287,6 +287,7 @@ dpr_nl_route_parse(const struct nlmsghdr *nlh, struct dpr_nl_route *r, char *err
 	r->protocol = rtm->rtm_protocol;
 	r->type = rtm->rtm_type;
 	r->scope = rtm->rtm_scope;
+	r->tos = rtm->rtm_tos;
 	r->prefix.len = rtm->rtm_dst_len;
 	r->prefix.addr.af = family == AF_INET ? DPR_AF_IP4 : DPR_AF_IP6;
 	/* The kernel leaves RTA_DST out of a default route. */

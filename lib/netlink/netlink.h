@@ -72,6 +72,7 @@ struct dpr_nl_route {
 	 */
 	uint8_t type;
 	uint8_t scope;            /**< rtm_scope */
+	uint8_t tos;              /**< rtm_tos: an IPv4 route for packets of that TOS only; 0 = any */
 	uint32_t priority;        /**< RTA_PRIORITY (metric); 0 when absent */
 	/**
 	 * RTA_NH_ID: the route points at a next-hop object (RTM_NEWNEXTHOP);
@@ -124,7 +125,8 @@ struct dpr_nl_nexthop {
  *   -EAFNOSUPPORT when the family is neither IPv4 nor IPv6 (zebra sends
  *     its MPLS LSPs as AF_MPLS routes);
  *   -EOPNOTSUPP for a source-specific route (rtm_src_len != 0);
- *   -E2BIG for more than DPR_NL_MAX_NH paths.
+ *   -E2BIG for more than DPR_NL_MAX_NH paths: every field but nh[] and
+ *     n_nh is then filled, so a caller can tell which route it was.
  */
 int dpr_nl_route_parse(const struct nlmsghdr *nlh, struct dpr_nl_route *r, char *err,
 		       size_t err_len);

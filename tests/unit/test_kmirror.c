@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The kernel mirror's table (lib/kernel/kmirror.c): route and next-hop
+ * messages as lib/netlink decodes them, with the flags the kernel sends
+ * (each case's comment names the `ip` command that makes them), in; per
+ * prefix, what the kernel forwards with, out.
+ */
+#include <string.h>
+
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "kernel/kmirror.h"
+#include "test.h"
+
+#define ADD   (NLM_F_CREATE | NLM_F_EXCL)    /* ip route add */
+#define APP   (NLM_F_CREATE | NLM_F_APPEND)  /* ip route append */
+#define PRE   (NLM_F_CREATE)                 /* ip route prepend */
+#define REP   (NLM_F_REPLACE)                /* ip route replace */
+
+/* What the callback was last told, per prefix (a few prefixes per case). */
+static struct seen {
+	struct dpr_prefix pf;
+	bool held;
+	struct dpr_kmirror_sel sel;
+	unsigned int calls;
+} seen[16];
+static unsigned int n_seen;
+
+static struct seen *
+seen_of(const struct dpr_prefix *pf)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_seen; i++)
+		if (seen[i].pf.len == pf->len && dpr_ip_equal(&seen[i].pf.addr, &pf->addr))
+			return &seen[i];
+	memset(&seen[n_seen], 0, sizeof(seen[0]));
+	seen[n_seen].pf = *pf;
+	return &seen[n_seen++];
+}
+
+static bool
+record(void *arg, const struct dpr_prefix *pf, const struct dpr_kmirror_sel *sel)
+{
+	struct seen *s = seen_of(pf);
+
+	(void)arg;
+	s->calls++;
+	s->held = sel != NULL;
+	if (sel != NULL)
+		s->sel = *sel;
+	return sel != NULL;
+}
+
+static struct dpr_prefix
+pfx(const char *s)
+{
+	struct dpr_prefix p;
+
+	if (dpr_prefix_parse(s, false, &p, NULL, 0) < 0)
+		abort();
+	return p;
+}
+
+static struct dpr_nl_nh
+hop(const char *gw, uint32_t ifindex, uint8_t flags)
+{
+	struct dpr_nl_nh h = { .ifindex = ifindex, .weight = 1, .flags = flags };
+
+	if (gw != NULL && dpr_ip_parse(gw, &h.gw) < 0)
+		abort();
+	return h;
+}
+
+/* A route message: prefix, metric, type; paths added with nh(). */
+static struct dpr_nl_route
+rt(const char *prefix, uint32_t prio, uint8_t type)
+{
+	struct dpr_nl_route r = { .prefix = pfx(prefix), .priority = prio, .type = type,
+				  .table = 100, .protocol = RTPROT_BOOT };
+	return r;
+}
+
+static struct dpr_nl_route *
+nh(struct dpr_nl_route *r, const char *gw, uint32_t ifindex, uint8_t flags)
+{
+	r->nh[r->n_nh++] = hop(gw, ifindex, flags);
+	return r;
+}
+
+/* Apply and flush; the prefix's state as the callback last saw it. */
+static const struct seen *
+apply(struct dpr_kmirror *m, struct dpr_nl_route r, uint16_t flags, bool del)
+{
+	r.del = del;
+	CHECK(dpr_kmirror_route(m, &r, flags, false, 0) == 0, "route message");
+	dpr_kmirror_flush(m, record, NULL, false);
+	return seen_of(&r.prefix);
+}
+
+/* The selected gateway of a one-path answer, as text; "none" without a route. */
+static const char *
+gw_of(const struct seen *s)
+{
+	static char buf[64];
+
+	if (!s->held)
+		return "none";
+	if (s->sel.type != RTN_UNICAST)
+		return s->sel.type == RTN_BLACKHOLE ? "blackhole" : "reject";
+	if (s->sel.nh_blackhole)
+		return "blackhole";
+	if (s->sel.n_paths != 1)
+		return "multipath";
+	return dpr_ip_fmt(&s->sel.paths[0].gw, buf, sizeof(buf));
+}
+
+#define CHECK_GW(s, want) do { \
+		const char *g_ = gw_of(s); \
+		CHECK(strcmp(g_, want) == 0, "selected %s, want %s", g_, want); \
+	} while (0)
+
+/* ip route add, append, prepend, replace, del: the kernel's first route wins. */
+static void
+test_ip4_order(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_route a = rt("10.1.0.0/16", 0, RTN_UNICAST), b = a, c = a, d = a;
+	const struct seen *s;
+
+	nh(&a, "10.0.2.2", 5, 0);
+	nh(&b, "10.0.3.2", 6, 0);
+	nh(&c, "10.0.3.3", 6, 0);
+	nh(&d, "10.0.2.4", 5, 0);
+	s = apply(m, a, ADD, false);
+	CHECK_GW(s, "10.0.2.2");
+	s = apply(m, b, APP, false);
+	CHECK_GW(s, "10.0.2.2"); /* the old "last one wins" said 10.0.3.2 */
+	s = apply(m, b, 0, true);
+	CHECK_GW(s, "10.0.2.2"); /* the old code withdrew the prefix */
+	s = apply(m, c, PRE, false);
+	CHECK_GW(s, "10.0.3.3");
+	s = apply(m, b, APP, false);
+	/* replace takes the first route's place: d, a, b */
+	s = apply(m, d, REP, false);
+	CHECK_GW(s, "10.0.2.4");
+	s = apply(m, d, 0, true);
+	CHECK_GW(s, "10.0.2.2");
+	s = apply(m, a, 0, true);
+	CHECK_GW(s, "10.0.3.2");
+	s = apply(m, b, 0, true);
+	CHECK_GW(s, "none");
+	{
+		struct dpr_kmirror_counts n;
+
+		dpr_kmirror_counts(m, &n);
+		CHECK(n.routes == 0 && n.prefixes == 0 && n.held == 0,
+		      "an emptied prefix is freed: %u routes, %u prefixes, %u held", n.routes,
+		      n.prefixes, n.held);
+	}
+	dpr_kmirror_free(m);
+}
+
+/* Metrics and TOS: the lowest metric of TOS 0. */
+static void
+test_ip4_metric_tos(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_route m20 = rt("10.2.0.0/16", 20, RTN_UNICAST), m10 = m20, tos = m20;
+	struct dpr_nl_route bh = rt("10.2.0.0/16", 5, RTN_BLACKHOLE);
+	const struct seen *s;
+
+	m10.priority = 10;
+	tos.tos = 0x10;
+	tos.priority = 1;
+	nh(&m20, "10.0.3.2", 6, 0);
+	nh(&m10, "10.0.2.2", 5, 0);
+	nh(&tos, "10.0.3.3", 6, 0);
+	apply(m, m20, ADD, false);
+	s = apply(m, m10, ADD, false);
+	CHECK_GW(s, "10.0.2.2"); /* announced last but metric 10 */
+	s = apply(m, tos, ADD, false);
+	CHECK_GW(s, "10.0.2.2"); /* TOS 0x10: for packets of that TOS only */
+	s = apply(m, bh, ADD, false);
+	CHECK_GW(s, "blackhole");
+	s = apply(m, bh, 0, true);
+	s = apply(m, m10, 0, true);
+	CHECK_GW(s, "10.0.3.2");
+	CHECK_EQ(s->sel.priority, 20);
+	dpr_kmirror_free(m);
+}
+
+/* RTNH_F_DEAD paths are left out; a route all dead gives way to the next. */
+static void
+test_dead(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_route mp = rt("10.3.0.0/16", 10, RTN_UNICAST), m20 = rt("10.3.0.0/16", 20, RTN_UNICAST);
+	struct dpr_nl_route v6 = rt("2001:db8:3::/48", 1024, RTN_UNICAST);
+	const struct seen *s;
+
+	nh(&m20, "10.0.2.9", 5, 0);
+	apply(m, m20, ADD, false);
+	nh(&mp, "10.0.2.2", 5, 0);
+	nh(&mp, "10.0.3.2", 6, RTNH_F_DEAD | RTNH_F_LINKDOWN);
+	s = apply(m, mp, ADD, false);
+	CHECK_GW(s, "10.0.2.2");
+	/* A resync's dump after the link went down: both dead. */
+	mp.nh[0].flags = RTNH_F_DEAD | RTNH_F_LINKDOWN;
+	dpr_kmirror_mark_stale(m);
+	CHECK(dpr_kmirror_route(m, &mp, NLM_F_MULTI, true, 0) == 0, "dump");
+	CHECK(dpr_kmirror_route(m, &m20, NLM_F_MULTI, true, 0) == 0, "dump");
+	CHECK_EQ(dpr_kmirror_sweep_routes(m), 0);
+	dpr_kmirror_flush(m, record, NULL, false);
+	CHECK_GW(s, "10.0.2.9");
+	/* LINKDOWN alone (carrier lost): the kernel still uses it. */
+	mp.nh[0].flags = RTNH_F_LINKDOWN;
+	s = apply(m, mp, REP, false);
+	CHECK_GW(s, "10.0.2.2");
+	/* IPv6: every path dead: no route at all. */
+	nh(&v6, "2001:db8:2::2", 5, RTNH_F_DEAD);
+	s = apply(m, v6, ADD, false);
+	CHECK_GW(s, "none");
+	dpr_kmirror_free(m);
+}
+
+static struct dpr_nl_nexthop
+nho(uint32_t id, const char *gw, uint32_t ifindex)
+{
+	struct dpr_nl_nexthop o = { .id = id, .af = DPR_AF_IP4, .nh = hop(gw, ifindex, 0) };
+
+	return o;
+}
+
+/* Next-hop objects: a member deleted, the object deleted, a route before its object. */
+static void
+test_nexthop_objects(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_nexthop n10 = nho(10, "10.0.2.2", 5), n11 = nho(11, "10.0.3.2", 6);
+	struct dpr_nl_nexthop g12 = { .id = 12, .n_grp = 2, .grp = { { 10, 1 }, { 11, 3 } } };
+	struct dpr_nl_route r1 = rt("10.81.0.0/16", 0, RTN_UNICAST), r2 = rt("10.82.0.0/16", 0, RTN_UNICAST);
+	struct dpr_nl_route r3 = rt("10.83.0.0/16", 0, RTN_UNICAST);
+	struct dpr_nl_nexthop del = { .del = true };
+	const struct seen *s1, *s2, *s3;
+
+	CHECK(dpr_kmirror_nexthop(m, &n10) == 0, "nh 10");
+	CHECK(dpr_kmirror_nexthop(m, &n11) == 0, "nh 11");
+	CHECK(dpr_kmirror_nexthop(m, &g12) == 0, "group 12");
+	r1.nhg_id = 10;
+	nh(&r1, "10.0.2.2", 5, 0);
+	r2.nhg_id = 12;
+	nh(&r2, "10.0.2.2", 5, 0);
+	nh(&r2, "10.0.3.2", 6, 0);
+	s1 = apply(m, r1, ADD, false);
+	s2 = apply(m, r2, ADD, false);
+	CHECK_GW(s1, "10.0.2.2");
+	CHECK(s2->held && s2->sel.n_paths == 2 && s2->sel.paths[1].weight == 3,
+	      "group 12: 2 paths, weights from the group (%u paths)", s2->sel.n_paths);
+	/* ip nexthop del id 11: the kernel says so, and announces group 12 again. */
+	del.id = 11;
+	CHECK(dpr_kmirror_nexthop(m, &del) == 0, "del 11");
+	dpr_kmirror_flush(m, record, NULL, false);
+	CHECK_GW(s2, "10.0.2.2");
+	/* Object 10 replaced: its routes follow, no route message. */
+	n10.nh = hop("10.0.2.7", 5, 0);
+	CHECK(dpr_kmirror_nexthop(m, &n10) == 0, "replace 10");
+	dpr_kmirror_flush(m, record, NULL, false);
+	CHECK_GW(s1, "10.0.2.7");
+	CHECK_GW(s2, "10.0.2.7");
+	/* ip nexthop del id 10: its IPv4 routes leave without RTM_DELROUTE. */
+	del.id = 10;
+	CHECK(dpr_kmirror_nexthop(m, &del) == 0, "del 10");
+	dpr_kmirror_flush(m, record, NULL, false);
+	CHECK_GW(s1, "none");
+	CHECK_GW(s2, "none");
+	/* A route naming an object the mirror does not know yet: its
+	 * expanded paths, until the object comes. */
+	r3.nhg_id = 30;
+	nh(&r3, "10.0.3.3", 6, 0);
+	s3 = apply(m, r3, ADD, false);
+	CHECK_GW(s3, "10.0.3.3");
+	{
+		struct dpr_nl_nexthop bh = { .id = 30, .blackhole = true };
+
+		CHECK(dpr_kmirror_nexthop(m, &bh) == 0, "nh 30");
+		dpr_kmirror_flush(m, record, NULL, false);
+		CHECK_GW(s3, "blackhole");
+	}
+	/* A next-hop dump that no longer lists 30: forgotten, the route
+	 * back to its own paths until the route dump says. */
+	dpr_kmirror_mark_stale(m);
+	CHECK_EQ(dpr_kmirror_sweep_nexthops(m), 1);
+	dpr_kmirror_flush(m, record, NULL, false);
+	CHECK_GW(s3, "10.0.3.3");
+	CHECK_EQ(dpr_kmirror_sweep_routes(m), 1);
+	dpr_kmirror_flush(m, record, NULL, false);
+	CHECK_GW(s3, "none");
+	dpr_kmirror_free(m);
+}
+
+/* IPv6: each path a route; per-path deletes, appends, replaces, metrics. */
+static void
+test_ip6(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_route mp = rt("2001:db8:99::/48", 1024, RTN_UNICAST);
+	struct dpr_nl_route p1 = mp, p3 = mp, all = mp, rep = mp, bh = rt("2001:db8:99::/48", 1024, RTN_BLACKHOLE);
+	struct dpr_nl_route m10 = rt("2001:db8:99::/48", 10, RTN_UNICAST);
+	const struct seen *s;
+
+	nh(&mp, "2001:db8:2::2", 5, 0);
+	nh(&mp, "2001:db8:3::2", 6, 0);
+	s = apply(m, mp, ADD, false);
+	CHECK(s->held && s->sel.n_paths == 2, "two paths (%u)", s->sel.n_paths);
+	/* ip -6 route del ... via 2001:db8:2::2: one path's RTM_DELROUTE */
+	nh(&p1, "2001:db8:2::2", 5, 0);
+	s = apply(m, p1, 0, true);
+	CHECK_GW(s, "2001:db8:3::2"); /* the old code withdrew the prefix */
+	/* ip -6 route append ... via 2001:db8:2::3: the kernel lists all siblings */
+	nh(&all, "2001:db8:2::3", 5, 0);
+	nh(&all, "2001:db8:3::2", 6, 0);
+	s = apply(m, all, APP, false);
+	CHECK(s->held && s->sel.n_paths == 2, "two paths again (%u)", s->sel.n_paths);
+	/* a sibling's path dead */
+	nh(&p3, "2001:db8:2::3", 5, RTNH_F_DEAD);
+	s = apply(m, p3, APP, false);
+	CHECK_GW(s, "2001:db8:3::2");
+	/* metric 10 wins, and its deletion gives the 1024 siblings back */
+	nh(&m10, "2001:db8:2::9", 5, 0);
+	s = apply(m, m10, ADD, false);
+	CHECK_GW(s, "2001:db8:2::9");
+	s = apply(m, m10, 0, true);
+	CHECK_GW(s, "2001:db8:3::2");
+	/* ip -6 route replace: the siblings go, one route stays */
+	nh(&rep, "2001:db8:2::4", 5, 0);
+	s = apply(m, rep, REP, false);
+	CHECK_GW(s, "2001:db8:2::4");
+	{
+		struct dpr_kmirror_counts n;
+
+		dpr_kmirror_counts(m, &n);
+		CHECK_EQ(n.routes, 1);
+	}
+	/* replace by a blackhole, then by a gateway again (no route of the
+	 * same kind at the metric: the first one's place) */
+	s = apply(m, bh, REP, false);
+	CHECK_GW(s, "blackhole");
+	s = apply(m, rep, REP, false);
+	CHECK_GW(s, "2001:db8:2::4");
+	/* A replace takes its route's place, behind a route of the metric
+	 * before it: ip -6 route add blackhole, append a two-path route,
+	 * replace it by one path: the blackhole stays first. */
+	{
+		struct dpr_nl_route b2 = rt("2001:db8:98::/48", 1024, RTN_BLACKHOLE);
+		struct dpr_nl_route two = rt("2001:db8:98::/48", 1024, RTN_UNICAST), one = two;
+
+		nh(&two, "2001:db8:2::2", 5, 0);
+		nh(&two, "2001:db8:3::2", 6, 0);
+		nh(&one, "2001:db8:2::2", 5, 0);
+		apply(m, b2, ADD, false);
+		s = apply(m, two, APP, false);
+		CHECK_GW(s, "blackhole");
+		s = apply(m, one, REP, false);
+		CHECK_GW(s, "blackhole");
+		s = apply(m, b2, 0, true);
+		CHECK_GW(s, "2001:db8:2::2");
+	}
+	dpr_kmirror_free(m);
+}
+
+/* A resync rebuilds the same, in the dump's order, and sweeps what it did not list. */
+static void
+test_resync(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_route a = rt("10.5.0.0/16", 0, RTN_UNICAST), b = a, gone = rt("10.6.0.0/16", 0, RTN_UNICAST);
+	const struct seen *s, *sg;
+	unsigned int calls;
+
+	nh(&a, "10.0.2.2", 5, 0);
+	nh(&b, "10.0.3.2", 6, 0);
+	nh(&gone, "10.0.3.2", 6, 0);
+	apply(m, a, ADD, false);
+	s = apply(m, b, APP, false);
+	sg = apply(m, gone, ADD, false);
+	CHECK_GW(s, "10.0.2.2");
+	/* Events were lost: the kernel now has b before a, and no 10.6/16. */
+	CHECK_EQ(dpr_kmirror_mark_stale(m), 3);
+	CHECK(dpr_kmirror_route(m, &b, NLM_F_MULTI, true, 0) == 0, "dump b");
+	/* The dump's last prefix waits: its next route may be in the next datagram. */
+	calls = s->calls;
+	dpr_kmirror_flush(m, record, NULL, true);
+	CHECK_EQ(s->calls, calls);
+	CHECK(dpr_kmirror_route(m, &a, NLM_F_MULTI, true, 0) == 0, "dump a");
+	CHECK_EQ(dpr_kmirror_sweep_routes(m), 1);
+	dpr_kmirror_flush(m, record, NULL, false);
+	CHECK_GW(s, "10.0.3.2");
+	CHECK_GW(sg, "none");
+	dpr_kmirror_free(m);
+}
+
+int
+main(int argc, char **argv)
+{
+	(void)argc;
+	if (test_eal_init(argv[0]) < 0)
+		return 1;
+	test_ip4_order();
+	test_ip4_metric_tos();
+	test_dead();
+	test_nexthop_objects();
+	test_ip6();
+	test_resync();
+	return test_done("kmirror");
+}
