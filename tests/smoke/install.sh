@@ -73,7 +73,7 @@ complete_words() {
 		_ "$ROOT$DATADIR/bash-completion/completions/dprctl" "$@"
 }
 got=$(complete_words dprctl "")
-check "completion offers the commands ($got)" test "$got" = "route addr neigh port stats doctor capture config call"
+check "completion offers the commands ($got)" test "$got" = "route addr neigh port stats doctor capture config rib call"
 got=$(complete_words dprctl -s /tmp/x route "")
 check "completion offers route's subcommands ($got)" test "$got" = "add replace del get list load"
 got=$(complete_words dprctl capture --drop mar)

@@ -343,5 +343,8 @@ recv_stop() {
 	sleep 0.5 # let the last packets in flight land
 	kill -TERM "$pid"
 	wait "$pid" 2>/dev/null
+	# Called as $(recv_stop ...), wait is a subshell's and returns at
+	# once: the receiver may still hold its port when the next binds it.
+	wait_for 10 eval "! kill -0 $pid 2>/dev/null"
 	cat "$WORK/$1"
 }
