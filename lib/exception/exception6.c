@@ -278,6 +278,8 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 				       &(struct dpr_neigh_heard){
 					       .msg = DPR_NEIGH_ADVERT, .solicited = nd.solicited,
 					       .override = nd.override });
+		else if (nd.solicited && x->r->neigh != NULL)
+			dpr_neigh_confirmed(x->r->neigh, in, &peer);
 		/* Maybe an answer to the kernel's own solicitation: it
 		 * learns too. */
 		goto kernel;

@@ -806,6 +806,21 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 	}
 }
 
+void
+dpr_neigh_confirmed(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip)
+{
+	int idx = dpr_nh_find_port(n->r->nh, ip, port);
+	union dpr_nh_word w;
+
+	if (idx < 0 || dpr_nh_info(n->r->nh, (uint32_t)idx)->is_static)
+		return;
+	w = dpr_nh_word_get(n->r->nh, (uint32_t)idx);
+	if (w.kind != DPR_NH_KIND_FORWARD || w.port != port)
+		return;
+	n->confirmed[idx] = dpr_clock_now();
+	n->probes[idx] = 0;
+}
+
 /* --- static entries --------------------------------------------------------- */
 
 int

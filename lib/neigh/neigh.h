@@ -102,6 +102,17 @@ void dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 		    const struct rte_ether_addr *mac, const struct dpr_neigh_heard *h);
 
 /**
+ * Neighbour @p ip on dpr port @p port confirmed it is reachable without
+ * saying its link-layer address: a solicited advertisement with no target
+ * link-layer option, which RFC 4861 7.2.4 lets a node send in answer to a
+ * unicast solicitation (Linux does, to dpr's unicast probes). A resolved,
+ * learned entry on @p port is fresh again with the MAC it has (7.2.5: the
+ * cached address stands); anything else is left alone (an entry being
+ * resolved cannot be, 7.2.5: such an advertisement is discarded).
+ */
+void dpr_neigh_confirmed(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip);
+
+/**
  * Packet @p m (taken) needs next hop @p nh, unresolved; @p dst is its
  * destination (the address to resolve when @p nh is a connected subnet).
  * Holds it and solicits, or answers it through the release hook when the

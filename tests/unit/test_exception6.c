@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -88,6 +89,29 @@ static const struct rte_ether_addr mac_host = {{ 0x02, 0xaa, 0, 0, 0, 0x01 }};
 static const struct rte_ether_addr mac_all_nodes = {{ 0x33, 0x33, 0, 0, 0, 0x01 }};
 
 static struct dpr_router R;
+
+/*
+ * The control thread's clock (dpr_clock_now(), CLOCK_MONOTONIC) runs
+ * clock_skew_ns ahead, moved by the tests past an aging time at once (the
+ * link wraps clock_gettime).
+ */
+static uint64_t clock_skew_ns;
+int __real_clock_gettime(clockid_t id, struct timespec *ts);
+int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
+
+int
+__wrap_clock_gettime(clockid_t id, struct timespec *ts)
+{
+	uint64_t ns;
+	int ret = __real_clock_gettime(id, ts);
+
+	if (ret != 0 || id != CLOCK_MONOTONIC || clock_skew_ns == 0)
+		return ret;
+	ns = (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec + clock_skew_ns;
+	ts->tv_sec = (time_t)(ns / 1000000000u);
+	ts->tv_nsec = (long)(ns % 1000000000u);
+	return 0;
+}
 static struct rte_mempool *pool;
 static struct rte_ring *txr[N_PORTS];
 static struct rte_ring *tapr;
@@ -292,11 +316,14 @@ na_in(uint16_t in, const struct rte_ether_addr *smac, const char *src, const cha
 
 	msg[4] = (solicited ? 0x40 : 0) | (override ? 0x20 : 0);
 	memcpy(msg + 8, A(target), 16);
-	msg[24] = DPR_NDP_OPT_TLLA;
-	msg[25] = 1;
-	memcpy(msg + 26, tlla, 6);
+	/* No TLLA (NULL): as a node may answer a unicast solicitation (7.2.4). */
+	if (tlla != NULL) {
+		msg[24] = DPR_NDP_OPT_TLLA;
+		msg[25] = 1;
+		memcpy(msg + 26, tlla, 6);
+	}
 	m = mk6(&dmac, smac, src, dst, IPPROTO_ICMPV6, spoil == HOPS_254 ? 254 : 255, msg,
-		sizeof(msg));
+		tlla != NULL ? sizeof(msg) : 24);
 	if (spoil == CODE_1)
 		F(m)[F_L4 + 1] = 1;
 	cksum_fix(m);
@@ -1354,6 +1381,64 @@ test_anycast_na(void)
 	CHECK_EQ(pool_in_use(), base);
 }
 
+/* Unicast NSs for 2001:db8:1::70 sent on p0 now. */
+static unsigned int
+probes6_sent(void)
+{
+	struct rte_mbuf *out[64];
+	unsigned int n, i, hit = 0;
+
+	n = sent(0, out, RTE_DIM(out));
+	for (i = 0; i < n; i++) {
+		const uint8_t *f = F(out[i]);
+
+		hit += f[F_L4] == DPR_ICMP6_NEIGH_SOLICIT &&
+		       memcmp(f + F_L4 + 8, A("2001:db8:1::70"), 16) == 0 &&
+		       memcmp(f + 14 + 24, A("2001:db8:1::70"), 16) == 0;
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	return hit;
+}
+
+/*
+ * A learned neighbour is probed with a unicast NS after 30 s (RFC 4861
+ * 7.3.3); Linux answers a unicast NS with a solicited NA without the
+ * target link-layer option (7.2.4 allows it): that confirms the entry with
+ * its MAC (7.2.5), it is not forgotten. Unanswered probes still forget it.
+ */
+static void
+test_probe_answer_without_tlla(void)
+{
+	const struct rte_ether_addr h = {{ 0x02, 0, 0, 0, 0x01, 0x70 }};
+	unsigned int i, hit;
+
+	drop_sent();
+	ns_in(0, &h, "2001:db8:1::70", "2001:db8:1::1", true, GOOD);
+	CHECK(route_word("2001:db8:1::70").kind == DPR_NH_KIND_FORWARD, "2001:db8:1::70 learned");
+	drop_sent();
+	clock_skew_ns += 30100ull * 1000000u;
+	dpr_exc_timers(R.exc);
+	CHECK_EQ(probes6_sent(), 1);
+	na_in(0, &h, "2001:db8:1::70", "2001:db8:1::1", "2001:db8:1::70", NULL, true, false, GOOD);
+	for (i = 0; i < 4; i++) {
+		clock_skew_ns += 1100ull * 1000000u;
+		dpr_exc_timers(R.exc);
+	}
+	hit = probes6_sent();
+	CHECK(hit == 0 && route_word("2001:db8:1::70").kind == DPR_NH_KIND_FORWARD,
+	      "the answer without TLLA keeps it (%u probes more)", hit);
+	neigh_ok("a probe answered without TLLA");
+	/* Silent now: probed three times, then forgotten. */
+	clock_skew_ns += 30000ull * 1000000u;
+	for (i = 0; i < 4; i++) {
+		dpr_exc_timers(R.exc);
+		clock_skew_ns += 1100ull * 1000000u;
+	}
+	CHECK(route_word("2001:db8:1::70").kind != DPR_NH_KIND_FORWARD, "unanswered: forgotten");
+	neigh_ok("aged out");
+	drop_sent();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1400,6 +1485,8 @@ main(int argc, char **argv)
 	test_ra_periodic();
 	test_ra_solicited();
 	test_anycast_na();
+	/* Last: it moves the clock a minute on. */
+	test_probe_answer_without_tlla();
 
 	drop_sent();
 	dpr_exc_free(R.exc);
