@@ -349,6 +349,14 @@ ip4_route(struct dpr_kmirror *m, struct km_prefix *p, struct km_route *e, uint16
 {
 	struct km_route **at, **old;
 
+	/* A next-hop object's change (`ip nexthop replace`) announces the
+	 * routes that use it again with NLM_F_REPLACE (the kernel's
+	 * fib_info_notify_update()): the record stays where it is, it
+	 * replaces no other route of its metric. */
+	if ((flags & NLM_F_REPLACE) && e->nhid != 0 && (old = route_find(p, e)) != NULL) {
+		route_unlink(m, old);
+		return route_link(m, p, old, e);
+	}
 	if (flags & NLM_F_REPLACE) {
 		/* `ip route replace`: the first route of the TOS and metric. */
 		at = ip4_pos(p, e->tos, e->priority, false);
