@@ -357,12 +357,61 @@ replaced(const struct dpr_fib4_op *ops, unsigned int n)
 	return false;
 }
 
+const char *
+dpr_fib_algo_name(enum dpr_fib_algo a)
+{
+	return a == DPR_FIB_POPTRIE ? "poptrie" : "dir-24-8";
+}
+
+static inline dpr_u128
+pt_key(uint32_t ip)
+{
+	return (dpr_u128)ip << 96;
+}
+
+/* The ops through Poptrie, in pieces of its own op type. */
+static unsigned int
+pt_update(struct dpr_fib4 *fib, struct dpr_fib4_op *ops, unsigned int n, int *err)
+{
+	struct dpr_pt_op pops[256];
+	unsigned int done = 0, k, m, got;
+
+	*err = 0;
+	while (done < n) {
+		m = RTE_MIN(n - done, (unsigned int)RTE_DIM(pops));
+		for (k = 0; k < m; k++)
+			pops[k] = (struct dpr_pt_op){ .key = pt_key(ops[done + k].ip),
+				.depth = ops[done + k].depth, .del = ops[done + k].del,
+				.nh = ops[done + k].nh };
+		got = dpr_pt_update(fib->pt, pops, m, err);
+		for (k = 0; k < got; k++) {
+			struct dpr_fib4_op *op = &ops[done + k];
+
+			op->existed = pops[k].existed;
+			op->old_nh = pops[k].old_nh;
+			if (op->depth == 32)
+				bcast_mark(fib, op->ip, op->existed && op->old_nh == DPR_NH_BCAST,
+					   !op->del && op->nh == DPR_NH_BCAST);
+		}
+		done += got;
+		if (got < m)
+			break;
+	}
+	fib->n_routes = fib->pt->n_routes;
+	fib->gen += done;
+	fib->grace_periods = fib->pt->grace_periods;
+	return done;
+}
+
 unsigned int
 dpr_fib4_update(struct dpr_fib4 *fib, struct dpr_fib4_op *ops,
 		unsigned int n, int *err)
 {
 	unsigned int done;
 	int ret = 0;
+
+	if (fib->pt != NULL)
+		return pt_update(fib, ops, n, err);
 
 	for (done = 0; done < n; done++) {
 		ret = apply(fib, &ops[done]);
@@ -383,6 +432,32 @@ dpr_fib4_update(struct dpr_fib4 *fib, struct dpr_fib4_op *ops,
 	return done;
 }
 
+static struct dpr_fib4 *
+create_poptrie(const struct dpr_fib4_conf *conf, struct rte_rcu_qsbr *qsbr)
+{
+	int socket = conf->socket < 0 ? SOCKET_ID_ANY : conf->socket;
+	struct dpr_fib4 *fib;
+
+	fib = rte_zmalloc_socket("dpr_fib4", sizeof(*fib), RTE_CACHE_LINE_SIZE, socket);
+	if (fib == NULL)
+		goto nomem;
+	fib->conf = *conf;
+	fib->qsbr = qsbr;
+	fib->gen = 1;
+	fib->pt = dpr_pt_create(&(struct dpr_poptrie_conf){ .key_bits = 32,
+		.max_routes = conf->max_routes, .socket = conf->socket, .name = "IPv4" }, qsbr);
+	if (fib->pt == NULL)
+		goto nomem;
+	DPR_LOG(INFO, fib, "IPv4 FIB: Poptrie, %u routes, %.1f MiB to start", conf->max_routes,
+		(double)dpr_fib4_memory(fib) / (1 << 20));
+	return fib;
+nomem:
+	DPR_LOG(ERR, fib, "cannot allocate the IPv4 FIB (Poptrie) on socket %d", conf->socket);
+	rte_free(fib);
+	errno = ENOMEM;
+	return NULL;
+}
+
 struct dpr_fib4 *
 dpr_fib4_create(const struct dpr_fib4_conf *conf, struct rte_rcu_qsbr *qsbr)
 {
@@ -390,6 +465,8 @@ dpr_fib4_create(const struct dpr_fib4_conf *conf, struct rte_rcu_qsbr *qsbr)
 	struct dpr_fib4 *fib;
 	uint32_t i;
 
+	if (conf->algorithm == DPR_FIB_POPTRIE)
+		return create_poptrie(conf, qsbr);
 	if (conf->tbl8_groups == 0 || conf->tbl8_groups > GROUPS_MAX) {
 		DPR_LOG(ERR, fib, "fib.ipv4_tbl8_groups %u: must be from 1 to %u",
 			conf->tbl8_groups, GROUPS_MAX);
@@ -437,6 +514,7 @@ dpr_fib4_free(struct dpr_fib4 *fib)
 {
 	if (fib == NULL)
 		return;
+	dpr_pt_free(fib->pt);
 	rte_free(fib->tbl24);
 	rte_free(fib->tbl8);
 	free(fib->tbl8_free);
@@ -451,6 +529,8 @@ dpr_fib4_get(const struct dpr_fib4 *fib, uint32_t ip, uint8_t depth, uint32_t *n
 {
 	uint32_t slot;
 
+	if (fib->pt != NULL)
+		return dpr_pt_get(fib->pt, pt_key(ip), depth, nh);
 	if (depth > 32)
 		return -ENOENT;
 	slot = rule_find(fib, ip & dpr_ip4_mask(depth), depth);
@@ -464,8 +544,16 @@ int
 dpr_fib4_lpm(const struct dpr_fib4 *fib, uint32_t ip, uint32_t *prefix,
 	     uint8_t *depth, uint32_t *nh)
 {
-	uint32_t e = fib->tbl24[ip >> 8];
+	uint32_t e;
 
+	if (fib->pt != NULL) {
+		dpr_u128 p;
+		int ret = dpr_pt_lpm(fib->pt, pt_key(ip), &p, depth, nh);
+
+		*prefix = (uint32_t)(p >> 96);
+		return ret;
+	}
+	e = fib->tbl24[ip >> 8];
 	if (e & DPR_FIB4_EXT)
 		e = group_entries(fib, e)[ip & 0xff];
 	if (!(e & DPR_FIB4_VALID))
@@ -519,6 +607,19 @@ dpr_fib4_list(struct dpr_fib4 *fib, const struct dpr_fib4_route *after,
 	uint32_t lo = 0, hi, k;
 	unsigned int n;
 
+	if (fib->pt != NULL) {
+		const struct dpr_pt_route *w;
+		uint32_t wn, from;
+
+		if (dpr_pt_walk(fib->pt, after != NULL, pt_key(after != NULL ? after->ip : 0),
+				after != NULL ? after->depth : 0, &w, &wn, &from) < 0)
+			return -ENOMEM;
+		for (n = 0, k = from; n < max && k < wn; n++, k++)
+			out[n] = (struct dpr_fib4_route){ .ip = (uint32_t)(w[k].key >> 96),
+				.depth = w[k].depth, .nh = w[k].nh };
+		*more = k < wn;
+		return (int)n;
+	}
 	if (fib->walk_gen != fib->gen && walk_build(fib) < 0)
 		return -ENOMEM;
 	hi = fib->walk_n;
@@ -549,12 +650,20 @@ dpr_fib4_list(struct dpr_fib4 *fib, const struct dpr_fib4_route *after,
 uint64_t
 dpr_fib4_memory(const struct dpr_fib4 *fib)
 {
-	uint64_t groups = fib->conf.tbl8_groups;
-
+	if (fib->pt != NULL)
+		return sizeof(*fib) + dpr_pt_memory(fib->pt);
 	return sizeof(*fib) +
 		(uint64_t)DPR_FIB4_TBL24_SIZE * sizeof(*fib->tbl24) +
-		groups * GROUP_SIZE * sizeof(*fib->tbl8) +
-		groups * (sizeof(*fib->tbl8_free) + sizeof(*fib->tbl8_pending)) +
+		(uint64_t)fib->conf.tbl8_groups * GROUP_SIZE * sizeof(*fib->tbl8);
+}
+
+uint64_t
+dpr_fib4_control_memory(const struct dpr_fib4 *fib)
+{
+	if (fib->pt != NULL)
+		return dpr_pt_control_memory(fib->pt);
+	return (uint64_t)fib->conf.tbl8_groups *
+		(sizeof(*fib->tbl8_free) + sizeof(*fib->tbl8_pending)) +
 		((uint64_t)fib->rules_mask + 1) * sizeof(*fib->rules) +
 		(uint64_t)fib->walk_cap * sizeof(*fib->walk);
 }
@@ -562,5 +671,7 @@ dpr_fib4_memory(const struct dpr_fib4 *fib)
 uint32_t
 dpr_fib4_tbl8_used(const struct dpr_fib4 *fib)
 {
+	if (fib->pt != NULL)
+		return 0;
 	return fib->conf.tbl8_groups - fib->n_free;
 }

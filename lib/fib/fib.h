@@ -29,6 +29,9 @@
 #include <rte_prefetch.h>
 #include <rte_rcu_qsbr.h>
 
+#include "algo.h"
+#include "poptrie.h"
+
 /*
  * An entry: EXT | group index (tbl24 only), or VALID | depth << 24 | next
  * hop. The empty entry 0 reads as DPR_NH_NONE, so readers need no check.
@@ -41,6 +44,7 @@
 #define DPR_FIB4_TBL24_SIZE (UINT32_C(1) << 24)
 
 struct dpr_fib4_conf {
+	enum dpr_fib_algo algorithm;
 	uint32_t max_routes;
 	uint32_t tbl8_groups;   /**< at most 1 << 24 */
 	int socket;
@@ -70,8 +74,9 @@ struct dpr_fib4_route {
  * the control thread.
  */
 struct dpr_fib4 {
-	uint32_t *tbl24;            /**< 1 << 24 entries */
+	uint32_t *tbl24;            /**< 1 << 24 entries; NULL with Poptrie */
 	uint32_t *tbl8;             /**< tbl8_groups x 256 entries */
+	struct dpr_poptrie *pt;     /**< Poptrie's table; NULL with DIR-24-8 */
 	/*
 	 * 1 for each last octet that some /32 route to DPR_NH_BCAST (a
 	 * connected subnet's broadcast address) ends in: the worker's screen
@@ -150,12 +155,19 @@ int dpr_fib4_list(struct dpr_fib4 *fib, const struct dpr_fib4_route *after,
 		  struct dpr_fib4_route *out, unsigned int max, bool *more);
 
 /**
- * Bytes the FIB holds: tbl24, the tbl8 groups and their free lists, the rule
- * table and the walk snapshot.
+ * Bytes of the lookup structure workers read: DIR-24-8's tbl24 and tbl8
+ * groups, or Poptrie's arrays as allocated.
  */
 uint64_t dpr_fib4_memory(const struct dpr_fib4 *fib);
 
-/** tbl8 groups in use or waiting for a grace period (for tests, benchmarks). */
+/**
+ * Bytes the control side holds beside it: DIR-24-8's rule table and group
+ * free lists, or Poptrie's trie and free lists; and the walk snapshot.
+ */
+uint64_t dpr_fib4_control_memory(const struct dpr_fib4 *fib);
+
+/** tbl8 groups in use or waiting for a grace period (for tests, benchmarks);
+ * 0 with Poptrie. */
 uint32_t dpr_fib4_tbl8_used(const struct dpr_fib4 *fib);
 
 /** Where the tbl8 entry of @p ip lies, given its tbl24 entry @p e (EXT set). */
@@ -183,6 +195,8 @@ dpr_fib4_resolve(const struct dpr_fib4 *fib, uint32_t e, uint32_t ip)
 static __rte_always_inline uint32_t
 dpr_fib4_lookup(const struct dpr_fib4 *fib, uint32_t ip)
 {
+	if (fib->pt != NULL)
+		return dpr_pt_lookup4(dpr_pt_tables(fib->pt), ip);
 	return dpr_fib4_resolve(fib,
 		__atomic_load_n(&fib->tbl24[ip >> 8], __ATOMIC_RELAXED), ip);
 }
@@ -198,6 +212,10 @@ dpr_fib4_lookup_bulk(const struct dpr_fib4 *fib, const uint32_t *ip, uint32_t *n
 	const uint32_t *tbl24 = fib->tbl24;
 	unsigned int i;
 
+	if (fib->pt != NULL) {
+		dpr_pt_lookup4_bulk(fib->pt, ip, nh, n);
+		return;
+	}
 	for (i = 0; i < n; i++)
 		rte_prefetch0(&tbl24[ip[i] >> 8]);
 	for (i = 0; i < n; i++)

@@ -469,8 +469,54 @@ set_deep(struct dpr_fib6 *fib)
 void
 dpr_fib6_set_deep_groups(struct dpr_fib6 *fib, uint32_t groups)
 {
+	/* Poptrie's walks are whole in pass 2: never deep. */
+	if (fib->pt != NULL)
+		return;
 	fib->conf.deep_groups = groups;
 	set_deep(fib);
+}
+
+static inline dpr_u128
+pt_key(const uint8_t ip[16])
+{
+	struct key k = key_load(ip, 128);
+
+	return (dpr_u128)k.hi << 64 | k.lo;
+}
+
+static inline void
+pt_key_store(uint8_t ip[16], dpr_u128 key)
+{
+	key_store(ip, (uint64_t)(key >> 64), (uint64_t)key);
+}
+
+/* The ops through Poptrie, in pieces of its own op type. */
+static unsigned int
+pt_update(struct dpr_fib6 *fib, struct dpr_fib6_op *ops, unsigned int n, int *err)
+{
+	struct dpr_pt_op pops[256];
+	unsigned int done = 0, k, m, got;
+
+	*err = 0;
+	while (done < n) {
+		m = RTE_MIN(n - done, (unsigned int)RTE_DIM(pops));
+		for (k = 0; k < m; k++)
+			pops[k] = (struct dpr_pt_op){ .key = pt_key(ops[done + k].ip),
+				.depth = ops[done + k].depth, .del = ops[done + k].del,
+				.nh = ops[done + k].nh };
+		got = dpr_pt_update(fib->pt, pops, m, err);
+		for (k = 0; k < got; k++) {
+			ops[done + k].existed = pops[k].existed;
+			ops[done + k].old_nh = pops[k].old_nh;
+		}
+		done += got;
+		if (got < m)
+			break;
+	}
+	fib->n_routes = fib->pt->n_routes;
+	fib->gen += done;
+	fib->grace_periods = fib->pt->grace_periods;
+	return done;
 }
 
 unsigned int
@@ -479,6 +525,9 @@ dpr_fib6_update(struct dpr_fib6 *fib, struct dpr_fib6_op *ops,
 {
 	unsigned int done;
 	int ret = 0;
+
+	if (fib->pt != NULL)
+		return pt_update(fib, ops, n, err);
 
 	for (done = 0; done < n; done++) {
 		ret = apply(fib, &ops[done]);
@@ -498,6 +547,32 @@ dpr_fib6_update(struct dpr_fib6 *fib, struct dpr_fib6_op *ops,
 	return done;
 }
 
+static struct dpr_fib6 *
+create_poptrie(const struct dpr_fib6_conf *conf, struct rte_rcu_qsbr *qsbr)
+{
+	int socket = conf->socket < 0 ? SOCKET_ID_ANY : conf->socket;
+	struct dpr_fib6 *fib;
+
+	fib = rte_zmalloc_socket("dpr_fib6", sizeof(*fib), RTE_CACHE_LINE_SIZE, socket);
+	if (fib == NULL)
+		goto nomem;
+	fib->conf = *conf;
+	fib->qsbr = qsbr;
+	fib->gen = 1;
+	fib->pt = dpr_pt_create(&(struct dpr_poptrie_conf){ .key_bits = 128,
+		.max_routes = conf->max_routes, .socket = conf->socket, .name = "IPv6" }, qsbr);
+	if (fib->pt == NULL)
+		goto nomem;
+	DPR_LOG(INFO, fib, "IPv6 FIB: Poptrie, %u routes, %.1f MiB to start", conf->max_routes,
+		(double)dpr_fib6_memory(fib) / (1 << 20));
+	return fib;
+nomem:
+	DPR_LOG(ERR, fib, "cannot allocate the IPv6 FIB (Poptrie) on socket %d", conf->socket);
+	rte_free(fib);
+	errno = ENOMEM;
+	return NULL;
+}
+
 struct dpr_fib6 *
 dpr_fib6_create(const struct dpr_fib6_conf *conf, struct rte_rcu_qsbr *qsbr)
 {
@@ -505,6 +580,8 @@ dpr_fib6_create(const struct dpr_fib6_conf *conf, struct rte_rcu_qsbr *qsbr)
 	struct dpr_fib6 *fib;
 	uint32_t i;
 
+	if (conf->algorithm == DPR_FIB_POPTRIE)
+		return create_poptrie(conf, qsbr);
 	if (conf->tbl8_groups == 0 || conf->tbl8_groups > DPR_FIB6_GROUPS_MAX) {
 		DPR_LOG(ERR, fib, "fib.ipv6_tbl8_groups %u: must be from 1 to %u",
 			conf->tbl8_groups, DPR_FIB6_GROUPS_MAX);
@@ -560,6 +637,7 @@ dpr_fib6_free(struct dpr_fib6 *fib)
 {
 	if (fib == NULL)
 		return;
+	dpr_pt_free(fib->pt);
 	rte_free(fib->tbl24);
 	rte_free(fib->tbl8);
 	free(fib->tbl8_free);
@@ -574,6 +652,8 @@ dpr_fib6_get(const struct dpr_fib6 *fib, const uint8_t ip[16], uint8_t depth, ui
 {
 	uint32_t slot;
 
+	if (fib->pt != NULL)
+		return dpr_pt_get(fib->pt, pt_key(ip), depth, nh);
 	if (depth > 128 || fib->depth_routes[depth] == 0)
 		return -ENOENT;
 	slot = rule_find(fib, key_load(ip, depth), depth);
@@ -587,10 +667,19 @@ int
 dpr_fib6_lpm(const struct dpr_fib6 *fib, const uint8_t ip[16], uint8_t prefix[16],
 	     uint8_t *depth, uint32_t *nh)
 {
-	uint32_t e = fib->tbl24[dpr_fib6_tbl24_index(ip)];
+	uint32_t e;
 	unsigned int b = 3;
 	struct key k;
 
+	if (fib->pt != NULL) {
+		dpr_u128 p;
+		int ret = dpr_pt_lpm(fib->pt, pt_key(ip), &p, depth, nh);
+
+		if (ret == 0)
+			pt_key_store(prefix, p);
+		return ret;
+	}
+	e = fib->tbl24[dpr_fib6_tbl24_index(ip)];
 	while (dpr_fib6_is_link(e))
 		e = group_entries(fib, e)[ip[b++]];
 	if (!(e & DPR_FIB6_VALID))
@@ -648,6 +737,21 @@ dpr_fib6_list(struct dpr_fib6 *fib, const struct dpr_fib6_route *after,
 	uint32_t lo = 0, hi, k;
 	unsigned int n;
 
+	if (fib->pt != NULL) {
+		const struct dpr_pt_route *w;
+		uint32_t wn, from;
+
+		if (dpr_pt_walk(fib->pt, after != NULL, after != NULL ? pt_key(after->ip) : 0,
+				after != NULL ? after->depth : 0, &w, &wn, &from) < 0)
+			return -ENOMEM;
+		for (n = 0, k = from; n < max && k < wn; n++, k++) {
+			pt_key_store(out[n].ip, w[k].key);
+			out[n].depth = w[k].depth;
+			out[n].nh = w[k].nh;
+		}
+		*more = k < wn;
+		return (int)n;
+	}
 	if (fib->walk_gen != fib->gen && walk_build(fib) < 0)
 		return -ENOMEM;
 	hi = fib->walk_n;
@@ -677,12 +781,20 @@ dpr_fib6_list(struct dpr_fib6 *fib, const struct dpr_fib6_route *after,
 uint64_t
 dpr_fib6_memory(const struct dpr_fib6 *fib)
 {
-	uint64_t groups = fib->conf.tbl8_groups;
-
+	if (fib->pt != NULL)
+		return sizeof(*fib) + dpr_pt_memory(fib->pt);
 	return sizeof(*fib) +
 		(uint64_t)DPR_FIB6_TBL24_SIZE * sizeof(*fib->tbl24) +
-		groups * GROUP_SIZE * sizeof(*fib->tbl8) +
-		groups * (sizeof(*fib->tbl8_free) + sizeof(*fib->tbl8_pending)) +
+		(uint64_t)fib->conf.tbl8_groups * GROUP_SIZE * sizeof(*fib->tbl8);
+}
+
+uint64_t
+dpr_fib6_control_memory(const struct dpr_fib6 *fib)
+{
+	if (fib->pt != NULL)
+		return dpr_pt_control_memory(fib->pt);
+	return (uint64_t)fib->conf.tbl8_groups *
+		(sizeof(*fib->tbl8_free) + sizeof(*fib->tbl8_pending)) +
 		((uint64_t)fib->rules_mask + 1) * sizeof(*fib->rules) +
 		(uint64_t)fib->walk_cap * sizeof(*fib->walk);
 }
@@ -690,6 +802,8 @@ dpr_fib6_memory(const struct dpr_fib6 *fib)
 uint32_t
 dpr_fib6_tbl8_used(const struct dpr_fib6 *fib)
 {
+	if (fib->pt != NULL)
+		return 0;
 	return fib->conf.tbl8_groups - fib->n_free;
 }
 

@@ -34,6 +34,9 @@
 #include <rte_prefetch.h>
 #include <rte_rcu_qsbr.h>
 
+#include "algo.h"
+#include "poptrie.h"
+
 /*
  * An entry: a link, the index of its group's first entry in tbl8 (group <<
  * 8, bit 31 clear), or a leaf, LEAF | VALID | depth << 22 | next hop. The
@@ -67,6 +70,7 @@
 #define DPR_FIB6_BULK_MAX 64u
 
 struct dpr_fib6_conf {
+	enum dpr_fib_algo algorithm;
 	uint32_t max_routes;
 	uint32_t tbl8_groups;   /**< 1 KiB each, at most DPR_FIB6_GROUPS_MAX */
 	/** Groups in use above which the FIB is deep (struct dpr_fib6);
@@ -102,8 +106,9 @@ struct dpr_fib6_rule;
  * the control thread.
  */
 struct dpr_fib6 {
-	uint32_t *tbl24;            /**< 1 << 24 entries */
+	uint32_t *tbl24;            /**< 1 << 24 entries; NULL with Poptrie */
 	uint32_t *tbl8;             /**< tbl8_groups x 256 entries */
+	struct dpr_poptrie *pt;     /**< Poptrie's table; NULL with DIR-24-8 */
 	/** More groups are in use than conf.deep_groups (and, once set,
 	 * until no more than 7/8 of them are): a walk's second
 	 * tbl8 level is likely to miss L2, so workers read each chain's
@@ -187,10 +192,13 @@ int dpr_fib6_list(struct dpr_fib6 *fib, const struct dpr_fib6_route *after,
 		  struct dpr_fib6_route *out, unsigned int max, bool *more);
 
 /**
- * Bytes the FIB holds: tbl24, the tbl8 groups and their free lists, the rule
- * table and the walk snapshot. Cannot fail.
+ * Bytes of the lookup structure workers read: tbl24 and the tbl8 groups, or
+ * Poptrie's arrays as allocated. Cannot fail.
  */
 uint64_t dpr_fib6_memory(const struct dpr_fib6 *fib);
+
+/** Bytes the control side holds beside it (dpr_fib4_control_memory()). */
+uint64_t dpr_fib6_control_memory(const struct dpr_fib6 *fib);
 
 /**
  * Count the FIB as deep once more than @p groups tbl8 groups are in use,
@@ -336,6 +344,8 @@ dpr_fib6_resolve(const struct dpr_fib6 *fib, uint32_t e, const uint8_t *ip)
 static __rte_always_inline uint32_t
 dpr_fib6_lookup(const struct dpr_fib6 *fib, const uint8_t *ip)
 {
+	if (fib->pt != NULL)
+		return dpr_pt_lookup6(dpr_pt_tables(fib->pt), ip);
 	return dpr_fib6_resolve(fib,
 		__atomic_load_n(&fib->tbl24[dpr_fib6_tbl24_index(ip)], __ATOMIC_RELAXED), ip);
 }
@@ -483,6 +493,10 @@ dpr_fib6_lookup_bulk(const struct dpr_fib6 *fib, const uint8_t *const *ip, uint3
 {
 	unsigned int i;
 
+	if (fib->pt != NULL) {
+		dpr_pt_lookup6_bulk(fib->pt, ip, nh, n);
+		return;
+	}
 	for (i = 0; i < n; i += DPR_FIB6_BULK_MAX)
 		dpr_fib6_lookup_lockstep(fib, &ip[i], &nh[i], RTE_MIN(n - i, DPR_FIB6_BULK_MAX));
 }
