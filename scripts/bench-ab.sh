@@ -21,7 +21,10 @@
 # and in the rest (PMDs), per binary. BUILD_DIR: as for scripts/bench.sh
 # (default build; B defaults to BUILD_DIR/app/dpr, files in BUILD_DIR/bench).
 # PIPELINE=on|off: both binaries run with --pipeline fixed that way
-# (default: auto, the tuner's choice, as bench.sh's "dpr TABLE" cases).
+# (default: auto, the tuner's choice, as bench.sh's "dpr TABLE ALGO" cases).
+# ALGO=poptrie: both binaries with that FIB algorithm (default dir-24-8; a
+# binary from before the algorithm setting gets its DIR-24-8 config without
+# the setting).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +38,7 @@ for f in "$A" "$B"; do
 done
 ROUNDS=${ROUNDS:-7} DURATION=${DURATION:-5} WARMUP=${WARMUP:-2}
 case ${PIPELINE:-auto} in auto|on|off) ;; *) echo "bench-ab: PIPELINE=$PIPELINE: one of auto on off" >&2; exit 2 ;; esac
+ALGO=${ALGO:-dir-24-8}
 if [ "${INSTR:-0}" = 1 ]; then
 	TABLES=${TABLES:-small pyasn small6}
 else
@@ -46,14 +50,29 @@ for t in $TABLES; do
 	*) echo "bench-ab: table $t: one of small pyasn small6 pyasn6 mix" >&2; exit 2 ;; esac
 done
 
-FAMILIES=$FAMILIES PREPARE=1 scripts/bench.sh >&2
+ALGOS=$ALGO FAMILIES=$FAMILIES PREPARE=1 scripts/bench.sh >&2
+# Each binary's config a table, ab-A-TABLE.json and ab-B-TABLE.json: the
+# prepared one, or for DIR-24-8 (every dpr's only algorithm before issue 46)
+# the same without the algorithm setting where the binary rejects it.
+no_algo() {
+	python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))
+for k in ("ipv4_algorithm", "ipv6_algorithm"):
+    c.get("fib", {}).pop(k, None)
+json.dump(c, open(sys.argv[2], "w"))' "$1" "$2"
+}
 # The tables both binaries take (dpr --check parses the config only).
 tables=()
 for t in $TABLES; do
 	ok=1
-	for f in "$A" "$B"; do
-		"$f" -- -c "$BD/dpr-$t.json" --check >/dev/null 2>&1 || {
-			echo "bench-ab: $f rejects $BD/dpr-$t.json (dpr --check): table $t skipped" >&2
+	for tag in A B; do
+		f=${!tag} cfg=$BD/ab-$tag-$t.json
+		cp "$BD/dpr-$t-$ALGO.json" "$cfg"
+		if ! "$f" -- -c "$cfg" --check >/dev/null 2>&1 && [ "$ALGO" = dir-24-8 ]; then
+			no_algo "$BD/dpr-$t-$ALGO.json" "$cfg"
+		fi
+		"$f" -- -c "$cfg" --check >/dev/null 2>&1 || {
+			echo "bench-ab: $f rejects $BD/dpr-$t-$ALGO.json (dpr --check): table $t skipped" >&2
 			ok=0
 		}
 	done
@@ -64,30 +83,39 @@ if [ "${INSTR:-0}" = 1 ]; then
 	pool=$(python3 -c 'import json,sys; a=[c for c in json.load(open(sys.argv[1]))["cases"] if c["app"] == "dpr"][0]["argv"]; print(a[a.index("--pool-size")+1])' \
 		"$BD/cases.json")
 	echo "instructions per packet, forwarding loop (callgrind)"
-	echo "A = $A"; BENCH_DIR=$BD scripts/callgrind-dpr.sh "$A" "$BD/ab-callgrind-A" "$pool" "${tables[@]}"
-	echo "B = $B"; BENCH_DIR=$BD scripts/callgrind-dpr.sh "$B" "$BD/ab-callgrind-B" "$pool" "${tables[@]}"
+	echo "A = $A"; ALGO=$ALGO CONFIG=$BD/ab-A-%s.json BENCH_DIR=$BD \
+		scripts/callgrind-dpr.sh "$A" "$BD/ab-callgrind-A" "$pool" "${tables[@]}"
+	echo "B = $B"; ALGO=$ALGO CONFIG=$BD/ab-B-%s.json BENCH_DIR=$BD \
+		scripts/callgrind-dpr.sh "$B" "$BD/ab-callgrind-B" "$pool" "${tables[@]}"
 	exit 0
 fi
-python3 - "$A" "$B" "$BD/cases.json" "$BD/ab-cases.json" "${PIPELINE:-auto}" "${tables[@]}" <<'PY'
-import json, sys
-a, b, src, out, way = sys.argv[1:6]
-tables = sys.argv[6:]
+python3 - "$A" "$B" "$BD/cases.json" "$BD/ab-cases.json" "${PIPELINE:-auto}" "$ALGO" \
+	"${tables[@]}" <<'PY'
+import json, os, sys
+a, b, src, out, way, algo = sys.argv[1:7]
+tables = sys.argv[7:]
 cases = []
 for c in json.load(open(src))["cases"]:
-    # The case as bench.sh names it, "dpr TABLE" (--pipeline auto), not
-    # its forced variants ("dpr-on", "dpr-off") nor other worker counts:
+    # The case as bench.sh names it, "dpr TABLE ALGO" (--pipeline auto),
+    # not its forced variants ("dpr-on", "dpr-off") nor other worker counts:
     # they would share the names "A TABLE" and "B TABLE".
-    if c["app"] != "dpr" or c["table"] not in tables or c["name"] != "dpr " + c["table"]:
+    if c["app"] != "dpr" or c["table"] not in tables or \
+            c["name"] != "dpr %s %s" % (c["table"], algo):
         continue
     for tag, binary in (("A", a), ("B", b)):
         d = dict(c, name="%s %s" % (tag, c["table"]))
         # dpr's own options come last (after EAL's "--"): one more there.
         d["argv"] = [binary] + c["argv"][1:] + ([] if way == "auto" else ["--pipeline", way])
+        d["argv"][d["argv"].index("-c") + 1] = os.path.join(
+            os.path.dirname(src), "ab-%s-%s.json" % (tag, c["table"]))
         cases.append(d)
 json.dump({"cases": cases}, open(out, "w"), indent=1)
 PY
 PERF_ARG=()
 [ "${PERF:-0}" = 1 ] && PERF_ARG=(--perf)   # perf installed by bench.sh above
+# The hugepage ballast as in bench.sh (BALLAST=0: none), above the 1024
+# pages bench.sh reserved for the cases.
+[ "${BALLAST:-256}" -gt 0 ] && PERF_ARG+=(--ballast "${BALLAST:-256}" --ballast-leave 1024)
 scripts/bench.py --cases "$BD/ab-cases.json" --rounds "$ROUNDS" --duration "$DURATION" \
 	--warmup "$WARMUP" "${PERF_ARG[@]}" > "$BD/ab.json"
 python3 - "$A" "$B" "$BD/ab.json" "${tables[@]}" <<'PY'

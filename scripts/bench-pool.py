@@ -11,6 +11,8 @@ run's own report does), whether that run meets the goal, and over every
 round of every run: the median ratio and how many rounds meet the goal.
 On a loud host one run's three rounds say little; the pooled rounds say
 more, and the count of runs that meet a goal says how often one run would.
+dpr's goals come once per FIB algorithm the runs measured, labelled
+"[ALGO] ..." as in the run's own report.
 
 --dram-under and --chase-under keep only the rounds whose memory probe (the
 bench's, at the start of each round) read DRAM, or the pointer chase over
@@ -22,24 +24,21 @@ import argparse
 import importlib.util
 import json
 import os
-import re
 import statistics
 import sys
 
 
-def goal_pairs():
-    """GOAL_PAIRS from bench-report.py beside this file (its name has a dash)."""
+def report():
+    """bench-report.py beside this file (its name has a dash): its goals."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-report.py")
     spec = importlib.util.spec_from_file_location("bench_report", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod.GOAL_PAIRS
+    return mod
 
 
-def threshold(label):
-    """The goal's bound from its label ("goal >= 1.2"), None if it has none."""
-    m = re.search(r"goal >= ([0-9.]+)", label)
-    return float(m.group(1)) if m else None
+REPORT = report()
+threshold = REPORT.threshold
 
 
 def quiet_rounds(probes, dram_under, chase_under):
@@ -77,7 +76,7 @@ def main():
                     help="only the rounds whose probe's chase over the largest size took under NS ns")
     opt = ap.parse_args()
     want, dram_under, chase_under = opt.goal, opt.dram_under, opt.chase_under
-    runs = []
+    runs, algos = [], []
     for path in opt.results:
         try:
             with open(path) as f:
@@ -86,10 +85,14 @@ def main():
             if dram_under is not None or chase_under is not None:
                 keep = quiet_rounds(d.get("memory_probes") or [], dram_under, chase_under)
             runs.append((path, {c["name"]: c for c in d["cases"]}, keep))
+            for algo in REPORT.algorithms(d["cases"]):
+                if algo not in algos:
+                    algos.append(algo)
         except (OSError, ValueError, KeyError, TypeError) as e:
             sys.exit("bench-pool: %s: not a bench results file (%s)" % (path, e))
     shown = 0
-    for label, a, b in goal_pairs():
+    # dpr's goals once per FIB algorithm the runs measured ("[ALGO] ...").
+    for label, a, b in REPORT.goal_pairs(algos):
         if want is not None and want not in label:
             continue
         bound = threshold(label)

@@ -3,6 +3,7 @@
 """Turn scripts/bench.sh's measurements into results.json, a chart and a table.
 
   bench-report.py BENCH_DIR CALLGRIND(0|1)
+  bench-report.py --micro BENCH_DIR      the FIB micro-benchmark (MICRO=1)
 """
 import json
 import os
@@ -11,40 +12,71 @@ import statistics
 import sys
 
 
-# Each goal of the benchmark issues measured as a ratio of two cases' rates
-# (scripts/bench-pool.py pools their per-round ratios over several runs).
-GOAL_PAIRS = (
-    ("DRAM-bound full table: dpr / l3fwd LPM (goal >= 1.3)",
-     "dpr dram", "l3fwd-lpm dram"),
-    ("DRAM-bound full table: dpr / l3fwd FIB (goal >= 1.2)",
-     "dpr dram", "l3fwd-fib dram"),
-    ("DRAM-bound: testpmd io / dpr (I/O ceiling)",
-     "testpmd-io dram", "dpr dram"),
-    ("cached full table: dpr / l3fwd LPM (goal >= 1.05)",
-     "dpr pyasn", "l3fwd-lpm pyasn"),
-    ("small table: dpr / l3fwd LPM (goal >= 1.05)",
-     "dpr small", "l3fwd-lpm small"),
-    ("Zipf full table: dpr / l3fwd LPM (no goal)",
-     "dpr zipf", "l3fwd-lpm zipf"),
-    ("Zipf full table: dpr / l3fwd FIB (no goal)",
-     "dpr zipf", "l3fwd-fib zipf"),
-    ("small table: dpr / testpmd io (goal >= 0.8)",
-     "dpr small", "testpmd-io"),
-    ("dpr full / small table, cached",
-     "dpr pyasn", "dpr small"),
-    ("l3fwd LPM full / small table, cached",
-     "l3fwd-lpm pyasn", "l3fwd-lpm small"),
-    ("IPv6 full table: dpr / l3fwd LPM (goal >= 1.2)",
-     "dpr pyasn6", "l3fwd-lpm pyasn6"),
-    ("IPv6 small table: dpr / l3fwd LPM (goal >= 1.0)",
-     "dpr small6", "l3fwd-lpm small6"),
-    ("dpr IPv6 / IPv4, small table (goal >= 0.85)",
-     "dpr small6", "dpr small"),
-    ("dpr IPv6 / IPv4, full table (goal >= 0.85)",
-     "dpr pyasn6", "dpr pyasn"),
-    ("IPv4+IPv6 mix, full tables: dpr / l3fwd LPM",
-     "dpr mix", "l3fwd-lpm mix"),
+# Each goal of the benchmark issues as a ratio of two cases' rates; a "dpr
+# TABLE" case stands for dpr's with each FIB algorithm (goal_pairs()). The
+# first eight are issue 46's (its bounds where it set them); the rest are
+# earlier issues'. scripts/bench-pool.py pools their per-round ratios over
+# several runs.
+GOALS = (
+    ("small table: dpr / l3fwd LPM (goal >= 0.95)", "dpr small", "l3fwd-lpm small"),
+    ("cached full table: dpr / l3fwd LPM (goal >= 1.1)", "dpr pyasn", "l3fwd-lpm pyasn"),
+    ("DRAM-bound full table: dpr / l3fwd LPM (goal >= 1.5)", "dpr dram", "l3fwd-lpm dram"),
+    ("DRAM-bound / cached full table, dpr's own (goal >= 0.9)", "dpr dram", "dpr pyasn"),
+    ("Zipf full table: dpr / l3fwd LPM (no goal)", "dpr zipf", "l3fwd-lpm zipf"),
+    ("IPv6 small table: dpr / l3fwd LPM6 (goal >= 1.0)", "dpr small6", "l3fwd-lpm small6"),
+    ("IPv6 full table: dpr / l3fwd LPM6 (goal >= 1.2)", "dpr pyasn6", "l3fwd-lpm pyasn6"),
+    ("IPv4+IPv6 mix, full tables: dpr / l3fwd LPM (no goal)", "dpr mix", "l3fwd-lpm mix"),
+    ("DRAM-bound full table: dpr / l3fwd FIB (goal >= 1.2)", "dpr dram", "l3fwd-fib dram"),
+    ("Zipf full table: dpr / l3fwd FIB (no goal)", "dpr zipf", "l3fwd-fib zipf"),
+    ("DRAM-bound: testpmd io / dpr (I/O ceiling)", "testpmd-io dram", "dpr dram"),
+    ("small table: dpr / testpmd io (goal >= 0.8)", "dpr small", "testpmd-io"),
+    ("dpr full / small table, cached", "dpr pyasn", "dpr small"),
+    ("dpr IPv6 / IPv4, small table (goal >= 0.85)", "dpr small6", "dpr small"),
+    ("dpr IPv6 / IPv4, full table (goal >= 0.85)", "dpr pyasn6", "dpr pyasn"),
+    ("l3fwd LPM full / small table, cached", "l3fwd-lpm pyasn", "l3fwd-lpm small"),
 )
+# The tables on which the algorithms are compared with each other.
+ALGO_TABLES = ("small", "pyasn", "dram", "zipf", "small6", "pyasn6", "mix")
+
+
+def dpr_case(name, algo):
+    """Case @name ("dpr TABLE", "dpr-on TABLE", or another app's) with dpr's
+    FIB algorithm @algo: "dpr TABLE ALGO"; None: as named (results from
+    before the algorithm dimension)."""
+    return "%s %s" % (name, algo) if algo and name.startswith("dpr") else name
+
+
+def algorithms(cases):
+    """dpr's FIB algorithms in a run's cases, in their order; [None] for a
+    run from before the algorithm dimension."""
+    out = []
+    for c in cases:
+        if c["name"].startswith("dpr") and c.get("algorithm") not in out:
+            out.append(c.get("algorithm"))
+    return out or [None]
+
+
+def goal_pairs(algos):
+    """(label, case a, case b) for every goal: dpr's once per algorithm of
+    @algos, labelled "[ALGO] ...", the others once; then, with two
+    algorithms or more, each against the first on every table."""
+    pairs = []
+    for algo in algos:
+        tag = "[%s] " % algo if algo else ""
+        pairs += [(tag + label, dpr_case(a, algo), dpr_case(b, algo))
+                  for label, a, b in GOALS if "dpr " in a + b]
+    pairs += [(label, a, b) for label, a, b in GOALS if "dpr " not in a + b]
+    for algo in [a for a in algos[1:] if a and algos[0]]:
+        pairs += [("dpr %s / %s: %s (no goal)" % (algo, algos[0], t),
+                   "dpr %s %s" % (t, algo), "dpr %s %s" % (t, algos[0]))
+                  for t in ALGO_TABLES]
+    return pairs
+
+
+def threshold(label):
+    """The goal's bound from its label ("goal >= 1.2"), None if it has none."""
+    m = re.search(r"goal >= ([0-9.]+)", label)
+    return float(m.group(1)) if m else None
 
 
 def ir_total(path, event="Ir"):
@@ -99,11 +131,54 @@ def testpmd_rx(log):
         return None
 
 
+def micro_report(b):
+    """scripts/bench.sh MICRO=1: the FIB micro-benchmark's two runs
+    (micro-v4.json, micro-v6.json) into micro.json and a table."""
+    out = {}
+    for fam in ("4", "6"):
+        try:
+            out["ipv" + fam] = json.load(open(os.path.join(b, "micro-v%s.json" % fam)))
+        except (OSError, ValueError) as e:
+            print("micro: IPv%s: no result (%s)" % (fam, e))
+    json.dump(out, open(os.path.join(b, "micro.json"), "w"), indent=2)
+    for key, m in out.items():
+        sets = list(m["key_sets"])
+        print("micro %s: %d routes (%s), bursts of %d, medians of %d interleaved rounds; keys: %s" % (
+            key, m["routes"], m["file"], m["burst"], m["rounds"],
+            "; ".join("%s %d (%s)" % (k, v["keys"], v["source"]) for k, v in m["key_sets"].items())))
+        print("%-12s %10s %10s %9s  %s" % ("table", "routes/s", "changes/s", "MiB",
+                                           "  ".join("%10s" % k for k in sets) + "  M lookups/s"))
+        for name, t in m["tables"].items():
+            print("%-12s %10.0f %10.0f %9.1f  %s%s" % (
+                name, t["load_routes_per_second"], t["updates_per_second"], t["memory_mib"],
+                "  ".join("%10.1f" % t["mlookups_per_second"][k] for k in sets),
+                "  MISMATCHES %d" % t["lookup_mismatches"] if t["lookup_mismatches"] else ""))
+        for ref, rat in ((k[len("ratio_to_"):], v) for k, v in m.items()
+                         if k.startswith("ratio_to_")):
+            for name, r in rat.items():
+                print("%-12s / %s (median of round ratios): %s" % (
+                    name, ref, "  ".join("%s %.2f" % (k, v) for k, v in r.items())))
+        for g in m.get("goals", []):
+            print("goal %-70s %6.2f  %s" % (g["goal"], g["ratio"],
+                                            "-" if g["met"] is None else
+                                            "pass" if g["met"] else "miss"))
+        if m.get("missing"):
+            print("not measured: %s" % m["missing"])
+    print("micro: %s (route changes: %s random routes deleted and added again in batches of "
+          "%s; rte_lpm and rte_lpm6 one a call)" % (
+              os.path.join(b, "micro.json"),
+              "/".join(str(m["changes"] // 2) for m in out.values()),
+              "/".join(str(m["update_batch"]) for m in out.values())))
+
+
 def main():
+    if sys.argv[1] == "--micro":
+        return micro_report(sys.argv[2])
     b, callgrind = sys.argv[1], sys.argv[2] == "1"
     thr = json.load(open(os.path.join(b, "throughput.json")))
     cases = thr["cases"]
     by = {c["name"]: c for c in cases}
+    algos = algorithms(cases)
     ref_io = by.get("testpmd-io", {}).get("mpps_median")
     for c in cases:
         m = c["mpps_median"]
@@ -114,8 +189,10 @@ def main():
     ipp = {}
     if callgrind:
         for t in ("small", "pyasn", "small6"):
-            ipp["dpr %s" % t] = per_packet(b, [os.path.join(b, "callgrind-%s-%d.out" % (t, n))
-                                               for n in (100000, 200000)], 100000, 200000)
+            for algo in algos:
+                ipp[dpr_case("dpr " + t, algo)] = per_packet(
+                    b, [os.path.join(b, "callgrind-%s%s-%d.out" % (algo + "-" if algo else "", t, n))
+                        for n in (100000, 200000)], 100000, 200000)
         for m, t in (("lpm", "small"), ("fib", "small"), ("fib", "pyasn"), ("lpm", "small6")):
             f = [os.path.join(b, "callgrind-l3fwd-%s-%s-%d.%s" % (m, t, s, "%s")) for s in (2, 4)]
             ipp["l3fwd-%s %s" % (m, t)] = per_packet(b, [f[0] % "out", f[1] % "out"],
@@ -147,7 +224,7 @@ def main():
         return 2 / (1 / r4 + 1 / r6) if r4 and r6 else None
 
     goals, goals_by_round, goals_by_instr = {}, {}, {}
-    for label, a, bb in GOAL_PAIRS:
+    for label, a, bb in goal_pairs(algos):
         if med(a) and med(bb):
             goals[label] = med(a) / med(bb)
             goals_by_round[label] = round_ratio(a, bb)
@@ -157,9 +234,11 @@ def main():
                 goals_by_instr[label] = ipp[bb] / ipp[a]
     # The mix against its families measured alone: below 1, mixing costs
     # something of its own (the split by EtherType, both FIBs in the cache).
-    for label, mix, r4, r6 in (("mix / IPv4 and IPv6 alone: dpr", "dpr mix", "dpr pyasn", "dpr pyasn6"),
-                               ("mix / IPv4 and IPv6 alone: l3fwd LPM", "l3fwd-lpm mix",
-                                "l3fwd-lpm pyasn", "l3fwd-lpm pyasn6")):
+    mixes = [("%smix / IPv4 and IPv6 alone: dpr" % ("[%s] " % algo if algo else ""),
+              dpr_case("dpr mix", algo), dpr_case("dpr pyasn", algo), dpr_case("dpr pyasn6", algo))
+             for algo in algos]
+    for label, mix, r4, r6 in mixes + [("mix / IPv4 and IPv6 alone: l3fwd LPM", "l3fwd-lpm mix",
+                                        "l3fwd-lpm pyasn", "l3fwd-lpm pyasn6")]:
         if med(mix) and alone(med(r4), med(r6)):
             goals[label] = med(mix) / alone(med(r4), med(r6))
             rounds = [m / alone(x, y) for m, x, y in zip(by[mix]["by_round"], by[r4]["by_round"],
@@ -169,12 +248,14 @@ def main():
                                      (rounds[len(rounds) // 2 - 1] + rounds[len(rounds) // 2]) / 2) \
                 if rounds else None
     # dpr's full/small ratio against l3fwd's (goal: at least l3fwd's, >= 1).
-    a, bb = "dpr full / small table, cached", "l3fwd LPM full / small table, cached"
-    if a in goals and bb in goals:
-        goals["full/small: dpr over l3fwd LPM (goal >= 1)"] = goals[a] / goals[bb]
-        if goals_by_round.get(a) and goals_by_round.get(bb):
-            goals_by_round["full/small: dpr over l3fwd LPM (goal >= 1)"] = \
-                goals_by_round[a] / goals_by_round[bb]
+    for algo in algos:
+        tag = "[%s] " % algo if algo else ""
+        a, bb = tag + "dpr full / small table, cached", "l3fwd LPM full / small table, cached"
+        label = tag + "full/small: dpr over l3fwd LPM (goal >= 1)"
+        if a in goals and bb in goals:
+            goals[label] = goals[a] / goals[bb]
+            if goals_by_round.get(a) and goals_by_round.get(bb):
+                goals_by_round[label] = goals_by_round[a] / goals_by_round[bb]
     thr["goals"] = goals
     thr["goals_median_of_round_ratios"] = goals_by_round
     thr["goals_by_instructions"] = goals_by_instr
@@ -226,17 +307,20 @@ def main():
              "array": "fed from one array (tests/bench/feed.c)"}
     for stem, t, name in (("pyasn-v4", "pyasn", "cached"), ("pyasn-dram-v4", "dram", "DRAM-bound"),
                           ("pyasn-zipf-v4", "zipf", "Zipf")):
+        feed = next((c.get("feed", "pcap") for c in cases
+                     if c["app"] == "dpr" and c["table"] == t), "pcap")
         if stem in reg:
             print("regime %-10s full IPv4 table, %7d destinations: their tbl24 lines are "
                   "%.1f MiB, the hottest taking 90%% of the packets %s MiB (L3: %s MiB); %s" % (
                       name, reg[stem]["destinations"], reg[stem]["tbl24_mib"],
                       "%.1f" % reg[stem]["hot90_mib"] if "hot90_mib" in reg[stem] else "?",
                       "%.0f" % reg["l3_mib"] if reg.get("l3_mib") else "?",
-                      feeds.get(by.get("dpr " + t, {}).get("feed", "pcap"), "?")))
+                      feeds.get(feed, "?")))
     # The tuner: --pipeline auto against both ways forced, per regime.
-    for t, name in (("small", "small"), ("pyasn", "cached"), ("dram", "DRAM-bound"),
-                    ("zipf", "Zipf")):
-        auto, on, off = by.get("dpr " + t), by.get("dpr-on " + t), by.get("dpr-off " + t)
+    for t, name, algo in [(t, n, a) for a in algos for t, n in (
+            ("small", "small"), ("pyasn", "cached"), ("dram", "DRAM-bound"), ("zipf", "Zipf"))]:
+        auto, on, off = (by.get(dpr_case(d + " " + t, algo)) for d in ("dpr", "dpr-on", "dpr-off"))
+        name = "%s %s" % (name, algo) if algo else name
         if not (auto and on and off and on.get("mpps_median") and off.get("mpps_median")):
             continue
         # The way over each round's measured window (bench.py window_way()).
@@ -244,7 +328,7 @@ def main():
         ways = [p for p in rounds if p in (True, False)]
         faster = "on" if on["mpps_median"] > off["mpps_median"] else "off"
         chose = ("on" if all(ways) else "off" if not any(ways) else "both") if ways else "?"
-        print("tuner %-10s auto %.2f Mpps (over the window: pipelined in %d of %d rounds, at "
+        print("tuner %-19s auto %.2f Mpps (over the window: pipelined in %d of %d rounds, at "
               "once in %d, changed or read inside a probe in %d: %s), on %.2f, "
               "off %.2f: the faster forced way is %s by %.1f%%%s" % (
                   name, auto["mpps_median"] or 0, sum(1 for p in ways if p), len(rounds),
@@ -287,6 +371,17 @@ def main():
     if thr["noise_testpmd_io"] is not None:
         print("noise: testpmd io moved %.0f%% (max - min over median) across the rounds; "
               "each case's min and max are above" % (100 * thr["noise_testpmd_io"]))
+    bal = thr.get("ballast") or {}
+    ks = [k for c in cases for k in (c.get("ballast_by_round") or []) if k is not None]
+    if ks:
+        print("ballast: k random free 2 MiB hugepages, k of 0..%d, held from before each "
+              "case started until it stopped (BALLAST, scripts/bench.py Ballast), so that the "
+              "pages a case's tables got were a new draw each time: k ran %d-%d (median %d), "
+              "per case and round in results.json" % (
+                  bal.get("max_pages", 0), min(ks), max(ks), statistics.median(ks)))
+    elif bal:
+        print("ballast: off (%s): each case got the hugepages the case before it freed" %
+              (bal.get("off") or "?"))
     if thr.get("slice_s"):
         print("method: each regime's cases side by side, in turn for slices of %g s "
               "(SLICE, scripts/bench.py run_group()): rates of one round come from the same "
@@ -300,11 +395,16 @@ def main():
     if shared_main:
         print("scaling *: as many workers as CPUs (SHARED_MAIN=1): dpr's control thread "
               "and testpmd's main lcore shared the last worker's CPU (l3fwd has none)")
-    print("%-55s %9s %9s %9s" % ("goal", "medians", "by round", "by instr"))
+    # The verdict is the median of the per-round ratios (the medians' ratio
+    # where a round lacks one of the cases); it never fails the script.
+    w = max([len(k) for k in goals] + [4])
+    print("%-*s %8s %8s %8s %7s" % (w, "goal", "medians", "by round", "by instr", "verdict"))
     for k, v in goals.items():
-        r, i = goals_by_round.get(k), goals_by_instr.get(k)
-        print("%-55s %9.2f %9s %9s" % (k, v, "%.2f" % r if r is not None else "-",
-                                       "%.2f" % i if i is not None else "-"))
+        r, i, bound = goals_by_round.get(k), goals_by_instr.get(k), threshold(k)
+        verdict = "-" if bound is None else "pass" if (r if r is not None else v) >= bound \
+            else "miss"
+        print("%-*s %8.2f %8s %8s %7s" % (w, k, v, "%.2f" % r if r is not None else "-",
+                                           "%.2f" % i if i is not None else "-", verdict))
     if goals_by_instr:
         print("by instr: the ratio if every instruction took the same time (callgrind, "
               "exact on any host); the PMDs' copies take longer each than the routers' code")
@@ -320,11 +420,12 @@ def main():
     meds = [c["mpps_median"] or 0 for c in cases]
     lo = [m - (c["mpps_min"] or m) for m, c in zip(meds, cases)]
     hi = [(c["mpps_max"] or m) - m for m, c in zip(meds, cases)]
-    colors = {"dpr": "#1f77b4", "l3fwd-lpm": "#ff7f0e", "l3fwd-fib": "#2ca02c",
-              "testpmd-io": "#7f7f7f", "testpmd-mac": "#bcbcbc"}
+    colors = {"dpr": "#1f77b4", "dpr poptrie": "#9467bd", "l3fwd-lpm": "#ff7f0e",
+              "l3fwd-fib": "#2ca02c", "testpmd-io": "#7f7f7f", "testpmd-mac": "#bcbcbc"}
     fig, ax = plt.subplots(figsize=(max(10, 0.75 * len(names) + 2), 5))
     bars = ax.bar(range(len(names)), meds, yerr=[lo, hi], capsize=4,
-                  color=[colors.get(c["app"], "#333333") for c in cases])
+                  color=[colors.get("%s %s" % (c["app"], c.get("algorithm")),
+                                    colors.get(c["app"], "#333333")) for c in cases])
     # IPv6 hatched, the mix cross-hatched: the same colour is the same app.
     for bar, c in zip(bars, cases):
         bar.set_hatch({"6": "//", "46": "xx"}.get(c.get("family", "4"), ""))
@@ -335,9 +436,9 @@ def main():
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=30, ha="right")
     ax.set_ylabel("Mpps, one lcore (median, min-max)")
-    ax.set_title("dpr vs l3fwd vs testpmd: net_pcap -> net_null, 64-byte IPv4 / 66-byte IPv6 "
-                 "packets;\nsmall tables (l3fwd's), full pyasn tables (IPv4, IPv6 = ...6), "
-                 "50/50 mix on both full tables")
+    ax.set_title("dpr (by FIB algorithm) vs l3fwd vs testpmd: net_pcap -> net_null, 64-byte "
+                 "IPv4 / 66-byte IPv6 packets;\nsmall tables (l3fwd's), full pyasn tables (IPv4, "
+                 "IPv6 = ...6), 50/50 mix on both full tables")
     fig.tight_layout()
     fig.savefig(os.path.join(b, "results.png"), dpi=100)
 

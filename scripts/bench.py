@@ -27,10 +27,22 @@ the application's own code, its binary and DPDK's lookup libraries
 (LOOKUP_DSOS; the rest: PMDs, other libraries): with the Mpps of
 the window, nanoseconds a packet in the application's own code and in the
 rest, the split instruction counts cannot give (they cost no cycles alike).
+
+With --ballast N, before each case starts (before each regime's group with
+--slice) the harness maps k free 2 MiB hugepages, k drawn uniformly from
+0..N, touches them, and holds them until the case has stopped (Ballast).
+The kernel hands out free hugepages last freed first, so every case would
+otherwise get the pages the case before it gave back, round after round: on
+these VMs, whose host backs the guest's pages unevenly (the memory probe's
+"DRAM through 2 MiB hugepages" spread), that is a fixed bias of one case
+against another. The ballast makes placement a draw each run, noise that
+the medians absorb; k is recorded per case and round.
 """
 import argparse
 import json
+import mmap
 import os
+import random
 import signal
 import socket
 import statistics
@@ -47,6 +59,52 @@ SHARE_WARN_WINDOW = 0.95    # from telemetry over the window
 
 def log(*a):
     print(*a, file=sys.stderr, flush=True)
+
+
+class Ballast:
+    """Hugepages held while a case runs: k of the free 2 MiB pages, k drawn
+    from 0..@most, never leaving fewer than @leave free (what the cases were
+    given: pages another user holds come out of the ballast). Anonymous
+    MAP_HUGETLB memory, from the pool DPDK's --in-memory takes its own from.
+    hold() returns k (None when it could not map them, which turns the
+    ballast off with a message), release() gives them back."""
+
+    SYSFS = "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
+    PAGE = 2 << 20
+    MAP_HUGETLB = getattr(mmap, "MAP_HUGETLB", 0x40000)   # Linux's value
+
+    def __init__(self, most, leave):
+        self.most, self.leave, self.m = most, leave, None
+        self.off = None if most > 0 else "not asked for"
+
+    def hold(self):
+        if self.off:
+            return None
+        try:
+            free = int(open(self.SYSFS).read())
+        except (OSError, ValueError) as e:
+            self.off = "no 2 MiB hugepages to read (%s)" % e
+            log("bench: ballast off: %s" % self.off)
+            return None
+        k = min(random.randint(0, self.most), max(0, free - self.leave))
+        if k == 0:
+            return 0
+        try:
+            self.m = mmap.mmap(-1, k * self.PAGE, flags=mmap.MAP_PRIVATE |
+                               mmap.MAP_ANONYMOUS | self.MAP_HUGETLB)
+            for i in range(k):       # the pages are taken when touched
+                self.m[i * self.PAGE] = 1
+        except (OSError, ValueError) as e:
+            self.release()
+            self.off = "cannot map %d hugepages of %d free (%s)" % (k, free, e)
+            log("bench: ballast off: %s" % self.off)
+            return None
+        return k
+
+    def release(self):
+        if self.m is not None:
+            self.m.close()
+            self.m = None
 
 
 class Telemetry:
@@ -272,11 +330,19 @@ def finish(case, run):
                           if k not in ("rx", "forwarded")) or "uncounted"))
 
 
-def run_case(case, warmup, duration, perf=None):
+def run_case(case, warmup, duration, perf=None, ballast=None):
     """Start the case's command, measure, stop it. Returns Mpps, the share
     of received packets it forwarded over the window, and, with @perf (the
-    perf.data path), the share of samples in its own binary."""
-    run = launch(case)
+    perf.data path), the share of samples in its own binary. With @ballast,
+    its pages are held from before the start until the case has stopped
+    (case["ballast"]: how many)."""
+    case["ballast"] = ballast.hold() if ballast else None
+    try:
+        run = launch(case)
+    except BaseException:
+        if ballast:
+            ballast.release()
+        raise
     try:
         time.sleep(warmup)
         tuner = dpr_tuner(run["tel"]) if case.get("app") == "dpr" else None
@@ -288,9 +354,11 @@ def run_case(case, warmup, duration, perf=None):
         return sent / secs / 1e6, fwd, share
     finally:
         finish(case, run)
+        if ballast:
+            ballast.release()
 
 
-def run_group(cases, warmup, duration, slice_s, settle):
+def run_group(cases, warmup, duration, slice_s, settle, ballast=None):
     """The cases of one regime side by side: each started in turn, warmed
     up and stopped (SIGSTOP), then continued one at a time for slices of
     @slice_s seconds (measured after @settle seconds back), in the order
@@ -299,9 +367,13 @@ def run_group(cases, warmup, duration, slice_s, settle):
     slices between its own: noise that lasts longer than a few slices (a
     neighbour's job on a shared host) falls on all of them alike, and the
     ratios of one round compare like with like. Returns {name: (Mpps,
-    forwarded share over the slices)}; a case that fails is left out."""
+    forwarded share over the slices)}; a case that fails is left out. With
+    @ballast, its pages are held from before the first start until every
+    case has stopped (each case's "ballast": how many)."""
     runs = {}
+    k = ballast.hold() if ballast else None
     for c in cases:
+        c["ballast"] = k
         try:
             runs[c["name"]] = launch(c, own_config=True)
         except Exception as e:  # a failed case is reported, not fatal
@@ -333,6 +405,8 @@ def run_group(cases, warmup, duration, slice_s, settle):
             if c["name"] in runs:
                 os.kill(runs[c["name"]]["p"].pid, signal.SIGCONT)
                 finish(c, runs[c["name"]])
+        if ballast:
+            ballast.release()
     return {n: (t[0] / t[2] / 1e6 if t[2] > 0 else None,
                 t[0] / t[1] if t[1] > 0 else None) for n, t in total.items()}
 
@@ -352,7 +426,12 @@ def main():
                     "this many seconds (run_group()); 0: one case after another")
     ap.add_argument("--settle", type=float, default=0.1,
                     help="with --slice: seconds a case runs before its slice is measured")
+    ap.add_argument("--ballast", type=int, default=0, metavar="N",
+                    help="hold 0..N random free 2 MiB hugepages while each case runs (Ballast)")
+    ap.add_argument("--ballast-leave", type=int, default=0, metavar="PAGES",
+                    help="with --ballast: leave at least this many hugepages free")
     a = ap.parse_args()
+    ballast = Ballast(a.ballast, a.ballast_leave) if a.ballast > 0 else None
     if a.slice > 0 and a.perf:
         log("bench: --perf is not taken with --slice: the CPU's samples would "
             "mix the cases")
@@ -377,6 +456,7 @@ def main():
     rest_ns = {c["name"]: [] for c in cases}
     fwd_share = {c["name"]: [] for c in cases}
     pipelined = {c["name"]: [None] * a.rounds for c in cases}
+    ballast_k = {c["name"]: [None] * a.rounds for c in cases}
     probes = []
     for r in range(a.rounds):
         if a.probe:
@@ -410,7 +490,8 @@ def main():
                 # always runs first (or last) in its slices.
                 g = g[r % len(g):] + g[:r % len(g)]
                 try:
-                    sliced.update(run_group(g, a.warmup, a.duration, a.slice, a.settle))
+                    sliced.update(run_group(g, a.warmup, a.duration, a.slice, a.settle,
+                                            ballast))
                 except Exception as e:  # the group's cases are reported failed
                     log("bench: %s: %s" % (", ".join(c["name"] for c in g), e))
         for c in order:
@@ -421,7 +502,7 @@ def main():
                 share = None
             else:
                 try:
-                    mpps, fwd, share = run_case(c, a.warmup, a.duration, perf)
+                    mpps, fwd, share = run_case(c, a.warmup, a.duration, perf, ballast)
                 except Exception as e:  # a failed case is reported, not fatal
                     log("bench: %s: %s" % (c["name"], e))
                     mpps, fwd, share = None, None, None
@@ -441,10 +522,12 @@ def main():
                 rest_ns[c["name"]].append((1 - share) * 1e3 / mpps)
                 split = " (own code %.1f ns/packet, rest %.1f)" % (own_ns[c["name"]][-1],
                                                                    rest_ns[c["name"]][-1])
-            log("bench: round %d/%d %-28s %s%s%s" % (r + 1, a.rounds, c["name"],
+            ballast_k[c["name"]][r] = c.get("ballast")
+            log("bench: round %d/%d %-28s %s%s%s%s" % (r + 1, a.rounds, c["name"],
                 "%.2f Mpps" % mpps if mpps is not None else "FAILED",
                 ", forwarded %.2f%%%s" % (100 * fwd, "" if exact is not None else " (window)")
-                if fwd is not None else "", split))
+                if fwd is not None else "", split,
+                ", ballast %d hugepages" % c["ballast"] if c.get("ballast") is not None else ""))
             if c.get("ready_s", 0) > 10:
                 log("bench: (%s took %.0f s to start forwarding)" % (c["name"], c["ready_s"]))
             if mpps is not None:
@@ -473,9 +556,13 @@ def main():
             "shared_main": c.get("shared_main", False),
             "forwarded_share_min": min(fwd_share[c["name"]]) if fwd_share[c["name"]] else None,
             "pipelined_by_round": pipelined[c["name"]] if c.get("app") == "dpr" else None,
+            "algorithm": c.get("algorithm"),
+            "ballast_by_round": ballast_k[c["name"]],
         })
     json.dump({"cases": out, "rounds": a.rounds, "duration_s": a.duration,
-               "warmup_s": a.warmup, "slice_s": a.slice, "memory_probes": probes},
+               "warmup_s": a.warmup, "slice_s": a.slice, "memory_probes": probes,
+               "ballast": {"max_pages": a.ballast, "leave_pages": a.ballast_leave,
+                           "off": ballast.off if ballast else "not asked for (--ballast 0)"}},
               sys.stdout, indent=2)
     print()
 

@@ -9,10 +9,31 @@
 # Cases are interleaved round by round; medians, min, max and ratios go to
 # BUILD_DIR/bench/results.json and results.png, and a table is printed.
 # Then instructions per packet under callgrind (exact, for regressions).
+# Each dpr case runs once per FIB algorithm (ALGOS), in the same rounds.
 #
 #   scripts/bench.sh                       3 rounds of 8 s
 #   ROUNDS=5 DURATION=20 scripts/bench.sh
-#   scripts/bench.sh --quick               1 round of 2 s, small pcap (smoke use)
+#   scripts/bench.sh --quick               1 round of 2 s, small pcap (smoke use;
+#                                          QUICK=1 does the same)
+#   ALGOS=poptrie scripts/bench.sh         dpr's FIB algorithms, each dpr case
+#                                          once per algorithm (default
+#                                          dir-24-8,poptrie): "fib":
+#                                          {"ipv4_algorithm": A, "ipv6_algorithm":
+#                                          A} in its config, A the last word of
+#                                          the case's name (before " wN")
+#   BALLAST=0 scripts/bench.sh             without the hugepage ballast: before
+#                                          each case the harness holds k random
+#                                          (0..BALLAST, default 256) free 2 MiB
+#                                          hugepages until the case ends, so
+#                                          that which pages a case's tables get
+#                                          changes from round to round
+#                                          (scripts/bench.py Ballast)
+#   MICRO=1 scripts/bench.sh               only the FIB micro-benchmark, no I/O:
+#                                          dpr DIR-24-8, dpr Poptrie and rte_lpm
+#                                          (rte_lpm6) on the full tables, random
+#                                          and the bench's own destinations
+#                                          (tests/bench/fib_bench.c, fib6_bench.c);
+#                                          BUILD_DIR/bench/micro.json
 #   CALLGRIND=0 scripts/bench.sh           skip instruction counts
 #   PREPARE=1 scripts/bench.sh             only traffic, configs and cases
 #                                          (for scripts/bench-ab.sh)
@@ -116,10 +137,19 @@ for w in $(echo "${WORKERS:-1}" | tr ',' ' '); do
 		echo "bench: skipping $w workers: they need $((w + 1)) CPUs (one each and one for the control thread), this machine has $(nproc)$([ "$w" -le "$(nproc)" ] && echo "; SHARED_MAIN=1 runs them with the control thread on a worker's CPU")" >&2
 	fi
 done
-if [ "${1:-}" = "--quick" ]; then
+if [ "${1:-}" = "--quick" ] || [ "${QUICK:-0}" = 1 ]; then
 	ROUNDS=1 DURATION=2 WARMUP=1 COUNT=8192 DRAM=0 ZIPF=0 PIPELINES=0
 fi
 say() { printf 'bench: %s\n' "$*" >&2; }
+ALGOS=${ALGOS:-dir-24-8,poptrie}
+for a in ${ALGOS//,/ }; do
+	case $a in dir-24-8|poptrie) ;;
+	*) echo "bench: ALGOS: \"$a\" is not a FIB algorithm (dir-24-8, poptrie)" >&2; exit 2 ;;
+	esac
+done
+BALLAST=${BALLAST:-256}
+[ "$BALLAST" -ge 0 ] 2>/dev/null || { echo "bench: BALLAST must be a number of hugepages" >&2; exit 2; }
+MICRO=${MICRO:-0}
 
 # Fed through net_pcap (DRAM_FEED=pcap), the DRAM-bound cases hold
 # DRAM_COUNT packets in mbufs of ~2.4 KiB (net_pcap infinite_rx stores one a
@@ -130,13 +160,25 @@ HUGE=1024
 [ "$HUGE" -lt 1024 ] && HUGE=1024
 # SLICE: up to seven applications alive at once (the small table's).
 [ "${SLICE:-0}" != 0 ] && HUGE=$((HUGE * 4))
-HUGEPAGES=$HUGE scripts/setup.sh >&2
-dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok" ||
+# The ballast's pages come on top: the cases keep what they had.
+HUGEPAGES=$((HUGE + BALLAST)) scripts/setup.sh >&2
+[ "$MICRO" = 1 ] || dpkg-query -W -f='${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok" ||
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-matplotlib >/dev/null
 [ -f "$BUILD/build.ninja" ] || meson setup "$BUILD" >/dev/null
 ninja -C "$BUILD" >/dev/null
 mkdir -p $B
-L3FWD=$(scripts/build-l3fwd.sh "$B/l3fwd-src" | tail -1)
+
+# Whether this dpr has the FIB algorithm setting (issue 46). One without it
+# (an older BUILD_DIR) runs DIR-24-8 only, from configs that do not name it.
+ALGO_KEY=1
+printf '{"ports": [{"name": "p0", "device": "net_null0", "tap": false}], "fib": %s}\n' \
+	'{"ipv4_algorithm": "poptrie", "ipv6_algorithm": "poptrie"}' > "$B/algo-check.json"
+if [ "$MICRO" != 1 ] && ! "$BUILD/app/dpr" -- -c "$B/algo-check.json" --check >/dev/null 2>&1; then
+	ALGO_KEY=0
+	case ,$ALGOS, in *,dir-24-8,*) ALGOS=dir-24-8 ;; *) ALGOS= ;; esac
+	say "$BUILD/app/dpr has no fib.ipv4_algorithm setting (dpr --check $B/algo-check.json): dpr runs DIR-24-8 only${ALGOS:+, its configs without the setting}"
+	[ -n "$ALGOS" ] || { say "ALGOS names no algorithm this dpr has"; exit 2; }
+fi
 
 # Traffic: TABLE-vFAMILY.pcap and its route files (make-pcap.py). The IPv4
 # files are always made: the IPv6 cases give l3fwd the small IPv4 rules
@@ -148,6 +190,11 @@ TRAFFIC="small:4 pyasn:4"
 case ,$FAMILIES, in *,6,*) TRAFFIC="$TRAFFIC small:6 pyasn:6 pyasn:46" ;; esac
 [ "$DRAM" = 1 ] && case ,$FAMILIES, in *,4,*) TRAFFIC="$TRAFFIC pyasn:4:dram" ;; esac
 [ "$ZIPF" = 1 ] && case ,$FAMILIES, in *,4,*) TRAFFIC="$TRAFFIC pyasn:4:zipf" ;; esac
+# MICRO: the full tables' destinations only (IPv4 cached and DRAM-bound, IPv6).
+if [ "$MICRO" = 1 ]; then
+	TRAFFIC="pyasn:4 pyasn:6"
+	[ "$DRAM" = 1 ] && TRAFFIC="$TRAFFIC pyasn:4:dram"
+fi
 for tf in $TRAFFIC; do
 	IFS=: read -r t f regime <<<"$tf"
 	n=$COUNT stem=$t-v$f spread=prefix
@@ -160,6 +207,24 @@ for tf in $TRAFFIC; do
 		--out "$B/$stem.pcap" >&2
 	echo "$n $gen" > "$B/$stem.count"
 done
+
+# The micro-benchmark: the same full tables and destinations as the cases,
+# looked up with no I/O (bench_fib.h says how); its goals are printed, they
+# never fail the script.
+if [ "$MICRO" = 1 ]; then
+	EAL=(--no-pci --in-memory -l 0 --log-level '*:warning' --file-prefix "micro$$")
+	keys=(-k "cached=$B/pyasn-v4.pcap")
+	[ "$DRAM" = 1 ] && keys+=(-k "dram=$B/pyasn-dram-v4.pcap")
+	say "micro: IPv4, $(wc -l < "$B/pyasn-v4.dprctl.routes") routes (rte_lpm takes a minute or two to load them)"
+	"$BUILD/tests/bench/dpr-fib-bench" "${EAL[@]}" -- "$B/pyasn-v4.dprctl.routes" \
+		"${keys[@]}" -r "${MICRO_ROUNDS:-$((ROUNDS + 2))}" > "$B/micro-v4.json"
+	say "micro: IPv6, $(grep -c : "$B/pyasn-v6.dprctl.routes") routes"
+	"$BUILD/tests/bench/dpr-fib6-bench" "${EAL[@]}" -- "$B/pyasn-v6.dprctl.routes" \
+		-k "cached=$B/pyasn-v6.pcap" -r "${MICRO_ROUNDS:-$((ROUNDS + 2))}" > "$B/micro-v6.json"
+	rm -rf "/var/run/dpdk/micro$$"
+	exec python3 scripts/bench-report.py --micro "$B"
+fi
+L3FWD=$(scripts/build-l3fwd.sh "$B/l3fwd-src" | tail -1)
 POOL=$((COUNT + 32768)) POOL_DRAM=$((DRAM_COUNT + 32768))
 # What each regime's destinations touch of a DIR-24-8 table (4-byte tbl24
 # entries, 16 a cache line: dpr's and rte_lpm's), against this L3: all the
@@ -203,9 +268,9 @@ PY
 # dpr configs and the cases, for scripts/bench.py; @PREFIX@ becomes a unique
 # --file-prefix, @CASE@ the case's name. dpr takes its routes from the config
 # file: installed before the ports start, so no packet is measured against a
-# half-loaded table. The IPv4 configs name nothing of IPv6, so that a dpr
-# from before IPv6 runs them (scripts/bench-ab.sh).
-ZIPF=$ZIPF PIPELINES=$PIPELINES DRAM_FEED=$DRAM_FEED FEED=$FEED FEED_LIB=$(readlink -f "$BUILD/tests/bench/libdpr-bench-feed.so") \
+# half-loaded table. One config a table and FIB algorithm, dpr-TABLE-ALGO.json
+# (dpr-TABLE-wN-ALGO.json for N workers).
+ALGOS=$ALGOS ALGO_KEY=$ALGO_KEY ZIPF=$ZIPF PIPELINES=$PIPELINES DRAM_FEED=$DRAM_FEED FEED=$FEED FEED_LIB=$(readlink -f "$BUILD/tests/bench/libdpr-bench-feed.so") \
 python3 - "$B" "$BUILD/app/dpr" "$L3FWD" "$POOL" "$FAMILIES" "$POOL_DRAM" "$DRAM" "$COUNT" $WORKERS_RUN <<'PY'
 import hashlib, json, os, sys
 B, dpr, l3fwd, pool, families, pool_dram, dram, count = sys.argv[1:9]
@@ -249,11 +314,24 @@ def feed_env(t):
             "DPR_FEED_PCAP": os.path.abspath("%s/%s.pcap" % (B, TABLES[t][0]))}
 
 
+ALGOS = os.environ["ALGOS"].split(",")
+ROUTES = {}
+
+
 def routes(t):
-    return [l.split() for l in open("%s/%s.dprctl.routes" % (B, TABLES[t][0])) if l.strip()]
+    if t not in ROUTES:
+        ROUTES[t] = [l.split() for l in open("%s/%s.dprctl.routes" % (B, TABLES[t][0]))
+                     if l.strip()]
+    return ROUTES[t]
 
 
-def dpr_config(t, workers=1):
+def config_path(t, algo, workers=1):
+    return "%s/dpr-%s%s-%s.json" % (B, t, "-w%d" % workers if workers > 1 else "", algo)
+
+
+def dpr_config(t, algo, workers=1):
+    """Write dpr's config for table @t with FIB algorithm @algo; the number
+    of its routes."""
     feed = t in FEED and workers == 1
     stem, fam = TABLES[t]
     rs = routes(t)
@@ -274,10 +352,13 @@ def dpr_config(t, workers=1):
         "routes": [{"prefix": r[0], "via": r[2]} for r in rs],
         # One socket a table and results folder: bench runs of other build
         # folders (other people's, on a shared machine) do not collide.
-        "control": {"socket": "/run/dpr/bench-%s-%s.sock" % (
-            hashlib.sha256(os.path.abspath(B).encode()).hexdigest()[:8], t)},
+        "control": {"socket": "/run/dpr/bench-%s-%s-%s.sock" % (
+            hashlib.sha256(os.path.abspath(B).encode()).hexdigest()[:8], t, algo)},
         "fib": {"ipv4_max_routes": 1048576, "ipv4_tbl8_groups": 16384},
     }
+    # A dpr from before the algorithm setting (ALGO_KEY=0) has DIR-24-8 only.
+    if os.environ["ALGO_KEY"] == "1":
+        cfg["fib"].update({"ipv4_algorithm": algo, "ipv6_algorithm": algo})
     if feed:
         # The frames are addressed to net_pcap0's MAC (make-pcap.py).
         cfg["ports"][0]["mac"] = "02:70:63:61:70:00"
@@ -288,7 +369,7 @@ def dpr_config(t, workers=1):
                              for i, g in enumerate(gws6)]
         # The pyasn IPv6 table needs about 12.4k tbl8 groups.
         cfg["fib"].update({"ipv6_max_routes": 524288, "ipv6_tbl8_groups": 65536})
-    json.dump(cfg, open("%s/dpr-%s%s.json" % (B, t, "-w%d" % workers if workers > 1 else ""), "w"))
+    json.dump(cfg, open(config_path(t, algo, workers), "w"))
     return len(rs)
 
 
@@ -311,24 +392,23 @@ def l3fwd_rules(t):
 cases = []
 for t in tables:
     stem, fam = TABLES[t]
-    n = dpr_config(t)
-    common = {"table": t, "family": fam, "routes": n, "ports": [1], "rx_ports": [0],
+    common = {"table": t, "family": fam, "ports": [1], "rx_ports": [0],
               "feed": "array" if t in FEED else "pcap"}
     if t in FEED:
         common["env"] = feed_env(t)
-    cases.append(dict(common, name="dpr %s" % t, app="dpr",
-                      argv=[dpr] + eal + ["-l", "0,1", "--", "-c", "%s/dpr-%s.json" % (B, t),
-                                          "--pool-size", POOLS[t],
-                                          "--stats-file", "%s/stats-@CASE@.json" % B]))
-    # The tuner's choice (dpr above runs --pipeline auto) against both
-    # ways forced, in each IPv4 regime.
-    if os.environ.get("PIPELINES") == "1" and fam == "4":
-        for way in ("on", "off"):
-            cases.append(dict(common, name="dpr-%s %s" % (way, t), app="dpr", pipeline=way,
-                              argv=[dpr] + eal + ["-l", "0,1", "--", "-c",
-                                                  "%s/dpr-%s.json" % (B, t), "--pool-size", POOLS[t],
-                                                  "--pipeline", way,
-                                                  "--stats-file", "%s/stats-@CASE@.json" % B]))
+    # dpr once per FIB algorithm, "dpr TABLE ALGO"; and in each IPv4
+    # regime the tuner's choice (--pipeline auto) against both ways forced,
+    # "dpr-on TABLE ALGO" and "dpr-off TABLE ALGO".
+    ways = [None] + (["on", "off"] if os.environ.get("PIPELINES") == "1" and fam == "4" else [])
+    for algo in ALGOS:
+        common["routes"] = dpr_config(t, algo)
+        for way in ways:
+            cases.append(dict(common, name="dpr%s %s %s" % ("-" + way if way else "", t, algo),
+                              app="dpr", algorithm=algo, **({"pipeline": way} if way else {}),
+                              argv=[dpr] + eal + ["-l", "0,1", "--", "-c", config_path(t, algo),
+                                                  "--pool-size", POOLS[t]] +
+                                   (["--pipeline", way] if way else []) +
+                                   ["--stats-file", "%s/stats-@CASE@.json" % B]))
     # l3fwd FIB on the IPv4 tables; its IPv6 side is not asked for.
     for m in ("lpm", "fib") if fam == "4" else ("lpm",):
         cases.append(dict(common, name="l3fwd-%s %s" % (m, t), app="l3fwd-" + m,
@@ -360,13 +440,15 @@ for w in scale:
     wpool = str(int(count) * w + 32768)
     for t in [t for t in ("small", "pyasn") if t in tables]:
         stem, _ = TABLES[t]
-        n = dpr_config(t, w)
-        common = {"table": t, "family": "4", "routes": n, "ports": [1], "rx_ports": [0],
+        common = {"table": t, "family": "4", "ports": [1], "rx_ports": [0],
                   "workers": w, "shared_main": w in shared}
-        cases.append(dict(common, name="dpr %s w%d" % (t, w), app="dpr",
-                          argv=[dpr] + eal + lcores(0, w) + ["--", "-c", "%s/dpr-%s-w%d.json" % (B, t, w),
-                                              "--pool-size", wpool,
-                                              "--stats-file", "%s/stats-@CASE@.json" % B]))
+        for algo in ALGOS:
+            common["routes"] = dpr_config(t, algo, w)
+            cases.append(dict(common, name="dpr %s %s w%d" % (t, algo, w), app="dpr",
+                              algorithm=algo,
+                              argv=[dpr] + eal + lcores(0, w) +
+                                   ["--", "-c", config_path(t, algo, w), "--pool-size", wpool,
+                                    "--stats-file", "%s/stats-@CASE@.json" % B]))
         rx = ",".join(["rx_pcap=%s/%s.pcap" % (B, stem)] * w)
         cfgs = ",".join("(0,%d,%d),(1,%d,%d)" % (q, q + 1, q, q + 1) for q in range(w))
         cases.append(dict(common, name="l3fwd-lpm %s w%d" % (t, w), app="l3fwd-lpm",
@@ -411,6 +493,8 @@ PERF_ARG=()
 # The L3 each round had, by pointer chase (tests/bench/mem_probe.c).
 [ -x "$BUILD/tests/bench/dpr-mem-probe" ] && PERF_ARG+=(--probe "$BUILD/tests/bench/dpr-mem-probe")
 [ "${SLICE:-0}" != 0 ] && PERF_ARG+=(--slice "$SLICE" --settle "${SETTLE:-0.1}")
+# The ballast leaves the cases the HUGE pages reserved for them.
+[ "$BALLAST" -gt 0 ] && PERF_ARG+=(--ballast "$BALLAST" --ballast-leave "$HUGE")
 [ "$THROUGHPUT" = 1 ] && scripts/bench.py --cases "$B/run-cases.json" --rounds "$ROUNDS" \
 	--duration "$DURATION" --warmup "$WARMUP" "${PERF_ARG[@]}" > "$B/throughput.json"
 
@@ -422,8 +506,11 @@ if [ "$CALLGRIND" = 1 ]; then
 	CG_DPR="" CG_L3FWD=""
 	case ,$FAMILIES, in *,4,*) CG_DPR="small pyasn" CG_L3FWD="lpm:small fib:small fib:pyasn" ;; esac
 	case ,$FAMILIES, in *,6,*) CG_DPR="$CG_DPR small6" CG_L3FWD="$CG_L3FWD lpm:small6" ;; esac
-	say "callgrind: instructions per packet (dpr: $CG_DPR)"
-	BENCH_DIR=$B scripts/callgrind-dpr.sh "$BUILD/app/dpr" "$B/callgrind" "$POOL" $CG_DPR >/dev/null
+	for a in ${ALGOS//,/ }; do
+		say "callgrind: instructions per packet (dpr $a: $CG_DPR)"
+		ALGO=$a BENCH_DIR=$B scripts/callgrind-dpr.sh "$BUILD/app/dpr" "$B/callgrind-$a" "$POOL" \
+			$CG_DPR >/dev/null
+	done
 	say "callgrind: instructions per packet (l3fwd: ${CG_L3FWD//:/ })"
 	for c in $CG_L3FWD; do
 		m=${c%:*} t=${c#*:}

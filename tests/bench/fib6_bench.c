@@ -1,38 +1,41 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IPv6 FIB micro-benchmark: load a route file ("PREFIX via GATEWAY" lines, as
- * scripts/pyasn6-routes.py writes) into dpr's own FIB (fib6.h), DPDK's
- * rte_fib6 (trie, 4-byte next hops) and rte_lpm6, one after the other, and
- * for each measure the load, cycles per add and per delete (a third of the
- * routes deleted and added again), bulk lookups of 32 random addresses
- * inside the table's prefixes, and the memory it holds. The three must agree
- * on every looked-up address. Prints JSON.
+ * IPv6 FIB micro-benchmark, no I/O: one route file ("PREFIX via GATEWAY"
+ * lines, as scripts/pyasn6-routes.py and make-pcap.py write) in dpr's own
+ * DIR-24-8-style FIB (fib6.h), dpr's Poptrie, DPDK's rte_fib6 (trie, 4-byte
+ * next hops) and rte_lpm6, each measured as bench_fib.h says (load, cycles
+ * per add and per delete, memory, updates, M lookups a second in bursts of
+ * 32) on the same key sets:
+ *   uniform  random addresses inside random prefixes of the table;
+ *   NAME     with -k NAME=PCAP: the IPv6 destinations of a scripts/bench.sh
+ *            pcap, in packet order (scripts/bench.sh MICRO=1 passes the
+ *            pyasn6 traffic's as "cached").
+ * The four must agree on every key. Prints JSON.
  *
- *   dpr-fib6-bench [EAL] -- ROUTES.txt [TBL8_GROUPS [BATCH]]
+ *   dpr-fib6-bench [EAL] -- ROUTES.txt [TBL8_GROUPS [BATCH]] [-k NAME=PCAP]...
+ *                  [-r ROUNDS] [-u CHANGES] [-U UPDATE_BATCH] [-n UNIFORM_KEYS]
  *
  * TBL8_GROUPS sizes dpr's tbl8 and DPDK's tbl8s alike (default 1 << 18); a
  * table whose load does not fit is made again with twice as many.
- * dpr's updates go in batches of BATCH (default 20000, as route.load applies
- * them); DPDK's calls take one route each.
+ * dpr's loads go in batches of BATCH (default 20000, as route.load applies
+ * them); DPDK's calls take one route each. CHANGES (default 20000): route
+ * changes timed, half of them random routes deleted, the other half the same
+ * added again, UPDATE_BATCH (1000) a dpr call. ROUNDS: 5; UNIFORM_KEYS:
+ * 1 << 22.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_fib6.h>
 #include <rte_lpm6.h>
-#include <rte_malloc.h>
-#include <rte_random.h>
 
 #include "fib/fib6.h"
+#include "nexthop/nexthop.h"
 #include "util/addr.h"
 
-#define LOOKUPS (1u << 22)
-#define MAX_GROUPS (1u << 22)
-#define BURST 32
+#include "bench_fib.h"
 
 struct route6 {
 	uint8_t ip[16];
@@ -40,61 +43,45 @@ struct route6 {
 	uint32_t nh;
 };
 
-/* What one table did, printed as one JSON object. */
-struct result {
-	const char *name;
-	double load_seconds;
-	double add_cycles;     /* per route, over the whole load */
-	double del_cycles;     /* per route, deleting a third */
-	double readd_cycles;   /* per route, adding that third again */
-	double lookup_cycles;  /* per address, in bursts of BURST */
-	double lookup_one_cycles; /* per address, one at a time (dpr only) */
-	double memory_mib;
-	double heap_mib;       /* DPDK heap taken while the table exists */
-	uint32_t tbl8_groups;  /* configured: TBL8_GROUPS, doubled until the load fits */
-	uint32_t tbl8_used;    /* dpr only */
-	unsigned int failed;   /* adds that failed during the load */
-	uint64_t mismatches;   /* lookups that disagree with dpr */
-};
-
-/* The tables under test behind one set of hooks. */
-struct table_ops {
-	const char *name;
-	void *(*create)(unsigned int n_routes, uint32_t groups);
-	/* Add or delete r[0..n); returns how many failed. */
-	unsigned int (*apply)(void *t, const struct route6 *r, unsigned int n, bool del);
-	void (*lookup)(void *t, uint8_t (*ips)[16], const uint8_t **ptrs, uint32_t *nh);
-	uint64_t (*memory)(void *t);   /* NULL: the DPDK heap it takes */
-	void (*destroy)(void *t);
-};
-
 static unsigned int batch = 20000;
-
-static size_t
-heap_used(void)
-{
-	struct rte_malloc_socket_stats s;
-
-	rte_malloc_get_socket_stats(0, &s);
-	return s.heap_allocsz_bytes;
-}
 
 /* --- dpr -------------------------------------------------------------- */
 
 static void *
-dpr_create(unsigned int n_routes, uint32_t groups)
+dpr_create(unsigned int n_routes, uint32_t groups, bool poptrie)
 {
 	struct dpr_fib6_conf fc = { .max_routes = n_routes + 1024, .tbl8_groups = groups,
 				    .socket = 0 };
 
+#ifdef DPR_BENCH_POPTRIE
+	fc.algorithm = poptrie ? DPR_FIB_POPTRIE : DPR_FIB_DIR24_8;
+#else
+	if (poptrie)
+		return NULL;
+#endif
 	return dpr_fib6_create(&fc, NULL);
 }
 
+static void *
+dir_create(unsigned int n_routes, uint32_t groups)
+{
+	return dpr_create(n_routes, groups, false);
+}
+
+#ifdef DPR_BENCH_POPTRIE
+static void *
+pt_create(unsigned int n_routes, uint32_t groups)
+{
+	return dpr_create(n_routes, groups, true);
+}
+#endif
+
 /* In batches of BATCH through dpr_fib6_update(), as route.load does. */
 static unsigned int
-dpr_apply(void *t, const struct route6 *r, unsigned int n, bool del)
+dpr_apply(void *t, const void *routes, unsigned int n, bool del)
 {
 	static struct dpr_fib6_op ops[1 << 16];
+	const struct route6 *r = routes;
 	unsigned int i, m, done = 0;
 	int err = 0;
 
@@ -113,14 +100,22 @@ dpr_apply(void *t, const struct route6 *r, unsigned int n, bool del)
 	return 0;
 }
 
-static void
-dpr_lookup(void *t, uint8_t (*ips)[16], const uint8_t **ptrs, uint32_t *nh)
+static uint32_t
+dpr_lookup(void *t, const void *keys, unsigned int n, uint32_t *out)
 {
-	unsigned int i;
+	const uint8_t (*ip)[16] = keys;
+	const uint8_t *ptrs[BENCH_BURST];
+	uint32_t nh[BENCH_BURST], sink = 0, *o;
+	unsigned int i, k;
 
-	for (i = 0; i < BURST; i++)
-		ptrs[i] = ips[i];
-	dpr_fib6_lookup_bulk(t, ptrs, nh, BURST);
+	for (i = 0; i < n; i += BENCH_BURST) {
+		o = out != NULL ? &out[i] : nh;
+		for (k = 0; k < BENCH_BURST; k++)
+			ptrs[k] = ip[i + k];
+		dpr_fib6_lookup_bulk(t, ptrs, o, BENCH_BURST);
+		sink += o[0];
+	}
+	return sink;
 }
 
 static uint64_t
@@ -151,8 +146,9 @@ fib6_create(unsigned int n_routes, uint32_t groups)
 }
 
 static unsigned int
-fib6_apply(void *t, const struct route6 *r, unsigned int n, bool del)
+fib6_apply(void *t, const void *routes, unsigned int n, bool del)
 {
+	const struct route6 *r = routes;
 	unsigned int i, failed = 0;
 
 	for (i = 0; i < n; i++)
@@ -161,16 +157,22 @@ fib6_apply(void *t, const struct route6 *r, unsigned int n, bool del)
 	return failed;
 }
 
-static void
-fib6_lookup(void *t, uint8_t (*ips)[16], const uint8_t **ptrs, uint32_t *nh)
+static uint32_t
+fib6_lookup(void *t, const void *keys, unsigned int n, uint32_t *out)
 {
-	uint64_t nh64[BURST];
-	unsigned int i;
+	uint8_t (*ip)[16] = (uint8_t (*)[16])(uintptr_t)keys;
+	uint64_t nh64[BENCH_BURST];
+	uint32_t sink = 0;
+	unsigned int i, k;
 
-	(void)ptrs;
-	rte_fib6_lookup_bulk(t, ips, nh64, BURST);
-	for (i = 0; i < BURST; i++)
-		nh[i] = (uint32_t)nh64[i];
+	for (i = 0; i < n; i += BENCH_BURST) {
+		rte_fib6_lookup_bulk(t, &ip[i], nh64, BENCH_BURST);
+		sink += (uint32_t)nh64[0];
+		if (out != NULL)
+			for (k = 0; k < BENCH_BURST; k++)
+				out[i + k] = (uint32_t)nh64[k];
+	}
+	return sink;
 }
 
 static void
@@ -190,8 +192,9 @@ lpm6_create(unsigned int n_routes, uint32_t groups)
 }
 
 static unsigned int
-lpm6_apply(void *t, const struct route6 *r, unsigned int n, bool del)
+lpm6_apply(void *t, const void *routes, unsigned int n, bool del)
 {
+	const struct route6 *r = routes;
 	unsigned int i, failed = 0;
 
 	for (i = 0; i < n; i++)
@@ -200,16 +203,22 @@ lpm6_apply(void *t, const struct route6 *r, unsigned int n, bool del)
 	return failed;
 }
 
-static void
-lpm6_lookup(void *t, uint8_t (*ips)[16], const uint8_t **ptrs, uint32_t *nh)
+static uint32_t
+lpm6_lookup(void *t, const void *keys, unsigned int n, uint32_t *out)
 {
-	int32_t nh32[BURST];
-	unsigned int i;
+	uint8_t (*ip)[16] = (uint8_t (*)[16])(uintptr_t)keys;
+	int32_t nh32[BENCH_BURST];
+	uint32_t sink = 0;
+	unsigned int i, k;
 
-	(void)ptrs;
-	rte_lpm6_lookup_bulk_func(t, ips, nh32, BURST);
-	for (i = 0; i < BURST; i++)
-		nh[i] = nh32[i] < 0 ? 0 : (uint32_t)nh32[i];
+	for (i = 0; i < n; i += BENCH_BURST) {
+		rte_lpm6_lookup_bulk_func(t, &ip[i], nh32, BENCH_BURST);
+		sink += (uint32_t)nh32[0];
+		if (out != NULL)
+			for (k = 0; k < BENCH_BURST; k++)
+				out[i + k] = nh32[k] < 0 ? DPR_NH_NONE : (uint32_t)nh32[k];
+	}
+	return sink;
 }
 
 static void
@@ -218,136 +227,112 @@ lpm6_destroy(void *t)
 	rte_lpm6_free(t);
 }
 
-/* --- the runs --------------------------------------------------------- */
+/* --- the run ---------------------------------------------------------- */
+
+static const struct bench_table tables[] = {
+	{ "dpr_dir24_8", dir_create, dpr_apply, dpr_lookup, dpr_memory, dpr_destroy, true },
+#ifdef DPR_BENCH_POPTRIE
+	{ "dpr_poptrie", pt_create, dpr_apply, dpr_lookup, dpr_memory, dpr_destroy, false },
+#endif
+	{ "rte_fib6", fib6_create, fib6_apply, fib6_lookup, NULL, fib6_destroy, true },
+	{ "rte_lpm6", lpm6_create, lpm6_apply, lpm6_lookup, NULL, lpm6_destroy, true },
+};
+
+static const struct bench_goal goals[] = {
+	{ "Poptrie / DIR-24-8, uniform keys (no goal)",
+	  "dpr_poptrie", "dpr_dir24_8", "uniform", 0 },
+	{ "Poptrie / DIR-24-8, cached keys (no goal)",
+	  "dpr_poptrie", "dpr_dir24_8", "cached", 0 },
+};
 
 static void
-run(const struct table_ops *o, struct route6 *routes, unsigned int n, uint32_t groups,
-    uint8_t (*addrs)[16], uint32_t *answers, bool reference, struct result *res)
+usage(void)
 {
-	unsigned int third = n / 3, i, k;
-	const uint8_t *ptrs[BURST];
-	uint32_t nh[BURST];
-	size_t heap0 = heap_used();
-	uint64_t c0;
-	void *t;
-
-	memset(res, 0, sizeof(*res));
-	res->name = o->name;
-	for (;;) {
-		t = o->create(n, groups);
-		if (t == NULL) {
-			fprintf(stderr, "%s: cannot create with %u tbl8 groups\n", o->name, groups);
-			res->failed = n;
-			return;
-		}
-		c0 = rte_get_tsc_cycles();
-		res->failed = o->apply(t, routes, n, false);
-		c0 = rte_get_tsc_cycles() - c0;
-		if (res->failed == 0 || groups >= MAX_GROUPS)
-			break;
-		o->destroy(t);
-		groups *= 2;
-	}
-	res->tbl8_groups = groups;
-	res->load_seconds = (double)c0 / (double)rte_get_tsc_hz();
-	res->add_cycles = (double)c0 / n;
-	res->heap_mib = (double)(heap_used() - heap0) / (1 << 20);
-	if (o->memory != NULL) {
-		res->memory_mib = (double)o->memory(t) / (1 << 20);
-		res->tbl8_used = dpr_fib6_tbl8_used(t); /* the only o->memory */
-	} else {
-		res->memory_mib = res->heap_mib;
-	}
-
-	/* The last third goes and comes back. */
-	c0 = rte_get_tsc_cycles();
-	o->apply(t, &routes[n - third], third, true);
-	res->del_cycles = (double)(rte_get_tsc_cycles() - c0) / third;
-	c0 = rte_get_tsc_cycles();
-	o->apply(t, &routes[n - third], third, false);
-	res->readd_cycles = (double)(rte_get_tsc_cycles() - c0) / third;
-
-	/* A first pass, untimed, touches the tables and checks the answers. */
-	for (i = 0; i < LOOKUPS; i += BURST) {
-		o->lookup(t, &addrs[i], ptrs, nh);
-		if (reference)
-			memcpy(&answers[i], nh, sizeof(nh));
-		else
-			for (k = 0; k < BURST; k++)
-				res->mismatches += nh[k] != answers[i + k];
-	}
-	c0 = rte_get_tsc_cycles();
-	for (i = 0; i < LOOKUPS; i += BURST)
-		o->lookup(t, &addrs[i], ptrs, nh);
-	res->lookup_cycles = (double)(rte_get_tsc_cycles() - c0) / LOOKUPS;
-	if (reference) {
-		/* dpr alone, to see what the lockstep walk saves; it must
-		 * agree with its bulk answers. */
-		volatile uint32_t sink = 0;
-
-		c0 = rte_get_tsc_cycles();
-		for (i = 0; i < LOOKUPS; i++)
-			sink += dpr_fib6_lookup(t, addrs[i]);
-		res->lookup_one_cycles = (double)(rte_get_tsc_cycles() - c0) / LOOKUPS;
-		for (i = 0; i < LOOKUPS; i++)
-			res->mismatches += dpr_fib6_lookup(t, addrs[i]) != answers[i];
-		(void)sink;
-	}
-	o->destroy(t);
-}
-
-static void
-print(const struct result *r, bool last)
-{
-	printf("  \"%s\": {\"load_seconds\": %.3f, \"add_cycles\": %.0f, \"delete_cycles\": %.0f, "
-	       "\"readd_cycles\": %.0f, \"lookup_cycles\": %.1f, ",
-	       r->name, r->load_seconds, r->add_cycles, r->del_cycles, r->readd_cycles,
-	       r->lookup_cycles);
-	if (r->lookup_one_cycles > 0)
-		printf("\"lookup_one_cycles\": %.1f, \"tbl8_used\": %u, ", r->lookup_one_cycles,
-		       r->tbl8_used);
-	printf("\"tbl8_groups\": %u, \"memory_mib\": %.1f, \"heap_mib\": %.1f, "
-	       "\"failed_adds\": %u, \"lookup_mismatches\": %" PRIu64 "}%s\n",
-	       r->tbl8_groups, r->memory_mib, r->heap_mib, r->failed, r->mismatches,
-	       last ? "" : ",");
+	fprintf(stderr, "usage: dpr-fib6-bench [EAL] -- ROUTES.txt [TBL8_GROUPS [BATCH]] "
+		"[-k NAME=PCAP]... [-r ROUNDS] [-u CHANGES] [-U UPDATE_BATCH] "
+		"[-n UNIFORM_KEYS]\n");
+	exit(2);
 }
 
 int
 main(int argc, char **argv)
 {
-	static const struct table_ops tables[] = {
-		{ "dpr_fib6", dpr_create, dpr_apply, dpr_lookup, dpr_memory, dpr_destroy },
-		{ "rte_fib6", fib6_create, fib6_apply, fib6_lookup, NULL, fib6_destroy },
-		{ "rte_lpm6", lpm6_create, lpm6_apply, lpm6_lookup, NULL, lpm6_destroy },
-	};
-	struct result res[RTE_DIM(tables)];
-	unsigned int n = 0, cap = 1 << 21, i;
-	uint32_t groups = 1 << 18, *answers;
-	uint8_t (*addrs)[16];
+	struct bench_spec s = { .family = 6, .route_size = sizeof(struct route6),
+				.key_size = 16, .groups = 1u << 18,
+				.max_groups = 1u << 22, .update_batch = 1000,
+				.changes = 20000, .rounds = 5, .lookups = 1u << 22 };
+	struct bench_keyset ks[BENCH_MAX_KEYSETS];
+	struct bench_result res[RTE_DIM(tables)];
+	unsigned int n = 0, cap = 1 << 21, nk = 1, n_uniform = 1u << 22, i, positional = 0;
 	struct route6 *routes;
+	uint8_t (*uniform)[16];
 	char line[256];
+	int ret, a;
 	FILE *f;
-	int ret;
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0)
 		return 1;
 	argc -= ret;
 	argv += ret;
-	if (argc < 2) {
-		fprintf(stderr, "usage: dpr-fib6-bench [EAL] -- ROUTES.txt [TBL8_GROUPS [BATCH]]\n");
-		return 2;
+	for (a = 1; a < argc; a++) {
+		const char *v = a + 1 < argc ? argv[a + 1] : NULL;
+
+		if (argv[a][0] != '-') {
+			if (positional == 0)
+				s.file = argv[a];
+			else if (positional == 1)
+				s.groups = (uint32_t)strtoul(argv[a], NULL, 0);
+			else
+				batch = (unsigned int)atoi(argv[a]);
+			positional++;
+			continue;
+		}
+		if (v == NULL || argv[a][1] == '\0' || argv[a][2] != '\0')
+			usage();
+		a++;
+		switch (argv[a - 1][1]) {
+		case 'k': {
+			const char *eq = strchr(v, '=');
+
+			if (eq == NULL || eq == v || (size_t)(eq - v) >= sizeof(ks[0].name) ||
+			    nk == BENCH_MAX_KEYSETS)
+				usage();
+			snprintf(ks[nk].name, sizeof(ks[nk].name), "%.*s", (int)(eq - v), v);
+			snprintf(ks[nk].source, sizeof(ks[nk].source), "%s", eq + 1);
+			ks[nk].keys = bench_pcap_keys(eq + 1, 0x86dd, &ks[nk].n);
+			if (ks[nk].keys == NULL)
+				return 1;
+			nk++;
+			break;
+		}
+		case 'r':
+			s.rounds = (unsigned int)atoi(v);
+			break;
+		case 'u':
+			s.changes = (unsigned int)atoi(v);
+			break;
+		case 'U':
+			s.update_batch = (unsigned int)atoi(v);
+			break;
+		case 'n':
+			n_uniform = (unsigned int)atoi(v) & ~(BENCH_BURST - 1u);
+			break;
+		default:
+			usage();
+		}
 	}
-	if (argc > 2)
-		groups = (uint32_t)strtoul(argv[2], NULL, 0);
-	if (argc > 3)
-		batch = (unsigned int)atoi(argv[3]);
-	f = fopen(argv[1], "r");
+	if (s.file == NULL || batch == 0 || s.groups == 0 || s.update_batch == 0 ||
+	    s.rounds == 0 || s.rounds > BENCH_MAX_ROUNDS || n_uniform == 0)
+		usage();
+	s.load_batch = batch;
+	s.ref = (int)RTE_DIM(tables) - 1;
+
+	f = fopen(s.file, "r");
 	routes = calloc(cap, sizeof(*routes));
-	addrs = malloc(LOOKUPS * sizeof(*addrs));
-	answers = malloc(LOOKUPS * sizeof(*answers));
-	if (f == NULL || routes == NULL || addrs == NULL || answers == NULL) {
-		perror(argv[1]);
+	uniform = malloc((size_t)n_uniform * sizeof(*uniform));
+	if (f == NULL || routes == NULL || uniform == NULL) {
+		perror(s.file);
 		return 1;
 	}
 	while (n < cap && fgets(line, sizeof(line), f) != NULL) {
@@ -361,17 +346,19 @@ main(int argc, char **argv)
 			continue;
 		memcpy(routes[n].ip, p.addr.ip6, 16);
 		routes[n].depth = p.len;
-		routes[n].nh = 2 + (uint32_t)(rte_rand() % 4);
+		routes[n].nh = DPR_NH_FIRST_DYNAMIC + (uint32_t)(rte_rand() % 4);
 		n++;
 	}
 	fclose(f);
 	if (n < 3) {
-		fprintf(stderr, "%s: no IPv6 routes\n", argv[1]);
+		fprintf(stderr, "%s: no IPv6 routes\n", s.file);
 		return 1;
 	}
+	s.routes = routes;
+	s.n_routes = n;
 
-	/* Lookups: random hosts inside random prefixes of the table. */
-	for (i = 0; i < LOOKUPS; i++) {
+	/* Random hosts inside random prefixes of the table. */
+	for (i = 0; i < n_uniform; i++) {
 		const struct route6 *r = &routes[rte_rand() % n];
 		unsigned int b;
 
@@ -379,21 +366,30 @@ main(int argc, char **argv)
 			int keep = RTE_MIN(RTE_MAX((int)r->depth - 8 * (int)b, 0), 8);
 			uint8_t mask = (uint8_t)(0xff00 >> keep);
 
-			addrs[i][b] = (uint8_t)((r->ip[b] & mask) | ((uint8_t)rte_rand() & ~mask));
+			uniform[i][b] = (uint8_t)((r->ip[b] & mask) | ((uint8_t)rte_rand() & ~mask));
 		}
 	}
+	snprintf(ks[0].name, sizeof(ks[0].name), "uniform");
+	snprintf(ks[0].source, sizeof(ks[0].source),
+		 "random addresses inside random prefixes of the table");
+	ks[0].keys = uniform;
+	ks[0].n = n_uniform;
 
+	if (bench_build(&s, tables, RTE_DIM(tables), res) < 0)
+		return 1;
+	bench_lookups(&s, tables, RTE_DIM(tables), res, ks, nk);
+	bench_print(&s, tables, RTE_DIM(tables), res, ks, nk, goals, RTE_DIM(goals),
+#ifdef DPR_BENCH_POPTRIE
+		    NULL
+#else
+		    "dpr_poptrie: this dpr has no Poptrie (struct dpr_fib6_conf has no algorithm)"
+#endif
+		    );
 	for (i = 0; i < RTE_DIM(tables); i++)
-		run(&tables[i], routes, n, groups, addrs, answers, i == 0, &res[i]);
-
-	printf("{\"file\": \"%s\", \"routes\": %u, \"tbl8_groups\": %u, \"batch\": %u, "
-	       "\"lookups\": %u, \"burst\": %u,\n", argv[1], n, groups, batch, LOOKUPS, BURST);
-	for (i = 0; i < RTE_DIM(tables); i++)
-		print(&res[i], i + 1 == RTE_DIM(tables));
-	printf("}\n");
+		tables[i].destroy(res[i].t);
+	for (i = 0; i < nk; i++)
+		free((void *)(uintptr_t)ks[i].keys);
 	free(routes);
-	free(addrs);
-	free(answers);
 	rte_eal_cleanup();
 	return 0;
 }

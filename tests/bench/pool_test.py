@@ -60,6 +60,27 @@ with tempfile.TemporaryDirectory() as d:
     rc, out, err = run(a, "--dram-under", "fast")
     check(rc != 0 and "invalid float value" in err, "a bound that is not a number: " + err)
 
+    # A run with the FIB algorithm dimension (issue 46): each algorithm's
+    # goal on its own, against the same l3fwd rounds. dir-24-8 / l3fwd LPM
+    # on the cached full table 1.0 1.2 1.3 (median 1.2, meets 1.1); poptrie
+    # 0.8 1.0 1.05 (median 1.0, misses); and poptrie / dir-24-8 without a goal.
+    c = write(d, "c.json", {"dpr pyasn dir-24-8": [10, 12, 13], "dpr pyasn poptrie": [8, 10, 10.5],
+                            "l3fwd-lpm pyasn": [10, 10, 10]})
+    with open(c) as f:
+        doc = json.load(f)
+    for case in doc["cases"]:
+        case["algorithm"] = case["name"].split()[2] if case["name"].startswith("dpr") else None
+    with open(c, "w") as f:
+        json.dump(doc, f)
+    rc, out, err = run(c, "--goal", "cached full table")
+    check(rc == 0 and "[dir-24-8] cached full table: dpr / l3fwd LPM (goal >= 1.1)" in out and
+          "[poptrie] cached full table" in out, "a goal a FIB algorithm: %d %s %s" % (rc, out, err))
+    dir_part, pop_part = out.split("[poptrie]")[0], out.split("[poptrie]")[1]
+    check("median 1.200" in dir_part and "meets" in dir_part, "dir-24-8's rounds: " + dir_part)
+    check("median 1.000" in pop_part and "misses" in pop_part, "poptrie's rounds: " + pop_part)
+    rc, out, err = run(c, "--goal", "poptrie / dir-24-8: pyasn")
+    check(rc == 0 and "median 0.808" in out, "one algorithm against the other: %s %s" % (out, err))
+
     rc, out, err = run(a, "--goal", "DRAM")
     check(rc != 0 and "no goal measured" in err, "a goal the runs did not measure: %d %s" % (rc, err))
     bad = os.path.join(d, "bad.json")
