@@ -356,6 +356,7 @@ setup_tables(struct dpr_router *d)
 	struct dpr_fib4_conf fc = {
 		.max_routes = d->cfg->ip4_max_routes,
 		.tbl8_groups = d->cfg->ip4_tbl8_groups,
+		.algorithm = d->cfg->ip4_algorithm,
 		.socket = (int)rte_socket_id(),
 	};
 	size_t sz = rte_rcu_qsbr_get_memsize(d->n_workers);
@@ -382,6 +383,7 @@ setup_tables(struct dpr_router *d)
 	d->fib6 = dpr_fib6_create(&(struct dpr_fib6_conf){
 			.max_routes = d->cfg->ip6_max_routes,
 			.tbl8_groups = d->cfg->ip6_tbl8_groups,
+			.algorithm = d->cfg->ip6_algorithm,
 			.socket = fc.socket,
 		}, d->qsbr);
 	if (d->fib6 == NULL) {

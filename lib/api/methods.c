@@ -719,6 +719,10 @@ apply_fail(struct dpr_router *r, const char *ctx, const struct dpr_route_op *ops
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
 				       "%s: the IPv6 FIB is full after %u of %u routes (%u routes, raise fib.ipv6_max_routes)",
 				       ctx, done, n, dpr_fib6_count(r->fib6));
+	if (err == -ENOMEM)
+		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
+				       "%s: the %s FIB cannot grow after %u of %u routes: no hugepage memory left (reserve more with scripts/setup.sh)",
+				       ctx, fib_name(af), done, n);
 	return dpr_method_fail(e, DPR_RPC_INTERNAL_ERROR, "%s: %s FIB: %s (after %u of %u)", ctx,
 			       fib_name(af), strerror(-err), done, n);
 }
@@ -1815,7 +1819,15 @@ dpr_router_stats_json(struct dpr_router *r)
 			"ipv4_tbl8_groups", (json_int_t)r->fib4->conf.tbl8_groups);
 
 		json_object_set_new(fib, "ipv4_tbl8_used", json_integer(dpr_fib4_tbl8_used(r->fib4)));
+		json_object_set_new(fib, "ipv4_algorithm",
+				    json_string(dpr_fib_algo_name(r->fib4->conf.algorithm)));
+		json_object_set_new(fib, "ipv4_control_bytes",
+				    json_integer((json_int_t)dpr_fib4_control_memory(r->fib4)));
 		if (r->fib6 != NULL) {
+			json_object_set_new(fib, "ipv6_algorithm",
+					    json_string(dpr_fib_algo_name(r->fib6->conf.algorithm)));
+			json_object_set_new(fib, "ipv6_control_bytes",
+					    json_integer((json_int_t)dpr_fib6_control_memory(r->fib6)));
 			json_object_set_new(fib, "ipv6_routes", json_integer(dpr_fib6_count(r->fib6)));
 			json_object_set_new(fib, "ipv6_memory_bytes",
 					    json_integer((json_int_t)dpr_fib6_memory(r->fib6)));
@@ -1980,13 +1992,15 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			dpr_ip_fmt(&info->ip, ip, sizeof(ip)), "mac", mac,
 			"port", r->cfg->ports[w.port].name));
 	}
-	res = json_pack("{s:s,s:o,s:o,s:{s:s,s:s},s:{s:i,s:i,s:i,s:i,s:i},s:i,s:i,s:i}",
+	res = json_pack("{s:s,s:o,s:o,s:{s:s,s:s},s:{s:i,s:i,s:s,s:i,s:i,s:s,s:i},s:i,s:i,s:i}",
 			"file", r->cfg->path, "ports", ports, "neighbors", neighs,
 			"control", "socket", r->cfg->socket, "group", r->cfg->socket_group,
 			"fib", "ipv4_max_routes", (json_int_t)r->cfg->ip4_max_routes,
 			"ipv4_tbl8_groups", (json_int_t)r->cfg->ip4_tbl8_groups,
+			"ipv4_algorithm", dpr_fib_algo_name(r->cfg->ip4_algorithm),
 			"ipv6_max_routes", (json_int_t)r->cfg->ip6_max_routes,
 			"ipv6_tbl8_groups", (json_int_t)r->cfg->ip6_tbl8_groups,
+			"ipv6_algorithm", dpr_fib_algo_name(r->cfg->ip6_algorithm),
 			"learned_neighbors_max", (json_int_t)r->cfg->learned_neighbors_max,
 			"routes", (json_int_t)routes_total(r),
 			"ipv4_routes", (json_int_t)route_count(r, DPR_AF_IP4),

@@ -118,6 +118,28 @@ get_string(struct parser *ps, const char *path, json_t *obj, const char *key,
 	return 0;
 }
 
+/* fib.@key: a FIB algorithm by its name (dpr_fib_algo_name()). */
+static int
+get_algorithm(struct parser *ps, json_t *fib, const char *key, enum dpr_fib_algo *out)
+{
+	static const enum dpr_fib_algo algos[] = { DPR_FIB_DIR24_8, DPR_FIB_POPTRIE };
+	char p[64];
+	const char *name;
+	unsigned int i;
+	int ret;
+
+	if ((ret = get_string(ps, "fib", fib, key, false, &name)) < 0 || name == NULL)
+		return ret;
+	for (i = 0; i < RTE_DIM(algos); i++)
+		if (strcmp(name, dpr_fib_algo_name(algos[i])) == 0) {
+			*out = algos[i];
+			return 0;
+		}
+	snprintf(p, sizeof(p), "fib.%s", key);
+	return fail(ps, p, "unknown FIB algorithm \"%s\" (expected \"dir-24-8\" or \"poptrie\")",
+		    name);
+}
+
 static int
 get_uint(struct parser *ps, const char *path, json_t *obj, const char *key,
 	 uint64_t min, uint64_t max, uint64_t *out)
@@ -1079,7 +1101,7 @@ parse_root(struct parser *ps, json_t *root)
 	static const char *const control_keys[] = { "socket", "group", NULL };
 	static const char *const fib_keys[] = {
 		"ipv4_max_routes", "ipv4_tbl8_groups", "ipv6_max_routes", "ipv6_tbl8_groups",
-		"learned_neighbors_max", NULL
+		"ipv4_algorithm", "ipv6_algorithm", "learned_neighbors_max", NULL
 	};
 	struct dpr_config *cfg = ps->cfg;
 	uint64_t v;
@@ -1143,6 +1165,9 @@ parse_root(struct parser *ps, json_t *root)
 		if ((ret = get_uint(ps, "fib", o, "ipv6_tbl8_groups", 16, 1u << 23, &v)) < 0)
 			return ret;
 		cfg->ip6_tbl8_groups = (uint32_t)v;
+		if ((ret = get_algorithm(ps, o, "ipv4_algorithm", &cfg->ip4_algorithm)) < 0 ||
+		    (ret = get_algorithm(ps, o, "ipv6_algorithm", &cfg->ip6_algorithm)) < 0)
+			return ret;
 		v = cfg->learned_neighbors_max;
 		if ((ret = get_uint(ps, "fib", o, "learned_neighbors_max", 0, DPR_LEARNED_NEIGHBORS_LIMIT,
 				    &v)) < 0)

@@ -13,6 +13,7 @@
 
 #include <rte_ether.h>
 
+#include "../fib/algo.h"
 #include "../util/addr.h"
 
 #define DPR_MAX_PORTS 32
@@ -172,6 +173,8 @@ struct dpr_config {
 	uint32_t ip4_tbl8_groups;
 	uint32_t ip6_max_routes;
 	uint32_t ip6_tbl8_groups;
+	enum dpr_fib_algo ip4_algorithm; /**< fib.ipv4_algorithm */
+	enum dpr_fib_algo ip6_algorithm; /**< fib.ipv6_algorithm */
 	uint32_t learned_neighbors_max; /**< next hops ARP may create (fib.learned_neighbors_max) */
 	struct dpr_fpm_conf fpm;
 	struct dpr_kroute_conf kernel_routes;

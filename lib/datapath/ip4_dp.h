@@ -384,7 +384,8 @@ struct dpr_ip4_fast {
 	rte_xmm_t head;
 	rte_xmm_t head_mask;
 	uint32_t max_span;       /**< w->fast_max_len less a bare header */
-	const uint32_t *tbl24;   /**< the FIB's, to prefetch from */
+	const uint32_t *tbl24;   /**< the FIB's first level, to prefetch from */
+	uint32_t t24_shift;      /**< from a /24 index to tbl24's (dpr_fib4_first_level()) */
 	const uint8_t *src_bcast; /**< the FIB's source marks (struct dpr_fib4) */
 	uint32_t slow;           /**< as struct dpr_ip4_pending's */
 	uint32_t gone;
@@ -512,7 +513,7 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pend
 	}
 	/* TTL and checksum now, while the line is at hand (see above). */
 	dpr_ip4_ttlw_store((struct rte_ipv4_hdr *)(uintptr_t)ip, ttlw + DPR_IP4_TTLW_DEC);
-	rte_prefetch0(&f->tbl24[daddr >> 8]);
+	rte_prefetch0(&f->tbl24[daddr >> 8 >> f->t24_shift]);
 	p->t24[i] = daddr >> 8;
 	return;
 slow:
@@ -532,11 +533,14 @@ slow:
 static __rte_always_inline struct dpr_ip4_fast
 dpr_ip4_fast_init(const struct dpr_worker *w, uint16_t in)
 {
-	return (struct dpr_ip4_fast){
+	struct dpr_ip4_fast f = {
 		.head = w->head[in], .head_mask = w->head_mask,
 		.max_span = w->fast_max_len - (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)),
-		.tbl24 = w->fib->tbl24, .src_bcast = w->fib->src_bcast, .slow = 0, .gone = 0,
+		.src_bcast = w->fib->src_bcast, .slow = 0, .gone = 0,
 	};
+
+	f.tbl24 = dpr_fib4_first_level(w->fib, &f.t24_shift);
+	return f;
 }
 
 /**
@@ -894,6 +898,35 @@ dpr_ip4_lookup_one(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *con
 }
 
 /**
+ * Pass 2 for the IPv4 packets in @p v4 (bit i: packet i) of a burst in a
+ * Poptrie FIB: the whole lookup, into @p ent[i] (a next hop, which
+ * dpr_fib4_resolve() gives back as it is). The direct-pointing entry was
+ * prefetched in pass 1; the nodes below it are the cache-resident part. The
+ * last octet is read only past /18, as DIR-24-8 reads it only for a tbl8
+ * entry.
+ */
+static __rte_noinline void
+dpr_pt4_lookup_burst(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *const *ethp,
+		     uint32_t v4, uint32_t *ent)
+{
+	const struct dpr_pt_tables *t = dpr_pt_tables(fib->pt);
+	const uint32_t *dp = t->dp;
+	unsigned int i;
+	uint32_t a, e;
+
+	for (; v4 != 0; v4 &= v4 - 1) {
+		i = (unsigned int)__builtin_ctz(v4);
+		a = (uint32_t)t24[i] << 8;
+		e = __atomic_load_n(&dp[a >> (32 - DPR_PT_DP_BITS)], __ATOMIC_RELAXED);
+		if (likely(e & DPR_PT_LEAF))
+			ent[i] = e & ~DPR_PT_LEAF;
+		else
+			ent[i] = dpr_pt_walk4(t, e, (uint64_t)(a | DPR_IP4_DST_LAST(ethp[i])) <<
+						 (32 + DPR_PT_DP_BITS));
+	}
+}
+
+/**
  * Pass 2 of a screened burst: read its tbl24 entries, asked for in pass 1;
  * where a block has a tbl8 group, ask for that entry too before any is read
  * (a route longer than /24 costs a second miss otherwise). Pipelined, the
@@ -926,6 +959,12 @@ dpr_ip4_lookup_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 	uint32_t v4;
 	unsigned int i;
 
+	if (unlikely(fib->pt != NULL)) {
+		if (v6 != 0)
+			dpr_ip6_lookup_burst(w->fib6, ethp, v6, n, ent);
+		dpr_pt4_lookup_burst(fib, t24, ethp, dpr_burst_all(n) & ~v6, ent);
+		return;
+	}
 	if (likely(v6 == 0)) {
 #pragma GCC unroll 4
 		for (i = 0; i < n; i++)

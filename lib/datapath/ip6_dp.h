@@ -126,18 +126,21 @@ struct dpr_ip6_fast {
 	rte_xmm_t head;         /**< w->head6[in] */
 	rte_xmm_t head_mask;    /**< w->head6_mask */
 	uint32_t max_span;      /**< w->fast_max_len less a bare header */
-	const uint32_t *tbl24;  /**< the IPv6 FIB's, to prefetch from */
+	const uint32_t *tbl24;  /**< the IPv6 FIB's first level, to prefetch from */
+	uint32_t t24_shift;     /**< from a /24 index to tbl24's (dpr_fib6_first_level()) */
 };
 
 static __rte_always_inline struct dpr_ip6_fast
 dpr_ip6_fast_init(const struct dpr_worker *w, uint16_t in)
 {
-	return (struct dpr_ip6_fast){
+	struct dpr_ip6_fast f = {
 		.head = w->head6[in], .head_mask = w->head6_mask,
 		.max_span = w->fast_max_len -
 			(uint32_t)(RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr)),
-		.tbl24 = w->fib6->tbl24,
 	};
+
+	f.tbl24 = dpr_fib6_first_level(w->fib6, &f.t24_shift);
+	return f;
 }
 
 /**
@@ -176,14 +179,14 @@ dpr_ip6_screen(struct dpr_worker *w, const struct dpr_ip6_fast *f, struct dpr_bu
 	if (unlikely(ip->payload_len != rte_cpu_to_be_16((uint16_t)span) || m->pkt_len != dlen))
 		goto slow;
 	t = dpr_fib6_tbl24_index(ip->dst_addr);
-	dpr_fib6_prefetch(f->tbl24, t);
+	dpr_fib6_prefetch(f->tbl24, t >> f->t24_shift);
 	*idx = (uint32_t)t;
 	return DPR_SCREEN_V6;
 slow:
 	if (!dpr_ip6_slow(w, b, m))
 		return DPR_SCREEN_GONE;
 	t = dpr_fib6_tbl24_index(ip->dst_addr);
-	dpr_fib6_prefetch(f->tbl24, t);
+	dpr_fib6_prefetch(f->tbl24, t >> f->t24_shift);
 	*idx = (uint32_t)t;
 	return DPR_SCREEN_V6 | DPR_SCREEN_SLOW;
 }
@@ -212,6 +215,31 @@ dpr_ip6_lookup_one(const uint32_t *tbl24, const uint32_t *tbl8, uint8_t *const *
 }
 
 /**
+ * Pass 2 for the IPv6 packets in @p v6 (bit i: packet i) of a burst in a
+ * Poptrie FIB: the whole lookup, into @p ent[i] as a leaf entry
+ * (DPR_FIB6_LEAF | next hop), which pass 3 takes as it is. @p ent[i] holds
+ * the /24 index pass 1 prefetched from; the address is read only past /18.
+ */
+static __rte_noinline void
+dpr_pt6_lookup_burst(const struct dpr_fib6 *fib, uint8_t *const *ethp, uint32_t v6,
+		     uint32_t *ent)
+{
+	const struct dpr_pt_tables *t = dpr_pt_tables(fib->pt);
+	const uint32_t *dp = t->dp;
+	unsigned int i;
+	uint32_t e;
+
+	for (; v6 != 0; v6 &= v6 - 1) {
+		i = (unsigned int)__builtin_ctz(v6);
+		e = __atomic_load_n(&dp[ent[i] >> (24 - DPR_PT_DP_BITS)], __ATOMIC_RELAXED);
+		if (likely(e & DPR_PT_LEAF))
+			ent[i] = DPR_FIB6_LEAF | (e & ~DPR_PT_LEAF);
+		else
+			ent[i] = DPR_FIB6_LEAF | dpr_pt_lookup6(t, DPR_IP6_DST(ethp[i]));
+	}
+}
+
+/**
  * dpr_ip6_lookup_one() for the packets of a burst in @p v6 (bit i: packet
  * i), or for all @p n of them when @p v6 is every packet. The table
  * pointers are held for the burst: read through @p fib, they were loaded
@@ -224,6 +252,10 @@ dpr_ip6_lookup_burst(const struct dpr_fib6 *fib, uint8_t *const *ethp, uint32_t 
 	const uint32_t *tbl24 = fib->tbl24, *tbl8 = fib->tbl8;
 	unsigned int i;
 
+	if (unlikely(fib->pt != NULL)) {
+		dpr_pt6_lookup_burst(fib, ethp, v6, ent);
+		return;
+	}
 	if (v6 == dpr_burst_all(n)) {
 #pragma GCC unroll 2
 		for (i = 0; i < n; i++)

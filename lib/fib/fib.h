@@ -202,6 +202,25 @@ dpr_fib4_lookup(const struct dpr_fib4 *fib, uint32_t ip)
 }
 
 /**
+ * The first-level array a worker prefetches a destination's entry from
+ * before it looks the destination up, and in *@p shift how far to shift the
+ * destination's /24 index (address >> 8) for that entry's index: tbl24 and
+ * 0, or Poptrie's direct pointing and 6 (its first 18 bits). A Poptrie's
+ * arrays move when they grow: valid for one burst, online in the RCU
+ * variable.
+ */
+static __rte_always_inline const uint32_t *
+dpr_fib4_first_level(const struct dpr_fib4 *fib, uint32_t *shift)
+{
+	if (fib->pt != NULL) {
+		*shift = 24 - DPR_PT_DP_BITS;
+		return dpr_pt_tables(fib->pt)->dp;
+	}
+	*shift = 0;
+	return fib->tbl24;
+}
+
+/**
  * dpr_fib4_lookup() for a burst: prefetches the tbl24 entries of all @p n
  * addresses first, then resolves them, so their cache misses overlap.
  */

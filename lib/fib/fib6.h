@@ -350,6 +350,22 @@ dpr_fib6_lookup(const struct dpr_fib6 *fib, const uint8_t *ip)
 		__atomic_load_n(&fib->tbl24[dpr_fib6_tbl24_index(ip)], __ATOMIC_RELAXED), ip);
 }
 
+/**
+ * dpr_fib4_first_level() for IPv6: the array a destination's first entry
+ * is in, and the shift from its /24 index (dpr_fib6_tbl24_index()) to that
+ * entry's.
+ */
+static __rte_always_inline const uint32_t *
+dpr_fib6_first_level(const struct dpr_fib6 *fib, uint32_t *shift)
+{
+	if (fib->pt != NULL) {
+		*shift = 24 - DPR_PT_DP_BITS;
+		return dpr_pt_tables(fib->pt)->dp;
+	}
+	*shift = 0;
+	return fib->tbl24;
+}
+
 /** All ones when entry @p e links a group (LEAF is its sign bit), else 0. */
 static __rte_always_inline uint32_t
 dpr_fib6_link_mask(uint32_t e)

@@ -34,8 +34,14 @@ _Static_assert(DPR_NH_MAX - 1 <= DPR_PT_NH_MAX, "next hops must fit a 16-bit lea
 /* ---- the trie of routes ---- */
 
 /* A trie node: children by the next key bit (0: none; the root, index 0,
- * is nobody's child), and a route's next hop with T_ROUTE set. */
+ * is nobody's child), and a route's next hop with T_ROUTE set. During a
+ * batch, T_PATH marks the nodes on the path of a change (the root to the
+ * changed prefix), T_SUB the changed prefix itself when its node stays:
+ * what the rebuild may not reuse (inc()). */
 #define T_ROUTE (UINT32_C(1) << 31)
+#define T_PATH (UINT32_C(1) << 30)
+#define T_SUB (UINT32_C(1) << 29)
+#define T_NH UINT32_C(0xffff)
 struct tnode {
 	uint32_t child[2];
 	uint32_t nh;
@@ -75,10 +81,15 @@ struct dpr_pt_rib {
 	struct dpr_pt_tables **retired;
 	uint32_t n_retired, cap_retired;
 
-	/* Direct-pointing entries a batch changes, each once. */
+	/* Direct-pointing entries a batch changes, each once; forced: a
+	 * change at or above the entry's depth, its subtree is rebuilt
+	 * whole. */
 	uint64_t dirty_bits[DP_SIZE / 64];
+	uint64_t forced_bits[DP_SIZE / 64];
 	uint32_t *dirty;
 	uint32_t n_dirty;
+	/* Trie nodes a batch marked (T_PATH, T_SUB), to clear after it. */
+	struct u32vec marked;
 
 	struct dpr_pt_route *walk;
 	uint32_t walk_n, walk_cap;
@@ -240,6 +251,7 @@ t_clear(struct dpr_pt_rib *r, dpr_u128 key, unsigned int depth)
 struct plan {
 	uint64_t vector, leafvec;
 	uint32_t nc, nl;
+	uint64_t sub;           /* bit v: a change at or above slot v's child, below the node */
 	uint32_t child[SLOTS];  /* trie node, for slots with a child */
 	uint32_t inh[SLOTS];    /* a child's inherited next hop, or the slot's leaf */
 	uint16_t leaf[SLOTS];   /* the runs' values, nl of them */
@@ -256,7 +268,7 @@ uniform(const struct dpr_pt_rib *r, uint32_t t, uint32_t nh)
 
 		if (c == 0)
 			continue;
-		if (t_route(&r->t[c]) && (r->t[c].nh & ~T_ROUTE) != nh)
+		if (t_route(&r->t[c]) && (r->t[c].nh & T_NH) != nh)
 			return false;
 		if (!uniform(r, c, nh))
 			return false;
@@ -270,26 +282,30 @@ uniform(const struct dpr_pt_rib *r, uint32_t t, uint32_t nh)
  */
 static void
 plan_fill(const struct dpr_pt_rib *r, uint32_t t, unsigned int rel, unsigned int lo,
-	  uint32_t inh, struct plan *p)
+	  uint32_t inh, bool sub, struct plan *p)
 {
 	unsigned int b, w = SLOTS >> rel, i;
 
 	if (rel > 0 && t_route(&r->t[t]))
-		inh = r->t[t].nh & ~T_ROUTE;
+		inh = r->t[t].nh & T_NH;
+	if (rel > 0 && (r->t[t].nh & T_SUB))
+		sub = true;
 	if (rel == DPR_PT_STRIDE) {
 		p->inh[lo] = inh;
 		p->child[lo] = !t_leafy(&r->t[t]) && !uniform(r, t, inh) ? t : 0;
+		if (sub)
+			p->sub |= UINT64_C(1) << lo;
 		return;
 	}
 	for (b = 0; b < 2; b++) {
 		uint32_t c = r->t[t].child[b];
-		unsigned int sub = lo + b * (w / 2);
+		unsigned int first = lo + b * (w / 2);
 
 		if (c != 0) {
-			plan_fill(r, c, rel + 1, sub, inh, p);
+			plan_fill(r, c, rel + 1, first, inh, sub, p);
 			continue;
 		}
-		for (i = sub; i < sub + w / 2; i++) {
+		for (i = first; i < first + w / 2; i++) {
 			p->inh[i] = inh;
 			p->child[i] = 0;
 		}
@@ -304,7 +320,8 @@ plan_node(const struct dpr_pt_rib *r, uint32_t t, uint32_t inh, struct plan *p)
 	unsigned int v;
 	uint32_t last = UINT32_MAX;
 
-	plan_fill(r, t, 0, 0, inh, p);
+	p->sub = 0;
+	plan_fill(r, t, 0, 0, inh, false, p);
 	p->vector = p->leafvec = 0;
 	p->nc = p->nl = 0;
 	for (v = 0; v < SLOTS; v++) {
@@ -345,13 +362,13 @@ entry_locate(const struct dpr_pt_rib *r, uint32_t idx, uint32_t *inh)
 	uint32_t t = 0;
 	unsigned int d;
 
-	*inh = t_route(&r->t[0]) ? r->t[0].nh & ~T_ROUTE : DPR_NH_NONE;
+	*inh = t_route(&r->t[0]) ? r->t[0].nh & T_NH : DPR_NH_NONE;
 	for (d = 0; d < DPR_PT_DP_BITS; d++) {
 		t = r->t[t].child[(idx >> (DPR_PT_DP_BITS - 1 - d)) & 1];
 		if (t == 0)
 			return 0;
 		if (t_route(&r->t[t]))
-			*inh = r->t[t].nh & ~T_ROUTE;
+			*inh = r->t[t].nh & T_NH;
 	}
 	return t_leafy(&r->t[t]) || uniform(r, t, *inh) ? 0 : t;
 }
@@ -568,19 +585,121 @@ build(struct dpr_pt_rib *r, struct dpr_pt_tables *t, uint32_t dst, uint32_t tn, 
 	t->nodes[dst] = n;
 }
 
-/* Rebuild direct-pointing entry @p idx from the trie and publish it. */
+/* The child of node @p n at slot @p v, which has one. */
+static inline uint32_t
+node_child(const struct dpr_pt_node *n, unsigned int v)
+{
+	return n->base1 + (uint32_t)__builtin_popcountll(dpr_pt_upto(n->vector, v)) - 1;
+}
+
+/* What a rebuild takes from the pools (count mode of inc()). */
+struct need {
+	uint64_t nodes, leaves;
+};
+
+/*
+ * The incremental update (the paper's): the node for trie node @p tn
+ * (inherited @p inh) at @p dst, replacing node @p old of tables @p t, whose
+ * subtree a batch changed below its own prefix (T_PATH, no T_SUB). It gets
+ * new leaf and child blocks; a child whose trie subtree no change touched
+ * keeps its subtree (its node is copied, its blocks stay); one with a
+ * change below it is rebuilt this way in turn; one under a changed prefix
+ * (T_SUB, which may change every answer below it) is built whole. The
+ * blocks it no longer uses are retired.
+ * Count mode (@p need not NULL): writes nothing, adds what it would take.
+ */
 static void
-entry_rebuild(struct dpr_pt_rib *r, struct dpr_pt_tables *t, uint32_t idx)
+inc(struct dpr_pt_rib *r, struct dpr_pt_tables *t, uint32_t dst, uint32_t old, uint32_t tn,
+    uint32_t inh, struct need *need)
+{
+	const struct dpr_pt_node on = t->nodes[old];
+	uint64_t done = 0, left;
+	struct dpr_pt_node n;
+	struct plan p;
+	unsigned int v, j = 0;
+	uint32_t oc, c;
+
+	plan_node(r, tn, inh, &p);
+	if (need != NULL) {
+		need->leaves += p.nl;
+		need->nodes += p.nc;
+	} else {
+		n = (struct dpr_pt_node){ .vector = p.vector, .leafvec = p.leafvec };
+		if (p.nl > 0) {
+			n.base0 = pool_alloc(&r->leaves, p.nl);
+			memcpy(&t->leaves[n.base0], p.leaf, p.nl * sizeof(*p.leaf));
+		}
+		if (p.nc > 0)
+			n.base1 = pool_alloc(&r->nodes, p.nc);
+	}
+	for (v = 0; v < SLOTS; v++) {
+		if (!(p.vector & (UINT64_C(1) << v)))
+			continue;
+		c = p.child[v];
+		oc = on.vector & (UINT64_C(1) << v) ? node_child(&on, v) : UINT32_MAX;
+		if (oc == UINT32_MAX || (p.sub & (UINT64_C(1) << v))) {
+			if (need != NULL) {
+				plan_size(r, c, p.inh[v], &need->nodes, &need->leaves);
+				need->nodes--; /* the node itself is in this block */
+			} else {
+				build(r, t, n.base1 + j, c, p.inh[v]);
+			}
+		} else if (r->t[c].nh & T_PATH) {
+			inc(r, t, need != NULL ? 0 : n.base1 + j, oc, c, p.inh[v], need);
+			done |= UINT64_C(1) << v;
+		} else {
+			if (need == NULL)
+				t->nodes[n.base1 + j] = t->nodes[oc];
+			done |= UINT64_C(1) << v;
+		}
+		j++;
+	}
+	if (need != NULL)
+		return;
+	t->nodes[dst] = n;
+	/* The old children not kept or rebuilt in place go whole. */
+	for (left = on.vector & ~done; left != 0; left &= left - 1)
+		subtree_retire(r, t, node_child(&on, (unsigned int)__builtin_ctzll(left)));
+	if (on.leafvec != 0)
+		block_retire(r, on.base0, (uint32_t)__builtin_popcountll(on.leafvec), true);
+	if (on.vector != 0)
+		block_retire(r, on.base1, (uint32_t)__builtin_popcountll(on.vector), false);
+}
+
+/*
+ * Rebuild direct-pointing entry @p idx from the trie and publish it:
+ * incrementally (inc()) unless a change at or above its depth forced it
+ * whole. Count mode (@p need not NULL): only add what it would take.
+ */
+static void
+entry_rebuild(struct dpr_pt_rib *r, struct dpr_pt_tables *t, uint32_t idx, struct need *need)
 {
 	uint32_t inh, tn = entry_locate(r, idx, &inh), old = t->dp[idx], e;
+	bool forced = (r->forced_bits[idx >> 6] >> (idx & 63)) & 1;
 
 	if (tn == 0) {
 		e = DPR_PT_LEAF | inh;
-		if (e == old)
+		if (e == old || need != NULL)
 			return;
+	} else if (need != NULL) {
+		if (forced || (old & DPR_PT_LEAF)) {
+			plan_size(r, tn, inh, &need->nodes, &need->leaves);
+		} else {
+			need->nodes++;
+			inc(r, t, 0, old, tn, inh, need);
+		}
+		return;
 	} else {
 		e = pool_alloc(&r->nodes, 1);
-		build(r, t, e, tn, inh);
+		if (forced || (old & DPR_PT_LEAF)) {
+			build(r, t, e, tn, inh);
+		} else {
+			inc(r, t, e, old, tn, inh, NULL);
+			/* inc() retired what the old root held, not itself. */
+			__atomic_store_n(&t->dp[idx], e, __ATOMIC_RELEASE);
+			block_retire(r, old, 1, false);
+			return;
+		}
 	}
 	/* Release: the subtree's blocks were written before (poptrie.h). */
 	__atomic_store_n(&t->dp[idx], e, __ATOMIC_RELEASE);
@@ -592,16 +711,38 @@ entry_rebuild(struct dpr_pt_rib *r, struct dpr_pt_tables *t, uint32_t idx)
 
 /* ---- the update driver ---- */
 
+/*
+ * After a change of (key, depth) went into the trie: the direct-pointing
+ * entries under it are dirty (forced when the change is at or above their
+ * depth), and the trie nodes on its path are marked for inc(). A failed
+ * mark (no memory) forces the entry instead, which needs none.
+ */
 static void
 mark_dirty(struct dpr_pt_rib *r, dpr_u128 key, unsigned int depth)
 {
 	uint32_t first = (uint32_t)(key >> (128 - DPR_PT_DP_BITS));
 	uint32_t count = depth >= DPR_PT_DP_BITS ? 1 : 1u << (DPR_PT_DP_BITS - depth);
-	uint32_t i;
+	bool forced = depth <= DPR_PT_DP_BITS;
+	uint32_t i = 0;
+	unsigned int d;
 
+	for (d = 0; !forced; d++) {
+		if (!(r->t[i].nh & (T_PATH | T_SUB)) && vec_push(&r->marked, i) < 0)
+			forced = true;
+		r->t[i].nh |= T_PATH;
+		if (d == depth) {
+			r->t[i].nh |= T_SUB;
+			break;
+		}
+		i = r->t[i].child[key_bit(key, d)];
+		if (i == 0)
+			break;
+	}
 	for (i = first; i < first + count; i++) {
 		uint64_t bit = UINT64_C(1) << (i & 63);
 
+		if (forced)
+			r->forced_bits[i >> 6] |= bit;
 		if (r->dirty_bits[i >> 6] & bit)
 			continue;
 		r->dirty_bits[i >> 6] |= bit;
@@ -623,7 +764,7 @@ op_apply(struct dpr_poptrie *pt, struct dpr_pt_op *op)
 	key = op->key & key_mask(depth);
 	i = t_find(r, key, depth);
 	op->existed = i != UINT32_MAX && t_route(&r->t[i]);
-	op->old_nh = op->existed ? r->t[i].nh & ~T_ROUTE : 0;
+	op->old_nh = op->existed ? r->t[i].nh & T_NH : 0;
 	if (op->del) {
 		if (!op->existed)
 			return -ENOENT;
@@ -667,9 +808,16 @@ dirty_clear(struct dpr_pt_rib *r)
 {
 	uint32_t k;
 
-	for (k = 0; k < r->n_dirty; k++)
+	for (k = 0; k < r->n_dirty; k++) {
 		r->dirty_bits[r->dirty[k] >> 6] = 0;
+		r->forced_bits[r->dirty[k] >> 6] = 0;
+	}
 	r->n_dirty = 0;
+	/* Nodes released since keep no marks that matter: t_alloc()
+	 * clears a node it hands out again. */
+	for (k = 0; k < r->marked.n; k++)
+		r->t[r->marked.v[k]].nh &= ~(T_PATH | T_SUB);
+	r->marked.n = 0;
 }
 
 unsigned int
@@ -677,7 +825,7 @@ dpr_pt_update(struct dpr_poptrie *pt, struct dpr_pt_op *ops, unsigned int n, int
 {
 	struct dpr_pt_rib *r = pt->rib;
 	struct dpr_pt_tables *t;
-	uint64_t need_nodes = 0, need_leaves = 0;
+	struct need need = { 0, 0 };
 	bool replaced = false;
 	unsigned int done, k;
 	int ret = 0;
@@ -692,15 +840,12 @@ dpr_pt_update(struct dpr_poptrie *pt, struct dpr_pt_op *ops, unsigned int n, int
 	*err = ret;
 	if (done == 0)
 		return 0;
-	for (k = 0; k < r->n_dirty; k++) {
-		uint32_t inh, tn = entry_locate(r, r->dirty[k], &inh);
-
-		if (tn != 0)
-			plan_size(r, tn, inh, &need_nodes, &need_leaves);
-	}
-	/* Every entry's new subtree goes to fresh blocks: the old ones are
-	 * unlinked only after it is published. */
-	if (pt_reserve(pt, need_nodes, need_leaves) < 0) {
+	t = (struct dpr_pt_tables *)(uintptr_t)pt->tables;
+	for (k = 0; k < r->n_dirty; k++)
+		entry_rebuild(r, t, r->dirty[k], &need);
+	/* Every entry's new blocks are fresh: the old ones are unlinked
+	 * only after it is published. */
+	if (pt_reserve(pt, need.nodes, need.leaves) < 0) {
 		while (done > 0)
 			op_undo(pt, &ops[--done]);
 		dirty_clear(r);
@@ -709,7 +854,7 @@ dpr_pt_update(struct dpr_poptrie *pt, struct dpr_pt_op *ops, unsigned int n, int
 	}
 	t = (struct dpr_pt_tables *)(uintptr_t)pt->tables;
 	for (k = 0; k < r->n_dirty; k++)
-		entry_rebuild(r, t, r->dirty[k]);
+		entry_rebuild(r, t, r->dirty[k], NULL);
 	dirty_clear(r);
 	pt->gen += done;
 	/* No worker may still hold a next hop a route replaced or deleted
@@ -790,6 +935,7 @@ dpr_pt_free(struct dpr_poptrie *pt)
 		}
 		free(r->t);
 		free(r->dirty);
+		free(r->marked.v);
 		free(r->pend);
 		free(r->retired);
 		free(r->walk);
@@ -816,7 +962,7 @@ dpr_pt_get(const struct dpr_poptrie *pt, dpr_u128 key, uint8_t depth, uint32_t *
 	i = t_find(pt->rib, key & key_mask(depth), depth);
 	if (i == UINT32_MAX || !t_route(&pt->rib->t[i]))
 		return -ENOENT;
-	*nh = pt->rib->t[i].nh & ~T_ROUTE;
+	*nh = pt->rib->t[i].nh & T_NH;
 	return 0;
 }
 
@@ -832,7 +978,7 @@ dpr_pt_lpm(const struct dpr_poptrie *pt, dpr_u128 key, dpr_u128 *prefix, uint8_t
 	for (d = 0;; d++) {
 		if (t_route(&r->t[i])) {
 			*depth = (uint8_t)d;
-			*nh = r->t[i].nh & ~T_ROUTE;
+			*nh = r->t[i].nh & T_NH;
 			*prefix = key & key_mask(d);
 			ret = 0;
 		}
@@ -873,7 +1019,7 @@ walk_build(struct dpr_poptrie *pt)
 		int b;
 
 		if (t_route(&r->t[t]))
-			r->walk[n++] = (struct dpr_pt_route){ key, d, r->t[t].nh & ~T_ROUTE };
+			r->walk[n++] = (struct dpr_pt_route){ key, d, r->t[t].nh & T_NH };
 		for (b = 1; b >= 0; b--) {
 			uint32_t c = r->t[t].child[b];
 
