@@ -11,8 +11,10 @@
 # Not one datagram may be lost or sent elsewhere (the churned routes lead to
 # a gateway whose MAC no host answers, so a misrouted datagram would never
 # reach h2). Neighbours are static on both sides, so the count is exact.
+# FIB_ALGO=poptrie: on that FIB algorithm (the suite runs both).
 source "$(dirname "$0")/lib.sh"
 need_root
+ALGO=${FIB_ALGO:-dir-24-8}
 
 V0=dv${TAG}a V1=dv${TAG}b H1=h1-$TAG H2=h2-$TAG
 netns "$H1"; netns "$H2"
@@ -46,7 +48,8 @@ cat > "$WORK/dpr.json" <<JSON
   "routes": [{"prefix": "2001:db8:100::/48", "via": "2001:db8:2::2"}],
   "control": {"socket": "$SOCK"},
   "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64,
-          "ipv6_max_routes": 65536, "ipv6_tbl8_groups": 32768}
+          "ipv6_max_routes": 65536, "ipv6_tbl8_groups": 32768,
+          "ipv4_algorithm": "$ALGO", "ipv6_algorithm": "$ALGO"}
 }
 JSON
 
@@ -126,7 +129,7 @@ end=$(date +%s.%N)
 wait $sender
 got=$(recv_stop r)
 count=${got% *}
-echo "# $cycles add/delete cycles of $n IPv6 routes: $changes changes in $(python3 -c "print('%.1f s, %.0f changes/s' % ($end - $start, $changes / ($end - $start)))") while forwarding"
+echo "# $cycles add/delete cycles of $n IPv6 routes: $changes changes in $(python3 -c "print('%.1f s, %.0f changes/s' % ($end - $start, $changes / ($end - $start)))") while forwarding ($ALGO)"
 check "the route churn ran ($cycles cycles)" test "$cycles" -ge 2
 check "with the churn in, the FIB held all of it ($full == $base + $n; $groups tbl8 groups)" \
 	test "$full" -eq $((base + n))
