@@ -900,10 +900,10 @@ dpr_ip4_lookup_one(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *con
 /**
  * Pass 2 for the IPv4 packets in @p v4 (bit i: packet i) of a burst in a
  * Poptrie FIB: the whole lookup, into @p ent[i] (a next hop, which
- * dpr_fib4_resolve() gives back as it is). The direct-pointing entry was
- * prefetched in pass 1; the nodes below it are the cache-resident part. The
- * last octet is read only past /18, as DIR-24-8 reads it only for a tbl8
- * entry.
+ * dpr_fib4_resolve() gives back as it is). The direct-pointing entries were
+ * prefetched in pass 1; the walks below them go in lockstep
+ * (dpr_pt_walk4_burst()). The last octet is read only past /18, as
+ * DIR-24-8 reads it only for a tbl8 entry.
  */
 static __rte_noinline void
 dpr_pt4_lookup_burst(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *const *ethp,
@@ -911,6 +911,8 @@ dpr_pt4_lookup_burst(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *c
 {
 	const struct dpr_pt_tables *t = dpr_pt_tables(fib->pt);
 	const uint32_t *dp = t->dp;
+	uint32_t node[DPR_PT_BURST_MAX];
+	uint64_t key[DPR_PT_BURST_MAX], todo = 0;
 	unsigned int i;
 	uint32_t a, e;
 
@@ -918,12 +920,17 @@ dpr_pt4_lookup_burst(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *c
 		i = (unsigned int)__builtin_ctz(v4);
 		a = (uint32_t)t24[i] << 8;
 		e = __atomic_load_n(&dp[a >> (32 - DPR_PT_DP_BITS)], __ATOMIC_RELAXED);
-		if (likely(e & DPR_PT_LEAF))
+		if (likely(e & DPR_PT_LEAF)) {
 			ent[i] = e & ~DPR_PT_LEAF;
-		else
-			ent[i] = dpr_pt_walk4(t, e, (uint64_t)(a | DPR_IP4_DST_LAST(ethp[i])) <<
-						 (32 + DPR_PT_DP_BITS));
+			continue;
+		}
+		node[i] = e;
+		key[i] = (uint64_t)(a | DPR_IP4_DST_LAST(ethp[i])) << (32 + DPR_PT_DP_BITS);
+		todo |= UINT64_C(1) << i;
+		rte_prefetch0(&t->nodes[e]);
 	}
+	if (todo != 0)
+		dpr_pt_walk4_burst(t, node, key, todo, ent);
 }
 
 /**

@@ -218,7 +218,8 @@ dpr_ip6_lookup_one(const uint32_t *tbl24, const uint32_t *tbl8, uint8_t *const *
  * Pass 2 for the IPv6 packets in @p v6 (bit i: packet i) of a burst in a
  * Poptrie FIB: the whole lookup, into @p ent[i] as a leaf entry
  * (DPR_FIB6_LEAF | next hop), which pass 3 takes as it is. @p ent[i] holds
- * the /24 index pass 1 prefetched from; the address is read only past /18.
+ * the /24 index pass 1 prefetched from; the address is read only past /18,
+ * and the walks below go in lockstep (dpr_pt_walk6_burst()).
  */
 static __rte_noinline void
 dpr_pt6_lookup_burst(const struct dpr_fib6 *fib, uint8_t *const *ethp, uint32_t v6,
@@ -226,16 +227,29 @@ dpr_pt6_lookup_burst(const struct dpr_fib6 *fib, uint8_t *const *ethp, uint32_t 
 {
 	const struct dpr_pt_tables *t = dpr_pt_tables(fib->pt);
 	const uint32_t *dp = t->dp;
+	uint32_t node[DPR_PT_BURST_MAX], nh[DPR_PT_BURST_MAX];
+	uint64_t hi[DPR_PT_BURST_MAX], lo[DPR_PT_BURST_MAX], todo = 0, m;
 	unsigned int i;
 	uint32_t e;
 
 	for (; v6 != 0; v6 &= v6 - 1) {
 		i = (unsigned int)__builtin_ctz(v6);
 		e = __atomic_load_n(&dp[ent[i] >> (24 - DPR_PT_DP_BITS)], __ATOMIC_RELAXED);
-		if (likely(e & DPR_PT_LEAF))
+		if (likely(e & DPR_PT_LEAF)) {
 			ent[i] = DPR_FIB6_LEAF | (e & ~DPR_PT_LEAF);
-		else
-			ent[i] = DPR_FIB6_LEAF | dpr_pt_lookup6(t, DPR_IP6_DST(ethp[i]));
+			continue;
+		}
+		node[i] = e;
+		dpr_pt_key6(DPR_IP6_DST(ethp[i]), &hi[i], &lo[i]);
+		todo |= UINT64_C(1) << i;
+		rte_prefetch0(&t->nodes[e]);
+	}
+	if (todo == 0)
+		return;
+	dpr_pt_walk6_burst(t, node, hi, lo, todo, nh);
+	for (m = todo; m != 0; m &= m - 1) {
+		i = (unsigned int)__builtin_ctzll(m);
+		ent[i] = DPR_FIB6_LEAF | nh[i];
 	}
 }
 

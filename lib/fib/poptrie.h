@@ -264,9 +264,92 @@ dpr_pt_lookup6(const struct dpr_pt_tables *t, const uint8_t ip[16])
 	}
 }
 
+/** Lookups that one lockstep walk takes (a mask of them is 64 bits). */
+#define DPR_PT_BURST_MAX 64u
+
+/**
+ * The walks of a burst below the direct-pointing array in lockstep, a level
+ * at a time: lookup i (bit i of @p todo) is at node @p node[i], the key's
+ * bits not yet used left-aligned in @p key[i] (IPv4: 64 bits hold them). At
+ * each level every walk reads its node, which the level before asked for,
+ * and asks for the next one, so that the burst's misses overlap instead of
+ * each walk waiting for its own. The answers go to @p nh[i].
+ */
+static __rte_always_inline void
+dpr_pt_walk4_burst(const struct dpr_pt_tables *t, uint32_t *node, uint64_t *key, uint64_t todo,
+		   uint32_t *nh)
+{
+	const struct dpr_pt_node *nodes = t->nodes;
+	uint64_t m;
+
+	while (todo != 0) {
+		for (m = todo; m != 0; m &= m - 1) {
+			unsigned int i = (unsigned int)__builtin_ctzll(m);
+			const struct dpr_pt_node *n = &nodes[node[i]];
+			uint64_t v = key[i] >> (64 - DPR_PT_STRIDE), vec = n->vector;
+
+			if (!(vec & (UINT64_C(1) << v))) {
+				nh[i] = t->leaves[n->base0 +
+					(uint32_t)__builtin_popcountll(dpr_pt_upto(n->leafvec, v)) - 1];
+				todo &= ~(UINT64_C(1) << i);
+				continue;
+			}
+			node[i] = n->base1 + (uint32_t)__builtin_popcountll(dpr_pt_upto(vec, v)) - 1;
+			key[i] <<= DPR_PT_STRIDE;
+			rte_prefetch0(&nodes[node[i]]);
+		}
+	}
+}
+
+/** dpr_pt_walk4_burst() for IPv6: 128-bit keys in @p hi and @p lo. */
+static __rte_always_inline void
+dpr_pt_walk6_burst(const struct dpr_pt_tables *t, uint32_t *node, uint64_t *hi, uint64_t *lo,
+		   uint64_t todo, uint32_t *nh)
+{
+	const struct dpr_pt_node *nodes = t->nodes;
+	uint64_t m;
+
+	while (todo != 0) {
+		for (m = todo; m != 0; m &= m - 1) {
+			unsigned int i = (unsigned int)__builtin_ctzll(m);
+			const struct dpr_pt_node *n = &nodes[node[i]];
+			uint64_t v = hi[i] >> (64 - DPR_PT_STRIDE), vec = n->vector;
+
+			if (!(vec & (UINT64_C(1) << v))) {
+				nh[i] = t->leaves[n->base0 +
+					(uint32_t)__builtin_popcountll(dpr_pt_upto(n->leafvec, v)) - 1];
+				todo &= ~(UINT64_C(1) << i);
+				continue;
+			}
+			node[i] = n->base1 + (uint32_t)__builtin_popcountll(dpr_pt_upto(vec, v)) - 1;
+			hi[i] = hi[i] << DPR_PT_STRIDE | lo[i] >> (64 - DPR_PT_STRIDE);
+			lo[i] <<= DPR_PT_STRIDE;
+			rte_prefetch0(&nodes[node[i]]);
+		}
+	}
+}
+
+/**
+ * The key bits of IPv6 address @p ip past the direct-pointing ones,
+ * left-aligned in *@p hi and *@p lo.
+ */
+static __rte_always_inline void
+dpr_pt_key6(const uint8_t ip[16], uint64_t *hi, uint64_t *lo)
+{
+	uint64_t h, l;
+
+	memcpy(&h, ip, 8);
+	memcpy(&l, ip + 8, 8);
+	h = __builtin_bswap64(h);
+	l = __builtin_bswap64(l);
+	*hi = h << DPR_PT_DP_BITS | l >> (64 - DPR_PT_DP_BITS);
+	*lo = l << DPR_PT_DP_BITS;
+}
+
 /**
  * dpr_pt_lookup4() for @p n addresses: their direct-pointing entries are
- * prefetched first, so that the misses of a burst overlap.
+ * prefetched first, then read, then the walks below them go in lockstep
+ * (dpr_pt_walk4_burst()), so that the misses of a burst overlap.
  */
 static __rte_always_inline void
 dpr_pt_lookup4_bulk(const struct dpr_poptrie *pt, const uint32_t *ip, uint32_t *nh,
@@ -274,24 +357,61 @@ dpr_pt_lookup4_bulk(const struct dpr_poptrie *pt, const uint32_t *ip, uint32_t *
 {
 	const struct dpr_pt_tables *t = dpr_pt_tables(pt);
 	const uint32_t *dp = t->dp;
-	unsigned int i;
+	uint32_t node[DPR_PT_BURST_MAX];
+	uint64_t key[DPR_PT_BURST_MAX], todo;
+	unsigned int i, b, m;
 
-	for (i = 0; i < n; i++)
-		rte_prefetch0(&dp[ip[i] >> (32 - DPR_PT_DP_BITS)]);
-	for (i = 0; i < n; i++)
-		nh[i] = dpr_pt_lookup4(t, ip[i]);
+	for (b = 0; b < n; b += m) {
+		m = RTE_MIN(n - b, DPR_PT_BURST_MAX);
+		for (i = 0; i < m; i++)
+			rte_prefetch0(&dp[ip[b + i] >> (32 - DPR_PT_DP_BITS)]);
+		todo = 0;
+		for (i = 0; i < m; i++) {
+			uint32_t e = __atomic_load_n(&dp[ip[b + i] >> (32 - DPR_PT_DP_BITS)],
+						     __ATOMIC_RELAXED);
+
+			if (e & DPR_PT_LEAF) {
+				nh[b + i] = e & ~DPR_PT_LEAF;
+				continue;
+			}
+			node[i] = e;
+			key[i] = (uint64_t)ip[b + i] << (32 + DPR_PT_DP_BITS);
+			todo |= UINT64_C(1) << i;
+			rte_prefetch0(&t->nodes[e]);
+		}
+		dpr_pt_walk4_burst(t, node, key, todo, nh + b);
+	}
 }
 
-/** dpr_pt_lookup6() for @p n addresses, their entries prefetched first. */
+/** dpr_pt_lookup4_bulk() for IPv6 addresses (16 bytes each, network order). */
 static __rte_always_inline void
 dpr_pt_lookup6_bulk(const struct dpr_poptrie *pt, const uint8_t *const *ip, uint32_t *nh,
 		    unsigned int n)
 {
 	const struct dpr_pt_tables *t = dpr_pt_tables(pt);
-	unsigned int i;
+	const uint32_t *dp = t->dp;
+	uint32_t node[DPR_PT_BURST_MAX];
+	uint64_t hi[DPR_PT_BURST_MAX], lo[DPR_PT_BURST_MAX], todo;
+	unsigned int i, b, m;
 
-	for (i = 0; i < n; i++)
-		rte_prefetch0(&t->dp[dpr_pt_dp_index6(ip[i])]);
-	for (i = 0; i < n; i++)
-		nh[i] = dpr_pt_lookup6(t, ip[i]);
+	for (b = 0; b < n; b += m) {
+		m = RTE_MIN(n - b, DPR_PT_BURST_MAX);
+		for (i = 0; i < m; i++)
+			rte_prefetch0(&dp[dpr_pt_dp_index6(ip[b + i])]);
+		todo = 0;
+		for (i = 0; i < m; i++) {
+			uint32_t e = __atomic_load_n(&dp[dpr_pt_dp_index6(ip[b + i])],
+						     __ATOMIC_RELAXED);
+
+			if (e & DPR_PT_LEAF) {
+				nh[b + i] = e & ~DPR_PT_LEAF;
+				continue;
+			}
+			node[i] = e;
+			dpr_pt_key6(ip[b + i], &hi[i], &lo[i]);
+			todo |= UINT64_C(1) << i;
+			rte_prefetch0(&t->nodes[e]);
+		}
+		dpr_pt_walk6_burst(t, node, hi, lo, todo, nh + b);
+	}
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The DIR-24-8 FIB: changes reach lookups, failures are partial and
- * reported, next-hop references follow routes, tbl8 groups come back when
- * their long prefixes go, random churn agrees with a plain reference, and a
- * reader that keeps looking up under RCU never sees a wrong answer while
- * routes churn.
+ * The IPv4 FIB, on each of its algorithms (DIR-24-8 and Poptrie): changes
+ * reach lookups, failures are partial and reported, next-hop references
+ * follow routes, random churn agrees with a plain reference (and Poptrie
+ * with its own self-check), and a reader that keeps looking up under RCU
+ * never sees a wrong answer while routes churn. DIR-24-8's tbl8 groups come
+ * back when their long prefixes go, and run out with -ENOSPC.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -17,11 +18,30 @@
 #include <rte_rcu_qsbr.h>
 
 #include "fib/fib.h"
+#include "fib/poptrie.h"
 #include "nexthop/nexthop.h"
 #include "route/route.h"
 #include "test.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
+
+static struct dpr_fib4 *
+create(enum dpr_fib_algo algo, uint32_t max_routes, uint32_t groups, struct rte_rcu_qsbr *qsbr)
+{
+	struct dpr_fib4_conf fc = { .algorithm = algo, .max_routes = max_routes,
+				    .tbl8_groups = groups, .socket = 0 };
+	struct dpr_fib4 *fib = dpr_fib4_create(&fc, qsbr);
+
+	CHECK(fib != NULL, "create %s: %s", dpr_fib_algo_name(algo), strerror(errno));
+	return fib;
+}
+
+/* Whether @p fib has tbl24 and tbl8 groups (what some checks are about). */
+static bool
+dir24(const struct dpr_fib4 *fib)
+{
+	return fib->conf.algorithm == DPR_FIB_DIR24_8;
+}
 
 static uint32_t
 lookup(struct dpr_fib4 *fib, uint32_t ip)
@@ -70,7 +90,7 @@ test_update(struct dpr_fib4 *fib)
 	CHECK_EQ(lookup(fib, IP(172, 16, 0, 1)), DPR_NH_NONE);
 	CHECK_EQ(dpr_fib4_get(fib, IP(10, 1, 2, 128), 25, &nh), -ENOENT);
 	CHECK_EQ(dpr_fib4_lpm(fib, IP(172, 16, 0, 1), &prefix, &depth, &nh), -ENOENT);
-	/* The /25 went, and with it the only tbl8 group. */
+	/* The /25 went, and with it the only tbl8 group (none with Poptrie). */
 	CHECK_EQ(dpr_fib4_tbl8_used(fib), 0);
 
 	/* Bad ops stop the batch before they change anything. */
@@ -80,6 +100,17 @@ test_update(struct dpr_fib4 *fib)
 	ops[0] = (struct dpr_fib4_op){ .ip = IP(192, 0, 2, 0), .depth = 24, .nh = 1u << 24 };
 	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 0);
 	CHECK_EQ(err, -EINVAL);
+	ops[0] = (struct dpr_fib4_op){ .ip = IP(192, 0, 2, 0), .depth = 33, .del = 1 };
+	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 0);
+	CHECK_EQ(err, -EINVAL);
+	CHECK_EQ(fib->n_routes, 2);
+	CHECK_EQ(lookup(fib, IP(192, 0, 2, 1)), DPR_NH_NONE);
+	/* The largest next hop index there is fits either way. */
+	ops[0] = (struct dpr_fib4_op){ .ip = IP(192, 0, 2, 0), .depth = 24, .nh = DPR_NH_MAX - 1 };
+	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 1);
+	CHECK_EQ(lookup(fib, IP(192, 0, 2, 1)), DPR_NH_MAX - 1);
+	ops[0].del = 1;
+	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 1);
 	CHECK_EQ(fib->n_routes, 2);
 
 	/* A default route answers what nothing else does, and goes again. */
@@ -96,34 +127,43 @@ test_update(struct dpr_fib4 *fib)
 	CHECK_EQ(lookup(fib, IP(10, 9, 9, 9)), 8);
 }
 
-/* The limits: fib.ipv4_max_routes routes (-ENOMEM), then tbl8 groups (-ENOSPC). */
+/*
+ * The limits: tbl8 groups (-ENOSPC, DIR-24-8 only: Poptrie has none, and
+ * takes every route), then fib.ipv4_max_routes routes (-ENOMEM, both).
+ */
 static void
-test_limits(void)
+test_limits(enum dpr_fib_algo algo)
 {
-	struct dpr_fib4_conf fc = { .max_routes = 20, .tbl8_groups = 4, .socket = 0 };
-	struct dpr_fib4 *fib = dpr_fib4_create(&fc, NULL);
+	struct dpr_fib4 *fib = create(algo, 20, 4, NULL);
 	struct dpr_fib4_op ops[24];
 	unsigned int i;
+	uint32_t nh;
 	int err;
 
-	/* Five /32s in five /24 blocks: the fifth finds no group. */
+	if (fib == NULL)
+		return;
+	/* Five /32s in five /24 blocks: with DIR-24-8 the fifth finds no group. */
 	for (i = 0; i < 5; i++)
 		ops[i] = (struct dpr_fib4_op){ .ip = IP(192, 0, i, 1), .depth = 32, .nh = 2 };
-	CHECK_EQ(dpr_fib4_update(fib, ops, 5, &err), 4);
-	CHECK_EQ(err, -ENOSPC);
-	CHECK_EQ(dpr_fib4_tbl8_used(fib), 4);
-	CHECK_EQ(lookup(fib, IP(192, 0, 4, 1)), DPR_NH_NONE);
+	CHECK_EQ(dpr_fib4_update(fib, ops, 5, &err), dir24(fib) ? 4 : 5);
+	CHECK_EQ(err, dir24(fib) ? -ENOSPC : 0);
+	CHECK_EQ(dpr_fib4_tbl8_used(fib), dir24(fib) ? 4 : 0);
+	CHECK_EQ(lookup(fib, IP(192, 0, 4, 1)), dir24(fib) ? DPR_NH_NONE : 2);
 	/* Another /25-/32 in a block that has a group still fits. */
 	ops[0] = (struct dpr_fib4_op){ .ip = IP(192, 0, 3, 128), .depth = 25, .nh = 3 };
 	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 1);
 	CHECK_EQ(lookup(fib, IP(192, 0, 3, 200)), 3);
 	/* Deleting one block's routes and adding another block's in the same
-	 * batch reuses the group: the batch waits for it. */
+	 * batch reuses the group: the batch waits for it. (With Poptrie the
+	 * add replaces the /32 that went in above.) */
 	ops[0] = (struct dpr_fib4_op){ .ip = IP(192, 0, 0, 1), .depth = 32, .del = 1 };
 	ops[1] = (struct dpr_fib4_op){ .ip = IP(192, 0, 4, 1), .depth = 32, .nh = 2 };
 	CHECK_EQ(dpr_fib4_update(fib, ops, 2, &err), 2);
+	CHECK_EQ(ops[1].existed, !dir24(fib));
 	CHECK_EQ(lookup(fib, IP(192, 0, 4, 1)), 2);
-	CHECK_EQ(dpr_fib4_tbl8_used(fib), 4);
+	CHECK_EQ(lookup(fib, IP(192, 0, 0, 1)), DPR_NH_NONE);
+	CHECK_EQ(dpr_fib4_tbl8_used(fib), dir24(fib) ? 4 : 0);
+	CHECK_EQ(fib->n_routes, 5);
 
 	/* Up to max_routes /24s, then -ENOMEM; a replace still works. */
 	for (i = 0; i < 20; i++)
@@ -133,20 +173,31 @@ test_limits(void)
 	CHECK_EQ(fib->n_routes, 20);
 	CHECK_EQ(lookup(fib, IP(10, 0, 14, 1)), 5);
 	CHECK_EQ(lookup(fib, IP(10, 0, 15, 1)), DPR_NH_NONE);
+	CHECK_EQ(dpr_fib4_get(fib, IP(10, 0, 15, 0), 24, &nh), -ENOENT);
 	ops[0] = (struct dpr_fib4_op){ .ip = IP(10, 0, 0, 0), .depth = 24, .nh = 6 };
 	CHECK_EQ(dpr_fib4_update(fib, ops, 1, &err), 1);
 	CHECK(ops[0].existed && ops[0].old_nh == 5, "replace at capacity");
 	CHECK_EQ(lookup(fib, IP(10, 0, 0, 1)), 6);
+	/* A delete makes room for one more, in the same batch. */
+	ops[0] = (struct dpr_fib4_op){ .ip = IP(10, 0, 1, 0), .depth = 24, .del = 1 };
+	ops[1] = (struct dpr_fib4_op){ .ip = IP(10, 0, 15, 0), .depth = 24, .nh = 7 };
+	ops[2] = (struct dpr_fib4_op){ .ip = IP(10, 0, 16, 0), .depth = 24, .nh = 7 };
+	CHECK_EQ(dpr_fib4_update(fib, ops, 3, &err), 2);
+	CHECK_EQ(err, -ENOMEM);
+	CHECK_EQ(lookup(fib, IP(10, 0, 1, 1)), DPR_NH_NONE);
+	CHECK_EQ(lookup(fib, IP(10, 0, 15, 1)), 7);
+	CHECK_EQ(lookup(fib, IP(10, 0, 16, 1)), DPR_NH_NONE);
+	CHECK_EQ(fib->n_routes, 20);
 	dpr_fib4_free(fib);
 }
 
 /* A long prefix with its covering route's next hop, added and deleted over
- * and over, must not use up tbl8 groups: each delete gives its group back. */
+ * and over, must not use up tbl8 groups: each delete gives its group back.
+ * DIR-24-8 only (its tbl8 groups). */
 static void
 test_tbl8_accounting(void)
 {
-	struct dpr_fib4_conf fc = { .max_routes = 1024, .tbl8_groups = 64, .socket = 0 };
-	struct dpr_fib4 *fib = dpr_fib4_create(&fc, NULL);
+	struct dpr_fib4 *fib = create(DPR_FIB_DIR24_8, 1024, 64, NULL);
 	struct dpr_fib4_op op = { .ip = IP(192, 0, 2, 0), .depth = 24, .nh = 3 };
 	unsigned int i, ok = 0;
 	int err;
