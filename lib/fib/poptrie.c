@@ -252,6 +252,7 @@ struct plan {
 	uint64_t vector, leafvec;
 	uint32_t nc, nl;
 	uint64_t sub;           /* bit v: a change at or above slot v's child, below the node */
+	const struct dpr_pt_node *old; /* the node it replaces (inc()), or NULL */
 	uint32_t child[SLOTS];  /* trie node, for slots with a child */
 	uint32_t inh[SLOTS];    /* a child's inherited next hop, or the slot's leaf */
 	uint16_t leaf[SLOTS];   /* the runs' values, nl of them */
@@ -292,7 +293,12 @@ plan_fill(const struct dpr_pt_rib *r, uint32_t t, unsigned int rel, unsigned int
 		sub = true;
 	if (rel == DPR_PT_STRIDE) {
 		p->inh[lo] = inh;
-		p->child[lo] = !t_leafy(&r->t[t]) && !uniform(r, t, inh) ? t : 0;
+		/* A slot no change reached is a child as it was: uniform()
+		 * walks the subtree, the old node knows. */
+		if (p->old != NULL && !sub && !(r->t[t].nh & T_PATH))
+			p->child[lo] = p->old->vector & (UINT64_C(1) << lo) ? t : 0;
+		else
+			p->child[lo] = !t_leafy(&r->t[t]) && !uniform(r, t, inh) ? t : 0;
 		if (sub)
 			p->sub |= UINT64_C(1) << lo;
 		return;
@@ -313,14 +319,16 @@ plan_fill(const struct dpr_pt_rib *r, uint32_t t, unsigned int rel, unsigned int
 }
 
 /* The node for trie node @p t (at the node's offset), whose own route is
- * in @p inh already. */
+ * in @p inh already; @p old, if not NULL, the node it replaces (inc()). */
 static void
-plan_node(const struct dpr_pt_rib *r, uint32_t t, uint32_t inh, struct plan *p)
+plan_node(const struct dpr_pt_rib *r, uint32_t t, uint32_t inh, const struct dpr_pt_node *old,
+	  struct plan *p)
 {
 	unsigned int v;
 	uint32_t last = UINT32_MAX;
 
 	p->sub = 0;
+	p->old = old;
 	plan_fill(r, t, 0, 0, inh, false, p);
 	p->vector = p->leafvec = 0;
 	p->nc = p->nl = 0;
@@ -344,7 +352,7 @@ plan_size(const struct dpr_pt_rib *r, uint32_t t, uint32_t inh, uint64_t *nodes,
 	struct plan p;
 	unsigned int v;
 
-	plan_node(r, t, inh, &p);
+	plan_node(r, t, inh, NULL, &p);
 	*nodes += 1;
 	*leaves += p.nl;
 	for (v = 0; v < SLOTS; v++)
@@ -567,7 +575,7 @@ build(struct dpr_pt_rib *r, struct dpr_pt_tables *t, uint32_t dst, uint32_t tn, 
 	struct dpr_pt_node n;
 	unsigned int v, j = 0;
 
-	plan_node(r, tn, inh, &p);
+	plan_node(r, tn, inh, NULL, &p);
 	n.vector = p.vector;
 	n.leafvec = p.leafvec;
 	n.base0 = 0;
@@ -619,7 +627,7 @@ inc(struct dpr_pt_rib *r, struct dpr_pt_tables *t, uint32_t dst, uint32_t old, u
 	unsigned int v, j = 0;
 	uint32_t oc, c;
 
-	plan_node(r, tn, inh, &p);
+	plan_node(r, tn, inh, &on, &p);
 	if (need != NULL) {
 		need->leaves += p.nl;
 		need->nodes += p.nc;
@@ -1117,7 +1125,7 @@ check_node(struct check *c, uint32_t i, uint32_t tn, uint32_t inh, uint32_t wher
 		return;
 	}
 	n = &c->t->nodes[i];
-	plan_node(r, tn, inh, &p);
+	plan_node(r, tn, inh, NULL, &p);
 	c->nodes++;
 	c->leaves += p.nl;
 	if (n->vector != p.vector || n->leafvec != p.leafvec) {

@@ -289,20 +289,21 @@ reader_main(void *arg)
 }
 
 static void
-test_rcu_churn(void)
+test_rcu_churn(enum dpr_fib_algo algo)
 {
-	struct dpr_fib4_conf fc = { .max_routes = 1 << 16, .tbl8_groups = 4096, .socket = 0 };
 	struct rte_rcu_qsbr *qsbr = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(1), 64);
 	struct dpr_fib4_op op = { .ip = IP(198, 51, 100, 0), .depth = 24, .nh = 42 };
 	struct dpr_fib4_op *ops = calloc(1000, sizeof(*ops));
 	struct reader r = { 0 };
-	struct dpr_fib4 *fib;
+	struct dpr_fib4 *fib = NULL;
 	pthread_t th;
 	unsigned int round, i;
 	int err;
 
 	rte_rcu_qsbr_init(qsbr, 1);
-	fib = dpr_fib4_create(&fc, qsbr);
+	fib = create(algo, 1 << 16, 4096, qsbr);
+	if (fib == NULL)
+		goto out;
 	CHECK_EQ(dpr_fib4_update(fib, &op, 1, &err), 1);
 	r.fib = fib;
 	r.qsbr = qsbr;
@@ -311,9 +312,10 @@ test_rcu_churn(void)
 		unsigned int n = 0;
 
 		if (round % 2 == 0) {
-			/* Long prefixes use tbl8 groups: the memory a reader
-			 * would trip over without RCU. Some split the /24 the
-			 * reader looks up, with the same next hop. */
+			/* Long prefixes use tbl8 groups, or Poptrie's nodes:
+			 * the memory a reader would trip over without RCU. Some
+			 * split the /24 the reader looks up, with the same next
+			 * hop. */
 			for (i = 0; i < 1000; i++) {
 				uint32_t ip = (uint32_t)rte_rand();
 
@@ -350,6 +352,7 @@ test_rcu_churn(void)
 	CHECK(r.lookups > 0, "reader ran");
 	CHECK(r.wrong == 0, "%" PRIu64 " of %" PRIu64 " lookups saw a wrong next hop",
 	      r.wrong, r.lookups);
+out:
 	dpr_fib4_free(fib);
 	rte_free(qsbr);
 	free(ops);
@@ -485,7 +488,8 @@ check_addrs(struct dpr_fib4 *fib, const struct ref *ref, const uint32_t *addrs, 
 }
 
 /* Random addresses, both ends of some routes and the addresses just past
- * them, every route by exact match, the route count and the tbl8 groups. */
+ * them, every route by exact match, the route count, and DIR-24-8's tbl8
+ * groups or Poptrie's self-check. */
 static void
 check_fib(struct dpr_fib4 *fib, const struct ref *ref, unsigned int n_edges)
 {
@@ -513,8 +517,11 @@ check_fib(struct dpr_fib4 *fib, const struct ref *ref, unsigned int n_edges)
 		     ref->r[i].ip, ref->r[i].depth, ret, nh, ref->r[i].nh);
 	}
 	DIFF(fib->n_routes == ref->n, "%u routes, want %u", fib->n_routes, ref->n);
-	DIFF(dpr_fib4_tbl8_used(fib) == groups_needed(ref), "%u tbl8 groups used, want %u",
-	     dpr_fib4_tbl8_used(fib), groups_needed(ref));
+	if (dir24(fib))
+		DIFF(dpr_fib4_tbl8_used(fib) == groups_needed(ref), "%u tbl8 groups used, want %u",
+		     dpr_fib4_tbl8_used(fib), groups_needed(ref));
+	else
+		DIFF(dpr_pt_check(fib->pt) == 0, "poptrie self-check with %u routes", ref->n);
 }
 
 static int
@@ -565,16 +572,17 @@ check_list(struct dpr_fib4 *fib, const struct ref *ref)
 }
 
 static void
-test_random_churn(void)
+test_random_churn(enum dpr_fib_algo algo)
 {
-	struct dpr_fib4_conf fc = { .max_routes = 1 << 16, .tbl8_groups = 256, .socket = 0 };
-	struct dpr_fib4 *fib = dpr_fib4_create(&fc, NULL);
+	struct dpr_fib4 *fib = create(algo, 1 << 16, 256, NULL);
 	static struct ref ref;
 	struct dpr_fib4_op ops[8];
 	unsigned int batch, i, n, zero = 0, added = 0, deleted = 0, replaced = 0;
 	uint32_t t;
 	int err;
 
+	if (fib == NULL)
+		return;
 	rte_srand(20240601);
 	ref.n = 0;
 	diff_bad = 0;
@@ -633,6 +641,8 @@ test_random_churn(void)
 			     "batch %u op %u %08x/%u: existed %u old %u, want %u %u", batch, i,
 			     ops[i].ip, ops[i].depth, ops[i].existed, ops[i].old_nh,
 			     want[i].existed, want[i].old_nh);
+		if (!dir24(fib))
+			DIFF(dpr_pt_check(fib->pt) == 0, "poptrie self-check after batch %u", batch);
 		if (batch % 100 == 99)
 			check_fib(fib, &ref, 200);
 	}
@@ -642,7 +652,8 @@ test_random_churn(void)
 	      "the churn covers adds %u, deletes %u, replaces %u, %u groups", added, deleted,
 	      replaced, groups_needed(&ref));
 
-	/* Everything goes: every group is free again and tbl24 is empty. */
+	/* Everything goes: every group is free again and tbl24 is empty, or
+	 * every direct-pointing entry of Poptrie an empty leaf. */
 	while (ref.n > 0) {
 		n = RTE_MIN(ref.n, RTE_DIM(ops));
 		for (i = 0; i < n; i++) {
@@ -653,32 +664,52 @@ test_random_churn(void)
 			ref.r[k] = ref.r[--ref.n];
 		}
 		CHECK_EQ(dpr_fib4_update(fib, ops, n, &err), n);
+		if (!dir24(fib))
+			DIFF(dpr_pt_check(fib->pt) == 0, "poptrie self-check with %u routes", ref.n);
 		if (ref.n % 64 == 0)
 			check_fib(fib, &ref, 16);
 	}
 	CHECK_EQ(fib->n_routes, 0);
 	CHECK_EQ(dpr_fib4_tbl8_used(fib), 0);
-	for (t = 0; t < DPR_FIB4_TBL24_SIZE; t++)
-		zero += fib->tbl24[t] == 0;
-	CHECK_EQ(zero, DPR_FIB4_TBL24_SIZE);
+	if (dir24(fib)) {
+		for (t = 0; t < DPR_FIB4_TBL24_SIZE; t++)
+			zero += fib->tbl24[t] == 0;
+		CHECK_EQ(zero, DPR_FIB4_TBL24_SIZE);
+	} else {
+		const struct dpr_pt_tables *pt = dpr_pt_tables(fib->pt);
+		uint32_t nodes, leaves;
+
+		for (t = 0; t < 1u << DPR_PT_DP_BITS; t++)
+			zero += pt->dp[t] == (DPR_PT_LEAF | DPR_NH_NONE);
+		CHECK_EQ(zero, 1u << DPR_PT_DP_BITS);
+		dpr_pt_usage(fib->pt, &nodes, &leaves);
+		CHECK(nodes == 0 && leaves == 0, "%u nodes, %u leaves left", nodes, leaves);
+	}
 	CHECK(diff_bad == 0, "%u mismatches with the reference", diff_bad);
 	dpr_fib4_free(fib);
 }
 
-/* 150k routes: the rule table grows past its first size and keeps every
- * route findable while half of them go in random order. */
+/* 150k routes: the control side (DIR-24-8's rule table, Poptrie's trie)
+ * grows past its first size and keeps every route findable while half of
+ * them go in random order. */
 static void
-test_many_routes(void)
+test_many_routes(enum dpr_fib_algo algo)
 {
-	struct dpr_fib4_conf fc = { .max_routes = 1 << 18, .tbl8_groups = 16, .socket = 0 };
-	struct dpr_fib4 *fib = dpr_fib4_create(&fc, NULL);
+	struct dpr_fib4 *fib = create(algo, 1 << 18, 16, NULL);
 	enum { N = 150000 };
 	struct dpr_fib4_op *ops = calloc(N, sizeof(*ops));
 	uint8_t *gone = calloc(N, 1);
-	uint64_t mem0 = dpr_fib4_memory(fib);
+	uint64_t mem0, grown;
 	unsigned int i, bad = 0;
 	uint32_t nh;
 	int err;
+
+	if (fib == NULL || ops == NULL || gone == NULL)
+		goto out;
+	mem0 = dpr_fib4_control_memory(fib);
+	/* A rule table of 8-byte slots at most 3/5 full; a trie of at
+	 * least a node of 8 bytes a route. */
+	grown = dir24(fib) ? (N * 5 / 3 - (1 << 16)) * sizeof(uint64_t) : N * sizeof(uint64_t);
 
 	/* /24s from 1.0.0.0 on, and a /16 over every 256 of them. */
 	for (i = 0; i < N; i++)
@@ -689,8 +720,9 @@ test_many_routes(void)
 					      .nh = 8 + i % 64 };
 	CHECK_EQ(dpr_fib4_update(fib, ops, N, &err), N);
 	CHECK_EQ(fib->n_routes, N);
-	CHECK(dpr_fib4_memory(fib) >= mem0 + (N * 5 / 3 - (1 << 16)) * sizeof(uint64_t),
-	      "the rule table grew: %" PRIu64 " -> %" PRIu64 " bytes", mem0, dpr_fib4_memory(fib));
+	CHECK(dpr_fib4_control_memory(fib) >= mem0 + grown,
+	      "the control side grew: %" PRIu64 " -> %" PRIu64 " bytes", mem0,
+	      dpr_fib4_control_memory(fib));
 	for (i = 0; i < N; i++) {
 		unsigned int k = (unsigned int)(rte_rand() % N);
 		struct dpr_fib4_op del = ops[k];
@@ -710,6 +742,9 @@ test_many_routes(void)
 			bad += lookup(fib, ops[i].ip + 1) != ops[i].nh;
 	}
 	CHECK(bad == 0, "%u routes wrong after deleting some", bad);
+	if (!dir24(fib))
+		CHECK_EQ(dpr_pt_check(fib->pt), 0);
+out:
 	dpr_fib4_free(fib);
 	free(ops);
 	free(gone);
