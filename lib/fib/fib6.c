@@ -490,16 +490,26 @@ pt_key_store(uint8_t ip[16], dpr_u128 key)
 	key_store(ip, (uint64_t)(key >> 64), (uint64_t)key);
 }
 
+/* Ops a Poptrie batch takes at most (dpr_pt_update()). */
+#define PT_BATCH_MAX 16384u
+
 /* The ops through Poptrie, in pieces of its own op type. */
 static unsigned int
 pt_update(struct dpr_fib6 *fib, struct dpr_fib6_op *ops, unsigned int n, int *err)
 {
-	struct dpr_pt_op pops[256];
-	unsigned int done = 0, k, m, got;
+	/* Batches as large as the caller's, up to PT_BATCH_MAX: a batch
+	 * rebuilds the nodes its changes share once. */
+	struct dpr_pt_op spare[64], *pops;
+	unsigned int done = 0, k, m, got, max = RTE_MIN(n, PT_BATCH_MAX);
 
+	pops = max > RTE_DIM(spare) ? malloc(max * sizeof(*pops)) : NULL;
+	if (pops == NULL) {
+		pops = spare;
+		max = RTE_MIN(max, (unsigned int)RTE_DIM(spare));
+	}
 	*err = 0;
 	while (done < n) {
-		m = RTE_MIN(n - done, (unsigned int)RTE_DIM(pops));
+		m = RTE_MIN(n - done, max);
 		for (k = 0; k < m; k++)
 			pops[k] = (struct dpr_pt_op){ .key = pt_key(ops[done + k].ip),
 				.depth = ops[done + k].depth, .del = ops[done + k].del,
@@ -513,6 +523,8 @@ pt_update(struct dpr_fib6 *fib, struct dpr_fib6_op *ops, unsigned int n, int *er
 		if (got < m)
 			break;
 	}
+	if (pops != spare)
+		free(pops);
 	fib->n_routes = fib->pt->n_routes;
 	fib->gen += done;
 	fib->grace_periods = fib->pt->grace_periods;
