@@ -901,8 +901,8 @@ dpr_ip4_lookup_one(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *con
  * Pass 2 for the IPv4 packets in @p v4 (bit i: packet i) of a burst in a
  * Poptrie FIB: the whole lookup, into @p ent[i] (a next hop, which
  * dpr_fib4_resolve() gives back as it is). The direct-pointing entries were
- * prefetched in pass 1; the walks below them go in lockstep
- * (dpr_pt_walk4_burst()). The last octet is read only past /18, as
+ * prefetched in pass 1; each walk's first node is asked for before any
+ * walk starts. The last octet is read only past /18, as
  * DIR-24-8 reads it only for a tbl8 entry.
  */
 static __rte_noinline void
@@ -929,8 +929,11 @@ dpr_pt4_lookup_burst(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *c
 		todo |= UINT64_C(1) << i;
 		rte_prefetch0(&t->nodes[e]);
 	}
-	if (todo != 0)
-		dpr_pt_walk4_burst(t, node, key, todo, ent);
+	/* One walk after the other, as dpr_pt_lookup4_bulk(). */
+	for (; todo != 0; todo &= todo - 1) {
+		i = (unsigned int)__builtin_ctzll(todo);
+		ent[i] = dpr_pt_walk4(t, node[i], key[i]);
+	}
 }
 
 /**

@@ -869,7 +869,13 @@ dpr_pt_update(struct dpr_poptrie *pt, struct dpr_pt_op *ops, unsigned int n, int
 	 * when the caller frees it: wait now. Otherwise the unlinked blocks
 	 * wait for a grace period that starts here, checked at the next
 	 * update. */
-	if (replaced)
+	if (replaced && pt->qsbr != NULL) {
+		/* Even when the batch unlinked no block (a short route with
+		 * nothing below it): the caller frees the old next hops. */
+		rte_rcu_qsbr_synchronize(pt->qsbr, RTE_QSBR_THRID_INVALID);
+		pt->grace_periods++;
+		pt_reclaim(pt, false);
+	} else if (replaced)
 		pt_reclaim(pt, true);
 	else if ((r->n_pend > 0 || r->n_retired > 0) && pt->qsbr != NULL)
 		r->token = rte_rcu_qsbr_start(pt->qsbr);

@@ -324,7 +324,10 @@ fib_text(struct text *t, json_t *stats)
 	} figures[] = {
 		{ "routes", "dpr_fib_routes", "Routes in the FIB" },
 		{ "max_routes", "dpr_fib_max_routes", "Routes the FIB has room for (fib.*_max_routes)" },
-		{ "memory_bytes", "dpr_fib_memory_bytes", "Bytes the FIB holds: tables, tbl8 groups, rules" },
+		{ "memory_bytes", "dpr_fib_memory_bytes",
+		  "Bytes of the lookup structure workers read (DIR-24-8: tbl24 and tbl8 groups; Poptrie: its arrays)" },
+		{ "control_bytes", "dpr_fib_control_bytes",
+		  "Bytes of the FIB's control side: rules or route trie, free lists, listing snapshot" },
 		{ "tbl8_groups", "dpr_fib_tbl8_groups", "tbl8 groups allocated (fib.*_tbl8_groups)" },
 		{ "tbl8_used", "dpr_fib_tbl8_groups_used", "tbl8 groups in use or waiting for an RCU grace period" },
 	};

@@ -11,6 +11,9 @@ dataplane: bursts of frames for the rig of fuzz_dataplane.c (p0
 02:00:00:00:01:01 10.0.1.1/24 2001:db8:1::1/64, p1 02:00:00:00:02:01
 10.0.2.1/24 2001:db8:2::1/64 MTU 1280): forwarded, unresolved, TTL 1,
 ARP, NDP, echo, options, fragments, extension headers, runts.
+fib: batches of FIB ops in fuzz_fib.c's encoding: nested prefixes,
+replaces and deletes, default routes, bad ops, and fills up to max_routes
+and DIR-24-8's tbl8 groups.
 """
 import glob, hashlib, ipaddress, os, shutil, struct, sys
 
@@ -151,8 +154,91 @@ def dataplane():
         put("dataplane", s)
 
 
+# fuzz_fib.c's encoding (see its header comment).
+FIB_PAL = [0x00, 0x01, 0x80, 0xff]
+FIB_NH = {0: 0, 2: 1, 5: 2, 6: 3, 0x1234: 4, 0xffff: 5, 0x10000: 6, 0xffffffff: 7}
+ADD, PICK_ADD, PICK_DEL, DEL = 0, 1, 2, 3
+
+
+def fib_addr(prefix):
+    """The address bytes for an address whose bytes are all from FIB_PAL
+    but at most one."""
+    b = ipaddress.ip_address(prefix).packed
+    odd = [i for i, x in enumerate(b) if x not in FIB_PAL]
+    assert len(odd) <= 1, prefix
+    pos = odd[0] if odd else 0
+    sel = bytearray(len(b) // 4)
+    for i, x in enumerate(b):
+        if i != pos or not odd:
+            sel[i // 4] |= FIB_PAL.index(x) << (2 * (i % 4))
+    return bytes(sel) + bytes([pos, b[pos]])
+
+
+def fib_depth(v6, depth):
+    if depth > (128 if v6 else 32):
+        return 0xfe
+    return depth - 12 if depth >= 12 else 0xf0 + depth - 1 if depth > 0 else 0xfd
+
+
+def fib_op(kind, net, nh=5, fill=False):
+    """One op: kind ADD or DEL with net "a/len", PICK_* with net the pick."""
+    k = kind | FIB_NH[nh] << 2 | (0xe0 if fill else 0)
+    if kind in (PICK_ADD, PICK_DEL):
+        return bytes([k, net])
+    a, d = net.split("/")
+    v6 = ":" in a
+    return bytes([k, fib_depth(v6, int(d))]) + fib_addr(a)
+
+
+def fib_batch(v6, ops):
+    return bytes([int(v6) | (len(ops) - 1) << 1]) + b"".join(ops)
+
+
+def fib():
+    seeds = [
+        # Nested IPv4 routes, a broadcast /32, replaces, deletes, a missing one.
+        fib_batch(False, [fib_op(ADD, "10.0.0.0/8", 5), fib_op(ADD, "10.1.0.0/16", 6),
+                          fib_op(ADD, "10.1.0.128/25", 0x1234), fib_op(ADD, "10.1.0.255/32", 2)])
+        + fib_batch(False, [fib_op(PICK_ADD, 1, 0xffff), fib_op(PICK_DEL, 2)])
+        + fib_batch(False, [fib_op(DEL, "10.1.0.0/16"), fib_op(DEL, "10.1.0.0/16")]),
+        # Nested IPv6 routes down a long chain, a /65 across a byte.
+        fib_batch(True, [fib_op(ADD, "2001:ff00::/32", 5), fib_op(ADD, "2001:ff00:1::/48", 6),
+                         fib_op(ADD, "2001:ff00:1:ff::/64", 0), fib_op(ADD, "2001:ff00:1:ff::1/128", 2),
+                         fib_op(ADD, "2001:ff00:1:ff:8000::/65", 0x1234)])
+        + fib_batch(True, [fib_op(PICK_DEL, 3), fib_op(PICK_ADD, 0, 6), fib_op(DEL, "2001:ff00:1::/48")]),
+        # Short routes under others, and gone again (no /0: it takes
+        # DIR-24-8 a second each way with the sanitizers).
+        fib_batch(False, [fib_op(ADD, "0.0.0.0/11", 6), fib_op(ADD, "0.1.0.0/16", 5),
+                          fib_op(ADD, "0.1.255.0/24", 2)])
+        + fib_batch(True, [fib_op(ADD, "ff00::/11", 6), fib_op(ADD, "ff01::/16", 5)])
+        + fib_batch(False, [fib_op(DEL, "0.0.0.0/11")]) + fib_batch(True, [fib_op(DEL, "ff00::/11")]),
+        # Bad ops: a depth past the family's, next hops past every FIB's
+        # and past Poptrie's.
+        fib_batch(False, [fib_op(ADD, "10.0.0.0/8"), fib_op(ADD, "10.0.0.0/33")])
+        + fib_batch(False, [fib_op(ADD, "10.1.0.0/16", 0xffffffff)])
+        + fib_batch(False, [fib_op(ADD, "10.1.0.0/16", 0x10000), fib_op(ADD, "10.128.0.0/16")])
+        + fib_batch(True, [fib_op(ADD, "2001:ff00::/129"), fib_op(ADD, "2001:ff00::/32", 0x10000)]),
+        # Fills: /25s in 16 /24 blocks and more (tbl8 groups), then /24s
+        # past max_routes.
+        fib_batch(False, [fib_op(ADD, "10.1.0.0/25", 5, fill=True)])
+        + fib_batch(False, [fib_op(ADD, "10.128.0.0/24", 6, fill=True),
+                            fib_op(ADD, "10.255.0.0/24", 6, fill=True)])
+        + fib_batch(False, [fib_op(PICK_DEL, 7), fib_op(ADD, "10.0.255.0/24", 2)]),
+        # /128s in different /24s until the groups run out; /48s past
+        # max_routes.
+        fib_batch(True, [fib_op(ADD, "2001:100::1/128"), fib_op(ADD, "2001:8000::1/128"),
+                         fib_op(ADD, "2001:ff00::1/128"), fib_op(ADD, "2001::1/128"),
+                         fib_op(ADD, "2001:101::1/128")])
+        + fib_batch(True, [fib_op(ADD, "2001:ff00:1::/48", 5, fill=True),
+                           fib_op(ADD, "2001:ff00:80::/48", 5, fill=True)])
+        + fib_batch(True, [fib_op(PICK_DEL, 0), fib_op(ADD, "2001:1::1/128")]),
+    ]
+    for s in seeds:
+        put("fib", s)
+
+
 if __name__ == "__main__":
     shutil.rmtree(os.path.join(HERE, "corpus"), ignore_errors=True)
-    fpm(); config(); rpc(); dataplane()
+    fpm(); config(); rpc(); dataplane(); fib()
     for h in sorted(os.listdir(os.path.join(HERE, "corpus"))):
         print(h, len(os.listdir(os.path.join(HERE, "corpus", h))))

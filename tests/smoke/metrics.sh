@@ -114,6 +114,7 @@ same 'dpr_control_exceptions_total{class="ttl_expired"}' 'S["control_exceptions"
 same 'dpr_exception_path_events_total{event="icmp_time_exceeded"}' 'S["exception_path"]["icmp_time_exceeded"]'
 same 'dpr_fib_routes{family="ipv4"}' 'S["fib"]["ipv4_routes"]'
 same 'dpr_fib_memory_bytes{family="ipv4"}' 'S["fib"]["ipv4_memory_bytes"]'
+same 'dpr_fib_control_bytes{family="ipv4"}' 'S["fib"]["ipv4_control_bytes"]'
 same 'dpr_fib_tbl8_groups{family="ipv4"}' 'S["fib"]["ipv4_tbl8_groups"]' 64
 same 'dpr_fib_routes{family="ipv6"}' 'S["fib"]["ipv6_routes"]'
 same 'dpr_neighbors{state="reachable"}' 'S["neighbors"]["reachable"]' 2

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The IPv6 FIB: changes reach lookups down chains of tbl8 groups, failures
- * are partial, reported and change nothing, groups come back when their long
- * prefixes go, random churn agrees with a plain reference, a group unlinked
- * under a reader is not reused before the reader's quiescent state, and a
- * reader on another lcore that keeps looking up under RCU never sees a wrong
- * answer while routes and groups churn.
+ * The IPv6 FIB, on each of its algorithms (DIR-24-8 and Poptrie): changes
+ * reach lookups, failures are partial, reported and change nothing, random
+ * churn agrees with a plain reference (and Poptrie with its own
+ * self-check), and a reader on another lcore that keeps looking up under
+ * RCU never sees a wrong answer while routes churn. DIR-24-8's chains of
+ * tbl8 groups: groups come back when their long prefixes go, run out with
+ * -ENOSPC, and a group unlinked under a reader is not reused before the
+ * reader's quiescent state.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -23,6 +25,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "fib/fib6.h"
+#include "fib/poptrie.h"
 #include "nexthop/nexthop.h"
 #include "test.h"
 
@@ -139,19 +142,28 @@ op_del(const char *s, uint8_t depth)
 }
 
 static struct dpr_fib6 *
-create(uint32_t max_routes, uint32_t groups, struct rte_rcu_qsbr *qsbr)
+create(enum dpr_fib_algo algo, uint32_t max_routes, uint32_t groups, struct rte_rcu_qsbr *qsbr)
 {
-	struct dpr_fib6_conf fc = { .max_routes = max_routes, .tbl8_groups = groups, .socket = 0 };
+	struct dpr_fib6_conf fc = { .algorithm = algo, .max_routes = max_routes,
+				    .tbl8_groups = groups, .socket = 0 };
 	struct dpr_fib6 *fib = dpr_fib6_create(&fc, qsbr);
 
-	CHECK(fib != NULL, "create with %u groups: %s", groups, strerror(errno));
+	CHECK(fib != NULL, "create %s with %u groups: %s", dpr_fib_algo_name(algo), groups,
+	      strerror(errno));
 	return fib;
 }
 
-static void
-test_update(void)
+/* Whether @p fib has tbl24 and chains of tbl8 groups (what some checks are about). */
+static bool
+dir24(const struct dpr_fib6 *fib)
 {
-	struct dpr_fib6 *fib = create(1024, 64, NULL);
+	return fib->conf.algorithm == DPR_FIB_DIR24_8;
+}
+
+static void
+test_update(enum dpr_fib_algo algo)
+{
+	struct dpr_fib6 *fib = create(algo, 1024, 64, NULL);
 	struct dpr_fib6_op ops[6];
 	uint8_t ip[16], prefix[16], want[16], depth;
 	uint32_t nh;
@@ -181,8 +193,8 @@ test_update(void)
 	CHECK_EQ(lookup_s(fib, "2001:db9::1"), DPR_NH_NONE);
 	CHECK_EQ(lookup_s(fib, "::"), DPR_NH_NONE);
 	/* The /128's chain: one group for each of bytes 3 to 15, which the
-	 * others share. */
-	CHECK_EQ(dpr_fib6_tbl8_used(fib), 13);
+	 * others share (DIR-24-8; Poptrie has none). */
+	CHECK_EQ(dpr_fib6_tbl8_used(fib), dir24(fib) ? 13 : 0);
 	parse("2001:db8:1:2:8000::5", ip);
 	CHECK_EQ(dpr_fib6_lpm(fib, ip, prefix, &depth, &nh), 0);
 	parse("2001:db8:1:2:8000::", want);
@@ -209,11 +221,11 @@ test_update(void)
 	CHECK_EQ(lookup_s(fib, "2001:db8:1:2::1"), 7);
 	CHECK_EQ(lookup_s(fib, "2001:db8:1:2:8000::1"), 9);
 	/* Bytes 9 to 15 held only the /128: their groups went with it. */
-	CHECK_EQ(dpr_fib6_tbl8_used(fib), 6);
+	CHECK_EQ(dpr_fib6_tbl8_used(fib), dir24(fib) ? 6 : 0);
 	ops[0] = op_del("2001:db8:1:2:8000::", 65);
 	CHECK_EQ(dpr_fib6_update(fib, ops, 1, &err), 1);
 	CHECK_EQ(lookup_s(fib, "2001:db8:1:2:8000::1"), 7);
-	CHECK_EQ(dpr_fib6_tbl8_used(fib), 5);
+	CHECK_EQ(dpr_fib6_tbl8_used(fib), dir24(fib) ? 5 : 0);
 	parse("2001:db8:1:2:8000::1", ip);
 	CHECK_EQ(dpr_fib6_lpm(fib, ip, prefix, &depth, &nh), 0);
 	parse("2001:db8:1:2::", want);
@@ -224,6 +236,9 @@ test_update(void)
 	CHECK_EQ(dpr_fib6_update(fib, ops, 1, &err), 0);
 	CHECK_EQ(err, -EINVAL);
 	ops[0] = op_add("2001:db8:5::", 48, DPR_FIB6_NH_BITS + 1);
+	CHECK_EQ(dpr_fib6_update(fib, ops, 1, &err), 0);
+	CHECK_EQ(err, -EINVAL);
+	ops[0] = op_del("2001:db8::", 129);
 	CHECK_EQ(dpr_fib6_update(fib, ops, 1, &err), 0);
 	CHECK_EQ(err, -EINVAL);
 	CHECK_EQ(dpr_fib6_count(fib), 4);
@@ -253,21 +268,18 @@ test_update(void)
 }
 
 /*
- * The limits: a route whose chain needs more groups than are free fails
- * with -ENOSPC and changes nothing, one that needs fewer still fits; then
- * max_routes routes (-ENOMEM).
+ * DIR-24-8's groups run out: a route whose chain needs more groups than
+ * are free fails with -ENOSPC and changes nothing, one that needs fewer
+ * still fits. On a FIB of 14 groups, with room for 8 routes; ends with
+ * 3001:db8::/32 to 4 and 3001:db8::1/128 to 3.
  */
 static void
-test_limits(void)
+limits_groups(struct dpr_fib6 *fib)
 {
-	struct dpr_fib6 *fib = create(8, 14, NULL);
-	struct dpr_fib6_op ops[8];
-	unsigned int i;
+	struct dpr_fib6_op ops[3];
 	uint64_t g;
 	int err;
 
-	if (fib == NULL)
-		return;
 	ops[0] = op_add("2001:db8::1", 128, 2);
 	ops[1] = op_add("3001:db8::1", 128, 3);
 	CHECK_EQ(dpr_fib6_update(fib, ops, 2, &err), 1);
@@ -308,6 +320,30 @@ test_limits(void)
 	CHECK_EQ(dpr_fib6_update(fib, ops, 1, &err), 0);
 	CHECK_EQ(err, -ENOSPC);
 	CHECK_EQ(dpr_fib6_tbl8_used(fib), 13);
+}
+
+/*
+ * The limits: DIR-24-8's tbl8 groups (-ENOSPC; Poptrie has none), then
+ * max_routes routes (-ENOMEM, both).
+ */
+static void
+test_limits(enum dpr_fib_algo algo)
+{
+	struct dpr_fib6 *fib = create(algo, 8, 14, NULL);
+	struct dpr_fib6_op ops[8];
+	unsigned int i;
+	uint32_t nh;
+	int err;
+
+	if (fib == NULL)
+		return;
+	if (dir24(fib)) {
+		limits_groups(fib);
+	} else {
+		ops[0] = op_add("3001:db8::1", 128, 3);
+		ops[1] = op_add("3001:db8::", 32, 4);
+		CHECK_EQ(dpr_fib6_update(fib, ops, 2, &err), 2);
+	}
 
 	/* Up to max_routes routes, then -ENOMEM; a replace still works. */
 	for (i = 0; i < 8; i++) {
@@ -321,43 +357,72 @@ test_limits(void)
 	CHECK_EQ(dpr_fib6_count(fib), 8);
 	CHECK_EQ(lookup_s(fib, "4005::1"), 6);
 	CHECK_EQ(lookup_s(fib, "4006::1"), DPR_NH_NONE);
+	CHECK_EQ(dpr_fib6_get(fib, ops[6].ip, 16, &nh), -ENOENT);
 	ops[0].nh = 7;
 	CHECK_EQ(dpr_fib6_update(fib, ops, 1, &err), 1);
 	CHECK(ops[0].existed && ops[0].old_nh == 6, "replace at capacity");
 	CHECK_EQ(lookup_s(fib, "4000::1"), 7);
 	CHECK_EQ(lookup_s(fib, "3001:db8::1"), 3);
+	CHECK_EQ(lookup_s(fib, "3001:db8::2"), 4);
+	/* A delete makes room for one more, in the same batch. */
+	ops[0] = op_del("4001::", 16);
+	ops[1] = op_add("4006::", 16, 8);
+	ops[2] = op_add("4007::", 16, 8);
+	CHECK_EQ(dpr_fib6_update(fib, ops, 3, &err), 2);
+	CHECK_EQ(err, -ENOMEM);
+	CHECK_EQ(lookup_s(fib, "4001::1"), DPR_NH_NONE);
+	CHECK_EQ(lookup_s(fib, "4006::1"), 8);
+	CHECK_EQ(lookup_s(fib, "4007::1"), DPR_NH_NONE);
+	CHECK_EQ(dpr_fib6_count(fib), 8);
 	dpr_fib6_free(fib);
+}
+
+/* @p op alone through dpr_fib6_update(), which must wait @p want grace periods. */
+static void
+check_waits(struct dpr_fib6 *fib, struct dpr_fib6_op op, uint64_t want, const char *what)
+{
+	uint64_t g = fib->grace_periods;
+	int err;
+
+	CHECK_EQ(dpr_fib6_update(fib, &op, 1, &err), 1);
+	CHECK(fib->grace_periods - g == want, "%s %s: %" PRIu64 " grace periods, want %" PRIu64,
+	      dpr_fib_algo_name(fib->conf.algorithm), what, fib->grace_periods - g, want);
 }
 
 /*
  * A batch that only adds new prefixes waits for no grace period; replacing
- * or deleting a route, or unlinking groups, waits exactly one.
+ * or deleting a route, or unlinking groups, waits exactly one: route.c
+ * frees the old next hop when the update returns. An RCU variable with no
+ * reader registered: each wait returns at once, but counts.
  */
 static void
-test_grace_periods(void)
+test_grace_periods(enum dpr_fib_algo algo)
 {
-	struct dpr_fib6 *fib = create(1024, 64, NULL);
-	struct dpr_fib6_op op;
-	uint64_t g;
-	int err;
+	struct rte_rcu_qsbr *qsbr = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(1), 64);
+	struct dpr_fib6_op host = op_add("2001:db8:1:2::1", 128, 5);
+	struct dpr_fib6_op net = op_add("2001:db8::", 32, 5);
+	struct dpr_fib6_op alone = op_add("3000::", 16, 5);
+	struct dpr_fib6 *fib = NULL;
 
-	if (fib == NULL)
-		return;
-	g = fib->grace_periods;
-	op = op_add("2001:db8:1:2::1", 128, 5);
-	CHECK_EQ(dpr_fib6_update(fib, &op, 1, &err), 1);
-	CHECK_EQ(fib->grace_periods, g);
-	op = op_add("2001:db8::", 32, 5);
-	CHECK_EQ(dpr_fib6_update(fib, &op, 1, &err), 1);
-	CHECK_EQ(fib->grace_periods, g);
-	op.nh = 6;
-	CHECK_EQ(dpr_fib6_update(fib, &op, 1, &err), 1);
-	CHECK_EQ(fib->grace_periods, g + 1);
-	op = op_del("2001:db8:1:2::1", 128); /* unlinks twelve groups */
-	CHECK_EQ(dpr_fib6_update(fib, &op, 1, &err), 1);
-	CHECK_EQ(fib->grace_periods, g + 2);
-	CHECK_EQ(dpr_fib6_tbl8_used(fib), 1);
+	CHECK(qsbr != NULL && rte_rcu_qsbr_init(qsbr, 1) == 0, "qsbr");
+	if (qsbr == NULL || (fib = create(algo, 1024, 64, qsbr)) == NULL)
+		goto out;
+	check_waits(fib, host, 0, "add 2001:db8:1:2::1/128");
+	check_waits(fib, net, 0, "add 2001:db8::/32");
+	net.nh = 6;
+	check_waits(fib, net, 1, "replace 2001:db8::/32");
+	host.del = 1;
+	check_waits(fib, host, 1, "delete 2001:db8:1:2::1/128 (and twelve tbl8 groups)");
+	CHECK_EQ(dpr_fib6_tbl8_used(fib), dir24(fib) ? 1 : 0);
+	/* The same for a route with nothing longer below it. */
+	check_waits(fib, alone, 0, "add 3000::/16");
+	alone.nh = 6;
+	check_waits(fib, alone, 1, "replace 3000::/16");
+	alone.del = 1;
+	check_waits(fib, alone, 1, "delete 3000::/16");
+out:
 	dpr_fib6_free(fib);
+	rte_free(qsbr);
 }
 
 /* --- random churn against a plain reference ---------------------------- */
@@ -541,10 +606,13 @@ check_addrs(struct dpr_fib6 *fib, const struct ref *ref, const struct a6 *addrs,
 			     nh[k], want);
 			DIFF(dpr_fib6_lookup(fib, bytes[k]) == want, "%s: lookup %u, want %u",
 			     fmt(bytes[k], s[0]), dpr_fib6_lookup(fib, bytes[k]), want);
-			/* 0 to 13 steps (byte 15's level holds leaves only). */
-			DIFF(lookup_stepped(fib, bytes[k], (i + k) % 14) == want,
-			     "%s: %u steps then the walk: %u, want %u", fmt(bytes[k], s[0]),
-			     (i + k) % 14, lookup_stepped(fib, bytes[k], (i + k) % 14), want);
+			/* 0 to 13 steps (byte 15's level holds leaves only):
+			 * a deep DIR-24-8 FIB's walk. */
+			if (dir24(fib))
+				DIFF(lookup_stepped(fib, bytes[k], (i + k) % 14) == want,
+				     "%s: %u steps then the walk: %u, want %u", fmt(bytes[k], s[0]),
+				     (i + k) % 14, lookup_stepped(fib, bytes[k], (i + k) % 14),
+				     want);
 			if (best < 0) {
 				DIFF(ret == -ENOENT, "%s: lpm found %s/%u, want none",
 				     fmt(bytes[k], s[0]), fmt(prefix, s[1]), depth);
@@ -560,7 +628,8 @@ check_addrs(struct dpr_fib6 *fib, const struct ref *ref, const struct a6 *addrs,
 }
 
 /* Random addresses, both ends of some routes and the addresses just past
- * them, every route by exact match, the route count and the tbl8 groups. */
+ * them, every route by exact match, the route count, and DIR-24-8's tbl8
+ * groups (Poptrie's self-check runs after every batch). */
 static void
 check_fib(struct dpr_fib6 *fib, const struct ref *ref, unsigned int n_edges)
 {
@@ -591,8 +660,9 @@ check_fib(struct dpr_fib6 *fib, const struct ref *ref, unsigned int n_edges)
 		     ref->r[i].depth, ret, nh, ref->r[i].nh);
 	}
 	DIFF(dpr_fib6_count(fib) == ref->n, "%u routes, want %u", dpr_fib6_count(fib), ref->n);
-	DIFF(dpr_fib6_tbl8_used(fib) == groups_needed(ref), "%u tbl8 groups used, want %u",
-	     dpr_fib6_tbl8_used(fib), groups_needed(ref));
+	if (dir24(fib))
+		DIFF(dpr_fib6_tbl8_used(fib) == groups_needed(ref), "%u tbl8 groups used, want %u",
+		     dpr_fib6_tbl8_used(fib), groups_needed(ref));
 }
 
 static int
@@ -647,9 +717,9 @@ check_list(struct dpr_fib6 *fib, const struct ref *ref)
 }
 
 static void
-test_random_churn(void)
+test_random_churn(enum dpr_fib_algo algo)
 {
-	struct dpr_fib6 *fib = create(1 << 16, 1 << 16, NULL);
+	struct dpr_fib6 *fib = create(algo, 1 << 16, 1 << 16, NULL);
 	static struct ref ref;
 	struct dpr_fib6_op ops[8], want[8];
 	unsigned int batch, i, n, zero = 0, added = 0, deleted = 0, replaced = 0, peak = 0;
@@ -738,6 +808,8 @@ test_random_churn(void)
 			     "batch %u op %u /%u: existed %u old %u, want %u %u", batch, i,
 			     ops[i].depth, ops[i].existed, ops[i].old_nh, want[i].existed,
 			     want[i].old_nh);
+		if (!dir24(fib))
+			DIFF(dpr_pt_check(fib->pt) == 0, "poptrie self-check after batch %u", batch);
 		peak = RTE_MAX(peak, ref.n);
 		peak_groups = RTE_MAX(peak_groups, dpr_fib6_tbl8_used(fib));
 		if (batch % 100 == 99)
@@ -746,11 +818,12 @@ test_random_churn(void)
 	check_fib(fib, &ref, ref.n);
 	check_list(fib, &ref);
 	CHECK(added > 4000 && deleted > 3000 && replaced > 20 && peak > 2000 &&
-	      long_routes > 2000 && peak_groups > 1000,
+	      long_routes > 2000 && (peak_groups > 1000 || !dir24(fib)),
 	      "the churn covers adds %u (%u over /64), deletes %u, replaces %u, %u routes, %u groups at peak",
 	      added, long_routes, deleted, replaced, peak, peak_groups);
 
-	/* Everything goes: every group is free again and tbl24 is empty. */
+	/* Everything goes: every group is free again and tbl24 is empty, or
+	 * every direct-pointing entry of Poptrie an empty leaf. */
 	while (ref.n > 0) {
 		n = RTE_MIN(ref.n, RTE_DIM(ops));
 		for (i = 0; i < n; i++) {
@@ -761,35 +834,52 @@ test_random_churn(void)
 			ref.r[k] = ref.r[--ref.n];
 		}
 		CHECK_EQ(dpr_fib6_update(fib, ops, n, &err), n);
+		if (!dir24(fib))
+			DIFF(dpr_pt_check(fib->pt) == 0, "poptrie self-check with %u routes", ref.n);
 		if (ref.n % 128 == 0)
 			check_fib(fib, &ref, 16);
 	}
 	CHECK_EQ(dpr_fib6_count(fib), 0);
 	CHECK_EQ(dpr_fib6_tbl8_used(fib), used0);
-	for (t = 0; t < DPR_FIB6_TBL24_SIZE; t++)
-		zero += fib->tbl24[t] == DPR_FIB6_EMPTY;
-	CHECK_EQ(zero, DPR_FIB6_TBL24_SIZE);
+	if (dir24(fib)) {
+		for (t = 0; t < DPR_FIB6_TBL24_SIZE; t++)
+			zero += fib->tbl24[t] == DPR_FIB6_EMPTY;
+		CHECK_EQ(zero, DPR_FIB6_TBL24_SIZE);
+	} else {
+		const struct dpr_pt_tables *pt = dpr_pt_tables(fib->pt);
+		uint32_t nodes, leaves;
+
+		for (t = 0; t < 1u << DPR_PT_DP_BITS; t++)
+			zero += pt->dp[t] == (DPR_PT_LEAF | DPR_NH_NONE);
+		CHECK_EQ(zero, 1u << DPR_PT_DP_BITS);
+		dpr_pt_usage(fib->pt, &nodes, &leaves);
+		CHECK(nodes == 0 && leaves == 0, "%u nodes, %u leaves left", nodes, leaves);
+	}
 	CHECK(diff_bad == 0, "%u mismatches with the reference", diff_bad);
 	dpr_fib6_free(fib);
 }
 
-/* 100k routes: the rule table grows past its first size and keeps every
- * route findable while half of them go in random order. */
+/* 100k routes: the control side (DIR-24-8's rule table, Poptrie's trie)
+ * grows past its first size and keeps every route findable while half of
+ * them go in random order. */
 static void
-test_many_routes(void)
+test_many_routes(enum dpr_fib_algo algo)
 {
-	struct dpr_fib6 *fib = create(1 << 18, 4096, NULL);
+	struct dpr_fib6 *fib = create(algo, 1 << 18, 4096, NULL);
 	enum { N = 100000 };
 	struct dpr_fib6_op *ops = calloc(N, sizeof(*ops));
 	uint8_t *gone = calloc(N, 1);
-	uint64_t mem0;
+	uint64_t mem0, grown;
 	unsigned int i, bad = 0;
 	uint32_t nh;
 	int err;
 
 	if (fib == NULL || ops == NULL || gone == NULL)
 		goto out;
-	mem0 = dpr_fib6_memory(fib);
+	mem0 = dpr_fib6_control_memory(fib);
+	/* A rule table of 24-byte slots at most 3/5 full; a trie of at
+	 * least a node of 8 bytes a route. */
+	grown = dir24(fib) ? (N * 5 / 3 - (1 << 14)) * 24 : N * sizeof(uint64_t);
 	/* /48s under 2001:db8::/32 and 2001:db9::/32 (65536 each), a /40 over
 	 * every 256 of them. */
 	for (i = 0; i < N; i++) {
@@ -806,8 +896,9 @@ test_many_routes(void)
 	}
 	CHECK_EQ(dpr_fib6_update(fib, ops, N, &err), N);
 	CHECK_EQ(dpr_fib6_count(fib), N);
-	CHECK(dpr_fib6_memory(fib) >= mem0 + (N * 5 / 3 - (1 << 14)) * 24,
-	      "the rule table grew: %" PRIu64 " -> %" PRIu64 " bytes", mem0, dpr_fib6_memory(fib));
+	CHECK(dpr_fib6_control_memory(fib) >= mem0 + grown,
+	      "the control side grew: %" PRIu64 " -> %" PRIu64 " bytes", mem0,
+	      dpr_fib6_control_memory(fib));
 	for (i = 0; i < N; i++) {
 		unsigned int k = (unsigned int)(rte_rand() % N);
 		struct dpr_fib6_op del = ops[k];
@@ -827,6 +918,8 @@ test_many_routes(void)
 			bad += lookup(fib, ops[i].ip) != ops[i].nh;
 	}
 	CHECK(bad == 0, "%u routes wrong after deleting some", bad);
+	if (!dir24(fib))
+		CHECK_EQ(dpr_pt_check(fib->pt), 0);
 out:
 	dpr_fib6_free(fib);
 	free(ops);
@@ -841,7 +934,8 @@ out:
  * and then waits, without a quiescent state, until the writer has started a
  * grace period (or returned without one). The group must still give that
  * answer everywhere: a writer that reused it before the reader's quiescent
- * state would have refilled it by then.
+ * state would have refilled it by then. DIR-24-8 only (its tbl8 groups;
+ * test_poptrie.c holds a reader over Poptrie's arrays).
  */
 struct holder {
 	struct dpr_fib6 *fib;
@@ -883,7 +977,7 @@ holder_main(void *arg)
 static void
 test_no_reuse_before_grace(struct rte_rcu_qsbr *qsbr)
 {
-	struct dpr_fib6 *fib = create(64, 1, qsbr);
+	struct dpr_fib6 *fib = create(DPR_FIB_DIR24_8, 64, 1, qsbr);
 	struct dpr_fib6_op ops[2];
 	struct holder h = { .fib = fib, .qsbr = qsbr };
 	uint64_t g;
@@ -1010,10 +1104,10 @@ in_batch(const struct dpr_fib6_op *ops, unsigned int n)
 }
 
 static void
-test_rcu_churn(struct rte_rcu_qsbr *qsbr)
+test_rcu_churn(enum dpr_fib_algo algo, struct rte_rcu_qsbr *qsbr)
 {
 	enum { ROUNDS = 40, ADDS = 300 };
-	struct dpr_fib6 *fib = create(1 << 16, 8192, qsbr);
+	struct dpr_fib6 *fib = create(algo, 1 << 16, 8192, qsbr);
 	struct dpr_fib6_op *ops = calloc(ADDS, sizeof(*ops));
 	struct reader *r = rte_zmalloc(NULL, sizeof(*r), 64);
 	unsigned int round, i, k, n;
@@ -1119,25 +1213,40 @@ eal_init(const char *prog)
 	return rte_eal_init(RTE_DIM(args), args);
 }
 
+/* Every test but the tbl8 ones (DIR-24-8's own) on @p algo. */
+static void
+test_algo(enum dpr_fib_algo algo, struct rte_rcu_qsbr *qsbr)
+{
+	test_update(algo);
+	test_limits(algo);
+	test_grace_periods(algo);
+	test_random_churn(algo);
+	test_many_routes(algo);
+	if (qsbr != NULL)
+		test_rcu_churn(algo, qsbr);
+}
+
 int
 main(int argc, char **argv)
 {
+	static const enum dpr_fib_algo algos[] = { DPR_FIB_DIR24_8, DPR_FIB_POPTRIE };
 	struct rte_rcu_qsbr *qsbr;
+	unsigned int i;
 
 	(void)argc;
 	if (eal_init(argv[0]) < 0)
 		return 1;
-	test_update();
-	test_limits();
-	test_grace_periods();
-	test_random_churn();
-	test_many_routes();
 	qsbr = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(READER_LCORE + 1), RTE_CACHE_LINE_SIZE);
 	CHECK(qsbr != NULL && rte_rcu_qsbr_init(qsbr, READER_LCORE + 1) == 0, "qsbr");
-	if (qsbr != NULL) {
-		test_no_reuse_before_grace(qsbr);
-		test_rcu_churn(qsbr);
+	for (i = 0; i < RTE_DIM(algos); i++) {
+		int checks = test_checks, failures = test_failures;
+
+		test_algo(algos[i], qsbr);
+		printf("test_fib6: %s: %d checks, %d failed\n", dpr_fib_algo_name(algos[i]),
+		       test_checks - checks, test_failures - failures);
 	}
+	if (qsbr != NULL)
+		test_no_reuse_before_grace(qsbr);
 	rte_free(qsbr);
 	return test_done("test_fib6");
 }
