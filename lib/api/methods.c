@@ -722,7 +722,7 @@ apply_fail(struct dpr_router *r, const char *ctx, const struct dpr_route_op *ops
 	if (err == -ENOMEM)
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
 				       "%s: the %s FIB cannot grow after %u of %u routes: no hugepage memory left (reserve more with scripts/setup.sh)",
-				       ctx, fib_name(af), done, n);
+				       ctx, af == DPR_AF_IP4 ? "IPv4" : "IPv6", done, n);
 	return dpr_method_fail(e, DPR_RPC_INTERNAL_ERROR, "%s: %s FIB: %s (after %u of %u)", ctx,
 			       fib_name(af), strerror(-err), done, n);
 }
