@@ -546,6 +546,7 @@ main(int argc, char **argv)
 	ret = dpr_telemetry_init(&d, d.server);
 	if (ret < 0)
 		DPR_LOG(WARNING, main, "telemetry commands unavailable: %s", strerror(-ret));
+	dpr_capture_clock_init();
 	/* dpdk-dumpcap asks over EAL's multi-process channel, which
 	 * --in-memory and --no-shconf leave out. */
 	if (rte_pdump_init() == 0)

@@ -252,6 +252,48 @@ add_comment(struct rte_mbuf *mc, const char *text)
 }
 #endif
 
+void
+dpr_capture_clock_init(void)
+{
+#if RTE_VERSION < RTE_VERSION_NUM(23, 11, 0, 0)
+	struct rte_mempool *mp;
+	struct rte_mbuf *m, *mc;
+
+	/* One copy of a small frame, stamped 10 ms ahead: the library's
+	 * clock is read in the call, before that TSC, so the stamp falls
+	 * after it and leaves it where it was read. */
+	mp = rte_pktmbuf_pool_create("dpr_pcapng_clock", 2, 0, 0,
+				     (uint16_t)(rte_pcapng_mbuf_size(64) + RTE_PKTMBUF_HEADROOM),
+				     (int)rte_socket_id());
+	if (mp == NULL) {
+		DPR_LOG(WARNING, main, "capture clock: no pool (%s): the first capture's times may be wrong",
+			rte_strerror(rte_errno));
+		return;
+	}
+	m = rte_pktmbuf_alloc(mp);
+	if (m != NULL && rte_pktmbuf_append(m, 64) != NULL) {
+		memset(rte_pktmbuf_mtod(m, void *), 0, 64);
+		mc = rte_pcapng_copy(0, 0, m, mp, 64, rte_get_tsc_cycles() + rte_get_tsc_hz() / 100,
+				     RTE_PCAPNG_DIRECTION_IN);
+		rte_pktmbuf_free(mc);
+	}
+	rte_pktmbuf_free(m);
+	rte_mempool_free(mp);
+#endif
+}
+
+#if RTE_VERSION < RTE_VERSION_NUM(23, 11, 0, 0)
+/* Now on the wall clock, in ns: pcapng's time (if_tsresol 9). */
+static uint64_t
+wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * DPR_CLOCK_HZ + (uint64_t)ts.tv_nsec;
+}
+#endif
+
 /* Write @p m, which came in on dpr port @p port, with comment @p what. */
 static void
 write_one(struct dpr_router *r, struct dpr_capture *c, const struct rte_mbuf *m,
@@ -272,6 +314,16 @@ write_one(struct dpr_router *r, struct dpr_capture *c, const struct rte_mbuf *m,
 	if (mc != NULL && add_comment(mc, text) < 0) {
 		rte_pktmbuf_free(mc);
 		mc = NULL;
+	}
+	if (mc != NULL) {
+		/* The wall clock's own time, not the library's from the TSC:
+		 * workers copying for dpdk-dumpcap move that clock too, and a
+		 * copy whose TSC it has passed gets a time centuries off. */
+		struct epb_head *epb = rte_pktmbuf_mtod(mc, struct epb_head *);
+		uint64_t ns = wall_ns();
+
+		epb->timestamp_hi = (uint32_t)(ns >> 32);
+		epb->timestamp_lo = (uint32_t)ns;
 	}
 #endif
 	if (mc == NULL) {

@@ -49,6 +49,16 @@ struct dpr_capture_spec {
  *   running), -EINVAL (nothing to capture, a relative path), -EEXIST, or
  *   what open() or the copy pool's creation failed with.
  */
+/**
+ * Set DPDK 22.11's pcapng clock (the TSC and the wall clock it maps to)
+ * before anything captures: dpr's own captures and dpdk-dumpcap's, whose
+ * copies workers make through rte_pdump. 22.11 reads that clock lazily in
+ * the first rte_pcapng_copy(), after its caller read the TSC, and a TSC
+ * older than the clock's puts every later packet near the year 2305.
+ * Main lcore, before the workers start; nothing to do from 23.11.
+ */
+void dpr_capture_clock_init(void);
+
 int dpr_capture_start(struct dpr_router *r, const struct dpr_capture_spec *spec,
 		      char *err, size_t err_len);
 

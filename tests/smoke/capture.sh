@@ -69,7 +69,35 @@ print("\n".join(pkts))
 PY
 }
 
+# stamps FILE: the first and last packet's time in whole seconds since the
+# epoch (EPB timestamps; DPDK's interfaces say if_tsresol 9, nanoseconds).
+stamps() {
+	python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off, ts = 0, []
+while off + 12 <= len(d):
+    btype, blen = struct.unpack_from("<II", d, off)
+    if blen < 12:
+        break
+    if btype == 6:
+        hi, lo = struct.unpack_from("<II", d, off + 12)
+        ts.append(((hi << 32) | lo) // 10**9)
+    off += blen
+print(min(ts), max(ts)) if ts else print("none")
+PY
+}
+# near_now FILE T0 T1: every packet's time within a second of [T0, T1].
+near_now() {
+	local t
+	t=$(stamps "$1")
+	echo "# $1: packets at $t, caught between $2 and $3"
+	[ "$t" != none ] && awk -v a="${t% *}" -v b="${t#* }" -v t0="$2" -v t1="$3" \
+		'BEGIN { exit !(a >= t0 - 1 && b <= t1 + 1) }'
+}
+
 # --- drops -----------------------------------------------------------------------------
+T0=$(date +%s)
 ctl capture -w "$WORK/drops.pcapng" --drop martian --drop other_host -c 8 \
 	> "$WORK/cap1.out" 2>&1 &
 CAP=$!
@@ -106,6 +134,10 @@ check "5 commented \"drop other_host on p0\", to the other MAC" \
 	test "$(grep -c '^drop other_host on p0|10.0.1.2>10.0.2.2|02:00:00:00:09:09' <<<"$got")" -eq 5
 n=$(tcpdump -r "$WORK/drops.pcapng" -n 2>/dev/null | wc -l)
 check "tcpdump reads the 8 packets ($n)" test "$n" -eq 8
+check "each packet's time is the wall clock's when it was caught" \
+	near_now "$WORK/drops.pcapng" "$T0" "$(date +%s)"
+year=$(TZ=UTC tcpdump -tttt -nr "$WORK/drops.pcapng" 2>/dev/null | head -1 | cut -c1-4)
+check "tcpdump shows this year ($year)" test "$year" = "$(date -u +%Y)"
 sleep 0.5
 check "the far host got the 4 forwarded, nothing else" test "$(recv_stop r | cut -d' ' -f1)" -eq 4
 check "3 counted martian, as without a capture" test "$(ctl --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["ports"][0]["drops"]["martian"])')" -eq 3
@@ -138,6 +170,7 @@ check "status shows the last capture" grep -q "exc.pcapng: 2 packets" <<<"$(ctl 
 
 # --- dpdk-dumpcap ------------------------------------------------------------------------------
 if [ "$HUGE" = 1 ]; then
+	T0=$(date +%s)
 	timeout -k 5 20 dpdk-dumpcap --file-prefix "dpr-$T-$TAG" -i "net_af_packet_${TAG}b" -c 3 \
 		-w "$WORK/dump.pcapng" -q > "$WORK/dumpcap.out" 2>&1 &
 	DC=$!
@@ -148,6 +181,8 @@ if [ "$HUGE" = 1 ]; then
 	n=$(tcpdump -r "$WORK/dump.pcapng" -n icmp 2>/dev/null | wc -l)
 	check "dpdk-dumpcap attached to dpr and recorded pings on p1 (rc $rc, $n packets)" \
 		test "$rc" -eq 0 -a "$n" -ge 3
+	check "dpdk-dumpcap's packets have the wall clock's time" \
+		near_now "$WORK/dump.pcapng" "$T0" "$(date +%s)"
 else
 	not_ok "dpdk-dumpcap: no 700 MiB of free hugepages mounted (run scripts/setup.sh)"
 fi
