@@ -496,6 +496,14 @@ main(int argc, char **argv)
 		return 0;
 	}
 
+	dpr_log_init();
+	/* Another dpr's socket, TAPs or listeners: refused before EAL
+	 * probes a port (EAL options may name devices) or anything starts. */
+	if (dpr_preflight(cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "dpr: %s\n", err);
+		dpr_config_free(cfg);
+		return 1;
+	}
 	ret = rte_eal_init(eal_argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "dpr: cannot initialise EAL: %s (hugepages reserved? run scripts/setup.sh, or pass --in-memory)\n",

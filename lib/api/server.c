@@ -90,6 +90,24 @@ make_dir(const char *path, gid_t gid, char *err, size_t err_len)
 	return 0;
 }
 
+bool
+dpr_server_in_use(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	bool used = false;
+	int probe;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return false;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (probe >= 0) {
+		used = connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+		close(probe);
+	}
+	return used;
+}
+
 struct dpr_server *
 dpr_server_create(struct dpr_router *r, const char *path, const char *group,
 		  char *err, size_t err_len)
@@ -133,17 +151,12 @@ dpr_server_create(struct dpr_router *r, const char *path, const char *group,
 		goto fail_errno;
 	/* A socket file left by a dead dpr is removed; a live one is not. */
 	if (access(path, F_OK) == 0) {
-		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-		if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-			close(probe);
+		if (dpr_server_in_use(path)) {
 			snprintf(err, err_len, "control socket %s is in use: is another dpr running? (set control.socket to run several)",
 				 path);
 			errno = EADDRINUSE;
 			goto fail_quiet;
 		}
-		if (probe >= 0)
-			close(probe);
 		unlink(path);
 	}
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0)

@@ -6,6 +6,7 @@
  * per line, one response per line, served from one epoll loop on the
  * control thread. Never blocks: slow or vanishing clients cost nothing.
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../router/router.h"
@@ -13,6 +14,9 @@
 #define DPR_SERVER_MAX_CLIENTS 64
 
 struct dpr_server;
+
+/** Whether a process listens on the socket at @p path (another dpr). */
+bool dpr_server_in_use(const char *path);
 
 /**
  * Create the socket at @p path (its directory is created mode 0750;

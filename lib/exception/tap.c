@@ -166,6 +166,12 @@ tap_open(struct dpr_router *r, unsigned int p, char *err, size_t err_len)
 	unsigned int k, n;
 	int ret;
 
+	/* net_tap would join it as one more queue: another dpr's TAP. */
+	if (if_nametoindex(pc->tap) != 0) {
+		snprintf(err, err_len, "port %s: interface %s exists already (another dpr's host-stack TAP?): set ports[%u].tap to another name (or false)",
+			 pc->name, pc->tap, p);
+		return -EEXIST;
+	}
 	rte_ether_format_addr(mac, sizeof(mac), &port->mac);
 	snprintf(name, sizeof(name), "net_tap_dpr%u", p);
 	snprintf(args, sizeof(args), "%s,iface=%s,mac=%s", name, pc->tap, mac);

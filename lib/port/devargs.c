@@ -15,6 +15,7 @@
  * interface or file sees every packet.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +259,54 @@ dpr_port_fit_devargs(const char *device, uint16_t n_workers, char *out, size_t o
 			  fit_pcap(kv, n_workers, &f, err, err_len);
 	if (ret == -ENOSPC)
 		snprintf(err, err_len, "devargs too long once dpr adds %s", added);
+	rte_kvargs_free(kv);
+	return ret;
+}
+
+int
+dpr_port_tap_iface(const char *device, char *out, size_t out_len)
+{
+	const char *comma = strchr(device, ','), *v;
+	struct rte_kvargs *kv;
+	int ret = 0;
+
+	if (!driver_is(device, "tap") || comma == NULL)
+		return 0;
+	kv = rte_kvargs_parse(comma + 1, NULL);
+	if (kv == NULL)
+		return 0;
+	v = last_value(kv, "iface");
+	if (v != NULL && v[0] != '\0') {
+		snprintf(out, out_len, "%s", v);
+		ret = 1;
+	}
+	rte_kvargs_free(kv);
+	return ret;
+}
+
+int
+dpr_port_missing_iface(const char *device, char *out, size_t out_len)
+{
+	static const char *const keys[] = { "iface", "rx_iface", "rx_iface_in", "tx_iface" };
+	const char *comma = strchr(device, ',');
+	struct rte_kvargs *kv;
+	unsigned int i, k;
+	int ret = 0;
+
+	if (comma == NULL ||
+	    !(driver_is(device, "af_packet") || driver_is(device, "af_xdp") || driver_is(device, "pcap")))
+		return 0;
+	kv = rte_kvargs_parse(comma + 1, NULL);
+	if (kv == NULL)
+		return 0;
+	for (i = 0; i < kv->count && ret == 0; i++)
+		for (k = 0; k < RTE_DIM(keys); k++)
+			if (strcmp(kv->pairs[i].key, keys[k]) == 0 && kv->pairs[i].value != NULL &&
+			    if_nametoindex(kv->pairs[i].value) == 0) {
+				snprintf(out, out_len, "%s=%s", keys[k], kv->pairs[i].value);
+				ret = 1;
+				break;
+			}
 	rte_kvargs_free(kv);
 	return ret;
 }

@@ -134,6 +134,7 @@ dpr_port_probe(struct dpr_port *port, const struct dpr_port_conf *conf,
 	}
 	rte_devargs_reset(&da);
 found:
+	port->probed = true;
 	ret = rte_eth_dev_info_get(port->port_id, &info);
 	if (ret < 0) {
 		snprintf(err, err_len, "port %s: cannot read device info: %s", conf->name,
@@ -401,9 +402,12 @@ fail_ret:
 void
 dpr_port_close(struct dpr_port *port)
 {
+	if (!port->probed)
+		return; /* its probe failed: port_id is nobody's, or another port's */
 	if (port->started) {
 		rte_eth_dev_stop(port->port_id);
 		port->started = false;
 	}
 	rte_eth_dev_close(port->port_id);
+	port->probed = false;
 }

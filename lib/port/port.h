@@ -61,6 +61,7 @@ struct dpr_port {
 	uint64_t rx_offloads;
 	uint64_t tx_offloads;
 	struct dpr_profile profile;
+	bool probed;             /**< port_id is this port's (dpr_port_close() closes it) */
 	bool started;
 	bool has_tap;            /**< a TAP to the host stack (lib/exception/tap.c) */
 	uint16_t tap_port;       /**< its DPDK port id */
@@ -131,6 +132,20 @@ const char *dpr_profile_default_dir(const char **why);
  * holds nothing useful); -EINVAL with the reason in @p err when what the
  * user gave cannot give dpr its queues; -ENOSPC when @p out is too short.
  */
+/**
+ * The kernel interface a net_tap device creates, named by its iface=.
+ * @return 1 with the name in @p out, 0 when @p device is no net_tap or
+ *   names none (net_tap then picks dtapN itself).
+ */
+int dpr_port_tap_iface(const char *device, char *out, size_t out_len);
+
+/**
+ * A kernel interface that a net_af_packet, net_af_xdp or net_pcap device
+ * names (iface=, rx_iface=, rx_iface_in=, tx_iface=) and that does not
+ * exist. @return 1 with "KEY=NAME" in @p out, else 0.
+ */
+int dpr_port_missing_iface(const char *device, char *out, size_t out_len);
+
 int dpr_port_fit_devargs(const char *device, uint16_t n_workers, char *out, size_t out_len,
 			 char *added, size_t added_len, char *err, size_t err_len);
 

@@ -125,3 +125,12 @@ dpr_router_pool_socket(const struct dpr_router *r, const struct dpr_port *port)
  * @return 0, or a negative errno with the first mismatch in @p err.
  */
 int dpr_router_check(struct dpr_router *r, char *err, size_t len);
+
+/**
+ * Whatever would make this configuration's dpr refuse to start once it
+ * has probed ports: a live control socket, a kernel interface it would
+ * create that exists already (host-stack TAPs, net_tap ports' iface=), a
+ * metrics or FPM address in use. Before EAL; the listeners check again.
+ * @return 0, or a negative errno with what to change in @p err.
+ */
+int dpr_preflight(const struct dpr_config *cfg, char *err, size_t len);

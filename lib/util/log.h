@@ -28,6 +28,15 @@ void dpr_log_counted(int type, uint64_t n, const char *what, const char *reason,
 		"dpr: " fmt "\n", ##__VA_ARGS__)
 
 /**
+ * DPDK's log stream as EAL's own (stderr and syslog), less the lines DPDK
+ * prints at every normal start that read like errors: no free pages of a
+ * hugepage size not used, no legacy telemetry socket, and net_tap's
+ * complaints (no multiq qdisc, no rte_flow, no secondary process to tell).
+ * Call before rte_eal_init(). @return 0, or -1 (DPDK's stream is kept).
+ */
+int dpr_log_init(void);
+
+/**
  * Make @p s one printable line in place: control characters (a newline in
  * a JSON parser's "near '...'" quote of the input) become '?'. Returns @p s.
  */

@@ -219,12 +219,30 @@ router_veth() {
 	ip netns exec "$2" ethtool -K eth0 tx off >/dev/null 2>&1
 }
 
+# own_taps CONFIG: each port without a "tap" key gets "d<TAG>-<port>", not
+# dpr's default dpr-<port>: tests run two at a time, and dpr refuses a TAP
+# name another dpr holds. Tests that name their TAPs, or run dpr in a
+# namespace of its own, keep theirs.
+own_taps() {
+	python3 - "$1" "d$TAG-" <<'PY'
+import json, sys
+path, prefix = sys.argv[1], sys.argv[2]
+cfg = json.load(open(path))
+for p in cfg.get("ports", []):
+    if isinstance(p, dict) and "tap" not in p and isinstance(p.get("name"), str):
+        p["tap"] = (prefix + p["name"])[:15]
+json.dump(cfg, open(path, "w"), indent=1)
+PY
+}
+
 # start_dpr CONFIG EAL-ARGS... [-- DPR-ARGS...]; waits until it forwards.
-# In namespace $DPR_NETNS when set (ip netns exec keeps the pid); EAL memory
-# options $DPR_EAL_MEM when set, else eal_mem's.
+# In namespace $DPR_NETNS when set (ip netns exec keeps the pid), else with
+# TAPs of this test's own (own_taps); EAL memory options $DPR_EAL_MEM when
+# set, else eal_mem's.
 start_dpr() {
 	local cfg=$1; shift
 	local eal=() app=() in=()
+	[ -n "$DPR_NETNS" ] || own_taps "$cfg" || die "cannot read $cfg"
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do eal+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
 	app=("$@")

@@ -132,7 +132,8 @@ check "POST /metrics answers 405 (got $st)" test "${st%% *}" = 405
 # A second dpr on the same address: refuses to start, naming it.
 # Its own socket, null ports and no TAPs: nothing of the first one's touched.
 sed -e "s#\"$SOCK\"#\"$WORK/dpr2.sock\"#" \
-	-e "s#net_af_packet_${TAG}\([ab]\),iface=[^\"]*\"#net_null_${TAG}\1\", \"tap\": false#" \
+	-e "s#net_af_packet_${TAG}\([ab]\),iface=[^\"]*\"#net_null_${TAG}\1\"#" \
+	-e 's#"tap": "[^"]*"#"tap": false#' \
 	"$WORK/dpr.json" > "$WORK/dpr2.json"
 # shellcheck disable=SC2046
 timeout 60 "$DPR" --no-pci $(eal_mem) --file-prefix "dpr-$T-$TAG-2" -l 0,1 -- \
