@@ -5,10 +5,18 @@
 # between them on af_packet ports, the full RouteViews IPv4 table (python3-
 # pyasn, ~606k prefixes) loaded through dprctl, and traffic crossing it.
 #
+# Then a drop caught by `dprctl capture` and read back with tcpdump, and
+# `dprctl doctor`.
+#
 #   scripts/demo.sh                  runs until Ctrl-C
 #   DEMO_SECONDS=30 scripts/demo.sh  runs 30 s, then cleans up and exits 0
+#   DEMO_KEEP=1 scripts/demo.sh      keeps dpr's config, log and the capture
+#                                    in /run/dpr-demo after it stops (until
+#                                    the next run or a reboot)
 #
-# Needs root on Debian 12; installs what it needs (scripts/setup.sh).
+# Needs root on Debian 12; installs only what it needs (scripts/setup.sh
+# --minimal: the build, iproute2, python3-pyasn, tcpdump; the test suite's
+# FRR, BIRD, clang... come with scripts/test.sh).
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,18 +34,26 @@ cleanup() {
 		wait "$DPR_PID" 2>/dev/null
 	fi
 	for ns in $H1 $H2; do
-		ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null
-		ip netns del $ns 2>/dev/null
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
 	done
 	ip link del dpr-demo0 2>/dev/null
 	ip link del dpr-demo1 2>/dev/null
-	rm -rf "$RUN"
+	# What EAL's --in-memory leaves: its runtime directory, empty.
+	rmdir /var/run/dpdk/dpr-demo 2>/dev/null
+	if [ "${DEMO_KEEP:-0}" = 1 ] && [ -n "$DPR_PID" ]; then
+		rm -f "$RUN/routes.txt" # 17 MB, remade by scripts/pyasn-routes.py
+		echo "kept in $RUN: dpr.json (the config), dpr.log (dpr's output and" \
+			"its counters at exit), why.pcapng (the capture)"
+	else
+		rm -rf "$RUN"
+	fi
 }
 trap cleanup EXIT
 trap 'exit 0' INT TERM
 
 say "Setting up this machine (packages, hugepages)"
-scripts/setup.sh
+scripts/setup.sh --minimal
 say "Building dpr"
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build >/dev/null
@@ -65,7 +81,7 @@ for i in 1 2; do
 done
 # Well-known destinations live on h2, so pings across the table get answers.
 DESTS="1.1.1.1 8.8.8.8 208.67.222.222 193.0.14.129 198.41.0.4 203.119.86.101"
-for d in $DESTS; do ip -n $H2 addr add $d/32 dev lo; done
+for d in $DESTS; do ip -n $H2 addr add "$d/32" dev lo; done
 
 cat > "$RUN/dpr.json" <<JSON
 {
@@ -104,6 +120,13 @@ ctl route load "$RUN/routes.txt"
 say "Where the table sends a few destinations"
 for d in $DESTS; do ctl route get "$d"; done
 
+say "Before the first ping: the next hops are unresolved"
+echo "A next hop is unresolved while dpr does not know its MAC yet: 10.0.2.2 (h2) has"
+echo "not been asked. The first packets to it wait on the control thread (up to 4 a"
+echo "next hop) while dpr asks by ARP (NDP for IPv6), then leave; later ones go straight"
+echo "through the worker. 10.0.2.3-5 are static, so resolved from the start:"
+ctl neigh list
+
 say "Traffic: $H1 pings each destination through dpr"
 for d in $DESTS; do
 	printf '%-16s ' "$d"
@@ -114,6 +137,46 @@ for d in $DESTS; do ip netns exec $H1 ping -q -i 0.05 "$d" >/dev/null 2>&1 & don
 
 say "Neighbours: the hosts were learned by ARP, the extra gateways are static"
 ctl neigh list
+
+# 198.51.100.0/24 is TEST-NET-2 (RFC 5737): no route in the Internet's table.
+UNROUTED=198.51.100.7
+say "Why a packet did not cross: dprctl capture of a drop and of a packet with no route"
+ctl route get $UNROUTED || true
+ctl capture -w "$RUN/why.pcapng" --drop martian --exception no_route -c 6 --seconds 15 &
+CAP=$!
+for _ in $(seq 50); do ctl capture status 2>/dev/null | grep -q "(running)" && break; sleep 0.1; done
+echo "3 frames from $H1 with source 127.0.0.1, which no router may forward (RFC 1812"
+echo "5.3.7): the worker drops them as 'martian'"
+ip netns exec $H1 python3 tests/smoke/traffic.py raw-send eth0 02:00:00:00:01:01 \
+	02:00:00:00:01:02 127.0.0.1 8.8.8.8 3
+echo "3 pings to $UNROUTED: the worker hands them to the control thread (exception"
+echo "'no_route'), which answers ICMP net unreachable"
+ip netns exec $H1 ping -c 3 -i 0.2 -W 1 $UNROUTED | grep -i "unreachable\|received" || true
+wait $CAP || true
+echo "Read back with tcpdump ($RUN/why.pcapng):"
+tcpdump -t -n -r "$RUN/why.pcapng" 2>/dev/null
+echo "Each packet's comment in the file says what dpr did with it:"
+python3 - "$RUN/why.pcapng" <<'PY'
+import struct, sys
+d, off = open(sys.argv[1], "rb").read(), 0
+while off + 12 <= len(d):
+    btype, blen = struct.unpack_from("<II", d, off)
+    if blen < 12:
+        break
+    if btype == 6:  # an enhanced packet block: options after the data
+        o = off + 28 + ((struct.unpack_from("<I", d, off + 20)[0] + 3) & ~3)
+        while o + 4 <= off + blen - 4:
+            code, ln = struct.unpack_from("<HH", d, o)
+            if code == 0:
+                break
+            if code == 1:
+                print("  " + d[o + 4:o + 4 + ln].decode(errors="replace"))
+            o += 4 + ((ln + 3) & ~3)
+    off += blen
+PY
+
+say "dprctl doctor: warnings going on and why (none on a healthy run)"
+ctl doctor
 
 say "Counters (dprctl stats)"
 ctl stats

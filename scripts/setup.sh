@@ -5,22 +5,30 @@
 # tests with, reserve and mount 2 MiB hugepages. Idempotent; says what it did.
 #
 #   scripts/setup.sh            packages + hugepages (default 1024 x 2 MiB)
+#   scripts/setup.sh --minimal  only what building and running dpr needs
+#                               (scripts/demo.sh), not the test suite's
 #   HUGEPAGES=2048 scripts/setup.sh
 #   scripts/setup.sh --no-hugepages
 #   scripts/setup.sh --static   also what -Dstatic_dpdk=true links against
 set -euo pipefail
 
+# Building dpr and running it between network namespaces (scripts/demo.sh).
 PACKAGES=(
 	build-essential meson ninja-build pkg-config
 	dpdk dpdk-dev libdpdk-dev libjansson-dev libmnl-dev libnuma-dev libpcap-dev
-	iproute2 iputils-ping iputils-tracepath traceroute tcpdump ethtool procps kmod
-	python3 python3-pyasn valgrind
+	libmicrohttpd-dev # the Prometheus endpoint (lib/metrics)
+	iproute2 iputils-ping ethtool procps
+	python3 python3-pyasn # the RouteViews table (scripts/pyasn-routes.py)
+	tcpdump # reads the demo's capture back
+)
+# What the test suite (scripts/test.sh, scripts/fuzz.sh) uses besides.
+TEST_PACKAGES=(
+	iputils-tracepath traceroute kmod valgrind
 	scdoc # man pages (docs/man), built by meson when present
 	man-db # man -l renders them in tests/smoke/install.sh
 	frr # zebra, staticd and bgpd for tests/smoke/fpm.sh, bgp.sh, bgp_scale.sh
 	bird2 # kernel protocol (kernel_routes.sh), the BGP peers of bgp.sh, bgp_scale.sh
 	clang libclang-rt-14-dev # libFuzzer: scripts/fuzz.sh, tests/fuzz
-	libmicrohttpd-dev # the Prometheus endpoint (lib/metrics)
 	prometheus # promtool check metrics in tests/smoke/metrics.sh
 )
 # What a static DPDK link (meson -Dstatic_dpdk=true) pulls in.
@@ -31,13 +39,16 @@ STATIC_PACKAGES=(
 )
 HUGEPAGES=${HUGEPAGES:-1024}
 want_huge=1
+want_test=1
 for arg in "$@"; do
 	case $arg in
 	--no-hugepages) want_huge=0 ;;
+	--minimal) want_test=0 ;;
 	--static) PACKAGES+=("${STATIC_PACKAGES[@]}") ;;
-	*) echo "usage: $0 [--no-hugepages] [--static]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--minimal] [--no-hugepages] [--static]" >&2; exit 2 ;;
 	esac
 done
+[ $want_test -eq 0 ] || PACKAGES+=("${TEST_PACKAGES[@]}")
 
 say() { printf 'setup: %s\n' "$*"; }
 
