@@ -154,7 +154,7 @@ echo "'no_route'), which answers ICMP net unreachable"
 ip netns exec $H1 ping -c 3 -i 0.2 -W 1 $UNROUTED | grep -i "unreachable\|received" || true
 wait $CAP || true
 echo "Read back with tcpdump ($RUN/why.pcapng):"
-tcpdump -t -n -r "$RUN/why.pcapng" 2>/dev/null
+tcpdump -tttt -n -r "$RUN/why.pcapng" 2>/dev/null
 echo "Each packet's comment in the file says what dpr did with it:"
 python3 - "$RUN/why.pcapng" <<'PY'
 import struct, sys
