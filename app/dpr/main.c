@@ -14,6 +14,7 @@
 #include <rte_mbuf.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
+#include <rte_version.h>
 
 #include "api/server.h"
 #include "capture/capture.h"
@@ -57,6 +58,7 @@ usage(FILE *f, const char *prog)
 		"      --pool-size N       mbufs per NUMA socket (default: computed from queues)\n"
 		"      --stats-file FILE   write counters as JSON there at exit and on SIGUSR1\n"
 		"  -h, --help              this text\n"
+		"  -V, --version           dpr's version and DPDK's\n"
 		"\n"
 		"Every non-main EAL lcore runs a worker; give EAL at least two (e.g. -l 0,1).\n",
 		prog);
@@ -90,13 +92,14 @@ parse_args(int argc, char **argv, struct dpr_options *o)
 		{ "pool-size", required_argument, NULL, 'P' },
 		{ "stats-file", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -140,6 +143,9 @@ parse_args(int argc, char **argv, struct dpr_options *o)
 			break;
 		case 'h':
 			usage(stdout, argv[0]);
+			exit(0);
+		case 'V':
+			printf("dpr %s (%s)\n", DPR_VERSION, rte_version());
 			exit(0);
 		default:
 			usage(stderr, argv[0]);
@@ -473,11 +479,16 @@ main(int argc, char **argv)
 		if (parse_args(app_argc, argv + eal_argc, &d.opt) < 0)
 			return 2;
 	} else {
-		for (i = 1; i < argc; i++)
+		for (i = 1; i < argc; i++) {
 			if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 				usage(stdout, argv[0]);
 				return 0;
 			}
+			if (strcmp(argv[i], "-V") == 0 || strcmp(argv[i], "--version") == 0) {
+				printf("dpr %s (%s)\n", DPR_VERSION, rte_version());
+				return 0;
+			}
+		}
 		fprintf(stderr, "dpr: no configuration given\n");
 		usage(stderr, argv[0]);
 		return 2;

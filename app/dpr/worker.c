@@ -93,6 +93,7 @@ dpr_worker_main(void *arg)
 				continue;
 			w->stats[rq->port].rx += n;
 			w->rx_total += n;
+			w->rx_bursts++;
 			got += n;
 			waiting = dpr_ip4_pipeline(w, rq->port, n, next, waiting);
 			cur ^= 1;

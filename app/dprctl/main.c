@@ -2,11 +2,16 @@
 /*
  * dprctl: the command-line client of dpr's control socket.
  *
- *   dprctl [-s SOCKET] [--json] COMMAND ...
+ *   dprctl [-s SOCKET] [--json] [-6] COMMAND ...
  *
- * Talks JSON-RPC 2.0, one request per line. Exit status: 0 done, 1 dpr
- * refused the request, 2 bad usage, 3 cannot reach dpr.
+ * Talks JSON-RPC 2.0, one request per line. Commands follow iproute2's
+ * words and order where dpr has the same concept (addr add ADDRESS dev
+ * PORT, route add default via GATEWAY, neigh add ADDRESS lladdr MAC);
+ * each is a row of cmds[], with its syntax and an example for help.
+ * Exit status: 0 done, 1 dpr refused the request, 2 bad usage, 3 cannot
+ * reach dpr.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -34,56 +39,6 @@ static int sock = -1;
 static char *rbuf;
 static size_t rbuf_len, rbuf_cap;
 static unsigned int next_id = 1;
-
-static void
-usage(FILE *f)
-{
-	fprintf(f,
-		"usage: dprctl [-s SOCKET] [--json] COMMAND ...\n"
-		"\n"
-		"  route add PREFIX via GATEWAY [dev PORT]   add a route (PREFIX dev PORT: attached);\n"
-		"                                            a link-local gateway (fe80::1) needs dev PORT;\n"
-		"                                            more \"via GATEWAY [dev PORT] [weight W]\":\n"
-		"                                            multipath (up to 16, weights 1-256)\n"
-		"  route replace PREFIX via GATEWAY ...      add or replace\n"
-		"  route del PREFIX                          delete\n"
-		"  route get ADDRESS [from SRC] [proto P] [sport N] [dport N]\n"
-		"                                            longest-prefix match; with a flow, the\n"
-		"                                            multipath member it takes (no RSS hash)\n"
-		"  route list [--limit N] [source S]         all routes, IPv4 then IPv6 (or the first N;\n"
-		"                                            S: router, config, api, fpm or kernel)\n"
-		"  route load FILE|-                         many routes, one per line: \"PREFIX via\n"
-		"                                            GATEWAY [dev PORT] [weight W] [via ...]\",\n"
-		"                                            \"PREFIX dev PORT\", \"del PREFIX\"\n"
-		"  addr add|del PORT ADDRESS/LEN             addresses of a port (10.0.1.1/24, 2001:db8::1/64)\n"
-		"  addr list [PORT]\n"
-		"  neigh add ADDRESS MAC [dev PORT]          static neighbour (link-local: dev PORT)\n"
-		"  neigh del ADDRESS [dev PORT]\n"
-		"  neigh list\n"
-		"  port list\n"
-		"  port show PORT                            what the device granted it: driver, link,\n"
-		"                                            queues, offloads, RSS, NUMA; its warnings\n"
-		"  doctor                                    warnings going on (dropped by the NIC, no\n"
-		"                                            mbufs, TX full, RSS skew, slow link, NUMA)\n"
-		"  stats                                     counters, drops by reason, cycles/packet\n"
-		"  capture -w FILE [--drop R|all]... [--exception C|all]... [--port P]...\n"
-		"          [-c COUNT] [-s SNAPLEN] [--seconds N] [--max-bytes N]\n"
-		"                                            what dpr dropped (by reason) or sent to its\n"
-		"                                            exception path (by class), as pcapng with the\n"
-		"                                            reason in each packet's comment; until COUNT\n"
-		"                                            (1000) or Ctrl-C. Without --drop/--exception:\n"
-		"                                            every drop\n"
-		"  capture status|stop                       the capture running (or the last one)\n"
-		"  config                                    the running configuration\n"
-		"  rib check                                 every next hop's references against the\n"
-		"                                            routes, candidates and neighbours holding\n"
-		"                                            it (exit 1 and the mismatch: a defect)\n"
-		"  call METHOD [PARAMS-JSON]                 any JSON-RPC method\n"
-		"\n"
-		"  -s, --socket PATH   control socket (default $DPR_SOCKET or %s)\n"
-		"  -j, --json          print results as JSON\n",
-		DEFAULT_SOCKET);
-}
 
 static void __attribute__((format(printf, 2, 3), noreturn))
 die(int status, const char *fmt, ...)
@@ -185,6 +140,49 @@ request(const char *method, json_t *params)
 	return recv_response();
 }
 
+/* JSON-RPC methods and the dprctl commands that send them, for messages:
+ * a person reads "route replace", not "route.replace". */
+static const char *const method_cmds[][2] = {
+	{ "route.add", "route add" }, { "route.replace", "route replace" },
+	{ "route.del", "route del" }, { "route.get", "route get" },
+	{ "route.list", "route list" }, { "route.load", "route load" },
+	{ "addr.add", "addr add" }, { "addr.del", "addr del" }, { "addr.list", "addr list" },
+	{ "neigh.add", "neigh add" }, { "neigh.del", "neigh del" },
+	{ "neigh.list", "neigh list" }, { "port.list", "port list" },
+	{ "port.show", "port show" }, { "stats.get", "stats" }, { "doctor.get", "doctor" },
+	{ "capture.start", "capture" }, { "capture.get", "capture status" },
+	{ "capture.stop", "capture stop" }, { "config.get", "config show" },
+	{ "rib.check", "rib check" },
+};
+
+/* dpr's message @p msg with each method named as its dprctl command: at
+ * the start as the command ("route add 10.0.0.0/8: exists ..."), later as
+ * what to run ("use `dprctl route replace`"). */
+static void
+print_error(const char *msg)
+{
+	const char *p = msg;
+	size_t i, n;
+
+	fprintf(stderr, "dprctl: ");
+	while (*p != '\0') {
+		for (i = 0; i < sizeof(method_cmds) / sizeof(method_cmds[0]); i++) {
+			n = strlen(method_cmds[i][0]);
+			if (strncmp(p, method_cmds[i][0], n) == 0 &&
+			    (p == msg || !(p[-1] == '.' || p[-1] == '_' || isalnum((unsigned char)p[-1]))) &&
+			    !(p[n] == '.' || p[n] == '_' || isalnum((unsigned char)p[n])))
+				break;
+		}
+		if (i < sizeof(method_cmds) / sizeof(method_cmds[0])) {
+			fprintf(stderr, p == msg ? "%s" : "`dprctl %s`", method_cmds[i][1]);
+			p += n;
+		} else {
+			fputc(*p++, stderr);
+		}
+	}
+	fputc('\n', stderr);
+}
+
 /* Call @p method; returns its result or exits with dpr's error message. */
 static json_t *
 call(const char *method, json_t *params)
@@ -193,8 +191,13 @@ call(const char *method, json_t *params)
 
 	err = json_object_get(resp, "error");
 	if (err != NULL) {
-		fprintf(stderr, "dprctl: %s\n",
-			json_string_value(json_object_get(err, "message")));
+		const char *msg = json_string_value(json_object_get(err, "message"));
+
+		if (msg != NULL)
+			print_error(msg);
+		else
+			fprintf(stderr, "dprctl: dpr refused the request (error %" JSON_INTEGER_FORMAT ")\n",
+				json_integer_value(json_object_get(err, "code")));
 		exit(1);
 	}
 	res = json_incref(json_object_get(resp, "result"));
@@ -225,8 +228,26 @@ num(json_t *o, const char *key)
 
 /* --- route ------------------------------------------------------------- */
 
+/* -6 on the line: "default" is ::/0 (as iproute2's ip -6). */
+static bool family6;
+
+/* "default" as iproute2 reads it: 0.0.0.0/0, or ::/0 with -6 or an IPv6
+ * gateway among the words after it. */
+static const char *
+prefix_word(int argc, char **argv)
+{
+	int i;
+
+	if (strcmp(argv[0], "default") != 0)
+		return argv[0];
+	for (i = 1; i + 1 < argc; i++)
+		if (strcmp(argv[i], "via") == 0 && strchr(argv[i + 1], ':') != NULL)
+			return "::/0";
+	return family6 ? "::/0" : "0.0.0.0/0";
+}
+
 /*
- * PREFIX [via GW] [dev PORT] into params; several "via GW [dev PORT]
+ * PREFIX|default [via GW] [dev PORT] into params; several "via GW [dev PORT]
  * [weight W]" into "nexthops" (multipath). "dev" and "weight" belong to
  * the "via" they follow (before any, to the first), as the server reads
  * route.load lines.
@@ -238,9 +259,9 @@ route_params(int argc, char **argv)
 	bool weighted = false;
 	int i;
 
-	if (argc < 1)
-		die(2, "give a prefix: route add PREFIX via GATEWAY [dev PORT]");
-	p = json_pack("{s:s}", "prefix", argv[0]);
+	if (argc < 2)
+		die(2, "give a prefix and where it goes: route add PREFIX via GATEWAY [dev PORT], or PREFIX dev PORT (dprctl help route add)");
+	p = json_pack("{s:s}", "prefix", prefix_word(argc, argv));
 	for (i = 1; i < argc; i += 2) {
 		if (i + 1 >= argc)
 			die(2, "\"%s\" needs a value", argv[i]);
@@ -354,26 +375,105 @@ route_get_params(int argc, char **argv)
 	return p;
 }
 
-static void
-route_list(int argc, char **argv)
+/* A number for @p what, or exit 2 naming it. */
+static unsigned long long
+number(const char *what, const char *s)
 {
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0)
+		die(2, "%s \"%s\": expected a number", what, s);
+	return v;
+}
+
+static void
+route_add(int argc, char **argv, const char *method)
+{
+	json_t *res = call(method, route_params(argc, argv)), *src = json_object_get(res, "source");
+
+	if (json_out) {
+		print_json(res);
+	} else {
+		print_route(res);
+		/* The config's route of that prefix wins over the api's:
+		 * this one is kept, and takes over when that one goes. */
+		if (json_is_string(src) && strcmp(json_string_value(src), "api") != 0)
+			printf("note: stored but not active: the %s's route above is preferred for %s; this one takes over if it goes (route list %s shows the sources)\n",
+			       json_string_value(src), str(res, "prefix"), str(res, "prefix"));
+	}
+	json_decref(res);
+}
+
+static void
+run_route_add(int argc, char **argv)
+{
+	route_add(argc, argv, "route.add");
+}
+
+static void
+run_route_replace(int argc, char **argv)
+{
+	route_add(argc, argv, "route.replace");
+}
+
+static void
+run_route_del(int argc, char **argv)
+{
+	json_t *res;
+
+	if (argc != 1)
+		die(2, "usage: route del PREFIX|default");
+	res = call("route.del", json_pack("{s:s}", "prefix", prefix_word(argc, argv)));
+	if (json_out)
+		print_json(res);
+	json_decref(res);
+}
+
+static void
+run_route_get(int argc, char **argv)
+{
+	json_t *res = call("route.get", route_get_params(argc, argv)), *m;
+
+	if (json_out) {
+		print_json(res);
+	} else {
+		print_route(res);
+		m = json_object_get(res, "member");
+		if (m != NULL)
+			printf("  this flow: via %s dev %s\n", str(m, "via"), str(m, "port"));
+	}
+	json_decref(res);
+}
+
+/* route list [PREFIX|default] [source S] [dev PORT] [--limit N] */
+static void
+run_route_list(int argc, char **argv)
+{
+	static const char *const usage =
+		"usage: route list [PREFIX|default] [source router|config|api|fpm|kernel] [dev PORT] [--limit N]";
+	const char *source = NULL, *port = NULL, *prefix = NULL;
 	uint64_t limit = UINT64_MAX, shown = 0;
 	json_t *all = json_array(), *res, *r;
 	char after[64] = "";
 	size_t i;
+	int k;
 
-	const char *source = NULL;
-
-	for (; argc >= 2; argc -= 2, argv += 2) {
-		if (strcmp(argv[0], "--limit") == 0)
-			limit = strtoull(argv[1], NULL, 10);
-		else if (strcmp(argv[0], "source") == 0)
-			source = argv[1];
+	for (k = 0; k < argc; k++) {
+		if (k + 1 < argc && strcmp(argv[k], "--limit") == 0)
+			limit = number("--limit", argv[++k]);
+		else if (k + 1 < argc && strcmp(argv[k], "source") == 0)
+			source = argv[++k];
+		else if (k + 1 < argc && strcmp(argv[k], "dev") == 0)
+			port = argv[++k];
+		else if (prefix == NULL && (strchr(argv[k], '/') != NULL || strchr(argv[k], '.') != NULL ||
+					    strchr(argv[k], ':') != NULL || strcmp(argv[k], "default") == 0))
+			prefix = prefix_word(argc - k, argv + k);
 		else
-			break;
+			die(2, "route list: unexpected \"%s\"; %s", argv[k], usage);
 	}
-	if (argc != 0)
-		die(2, "usage: route list [--limit N] [source router|config|api|fpm|kernel]");
 	do {
 		uint64_t page = limit - shown < LIST_PAGE ? limit - shown : LIST_PAGE;
 		json_t *p = json_pack("{s:I}", "limit", (json_int_t)page);
@@ -382,6 +482,10 @@ route_list(int argc, char **argv)
 			json_object_set_new(p, "after", json_string(after));
 		if (source != NULL)
 			json_object_set_new(p, "source", json_string(source));
+		if (port != NULL)
+			json_object_set_new(p, "port", json_string(port));
+		if (prefix != NULL)
+			json_object_set_new(p, "prefix", json_string(prefix));
 		res = call("route.list", p);
 		json_array_foreach(json_object_get(res, "routes"), i, r) {
 			if (json_out)
@@ -420,30 +524,47 @@ progress(uint64_t done, long pos, long size, double t0)
 	fflush(stdout);
 }
 
+struct load_totals {
+	uint64_t lines, added, deleted;
+	json_t *last;  /**< the last chunk's result (the FIB's counts) */
+};
+
+/* Apply the first @p n routes of @p chunk (the lines before a bad one,
+ * with --partial); quietly, the bad line is what to report. */
+static void
+load_head(json_t *chunk, size_t n, struct load_totals *t)
+{
+	json_t *head = json_array(), *resp, *res;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append(head, json_array_get(chunk, i));
+	resp = request("route.load", json_pack("{s:o}", "routes", head));
+	res = json_object_get(resp, "result");
+	if (res != NULL) {
+		t->added += (uint64_t)num(res, "added");
+		t->deleted += (uint64_t)num(res, "deleted");
+	}
+	json_decref(resp);
+}
+
 /*
- * Stream a route file in chunks: any size, bounded memory. Errors name the
- * file and line.
+ * One pass over a route file, in chunks: route.load with "check" (nothing
+ * applied) or for real. A refused chunk ends dprctl, naming the file and
+ * line; @p applied says what it left behind.
  */
 static void
-route_load(const char *file)
+load_pass(FILE *f, const char *file, bool check, bool bar, long size, double t0,
+	  struct load_totals *t)
 {
-	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
-	bool bar = isatty(STDOUT_FILENO) && !json_out;
 	unsigned long *lines = malloc(LOAD_CHUNK * sizeof(*lines)), lineno = 0;
-	uint64_t loaded = 0;
+	json_t *chunk = json_array();
 	char *line = NULL;
 	size_t cap = 0;
-	long size = -1;
-	double t0 = now();
-	json_t *chunk = json_array(), *res = NULL;
 	ssize_t n;
 
-	if (f == NULL)
-		die(2, "%s: %s", file, strerror(errno));
-	if (f != stdin && fseek(f, 0, SEEK_END) == 0) {
-		size = ftell(f);
-		rewind(f);
-	}
+	if (lines == NULL)
+		die(1, "out of memory");
 	for (;;) {
 		n = getline(&line, &cap, f);
 		if (n >= 0) {
@@ -461,173 +582,312 @@ route_load(const char *file)
 			json_array_append_new(chunk, json_string(s));
 		}
 		if (json_array_size(chunk) == LOAD_CHUNK || (n < 0 && json_array_size(chunk) > 0)) {
-			json_t *resp = request("route.load", json_pack("{s:O}", "routes", chunk));
-			json_t *err = json_object_get(resp, "error");
-			const char *p;
+			json_t *resp = request("route.load", json_pack("{s:O,s:b}", "routes", chunk,
+									"check", check));
+			json_t *err = json_object_get(resp, "error"), *res;
+			const char *msg, *p;
+			char where[64];
 			size_t idx;
 
 			if (err != NULL) {
-				const char *msg = str(err, "message");
-
+				msg = str(err, "message");
 				if (bar)
 					printf("\n");
 				/* "route.load: routes[12]: ..." -> "FILE:LINE: ..." */
 				p = strstr(msg, "routes[");
 				if (p != NULL && sscanf(p, "routes[%zu]", &idx) == 1 &&
-				    idx < json_array_size(chunk) && (p = strstr(p, "]: ")) != NULL)
-					fprintf(stderr, "dprctl: %s:%lu: %s (%" PRIu64 " routes loaded before it)\n",
-						file, lines[idx], p + 3, loaded);
+				    idx < json_array_size(chunk) && (p = strstr(p, "]: ")) != NULL) {
+					snprintf(where, sizeof(where), "%lu", lines[idx]);
+					msg = p + 3;
+					/* dpr refused the whole chunk: the lines before
+					 * the bad one go on their own. */
+					if (!check && idx > 0)
+						load_head(chunk, idx, t);
+				} else {
+					snprintf(where, sizeof(where), "%lu-%lu", lines[0],
+						 lines[json_array_size(chunk) - 1]);
+				}
+				if (check)
+					fprintf(stderr, "dprctl: %s:%s: %s (nothing applied: the file is checked whole first; --partial applies the lines before a bad one)\n",
+						file, where, msg);
 				else
-					fprintf(stderr, "dprctl: %s: %s (%" PRIu64 " routes loaded before it)\n",
-						file, msg, loaded);
+					fprintf(stderr, "dprctl: %s:%s: %s (%" PRIu64 " added and %" PRIu64 " deleted before it)\n",
+						file, where, msg, t->added, t->deleted);
 				exit(1);
 			}
-			loaded += json_array_size(chunk);
-			json_decref(res);
-			res = json_incref(json_object_get(resp, "result"));
+			res = json_object_get(resp, "result");
+			t->lines += json_array_size(chunk);
+			if (!check) {
+				t->added += (uint64_t)num(res, "added");
+				t->deleted += (uint64_t)num(res, "deleted");
+				json_decref(t->last);
+				t->last = json_incref(res);
+			}
 			json_decref(resp);
 			json_array_clear(chunk);
 			if (bar)
-				progress(loaded, f == stdin ? -1 : ftell(f), size, t0);
+				progress(t->lines, f == stdin ? -1 : ftell(f), size, t0);
 		}
 		if (n < 0)
 			break;
 	}
-	if (bar)
-		printf("\n");
-	if (json_out)
-		printf("{\"loaded\": %" PRIu64 ", \"seconds\": %.3f, \"routes\": %" JSON_INTEGER_FORMAT
-		       ", \"ipv4_routes\": %" JSON_INTEGER_FORMAT ", \"ipv6_routes\": %" JSON_INTEGER_FORMAT
-		       "}\n", loaded, now() - t0, res ? num(res, "routes") : 0,
-		       res ? num(res, "ipv4_routes") : 0, res ? num(res, "ipv6_routes") : 0);
-	else
-		printf("loaded %" PRIu64 " routes in %.2f s (%.0f routes/s); the FIB holds %" JSON_INTEGER_FORMAT "\n",
-		       loaded, now() - t0, (double)loaded / (now() - t0 > 0 ? now() - t0 : 1),
-		       res ? num(res, "routes") : 0);
-	json_decref(res);
-	json_decref(chunk);
 	free(line);
 	free(lines);
+	json_decref(chunk);
+}
+
+/*
+ * route load FILE|- [--partial]: stream a route file in chunks, any size
+ * in bounded memory. The whole file is checked before any change (one bad
+ * line applies nothing), unless --partial: then each chunk goes as read.
+ */
+static void
+run_route_load(int argc, char **argv)
+{
+	bool partial = false, bar = isatty(STDOUT_FILENO) && !json_out;
+	struct load_totals t = { 0 };
+	const char *file = NULL;
+	double t0 = now(), checked = 0;
+	long size = -1;
+	FILE *f;
+	int k;
+
+	for (k = 0; k < argc; k++) {
+		if (strcmp(argv[k], "--partial") == 0)
+			partial = true;
+		else if (file == NULL)
+			file = argv[k];
+		else
+			die(2, "route load: unexpected \"%s\"; usage: route load FILE|- [--partial]", argv[k]);
+	}
+	if (file == NULL)
+		die(2, "usage: route load FILE|- [--partial]");
+	f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+	if (f == NULL)
+		die(2, "%s: %s", file, strerror(errno));
+	if (f == stdin && !partial) {
+		/* Read twice: the first time into a file of our own. */
+		FILE *tmp = tmpfile();
+		char buf[65536];
+		size_t n;
+
+		if (tmp == NULL)
+			die(1, "route load: no temporary file for standard input: %s", strerror(errno));
+		while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+			if (fwrite(buf, 1, n, tmp) != n)
+				die(1, "route load: temporary file: %s", strerror(errno));
+		f = tmp;
+	}
+	if (f != stdin && fseek(f, 0, SEEK_END) == 0) {
+		size = ftell(f);
+		rewind(f);
+	}
+	if (!partial) {
+		load_pass(f, file, true, bar, size, t0, &t);
+		checked = now() - t0;
+		rewind(f);
+		t.lines = 0;
+	}
+	load_pass(f, file, false, bar, size, t0, &t);
+	if (bar)
+		printf("\n");
+	if (json_out) {
+		printf("{\"loaded\": %" PRIu64 ", \"added\": %" PRIu64 ", \"deleted\": %" PRIu64
+		       ", \"seconds\": %.3f, \"check_seconds\": %.3f, \"routes\": %" JSON_INTEGER_FORMAT
+		       ", \"ipv4_routes\": %" JSON_INTEGER_FORMAT ", \"ipv6_routes\": %" JSON_INTEGER_FORMAT
+		       "}\n", t.lines, t.added, t.deleted, now() - t0, checked, num(t.last, "routes"),
+		       num(t.last, "ipv4_routes"), num(t.last, "ipv6_routes"));
+	} else {
+		double s = now() - t0;
+
+		if (t.added != 0 && t.deleted != 0)
+			printf("added %" PRIu64 " and deleted %" PRIu64 " routes", t.added, t.deleted);
+		else if (t.deleted != 0)
+			printf("deleted %" PRIu64 " routes", t.deleted);
+		else
+			printf("loaded %" PRIu64 " routes", t.added);
+		printf(" in %.2f s (%.0f routes/s); the FIB holds %" JSON_INTEGER_FORMAT "\n", s,
+		       (double)t.lines / (s > 0 ? s : 1), num(t.last, "routes"));
+	}
+	json_decref(t.last);
 	if (f != stdin)
 		fclose(f);
 }
 
-static void
-cmd_route(int argc, char **argv)
-{
-	json_t *res;
-
-	if (argc < 1)
-		die(2, "route: add, replace, del, get, list or load");
-	if (strcmp(argv[0], "add") == 0 || strcmp(argv[0], "replace") == 0) {
-		res = call(argv[0][0] == 'a' ? "route.add" : "route.replace",
-			   route_params(argc - 1, argv + 1));
-		json_out ? print_json(res) : print_route(res);
-	} else if (strcmp(argv[0], "del") == 0) {
-		if (argc != 2)
-			die(2, "usage: route del PREFIX");
-		res = call("route.del", json_pack("{s:s}", "prefix", argv[1]));
-		if (json_out)
-			print_json(res);
-	} else if (strcmp(argv[0], "get") == 0) {
-		res = call("route.get", route_get_params(argc - 1, argv + 1));
-		if (json_out) {
-			print_json(res);
-		} else {
-			json_t *m = json_object_get(res, "member");
-
-			print_route(res);
-			if (m != NULL)
-				printf("  this flow: via %s dev %s\n", str(m, "via"), str(m, "port"));
-		}
-	} else if (strcmp(argv[0], "list") == 0 || strcmp(argv[0], "show") == 0) {
-		route_list(argc - 1, argv + 1);
-		return;
-	} else if (strcmp(argv[0], "load") == 0) {
-		if (argc != 2)
-			die(2, "usage: route load FILE (or - for standard input)");
-		route_load(argv[1]);
-		return;
-	} else {
-		die(2, "route: unknown command \"%s\"", argv[0]);
-	}
-	json_decref(res);
-}
-
 /* --- addr, neigh, port --------------------------------------------------- */
 
-static void
-cmd_addr(int argc, char **argv)
+/* "ADDRESS/LEN dev PORT" (iproute2's order), or "PORT ADDRESS/LEN". */
+static json_t *
+addr_params(const char *verb, int argc, char **argv)
 {
-	json_t *res, *a;
-	size_t i;
+	if (argc == 3 && strcmp(argv[1], "dev") == 0)
+		return json_pack("{s:s,s:s}", "port", argv[2], "address", argv[0]);
+	if (argc == 3 && strcmp(argv[0], "dev") == 0)
+		return json_pack("{s:s,s:s}", "port", argv[1], "address", argv[2]);
+	if (argc == 2 && strcmp(argv[0], "dev") != 0 && strcmp(argv[1], "dev") != 0)
+		return json_pack("{s:s,s:s}", "port", argv[0], "address", argv[1]);
+	die(2, "usage: addr %s ADDRESS/LEN dev PORT", verb);
+}
 
-	if (argc >= 1 && (strcmp(argv[0], "add") == 0 || strcmp(argv[0], "del") == 0)) {
-		if (argc != 3)
-			die(2, "usage: addr %s PORT ADDRESS/LEN", argv[0]);
-		res = call(argv[0][0] == 'a' ? "addr.add" : "addr.del",
-			   json_pack("{s:s,s:s}", "port", argv[1], "address", argv[2]));
-	} else if (argc >= 1 && (strcmp(argv[0], "list") == 0 || strcmp(argv[0], "show") == 0)) {
-		res = call("addr.list", argc == 2 ? json_pack("{s:s}", "port", argv[1]) : NULL);
-		if (!json_out) {
-			printf("%-11s %s\n", "PORT", "ADDRESS");
-			json_array_foreach(res, i, a)
-				printf("%-11s %s\n", str(a, "port"), str(a, "address"));
-		}
-	} else {
-		die(2, "addr: add, del or list");
-	}
+static void
+addr_change(int argc, char **argv, const char *verb, const char *method)
+{
+	json_t *res = call(method, addr_params(verb, argc, argv));
+
 	if (json_out)
 		print_json(res);
 	json_decref(res);
 }
 
 static void
-cmd_neigh(int argc, char **argv)
+run_addr_add(int argc, char **argv)
 {
-	json_t *res, *n;
+	addr_change(argc, argv, "add", "addr.add");
+}
+
+static void
+run_addr_del(int argc, char **argv)
+{
+	addr_change(argc, argv, "del", "addr.del");
+}
+
+/* [dev PORT], or a bare PORT: the port to show, NULL for all. */
+static const char *
+dev_filter(const char *cmd, int argc, char **argv)
+{
+	if (argc == 0)
+		return NULL;
+	if (argc == 2 && strcmp(argv[0], "dev") == 0)
+		return argv[1];
+	if (argc == 1 && strcmp(argv[0], "dev") != 0)
+		return argv[0];
+	die(2, "usage: %s [dev PORT]", cmd);
+}
+
+static void
+run_addr_list(int argc, char **argv)
+{
+	const char *port = dev_filter("addr list", argc, argv);
+	json_t *res = call("addr.list", port != NULL ? json_pack("{s:s}", "port", port) : NULL), *a;
 	size_t i;
 
-	if (argc >= 1 && strcmp(argv[0], "add") == 0) {
-		json_t *p;
-
-		if (argc != 3 && !(argc == 5 && strcmp(argv[3], "dev") == 0))
-			die(2, "usage: neigh add ADDRESS MAC [dev PORT]");
-		p = json_pack("{s:s,s:s}", "address", argv[1], "mac", argv[2]);
-		if (argc == 5)
-			json_object_set_new(p, "port", json_string(argv[4]));
-		res = call("neigh.add", p);
-	} else if (argc >= 1 && strcmp(argv[0], "del") == 0) {
-		json_t *p;
-
-		if (argc != 2 && !(argc == 4 && strcmp(argv[2], "dev") == 0))
-			die(2, "usage: neigh del ADDRESS [dev PORT]");
-		p = json_pack("{s:s}", "address", argv[1]);
-		if (argc == 4)
-			json_object_set_new(p, "port", json_string(argv[3]));
-		res = call("neigh.del", p);
-	} else if (argc >= 1 && (strcmp(argv[0], "list") == 0 || strcmp(argv[0], "show") == 0)) {
-		int w = 15;
-
-		res = call("neigh.list", NULL);
-		if (!json_out) {
-			/* As wide as the longest address (IPv6 ones). */
-			json_array_foreach(res, i, n)
-				if ((int)strlen(str(n, "address")) > w)
-					w = (int)strlen(str(n, "address"));
-			printf("%-*s %-17s %-11s %-10s %s\n", w, "ADDRESS", "MAC", "PORT", "STATE",
-			       "STATIC");
-			json_array_foreach(res, i, n)
-				printf("%-*s %-17s %-11s %-10s %s\n", w, str(n, "address"),
-				       str(n, "mac"), str(n, "port"), str(n, "state"),
-				       json_is_true(json_object_get(n, "static")) ? "yes" : "no");
-		}
+	if (json_out) {
+		print_json(res);
 	} else {
-		die(2, "neigh: add, del or list");
+		printf("%-11s %s\n", "PORT", "ADDRESS");
+		json_array_foreach(res, i, a)
+			printf("%-11s %s\n", str(a, "port"), str(a, "address"));
 	}
+	json_decref(res);
+}
+
+/* neigh add ADDRESS lladdr MAC [dev PORT] [nud permanent]; the MAC may
+ * come bare after the address (dprctl's older form). */
+static void
+run_neigh_add(int argc, char **argv)
+{
+	static const char *const usage = "usage: neigh add ADDRESS lladdr MAC [dev PORT]";
+	const char *mac = NULL, *port = NULL;
+	json_t *p, *res;
+	int k;
+
+	if (argc < 2)
+		die(2, "%s", usage);
+	for (k = 1; k < argc; k++) {
+		if (k + 1 < argc && strcmp(argv[k], "lladdr") == 0 && mac == NULL)
+			mac = argv[++k];
+		else if (k + 1 < argc && strcmp(argv[k], "dev") == 0 && port == NULL)
+			port = argv[++k];
+		else if (k + 1 < argc && strcmp(argv[k], "nud") == 0 &&
+			 strcmp(argv[k + 1], "permanent") == 0)
+			k++; /* what a neighbour added here is: static */
+		else if (k == 1 && strchr(argv[k], ':') != NULL)
+			mac = argv[k];
+		else
+			die(2, "neigh add: unexpected \"%s\"; %s", argv[k], usage);
+	}
+	if (mac == NULL)
+		die(2, "neigh add: no MAC; %s", usage);
+	p = json_pack("{s:s,s:s}", "address", argv[0], "mac", mac);
+	if (port != NULL)
+		json_object_set_new(p, "port", json_string(port));
+	res = call("neigh.add", p);
 	if (json_out)
 		print_json(res);
 	json_decref(res);
+}
+
+static void
+run_neigh_del(int argc, char **argv)
+{
+	json_t *p, *res;
+
+	if (argc != 1 && !(argc == 3 && strcmp(argv[1], "dev") == 0))
+		die(2, "usage: neigh del ADDRESS [dev PORT]");
+	p = json_pack("{s:s}", "address", argv[0]);
+	if (argc == 3)
+		json_object_set_new(p, "port", json_string(argv[2]));
+	res = call("neigh.del", p);
+	if (json_out)
+		print_json(res);
+	json_decref(res);
+}
+
+/* dpr's port names, for filters that dprctl applies itself: an unknown
+ * one is an error, as dpr's own filters say. */
+static void
+check_port(const char *name)
+{
+	json_t *res = call("port.list", NULL), *p;
+	char list[512] = "";
+	size_t i, n = 0;
+
+	json_array_foreach(res, i, p) {
+		if (strcmp(str(p, "name"), name) == 0) {
+			json_decref(res);
+			return;
+		}
+		if (n < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
+					      str(p, "name"));
+	}
+	die(1, "no port \"%s\" (ports: %s)", name, list);
+}
+
+static void
+run_neigh_list(int argc, char **argv)
+{
+	const char *port = NULL;
+	json_t *res, *n, *shown = json_array();
+	size_t i;
+	int w = 15;
+
+	if (argc != 0 && !(argc == 2 && strcmp(argv[0], "dev") == 0))
+		die(2, "usage: neigh list [dev PORT]");
+	if (argc == 2) {
+		port = argv[1];
+		check_port(port);
+	}
+	res = call("neigh.list", NULL);
+	json_array_foreach(res, i, n)
+		if (port == NULL || strcmp(str(n, "port"), port) == 0)
+			json_array_append(shown, n);
+	json_decref(res);
+	if (json_out) {
+		print_json(shown);
+		json_decref(shown);
+		return;
+	}
+	/* As wide as the longest address (IPv6 ones). */
+	json_array_foreach(shown, i, n)
+		if ((int)strlen(str(n, "address")) > w)
+			w = (int)strlen(str(n, "address"));
+	printf("%-*s %-17s %-11s %-10s %s\n", w, "ADDRESS", "MAC", "PORT", "STATE", "STATIC");
+	json_array_foreach(shown, i, n)
+		printf("%-*s %-17s %-11s %-10s %s\n", w, str(n, "address"), str(n, "mac"),
+		       str(n, "port"), str(n, "state"),
+		       json_is_true(json_object_get(n, "static")) ? "yes" : "no");
+	json_decref(shown);
 }
 
 /* "a,b,c" from a JSON array of strings; "none" when empty. */
@@ -705,10 +965,13 @@ print_facts(json_t *f)
 }
 
 static void
-port_show(const char *name)
+run_port_show(int argc, char **argv)
 {
-	json_t *res = call("port.show", json_pack("{s:s}", "port", name));
+	json_t *res;
 
+	if (argc != 1)
+		die(2, "usage: port show PORT");
+	res = call("port.show", json_pack("{s:s}", "port", argv[0]));
 	if (json_out)
 		print_json(res);
 	else
@@ -717,57 +980,14 @@ port_show(const char *name)
 }
 
 static void
-cmd_doctor(void)
-{
-	json_t *res = call("doctor.get", NULL), *warn, *f;
-	size_t i;
-
-	if (json_out) {
-		print_json(res);
-		json_decref(res);
-		return;
-	}
-	warn = json_object_get(res, "warnings");
-	if (json_array_size(warn) == 0)
-		printf("no warnings\n");
-	else
-		print_warnings(warn, "warning: ");
-	/* dpr-doctor's findings on this machine: errors and warnings, with fixes. */
-	json_array_foreach(json_object_get(res, "machine"), i, f) {
-		const char *sev = str(f, "severity");
-		json_t *fix;
-		size_t k;
-
-		if (strcmp(sev, "error") != 0 && strcmp(sev, "warning") != 0)
-			continue;
-		printf("%s: %s: %s\n", sev, str(f, "check"), str(f, "message"));
-		json_array_foreach(json_object_get(f, "fix"), k, fix)
-			printf(json_string_value(fix)[0] == '#' ? "  %s\n" : "  fix: %s\n",
-			       json_string_value(fix));
-	}
-	json_array_foreach(json_object_get(res, "ports"), i, f) {
-		json_t *link = json_object_get(f, "link"), *q = json_object_get(f, "queues");
-
-		printf("%-11s %-14s %-8s link %-7s %6" JSON_INTEGER_FORMAT " Mb/s %3" JSON_INTEGER_FORMAT
-		       " rxq  numa %s\n", str(f, "name"), str(f, "driver"), str(f, "kind"),
-		       str(link, "state"), num(link, "speed_mbps"), num(q, "rx"),
-		       json_is_true(json_object_get(json_object_get(f, "numa"), "ok")) ? "ok" : "split");
-	}
-	json_decref(res);
-}
-
-static void
-cmd_port(int argc, char **argv)
+run_port_list(int argc, char **argv)
 {
 	json_t *res, *p, *a;
 	size_t i, k;
 
-	if (argc == 2 && strcmp(argv[0], "show") == 0) {
-		port_show(argv[1]);
-		return;
-	}
-	if (argc > 1 || (argc == 1 && strcmp(argv[0], "list") != 0))
-		die(2, "usage: port list | port show PORT");
+	(void)argv;
+	if (argc != 0)
+		die(2, "usage: port list (port show PORT: one port's details)");
 	res = call("port.list", NULL);
 	if (json_out) {
 		print_json(res);
@@ -784,6 +1004,51 @@ cmd_port(int argc, char **argv)
 		json_array_foreach(json_object_get(p, "addresses"), k, a)
 			printf("%s%s", k ? " " : "", json_string_value(a));
 		printf("\n");
+	}
+	json_decref(res);
+}
+
+static void
+run_doctor(int argc, char **argv)
+{
+	json_t *res, *warn, *f;
+	size_t i, found = 0;
+
+	(void)argv;
+	if (argc != 0)
+		die(2, "usage: doctor");
+	res = call("doctor.get", NULL);
+	if (json_out) {
+		print_json(res);
+		json_decref(res);
+		return;
+	}
+	warn = json_object_get(res, "warnings");
+	print_warnings(warn, "warning: ");
+	found = json_array_size(warn);
+	/* dpr-doctor's findings on this machine: errors and warnings, with fixes. */
+	json_array_foreach(json_object_get(res, "machine"), i, f) {
+		const char *sev = str(f, "severity");
+		json_t *fix;
+		size_t k;
+
+		if (strcmp(sev, "error") != 0 && strcmp(sev, "warning") != 0)
+			continue;
+		found++;
+		printf("%s: %s: %s\n", sev, str(f, "check"), str(f, "message"));
+		json_array_foreach(json_object_get(f, "fix"), k, fix)
+			printf(json_string_value(fix)[0] == '#' ? "  %s\n" : "  fix: %s\n",
+			       json_string_value(fix));
+	}
+	if (found == 0)
+		printf("no warnings\n");
+	json_array_foreach(json_object_get(res, "ports"), i, f) {
+		json_t *link = json_object_get(f, "link"), *q = json_object_get(f, "queues");
+
+		printf("%-11s %-14s %-8s link %-7s %6" JSON_INTEGER_FORMAT " Mb/s %3" JSON_INTEGER_FORMAT
+		       " rxq  numa %s\n", str(f, "name"), str(f, "driver"), str(f, "kind"),
+		       str(link, "state"), num(link, "speed_mbps"), num(q, "rx"),
+		       json_is_true(json_object_get(json_object_get(f, "numa"), "ok")) ? "ok" : "split");
 	}
 	json_decref(res);
 }
@@ -831,7 +1096,41 @@ add_name(json_t *params, const char *key, const char *name)
 }
 
 static void
-cmd_capture(int argc, char **argv)
+capture_state(const char *method)
+{
+	json_t *st = call(method, NULL);
+
+	if (json_out)
+		print_json(st);
+	else if (!json_is_true(json_object_get(st, "running")) &&
+		 json_object_get(st, "file") == NULL)
+		printf("no capture\n");
+	else
+		capture_summary(st);
+	json_decref(st);
+}
+
+static void
+run_capture_status(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 0)
+		die(2, "usage: capture status");
+	capture_state("capture.get");
+}
+
+static void
+run_capture_stop(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 0)
+		die(2, "usage: capture stop");
+	capture_state("capture.stop");
+}
+
+/* capture -w FILE ... */
+static void
+run_capture(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "write", required_argument, NULL, 'w' },
@@ -850,20 +1149,11 @@ cmd_capture(int argc, char **argv)
 	struct sigaction sa;
 	int c;
 
-	if (argc == 2 && (strcmp(argv[1], "status") == 0 || strcmp(argv[1], "stop") == 0)) {
-		st = call(strcmp(argv[1], "stop") == 0 ? "capture.stop" : "capture.get", NULL);
-		if (json_out)
-			print_json(st);
-		else if (!json_is_true(json_object_get(st, "running")) &&
-			 json_object_get(st, "file") == NULL)
-			printf("no capture\n");
-		else
-			capture_summary(st);
-		json_decref(st);
-		return;
-	}
+	/* getopt_long starts after argv[0]: the word "capture" before these. */
+	argc++;
+	argv--;
 	params = json_object();
-	optind = 0; /* argv[0] is "capture": getopt_long starts after it */
+	optind = 0;
 	while ((c = getopt_long(argc, argv, "w:c:s:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
@@ -932,20 +1222,18 @@ cmd_capture(int argc, char **argv)
 
 /* --- stats ---------------------------------------------------------------- */
 
+/* "    LABEL: a=1 b=2" for the non-zero counters of @p o; nothing if none. */
 static void
-stats_row(const char *name, json_t *c, const char *extra)
+print_reasons(const char *label, json_t *o)
 {
-	json_t *drops = json_object_get(c, "drops"), *v;
 	const char *reason;
 	bool any = false;
+	json_t *v;
 
-	printf("%-11s %14" JSON_INTEGER_FORMAT " %14" JSON_INTEGER_FORMAT " %14" JSON_INTEGER_FORMAT
-	       " %10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT "%s\n", name, num(c, "rx"),
-	       num(c, "forwarded"), num(c, "tx"), num(c, "exception"), num(c, "dropped"), extra);
-	json_object_foreach(drops, reason, v) {
+	json_object_foreach(o, reason, v) {
 		if (json_integer_value(v) == 0)
 			continue;
-		printf("%s%s=%" JSON_INTEGER_FORMAT, any ? " " : "    drops: ", reason,
+		printf("%s%s=%" JSON_INTEGER_FORMAT, any ? " " : label, reason,
 		       json_integer_value(v));
 		any = true;
 	}
@@ -954,43 +1242,90 @@ stats_row(const char *name, json_t *c, const char *extra)
 }
 
 static void
-cmd_stats(void)
+stats_row(const char *name, json_t *c, const char *extra)
 {
-	json_t *res = call("stats.get", NULL), *p, *fib;
+	printf("%-11s %14" JSON_INTEGER_FORMAT " %14" JSON_INTEGER_FORMAT " %14" JSON_INTEGER_FORMAT
+	       " %10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT "%s\n", name, num(c, "rx"),
+	       num(c, "forwarded"), num(c, "tx"), num(c, "exception"), num(c, "dropped"), extra);
+	print_reasons("    drops: ", json_object_get(c, "drops"));
+	print_reasons("    exceptions: ", json_object_get(c, "exceptions"));
+}
+
+/* stats [PORT]: one port's counters and its NIC's, or everything. */
+static void
+run_stats(int argc, char **argv)
+{
+	json_t *res, *p, *fib, *ports;
+	const char *only = NULL;
 	char name[32], extra[64];
+	bool light = false;
 	size_t i;
 
-	if (json_out) {
+	if (argc > 1)
+		die(2, "usage: stats [PORT]");
+	only = argc == 1 ? argv[0] : NULL;
+	res = call("stats.get", NULL);
+	ports = json_object_get(res, "ports");
+	if (only != NULL) {
+		json_t *keep = NULL;
+
+		json_array_foreach(ports, i, p)
+			if (strcmp(str(p, "name"), only) == 0)
+				keep = p;
+		if (keep == NULL) {
+			json_decref(res);
+			check_port(only); /* exits, listing the ports */
+			die(1, "no port \"%s\"", only);
+		}
+		if (json_out) {
+			print_json(keep);
+			json_decref(res);
+			return;
+		}
+		ports = json_pack("[O]", keep);
+	} else if (json_out) {
 		print_json(res);
 		json_decref(res);
 		return;
+	} else {
+		json_incref(ports);
 	}
 	printf("%-11s %14s %14s %14s %10s %10s\n", "PORT", "RX", "FORWARDED", "TX", "EXCEPTION",
 	       "DROPPED");
-	json_array_foreach(json_object_get(res, "ports"), i, p)
+	json_array_foreach(ports, i, p)
 		stats_row(str(p, "name"), p, "");
-	stats_row("total", json_object_get(res, "total"), "");
-	printf("\n%-11s %14s %14s %14s %10s %10s %11s %s\n", "WORKER", "RX", "FORWARDED", "TX",
-	       "EXCEPTION", "DROPPED", "CYCLES/PKT", "PIPELINED");
-	json_array_foreach(json_object_get(res, "workers"), i, p) {
-		/* The tuner's last verdict: pipelined's cost over at once's. */
-		json_t *probe = json_object_get(json_object_get(p, "pipeline_last_probe"),
-						"pipelined_over_at_once");
-		char verdict[32] = "";
+	if (only == NULL) {
+		stats_row("total", json_object_get(res, "total"), "");
+		printf("\n%-11s %14s %14s %14s %10s %10s %11s %s\n", "WORKER", "RX", "FORWARDED",
+		       "TX", "EXCEPTION", "DROPPED", "CYCLES/PKT", "PIPELINED");
+		json_array_foreach(json_object_get(res, "workers"), i, p) {
+			/* The tuner's last verdict: pipelined's cost over at once's. */
+			json_t *probe = json_object_get(json_object_get(p, "pipeline_last_probe"),
+							"pipelined_over_at_once");
+			json_t *cpp = json_object_get(p, "cycles_per_packet");
+			char verdict[32] = "", cycles[16] = "-";
 
-		if (probe != NULL)
-			snprintf(verdict, sizeof(verdict), ", last probe %.3f",
-				 json_real_value(probe));
-		snprintf(name, sizeof(name), "lcore %" JSON_INTEGER_FORMAT, num(p, "lcore"));
-		snprintf(extra, sizeof(extra), " %11.1f %s (%s%s)",
-			 json_real_value(json_object_get(p, "cycles_per_packet")),
-			 json_is_true(json_object_get(p, "pipelined")) ? "yes" : "no",
-			 str(p, "pipeline"), verdict);
-		stats_row(name, p, extra);
+			if (probe != NULL)
+				snprintf(verdict, sizeof(verdict), ", last probe %.3f",
+					 json_real_value(probe));
+			/* None until enough packets came in bursts to say. */
+			if (json_is_real(cpp))
+				snprintf(cycles, sizeof(cycles), "%.1f", json_real_value(cpp));
+			else
+				light = true;
+			snprintf(name, sizeof(name), "lcore %" JSON_INTEGER_FORMAT, num(p, "lcore"));
+			snprintf(extra, sizeof(extra), " %11s %s (%s%s)", cycles,
+				 json_is_true(json_object_get(p, "pipelined")) ? "yes" : "no",
+				 str(p, "pipeline"), verdict);
+			stats_row(name, p, extra);
+		}
+		if (light)
+			printf("  (cycles/packet -: fewer than 10000 packets, or fewer than 2 a poll: each\n"
+			       "   then pays a whole poll, which says nothing of a packet's cost)\n");
 	}
 	printf("\n%-11s %14s %14s %14s %10s %14s %10s\n", "NIC", "RX", "MISSED", "NO MBUF",
 	       "RX ERRORS", "TX", "TX ERRORS");
-	json_array_foreach(json_object_get(res, "ports"), i, p) {
+	json_array_foreach(ports, i, p) {
 		json_t *n = json_object_get(p, "nic");
 
 		if (n != NULL)
@@ -1001,8 +1336,9 @@ cmd_stats(void)
 			       num(n, "rx_nombuf"), num(n, "rx_errors"), num(n, "tx_packets"),
 			       num(n, "tx_errors"));
 	}
+	json_decref(ports);
 	fib = json_object_get(res, "fib");
-	if (fib != NULL)
+	if (fib != NULL && only == NULL)
 		printf("\nfib: %" JSON_INTEGER_FORMAT " IPv4 routes (of %" JSON_INTEGER_FORMAT
 		       "), %.1f MiB; %" JSON_INTEGER_FORMAT " IPv6 routes (of %" JSON_INTEGER_FORMAT
 		       "), %.1f MiB, %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
@@ -1015,6 +1351,237 @@ cmd_stats(void)
 	json_decref(res);
 }
 
+/* --- config, rib, call ------------------------------------------------------ */
+
+static void
+run_config_show(int argc, char **argv)
+{
+	json_t *res;
+
+	(void)argv;
+	if (argc != 0)
+		die(2, "usage: config show");
+	res = call("config.get", NULL);
+	print_json(res);
+	json_decref(res);
+}
+
+static void
+run_rib_check(int argc, char **argv)
+{
+	json_t *res;
+
+	(void)argv;
+	if (argc != 0)
+		die(2, "usage: rib check");
+	res = call("rib.check", NULL);
+	if (json_out)
+		print_json(res);
+	else
+		printf("ok: %" JSON_INTEGER_FORMAT " next hops, %" JSON_INTEGER_FORMAT
+		       " IPv4 and %" JSON_INTEGER_FORMAT " IPv6 routes agree\n",
+		       num(res, "nexthops"), num(res, "ipv4_routes"), num(res, "ipv6_routes"));
+	json_decref(res);
+}
+
+static void
+run_call(int argc, char **argv)
+{
+	json_t *params = NULL, *res;
+	json_error_t je;
+
+	if (argc < 1 || argc > 2)
+		die(2, "usage: call METHOD [PARAMS-JSON]");
+	if (argc == 2 && (params = json_loads(argv[1], 0, &je)) == NULL)
+		die(2, "params: %s", je.text);
+	res = call(argv[0], params);
+	print_json(res);
+	json_decref(res);
+}
+
+/* --- commands --------------------------------------------------------------- */
+
+struct cmd {
+	const char *name;      /**< one or two words */
+	const char *alias;     /**< another name, or NULL */
+	const char *args;      /**< what follows the name */
+	const char *about;     /**< what it does, one or more lines */
+	const char *example;   /**< a line to run */
+	void (*run)(int argc, char **argv);
+};
+
+static void run_help(int argc, char **argv);
+
+static const struct cmd cmds[] = {
+	{ "route add", NULL, "PREFIX|default via GATEWAY [dev PORT] [weight W] [via ...] | PREFIX dev PORT",
+	  "Add a route. Several \"via\" make a multipath route (up to 16, weights 1-256);\n"
+	  "\"dev PORT\" alone, an attached one; a link-local gateway needs \"dev PORT\".\n"
+	  "\"default\" is 0.0.0.0/0, or ::/0 with an IPv6 gateway or -6.",
+	  "dprctl route add default via 192.0.2.1 dev p1", run_route_add },
+	{ "route replace", NULL, "PREFIX|default via GATEWAY ... | PREFIX dev PORT",
+	  "Add a route, or replace the one of that prefix.",
+	  "dprctl route replace 10.0.0.0/8 via 192.0.2.2", run_route_replace },
+	{ "route del", NULL, "PREFIX|default", "Delete a route added with dprctl.",
+	  "dprctl route del 10.0.0.0/8", run_route_del },
+	{ "route get", NULL, "ADDRESS [from SOURCE] [proto tcp|udp|icmp|icmpv6|N] [sport N] [dport N]",
+	  "The route an address takes (longest-prefix match); with a flow, the\n"
+	  "multipath member it takes (no RSS hash).",
+	  "dprctl route get 10.1.2.3", run_route_get },
+	{ "route list", "route show", "[PREFIX|default] [source router|config|api|fpm|kernel] [dev PORT] [--limit N]",
+	  "Routes, IPv4 then IPv6: all, one prefix's, a source's or a port's.",
+	  "dprctl route list source fpm dev p1", run_route_list },
+	{ "route load", NULL, "FILE|- [--partial]",
+	  "Many routes, one a line: \"PREFIX via GATEWAY [dev PORT] [weight W] [via ...]\",\n"
+	  "\"PREFIX dev PORT\" or \"del PREFIX\". The whole file is checked first: a bad\n"
+	  "line applies nothing and is named; --partial applies what comes before it.",
+	  "dprctl route load routes.txt", run_route_load },
+	{ "addr add", NULL, "ADDRESS/LEN dev PORT", "Add an address to a port (also: addr add PORT ADDRESS/LEN).",
+	  "dprctl addr add 10.0.3.1/24 dev p1", run_addr_add },
+	{ "addr del", NULL, "ADDRESS/LEN dev PORT", "Remove an address from a port.",
+	  "dprctl addr del 10.0.3.1/24 dev p1", run_addr_del },
+	{ "addr list", "addr show", "[dev PORT]", "Addresses, of every port or one.",
+	  "dprctl addr list dev p1", run_addr_list },
+	{ "neigh add", NULL, "ADDRESS lladdr MAC [dev PORT]",
+	  "A static neighbour (also: neigh add ADDRESS MAC); a link-local address needs\n"
+	  "\"dev PORT\".",
+	  "dprctl neigh add 10.0.2.2 lladdr 02:00:00:00:02:02 dev p1", run_neigh_add },
+	{ "neigh del", NULL, "ADDRESS [dev PORT]", "Forget a neighbour.",
+	  "dprctl neigh del 10.0.2.2", run_neigh_del },
+	{ "neigh list", "neigh show", "[dev PORT]", "Neighbours, learned and static, of every port or one.",
+	  "dprctl neigh list dev p1", run_neigh_list },
+	{ "port list", NULL, "", "Ports: driver, MAC, MTU, link, queues, addresses.",
+	  "dprctl port list", run_port_list },
+	{ "port show", NULL, "PORT",
+	  "What the device granted a port: driver, link, queues, offloads, RSS, NUMA;\n"
+	  "its warnings.",
+	  "dprctl port show p0", run_port_show },
+	{ "stats", NULL, "[PORT]",
+	  "Counters per port and worker: drops by reason, exceptions by class,\n"
+	  "cycles per packet; the NICs' own counters.",
+	  "dprctl stats p0", run_stats },
+	{ "doctor", NULL, "",
+	  "Warnings going on (dropped by the NIC, no mbufs, TX full, RSS skew, slow\n"
+	  "link, NUMA) and the machine's (dpr-doctor's), with fixes.",
+	  "dprctl doctor", run_doctor },
+	{ "capture", NULL, "-w FILE [--drop R|all]... [--exception C|all]... [--port P]... [-c COUNT] [-s SNAPLEN] [--seconds N] [--max-bytes N]",
+	  "What dpr dropped (by reason) or sent to its exception path (by class), as\n"
+	  "pcapng with the reason in each packet's comment; until COUNT (1000) or\n"
+	  "Ctrl-C. Without --drop or --exception: every drop.",
+	  "dprctl capture -w /tmp/drops.pcapng --drop all -c 10", run_capture },
+	{ "capture status", NULL, "", "The capture running, or the last one.",
+	  "dprctl capture status", run_capture_status },
+	{ "capture stop", NULL, "", "Stop the capture running.", "dprctl capture stop",
+	  run_capture_stop },
+	{ "config show", "config", "", "The running configuration, as JSON.",
+	  "dprctl config show", run_config_show },
+	{ "rib check", NULL, "",
+	  "Every next hop's references against the routes, candidates and neighbours\n"
+	  "holding it (exit 1 and the mismatch: a defect).",
+	  "dprctl rib check", run_rib_check },
+	{ "call", NULL, "METHOD [PARAMS-JSON]", "Any JSON-RPC method (docs/control-api.md); prints its JSON.",
+	  "dprctl call route.get '{\"address\": \"10.1.2.3\"}'", run_call },
+	{ "help", NULL, "[COMMAND]", "All commands, or one command's syntax and an example.",
+	  "dprctl help route add", run_help },
+};
+
+#define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+/* How many of @p argv's words name @p name (1 or 2), or 0. */
+static int
+matches(const char *name, int argc, char **argv)
+{
+	const char *sp;
+	size_t n;
+
+	if (name == NULL || argc < 1)
+		return 0;
+	sp = strchr(name, ' ');
+	if (sp == NULL)
+		return strcmp(argv[0], name) == 0;
+	n = (size_t)(sp - name);
+	if (argc < 2 || strlen(argv[0]) != n || strncmp(argv[0], name, n) != 0)
+		return 0;
+	return strcmp(argv[1], sp + 1) == 0 ? 2 : 0;
+}
+
+/* The command @p argv names (the longest match), its words in @p used. */
+static const struct cmd *
+lookup(int argc, char **argv, int *used)
+{
+	const struct cmd *best = NULL;
+	size_t i;
+	int m;
+
+	*used = 0;
+	for (i = 0; i < N_CMDS; i++) {
+		m = matches(cmds[i].name, argc, argv);
+		if (m == 0)
+			m = matches(cmds[i].alias, argc, argv);
+		if (m > *used) {
+			*used = m;
+			best = &cmds[i];
+		}
+	}
+	return best;
+}
+
+static void
+help_one(FILE *f, const struct cmd *c)
+{
+	fprintf(f, "usage: dprctl %s%s%s\n", c->name, c->args[0] ? " " : "", c->args);
+	if (c->alias != NULL)
+		fprintf(f, "   or: dprctl %s ...\n", c->alias);
+	fprintf(f, "\n%s\n\nexample: %s\n", c->about, c->example);
+}
+
+static void
+usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: dprctl [-s SOCKET] [--json] [-6] COMMAND ...\n\n");
+	for (i = 0; i < N_CMDS; i++)
+		fprintf(f, "  %s%s%s\n", cmds[i].name, cmds[i].args[0] ? " " : "", cmds[i].args);
+	fprintf(f, "\n"
+		"  -s, --socket PATH   control socket (default $DPR_SOCKET or %s)\n"
+		"  -j, --json          print results as JSON (anywhere on the line)\n"
+		"  -6                  \"default\" is ::/0\n"
+		"  -V, --version       dprctl's version\n"
+		"\n"
+		"dprctl help COMMAND (or COMMAND --help): its syntax and an example.\n"
+		"Exit status: 0 done, 1 dpr refused, 2 bad usage, 3 cannot reach dpr.\n",
+		DEFAULT_SOCKET);
+}
+
+/* help [COMMAND...]: one command, every command of an object ("help
+ * route"), or all. */
+static void
+run_help(int argc, char **argv)
+{
+	const struct cmd *c;
+	size_t i, shown = 0;
+	int used;
+
+	if (argc == 0) {
+		usage(stdout);
+		return;
+	}
+	c = lookup(argc, argv, &used);
+	if (c != NULL && used == argc) {
+		help_one(stdout, c);
+		return;
+	}
+	for (i = 0; argc == 1 && i < N_CMDS; i++)
+		if (strncmp(cmds[i].name, argv[0], strlen(argv[0])) == 0 &&
+		    (cmds[i].name[strlen(argv[0])] == ' ' || cmds[i].name[strlen(argv[0])] == '\0')) {
+			if (shown++ > 0)
+				printf("\n");
+			help_one(stdout, &cmds[i]);
+		}
+	if (shown == 0)
+		die(2, "help: no command \"%s\" (dprctl help lists them)", argv[0]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1022,21 +1589,45 @@ main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	const struct cmd *c;
+	bool want_help = false;
+	int i, k, used;
+
+	/* --json, -j and -6 anywhere on the line; --help or -h after a
+	 * command asks for its help. "call" takes its words as they are. */
+	for (i = 1, k = 1; i < argc; i++) {
+		if (i > 1 && strcmp(argv[i - 1], "call") == 0) {
+			while (i < argc)
+				argv[k++] = argv[i++];
+			break;
+		}
+		if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)
+			json_out = true;
+		else if (strcmp(argv[i], "-6") == 0)
+			family6 = true;
+		else if (k > 1 && argv[k - 1][0] != '-' &&
+			 (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0))
+			want_help = true;
+		else
+			argv[k++] = argv[i];
+	}
+	argc = k;
+	argv[argc] = NULL;
 
 	sock_path = getenv("DPR_SOCKET") ? getenv("DPR_SOCKET") : DEFAULT_SOCKET;
-	while ((c = getopt_long(argc, argv, "+s:jh", opts, NULL)) != -1) {
-		switch (c) {
+	while ((i = getopt_long(argc, argv, "+s:hV", opts, NULL)) != -1) {
+		switch (i) {
 		case 's':
 			sock_path = optarg;
 			break;
-		case 'j':
-			json_out = true;
-			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("dprctl %s\n", DPR_VERSION);
 			return 0;
 		default:
 			usage(stderr);
@@ -1046,55 +1637,31 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	if (argc < 1) {
-		usage(stderr);
+		usage(want_help ? stdout : stderr);
+		return want_help ? 0 : 2;
+	}
+	c = lookup(argc, argv, &used);
+	if (c == NULL) {
+		size_t n = 0;
+
+		/* An object without its verb: its commands. */
+		for (k = 0; k < (int)N_CMDS; k++)
+			if (strncmp(cmds[k].name, argv[0], strlen(argv[0])) == 0 &&
+			    cmds[k].name[strlen(argv[0])] == ' ') {
+				if (n++ == 0)
+					fprintf(stderr, "dprctl: %s%s%s: expected one of:\n", argv[0],
+						argc > 1 ? " " : "", argc > 1 ? argv[1] : "");
+				fprintf(stderr, "  dprctl %s %s\n", cmds[k].name, cmds[k].args);
+			}
+		if (n == 0)
+			fprintf(stderr, "dprctl: unknown command \"%s\" (dprctl help lists them)\n",
+				argv[0]);
 		return 2;
 	}
-	if (strcmp(argv[0], "route") == 0) {
-		cmd_route(argc - 1, argv + 1);
-	} else if (strcmp(argv[0], "addr") == 0) {
-		cmd_addr(argc - 1, argv + 1);
-	} else if (strcmp(argv[0], "neigh") == 0) {
-		cmd_neigh(argc - 1, argv + 1);
-	} else if (strcmp(argv[0], "port") == 0) {
-		cmd_port(argc - 1, argv + 1);
-	} else if (strcmp(argv[0], "stats") == 0) {
-		cmd_stats();
-	} else if (strcmp(argv[0], "doctor") == 0) {
-		cmd_doctor();
-	} else if (strcmp(argv[0], "capture") == 0) {
-		cmd_capture(argc, argv);
-	} else if (strcmp(argv[0], "config") == 0) {
-		json_t *res = call("config.get", NULL);
-
-		print_json(res);
-		json_decref(res);
-	} else if (strcmp(argv[0], "rib") == 0) {
-		json_t *res;
-
-		if (argc != 2 || strcmp(argv[1], "check") != 0)
-			die(2, "usage: rib check");
-		res = call("rib.check", NULL);
-		if (json_out)
-			print_json(res);
-		else
-			printf("ok: %" JSON_INTEGER_FORMAT " next hops, %" JSON_INTEGER_FORMAT
-			       " IPv4 and %" JSON_INTEGER_FORMAT " IPv6 routes agree\n",
-			       num(res, "nexthops"), num(res, "ipv4_routes"), num(res, "ipv6_routes"));
-		json_decref(res);
-	} else if (strcmp(argv[0], "call") == 0) {
-		json_t *params = NULL, *res;
-		json_error_t je;
-
-		if (argc < 2 || argc > 3)
-			die(2, "usage: call METHOD [PARAMS-JSON]");
-		if (argc == 3 && (params = json_loads(argv[2], 0, &je)) == NULL)
-			die(2, "params: %s", je.text);
-		res = call(argv[1], params);
-		print_json(res);
-		json_decref(res);
-	} else {
-		usage(stderr);
-		return 2;
+	if (want_help) {
+		help_one(stdout, c);
+		return 0;
 	}
+	c->run(argc - used, argv + used);
 	return 0;
 }

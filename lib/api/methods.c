@@ -727,6 +727,40 @@ apply_fail(struct dpr_router *r, const char *ctx, const struct dpr_route_op *ops
 			       fib_name(af), strerror(-err), done, n);
 }
 
+/* A route's JSON (dpr_route_json()) as a person reads it: "via 192.0.2.1
+ * dev p1", "dev p0 (connected)", "via A dev p1, via B dev p2" or its
+ * type; then its source. */
+static const char *
+route_text(json_t *o, char *buf, size_t len)
+{
+	const char *type = json_string_value(json_object_get(o, "type"));
+	json_t *nhs = json_object_get(o, "nexthops"), *nh;
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	if (json_is_array(nhs)) {
+		json_array_foreach(nhs, i, nh)
+			if (n < len)
+				n += (size_t)snprintf(buf + n, len - n, "%svia %s dev %s", i ? ", " : "",
+						      json_string_value(json_object_get(nh, "via")),
+						      json_string_value(json_object_get(nh, "port")));
+	} else if (json_is_string(json_object_get(o, "via"))) {
+		n = (size_t)snprintf(buf, len, "via %s dev %s",
+				     json_string_value(json_object_get(o, "via")),
+				     json_string_value(json_object_get(o, "port")));
+	} else if (json_is_string(json_object_get(o, "port"))) {
+		n = (size_t)snprintf(buf, len, "dev %s (%s)",
+				     json_string_value(json_object_get(o, "port")),
+				     type != NULL ? type : "connected");
+	} else {
+		n = (size_t)snprintf(buf, len, "%s", type != NULL ? type : "?");
+	}
+	if (n < len && json_is_string(json_object_get(o, "source")))
+		snprintf(buf + n, len - n, ", source %s",
+			 json_string_value(json_object_get(o, "source")));
+	return buf;
+}
+
 static json_t *
 route_add_common(struct dpr_router *r, json_t *params, struct dpr_method_err *e,
 		 const char *method, bool replace)
@@ -748,12 +782,11 @@ route_add_common(struct dpr_router *r, json_t *params, struct dpr_method_err *e,
 		return NULL;
 	if (!replace && api_holds(r, &op.prefix) && dpr_route_get(&r->rib, &op.prefix, &old) == 0) {
 		json_t *cur = dpr_route_json(r, &op.prefix, old);
-		char *s = json_dumps(cur, JSON_COMPACT);
+		char text[256];
 
 		dpr_nh_put(r->nh, op.nh);
 		dpr_method_fail(e, DPR_RPC_EXISTS, "%s: exists (%s); use route.replace",
-				ctx, s ? s : "");
-		free(s);
+				ctx, route_text(cur, text, sizeof(text)));
 		json_decref(cur);
 		return NULL;
 	}
@@ -922,13 +955,24 @@ m_route_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	return o;
 }
 
-/* Route @p o into @p routes unless @p source (NULL: any) says otherwise. */
+/* Route @p o into @p routes unless @p source or @p port (NULL: any) say
+ * otherwise: a multipath route is a port's when one of its members is. */
 static void
-list_append(json_t *routes, json_t *o, const char *source)
+list_append(json_t *routes, json_t *o, const char *source, const char *port)
 {
-	json_t *s = json_object_get(o, "source");
+	json_t *s = json_object_get(o, "source"), *nh;
+	bool on_port = port == NULL;
+	size_t i;
 
-	if (source != NULL && (!json_is_string(s) || strcmp(json_string_value(s), source) != 0)) {
+	if (port != NULL) {
+		on_port = json_is_string(json_object_get(o, "port")) &&
+			  strcmp(json_string_value(json_object_get(o, "port")), port) == 0;
+		json_array_foreach(json_object_get(o, "nexthops"), i, nh)
+			on_port |= json_is_string(json_object_get(nh, "port")) &&
+				   strcmp(json_string_value(json_object_get(nh, "port")), port) == 0;
+	}
+	if (!on_port ||
+	    (source != NULL && (!json_is_string(s) || strcmp(json_string_value(s), source) != 0))) {
 		json_decref(o);
 		return;
 	}
@@ -944,7 +988,7 @@ list_append(json_t *routes, json_t *o, const char *source)
 static json_t *
 m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
-	static const char *const keys[] = { "limit", "after", "source", NULL };
+	static const char *const keys[] = { "limit", "after", "source", "prefix", "port", NULL };
 	struct dpr_fib4_route *page4 = NULL;
 	struct dpr_fib6_route *page6 = NULL;
 	struct dpr_prefix cursor, last = { .len = 0 };
@@ -952,19 +996,37 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	unsigned int shown = 0;
 	bool more = false, more6 = false;
 	json_t *res, *routes;
-	const char *after, *source = NULL;
+	const char *after, *source = NULL, *prefix = NULL, *port = NULL;
 	char buf[DPR_PREFIX_STRLEN];
 	int i, n;
 
 	if (param_keys(params, "route.list", keys, e) < 0 ||
 	    param_uint(params, "route.list", "limit", 1, LIST_MAX, &limit, e) < 0 ||
 	    param_str(params, "route.list", "after", false, &after, e) < 0 ||
-	    param_str(params, "route.list", "source", false, &source, e) < 0)
+	    param_str(params, "route.list", "source", false, &source, e) < 0 ||
+	    param_str(params, "route.list", "prefix", false, &prefix, e) < 0 ||
+	    param_str(params, "route.list", "port", false, &port, e) < 0)
 		return NULL;
 	if (source != NULL && strcmp(source, "router") != 0 && dpr_route_src_parse(source) < 0)
 		return FAIL(DPR_RPC_INVALID_PARAMS,
 			    "route.list: source \"%s\": one of router, config, api, fpm, kernel",
 			    source);
+	if (port != NULL && port_by_name(r, "route.list", port, &i, e) < 0)
+		return NULL;
+	if (prefix != NULL) {
+		/* That prefix's route alone, as iproute2's "ip route list PREFIX". */
+		uint32_t nh;
+
+		if (dpr_prefix_parse(prefix, false, &cursor, buf, sizeof(buf)) < 0)
+			return FAIL(DPR_RPC_INVALID_PARAMS, "route.list: prefix \"%s\": %s", prefix,
+				    buf);
+		routes = json_array();
+		if (dpr_route_get(&r->rib, &cursor, &nh) == 0)
+			list_append(routes, dpr_route_json(r, &cursor, nh), source, port);
+		res = json_pack("{s:o,s:n}", "routes", routes, "next");
+		json_object_set_new(res, "total", json_integer(routes_total(r)));
+		return res;
+	}
 	if (after != NULL && dpr_prefix_parse(after, false, &cursor, NULL, 0) < 0)
 		return FAIL(DPR_RPC_INVALID_PARAMS,
 			    "route.list: \"after\" must be a prefix from a previous page's \"next\"");
@@ -982,7 +1044,7 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		for (i = 0; i < n; i++) {
 			last = (struct dpr_prefix){ .addr = { .af = DPR_AF_IP4, .ip4 = page4[i].ip },
 						    .len = page4[i].depth };
-			list_append(routes, dpr_route_json(r, &last, page4[i].nh), source);
+			list_append(routes, dpr_route_json(r, &last, page4[i].nh), source, port);
 		}
 		shown = (unsigned int)n;
 		/* IPv6 follows the last IPv4 route. */
@@ -1007,7 +1069,7 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			last.addr.af = DPR_AF_IP6;
 			memcpy(last.addr.ip6, page6[i].ip, sizeof(last.addr.ip6));
 			last.len = page6[i].depth;
-			list_append(routes, dpr_route_json(r, &last, page6[i].nh), source);
+			list_append(routes, dpr_route_json(r, &last, page6[i].nh), source, port);
 		}
 		shown += (unsigned int)n;
 		more = more6;
@@ -1087,14 +1149,17 @@ dup_deletes(struct dpr_route_op *ops, unsigned int n, struct dpr_method_err *e)
 static json_t *
 m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
-	static const char *const keys[] = { "routes", NULL };
+	static const char *const keys[] = { "routes", "check", NULL };
 	json_t *routes = params ? json_object_get(params, "routes") : NULL, *v;
+	json_t *check = params ? json_object_get(params, "check") : NULL;
 	struct dpr_route_op *ops;
-	unsigned int n = 0, i;
+	unsigned int n = 0, i, dels = 0;
 	size_t idx;
 
 	if (param_keys(params, "route.load", keys, e) < 0)
 		return NULL;
+	if (check != NULL && !json_is_boolean(check))
+		return FAIL(DPR_RPC_INVALID_PARAMS, "route.load: \"check\" must be true or false");
 	if (!json_is_array(routes))
 		return FAIL(DPR_RPC_INVALID_PARAMS,
 			    "route.load: \"routes\" must be an array of \"PREFIX via GATEWAY\" strings or route objects");
@@ -1153,12 +1218,22 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		free(ops);
 		return NULL;
 	}
-	if (apply_routes(r, "route.load", ops, n, e) < 0) {
+	for (i = 0; i < n; i++)
+		dels += ops[i].del;
+	if (json_is_true(check)) {
+		/* Checked, nothing applied: each entry as route.load would
+		 * take it against the FIB as it is now. */
+		for (i = 0; i < n; i++)
+			if (!ops[i].del)
+				dpr_nh_put(r->nh, ops[i].nh);
+	} else if (apply_routes(r, "route.load", ops, n, e) < 0) {
 		free(ops);
 		return NULL;
 	}
 	free(ops);
-	return json_pack("{s:i,s:i,s:i,s:i}", "loaded", (json_int_t)n,
+	return json_pack("{s:i,s:i,s:i,s:b,s:i,s:i,s:i}", "loaded", (json_int_t)n,
+			 "added", (json_int_t)(n - dels), "deleted", (json_int_t)dels,
+			 "checked_only", json_is_true(check),
 			 "routes", (json_int_t)routes_total(r),
 			 "ipv4_routes", (json_int_t)route_count(r, DPR_AF_IP4),
 			 "ipv6_routes", (json_int_t)route_count(r, DPR_AF_IP6));

@@ -249,6 +249,7 @@ struct dpr_worker {
 	uint64_t busy_cycles __rte_cache_aligned;
 	uint64_t rx_total;
 	uint64_t loops;
+	uint64_t rx_bursts;          /**< RX bursts that brought packets */
 	uint64_t tx_last;            /**< port pass 3 last sent to: where it starts */
 	uint64_t cap_missed;         /**< captured drops the capture ring refused */
 	struct dpr_tune tune;        /**< tune.pipelined: how bursts run now */

@@ -4,6 +4,10 @@
 
 #include "stats.h"
 
+/* When cycles_per_packet says something (cycles_per_packet()). */
+#define DPR_CPP_MIN_PACKETS 10000u
+#define DPR_CPP_MIN_BURST 2u
+
 /* Workers write their counters without atomics; a relaxed 64-bit load per
  * field is all a reader needs on the platforms DPDK runs on. */
 static inline uint64_t
@@ -104,6 +108,21 @@ last_probe_json(const struct dpr_tune *t)
 	return o;
 }
 
+/*
+ * Busy cycles over packets, once they say what a packet costs: at least
+ * DPR_CPP_MIN_PACKETS, in bursts of DPR_CPP_MIN_BURST or more on average.
+ * A router that sees a packet now and then pays a whole poll for each (an
+ * idle one showed 87,000 cycles a packet), which is no per-packet cost:
+ * null then.
+ */
+static json_t *
+cycles_per_packet(uint64_t busy, uint64_t rx, uint64_t bursts)
+{
+	if (rx < DPR_CPP_MIN_PACKETS || rx < bursts * DPR_CPP_MIN_BURST)
+		return json_null();
+	return json_real((double)busy / (double)rx);
+}
+
 json_t *
 dpr_stats_json(const struct dpr_stats_src *src)
 {
@@ -134,8 +153,9 @@ dpr_stats_json(const struct dpr_stats_src *src)
 		o = counters_json(&c);
 		json_object_set_new(o, "lcore", json_integer(wk->lcore));
 		json_object_set_new(o, "busy_cycles", json_integer((json_int_t)busy));
-		json_object_set_new(o, "cycles_per_packet",
-				    json_real(c.rx ? (double)busy / (double)c.rx : 0.0));
+		json_object_set_new(o, "rx_bursts", json_integer((json_int_t)rd(&wk->rx_bursts)));
+		json_object_set_new(o, "cycles_per_packet", cycles_per_packet(busy, c.rx,
+								       rd(&wk->rx_bursts)));
 		json_object_set_new(o, "pipeline", json_string(dpr_pipeline_names[wk->pipeline]));
 		json_object_set_new(o, "pipelined", json_boolean(pipelined(wk)));
 		json_object_set_new(o, "pipeline_probes",

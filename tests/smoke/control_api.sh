@@ -98,7 +98,7 @@ check "telemetry /dpr/routes" grep -q '"ipv4_routes"' <<<"$tel"
 check "telemetry /dpr/rpc route.get" grep -q '198.51.100.0/24' <<<"$tel"
 check "telemetry /dpr/stats" grep -q '"port/p0/rx"' <<<"$tel"
 check "telemetry /dpr/rpc errors like the socket" grep -q 'no such route' <<<"$tel"
-check "telemetry /dpr/workers" grep -q '"worker/0/cycles_per_packet"' <<<"$tel"
+check "telemetry /dpr/workers" grep -q '"worker/0/busy_cycles"' <<<"$tel"
 check "telemetry /dpr/ports" grep -q '"p0/driver": "net_af_packet"' <<<"$tel"
 
 out=$("$DPRCTL" -s "$WORK/nothing.sock" stats 2>&1); rc=$?
