@@ -199,7 +199,8 @@ dpr_stats_print(FILE *f, const struct dpr_stats_src *src)
 {
 	struct dpr_port_counters c, total;
 	unsigned int p, w;
-	char name[32], extra[64], verdict[32];
+	char name[32], extra[64], verdict[32], cycles[16];
+	json_t *cpp;
 
 	memset(&total, 0, sizeof(total));
 	fprintf(f, "  %-10s %14s %14s %14s %10s %10s\n", "port", "rx", "forwarded",
@@ -225,8 +226,13 @@ dpr_stats_print(FILE *f, const struct dpr_stats_src *src)
 		if (rd(&wk->tune.probes) != 0)
 			snprintf(verdict, sizeof(verdict), ", last probe %.3f",
 				 (double)rd(&wk->tune.last_median_ratio) / 65536.0);
-		snprintf(extra, sizeof(extra), " %10.1f %s (%s%s)",
-			 c.rx ? (double)rd(&wk->busy_cycles) / (double)c.rx : 0.0,
+		cpp = cycles_per_packet(rd(&wk->busy_cycles), c.rx, rd(&wk->rx_bursts));
+		if (json_is_real(cpp))
+			snprintf(cycles, sizeof(cycles), "%.1f", json_real_value(cpp));
+		else
+			snprintf(cycles, sizeof(cycles), "-");
+		json_decref(cpp);
+		snprintf(extra, sizeof(extra), " %10s %s (%s%s)", cycles,
 			 pipelined(wk) ? "yes" : "no", dpr_pipeline_names[wk->pipeline], verdict);
 		print_row(f, name, &c, extra);
 	}
