@@ -8,8 +8,10 @@
  * refused the request, 2 bad usage, 3 cannot reach dpr.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,7 +77,9 @@ usage(FILE *f)
 		"                                            (1000) or Ctrl-C. Without --drop/--exception:\n"
 		"                                            every drop\n"
 		"  capture status|stop                       the capture running (or the last one)\n"
-		"  config                                    the running configuration\n"
+		"  config [show]                             the running configuration, as a config file\n"
+		"  config save FILE                          write it to FILE (atomically: whole or\n"
+		"                                            not at all), for the next start\n"
 		"  rib check                                 every next hop's references against the\n"
 		"                                            routes, candidates and neighbours holding\n"
 		"                                            it (exit 1 and the mismatch: a defect)\n"
@@ -1015,6 +1020,179 @@ cmd_stats(void)
 	json_decref(res);
 }
 
+/* --- config ------------------------------------------------------------ */
+
+/* Routes per config.get answer: its most (a full table takes several). */
+#define CONFIG_PAGE 100000
+
+/* The temporary file of "config save", removed if dprctl exits before the rename. */
+static char *save_tmp;
+
+static void
+remove_save_tmp(void)
+{
+	if (save_tmp != NULL)
+		unlink(save_tmp);
+}
+
+/* @p text, its lines after the first indented by two more spaces. */
+static void
+put_indented(FILE *f, const char *text)
+{
+	const char *nl;
+
+	while ((nl = strchr(text, '\n')) != NULL) {
+		fwrite(text, 1, (size_t)(nl - text), f);
+		fputs("\n  ", f);
+		text = nl + 1;
+	}
+	fputs(text, f);
+}
+
+/* The routes of one config.get answer into @p f, one a line; @p n: written so far. */
+static void
+put_routes(FILE *f, json_t *routes, size_t *n)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(routes, i, r) {
+		char *text = json_dumps(r, 0);
+
+		if (text == NULL)
+			die(1, "out of memory");
+		fprintf(f, "%s\n    %s", (*n)++ ? "," : "", text);
+		free(text);
+	}
+}
+
+/*
+ * The running configuration (config.get) as a file into @p f, named
+ * @p file in messages; its routes one a line, fetched page by page after
+ * the last one written: a full table is more than one answer holds, and
+ * dprctl keeps one page at a time. A route changed while it pages may be
+ * either way. Exits on an error. @return the number of routes.
+ */
+static size_t
+config_write(FILE *f, const char *file)
+{
+	json_t *cfg = call("config.get", json_pack("{s:i}", "limit", CONFIG_PAGE)), *v;
+	json_t *page = NULL, *routes;
+	const char *key, *sep = "";
+	size_t n = 0;
+	char *text;
+
+	fputs("{", f);
+	json_object_foreach(cfg, key, v) {
+		fprintf(f, "%s\n  \"%s\": ", sep, key);
+		sep = ",";
+		if (strcmp(key, "routes") != 0) {
+			text = json_dumps(v, JSON_INDENT(2));
+			if (text == NULL)
+				die(1, "out of memory");
+			put_indented(f, text);
+			free(text);
+			continue;
+		}
+		fputs("[", f);
+		for (routes = v;; routes = json_object_get(page, "routes")) {
+			size_t got = json_array_size(routes);
+			char *last;
+
+			put_routes(f, routes, &n);
+			if (got < CONFIG_PAGE)
+				break;
+			last = strdup(str(json_array_get(routes, got - 1), "prefix"));
+			if (last == NULL)
+				die(1, "out of memory");
+			json_decref(page);
+			page = call("config.get", json_pack("{s:i,s:s}", "limit", CONFIG_PAGE,
+							     "after", last));
+			free(last);
+		}
+		json_decref(page);
+		fputs(n ? "\n  ]" : "]", f);
+	}
+	fputs("\n}\n", f);
+	json_decref(cfg);
+	if (fflush(f) != 0 || ferror(f))
+		die(1, "config: writing %s: %s", file, strerror(errno));
+	return n;
+}
+
+/*
+ * "config save FILE": written whole or not at all. A temporary file beside
+ * it (same file system), flushed to disk, renamed over it, and the
+ * directory flushed: a crash leaves the old file or the new one. It keeps
+ * the mode of the file it replaces. dpr never opens the path itself.
+ */
+static void
+config_save(const char *file)
+{
+	char *dir = strdup(file);
+	size_t n, len = strlen(file) + sizeof(".XXXXXX");
+	struct stat st;
+	mode_t mask;
+	FILE *f;
+	int fd;
+
+	save_tmp = malloc(len);
+	if (dir == NULL || save_tmp == NULL)
+		die(1, "out of memory");
+	snprintf(save_tmp, len, "%s.XXXXXX", file);
+	fd = mkstemp(save_tmp);
+	if (fd < 0) {
+		free(save_tmp);
+		save_tmp = NULL;
+		die(2, "config save: cannot create a file in the directory of %s: %s", file,
+		    strerror(errno));
+	}
+	atexit(remove_save_tmp);
+	if (stat(file, &st) == 0) {
+		(void)fchmod(fd, st.st_mode & 07777);
+	} else {
+		mask = umask(0);
+		umask(mask);
+		(void)fchmod(fd, 0666 & ~mask);
+	}
+	f = fdopen(fd, "w");
+	if (f == NULL)
+		die(1, "config save: %s: %s", save_tmp, strerror(errno));
+	n = config_write(f, save_tmp);
+	if (fsync(fd) != 0 || fclose(f) != 0)
+		die(1, "config save: writing %s: %s", save_tmp, strerror(errno));
+	if (rename(save_tmp, file) != 0)
+		die(1, "config save: cannot rename %s to %s: %s", save_tmp, file, strerror(errno));
+	free(save_tmp);
+	save_tmp = NULL;
+	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) != 0)
+		die(1, "config save: %s saved, but its directory not flushed to disk: %s", file,
+		    strerror(errno));
+	close(fd);
+	free(dir);
+	if (json_out) {
+		json_t *res = json_pack("{s:s,s:I}", "file", file, "routes", (json_int_t)n);
+
+		print_json(res);
+		json_decref(res);
+	} else {
+		printf("saved the running configuration to %s (%zu routes)\n", file, n);
+	}
+}
+
+/* "config [show]", "config save FILE". */
+static void
+cmd_config(int argc, char **argv)
+{
+	if (argc == 0 || (argc == 1 && strcmp(argv[0], "show") == 0))
+		config_write(stdout, "standard output");
+	else if (argc == 2 && strcmp(argv[0], "save") == 0)
+		config_save(argv[1]);
+	else
+		die(2, "usage: config [show] | config save FILE");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1064,10 +1242,7 @@ main(int argc, char **argv)
 	} else if (strcmp(argv[0], "capture") == 0) {
 		cmd_capture(argc, argv);
 	} else if (strcmp(argv[0], "config") == 0) {
-		json_t *res = call("config.get", NULL);
-
-		print_json(res);
-		json_decref(res);
+		cmd_config(argc - 1, argv + 1);
 	} else if (strcmp(argv[0], "rib") == 0) {
 		json_t *res;
 
