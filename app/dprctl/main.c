@@ -1022,8 +1022,9 @@ cmd_stats(void)
 
 /* --- config ------------------------------------------------------------ */
 
-/* Routes per config.get answer: its most (a full table takes several). */
-#define CONFIG_PAGE 100000
+/* Routes per config.get answer: a full table takes many, and dpr's control
+ * thread builds each between its other work (as route list's pages). */
+#define CONFIG_PAGE 20000
 
 /* The temporary file of "config save", removed if dprctl exits before the rename. */
 static char *save_tmp;

@@ -6,7 +6,7 @@
 # save` writes a file `dpr --check` accepts, and dpr restarted from it has
 # the same routes, addresses and static neighbours, and forwards through a
 # route added at run time. BULK routes loaded at run time take config.get
-# more than one page (100,000 routes), which dprctl pages through.
+# many pages (20,000 routes each), which dprctl pages through.
 source "$(dirname "$0")/lib.sh"
 need_root
 
