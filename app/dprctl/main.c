@@ -1026,14 +1026,24 @@ cmd_stats(void)
  * thread builds each between its other work (as route list's pages). */
 #define CONFIG_PAGE 20000
 
-/* The temporary file of "config save", removed if dprctl exits before the rename. */
-static char *save_tmp;
+/* The temporary file of "config save" ("" for none), removed if dprctl
+ * exits or is stopped before the rename. */
+static char save_tmp[PATH_MAX];
 
 static void
 remove_save_tmp(void)
 {
-	if (save_tmp != NULL)
+	if (save_tmp[0] != '\0')
 		unlink(save_tmp);
+}
+
+/* Ctrl-C during "config save": the old file stays, the temporary one goes. */
+static void
+save_interrupted(int sig)
+{
+	remove_save_tmp();
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 /* @p text, its lines after the first indented by two more spaces. */
@@ -1131,24 +1141,28 @@ static void
 config_save(const char *file)
 {
 	char *dir = strdup(file);
-	size_t n, len = strlen(file) + sizeof(".XXXXXX");
 	struct stat st;
 	mode_t mask;
 	FILE *f;
+	size_t n;
 	int fd;
 
-	save_tmp = malloc(len);
-	if (dir == NULL || save_tmp == NULL)
+	if (dir == NULL)
 		die(1, "out of memory");
-	snprintf(save_tmp, len, "%s.XXXXXX", file);
+	if ((size_t)snprintf(save_tmp, sizeof(save_tmp), "%s.XXXXXX", file) >= sizeof(save_tmp)) {
+		save_tmp[0] = '\0';
+		die(2, "config save: %s: path too long", file);
+	}
 	fd = mkstemp(save_tmp);
 	if (fd < 0) {
-		free(save_tmp);
-		save_tmp = NULL;
+		save_tmp[0] = '\0';
 		die(2, "config save: cannot create a file in the directory of %s: %s", file,
 		    strerror(errno));
 	}
 	atexit(remove_save_tmp);
+	signal(SIGINT, save_interrupted);
+	signal(SIGTERM, save_interrupted);
+	signal(SIGHUP, save_interrupted);
 	if (stat(file, &st) == 0) {
 		(void)fchmod(fd, st.st_mode & 07777);
 	} else {
@@ -1164,8 +1178,7 @@ config_save(const char *file)
 		die(1, "config save: writing %s: %s", save_tmp, strerror(errno));
 	if (rename(save_tmp, file) != 0)
 		die(1, "config save: cannot rename %s to %s: %s", save_tmp, file, strerror(errno));
-	free(save_tmp);
-	save_tmp = NULL;
+	save_tmp[0] = '\0';
 	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fsync(fd) != 0)
 		die(1, "config save: %s saved, but its directory not flushed to disk: %s", file,
