@@ -2095,25 +2095,25 @@ port_conf_json(struct dpr_router *r, unsigned int port)
 	return o;
 }
 
-/* The static neighbours (config and neigh.add), not the learned ones. */
+/* The static neighbours (config and neigh.add; those of a port whose link
+ * is down too), not the learned ones. */
 static json_t *
 static_neighs_json(struct dpr_router *r)
 {
 	json_t *neighs = json_array();
+	struct rte_ether_addr ea;
+	uint16_t port;
 	uint32_t i;
 
 	for (i = DPR_NH_FIRST_DYNAMIC; i < DPR_NH_MAX; i++) {
-		const struct dpr_nh_info *info = dpr_nh_info(r->nh, i);
-		union dpr_nh_word w;
 		char ip[DPR_IP6_STRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
 
-		if (info == NULL || info->ip.af == 0 || !info->is_static)
+		if (!dpr_neigh_static_get(r->neigh, i, &ea, &port))
 			continue;
-		w = dpr_nh_word_get(r->nh, i);
-		rte_ether_format_addr(mac, sizeof(mac), &w.mac);
+		rte_ether_format_addr(mac, sizeof(mac), &ea);
 		json_array_append_new(neighs, json_pack("{s:s,s:s,s:s}", "address",
-			dpr_ip_fmt(&info->ip, ip, sizeof(ip)), "mac", mac,
-			"port", r->cfg->ports[w.port].name));
+			dpr_ip_fmt(&dpr_nh_info(r->nh, i)->ip, ip, sizeof(ip)), "mac", mac,
+			"port", r->cfg->ports[port].name));
 	}
 	return neighs;
 }

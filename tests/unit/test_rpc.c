@@ -1561,6 +1561,13 @@ test_read_only(void)
 	CHECK(n == json_array_size(json_object_get(res, "routes")) && n > 0,
 	      "config.get's routes: those of sources config and api: %s", last_text);
 
+	/* A static neighbour whose link is down (its MAC parked) is saved too. */
+	dpr_neigh_link(R.neigh, 0, false);
+	res = OK("config.get", NULL);
+	CHECK_EQ(json_array_size(json_object_get(res, "neighbors")), 1);
+	HAS_STR(json_array_get(json_object_get(res, "neighbors"), 0), "mac", "02:00:00:00:01:02");
+	dpr_neigh_link(R.neigh, 0, true);
+
 	/* Paged: each page a whole file with its share of the routes. */
 	ERR(DPR_RPC_INVALID_PARAMS, "config.get", "{'limit':0}", "\"limit\" must be an integer");
 	ERR(DPR_RPC_INVALID_PARAMS, "config.get", "{'after':'10.0.0.1/8'}", "\"after\" must be");
