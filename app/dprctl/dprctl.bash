@@ -79,6 +79,7 @@ _dprctl()
 		addr | neigh) COMPREPLY=($(compgen -W "add del list" -- "$cur")) ;;
 		port) COMPREPLY=($(compgen -W "list show" -- "$cur")) ;;
 		rib) COMPREPLY=($(compgen -W "check" -- "$cur")) ;;
+		config) COMPREPLY=($(compgen -W "show save" -- "$cur")) ;;
 		capture) COMPREPLY=($(compgen -W "-w --drop --exception --port -c --snaplen --seconds
 			--max-bytes status stop" -- "$cur")) ;;
 		call) COMPREPLY=($(compgen -W "route.add route.replace route.del route.get
@@ -103,6 +104,8 @@ _dprctl()
 		COMPREPLY=($(compgen -W "-w --drop --exception --port -c --snaplen --seconds
 			--max-bytes" -- "$cur")) ;;
 	route/load) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	config/save)
+		((cword == cmd_at + 2)) && COMPREPLY=($(compgen -f -- "$cur")) ;;
 	addr/add | addr/del | addr/list)
 		((cword == cmd_at + 2)) &&
 			COMPREPLY=($(compgen -W "$(_dprctl_ports "$sock")" -- "$cur")) ;;

@@ -13,8 +13,10 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -1351,20 +1354,199 @@ run_stats(int argc, char **argv)
 	json_decref(res);
 }
 
-/* --- config, rib, call ------------------------------------------------------ */
+/* --- config ------------------------------------------------------------ */
+
+/* Routes per config.get answer: a full table takes many, and dpr's control
+ * thread builds each between its other work (as route list's pages). */
+#define CONFIG_PAGE 20000
+
+/* The temporary file of "config save" ("" for none), removed if dprctl
+ * exits or is stopped before the rename. */
+static char save_tmp[PATH_MAX];
+
+static void
+remove_save_tmp(void)
+{
+	if (save_tmp[0] != '\0')
+		unlink(save_tmp);
+}
+
+/* Ctrl-C during "config save": the old file stays, the temporary one goes. */
+static void
+save_interrupted(int sig)
+{
+	remove_save_tmp();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* @p text, its lines after the first indented by two more spaces. */
+static void
+put_indented(FILE *f, const char *text)
+{
+	const char *nl;
+
+	while ((nl = strchr(text, '\n')) != NULL) {
+		fwrite(text, 1, (size_t)(nl - text), f);
+		fputs("\n  ", f);
+		text = nl + 1;
+	}
+	fputs(text, f);
+}
+
+/* The routes of one config.get answer into @p f, one a line; @p n: written so far. */
+static void
+put_routes(FILE *f, json_t *routes, size_t *n)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(routes, i, r) {
+		char *text = json_dumps(r, 0);
+
+		if (text == NULL)
+			die(1, "out of memory");
+		fprintf(f, "%s\n    %s", (*n)++ ? "," : "", text);
+		free(text);
+	}
+}
+
+/*
+ * The running configuration (config.get) as a file into @p f, named
+ * @p file in messages; its routes one a line, fetched page by page after
+ * the last one written: a full table is more than one answer holds, and
+ * dprctl keeps one page at a time. A route changed while it pages may be
+ * either way. Exits on an error. @return the number of routes.
+ */
+static size_t
+config_write(FILE *f, const char *file)
+{
+	json_t *cfg = call("config.get", json_pack("{s:i}", "limit", CONFIG_PAGE)), *v;
+	json_t *page = NULL, *routes;
+	const char *key, *sep = "";
+	size_t n = 0;
+	char *text;
+
+	fputs("{", f);
+	json_object_foreach(cfg, key, v) {
+		fprintf(f, "%s\n  \"%s\": ", sep, key);
+		sep = ",";
+		if (strcmp(key, "routes") != 0) {
+			text = json_dumps(v, JSON_INDENT(2));
+			if (text == NULL)
+				die(1, "out of memory");
+			put_indented(f, text);
+			free(text);
+			continue;
+		}
+		fputs("[", f);
+		for (routes = v;; routes = json_object_get(page, "routes")) {
+			size_t got = json_array_size(routes);
+			char *last;
+
+			put_routes(f, routes, &n);
+			if (got < CONFIG_PAGE)
+				break;
+			last = strdup(str(json_array_get(routes, got - 1), "prefix"));
+			if (last == NULL)
+				die(1, "out of memory");
+			json_decref(page);
+			page = call("config.get", json_pack("{s:i,s:s}", "limit", CONFIG_PAGE,
+							     "after", last));
+			free(last);
+		}
+		json_decref(page);
+		fputs(n ? "\n  ]" : "]", f);
+	}
+	fputs("\n}\n", f);
+	json_decref(cfg);
+	if (fflush(f) != 0 || ferror(f))
+		die(1, "config: writing %s: %s", file, strerror(errno));
+	return n;
+}
+
+/*
+ * "config save FILE": written whole or not at all. A temporary file beside
+ * it (same file system), flushed to disk, renamed over it, and the
+ * directory flushed: a crash leaves the old file or the new one. It keeps
+ * the mode of the file it replaces. dpr never opens the path itself.
+ */
+static void
+config_save(const char *file)
+{
+	char *dir = strdup(file);
+	struct stat st;
+	mode_t mask;
+	FILE *f;
+	size_t n;
+	int fd;
+
+	if (dir == NULL)
+		die(1, "out of memory");
+	if ((size_t)snprintf(save_tmp, sizeof(save_tmp), "%s.XXXXXX", file) >= sizeof(save_tmp)) {
+		save_tmp[0] = '\0';
+		die(2, "config save: %s: path too long", file);
+	}
+	fd = mkstemp(save_tmp);
+	if (fd < 0) {
+		save_tmp[0] = '\0';
+		die(2, "config save: cannot create a file in the directory of %s: %s", file,
+		    strerror(errno));
+	}
+	atexit(remove_save_tmp);
+	signal(SIGINT, save_interrupted);
+	signal(SIGTERM, save_interrupted);
+	signal(SIGHUP, save_interrupted);
+	if (stat(file, &st) == 0) {
+		(void)fchmod(fd, st.st_mode & 07777);
+	} else {
+		mask = umask(0);
+		umask(mask);
+		(void)fchmod(fd, 0666 & ~mask);
+	}
+	f = fdopen(fd, "w");
+	if (f == NULL)
+		die(1, "config save: %s: %s", save_tmp, strerror(errno));
+	n = config_write(f, save_tmp);
+	if (fsync(fd) != 0 || fclose(f) != 0)
+		die(1, "config save: writing %s: %s", save_tmp, strerror(errno));
+	if (rename(save_tmp, file) != 0)
+		die(1, "config save: cannot rename %s to %s: %s", save_tmp, file, strerror(errno));
+	save_tmp[0] = '\0';
+	fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) != 0)
+		die(1, "config save: %s saved, but its directory not flushed to disk: %s", file,
+		    strerror(errno));
+	close(fd);
+	free(dir);
+	if (json_out) {
+		json_t *res = json_pack("{s:s,s:I}", "file", file, "routes", (json_int_t)n);
+
+		print_json(res);
+		json_decref(res);
+	} else {
+		printf("saved the running configuration to %s (%zu routes)\n", file, n);
+	}
+}
 
 static void
 run_config_show(int argc, char **argv)
 {
-	json_t *res;
-
 	(void)argv;
 	if (argc != 0)
 		die(2, "usage: config show");
-	res = call("config.get", NULL);
-	print_json(res);
-	json_decref(res);
+	config_write(stdout, "standard output");
 }
+
+static void
+run_config_save(int argc, char **argv)
+{
+	if (argc != 1)
+		die(2, "usage: config save FILE");
+	config_save(argv[0]);
+}
+
+/* --- rib, call ------------------------------------------------------------------ */
 
 static void
 run_rib_check(int argc, char **argv)
@@ -1472,8 +1654,15 @@ static const struct cmd cmds[] = {
 	  "dprctl capture status", run_capture_status },
 	{ "capture stop", NULL, "", "Stop the capture running.", "dprctl capture stop",
 	  run_capture_stop },
-	{ "config show", "config", "", "The running configuration, as JSON.",
+	{ "config show", "config", "",
+	  "The running configuration as a config file: ports, addresses, static\n"
+	  "neighbours and the routes of the config and the api as they are now\n"
+	  "(FPM's and the kernel's come back from their daemons).",
 	  "dprctl config show", run_config_show },
+	{ "config save", NULL, "FILE",
+	  "Write the running configuration to FILE, atomically (a temporary file\n"
+	  "beside it, then rename): dpr started with it comes back as it is now.",
+	  "dprctl config save /etc/dpr/dpr.json", run_config_save },
 	{ "rib check", NULL, "",
 	  "Every next hop's references against the routes, candidates and neighbours\n"
 	  "holding it (exit 1 and the mismatch: a defect).",

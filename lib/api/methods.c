@@ -6,6 +6,7 @@
  * Control thread only.
  */
 #include <errno.h>
+#include <linux/rtnetlink.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "../datapath/stats.h"
 #include "../doctor/doctor.h"
 #include "../exception/exception.h"
+#include "../exception/icmp6.h"
 #include "../exception/tap.h"
 #include "../kernel/kroute.h"
 #include "../neigh/neigh.h"
@@ -1979,120 +1981,294 @@ ra_json(const struct dpr_ra_conf_port *ra)
 	return o;
 }
 
+/* --- config.get: the running state as a config file ------------------- */
+
 /*
- * The config file's static routes (source config), in its shape: "via"
- * and "port" (the gateway's port, resolved), or "nexthops" with each
- * gateway's port and weight.
+ * Does a config file reproduce route @p pf? Those of sources config and
+ * api the FIB holds. FPM's and the kernel mirror's come back from their
+ * daemons, the router's own from its addresses and neighbours, and a route
+ * waiting under the router's own would make the file invalid.
+ */
+static bool
+route_saved(struct dpr_router *r, const struct dpr_prefix *pf)
+{
+	struct dpr_route_cands c;
+	char why[160];
+
+	if (r->rib.srcs == NULL)
+		return !system_route(r, pf, why, sizeof(why));
+	return dpr_route_src_get(&r->rib, pf, &c) == 0 && c.in_fib &&
+	       (c.winner == DPR_RSRC_CONFIG || c.winner == DPR_RSRC_API);
+}
+
+/* The routes route_saved() keeps: at most this many in one answer. */
+static uint32_t
+saved_route_count(struct dpr_router *r)
+{
+	struct dpr_route_src_counts c;
+
+	if (r->rib.srcs == NULL)
+		return routes_total(r);
+	dpr_route_src_counts(&r->rib, &c);
+	return c.active[DPR_RSRC_CONFIG] + c.active[DPR_RSRC_API];
+}
+
+/*
+ * Route @p pf as the file's "routes" give it: "via" and "port", "port"
+ * alone (attached), or "nexthops" with each gateway's port and weight.
+ * The API's shape (route_nh_json()) less what the router works out.
  */
 static json_t *
-static_routes_json(const struct dpr_config *cfg)
+route_conf_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh)
 {
+	json_t *o = route_nh_json(r, pf, nh, json_object()), *m;
+	size_t i;
+
+	json_object_del(o, "type");
+	json_object_del(o, "resolved");
+	json_array_foreach(json_object_get(o, "nexthops"), i, m)
+		json_object_del(m, "resolved");
+	return o;
+}
+
+/* One step of saved_routes_json()'s walk: route @p pf, next hop @p nh. */
+static void
+saved_route_append(struct dpr_router *r, json_t *routes, const struct dpr_prefix *pf,
+		   uint32_t nh)
+{
+	/* No file states a fixed next hop (a daemon's reject routes). */
+	if (nh >= DPR_NH_FIRST_DYNAMIC && dpr_nh_info(r->nh, nh) != NULL && route_saved(r, pf))
+		json_array_append_new(routes, route_conf_json(r, pf, nh));
+}
+
+/*
+ * The routes a config file reproduces (route_saved()), in route.list's
+ * order from after @p after (NULL: the first), at most @p limit of them.
+ * The walk goes on past routes not saved (a full FPM table) in chunks.
+ */
+static json_t *
+saved_routes_json(struct dpr_router *r, const struct dpr_prefix *after, size_t limit)
+{
+	enum { CHUNK = 4096 };
+	struct dpr_fib4_route *c4 = malloc(CHUNK * sizeof(*c4));
+	struct dpr_fib6_route *c6 = malloc(CHUNK * sizeof(*c6));
+	struct dpr_fib4_route cur4 = { 0 };
+	struct dpr_fib6_route cur6 = { 0 };
+	bool from4 = after != NULL && after->addr.af == DPR_AF_IP4;
+	bool from6 = after != NULL && after->addr.af == DPR_AF_IP6;
+	json_t *routes = json_array();
+	struct dpr_prefix pf;
+	bool more = true;
+	int i, n;
+
+	if (c4 == NULL || c6 == NULL)
+		goto fail;
+	if (from4)
+		cur4 = (struct dpr_fib4_route){ .ip = after->addr.ip4, .depth = after->len };
+	if (from6) {
+		memcpy(cur6.ip, after->addr.ip6, sizeof(cur6.ip));
+		cur6.depth = after->len;
+	}
+	while (!from6 && more && json_array_size(routes) < limit) {
+		n = dpr_fib4_list(r->fib4, from4 ? &cur4 : NULL, c4, CHUNK, &more);
+		if (n < 0)
+			goto fail;
+		for (i = 0; i < n && json_array_size(routes) < limit; i++) {
+			pf = (struct dpr_prefix){ .addr = { .af = DPR_AF_IP4, .ip4 = c4[i].ip },
+						  .len = c4[i].depth };
+			saved_route_append(r, routes, &pf, c4[i].nh);
+			cur4 = c4[i];
+			from4 = true;
+		}
+	}
+	more = r->fib6 != NULL;
+	while (more && json_array_size(routes) < limit) {
+		n = dpr_fib6_list(r->fib6, from6 ? &cur6 : NULL, c6, CHUNK, &more);
+		if (n < 0)
+			goto fail;
+		for (i = 0; i < n && json_array_size(routes) < limit; i++) {
+			memset(&pf, 0, sizeof(pf));
+			pf.addr.af = DPR_AF_IP6;
+			memcpy(pf.addr.ip6, c6[i].ip, sizeof(pf.addr.ip6));
+			pf.len = c6[i].depth;
+			saved_route_append(r, routes, &pf, c6[i].nh);
+			cur6 = c6[i];
+			from6 = true;
+		}
+	}
+	free(c4);
+	free(c6);
+	return routes;
+fail:
+	json_decref(routes);
+	free(c4);
+	free(c6);
+	return NULL;
+}
+
+/*
+ * A port's addresses for the file: all it has now, less the link-local
+ * one dpr derives from its MAC (setup_link_local()) unless the file gave
+ * it, so a new MAC gets a new one. *@p has6: one of them is IPv6.
+ */
+static json_t *
+port_addrs_conf_json(struct dpr_router *r, unsigned int port, bool *has6)
+{
+	const struct dpr_port_conf *pc = &r->cfg->ports[port];
+	struct dpr_prefix ll = { .addr = { .af = DPR_AF_IP6 }, .len = 64 };
+	const struct dpr_prefix *list;
 	char buf[DPR_PREFIX_STRLEN];
 	json_t *a = json_array();
-	unsigned int i, k;
+	unsigned int k, j, n;
 
-	/* A config may carry a full table: the answer stays one page long
-	 * (route.list pages through the routes themselves). */
-	for (i = 0; i < cfg->n_routes && i < LIST_DEFAULT; i++) {
-		const struct dpr_route_conf *rc = &cfg->routes[i];
-		json_t *o = json_object(), *nhs;
-
-		dpr_prefix_fmt(&rc->prefix, buf, sizeof(buf));
-		json_object_set_new(o, "prefix", json_string(buf));
-		if (rc->n_nexthops == 0) {
-			if (rc->has_via) {
-				dpr_ip_fmt(&rc->via, buf, sizeof(buf));
-				json_object_set_new(o, "via", json_string(buf));
-			}
-			json_object_set_new(o, "port", json_string(cfg->ports[rc->port].name));
-			json_array_append_new(a, o);
-			continue;
+	list = dpr_ifaddr_list(&r->addrs, port, &n);
+	dpr_ip6_link_local_from_mac(&r->ports[port].mac, ll.addr.ip6);
+	*has6 = false;
+	for (k = 0; k < n; k++) {
+		if (memcmp(&list[k], &ll, sizeof(ll)) == 0) {
+			for (j = 0; j < pc->n_addrs && memcmp(&pc->addrs[j], &ll, sizeof(ll)) != 0; j++)
+				;
+			if (j == pc->n_addrs)
+				continue;
 		}
-		nhs = json_array();
-		for (k = 0; k < rc->n_nexthops; k++) {
-			const struct dpr_route_nh_conf *nc = &rc->nexthops[k];
-
-			json_array_append_new(nhs, json_pack("{s:s,s:s,s:i}",
-				"via", dpr_ip_fmt(&nc->via, buf, sizeof(buf)),
-				"port", cfg->ports[nc->port].name,
-				"weight", (json_int_t)nc->weight));
-		}
-		json_object_set_new(o, "nexthops", nhs);
-		json_array_append_new(a, o);
+		*has6 |= list[k].addr.af == DPR_AF_IP6;
+		json_array_append_new(a, json_string(dpr_prefix_fmt(&list[k], buf, sizeof(buf))));
 	}
 	return a;
 }
 
 static json_t *
-m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
+port_conf_json(struct dpr_router *r, unsigned int port)
 {
-	static const char *const keys[] = { NULL };
-	json_t *res, *ports, *neighs;
-	unsigned int i;
+	const struct dpr_port_conf *pc = &r->cfg->ports[port];
+	json_t *o = json_pack("{s:s,s:s}", "name", pc->name, "device", pc->device), *ra;
+	bool has6;
 
-	if (param_keys(params, "config.get", keys, e) < 0)
-		return NULL;
-	ports = json_array();
-	for (i = 0; i < r->cfg->n_ports; i++) {
-		const struct dpr_port_conf *pc = &r->cfg->ports[i];
-		json_t *o = json_pack("{s:s,s:s,s:i,s:b,s:b,s:b}", "name", pc->name, "device", pc->device,
-				      "mtu", pc->mtu, "transparent", pc->transparent,
-				      "broadcast_echo", pc->broadcast_echo,
-				      "forward_directed_broadcast", pc->forward_directed_broadcast);
+	if (pc->has_mac) {
+		char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
-		json_object_set_new(o, "tap", pc->tap[0] ? json_string(pc->tap) : json_false());
-
-		if (pc->has_mac) {
-			char mac[RTE_ETHER_ADDR_FMT_SIZE];
-
-			rte_ether_format_addr(mac, sizeof(mac), &pc->mac);
-			json_object_set_new(o, "mac", json_string(mac));
-		}
-		json_object_set_new(o, "addresses", addr_list_json(r, (int)i));
-		if (pc->ra.enabled)
-			json_object_set_new(o, "router_advertisements", ra_json(&pc->ra));
-		json_array_append_new(ports, o);
+		rte_ether_format_addr(mac, sizeof(mac), &pc->mac);
+		json_object_set_new(o, "mac", json_string(mac));
 	}
-	neighs = json_array();
+	json_object_set_new(o, "mtu", json_integer(pc->mtu));
+	json_object_set_new(o, "tap", pc->tap[0] ? json_string(pc->tap) : json_false());
+	json_object_set_new(o, "transparent", json_boolean(pc->transparent));
+	json_object_set_new(o, "broadcast_echo", json_boolean(pc->broadcast_echo));
+	json_object_set_new(o, "forward_directed_broadcast",
+			    json_boolean(pc->forward_directed_broadcast));
+	json_object_set_new(o, "neighbor_learning",
+			    json_string(dpr_config_neigh_learning_name(pc->neighbor_learning)));
+	json_object_set_new(o, "addresses", port_addrs_conf_json(r, port, &has6));
+	if (pc->ra.enabled) {
+		ra = ra_json(&pc->ra);
+		/* Its last IPv6 address deleted, the port advertises nothing;
+		 * the file must say so to be accepted. */
+		if (!has6)
+			json_object_set_new(ra, "enabled", json_false());
+		json_object_set_new(o, "router_advertisements", ra);
+	}
+	return o;
+}
+
+/* The static neighbours (config and neigh.add; those of a port whose link
+ * is down too), not the learned ones. */
+static json_t *
+static_neighs_json(struct dpr_router *r)
+{
+	json_t *neighs = json_array();
+	struct rte_ether_addr ea;
+	uint16_t port;
+	uint32_t i;
+
 	for (i = DPR_NH_FIRST_DYNAMIC; i < DPR_NH_MAX; i++) {
-		const struct dpr_nh_info *info = dpr_nh_info(r->nh, i);
-		union dpr_nh_word w;
 		char ip[DPR_IP6_STRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
 
-		if (info == NULL || info->ip.af == 0 || !info->is_static)
+		if (!dpr_neigh_static_get(r->neigh, i, &ea, &port))
 			continue;
-		w = dpr_nh_word_get(r->nh, i);
-		rte_ether_format_addr(mac, sizeof(mac), &w.mac);
+		rte_ether_format_addr(mac, sizeof(mac), &ea);
 		json_array_append_new(neighs, json_pack("{s:s,s:s,s:s}", "address",
-			dpr_ip_fmt(&info->ip, ip, sizeof(ip)), "mac", mac,
-			"port", r->cfg->ports[w.port].name));
+			dpr_ip_fmt(&dpr_nh_info(r->nh, i)->ip, ip, sizeof(ip)), "mac", mac,
+			"port", r->cfg->ports[port].name));
 	}
-	res = json_pack("{s:s,s:o,s:o,s:{s:s,s:s},s:{s:i,s:i,s:s,s:i,s:i,s:s,s:i},s:i,s:i,s:i}",
-			"file", r->cfg->path, "ports", ports, "neighbors", neighs,
-			"control", "socket", r->cfg->socket, "group", r->cfg->socket_group,
-			"fib", "ipv4_max_routes", (json_int_t)r->cfg->ip4_max_routes,
-			"ipv4_tbl8_groups", (json_int_t)r->cfg->ip4_tbl8_groups,
-			"ipv4_algorithm", dpr_fib_algo_name(r->cfg->ip4_algorithm),
-			"ipv6_max_routes", (json_int_t)r->cfg->ip6_max_routes,
-			"ipv6_tbl8_groups", (json_int_t)r->cfg->ip6_tbl8_groups,
-			"ipv6_algorithm", dpr_fib_algo_name(r->cfg->ip6_algorithm),
-			"learned_neighbors_max", (json_int_t)r->cfg->learned_neighbors_max,
-			"routes", (json_int_t)routes_total(r),
-			"ipv4_routes", (json_int_t)route_count(r, DPR_AF_IP4),
-			"ipv6_routes", (json_int_t)route_count(r, DPR_AF_IP6));
-	json_object_set_new(res, "static_routes", static_routes_json(r->cfg));
-	/* The route feeds and the metrics endpoint, as running (defaults filled in). */
-	if (r->cfg->fpm.enabled)
+	return neighs;
+}
+
+/* "kernel_routes", as the file gives it (RTPROT_KERNEL, always ignored, left out). */
+static json_t *
+kernel_routes_conf_json(const struct dpr_kroute_conf *kc)
+{
+	json_t *ignore = json_array();
+	unsigned int p;
+
+	for (p = 0; p <= UINT8_MAX; p++) {
+		const char *name = dpr_route_proto_name((uint8_t)p);
+
+		if (p == RTPROT_KERNEL || !(kc->ignore_protocols[p / 64] & (UINT64_C(1) << (p % 64))))
+			continue;
+		json_array_append_new(ignore, name != NULL ? json_string(name) : json_integer(p));
+	}
+	return json_pack("{s:I,s:o,s:I}", "table", (json_int_t)kc->table, "ignore_protocols", ignore,
+			 "socket_buffer", (json_int_t)kc->socket_buffer);
+}
+
+/*
+ * config.get: the running state as a config file dpr --check accepts and
+ * that reproduces it at the next start: the file's settings, the
+ * addresses, static neighbours and the routes route_saved() keeps as they
+ * are now. Routes: all of them in one answer up to LIST_MAX; beyond, in
+ * pages of "limit" after the last one of the previous page ("after"),
+ * each page a whole file with its share of the routes.
+ */
+static json_t *
+m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
+{
+	static const char *const keys[] = { "limit", "after", NULL };
+	const struct dpr_config *cfg = r->cfg;
+	uint64_t limit = LIST_MAX + 1;
+	struct dpr_prefix cursor;
+	json_t *res, *ports, *routes;
+	const char *after;
+	unsigned int i;
+
+	if (param_keys(params, "config.get", keys, e) < 0 ||
+	    param_uint(params, "config.get", "limit", 1, LIST_MAX, &limit, e) < 0 ||
+	    param_str(params, "config.get", "after", false, &after, e) < 0)
+		return NULL;
+	if (after != NULL && dpr_prefix_parse(after, false, &cursor, NULL, 0) < 0)
+		return FAIL(DPR_RPC_INVALID_PARAMS,
+			    "config.get: \"after\" must be the last route prefix of the previous page");
+	if (limit > LIST_MAX && saved_route_count(r) > LIST_MAX)
+		return FAIL(DPR_RPC_NO_SPACE,
+			    "config.get: %u routes to save are more than one answer holds (%u): page them with \"limit\" and \"after\" (dprctl config save does)",
+			    saved_route_count(r), LIST_MAX);
+	routes = saved_routes_json(r, after != NULL ? &cursor : NULL, (size_t)limit);
+	if (routes == NULL)
+		return FAIL(DPR_RPC_INTERNAL_ERROR, "config.get: out of memory");
+	ports = json_array();
+	for (i = 0; i < cfg->n_ports; i++)
+		json_array_append_new(ports, port_conf_json(r, i));
+	res = json_pack("{s:o,s:o,s:o,s:{s:s},s:{s:i,s:i,s:s,s:i,s:i,s:s,s:i}}",
+			"ports", ports, "routes", routes, "neighbors", static_neighs_json(r),
+			"control", "socket", cfg->socket,
+			"fib", "ipv4_max_routes", (json_int_t)cfg->ip4_max_routes,
+			"ipv4_tbl8_groups", (json_int_t)cfg->ip4_tbl8_groups,
+			"ipv4_algorithm", dpr_fib_algo_name(cfg->ip4_algorithm),
+			"ipv6_max_routes", (json_int_t)cfg->ip6_max_routes,
+			"ipv6_tbl8_groups", (json_int_t)cfg->ip6_tbl8_groups,
+			"ipv6_algorithm", dpr_fib_algo_name(cfg->ip6_algorithm),
+			"learned_neighbors_max", (json_int_t)cfg->learned_neighbors_max);
+	if (cfg->socket_group[0] != '\0')
+		json_object_set_new(json_object_get(res, "control"), "group",
+				    json_string(cfg->socket_group));
+	/* The route feeds and the metrics endpoint, defaults filled in. */
+	if (cfg->fpm.enabled)
 		json_object_set_new(res, "fpm", json_pack("{s:s,s:I,s:I}",
-			"listen", r->cfg->fpm.listen, "table", (json_int_t)r->cfg->fpm.table,
-			"grace_s", (json_int_t)r->cfg->fpm.grace_s));
-	if (r->cfg->kernel_routes.enabled)
-		json_object_set_new(res, "kernel_routes", json_pack("{s:I,s:I}",
-			"table", (json_int_t)r->cfg->kernel_routes.table,
-			"socket_buffer", (json_int_t)r->cfg->kernel_routes.socket_buffer));
-	if (r->cfg->metrics.enabled)
-		json_object_set_new(res, "metrics", json_pack("{s:s}", "listen",
-							      r->cfg->metrics.listen));
+			"listen", cfg->fpm.listen, "table", (json_int_t)cfg->fpm.table,
+			"grace_s", (json_int_t)cfg->fpm.grace_s));
+	if (cfg->kernel_routes.enabled)
+		json_object_set_new(res, "kernel_routes", kernel_routes_conf_json(&cfg->kernel_routes));
+	if (cfg->metrics.enabled)
+		json_object_set_new(res, "metrics", json_pack("{s:s}", "listen", cfg->metrics.listen));
 	return res;
 }
 
@@ -2136,7 +2312,7 @@ const struct dpr_method dpr_method_table[] = {
 	{ "capture.get", m_capture_get, "the capture's state and counts" },
 	{ "capture.stop", m_capture_stop, "stop the capture" },
 	{ "stats.get", m_stats_get, "counters per port and worker" },
-	{ "config.get", m_config_get, "the running configuration" },
+	{ "config.get", m_config_get, "the running configuration as a config file: [limit, after] to page its routes" },
 	{ "rib.check", m_rib_check, "check every next hop's references against the routes, candidates and neighbours holding it" },
 	{ NULL, NULL, NULL },
 };

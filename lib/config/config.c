@@ -180,6 +180,19 @@ get_bool(struct parser *ps, const char *path, json_t *obj, const char *key, bool
 	return 0;
 }
 
+/* ports[].neighbor_learning, by enum dpr_neigh_learning. */
+static const char *const learning_modes[] = {
+	[DPR_NEIGH_LEARN] = "learn",
+	[DPR_NEIGH_IGNORE_GRATUITOUS] = "ignore_gratuitous",
+	[DPR_NEIGH_STATIC_ONLY] = "static_only",
+};
+
+const char *
+dpr_config_neigh_learning_name(enum dpr_neigh_learning mode)
+{
+	return (unsigned int)mode < RTE_DIM(learning_modes) ? learning_modes[mode] : NULL;
+}
+
 static bool
 valid_port_name(const char *s)
 {
@@ -477,16 +490,12 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		}
 		tr = json_object_get(obj, "neighbor_learning");
 		if (tr != NULL) {
-			static const char *const modes[] = {
-				[DPR_NEIGH_LEARN] = "learn",
-				[DPR_NEIGH_IGNORE_GRATUITOUS] = "ignore_gratuitous",
-				[DPR_NEIGH_STATIC_ONLY] = "static_only",
-			};
 			const char *v = json_is_string(tr) ? json_string_value(tr) : NULL;
 
-			for (k = 0; v != NULL && k < RTE_DIM(modes) && strcmp(v, modes[k]) != 0; k++)
+			for (k = 0; v != NULL && k < RTE_DIM(learning_modes) &&
+			     strcmp(v, learning_modes[k]) != 0; k++)
 				;
-			if (v == NULL || k == RTE_DIM(modes))
+			if (v == NULL || k == RTE_DIM(learning_modes))
 				return fail(ps, path, "neighbor_learning%s%s%s: expected \"learn\", \"ignore_gratuitous\" or \"static_only\"%s%s",
 					    v != NULL ? " \"" : "", v != NULL ? v : "", v != NULL ? "\"" : "",
 					    v == NULL ? ", got " : "", v == NULL ? type_name(tr) : "");

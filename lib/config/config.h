@@ -215,6 +215,9 @@ struct dpr_ifaddrs;
  */
 void dpr_config_addresses(const struct dpr_config *cfg, struct dpr_ifaddrs *t);
 
+/** "learn", "ignore_gratuitous", "static_only": as the file names @p mode. */
+const char *dpr_config_neigh_learning_name(enum dpr_neigh_learning mode);
+
 /** Index of the port named @p name, or -1. */
 int dpr_config_port_index(const struct dpr_config *cfg, const char *name);
 

@@ -255,6 +255,29 @@ dpr_neigh_learned(const struct dpr_neigh *n)
 	return n->n_learned;
 }
 
+bool
+dpr_neigh_static_get(const struct dpr_neigh *n, uint32_t idx, struct rte_ether_addr *mac,
+		     uint16_t *port)
+{
+	const struct dpr_nh_info *info = dpr_nh_info(n->r->nh, idx);
+	union dpr_nh_word w;
+
+	if (idx >= DPR_NH_MAX || info == NULL || info->ip.af == 0)
+		return false;
+	/* Unresolved while its link is down, its MAC kept aside. */
+	if (n->parked_port[idx] != 0) {
+		*mac = n->parked_mac[idx];
+		*port = (uint16_t)(n->parked_port[idx] - 1);
+		return true;
+	}
+	if (!info->is_static)
+		return false;
+	w = dpr_nh_word_get(n->r->nh, idx);
+	*mac = w.mac;
+	*port = w.port;
+	return true;
+}
+
 unsigned int
 dpr_neigh_refs_held(const struct dpr_neigh *n, uint32_t idx)
 {

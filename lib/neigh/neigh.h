@@ -196,6 +196,14 @@ void dpr_neigh_timers(struct dpr_neigh *n);
 uint32_t dpr_neigh_learned(const struct dpr_neigh *n);
 
 /**
+ * Is next hop @p idx a static neighbour (neighbors of the config,
+ * neigh.add), one parked by its link going down included? If so its MAC
+ * and dpr port into *@p mac and *@p port: what the config file states.
+ */
+bool dpr_neigh_static_get(const struct dpr_neigh *n, uint32_t idx, struct rte_ether_addr *mac,
+			  uint16_t *port);
+
+/**
  * References module neigh holds itself on next hop @p idx, besides its host
  * route's (which is the FIB's): 0 or 1 (a static link-local entry's).
  */

@@ -938,6 +938,41 @@ str_is(const json_t *o, const char *key, const char *want)
 	return v != NULL && strcmp(v, want) == 0;
 }
 
+/* The weight of member @p via on @p port in config.get's "nexthops", or 0. */
+static json_int_t
+weight_of(const json_t *nhs, const char *via, const char *port)
+{
+	const json_t *m;
+	size_t i;
+
+	json_array_foreach(nhs, i, m)
+		if (str_is(m, "via", via) && str_is(m, "port", port))
+			return json_integer_value(json_object_get(m, "weight"));
+	return 0;
+}
+
+/* member_text() of two groups: the same members, in any order. */
+static bool
+same_members(const char *x, const char *y)
+{
+	char *a = strdup(x), *save = NULL, *t;
+	unsigned int n = 0;
+	bool same = a != NULL;
+
+	for (t = same ? strtok_r(a, " ", &save) : NULL; t != NULL; t = strtok_r(NULL, " ", &save)) {
+		const char *at = strstr(y, t);
+		size_t len = strlen(t);
+
+		n++;
+		if (at == NULL || (at != y && at[-1] != ' ') || (at[len] != ' ' && at[len] != '\0'))
+			same = false;
+	}
+	free(a);
+	for (t = strchr(y, ' '); t != NULL; t = strchr(t + 1, ' '))
+		n--;
+	return same && (y[0] != '\0' ? n == 1 : n == 0);
+}
+
 static uint32_t
 config_route_nh(struct dpr_router *r, const char *prefix)
 {
@@ -968,7 +1003,7 @@ test_config(void)
 	struct dpr_route_cands cands;
 	uint32_t base_nhs, g, g6, plain;
 	json_t *res, *routes, *nhs;
-	char text[512], *out;
+	char text[512], before[RTE_DIM(prefixes)][512], *out, *text_out;
 	struct dpr_ip a;
 	unsigned int i;
 
@@ -1018,25 +1053,24 @@ test_config(void)
 	CHECK_EQ(plain, (uint32_t)dpr_nh_find(C.nh, &a));
 	CHECK_EQ(dpr_nh_group_count(C.nh), 2);
 
-	/* config.get shows them in the file's shape. */
+	/* config.get shows them in the file's shape (route.list's order:
+	 * IPv4, then IPv6). */
 	out = dpr_rpc_handle_text(&C, get, strlen(get));
 	res = out != NULL ? json_loads(out, 0, NULL) : NULL;
-	routes = json_object_get(json_object_get(res, "result"), "static_routes");
+	routes = json_object_get(json_object_get(res, "result"), "routes");
 	CHECK_EQ(json_array_size(routes), RTE_DIM(prefixes));
 	nhs = json_object_get(json_array_get(routes, 0), "nexthops");
 	CHECK(json_array_size(nhs) == 2 && json_object_get(json_array_get(routes, 0), "via") == NULL &&
 	      str_is(json_array_get(routes, 0), "prefix", "10.9.0.0/16") &&
-	      str_is(json_array_get(nhs, 0), "via", "10.0.2.2") &&
-	      str_is(json_array_get(nhs, 0), "port", "p1") &&
-	      json_integer_value(json_object_get(json_array_get(nhs, 0), "weight")) == 2 &&
-	      str_is(json_array_get(nhs, 1), "port", "p2") &&
-	      json_integer_value(json_object_get(json_array_get(nhs, 1), "weight")) == 1,
+	      weight_of(nhs, "10.0.2.2", "p1") == 2 && weight_of(nhs, "10.0.3.2", "p2") == 1,
 	      "config.get: %s", out != NULL ? out : "(none)");
-	nhs = json_object_get(json_array_get(routes, 1), "nexthops");
-	CHECK(json_array_size(nhs) == 2 && str_is(json_array_get(nhs, 1), "via", "fe80::2") &&
-	      str_is(json_array_get(nhs, 1), "port", "p2") &&
-	      json_integer_value(json_object_get(json_array_get(nhs, 1), "weight")) == 5,
+	nhs = json_object_get(json_array_get(routes, 3), "nexthops");
+	CHECK(json_array_size(nhs) == 2 && str_is(json_array_get(routes, 3), "prefix", "2001:db8:9::/48") &&
+	      weight_of(nhs, "fe80::2", "p2") == 5 && weight_of(nhs, "2001:db8:2::2", "p1") == 1,
 	      "config.get, IPv6: %s", out != NULL ? out : "(none)");
+	text_out = json_dumps(json_object_get(res, "result"), 0);
+	for (i = 0; i < RTE_DIM(prefixes); i++)
+		member_text(C.nh, config_route_nh(&C, prefixes[i]), before[i], sizeof(before[i]));
 	json_decref(res);
 	free(out);
 
@@ -1054,6 +1088,20 @@ test_config(void)
 	a = ip4(IP(10, 0, 2, 2));
 	CHECK(dpr_nh_find(C.nh, &a) >= 0, "the static neighbour stays");
 	test_router_free(&C);
+
+	/* A router started from config.get's answer has the same groups
+	 * (one rig at a time: they share the FIB's memory names). */
+	if (text_out != NULL && test_router_init(&C, text_out, "test_ecmp (config.get)") == 0) {
+		for (i = 0; i < RTE_DIM(prefixes); i++) {
+			member_text(C.nh, config_route_nh(&C, prefixes[i]), text, sizeof(text));
+			CHECK(same_members(before[i], text), "%s after config.get: %s, was %s",
+			      prefixes[i], text, before[i]);
+		}
+		test_router_free(&C);
+	} else {
+		CHECK(false, "a router from config.get's answer: %s", text_out ? text_out : "(none)");
+	}
+	free(text_out);
 }
 
 /* --- on a router: a worker ------------------------------------------------------- */
