@@ -1026,7 +1026,10 @@ test_route_load(void)
 	HAS_INT(res, "routes", before.routes + 6);
 	HAS_INT(res, "ipv4_routes", before.routes + 6);
 	HAS_INT(res, "ipv6_routes", 0);
-	CHECK_EQ(json_object_size(res), 4);
+	HAS_INT(res, "added", 6);
+	HAS_INT(res, "deleted", 0);
+	CHECK(json_is_false(json_object_get(res, "checked_only")), "applied");
+	CHECK_EQ(json_object_size(res), 7);
 	CHECK(strcmp(route_field("203.0.114.1", "type"), "connected") == 0, "dev p0");
 	CHECK(strcmp(route_field("203.0.114.1", "port"), "p0") == 0, "dev p0");
 	CHECK(strcmp(route_field("203.0.116.1", "via"), "10.0.1.2") == 0, "via dev");
@@ -1035,10 +1038,32 @@ test_route_load(void)
 				   " 'del 203.0.115.0/24', 'del 203.0.116.0/24',"
 				   " 'del 203.0.117.0/24', 'del 203.0.118.0/24']"), "result");
 	HAS_INT(res, "loaded", 6);
+	HAS_INT(res, "added", 1);
+	HAS_INT(res, "deleted", 5);
 	HAS_INT(res, "routes", before.routes + 1);
 	CHECK(strcmp(route_field("203.0.114.1", "via"), "10.0.2.2") == 0, "replaced by load");
 	CHECK(strcmp(route_prefix("203.0.113.1"), "") == 0, "deleted by load");
 	CHECK_EQ(neigh_refs("10.0.2.44"), -1);
+	/* "check": every entry taken as route.load would, nothing applied,
+	 * no next hop left held. */
+	{
+		struct snapshot cb = snap();
+
+		res = json_object_get(call("route.load", "{'check':true,'routes':['203.0.120.0/24 via 10.0.2.2',"
+						     "'203.0.121.0/24 via 10.0.2.46']}"), "result");
+		HAS_INT(res, "loaded", 2);
+		HAS_INT(res, "added", 2);
+		CHECK(json_is_true(json_object_get(res, "checked_only")), "check only");
+		CHECK(strcmp(route_prefix("203.0.120.1"), "") == 0, "a check applies nothing");
+		CHECK_EQ(neigh_refs("10.0.2.46"), -1);
+		SAME(snap(), cb);
+		CHECK(strstr(check_error(call("route.load", "{'check':true,'routes':['del 203.0.120.0/24']}"),
+					 DPR_RPC_NOT_FOUND, "7", __LINE__) ?: "", "no such route") != NULL,
+		      "a check finds what a load would refuse");
+		CHECK(strstr(check_error(call("route.load", "{'check':1,'routes':[]}"),
+					 DPR_RPC_INVALID_PARAMS, "7", __LINE__) ?: "",
+			     "\"check\" must be true or false") != NULL, "check is a boolean");
+	}
 	/* The same prefix twice in one load: the last one wins. */
 	res = json_object_get(load("['203.0.113.0/24 via 10.0.2.2', '203.0.113.0/24 via 10.0.2.45']"),
 			      "result");
