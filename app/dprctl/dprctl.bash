@@ -61,15 +61,15 @@ _dprctl()
 	-w | --write)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	via | from | weight | sport | dport | --limit | -c | --count | --snaplen | --seconds | --max-bytes)
+	via | from | weight | sport | dport | --limit | -c | --count | --snaplen | --seconds | --max-bytes | lladdr)
 		return ;;
 	esac
 
 	if [ -z "$cmd" ]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "-s --socket -j --json -h --help" -- "$cur"))
+			COMPREPLY=($(compgen -W "-s --socket -j --json -6 -h --help -V --version" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "route addr neigh port stats doctor capture config rib call" -- "$cur"))
+			COMPREPLY=($(compgen -W "route addr neigh port stats doctor capture config rib call help" -- "$cur"))
 		fi
 		return
 	fi
@@ -79,6 +79,8 @@ _dprctl()
 		addr | neigh) COMPREPLY=($(compgen -W "add del list" -- "$cur")) ;;
 		port) COMPREPLY=($(compgen -W "list show" -- "$cur")) ;;
 		rib) COMPREPLY=($(compgen -W "check" -- "$cur")) ;;
+		stats) COMPREPLY=($(compgen -W "$(_dprctl_ports "$sock")" -- "$cur")) ;;
+		help) COMPREPLY=($(compgen -W "route addr neigh port stats doctor capture config rib call" -- "$cur")) ;;
 		config) COMPREPLY=($(compgen -W "show save" -- "$cur")) ;;
 		capture) COMPREPLY=($(compgen -W "-w --drop --exception --port -c --snaplen --seconds
 			--max-bytes status stop" -- "$cur")) ;;
@@ -91,26 +93,31 @@ _dprctl()
 	fi
 	case $cmd/$sub in
 	route/add | route/replace)
-		((cword > cmd_at + 2)) &&
-			COMPREPLY=($(compgen -W "via dev weight" -- "$cur")) ;;
+		if ((cword == cmd_at + 2)); then
+			COMPREPLY=($(compgen -W "default" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "via dev weight" -- "$cur"))
+		fi ;;
 	route/get)
 		((cword > cmd_at + 2)) &&
 			COMPREPLY=($(compgen -W "from proto sport dport" -- "$cur")) ;;
-	route/list) COMPREPLY=($(compgen -W "--limit source" -- "$cur")) ;;
+	route/list | route/show) COMPREPLY=($(compgen -W "default --limit source dev" -- "$cur")) ;;
 	port/show)
 		((cword == cmd_at + 2)) &&
 			COMPREPLY=($(compgen -W "$(_dprctl_ports "$sock")" -- "$cur")) ;;
 	capture/*)
 		COMPREPLY=($(compgen -W "-w --drop --exception --port -c --snaplen --seconds
 			--max-bytes" -- "$cur")) ;;
-	route/load) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	route/load) COMPREPLY=($(compgen -f -W "--partial" -- "$cur")) ;;
 	config/save)
 		((cword == cmd_at + 2)) && COMPREPLY=($(compgen -f -- "$cur")) ;;
-	addr/add | addr/del | addr/list)
-		((cword == cmd_at + 2)) &&
-			COMPREPLY=($(compgen -W "$(_dprctl_ports "$sock")" -- "$cur")) ;;
+	addr/add | addr/del)
+		((cword == cmd_at + 3)) && COMPREPLY=($(compgen -W "dev" -- "$cur")) ;;
+	addr/list | addr/show | neigh/list | neigh/show)
+		((cword == cmd_at + 2)) && COMPREPLY=($(compgen -W "dev" -- "$cur")) ;;
 	neigh/add)
-		((cword == cmd_at + 4)) && COMPREPLY=($(compgen -W "dev" -- "$cur")) ;;
+		((cword == cmd_at + 3)) && COMPREPLY=($(compgen -W "lladdr" -- "$cur"))
+		((cword == cmd_at + 5)) && COMPREPLY=($(compgen -W "dev" -- "$cur")) ;;
 	neigh/del)
 		((cword == cmd_at + 3)) && COMPREPLY=($(compgen -W "dev" -- "$cur")) ;;
 	esac

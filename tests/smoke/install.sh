@@ -73,11 +73,13 @@ complete_words() {
 		_ "$ROOT$DATADIR/bash-completion/completions/dprctl" "$@"
 }
 got=$(complete_words dprctl "")
-check "completion offers the commands ($got)" test "$got" = "route addr neigh port stats doctor capture config rib call"
+check "completion offers the commands ($got)" test "$got" = "route addr neigh port stats doctor capture config rib call help"
 got=$(complete_words dprctl -s /tmp/x route "")
 check "completion offers route's subcommands ($got)" test "$got" = "add replace del get list load"
 got=$(complete_words dprctl capture --drop mar)
 check "completion offers capture's drop reasons ($got)" test "$got" = "martian"
+got=$(complete_words dprctl neigh add 10.0.0.1 "")
+check "completion offers iproute2's lladdr ($got)" test "$got" = "lladdr"
 got=$(complete_words dprctl --j)
 check "completion offers options ($got)" test "$got" = "--json"
 
