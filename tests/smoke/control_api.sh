@@ -51,7 +51,7 @@ expect_error 1 "exists" route add 198.51.100.0/24 via 10.0.2.2
 check "route replace" ctl route replace 198.51.100.0/24 via 10.0.2.2 dev p1
 check "route del" ctl route del 198.51.100.0/24
 check "traffic stops with the route" fails pings 198.51.100.7
-expect_error 1 "route.del 198.51.100.0/24: no such route" route del 198.51.100.0/24
+expect_error 1 "route del 198.51.100.0/24: no such route" route del 198.51.100.0/24
 expect_error 1 'did you mean "10.0.0.0/8"' route add 10.0.0.1/8 via 10.0.2.2
 expect_error 1 "not on a connected subnet" route add 10.9.0.0/16 via 192.0.2.1
 expect_error 1 "connected subnet" route del 10.0.1.0/24
