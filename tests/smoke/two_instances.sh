@@ -14,7 +14,8 @@ source "$(dirname "$0")/lib.sh"
 need_root
 
 two_hosts
-MPORT=$((20000 + 0x$TAG % 20000)) FPORT=$((40000 + 0x$TAG % 20000))
+# Below the ephemeral range (32768-60999), where a client socket could sit.
+MPORT=$((20000 + 0x$TAG % 6000)) FPORT=$((26000 + 0x$TAG % 6000))
 two_hosts_config "$WORK/dpr.json" 2 "\"metrics\": {\"listen\": \"127.0.0.1:$MPORT\"},
   \"fpm\": {\"listen\": \"127.0.0.1:$FPORT\"}"
 start_dpr "$WORK/dpr.json" -l 0,1 -- --idle-sleep 100
