@@ -48,10 +48,11 @@ build() { # build DIR MESON-OPTIONS...
 # run_suites DIR LABEL: meson test per suite; every test counts once
 run_suites() {
 	local dir=$1 label=$2 s result name skip=
-	# The full-table smoke tests (suite "table") run in the release build
-	# only: a minute or more each under the sanitizers, for checks of
-	# tables the unit tests run there anyway.
-	[ "$label" = asan ] && skip="--no-suite table"
+	# The full-table smoke tests (suite "table") and the long table
+	# churns and saves (suite "long") run in the release build only: a
+	# minute or more each under the sanitizers, for checks of tables the
+	# unit tests run there anyway.
+	[ "$label" = asan ] && skip="--no-suite table --no-suite long"
 	for s in $SUITES; do
 		rm -f "$dir/meson-logs/testlog.json"
 		# shellcheck disable=SC2086
