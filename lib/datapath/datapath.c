@@ -39,7 +39,7 @@ const char *const dpr_exc_names[DPR_EXC_MAX] = {
  * protocol: slow protocols, EtherType 0x8809, to 01:80:C2:00:00:02 (IEEE
  * 802.1AX 6.2.11.2).
  */
-const struct rte_ether_addr dpr_l2_control_groups[] = {
+const struct rte_ether_addr dpr_l2_control_groups[DPR_L2_CONTROL_GROUPS] = {
 	/* LLDP (IEEE 802.1AB 7.1): nearest bridge, nearest non-TPMR bridge,
 	 * nearest customer bridge. */
 	{ { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e } },
@@ -52,7 +52,6 @@ const struct rte_ether_addr dpr_l2_control_groups[] = {
 	{ { 0x09, 0x00, 0x2b, 0x00, 0x00, 0x05 } },
 	{ { 0x09, 0x00, 0x2b, 0x00, 0x00, 0x04 } },
 };
-const unsigned int dpr_l2_control_n_groups = RTE_DIM(dpr_l2_control_groups);
 
 #define LLC_UI 0x03  /* IEEE 802.2 unnumbered information */
 

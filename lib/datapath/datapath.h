@@ -298,14 +298,14 @@ void dpr_worker_prepare(struct dpr_worker *w);
  * length with LLC DSAP and SSAP 0xFE), addressed to @p mac or to one of
  * that protocol's link-local groups. The one place that decides which
  * non-IP frames are handed to the host stack (DPR_EXC_L2_CONTROL); the
- * multicast filter a port opens at start (lib/port) takes its groups from
+ * multicast filter a port opens at start (lib/port) lets in
  * dpr_l2_control_groups.
  */
 bool dpr_l2_control(const struct rte_mbuf *m, const struct rte_ether_addr *mac);
 
 /** The link-local groups of the protocols dpr_l2_control() accepts. */
-extern const struct rte_ether_addr dpr_l2_control_groups[];
-extern const unsigned int dpr_l2_control_n_groups;
+#define DPR_L2_CONTROL_GROUPS 7
+extern const struct rte_ether_addr dpr_l2_control_groups[DPR_L2_CONTROL_GROUPS];
 
 /**
  * The reference path for one packet of burst @p b, from its Ethernet header
