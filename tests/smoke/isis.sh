@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# IS-IS end to end: FRR (zebra with dplane_fpm_nl, and isisd) runs beside
+# dpr in a router namespace and speaks IS-IS through dpr's TAP dpr-p1 with
+# a second FRR (zebra and isisd) in namespace b1 (10.0.2.2, behind p1),
+# which announces 10.77.0.0/24 (a veth of its own, redistributed);
+# h1 sends from behind p0.
+#   the adjacency comes Up on both sides (IS-IS hellos, 802.3 frames with
+#   LLC 0xFE to the AllL2ISs group, cross dpr both ways: l2_control
+#   exceptions on p1); 10.77.0.0/24 reaches dpr's FIB as source fpm,
+#   protocol isis, via 10.0.2.2, and h1 pings 10.77.0.1 through it.
+source "$(dirname "$0")/lib.sh"
+need_root
+
+source "$(dirname "$0")/frr.sh"
+frr_need isisd
+
+R=r-$TAG DPR_NETNS=r-$TAG H1=h1-$TAG B1=b1-$TAG V0=dv${TAG}a V1=dv${TAG}b
+netns "$R"; netns "$H1"; netns "$B1"
+router_veth "$R" "$H1" "$V0"; router_veth "$R" "$B1" "$V1"
+host_addr "$H1" eth0 02:00:00:00:01:02 10.0.1.2/24 10.0.1.1 02:00:00:00:01:01
+host_addr "$B1" eth0 02:00:00:00:02:02 10.0.2.2/24 10.0.2.1
+# b1's own network: a veth pair inside b1 (no dummy module needed)
+ip -n "$B1" link add s0 type veth peer name s1 || die "cannot create a veth in $B1"
+ip -n "$B1" addr add 10.77.0.1/24 dev s0
+ip -n "$B1" link set s1 up
+ip -n "$B1" link set s0 up
+
+cat > "$WORK/dpr.json" <<JSON
+{
+  "ports": [
+    {"name": "p0", "device": "net_af_packet_${TAG}a,iface=$V0,qpairs=2",
+     "mac": "02:00:00:00:01:01", "addresses": ["10.0.1.1/24"]},
+    {"name": "p1", "device": "net_af_packet_${TAG}b,iface=$V1,qpairs=2",
+     "mac": "02:00:00:00:02:01", "addresses": ["10.0.2.1/24"]}
+  ],
+  "neighbors": [{"address": "10.0.1.2", "mac": "02:00:00:00:01:02", "port": "p0"}],
+  "control": {"socket": "$SOCK"},
+  "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64},
+  "fpm": {"listen": "127.0.0.1:$FPM_PORT"}
+}
+JSON
+# dpr in the router namespace: its TAPs are created there, beside FRR.
+start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100
+
+# isis_conf DIR NAME NET INTERFACE [ROUTER-LINE...]: DIR/isisd.conf, level
+# 2 only, hellos every second (an adjacency in seconds, not tens of them)
+isis_conf() {
+	local dir=$1 name=$2 net=$3 ifc=$4
+	shift 4
+	printf '%s\n' "hostname $name" "log file $dir/isisd.log" \
+		"interface $ifc" " ip router isis 1" " isis hello-interval 1" \
+		"router isis 1" " net $net" " is-type level-2-only" "$@" > "$dir/isisd.conf"
+}
+isis_conf "$FRR" "dpr-$TAG" 49.0001.0000.0000.0001.00 dpr-p1
+frr_start
+
+# The peer: FRR of its own in b1 (zebra without FPM, isisd), with its own
+# config, pid, zserv and vty paths.
+B1FRR=$WORK/frr-b1 B1_PIDS=()
+mkdir -p "$B1FRR"
+chown frr:frr "$B1FRR" 2>/dev/null || chmod 777 "$B1FRR"
+echo "hostname b1-$TAG" > "$B1FRR/zebra.conf"
+isis_conf "$B1FRR" "b1-$TAG" 49.0001.0000.0000.0002.00 eth0 \
+	" redistribute ipv4 connected level-2"
+b1_frr() { # b1_frr DAEMON ARGS...
+	local d=$1; shift
+	ip netns exec "$B1" "/usr/lib/frr/$d" -f "$B1FRR/$d.conf" -i "$B1FRR/$d.pid" \
+		-z "$B1FRR/zserv.api" --vty_socket "$B1FRR" -P 0 -u frr -g frr "$@" \
+		>> "$B1FRR/$d.out" 2>&1 &
+	B1_PIDS+=($!)
+}
+b1_cleanup() {
+	local p
+	for p in "${B1_PIDS[@]}"; do
+		kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
+		rm -rf "/var/tmp/frr/zebra.$p" "/var/tmp/frr/isisd.$p"
+	done
+	[ "$FAIL" -eq 0 ] || [ ! -s "$B1FRR/isisd.log" ] ||
+		{ echo "# --- b1 isisd.log ---"; tail -n 15 "$B1FRR/isisd.log" | sed 's/^/# /'; }
+}
+AT_EXIT+=(b1_cleanup)
+b1_frr zebra
+wait_for 5 test -S "$B1FRR/zserv.api" || die "b1's zebra did not start ($B1FRR/zebra.out)"
+b1_frr isisd
+b1_vty() { ip netns exec "$B1" vtysh --vty_socket "$B1FRR" "$@" 2>&1; }
+
+# up VTY IFACE: that FRR's isisd has an adjacency Up on IFACE
+up() { "$1" -c "show isis neighbor" | grep -Eq "[[:space:]]$2[[:space:]]+2[[:space:]]+Up[[:space:]]"; }
+check "dpr's isisd has an adjacency Up on dpr-p1" wait_for 60 up vty dpr-p1
+check "b1's isisd has an adjacency Up on eth0" wait_for 60 up b1_vty eth0
+
+# route_of ADDR: "PREFIX VIA SOURCE PROTOCOL" of dpr's FIB ("none" without a route)
+route_of() {
+	ctl --json route get "$1" 2>/dev/null | python3 -c 'import json, sys
+try:
+    r = json.load(sys.stdin)
+except ValueError:
+    print("none"); sys.exit()
+print(r.get("prefix"), r.get("via", "-"), r.get("source", "?"), r.get("protocol", "-"))'
+}
+want="10.77.0.0/24 10.0.2.2 fpm isis"
+is_route() { [ "$(route_of 10.77.0.1)" = "$want" ]; }
+wait_for 60 is_route
+got=$(route_of 10.77.0.1)
+check "10.77.0.0/24, learned over IS-IS, is in dpr's FIB via b1 (got: $got)" test "$got" = "$want"
+if [ "$got" != "$want" ]; then
+	echo "# --- dpr's FRR: show ip route; b1's: show isis database detail ---"
+	{ vty -c "show ip route"; b1_vty -c "show isis database detail"; } | sed 's/^/# /'
+fi
+check "h1 pings 10.77.0.1 through dpr over the IS-IS route" \
+	ip netns exec "$H1" ping -c 3 -i 0.2 -W 2 -q 10.77.0.1
+exc() { ctl --json stats > "$WORK/live.json" && counter 'port("p1")["exceptions"]["l2_control"]' "$WORK/live.json"; }
+check "p1 counts the IS-IS hellos as l2_control exceptions ($(exc))" test "$(exc)" -gt 0
+
+b1_cleanup; B1_PIDS=()
+frr_kill TERM
+stop_dpr
+check_accounting
+finish
