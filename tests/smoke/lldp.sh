@@ -71,13 +71,13 @@ sees() {
 		grep -q "^lldp\.$3\.port\.mac=$5\$" "$LLDP/$2.lldp"
 }
 check "h1's lldpd sees dpr's on eth0 (the port's MAC)" \
-	wait_for 30 sees "$H1" "h1-$TAG" eth0 "dpr-$TAG" 02:00:00:00:01:01
+	wait_for 20 sees "$H1" "h1-$TAG" eth0 "dpr-$TAG" 02:00:00:00:01:01
 check "h2's lldpd sees dpr's on $B (the port's MAC)" \
-	wait_for 30 sees "$H2" "h2-$TAG" "$B" "dpr-$TAG" 02:00:00:00:02:01
+	wait_for 20 sees "$H2" "h2-$TAG" "$B" "dpr-$TAG" 02:00:00:00:02:01
 check "dpr's lldpd sees h1 on dpr-p0" \
-	wait_for 30 sees "$R" "dpr-$TAG" dpr-p0 "h1-$TAG" 02:00:00:00:01:02
+	wait_for 20 sees "$R" "dpr-$TAG" dpr-p0 "h1-$TAG" 02:00:00:00:01:02
 check "dpr's lldpd sees h2 on dpr-p1" \
-	wait_for 30 sees "$R" "dpr-$TAG" dpr-p1 "h2-$TAG" 02:00:00:00:02:02
+	wait_for 20 sees "$R" "dpr-$TAG" dpr-p1 "h2-$TAG" 02:00:00:00:02:02
 
 # live EXPR: EXPR over stats.get now (counter's helpers)
 live() { ctl --json stats > "$WORK/live.json" && counter "$1" "$WORK/live.json"; }
