@@ -266,12 +266,12 @@ dpr_port_mcast_name(enum dpr_port_mcast m)
  * Let the link-local groups of the protocols the host stack speaks through
  * the TAP (dpr_l2_control(): LLDP, IS-IS) through the device's multicast
  * filter: a NIC drops multicast it was not given, before any queue. The
- * exact groups where the PMD keeps a list (ixgbe's and i40e's filters,
- * net_tap), so that other multicast on the link never reaches the workers;
- * all multicast where it keeps none (cxgbe, virtio). A PMD on a kernel
- * interface (af_packet, af_xdp) has neither: what that interface lets in
- * is the kernel's to say (a veth lets everything in). Failing is no reason
- * not to forward: said, and port.list shows it.
+ * exact groups where the PMD keeps a list (ixgbe, iavf, mlx5, net_tap), so
+ * that other multicast on the link never reaches the workers; all
+ * multicast where it keeps none (i40e, ice, cxgbe). af_packet has neither:
+ * what its kernel interface lets in is the kernel's to say (a veth lets
+ * everything in). Failing is no reason not to forward: said, and port.list
+ * shows it.
  */
 static void
 open_groups(struct dpr_port *port, const char *name)

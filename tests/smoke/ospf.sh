@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# OSPF end to end: BIRD 2 runs beside dpr in a router namespace, speaks
+# OSPFv2 through dpr's TAP dpr-p1 with a second BIRD in namespace b1
+# (10.0.2.2, behind p1), which has 10.77.0.0/24 as a stub network, and
+# exports what it learns to the kernel table that dpr mirrors
+# (kernel_routes); h1 sends from behind p0.
+#   the neighbours reach Full on both sides (OSPF is IP, to 224.0.0.5 and
+#   224.0.0.6: local exceptions to the TAP); 10.77.0.0/24 reaches dpr's FIB
+#   as source kernel, protocol bird, via 10.0.2.2, and h1 pings 10.77.0.1
+#   through it.
+source "$(dirname "$0")/lib.sh"
+need_root
+command -v bird >/dev/null && command -v birdc >/dev/null ||
+	die "bird missing (apt-get install bird2, or scripts/setup.sh)"
+
+R=r-$TAG DPR_NETNS=r-$TAG H1=h1-$TAG B1=b1-$TAG V0=dv${TAG}a V1=dv${TAG}b
+netns "$R"; netns "$H1"; netns "$B1"
+router_veth "$R" "$H1" "$V0"; router_veth "$R" "$B1" "$V1"
+host_addr "$H1" eth0 02:00:00:00:01:02 10.0.1.2/24 10.0.1.1 02:00:00:00:01:01
+host_addr "$B1" eth0 02:00:00:00:02:02 10.0.2.2/24 10.0.2.1
+# b1's own network: a veth pair inside b1
+ip -n "$B1" link add s0 type veth peer name s1 || die "cannot create a veth in $B1"
+ip -n "$B1" addr add 10.77.0.1/24 dev s0
+ip -n "$B1" link set s1 up
+ip -n "$B1" link set s0 up
+
+cat > "$WORK/dpr.json" <<JSON
+{
+  "ports": [
+    {"name": "p0", "device": "net_af_packet_${TAG}a,iface=$V0,qpairs=2",
+     "mac": "02:00:00:00:01:01", "addresses": ["10.0.1.1/24"]},
+    {"name": "p1", "device": "net_af_packet_${TAG}b,iface=$V1,qpairs=2",
+     "mac": "02:00:00:00:02:01", "addresses": ["10.0.2.1/24"]}
+  ],
+  "neighbors": [{"address": "10.0.1.2", "mac": "02:00:00:00:01:02", "port": "p0"}],
+  "control": {"socket": "$SOCK"},
+  "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64},
+  "kernel_routes": {}
+}
+JSON
+# dpr in the router namespace: its TAPs are created there, beside BIRD.
+start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100
+
+# bird_start NS ROUTER-ID OSPF-INTERFACES [MORE...]: BIRD in NS, its files in
+# $WORK/NS; hellos every second (Full in seconds, not tens of them)
+BIRD_PIDS=()
+bird_start() {
+	local ns=$1 id=$2 ifaces=$3 d=$WORK/$1
+	shift 3
+	mkdir -p "$d"
+	printf '%s\n' "router id $id;" "protocol device { }" "$@" \
+		"protocol ospf v2 {" "	ipv4 { import all; export none; };" \
+		"	area 0 { $ifaces };" "}" > "$d/bird.conf"
+	ip netns exec "$ns" bird -f -c "$d/bird.conf" -s "$d/bird.ctl" -P "$d/bird.pid" \
+		> "$d/bird.log" 2>&1 &
+	BIRD_PIDS+=($!)
+}
+bird_cleanup() {
+	local p
+	for p in "${BIRD_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+}
+AT_EXIT+=(bird_cleanup)
+hello='hello 1; dead 4;'
+bird_start "$R" 10.0.2.1 "interface \"dpr-p1\" { $hello };" \
+	"protocol kernel { ipv4 { export where source = RTS_OSPF; import none; }; }"
+bird_start "$B1" 10.0.2.2 "interface \"eth0\" { $hello }; interface \"s0\" { stub; };"
+
+# full NS: NS's BIRD has its OSPF neighbour in state Full
+full() { ip netns exec "$1" birdc -s "$WORK/$1/bird.ctl" show ospf neighbors | grep -q Full; }
+check "dpr's BIRD has its OSPF neighbour Full on dpr-p1" wait_for 30 full "$R"
+check "b1's BIRD has its OSPF neighbour Full on eth0" wait_for 10 full "$B1"
+
+# route_of ADDR: "PREFIX VIA SOURCE PROTOCOL" of dpr's FIB ("none" without a route)
+route_of() {
+	ctl --json route get "$1" 2>/dev/null | python3 -c 'import json, sys
+try:
+    r = json.load(sys.stdin)
+except ValueError:
+    print("none"); sys.exit()
+print(r.get("prefix"), r.get("via", "-"), r.get("source", "?"), r.get("protocol", "-"))'
+}
+want="10.77.0.0/24 10.0.2.2 kernel bird"
+is_route() { [ "$(route_of 10.77.0.1)" = "$want" ]; }
+# Without a neighbour there is nothing to wait for.
+[ "$FAIL" -ne 0 ] || wait_for 30 is_route
+got=$(route_of 10.77.0.1)
+check "10.77.0.0/24, learned over OSPF, is in dpr's FIB via b1 (got: $got)" test "$got" = "$want"
+check "h1 pings 10.77.0.1 through dpr over the OSPF route" \
+	ip netns exec "$H1" ping -c 3 -i 0.2 -W 2 -q 10.77.0.1
+
+bird_cleanup; BIRD_PIDS=()
+stop_dpr
+check_accounting
+finish
