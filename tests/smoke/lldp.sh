@@ -7,7 +7,8 @@
 #   its link, and dpr's lldpd sees each host on the TAP of the port it is
 #   behind: LLDP crosses dpr both ways, counted as l2_control exceptions;
 #   frames of an unrelated EtherType and an STP BPDU stay unsupported_l3,
-#   one each; port.list says how each port lets the LLDP groups in.
+#   one each; a capture by class holds the LLDP frames; port.list says how
+#   each port lets the LLDP groups in.
 source "$(dirname "$0")/lib.sh"
 need_root
 command -v lldpd >/dev/null && command -v lldpcli >/dev/null ||
@@ -107,6 +108,15 @@ mcast=$(ctl --json port list | python3 -c 'import json, sys
 print(" ".join(p["multicast"] for p in json.load(sys.stdin)))')
 check "port.list: af_packet has no multicast filter of its own, net_tap lists the groups ($mcast)" \
 	test "$mcast" = "none groups"
+
+# Capture by class: lldpd's frames as they came, marked with the class.
+timeout 60 "$DPRCTL" -s "$SOCK" capture -w "$WORK/l2.pcapng" --exception l2_control -c 2 \
+	> "$WORK/cap.out" 2>&1
+captured=$(python3 -c 'import sys
+d = open(sys.argv[1], "rb").read()
+print(d.count(b"exception l2_control on p"), d.count(b"\x88\xcc\x02"))' "$WORK/l2.pcapng" 2>/dev/null)
+check "capture --exception l2_control: 2 LLDP frames, marked l2_control ($captured)" \
+	test "$captured" = "2 2"
 
 lldpd_cleanup; LLDPD_PIDS=()
 stop_dpr
