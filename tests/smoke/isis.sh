@@ -41,21 +41,18 @@ isis_conf "$B1FRR" "b1-$TAG" 49.0001.0000.0000.0002.00 eth0 \
 	" redistribute ipv4 connected level-2"
 b1_frr() { # b1_frr DAEMON ARGS...
 	local d=$1; shift
-	ip netns exec "$B1" "/usr/lib/frr/$d" -f "$B1FRR/$d.conf" -i "$B1FRR/$d.pid" \
-		-z "$B1FRR/zserv.api" --vty_socket "$B1FRR" -P 0 -u frr -g frr "$@" \
-		>> "$B1FRR/$d.out" 2>&1 &
-	B1_PIDS+=($!)
+	bg_in "$B1" "$B1FRR/$d.out" "/usr/lib/frr/$d" -f "$B1FRR/$d.conf" -i "$B1FRR/$d.pid" \
+		-z "$B1FRR/zserv.api" --vty_socket "$B1FRR" -P 0 -u frr -g frr "$@"
+	B1_PIDS+=("${BG_PIDS[-1]}")
 }
-b1_cleanup() {
+b1_post_mortem() {
 	local p
-	for p in "${B1_PIDS[@]}"; do
-		kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
-		rm -rf "/var/tmp/frr/zebra.$p" "/var/tmp/frr/isisd.$p"
-	done
+	# FRR's per-process crash-log directories (ip netns exec keeps the pid).
+	for p in "${B1_PIDS[@]}"; do rm -rf "/var/tmp/frr/zebra.$p" "/var/tmp/frr/isisd.$p"; done
 	[ "$FAIL" -eq 0 ] || [ ! -s "$B1FRR/isisd.log" ] ||
 		{ echo "# --- b1 isisd.log ---"; tail -n 15 "$B1FRR/isisd.log" | sed 's/^/# /'; }
 }
-AT_EXIT+=(b1_cleanup)
+AT_EXIT+=(b1_post_mortem)
 b1_frr zebra
 wait_for 5 test -S "$B1FRR/zserv.api" || die "b1's zebra did not start ($B1FRR/zebra.out)"
 b1_frr isisd
@@ -81,7 +78,7 @@ check "h1 pings 10.77.0.1 through dpr over the IS-IS route" \
 exc() { ctl --json stats > "$WORK/live.json" && counter 'port("p1")["exceptions"]["l2_control"]' "$WORK/live.json"; }
 check "p1 counts the IS-IS hellos as l2_control exceptions ($(exc))" test "$(exc)" -gt 0
 
-b1_cleanup; B1_PIDS=()
+bg_stop
 frr_kill TERM
 stop_dpr
 check_accounting

@@ -312,6 +312,21 @@ wait_dpr() {
 	check "dpr exits 0 by itself (got $rc)" test "$rc" -eq 0
 }
 
+# bg_in NS LOG COMMAND...: a daemon beside dpr, COMMAND in namespace NS in
+# the background, its output appended to LOG; bg_stop stops every one
+# (SIGTERM, and waits), as the test's exit does.
+BG_PIDS=()
+bg_in() {
+	ip netns exec "$1" "${@:3}" >> "$2" 2>&1 &
+	BG_PIDS+=($!)
+}
+bg_stop() {
+	local p
+	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	BG_PIDS=()
+}
+AT_EXIT+=(bg_stop)
+
 # ctl ARGS...: dprctl on this test's socket
 ctl() { "$DPRCTL" -s "$SOCK" "$@"; }
 

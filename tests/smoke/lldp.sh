@@ -39,25 +39,22 @@ host_addr "$H2" "$B" 02:00:00:00:02:02 10.0.2.2/24 10.0.2.1 02:00:00:00:02:01
 # socket $LLDP/NAME.sock, sending every second so that a frame lost while
 # a link came up is followed by another at once. lldpcli, even root's,
 # runs as user _lldpd: it must reach the sockets.
-LLDP=$WORK/lldp LLDPD_PIDS=()
+LLDP=$WORK/lldp
 mkdir -p "$LLDP"
 chmod a+x "$WORK"
 chmod 755 "$LLDP"
 lldpd_start() {
 	printf '%s\n' "configure system hostname $2" "configure lldp tx-interval 1" \
 		> "$LLDP/$2.conf"
-	ip netns exec "$1" lldpd -d -u "$LLDP/$2.sock" -I "$3" -O "$LLDP/$2.conf" \
-		> "$LLDP/$2.log" 2>&1 &
-	LLDPD_PIDS+=($!)
+	bg_in "$1" "$LLDP/$2.log" lldpd -d -u "$LLDP/$2.sock" -I "$3" -O "$LLDP/$2.conf"
 }
-lldpd_cleanup() {
+lldp_post_mortem() {
 	local p
-	for p in "${LLDPD_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	[ "$FAIL" -eq 0 ] || for p in "$LLDP"/*.lldp "$LLDP"/*.log; do
 		[ -s "$p" ] && { echo "# --- $p ---"; sed 's/^/# /' "$p"; }
 	done
 }
-AT_EXIT+=(lldpd_cleanup)
+AT_EXIT+=(lldp_post_mortem)
 lldpd_start "$R" "dpr-$TAG" dpr-p0,dpr-p1
 lldpd_start "$H1" "h1-$TAG" eth0
 lldpd_start "$H2" "h2-$TAG" "$B"
@@ -118,7 +115,7 @@ print(d.count(b"exception l2_control on p"), d.count(b"\x88\xcc\x02"))' "$WORK/l
 check "capture --exception l2_control: 2 LLDP frames, marked l2_control ($captured)" \
 	test "$captured" = "2 2"
 
-lldpd_cleanup; LLDPD_PIDS=()
+bg_stop
 stop_dpr
 check_accounting
 finish

@@ -20,7 +20,6 @@ start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100
 
 # bird_start NS ROUTER-ID OSPF-INTERFACES [MORE...]: BIRD in NS, its files in
 # $WORK/NS; hellos every second (Full in seconds, not tens of them)
-BIRD_PIDS=()
 bird_start() {
 	local ns=$1 id=$2 ifaces=$3 d=$WORK/$1
 	shift 3
@@ -28,15 +27,8 @@ bird_start() {
 	printf '%s\n' "router id $id;" "protocol device { }" "$@" \
 		"protocol ospf v2 {" "	ipv4 { import all; export none; };" \
 		"	area 0 { $ifaces };" "}" > "$d/bird.conf"
-	ip netns exec "$ns" bird -f -c "$d/bird.conf" -s "$d/bird.ctl" -P "$d/bird.pid" \
-		> "$d/bird.log" 2>&1 &
-	BIRD_PIDS+=($!)
+	bg_in "$ns" "$d/bird.log" bird -f -c "$d/bird.conf" -s "$d/bird.ctl" -P "$d/bird.pid"
 }
-bird_cleanup() {
-	local p
-	for p in "${BIRD_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-}
-AT_EXIT+=(bird_cleanup)
 hello='hello 1; dead 4;'
 bird_start "$R" 10.0.2.1 "interface \"dpr-p1\" { $hello };" \
 	"protocol kernel { ipv4 { export where source = RTS_OSPF; import none; }; }"
@@ -55,7 +47,7 @@ check "10.77.0.0/24, learned over OSPF, is in dpr's FIB via b1 (got: $got)" test
 check "h1 pings 10.77.0.1 through dpr over the OSPF route" \
 	ip netns exec "$H1" ping -c 3 -i 0.2 -W 2 -q 10.77.0.1
 
-bird_cleanup; BIRD_PIDS=()
+bg_stop
 stop_dpr
 check_accounting
 finish
