@@ -39,6 +39,10 @@ const char *const dpr_exc_names[DPR_EXC_MAX] = {
  * protocol: slow protocols, EtherType 0x8809, to 01:80:C2:00:00:02 (IEEE
  * 802.1AX 6.2.11.2).
  */
+enum { LLDP_GROUPS = 0, N_LLDP_GROUPS = 3, ISIS_GROUPS = 3, N_ISIS_GROUPS = 4 };
+_Static_assert(ISIS_GROUPS + N_ISIS_GROUPS == DPR_L2_CONTROL_GROUPS,
+	       "every group belongs to one protocol");
+
 const struct rte_ether_addr dpr_l2_control_groups[DPR_L2_CONTROL_GROUPS] = {
 	/* LLDP (IEEE 802.1AB 7.1): nearest bridge, nearest non-TPMR bridge,
 	 * nearest customer bridge. */
@@ -61,8 +65,10 @@ static const struct l2_proto {
 	uint8_t first;     /**< its groups in dpr_l2_control_groups */
 	uint8_t n;
 } l2_protos[] = {
-	{ .type = RTE_BE16(RTE_ETHER_TYPE_LLDP), .first = 0, .n = 3 },
-	{ .sap = 0xfe, .first = 3, .n = 4 },                /* IS-IS (ISO/IEC 10589 8.4.2) */
+	/* LLDP (IEEE 802.1AB 7.1) */
+	{ .type = RTE_BE16(RTE_ETHER_TYPE_LLDP), .first = LLDP_GROUPS, .n = N_LLDP_GROUPS },
+	/* IS-IS (ISO/IEC 10589 8.4.2) */
+	{ .sap = 0xfe, .first = ISIS_GROUPS, .n = N_ISIS_GROUPS },
 };
 
 bool

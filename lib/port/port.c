@@ -293,7 +293,7 @@ open_groups(struct dpr_port *port, const char *name)
 		return;
 	}
 	port->mcast = DPR_MCAST_NONE;
-	DPR_LOG(INFO, port, "port %s (%s): no multicast filter to open for LLDP and IS-IS; on a kernel interface, the kernel's decides (ip link set IFACE allmulticast on)",
+	DPR_LOG(INFO, port, "port %s (%s): no multicast filter to open for LLDP and IS-IS; on a kernel interface, the kernel's filter decides (ip link set IFACE allmulticast on)",
 		name, port->driver);
 }
 
