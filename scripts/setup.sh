@@ -26,7 +26,8 @@ TEST_PACKAGES=(
 	iputils-tracepath traceroute kmod valgrind
 	scdoc # man pages (docs/man), built by meson when present
 	man-db # man -l renders them in tests/smoke/install.sh
-	frr # zebra, staticd and bgpd for tests/smoke/fpm.sh, bgp.sh, bgp_scale.sh
+	frr # zebra, staticd, bgpd, isisd for tests/smoke/fpm.sh, bgp.sh, bgp_scale.sh, isis.sh
+	lldpd # tests/smoke/lldp.sh
 	bird2 # kernel protocol (kernel_routes.sh), the BGP peers of bgp.sh, bgp_scale.sh
 	clang libclang-rt-14-dev # libFuzzer: scripts/fuzz.sh, tests/fuzz
 	prometheus # promtool check metrics in tests/smoke/metrics.sh

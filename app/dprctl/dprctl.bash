@@ -53,7 +53,7 @@ _dprctl()
 		return ;;
 	--exception)
 		COMPREPLY=($(compgen -W "all arp local ip_options ttl_expired no_route unresolved
-			mtu_exceeded beyond_scope" -- "$cur"))
+			mtu_exceeded beyond_scope l2_control" -- "$cur"))
 		return ;;
 	--port)
 		COMPREPLY=($(compgen -W "$(_dprctl_ports "$sock")" -- "$cur"))

@@ -1595,6 +1595,7 @@ m_port_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			      "rss_hf", (json_int_t)p->rss_hf);
 		json_object_set_new(o, "addresses", addr_list_json(r, (int)i));
 		json_object_set_new(o, "profile", json_string(p->profile.source));
+		json_object_set_new(o, "multicast", json_string(dpr_port_mcast_name(p->mcast)));
 		/* The host stack's TAP: "up", "down" (on the host), "missing"
 		 * (gone, being made again), or none. */
 		if (p->conf->tap[0] != '\0') {

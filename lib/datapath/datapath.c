@@ -30,7 +30,72 @@ const char *const dpr_exc_names[DPR_EXC_MAX] = {
 	[DPR_EXC_UNRESOLVED] = "unresolved",
 	[DPR_EXC_MTU_EXCEEDED] = "mtu_exceeded",
 	[DPR_EXC_BEYOND_SCOPE] = "beyond_scope",
+	[DPR_EXC_L2_CONTROL] = "l2_control",
 };
+
+/*
+ * The link-layer control protocols the host stack speaks, each with the
+ * groups it is sent to besides a port's own MAC. LACP would be one more
+ * protocol: slow protocols, EtherType 0x8809, to 01:80:C2:00:00:02 (IEEE
+ * 802.1AX 6.2.11.2).
+ */
+enum { LLDP_GROUPS = 0, N_LLDP_GROUPS = 3, ISIS_GROUPS = 3, N_ISIS_GROUPS = 4 };
+_Static_assert(ISIS_GROUPS + N_ISIS_GROUPS == DPR_L2_CONTROL_GROUPS,
+	       "every group belongs to one protocol");
+
+const struct rte_ether_addr dpr_l2_control_groups[DPR_L2_CONTROL_GROUPS] = {
+	/* LLDP (IEEE 802.1AB 7.1): nearest bridge, nearest non-TPMR bridge,
+	 * nearest customer bridge. */
+	{ { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e } },
+	{ { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x03 } },
+	{ { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x00 } },
+	/* IS-IS (ISO/IEC 10589 8.4.8): AllL1ISs, AllL2ISs, and ISO 9542's
+	 * AllIntermediateSystems and AllEndSystems. */
+	{ { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x14 } },
+	{ { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x15 } },
+	{ { 0x09, 0x00, 0x2b, 0x00, 0x00, 0x05 } },
+	{ { 0x09, 0x00, 0x2b, 0x00, 0x00, 0x04 } },
+};
+
+#define LLC_UI 0x03  /* IEEE 802.2 unnumbered information */
+
+static const struct l2_proto {
+	rte_be16_t type;   /**< EtherType; 0: LLC after an 802.3 length */
+	uint8_t sap;       /**< LLC DSAP and SSAP */
+	uint8_t first;     /**< its groups in dpr_l2_control_groups */
+	uint8_t n;
+} l2_protos[] = {
+	/* LLDP (IEEE 802.1AB 7.1) */
+	{ .type = RTE_BE16(RTE_ETHER_TYPE_LLDP), .first = LLDP_GROUPS, .n = N_LLDP_GROUPS },
+	/* IS-IS (ISO/IEC 10589 8.4.2) */
+	{ .sap = 0xfe, .first = ISIS_GROUPS, .n = N_ISIS_GROUPS },
+};
+
+bool
+dpr_l2_control(const struct rte_mbuf *m, const struct rte_ether_addr *mac)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const uint8_t *llc = (const uint8_t *)(eth + 1);
+	/* At most 1500: an 802.3 length, not an EtherType (IEEE 802.3 3.2.6). */
+	bool is_len = rte_be_to_cpu_16(eth->ether_type) <= RTE_ETHER_MTU;
+	unsigned int i, g;
+
+	for (i = 0; i < RTE_DIM(l2_protos); i++) {
+		const struct l2_proto *p = &l2_protos[i];
+
+		if (p->type != 0 ? eth->ether_type != p->type :
+		    !is_len || m->data_len < sizeof(*eth) + 3 || llc[0] != p->sap ||
+		    llc[1] != p->sap || llc[2] != LLC_UI)
+			continue;
+		if (rte_is_same_ether_addr(&eth->dst_addr, mac))
+			return true;
+		for (g = p->first; g < (unsigned int)p->first + p->n; g++)
+			if (rte_is_same_ether_addr(&eth->dst_addr, &dpr_l2_control_groups[g]))
+				return true;
+		return false;
+	}
+	return false;
+}
 
 const uint8_t dpr_ip4_special_octet[256] = {
 	[0] = 1, [127] = 1, [224 ... 255] = 1,
@@ -229,6 +294,8 @@ dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint
 	if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
 		if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP))
 			EXCEPT(b, m, DPR_EXC_ARP);
+		else if (dpr_l2_control(m, mac))
+			EXCEPT(b, m, DPR_EXC_L2_CONTROL);
 		else
 			DROP(b, m, DPR_DROP_UNSUPPORTED_L3);
 		return false;

@@ -38,7 +38,8 @@ enum dpr_drop {
 	DPR_DROP_NONE = 0,        /**< not a drop (kept so reasons index from 1) */
 	DPR_DROP_RUNT,            /**< frame too short for its headers */
 	DPR_DROP_OTHER_HOST,      /**< unicast to another MAC */
-	DPR_DROP_UNSUPPORTED_L3,  /**< neither IPv4, IPv6 nor ARP (VLAN, ...) */
+	DPR_DROP_UNSUPPORTED_L3,  /**< neither IPv4, IPv6, ARP nor a link protocol the host
+				       stack speaks (dpr_l2_control()): VLAN, STP, ... */
 	DPR_DROP_BAD_HEADER,      /**< IP version or IHL wrong (RFC 1812 5.2.2, RFC 8200 3) */
 	DPR_DROP_BAD_LENGTH,      /**< total or payload length vs header or frame */
 	DPR_DROP_BAD_CHECKSUM,    /**< IPv4 header checksum */
@@ -67,6 +68,8 @@ enum dpr_exc {
 				   ICMPv6 packet too big */
 	DPR_EXC_BEYOND_SCOPE, /**< IPv6 link-local source to leave its link: ICMPv6
 				   unreachable, beyond scope of source (RFC 4007 9) */
+	DPR_EXC_L2_CONTROL,   /**< a link protocol the host stack speaks (LLDP, IS-IS):
+				   to the port's TAP (dpr_l2_control()) */
 	DPR_EXC_MAX
 };
 
@@ -288,6 +291,22 @@ extern const uint8_t dpr_ip4_special_octet[256];
 
 /** Fill in the fields the fast path derives from ports (after w->ports). */
 void dpr_worker_prepare(struct dpr_worker *w);
+
+/**
+ * Whether frame @p m, which came in on a port with MAC @p mac, belongs to
+ * a link-layer control protocol the host stack speaks through the port's
+ * TAP (lldpd, FRR's isisd): LLDP (EtherType 0x88CC) or IS-IS (an 802.3
+ * length with LLC DSAP and SSAP 0xFE), addressed to @p mac or to one of
+ * that protocol's link-local groups. The one place that decides which
+ * non-IP frames are handed to the host stack (DPR_EXC_L2_CONTROL); the
+ * multicast filter a port opens at start (lib/port) lets in
+ * dpr_l2_control_groups.
+ */
+bool dpr_l2_control(const struct rte_mbuf *m, const struct rte_ether_addr *mac);
+
+/** The link-local groups of the protocols dpr_l2_control() accepts. */
+#define DPR_L2_CONTROL_GROUPS 7
+extern const struct rte_ether_addr dpr_l2_control_groups[DPR_L2_CONTROL_GROUPS];
 
 /**
  * The reference path for one packet of burst @p b, from its Ethernet header

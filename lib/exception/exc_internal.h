@@ -32,7 +32,7 @@
 	X(icmp_admin_prohibited) X(icmp_rate_limited) \
 	X(icmp_not_allowed) X(icmp_unroutable) X(ip_options_bad) X(source_routed) \
 	X(fragmented) X(slow_forwarded) X(l2_broadcast_dropped) \
-	X(local_unhandled) X(tx_failed) X(no_mbuf) \
+	X(local_unhandled) X(l2_control_unhandled) X(tx_failed) X(no_mbuf) \
 	X(directed_broadcast_forwarded) X(directed_broadcast_dropped)
 
 /* IPv6's own counters (stats.get exception_path.ipv6). */

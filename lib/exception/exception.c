@@ -784,6 +784,14 @@ dpr_exc_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	case DPR_EXC_IP_OPTIONS:
 		forward_slow(x, m);
 		break;
+	case DPR_EXC_L2_CONTROL:
+		/* LLDP, IS-IS: the daemons on the TAP answer, as they would
+		 * on a host's own interface. */
+		if (dpr_tap_to_kernel(x->r, in, m) < 0) {
+			x->c.l2_control_unhandled++;
+			rte_pktmbuf_free(m);
+		}
+		break;
 	default:
 		rte_pktmbuf_free(m);
 	}

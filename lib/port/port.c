@@ -249,6 +249,55 @@ dpr_iface_link(const char *ifname)
 									   DPR_LINK_DOWN;
 }
 
+const char *
+dpr_port_mcast_name(enum dpr_port_mcast m)
+{
+	switch (m) {
+	case DPR_MCAST_LIST:
+		return "groups";
+	case DPR_MCAST_ALL:
+		return "all";
+	case DPR_MCAST_NONE:
+	default:
+		return "none";
+	}
+}
+
+/*
+ * Let the link-local groups of the protocols the host stack speaks through
+ * the TAP (dpr_l2_control(): LLDP, IS-IS) through the device's multicast
+ * filter: a NIC drops multicast it was not given, before any queue. The
+ * exact groups where the PMD keeps a list (ixgbe, iavf, mlx5, net_tap), so
+ * that other multicast on the link never reaches the workers; all
+ * multicast where it keeps none (i40e, ice, cxgbe). af_packet has neither:
+ * what its kernel interface lets in is the kernel's to say (a veth lets
+ * everything in). Failing is no reason not to forward: said, and port.list
+ * shows it.
+ */
+static void
+open_groups(struct dpr_port *port, const char *name)
+{
+	struct rte_ether_addr groups[DPR_L2_CONTROL_GROUPS];
+	int ret;
+
+	/* Copied: the call takes them writable. */
+	memcpy(groups, dpr_l2_control_groups, sizeof(groups));
+	ret = rte_eth_dev_set_mc_addr_list(port->port_id, groups, RTE_DIM(groups));
+	if (ret == 0) {
+		port->mcast = DPR_MCAST_LIST;
+		return;
+	}
+	if (rte_eth_allmulticast_enable(port->port_id) == 0) {
+		port->mcast = DPR_MCAST_ALL;
+		DPR_LOG(INFO, port, "port %s (%s): no multicast list (%s): all multicast let in, for LLDP and IS-IS",
+			name, port->driver, rte_strerror(-ret));
+		return;
+	}
+	port->mcast = DPR_MCAST_NONE;
+	DPR_LOG(INFO, port, "port %s (%s): no multicast filter to open for LLDP and IS-IS; on a kernel interface, the kernel's filter decides (ip link set IFACE allmulticast on)",
+		name, port->driver);
+}
+
 int
 dpr_port_start(struct dpr_port *port, uint16_t n_workers, struct rte_mempool *pool,
 	       char *err, size_t err_len)
@@ -381,6 +430,7 @@ dpr_port_start(struct dpr_port *port, uint16_t n_workers, struct rte_mempool *po
 	if (ret < 0)
 		goto fail_ret;
 	port->started = true;
+	open_groups(port, conf->name);
 
 	{
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];

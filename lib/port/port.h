@@ -46,6 +46,13 @@ struct dpr_profile {
 	char expect[256];        /**< the rate to expect of the PMD ("" : not said) */
 };
 
+/** How a port accepts the link-local groups of dpr_l2_control() (LLDP, IS-IS). */
+enum dpr_port_mcast {
+	DPR_MCAST_NONE = 0, /**< the device keeps no multicast filter dpr can open */
+	DPR_MCAST_LIST,     /**< the groups are in its multicast list */
+	DPR_MCAST_ALL,      /**< no list: all multicast (allmulticast) */
+};
+
 struct dpr_port {
 	const struct dpr_port_conf *conf;
 	uint16_t port_id;
@@ -62,6 +69,7 @@ struct dpr_port {
 	uint64_t tx_offloads;
 	struct dpr_profile profile;
 	bool probed;             /**< port_id is this port's (dpr_port_close() closes it) */
+	enum dpr_port_mcast mcast;
 	bool started;
 	bool has_tap;            /**< a TAP to the host stack (lib/exception/tap.c) */
 	uint16_t tap_port;       /**< its DPDK port id */
@@ -92,6 +100,9 @@ enum dpr_link_state dpr_port_link(const struct dpr_port *port, uint32_t *speed_m
  * when there is no such interface here.
  */
 enum dpr_link_state dpr_iface_link(const char *ifname);
+
+/** "groups", "all" or "none" (port.list "multicast"). */
+const char *dpr_port_mcast_name(enum dpr_port_mcast m);
 
 /** "up", "down" or "unknown". */
 const char *dpr_link_state_name(enum dpr_link_state s);

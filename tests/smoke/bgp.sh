@@ -119,18 +119,6 @@ for k in sys.argv[1].split("/"):
     v = v[k]
 print(str(v).lower() if isinstance(v, bool) else v)' "$1"
 }
-# route_of ADDR: "PREFIX TYPE VIA[,VIA] SOURCE PROTOCOL" ("none" without a route)
-route_of() {
-	ctl --json route get "$1" 2>/dev/null | python3 -c 'import json, sys
-try:
-    r = json.load(sys.stdin)
-except ValueError:
-    print("none"); sys.exit()
-vias = [n["via"] for n in r.get("nexthops", [])] or [r.get("via", "-")]
-print(r.get("prefix"), r.get("type"), ",".join(sorted(vias)), r.get("source", "?"), r.get("protocol", "-"))'
-}
-is_route() { [[ $(route_of "$1") == "$2"* ]]; } # is_route ADDR "PREFIX [TYPE [VIA [SOURCE]]]"
-no_route() { [ "$(route_of "$1")" = none ]; }
 connected() { [ "$(fpm connected)" = true ]; }
 reach() { ip netns exec "$H1" ping -c "$2" -i 0.2 -W 1 -q "$1" >/dev/null; } # reach ADDR COUNT
 unreachable() { ! ip netns exec "$H1" ping -c 2 -i 0.2 -W 1 -q "$1" >/dev/null; }

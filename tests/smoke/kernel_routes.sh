@@ -66,18 +66,6 @@ for k in sys.argv[1].split("/"):
 print(str(v).lower() if isinstance(v, bool) else v)' "$1"
 }
 drops() { ctl call stats.get | python3 -c 'import json, sys; print(json.load(sys.stdin)["total"]["drops"][sys.argv[1]])' "$1"; }
-# route_of ADDR: "PREFIX TYPE VIA[,VIA] SOURCE [PROTOCOL]" ("none" without a route)
-route_of() {
-	ctl --json route get "$1" 2>/dev/null | python3 -c 'import json, sys
-try:
-    r = json.load(sys.stdin)
-except ValueError:
-    print("none"); sys.exit()
-vias = [n["via"] for n in r.get("nexthops", [])] or [r.get("via", "-")]
-print(r.get("prefix"), r.get("type"), ",".join(sorted(vias)), r.get("source", "?"), r.get("protocol", "-"))'
-}
-is_route() { [[ $(route_of "$1") == "$2"* ]]; }
-no_route() { [ "$(route_of "$1")" = none ]; }
 reach() { ip netns exec "$H1" ping -c "$2" -i 0.2 -W 2 -q "$1" >/dev/null; }
 rip() { ip -n "$R" route "$@"; }
 not_dumping() { [ "$(kr dumping)" = false ]; }

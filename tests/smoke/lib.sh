@@ -191,6 +191,38 @@ two_hosts_config() {
 JSON
 }
 
+# routed_peer [MEMBERS]: dpr to run in namespace R ($DPR_NETNS), with host
+# H1 (10.0.1.2, 02:00:00:00:01:02) behind p0 and a routing peer B1
+# (10.0.2.2, default route via dpr) behind p1, af_packet on veths V0 and
+# V1; B1 has a network of its own, 10.77.0.1/24 on veth s0. dpr's config
+# for them in $WORK/dpr.json (H1 a static neighbour, this test's socket, a
+# small FIB), MEMBERS (JSON object members) added at the top level.
+routed_peer() {
+	R=r-$TAG DPR_NETNS=r-$TAG H1=h1-$TAG B1=b1-$TAG V0=dv${TAG}a V1=dv${TAG}b
+	netns "$R"; netns "$H1"; netns "$B1"
+	router_veth "$R" "$H1" "$V0"; router_veth "$R" "$B1" "$V1"
+	host_addr "$H1" eth0 02:00:00:00:01:02 10.0.1.2/24 10.0.1.1 02:00:00:00:01:01
+	host_addr "$B1" eth0 02:00:00:00:02:02 10.0.2.2/24 10.0.2.1
+	ip -n "$B1" link add s0 type veth peer name s1 || die "cannot create a veth in $B1"
+	ip -n "$B1" addr add 10.77.0.1/24 dev s0
+	ip -n "$B1" link set s1 up
+	ip -n "$B1" link set s0 up
+	cat > "$WORK/dpr.json" <<JSON
+{
+  "ports": [
+    {"name": "p0", "device": "net_af_packet_${TAG}a,iface=$V0,qpairs=2",
+     "mac": "02:00:00:00:01:01", "addresses": ["10.0.1.1/24"]},
+    {"name": "p1", "device": "net_af_packet_${TAG}b,iface=$V1,qpairs=2",
+     "mac": "02:00:00:00:02:01", "addresses": ["10.0.2.1/24"]}
+  ],
+  "neighbors": [{"address": "10.0.1.2", "mac": "02:00:00:00:01:02", "port": "p0"}],
+  "control": {"socket": "$SOCK"},
+  "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64}${1:+,
+  $1}
+}
+JSON
+}
+
 # veth_pair HOST_NS HOST_IFACE ROUTER_IFACE: the router side stays here
 veth_pair() {
 	ip link add "$3" type veth peer name "${3}p" netns "$1" || die "cannot create veth $3"
@@ -298,6 +330,21 @@ wait_dpr() {
 	check "dpr exits 0 by itself (got $rc)" test "$rc" -eq 0
 }
 
+# bg_in NS LOG COMMAND...: a daemon beside dpr, COMMAND in namespace NS in
+# the background, its output appended to LOG; bg_stop stops every one
+# (SIGTERM, and waits), as the test's exit does.
+BG_PIDS=()
+bg_in() {
+	ip netns exec "$1" "${@:3}" >> "$2" 2>&1 &
+	BG_PIDS+=($!)
+}
+bg_stop() {
+	local p
+	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	BG_PIDS=()
+}
+AT_EXIT+=(bg_stop)
+
 # ctl ARGS...: dprctl on this test's socket
 ctl() { "$DPRCTL" -s "$SOCK" "$@"; }
 
@@ -312,6 +359,20 @@ worker = lambda i: S["workers"][i]
 print(eval(sys.argv[2]))
 PY
 }
+
+# route_of ADDR: what route.get answers, as "PREFIX TYPE VIA[,VIA] SOURCE
+# PROTOCOL" ("none" without a route)
+route_of() {
+	ctl --json route get "$1" 2>/dev/null | python3 -c 'import json, sys
+try:
+    r = json.load(sys.stdin)
+except ValueError:
+    print("none"); sys.exit()
+vias = [n["via"] for n in r.get("nexthops", [])] or [r.get("via", "-")]
+print(r.get("prefix"), r.get("type"), ",".join(sorted(vias)), r.get("source", "?"), r.get("protocol", "-"))'
+}
+is_route() { [[ $(route_of "$1") == "$2"* ]]; } # is_route ADDR "PREFIX [TYPE [VIA [SOURCE]]]"
+no_route() { [ "$(route_of "$1")" = none ]; }
 
 # check_accounting: rx == forwarded + exception + sum(drops), everywhere
 check_accounting() {

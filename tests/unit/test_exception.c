@@ -1004,6 +1004,24 @@ test_directed_broadcast(void)
 	drop_sent();
 }
 
+/* An LLDP frame (l2_control) on a port without a TAP: nowhere to go, so
+ * counted and freed, never sent back out of a port. */
+static void
+test_l2_control_no_tap(void)
+{
+	uint64_t before = exc_counter("l2_control_unhandled");
+	struct rte_mbuf *m = mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 1, 1), 64, NULL, 0, 32, 0);
+	struct rte_mbuf *out[4];
+	unsigned int p;
+
+	drop_sent();
+	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type = RTE_BE16(RTE_ETHER_TYPE_LLDP);
+	inject(m, DPR_EXC_L2_CONTROL, 0, 0);
+	CHECK_EQ(exc_counter("l2_control_unhandled") - before, 1);
+	for (p = 0; p < N_PORTS; p++)
+		CHECK_EQ(sent(p, out, RTE_DIM(out)), 0);
+}
+
 static void
 test_broadcast_echo(void)
 {
@@ -1203,6 +1221,7 @@ main(int argc, char **argv)
 	test_icmp_errors();
 	test_broadcast_echo();
 	test_directed_broadcast();
+	test_l2_control_no_tap();
 	test_fragment_trailer();
 	test_slow_path_l2_broadcast();
 	test_options();

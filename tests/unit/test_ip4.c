@@ -433,6 +433,92 @@ test_burst(struct rig *r)
 	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
 }
 
+/* A non-IP frame to @p dmac: EtherType (or 802.3 length) @p type, then
+ * @p head (@p hlen bytes, an LLC header), padded to 60 bytes. */
+static struct rte_mbuf *
+mk_l2(const struct rte_ether_addr *dmac, uint16_t type, const uint8_t *head, uint16_t hlen)
+{
+	struct rte_mbuf *m = mk_ip4(dmac, 0, 0, 64, 26);
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+	eth->ether_type = rte_cpu_to_be_16(type);
+	memset(eth + 1, 0, 46);
+	memcpy(eth + 1, head, hlen);
+	return m;
+}
+
+/*
+ * Link-layer control protocols (dpr_l2_control()): LLDP and IS-IS to the
+ * port's MAC or to their groups go to the exception path as l2_control,
+ * unchanged; the same protocols to another group, other LLC users (STP),
+ * LACP (not handed over yet) and unknown EtherTypes stay unsupported_l3.
+ */
+static void
+test_l2_control(struct rig *r)
+{
+	static const struct rte_ether_addr lldp_nb = {{ 0x01, 0x80, 0xc2, 0, 0, 0x0e }};
+	static const struct rte_ether_addr lldp_tpmr = {{ 0x01, 0x80, 0xc2, 0, 0, 0x03 }};
+	static const struct rte_ether_addr bridges = {{ 0x01, 0x80, 0xc2, 0, 0, 0x00 }};
+	static const struct rte_ether_addr slow = {{ 0x01, 0x80, 0xc2, 0, 0, 0x02 }};
+	static const struct rte_ether_addr l1is = {{ 0x01, 0x80, 0xc2, 0, 0, 0x14 }};
+	static const struct rte_ether_addr l2is = {{ 0x01, 0x80, 0xc2, 0, 0, 0x15 }};
+	static const struct rte_ether_addr allis = {{ 0x09, 0x00, 0x2b, 0, 0, 0x05 }};
+	static const struct rte_ether_addr alles = {{ 0x09, 0x00, 0x2b, 0, 0, 0x04 }};
+	static const uint8_t isis[] = { 0xfe, 0xfe, 0x03, 0x83 }, stp[] = { 0x42, 0x42, 0x03 };
+	static const uint8_t lldp[] = { 0x02, 0x07, 0x04 };
+	struct dpr_worker *w = r->w;
+	struct dpr_port_counters *st = &w->stats[0];
+	struct rte_mbuf *pkts[32], *exc[32], *m;
+	unsigned int n = 0, n_ctl, q, i;
+
+	memset(w->stats, 0, sizeof(w->stats));
+	/* 0-8: handed over */
+	pkts[n++] = mk_l2(&lldp_nb, RTE_ETHER_TYPE_LLDP, lldp, sizeof(lldp));
+	pkts[n++] = mk_l2(&lldp_tpmr, RTE_ETHER_TYPE_LLDP, lldp, sizeof(lldp));
+	pkts[n++] = mk_l2(&bridges, RTE_ETHER_TYPE_LLDP, lldp, sizeof(lldp));
+	pkts[n++] = mk_l2(&mac_p0, RTE_ETHER_TYPE_LLDP, lldp, sizeof(lldp));
+	pkts[n++] = mk_l2(&l1is, 46, isis, sizeof(isis));
+	pkts[n++] = mk_l2(&l2is, 1500, isis, sizeof(isis));
+	pkts[n++] = mk_l2(&allis, 46, isis, sizeof(isis));
+	pkts[n++] = mk_l2(&alles, 46, isis, sizeof(isis));
+	pkts[n++] = mk_l2(&mac_p0, 46, isis, sizeof(isis));
+	n_ctl = n;
+	/* 9-15: unsupported_l3 */
+	pkts[n++] = mk_l2(&l1is, RTE_ETHER_TYPE_LLDP, lldp, sizeof(lldp)); /* LLDP, IS-IS group */
+	pkts[n++] = mk_l2(&lldp_nb, 46, isis, sizeof(isis));       /* IS-IS, LLDP group */
+	pkts[n++] = mk_l2(&l1is, 0x0600, isis, sizeof(isis));      /* an EtherType, not a length */
+	pkts[n++] = mk_l2(&bridges, 38, stp, sizeof(stp));         /* STP BPDU */
+	pkts[n++] = mk_l2(&slow, RTE_ETHER_TYPE_SLOW, lldp, 1);    /* LACP */
+	pkts[n++] = mk_l2(&mac_p0, 0x88b5, lldp, sizeof(lldp));    /* IEEE 802 local experimental */
+	m = mk_l2(&l1is, 46, isis, sizeof(isis));                 /* LLC header cut short */
+	rte_pktmbuf_trim(m, (uint16_t)(m->data_len - RTE_ETHER_HDR_LEN - 2));
+	pkts[n++] = m;
+	/* 16: LLDP to another host */
+	pkts[n++] = mk_l2(&mac_other, RTE_ETHER_TYPE_LLDP, lldp, sizeof(lldp));
+
+	dpr_ip4_input_burst(w, 0, pkts, (uint16_t)n);
+
+	CHECK_EQ(st->exc[DPR_EXC_L2_CONTROL], n_ctl);
+	CHECK_EQ(st->exception, n_ctl);
+	CHECK_EQ(st->drops[DPR_DROP_UNSUPPORTED_L3], n - n_ctl - 1);
+	CHECK_EQ(st->drops[DPR_DROP_OTHER_HOST], 1);
+	CHECK_EQ(st->forwarded, 0);
+	CHECK_EQ(accounted(st), n);
+	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)exc, RTE_DIM(exc), NULL);
+	CHECK_EQ(q, n_ctl);
+	for (i = 0; i < q; i++) {
+		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(exc[i], struct rte_ether_hdr *);
+
+		CHECK_EQ(DPR_EXC_META_CLASS(exc[i]->hash.usr), DPR_EXC_L2_CONTROL);
+		CHECK_EQ(DPR_EXC_META_PORT(exc[i]->hash.usr), 0);
+		/* Untouched: the daemon on the TAP reads the frame as sent. */
+		CHECK(exc[i]->pkt_len == 60 && rte_is_same_ether_addr(&eth->src_addr, &mac_h1),
+		      "frame %u handed over as it came", i);
+	}
+	rte_pktmbuf_free_bulk(exc, q);
+	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
+}
+
 /* A full exception ring is a counted drop. */
 static void
 test_exception_full(struct rig *r)
@@ -1172,6 +1258,7 @@ main(int argc, char **argv)
 	if (rig_init(&r) == 0) {
 		test_burst(&r);
 		test_exception_full(&r);
+		test_l2_control(&r);
 		test_checksum_edges(&r);
 		test_short_frames(&r);
 		test_fast_matches_reference(&r, false);

@@ -641,7 +641,8 @@ gen_init(void)
  * TCP, UDP, ICMPv6), hop limits 0, 1, 2, 64, 255, addresses of every scope,
  * payload lengths short, exact and long, link-layer padding, chains, runts,
  * frames to other MACs, broadcast and 33:33 multicast, wrong versions,
- * traffic class and flow label, sizes past either port's MTU.
+ * traffic class and flow label, sizes past either port's MTU; among the
+ * IPv4 ones, VLAN, ARP, LLDP and IS-IS frames.
  */
 static struct rte_mbuf *
 gen_packet(uint64_t seed, uint16_t in, const struct dpr_port_dp *ports)
@@ -678,6 +679,13 @@ gen_packet(uint64_t seed, uint16_t in, const struct dpr_port_dp *ports)
 		else if (r % 16 == 1)
 			rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type =
 				RTE_BE16(RTE_ETHER_TYPE_ARP);
+		else if (r % 16 == 2)
+			rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type =
+				RTE_BE16(RTE_ETHER_TYPE_LLDP);
+		else if (r % 16 == 3)
+			/* IS-IS: an 802.3 length, LLC 0xFE 0xFE UI */
+			memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, 12),
+			       (const uint8_t[]){ 0x00, 0x40, 0xfe, 0xfe, 0x03 }, 5);
 	} else {
 		const uint8_t *src, *dst;
 		struct rte_ipv6_hdr *ip;
