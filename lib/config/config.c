@@ -683,8 +683,8 @@ check_gateway(struct parser *ps, const char *path, const char *via, const char *
 	if (dpr_ip_parse(via, gw) < 0)
 		return fail(ps, path, "via \"%s\": expected a gateway address like \"192.0.2.1\" or \"fe80::1\"",
 			    via);
-	if (gw->af != pf->addr.af)
-		return fail(ps, path, "via \"%s\": gateway and prefix \"%s\" are of different address families",
+	if (!dpr_route_gw_family_ok(pf, gw))
+		return fail(ps, path, "via \"%s\": an IPv4 gateway for IPv6 prefix \"%s\" (an IPv6 route's gateway is IPv6; an IPv4 route may have either)",
 			    via, prefix);
 	/* fe80::1 names a host only on one link (RFC 4291 2.5.6). */
 	if (dpr_ip_is_link_local(gw) && port_name == NULL)

@@ -142,7 +142,7 @@ path_nh(struct dpr_route_feed *f, const struct dpr_prefix *pf, const struct dpr_
 		}
 		idx = dpr_nh_connected(r->nh, (uint8_t)port);
 	} else {
-		if (h->gw.af != pf->addr.af) {
+		if (!dpr_route_gw_family_ok(pf, &h->gw)) {
 			*why = DPR_FEED_REF_GW_FAMILY;
 			return -1;
 		}
