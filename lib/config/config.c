@@ -413,7 +413,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 {
 	static const char *const keys[] = {
 		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", "broadcast_echo",
-		"forward_directed_broadcast", "neighbor_learning",
+		"forward_directed_broadcast", "redirects", "neighbor_learning",
 		"router_advertisements", NULL
 	};
 	const char *name, *device, *mac;
@@ -487,6 +487,14 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 				return fail(ps, path, "forward_directed_broadcast: expected true or false, got %s",
 					    type_name(tr));
 			pc->forward_directed_broadcast = json_is_true(tr);
+		}
+		tr = json_object_get(obj, "redirects");
+		pc->redirects = true; /* as Linux: send_redirects 1 */
+		if (tr != NULL) {
+			if (!json_is_boolean(tr))
+				return fail(ps, path, "redirects: expected true or false, got %s",
+					    type_name(tr));
+			pc->redirects = json_is_true(tr);
 		}
 		tr = json_object_get(obj, "neighbor_learning");
 		if (tr != NULL) {

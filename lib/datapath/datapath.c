@@ -30,6 +30,7 @@ const char *const dpr_exc_names[DPR_EXC_MAX] = {
 	[DPR_EXC_UNRESOLVED] = "unresolved",
 	[DPR_EXC_MTU_EXCEEDED] = "mtu_exceeded",
 	[DPR_EXC_BEYOND_SCOPE] = "beyond_scope",
+	[DPR_EXC_REDIRECT] = "redirect",
 };
 
 const uint8_t dpr_ip4_special_octet[256] = {
@@ -84,6 +85,7 @@ dpr_worker_prepare(struct dpr_worker *w)
 		min_mtu = RTE_MIN(min_mtu, (uint32_t)w->ports[p].mtu);
 	}
 	w->fast_max_len = min_mtu + RTE_ETHER_HDR_LEN;
+	w->redirect_gap = rte_get_tsc_hz() / DPR_REDIRECT_DIVERTS_PER_S;
 }
 
 int dpr_rss_dynfield = -1;
@@ -160,6 +162,27 @@ l3_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint32_t n
 		break;
 	}
 	return false;
+}
+
+bool
+dpr_l3_hairpin(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint8_t *eth,
+	       bool v6)
+{
+	uint64_t now;
+
+	if (!w->ports[b->in].redirects)
+		return false;
+	now = rte_rdtsc();
+	if (now - w->redirect_tsc[b->in] < w->redirect_gap)
+		return false;
+	w->redirect_tsc[b->in] = now;
+	/* The control thread forwards it as it came, and quotes it so. */
+	if (v6)
+		DPR_IP6_HDR(eth)->hop_limits++;
+	else
+		dpr_ip4_ttl_undo((struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN));
+	EXCEPT(b, m, DPR_EXC_REDIRECT);
+	return true;
 }
 
 /*
