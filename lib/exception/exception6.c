@@ -687,7 +687,8 @@ redirect6(struct dpr_exc_engine *x, const struct rte_mbuf *m, uint16_t in, uint3
 	if (!x->r->cfg->ports[in].redirects || DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET)
 		return;
 	memcpy(src.ip6, ip->src_addr, 16);
-	if (info != NULL && info->ip.af == DPR_AF_IP6 && dpr_ip6_is_link_local(info->ip.ip6))
+	if (info != NULL && info->ip.af == DPR_AF_IP6 &&
+	    (dpr_ip6_is_link_local(info->ip.ip6) || memcmp(info->ip.ip6, ip->dst_addr, 16) == 0))
 		target = info->ip.ip6;
 	else if (info != NULL && info->ip.af == 0)
 		target = ip->dst_addr;

@@ -1202,6 +1202,126 @@ test_rate_limit(void)
 	CHECK_EQ(pool_in_use(), base);
 }
 
+/* --- redirects (RFC 4861 8.2) ------------------------------------------------------------ */
+
+/* The first packet of @p out[0..n) that is an ICMPv6 Redirect, or NULL. */
+static struct rte_mbuf *
+find_redirect(struct rte_mbuf **out, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (is_icmp6(out[i], DPR_ICMP6_REDIRECT))
+			return out[i];
+	return NULL;
+}
+
+/*
+ * Packets that leave through the port they came in on (a worker hands
+ * them over as class redirect): each is forwarded, and its source gets a
+ * Redirect where RFC 4861 8.2 has a router send one, as 4.5 lays it out:
+ * from the port's link-local address (8.1: hosts drop others), hop limit
+ * 255, target = the better first hop or the on-link destination itself,
+ * the target's link-layer option when known, and the Redirected Header
+ * with as much of the packet as fits in 1280 bytes (8.2).
+ */
+static void
+test_redirects(void)
+{
+	struct dpr_config *cfg = (struct dpr_config *)(uintptr_t)R.cfg;
+	static uint8_t orig[1600];
+	struct rte_mbuf *out[8], *r, *m;
+	uint64_t sent0 = c6("redirect_sent"), na = c6("redirect_not_allowed");
+	unsigned int n, base = pool_in_use(), i;
+	const uint8_t *f, *o;
+	uint32_t len, plen, olen;
+	bool tlla = false, fwd = false;
+
+	drop_sent();
+	/* A host on p0's subnet sends 2001:db8:1::2's packets to the router:
+	 * the destination is on the link, the target is the destination. */
+	len = inject_kept(mk_udp(&mac_p[0], "2001:db8:1::10", "2001:db8:1::2", 64, 1400),
+			  DPR_EXC_REDIRECT, 0, orig, sizeof(orig));
+	n = sent(0, out, RTE_DIM(out));
+	r = find_redirect(out, n);
+	CHECK(n == 2 && r != NULL, "a redirect and the packet on p0 (%u sent)", n);
+	for (i = 0; i < n; i++)
+		if (out[i] != r && !is_icmp6(out[i], DPR_ICMP6_REDIRECT))
+			fwd = mac_at(F(out[i]), &mac_n1) && F(out[i])[F_HOPS] == 63 &&
+			      memcmp(F(out[i]) + F_SRC, orig + F_SRC, 32) == 0;
+	CHECK(fwd, "the packet itself is forwarded to 2001:db8:1::2's MAC, hop limit 63");
+	if (r != NULL) {
+		f = F(r);
+		plen = be16_at(f + F_PLEN);
+		CHECK(mac_at(f, &mac_host) && mac_at(f + 6, &mac_p[0]),
+		      "to the source's MAC, from p0's");
+		CHECK(same6(f + F_SRC, ll_p[0]), "8.1: from p0's link-local address");
+		CHECK(same6(f + F_DST, "2001:db8:1::10"), "to the packet's source");
+		CHECK_EQ(f[F_HOPS], 255);
+		CHECK(cksum_ok(r), "ICMPv6 checksum (RFC 4443 2.3)");
+		CHECK(f[F_L4 + 1] == 0 && be32_at(f + F_L4 + 4) == 0, "4.5: code 0, reserved 0");
+		CHECK(same6(f + F_L4 + 8, "2001:db8:1::2") && same6(f + F_L4 + 24, "2001:db8:1::2"),
+		      "4.5: target = destination, for a destination on the link");
+		CHECK(40 + plen <= 1280, "8.2: at most 1280 bytes (%u)", 40 + plen);
+		/* Options from F_L4 + 40: TLLA, then the Redirected Header. */
+		for (o = f + F_L4 + 40; o + 8 <= f + F_L4 + plen && o[1] != 0; o += o[1] * 8) {
+			if (o[0] == DPR_NDP_OPT_TLLA)
+				tlla = o[1] == 1 && mac_at(o + 2, &mac_n1);
+			if (o[0] != DPR_NDP_OPT_REDIRECTED)
+				continue;
+			olen = o[1] * 8u - 8;
+			CHECK(o + 8 + olen == f + F_L4 + plen, "the Redirected Header ends the message");
+			CHECK(olen >= 1280 - 40 - 40 - 8 - 8 - 7 && olen <= len - 14 + 7,
+			      "4.6.3: as much of the packet as fits (%u of %u)", olen, len - 14);
+			CHECK(memcmp(o + 8, orig + 14, RTE_MIN(olen, len - 14)) == 0,
+			      "4.6.3: the packet as it came in (hop limit 64)");
+		}
+		CHECK(tlla, "4.5: the target's link-layer address option, its MAC");
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(c6("redirect_sent") - sent0, 1);
+
+	/* Through a global gateway (2001:db8:100::/48 via 2001:db8:1::2):
+	 * its link-local address, the only target 8.2 allows, is unknown. */
+	inject(mk_udp(&mac_p[0], "2001:db8:1::10", "2001:db8:100::5", 64, 40),
+	       DPR_EXC_REDIRECT, 0, 0);
+	/* From a source that is no neighbour: none either. */
+	inject(mk_udp(&mac_p[0], "2001:db8:77::1", "2001:db8:1::2", 64, 40),
+	       DPR_EXC_REDIRECT, 0, 0);
+	/* A source route (a Routing header): never. */
+	{
+		uint8_t rh[8 + 16] = { IPPROTO_UDP, 2, 0, 0 };
+
+		inject(mk6(&mac_p[0], &mac_host, "2001:db8:1::10", "2001:db8:1::2", IPPROTO_ROUTING,
+			   64, rh, sizeof(rh)), DPR_EXC_REDIRECT, 0, 0);
+	}
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 3 && find_redirect(out, n) == NULL, "three forwarded, no redirect (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(c6("redirect_not_allowed") - na, 3);
+
+	/* "redirects": false on the port: forwarded, nothing else. */
+	cfg->ports[0].redirects = false;
+	inject(mk_udp(&mac_p[0], "2001:db8:1::10", "2001:db8:1::2", 64, 40), DPR_EXC_REDIRECT, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && find_redirect(out, n) == NULL, "redirects off: only the packet (%u)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	cfg->ports[0].redirects = true;
+	CHECK_EQ(c6("redirect_sent") - sent0, 1);
+
+	/* Rate-limited with ICMPv6 errors, per source; every packet forwarded. */
+	for (i = 0; i < RL_BURST + 4; i++) {
+		m = mk_udp(&mac_p[0], "2001:db8:1::11", "2001:db8:1::2", 64, 40);
+		inject(m, DPR_EXC_REDIRECT, 0, 0);
+	}
+	for (i = 0, len = 0; (n = sent(0, out, RTE_DIM(out))) > 0; rte_pktmbuf_free_bulk(out, n))
+		for (i = 0; i < n; i++)
+			len += is_icmp6(out[i], DPR_ICMP6_REDIRECT);
+	CHECK(len >= RL_BURST && len <= RL_BURST + 1, "%u redirects for %u packets", len,
+	      RL_BURST + 4);
+	CHECK_EQ(pool_in_use(), base);
+}
+
 /* --- hop-by-hop options ----------------------------------------------------------------- */
 
 /* A UDP packet to 2001:db8:200::5 with the 8-byte Hop-by-Hop header @p hbh. */
@@ -1480,6 +1600,7 @@ main(int argc, char **argv)
 	test_echo();
 	test_errors();
 	test_rate_limit();
+	test_redirects();
 	test_hop_by_hop();
 	test_transparent();
 	test_ra_periodic();
