@@ -176,11 +176,18 @@ dpr_l3_hairpin(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, ui
 	if (now - w->redirect_tsc[b->in] < w->redirect_gap)
 		return false;
 	w->redirect_tsc[b->in] = now;
-	/* The control thread forwards it as it came, and quotes it so. */
-	if (v6)
+	/* The control thread forwards it as it came, and quotes it so. The
+	 * checksum is computed again: the decrement may have taken the
+	 * end-around carry, which an increment does not undo. */
+	if (v6) {
 		DPR_IP6_HDR(eth)->hop_limits++;
-	else
-		dpr_ip4_ttl_undo((struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN));
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
+
+		ip->time_to_live++;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
 	EXCEPT(b, m, DPR_EXC_REDIRECT);
 	return true;
 }
