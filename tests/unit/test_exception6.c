@@ -44,6 +44,7 @@
 #include "exception/exc_internal.h"
 #include "exception/exception.h"
 #include "exception/icmp6.h"
+#include "route/route.h"
 #include "rig.h"
 #include "test.h"
 
@@ -567,6 +568,79 @@ test_ns_for_us(void)
 	/* RFC 826 as dpr applies it to NDP: no entry for one asking for others. */
 	CHECK(route_word("2001:db8:1::52").kind != DPR_NH_KIND_FORWARD,
 	      "a host asking for another's address is not learned");
+	CHECK_EQ(pool_in_use(), base);
+}
+
+/*
+ * RFC 8950: an IPv4 route through an IPv6 link-local neighbour not resolved
+ * yet (10.98.0.0/16 via fe80::98 on p0). An IPv4 packet that finds it so
+ * is held while neighbour discovery asks for fe80::98 (RFC 4861 7.2.2), as
+ * ARP would for an IPv4 gateway, and leaves with the advertised MAC and
+ * its IPv4 EtherType once the answer comes.
+ */
+static void
+test_v4_via_link_local(void)
+{
+	const struct rte_ether_addr h98 = {{ 0x02, 0xaa, 0, 0, 0x09, 0x98 }};
+	struct dpr_ip gw = ip6("fe80::98");
+	struct dpr_route_op op = { .prefix = { .addr = { .af = DPR_AF_IP4, .ip4 = 0x0a620000 },
+					       .len = 16 } };
+	struct rte_mbuf *out[8], *m;
+	unsigned int n, base = pool_in_use();
+	struct rte_ipv4_hdr *ip;
+	int idx, err = 0;
+	uint8_t *b;
+
+	drop_sent();
+	idx = dpr_nh_get(R.nh, &gw, 0);
+	CHECK(idx >= DPR_NH_FIRST_DYNAMIC, "a next hop for fe80::98 on p0");
+	op.nh = (uint32_t)idx;
+	CHECK_EQ(dpr_route_apply(&R.rib, &op, 1, &err), 1);
+	CHECK_EQ(dpr_fib4_lookup(R.fib4, 0x0a620005), (uint32_t)idx);
+
+	/* An IPv4/UDP frame in on p1, from a host behind it. */
+	m = rte_pktmbuf_alloc(pool);
+	b = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, 14 + 20 + 8 + 32) : NULL;
+	if (b == NULL)
+		abort();
+	memset(b, 0, 14 + 20 + 8 + 32);
+	memcpy(b, &mac_p[1], 6);
+	memcpy(b + 6, &mac_host, 6);
+	b[12] = 0x08;
+	ip = (struct rte_ipv4_hdr *)(b + 14);
+	ip->version_ihl = 0x45;
+	ip->total_length = rte_cpu_to_be_16(20 + 8 + 32);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = RTE_BE32(0xc0000201);
+	ip->dst_addr = RTE_BE32(0x0a620005);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	inject(m, DPR_EXC_UNRESOLVED, 1, (uint32_t)idx);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && is_icmp6(out[0], DPR_ICMP6_NEIGH_SOLICIT) &&
+	      same6(F(out[0]) + F_L4 + 8, "fe80::98") && same6(F(out[0]) + F_DST, "ff02::1:ff00:98"),
+	      "an IPv4 packet for 10.98.0.5: NDP asks for fe80::98 on p0 (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+	CHECK_EQ(pool_in_use(), base + 1); /* the held packet */
+
+	na_in(0, &h98, "fe80::98", ll_p[0], "fe80::98", &h98, true, true, GOOD);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && F(out[0])[12] == 0x08 && F(out[0])[13] == 0x00,
+	      "the NA releases the held IPv4 packet on p0 (%u sent)", n);
+	if (n == 1) {
+		ip = (struct rte_ipv4_hdr *)(F(out[0]) + 14);
+		CHECK(mac_at(F(out[0]), &h98) && mac_at(F(out[0]) + 6, &mac_p[0]),
+		      "to fe80::98's MAC, from p0's");
+		CHECK(ip->time_to_live == 63 && rte_raw_cksum(ip, 20) == 0xffff &&
+		      ip->dst_addr == RTE_BE32(0x0a620005),
+		      "TTL 63, checksum valid, destination unchanged");
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK(dpr_nh_word_get(R.nh, (uint32_t)idx).kind == DPR_NH_KIND_FORWARD,
+	      "fe80::98 resolved: the workers forward 10.98.0.0/16 from now on");
+	op.del = 1;
+	CHECK_EQ(dpr_route_apply(&R.rib, &op, 1, &err), 1);
 	CHECK_EQ(pool_in_use(), base);
 }
 
@@ -1595,6 +1669,7 @@ main(int argc, char **argv)
 	test_ns_for_us();
 	test_ndp_invalid();
 	test_na_and_resolution();
+	test_v4_via_link_local();
 	test_ignore_gratuitous6();
 	test_dad();
 	test_echo();
