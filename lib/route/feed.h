@@ -93,6 +93,9 @@ enum dpr_feed_refuse {
 					  IPv4 route is RFC 8950's, taken) */
 	DPR_FEED_REF_GW_INVALID,     /**< a gateway that cannot be a neighbour, or the destination itself */
 	DPR_FEED_REF_GW_UNCONNECTED, /**< a gateway on no connected subnet of its port */
+	/** 169.254.0.1 on no connected subnet: zebra's stand-in for an IPv6
+	 * neighbour of an IPv4 route (RFC 5549) without next-hop objects */
+	DPR_FEED_REF_GW_IPV4LL,
 	DPR_FEED_REF_MP_ATTACHED,    /**< a multipath route with an interface-only path */
 	DPR_FEED_REF_LINK_LOCAL,     /**< a route for link-local destinations, never forwarded */
 	DPR_FEED_REF_NH_FULL,        /**< next-hop table or multipath groups full */

@@ -9,7 +9,8 @@
 #   config ("via": "fe80::2", "port": "p1"): the very first packet is held
 #   while NDP resolves fe80::2, then sent (no loss); dprctl route add;
 #   the kernel mirror (`ip route add ... via inet6 fe80::2 dev dpr-p1`);
-#   FPM, as RTA_VIA and as a 16-byte RTA_GATEWAY; a neighbour that never
+#   FPM, as RTA_VIA and as a 16-byte RTA_GATEWAY (zebra's 169.254.0.1
+#   onlink form is refused under its own reason); a neighbour that never
 #   answers: h1 gets host unreachable from 10.0.1.1, an IPv4 address of the
 #   router; route.get shows the IPv6 gateway; the counters add up.
 source "$(dirname "$0")/lib.sh"
@@ -105,6 +106,13 @@ check "FPM RTA_VIA (AF_INET6) becomes 10.80.0.0/16 via fe80::2" \
 check "FPM RTA_GATEWAY of 16 bytes becomes 10.81.0.0/16 via fe80::2" \
 	is_route 10.81.0.5 "10.81.0.0/16 fe80::2 p1 fpm"
 check "nothing refused" test "$(ctl call stats.get | python3 -c 'import json, sys; print(sum(json.load(sys.stdin)["fpm"]["refused"].values()))')" = 0
+# zebra's form without next-hop objects (RTA_GATEWAY 169.254.0.1, onlink):
+# no neighbour dpr can name; refused under its own reason, with the fix.
+ip netns exec "$R" python3 "$SMOKE_DIR/fpm_session.py" "$FPM_PORT" \
+	<<<"add 10.84.0.0/16 via 169.254.0.1 $ifx" > "$WORK/fpm.out" 2>&1
+refused_ll() { [ "$(ctl call stats.get | python3 -c 'import json, sys; print(json.load(sys.stdin)["fpm"]["refused"]["gateway_169_254_0_1"])')" = 1 ]; }
+check "zebra's 169.254.0.1 form is refused as gateway_169_254_0_1" wait_for 10 refused_ll
+check "the log says to turn fpm use-next-hop-groups on" grep -q 'gateway_169_254_0_1.*fpm use-next-hop-groups' "$WORK/dpr.log"
 check "h1 reaches 10.80.0.5 and 10.81.0.5" bash -c "$(declare -f reach); H1=$H1; reach 10.80.0.5 3 && reach 10.81.0.5 3"
 
 # --- a neighbour that never answers ---------------------------------------------

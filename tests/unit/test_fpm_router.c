@@ -444,11 +444,13 @@ test_refused(void)
 	add1(&fr, "10.60.0.0", 16, "10.9.9.9", 1);
 	add1(&fr, "2001:db8:61::", 48, "10.0.1.2", 1);
 	add1(&fr, "10.62.0.0", 16, "10.0.1.1", 1);
+	add1(&fr, "10.64.0.0", 16, "169.254.0.1", 1); /* zebra's RFC 5549 stand-in */
 	add1(&fr, "10.0.1.7", 32, "10.0.1.7", 1);
 	add_mp(&fr, "10.63.0.0", 16, 2, gws, oifs, weights);
 	add1(&fr, "fe80::", 64, "2001:db8:1::2", 1);
 	send_frames(&fr);
 	CHECK_EQ(st2("refused", "gateway_not_connected"), 1);
+	CHECK_EQ(st2("refused", "gateway_169_254_0_1"), 1);
 	CHECK_EQ(st2("refused", "gateway_family"), 1);
 	CHECK_EQ(st2("refused", "gateway_invalid"), 2);
 	CHECK_EQ(st2("refused", "multipath_attached"), 1);
