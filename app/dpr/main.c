@@ -257,6 +257,7 @@ setup_ports(struct dpr_router *d)
 		d->port_dp[p].mac = port->mac;
 		d->port_dp[p].port_id = port->port_id;
 		d->port_dp[p].mtu = port->mtu;
+		d->port_dp[p].redirects = d->cfg->ports[p].redirects;
 		d->port_dp[p].rx_ip_cksum =
 			(port->rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
 	}

@@ -244,7 +244,8 @@ prefix_word(int argc, char **argv)
 	if (strcmp(argv[0], "default") != 0)
 		return argv[0];
 	for (i = 1; i + 1 < argc; i++)
-		if (strcmp(argv[i], "via") == 0 && strchr(argv[i + 1], ':') != NULL)
+		if (strcmp(argv[i], "via") == 0 && strcmp(argv[i + 1], "inet6") != 0 &&
+		    strchr(argv[i + 1], ':') != NULL)
 			return "::/0";
 	return family6 ? "::/0" : "0.0.0.0/0";
 }
@@ -273,6 +274,10 @@ route_params(int argc, char **argv)
 			json_array_append_new(nhs, nh);
 		}
 		if (strcmp(argv[i], "via") == 0) {
+			/* iproute2's "via inet6 GW": an IPv6 gateway for an
+			 * IPv4 route (RFC 8950); "default" stays IPv4. */
+			if (strcmp(argv[i + 1], "inet6") == 0 && ++i + 1 >= argc)
+				die(2, "\"via inet6\" needs a gateway");
 			json_object_set_new(nh, "via", json_string(argv[i + 1]));
 		} else if ((strcmp(argv[i], "dev") == 0 || strcmp(argv[i], "port") == 0) &&
 			   json_object_get(nh, "port") == NULL) {
@@ -1598,7 +1603,9 @@ static const struct cmd cmds[] = {
 	{ "route add", NULL, "PREFIX|default via GATEWAY [dev PORT] [weight W] [via ...] | PREFIX dev PORT",
 	  "Add a route. Several \"via\" make a multipath route (up to 16, weights 1-256);\n"
 	  "\"dev PORT\" alone, an attached one; a link-local gateway needs \"dev PORT\".\n"
-	  "\"default\" is 0.0.0.0/0, or ::/0 with an IPv6 gateway or -6.",
+	  "\"default\" is 0.0.0.0/0, or ::/0 with an IPv6 gateway or -6. An IPv4 prefix\n"
+	  "may go through an IPv6 gateway (RFC 8950): \"via fe80::1 dev p0\"; with\n"
+	  "\"default\", \"via inet6 fe80::1\" as iproute2 says it keeps it IPv4.",
 	  "dprctl route add default via 192.0.2.1 dev p1", run_route_add },
 	{ "route replace", NULL, "PREFIX|default via GATEWAY ... | PREFIX dev PORT",
 	  "Add a route, or replace the one of that prefix.",

@@ -300,10 +300,10 @@ nexthop_take(struct dpr_router *r, const char *ctx, const struct dpr_prefix *pf,
 	if (via != NULL) {
 		const char *bad;
 
-		if (dpr_ip_parse(via, &gw) < 0 || gw.af != pf->addr.af)
+		if (dpr_ip_parse(via, &gw) < 0 || !dpr_route_gw_family_ok(pf, &gw))
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-					       "%s: gateway \"%s\" is not an %s address (a route's gateway is of its prefix's family)",
-					       ctx, via, pf->addr.af == DPR_AF_IP4 ? "IPv4" : "IPv6");
+					       "%s: gateway \"%s\" is not an %s address (an IPv6 route's gateway is IPv6; an IPv4 route's IPv4 or IPv6)",
+					       ctx, via, pf->addr.af == DPR_AF_IP4 ? "IPv4 or IPv6" : "IPv6");
 		/* fe80::1 names a host only on one link (RFC 4291 2.5.6). */
 		if (dpr_ip_is_link_local(&gw) && port == NULL)
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
@@ -2157,6 +2157,7 @@ port_conf_json(struct dpr_router *r, unsigned int port)
 	json_object_set_new(o, "broadcast_echo", json_boolean(pc->broadcast_echo));
 	json_object_set_new(o, "forward_directed_broadcast",
 			    json_boolean(pc->forward_directed_broadcast));
+	json_object_set_new(o, "redirects", json_boolean(pc->redirects));
 	json_object_set_new(o, "neighbor_learning",
 			    json_string(dpr_config_neigh_learning_name(pc->neighbor_learning)));
 	json_object_set_new(o, "addresses", port_addrs_conf_json(r, port, &has6));

@@ -413,7 +413,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 {
 	static const char *const keys[] = {
 		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", "broadcast_echo",
-		"forward_directed_broadcast", "neighbor_learning",
+		"forward_directed_broadcast", "redirects", "neighbor_learning",
 		"router_advertisements", NULL
 	};
 	const char *name, *device, *mac;
@@ -487,6 +487,14 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 				return fail(ps, path, "forward_directed_broadcast: expected true or false, got %s",
 					    type_name(tr));
 			pc->forward_directed_broadcast = json_is_true(tr);
+		}
+		tr = json_object_get(obj, "redirects");
+		pc->redirects = true; /* as Linux: send_redirects 1 */
+		if (tr != NULL) {
+			if (!json_is_boolean(tr))
+				return fail(ps, path, "redirects: expected true or false, got %s",
+					    type_name(tr));
+			pc->redirects = json_is_true(tr);
 		}
 		tr = json_object_get(obj, "neighbor_learning");
 		if (tr != NULL) {
@@ -683,8 +691,8 @@ check_gateway(struct parser *ps, const char *path, const char *via, const char *
 	if (dpr_ip_parse(via, gw) < 0)
 		return fail(ps, path, "via \"%s\": expected a gateway address like \"192.0.2.1\" or \"fe80::1\"",
 			    via);
-	if (gw->af != pf->addr.af)
-		return fail(ps, path, "via \"%s\": gateway and prefix \"%s\" are of different address families",
+	if (!dpr_route_gw_family_ok(pf, gw))
+		return fail(ps, path, "via \"%s\": an IPv4 gateway for IPv6 prefix \"%s\" (an IPv6 route's gateway is IPv6; an IPv4 route may have either)",
 			    via, prefix);
 	/* fe80::1 names a host only on one link (RFC 4291 2.5.6). */
 	if (dpr_ip_is_link_local(gw) && port_name == NULL)

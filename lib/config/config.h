@@ -96,6 +96,9 @@ struct dpr_port_conf {
 	/** Forward what other ports receive for this port's subnet broadcasts
 	 * (RFC 2644: off by default). */
 	bool forward_directed_broadcast;
+	/** Send ICMP and ICMPv6 redirects for what this port forwards back
+	 * out of itself (RFC 1812 5.2.7.2, RFC 4861 8.2); on by default. */
+	bool redirects;
 	uint8_t neighbor_learning;  /**< enum dpr_neigh_learning */
 	struct dpr_ra_conf_port ra; /**< router advertisements (IPv6) */
 	unsigned int n_addrs;

@@ -31,6 +31,7 @@ const char *const dpr_exc_names[DPR_EXC_MAX] = {
 	[DPR_EXC_MTU_EXCEEDED] = "mtu_exceeded",
 	[DPR_EXC_BEYOND_SCOPE] = "beyond_scope",
 	[DPR_EXC_L2_CONTROL] = "l2_control",
+	[DPR_EXC_REDIRECT] = "redirect",
 };
 
 /*
@@ -149,6 +150,7 @@ dpr_worker_prepare(struct dpr_worker *w)
 		min_mtu = RTE_MIN(min_mtu, (uint32_t)w->ports[p].mtu);
 	}
 	w->fast_max_len = min_mtu + RTE_ETHER_HDR_LEN;
+	w->redirect_gap = rte_get_tsc_hz() / DPR_REDIRECT_DIVERTS_PER_S;
 }
 
 int dpr_rss_dynfield = -1;
@@ -225,6 +227,34 @@ l3_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint32_t n
 		break;
 	}
 	return false;
+}
+
+bool
+dpr_l3_hairpin(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint8_t *eth,
+	       bool v6)
+{
+	uint64_t now;
+
+	if (!w->ports[b->in].redirects)
+		return false;
+	now = rte_rdtsc();
+	if (now - w->redirect_tsc[b->in] < w->redirect_gap)
+		return false;
+	w->redirect_tsc[b->in] = now;
+	/* The control thread forwards it as it came, and quotes it so. The
+	 * checksum is computed again: the decrement may have taken the
+	 * end-around carry, which an increment does not undo. */
+	if (v6) {
+		DPR_IP6_HDR(eth)->hop_limits++;
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
+
+		ip->time_to_live++;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+	EXCEPT(b, m, DPR_EXC_REDIRECT);
+	return true;
 }
 
 /*

@@ -70,6 +70,9 @@ enum dpr_exc {
 				   unreachable, beyond scope of source (RFC 4007 9) */
 	DPR_EXC_L2_CONTROL,   /**< a link protocol the host stack speaks (LLDP, IS-IS):
 				   to the port's TAP (dpr_l2_control()) */
+	DPR_EXC_REDIRECT,     /**< forwarded back out of the port it came in on: the
+				   control thread sends a redirect and forwards it
+				   (dpr_l3_hairpin()) */
 	DPR_EXC_MAX
 };
 
@@ -99,6 +102,7 @@ struct dpr_port_dp {
 	uint16_t port_id;   /**< DPDK port id */
 	uint16_t mtu;
 	bool rx_ip_cksum;   /**< the NIC checks IPv4 checksums: ol_flags say so */
+	bool redirects;     /**< redirects for what leaves where it came in (config) */
 };
 
 struct dpr_txbuf {
@@ -246,6 +250,7 @@ struct dpr_worker {
 	rte_xmm_t head6_mask;        /**< what dpr_ip6_screen() compares */
 	rte_xmm_t head6[DPR_MAX_PORTS];       /**< port MAC, IPv6, version 6 */
 	uint64_t src_mac_type6[DPR_MAX_PORTS]; /**< port MAC + IPv6 ether type */
+	uint64_t redirect_gap;       /**< TSC cycles between two hairpin diverts of a port */
 
 	/* Written by the worker only. */
 	volatile bool done;
@@ -255,6 +260,7 @@ struct dpr_worker {
 	uint64_t rx_bursts;          /**< RX bursts that brought packets */
 	uint64_t tx_last;            /**< port pass 3 last sent to: where it starts */
 	uint64_t cap_missed;         /**< captured drops the capture ring refused */
+	uint64_t redirect_tsc[DPR_MAX_PORTS]; /**< TSC of the last hairpin divert, per input port */
 	struct dpr_tune tune;        /**< tune.pipelined: how bursts run now */
 	struct dpr_txbuf tx[DPR_MAX_PORTS];
 	struct dpr_port_counters stats[DPR_MAX_PORTS];
@@ -582,6 +588,28 @@ dpr_pktmbuf_cut(struct rte_mbuf *m, uint32_t len)
  */
 bool dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
 		 uint32_t nh, bool l2_bcast, union dpr_nh_word *h);
+
+/**
+ * Diverts a second of one input port's hairpinned packets on one worker,
+ * at most: dpr_l3_hairpin().
+ */
+#define DPR_REDIRECT_DIVERTS_PER_S 1000
+
+/**
+ * Packet @p m of burst @p b is to leave through the port it came in on
+ * (@p eth its frame, TTL or hop limit already decremented; IPv6 when
+ * @p v6): on a port with redirects on, hand it to the control thread,
+ * which sends the redirect (RFC 1812 5.2.7.2, RFC 4861 8.2: it decides
+ * whether one is due) and forwards it, and return true; it is counted as
+ * exceptions.redirect, not as forwarded. Otherwise (redirects off, or
+ * another packet of this port went less than 1/DPR_REDIRECT_DIVERTS_PER_S
+ * s ago: the control thread's rate limit allows 10 a second per source
+ * anyway, and a flow that hosts keep hairpinning must not all take the
+ * slow way) return false: the caller forwards it. Called only when the
+ * ports are equal, so the fast path pays one compare for redirects.
+ */
+bool dpr_l3_hairpin(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint8_t *eth,
+		    bool v6);
 
 /** Per worker lcore entry point for rte_eal_remote_launch(). */
 int dpr_worker_main(void *arg);

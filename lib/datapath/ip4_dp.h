@@ -764,6 +764,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 	const uint32_t *ent = p->ent;
 	const unsigned int n = p->n;
 	const uint32_t slow = p->slow, gone = p->gone, v6 = p->v6;
+	const uint64_t in = p->b.in;
 	unsigned int n_out = 0, i, k, n4 = n;
 	/* Most bursts leave by the port the last one did. */
 	uint64_t tport = w->tx_last;
@@ -827,8 +828,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 				n_out++;
 				continue;
 			}
-			dpr_ip6_set_macs(w, eth, h, port);
-			goto queue;
+			goto out6;
 		}
 		if (irregular && unlikely(gone & (UINT32_C(1) << i))) {
 			n_out++;
@@ -841,8 +841,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 				n_out++;
 				continue;
 			}
-			dpr_ip6_set_macs(w, eth, h, port);
-			goto queue;
+			goto out6;
 		}
 		nh = dpr_fib4_resolve(fib, ent[i], DPR_IP4_DST_LAST(eth));
 		h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
@@ -868,7 +867,19 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 			port = hs.port;
 			dpr_ip4_ttl_dec(ip);
 		}
+		/* Back out where it came in: a redirect may be due. */
+		if (unlikely(port == in) && dpr_l3_hairpin(w, &p->b, m, eth, false)) {
+			n_out++;
+			continue;
+		}
 		dpr_ip4_set_macs(w, eth, h, port);
+		goto queue;
+out6:
+		if (unlikely(port == in) && dpr_l3_hairpin(w, &p->b, m, eth, true)) {
+			n_out++;
+			continue;
+		}
+		dpr_ip6_set_macs(w, eth, h, port);
 queue:
 		if (likely(port == tport)) {
 			/* Its own exit: tport then needs no move here. */

@@ -33,7 +33,8 @@
 	X(icmp_not_allowed) X(icmp_unroutable) X(ip_options_bad) X(source_routed) \
 	X(fragmented) X(slow_forwarded) X(l2_broadcast_dropped) \
 	X(local_unhandled) X(l2_control_unhandled) X(tx_failed) X(no_mbuf) \
-	X(directed_broadcast_forwarded) X(directed_broadcast_dropped)
+	X(directed_broadcast_forwarded) X(directed_broadcast_dropped) \
+	X(icmp_redirect_sent) X(icmp_redirect_not_allowed)
 
 /* IPv6's own counters (stats.get exception_path.ipv6). */
 #define COUNTERS6(X) \
@@ -43,7 +44,8 @@
 	X(time_exceeded) X(no_route) X(address_unreachable) X(beyond_scope) \
 	X(packet_too_big) X(param_problem) X(rate_limited) X(not_allowed) \
 	X(unroutable) X(hop_by_hop_dropped) X(slow_forwarded) X(l2_broadcast_dropped) \
-	X(local_unhandled) X(link_local_elsewhere) X(anycast_na_delayed) X(anycast_na_dropped)
+	X(local_unhandled) X(link_local_elsewhere) X(anycast_na_delayed) X(anycast_na_dropped) \
+	X(redirect_sent) X(redirect_not_allowed)
 
 struct bucket {
 	uint32_t src;

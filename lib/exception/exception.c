@@ -388,6 +388,57 @@ resolve(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t nh)
 
 /* --- slow-path forwarding ------------------------------------------------- */
 
+/*
+ * @p m, a packet to forward to @p dst through next hop @p nh, leaves
+ * through the port it came in on: send its source an ICMP host redirect
+ * (RFC 792) where RFC 1812 5.2.7.2 allows one: the port's redirects are on
+ * (ports[].redirects), the packet is a transit one (not the router's own),
+ * from a source that names one host and not about an ICMP error
+ * (dpr_icmp4_error_allowed()), and the source and the better first hop
+ * (the next hop's IPv4 gateway, or the destination itself on a connected
+ * subnet) are on one subnet of the port. A next hop that is an IPv6
+ * neighbour (RFC 8950) names no IPv4 gateway: none then. Source-routed
+ * packets never come here (options_forward() refused them). From the
+ * port's address on the source's subnet (hosts take redirects only from
+ * their first hop, RFC 1122 3.2.2.2), to the source's MAC (it sent this
+ * frame), rate-limited with ICMP errors. @p m itself is left to forward.
+ */
+static void
+redirect4(struct dpr_exc_engine *x, const struct rte_mbuf *m, uint16_t in, uint32_t nh,
+	  uint32_t dst)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	const struct dpr_nh_info *info = dpr_nh_info(x->r->nh, nh);
+	struct dpr_ip src = { .af = DPR_AF_IP4, .ip4 = rte_be_to_cpu_32(ip->src_addr) };
+	struct dpr_ip gw = { .af = DPR_AF_IP4 };
+	struct rte_mbuf *e;
+
+	if (!x->r->cfg->ports[in].redirects || DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET)
+		return;
+	if (info != NULL && (info->ip.af == DPR_AF_IP4 || info->ip.af == 0))
+		gw.ip4 = info->ip.af == DPR_AF_IP4 ? info->ip.ip4 : dst;
+	if (gw.ip4 == 0 || gw.ip4 == src.ip4 || !dpr_icmp4_error_allowed(m) ||
+	    !dpr_ifaddr_same_subnet(&x->r->addrs, in, &src, &gw)) {
+		x->c.icmp_redirect_not_allowed++;
+		return;
+	}
+	if (!dpr_exc_rate_ok(x, src.ip4)) {
+		x->c.icmp_rate_limited++;
+		return;
+	}
+	e = dpr_icmp4_error(dpr_exc_pool(x, in), m, DPR_ICMP_REDIRECT, DPR_ICMP_REDIRECT_HOST,
+			    gw.ip4, port_addr(x, in, src.ip4));
+	if (e == NULL) {
+		x->c.no_mbuf++;
+		return;
+	}
+	rte_pktmbuf_mtod(e, struct rte_ether_hdr *)->dst_addr = eth->src_addr;
+	rte_pktmbuf_mtod(e, struct rte_ether_hdr *)->src_addr = x->r->ports[in].mac;
+	x->c.icmp_redirect_sent++;
+	dpr_exc_tx(x, in, e);
+}
+
 static void local_input(struct dpr_exc_engine *x, struct rte_mbuf *m);
 
 /* DF clear and too big: fragment (RFC 791), then send each piece. */
@@ -570,6 +621,8 @@ forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	if (options && !options_forward(x, m, w.port,
 					info != NULL && info->ip.af == DPR_AF_IP4 ? info->ip.ip4 : dst))
 		return;
+	if (w.port == DPR_EXC_META_PORT(m->hash.usr))
+		redirect4(x, m, w.port, nh, dst);
 	dpr_ip4_ttl_dec(ip);
 	if (rte_be_to_cpu_16(ip->total_length) > out->mtu) {
 		fragment(x, m, w.port, out->mtu, &w.mac);
@@ -782,6 +835,7 @@ dpr_exc_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 		break;
 	case DPR_EXC_MTU_EXCEEDED:
 	case DPR_EXC_IP_OPTIONS:
+	case DPR_EXC_REDIRECT:
 		forward_slow(x, m);
 		break;
 	case DPR_EXC_L2_CONTROL:

@@ -658,6 +658,65 @@ local6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 }
 
 /*
+ * @p m, a packet to forward through next hop @p nh (word @p w), leaves
+ * through the port it came in on: send its source an ICMPv6 Redirect where
+ * RFC 4861 8.2 has a router send one: the port's redirects are on
+ * (ports[].redirects), the packet is a transit one, may draw an ICMPv6
+ * message at all (dpr_icmp6_error_allowed(): not to a multicast
+ * destination, from a source that names one node, not about an error),
+ * carries no Routing header (no source route), its source is a neighbour
+ * (link-local, or on a subnet of the port), and the better first hop can be
+ * named: the next hop's link-local address, or the destination itself when
+ * it is on the link (a global gateway's link-local address is unknown
+ * here). From the port's link-local address, hop limit 255 (8.1), to the
+ * source's MAC, with the target's MAC when resolved; rate-limited with
+ * ICMPv6 errors. @p m itself is left to forward.
+ */
+static void
+redirect6(struct dpr_exc_engine *x, const struct rte_mbuf *m, uint16_t in, uint32_t nh,
+	  union dpr_nh_word w)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eth + 1);
+	const struct dpr_nh_info *info = dpr_nh_info(x->r->nh, nh);
+	struct dpr_ip src = { .af = DPR_AF_IP6 };
+	const uint8_t *target = NULL;
+	struct rte_mbuf *e;
+	uint8_t ll[16];
+
+	if (!x->r->cfg->ports[in].redirects || DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET)
+		return;
+	memcpy(src.ip6, ip->src_addr, 16);
+	if (info != NULL && info->ip.af == DPR_AF_IP6 &&
+	    (dpr_ip6_is_link_local(info->ip.ip6) || memcmp(info->ip.ip6, ip->dst_addr, 16) == 0))
+		target = info->ip.ip6;
+	else if (info != NULL && info->ip.af == 0)
+		target = ip->dst_addr;
+	if (target == NULL || ip->proto == IPPROTO_ROUTING ||
+	    memcmp(target, ip->src_addr, 16) == 0 ||
+	    !dpr_icmp6_error_allowed(m, DPR_ICMP6_REDIRECT, 0) ||
+	    (!dpr_ip6_is_link_local(ip->src_addr) &&
+	     dpr_ifaddr_connected(&x->r->addrs, &src, in) != in)) {
+		x->c6.redirect_not_allowed++;
+		return;
+	}
+	if (!dpr_exc_rate_ok(x, hash6(ip->src_addr))) {
+		x->c6.rate_limited++;
+		return;
+	}
+	link_local(x, in, ll);
+	e = dpr_ndp_redirect_build(dpr_exc_pool(x, in), &x->r->ports[in].mac, ll, &eth->src_addr,
+				   target, ip->dst_addr,
+				   w.kind == DPR_NH_KIND_FORWARD ? &w.mac : NULL, m);
+	if (e == NULL) {
+		x->c.no_mbuf++;
+		return;
+	}
+	x->c6.redirect_sent++;
+	dpr_exc_tx(x, in, e);
+}
+
+/*
  * Forward @p m from the control thread, with the workers' decision
  * (dpr_ip6_decide()): packets held for a neighbour, and those with
  * hop-by-hop options once checked. Routers never fragment IPv6 (RFC 8200 5).
@@ -708,6 +767,8 @@ forward6_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 		icmp6_error(x, m, DPR_ICMP6_DEST_UNREACH, DPR_ICMP6_UNREACH_NO_ROUTE, 0);
 		return;
 	}
+	if (w.port == in)
+		redirect6(x, m, in, nh, w);
 	ip->hop_limits--;
 	eth->dst_addr = w.mac;
 	eth->src_addr = x->r->ports[w.port].mac;
@@ -786,6 +847,7 @@ dpr_exc6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t cls, uint1
 		break;
 	case DPR_EXC_MTU_EXCEEDED:
 		/* The worker found it too big for the next hop's port. */
+	case DPR_EXC_REDIRECT:
 		forward6_slow(x, m);
 		break;
 	case DPR_EXC_IP_OPTIONS:

@@ -660,6 +660,54 @@ dpr_ndp_na_build(struct rte_mempool *mp, const struct rte_ether_addr *smac,
 }
 
 struct rte_mbuf *
+dpr_ndp_redirect_build(struct rte_mempool *mp, const struct rte_ether_addr *smac,
+		       const uint8_t src[16], const struct rte_ether_addr *dmac,
+		       const uint8_t target[16], const uint8_t dest[16],
+		       const struct rte_ether_addr *tlla, const struct rte_mbuf *orig)
+{
+	const struct rte_ipv6_hdr *oip = orig != NULL ? ip6_of(orig) : NULL;
+	/* 4.5: type, code, checksum, reserved, target, destination. */
+	const uint32_t head = 8 + 16 + 16, opt = tlla != NULL ? ND_OPT_LLA_LEN : 0;
+	struct rte_ipv6_hdr *ip;
+	struct rte_mbuf *m;
+	uint32_t quote, padded;
+	uint8_t *p, *rh;
+	const void *q;
+
+	if (oip == NULL || smac == NULL || src == NULL || dmac == NULL || target == NULL ||
+	    dest == NULL || !dpr_ip6_is_link_local(src) || !one_node(IP6_SRC(oip)) ||
+	    (!dpr_ip6_is_link_local(target) && memcmp(target, dest, 16) != 0)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* 8.2: the Redirected Header holds as much of the packet as keeps the
+	 * redirect within the minimum MTU; options count 8 octets. */
+	quote = RTE_MIN(ip6_end(orig, oip) - L3_OFF,
+			DPR_ICMP6_ERROR_MAX - IP6_LEN - head - opt - ND_OPT_UNIT);
+	/* That room is a multiple of 8 octets: the padding fits in it. */
+	padded = RTE_ALIGN_CEIL(quote, ND_OPT_UNIT);
+	m = ip6_frame(mp, smac, dmac, src, IP6_SRC(oip), DPR_NDP_HOP_LIMIT,
+		      head + opt + ND_OPT_UNIT + padded, &ip);
+	if (m == NULL)
+		return NULL;
+	p = (uint8_t *)(ip + 1);
+	p[0] = DPR_ICMP6_REDIRECT;
+	memcpy(p + 8, target, 16);
+	memcpy(p + 24, dest, 16);
+	rh = p + head;
+	if (tlla != NULL)
+		rh = put_lla(rh, DPR_NDP_OPT_TLLA, tlla);
+	rh[0] = DPR_NDP_OPT_REDIRECTED;
+	rh[1] = (uint8_t)(1 + padded / ND_OPT_UNIT);
+	/* Points into @p orig when contiguous, else copies into the buffer. */
+	q = rte_pktmbuf_read(orig, L3_OFF, quote, rh + ND_OPT_UNIT);
+	if (q != NULL && q != (const void *)(rh + ND_OPT_UNIT))
+		memcpy(rh + ND_OPT_UNIT, q, quote);
+	icmp6_seal(ip, (struct icmp6_hdr *)p, head + opt + ND_OPT_UNIT + padded);
+	return m;
+}
+
+struct rte_mbuf *
 dpr_ndp_ra_build(struct rte_mempool *mp, const struct rte_ether_addr *smac,
 		 const uint8_t src[16], const uint8_t dst[16], const struct rte_ether_addr *dmac,
 		 const struct dpr_ra_conf *ra)

@@ -283,6 +283,26 @@ struct rte_mbuf *dpr_ndp_na_build(struct rte_mempool *mp, const struct rte_ether
 				  bool router, bool solicited, bool override);
 
 /**
+ * A Redirect (RFC 4861 4.5, 8.2) about the IPv6 packet in @p orig (Ethernet
+ * frame) to its source, from @p smac / @p src (the interface's link-local
+ * address: hosts drop others, 8.1) to @p dmac, hop limit 255: @p target is
+ * the better first hop (a link-local address) or the destination itself
+ * when it is on the link, @p dest the packet's destination. Options: the
+ * target's link-layer address when @p tlla is not NULL, then the
+ * Redirected Header with as much of @p orig as keeps the redirect within
+ * DPR_ICMP6_ERROR_MAX bytes of IPv6 packet (8.2), zero-padded to 8 octets.
+ * @return the mbuf, or NULL with errno set: ENOBUFS when @p mp is empty or
+ *   its buffers too small, EINVAL when @p src is not link-local, @p target
+ *   is neither link-local nor @p dest, or @p orig is not an IPv6 packet
+ *   from a unicast source.
+ */
+struct rte_mbuf *dpr_ndp_redirect_build(struct rte_mempool *mp, const struct rte_ether_addr *smac,
+					const uint8_t src[16], const struct rte_ether_addr *dmac,
+					const uint8_t target[16], const uint8_t dest[16],
+					const struct rte_ether_addr *tlla,
+					const struct rte_mbuf *orig);
+
+/**
  * A Router Advertisement of @p ra (RFC 4861 4.2, 6.2.3) from @p smac /
  * @p src to @p dst, hop limit 255: the source link-layer address option,
  * the MTU option when @p ra->mtu is set, then one prefix information option

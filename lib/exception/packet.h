@@ -13,6 +13,7 @@
 
 #define DPR_ICMP_ECHO_REPLY 0
 #define DPR_ICMP_DEST_UNREACH 3
+#define DPR_ICMP_REDIRECT 5
 #define DPR_ICMP_ECHO_REQUEST 8
 #define DPR_ICMP_TIME_EXCEEDED 11
 #define DPR_ICMP_PARAM_PROBLEM 12
@@ -20,6 +21,7 @@
 #define DPR_ICMP_UNREACH_HOST 1
 #define DPR_ICMP_UNREACH_FRAG_NEEDED 4
 #define DPR_ICMP_UNREACH_ADMIN 13   /**< communication administratively prohibited */
+#define DPR_ICMP_REDIRECT_HOST 1    /**< RFC 1812 5.2.7.2: the only code a router sends */
 
 /** Total size of an ICMP error, quoted datagram included (RFC 1812 4.3.2.3). */
 #define DPR_ICMP_ERROR_MAX 576
@@ -57,7 +59,8 @@ bool dpr_icmp4_error_allowed(const struct rte_mbuf *m);
 /**
  * An ICMP error of @p type / @p code about the IPv4 packet in @p orig, from
  * @p src (host order) to its source. @p rest is the header's second word
- * (the next-hop MTU for fragmentation needed), host order. The Ethernet
+ * (the next-hop MTU for fragmentation needed, the better gateway for a
+ * redirect), host order. The Ethernet
  * header is left for the sender to fill. As much of the datagram is quoted
  * as fits in DPR_ICMP_ERROR_MAX bytes.
  * @return the mbuf, or NULL when @p mp is empty.

@@ -118,6 +118,18 @@ dpr_ifaddr_connected(const struct dpr_ifaddrs *t, const struct dpr_ip *ip, int p
 	return -1;
 }
 
+bool
+dpr_ifaddr_same_subnet(const struct dpr_ifaddrs *t, unsigned int port, const struct dpr_ip *a,
+		       const struct dpr_ip *b)
+{
+	unsigned int k;
+
+	for (k = 0; port < t->n_ports && k < t->n[port]; k++)
+		if (dpr_prefix_contains(&t->a[port][k], a) && dpr_prefix_contains(&t->a[port][k], b))
+			return true;
+	return false;
+}
+
 /* The subnet-router anycast address of @p a, if it has one, in *@p any. */
 static bool
 anycast_of(const struct dpr_prefix *a, struct dpr_ip *any)

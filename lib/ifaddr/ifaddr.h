@@ -79,6 +79,14 @@ int dpr_ifaddr_owner(const struct dpr_ifaddrs *t, const struct dpr_ip *ip);
 int dpr_ifaddr_connected(const struct dpr_ifaddrs *t, const struct dpr_ip *ip, int port);
 
 /**
+ * Are @p a and @p b both inside one connected subnet of @p port (one of its
+ * addresses holds both)? What an ICMP host redirect needs of the source and
+ * the better gateway (RFC 1812 5.2.7.2).
+ */
+bool dpr_ifaddr_same_subnet(const struct dpr_ifaddrs *t, unsigned int port,
+			    const struct dpr_ip *a, const struct dpr_ip *b);
+
+/**
  * Is @p ip the subnet-router anycast address (RFC 4291 2.6.1) of a global
  * IPv6 subnet of @p port (not a /127 or /128, RFC 6164 6)?
  */

@@ -187,7 +187,12 @@ path_fill(const struct nlattr *const *tb, int family, struct dpr_nl_nh *nh,
 
 	if (tb[RTA_GATEWAY] != NULL && tb[RTA_VIA] != NULL)
 		return fail(e, -EBADMSG, "both RTA_GATEWAY and RTA_VIA");
-	if (tb[RTA_GATEWAY] != NULL)
+	/* An IPv4 route's RTA_GATEWAY of an IPv6 address's length: an IPv6
+	 * neighbour (RFC 8950), as some FPM clients send it instead of RTA_VIA. */
+	if (tb[RTA_GATEWAY] != NULL && family == AF_INET &&
+	    mnl_attr_get_payload_len(tb[RTA_GATEWAY]) == 16)
+		rc = attr_ip(tb[RTA_GATEWAY], "RTA_GATEWAY", AF_INET6, &nh->gw, e);
+	else if (tb[RTA_GATEWAY] != NULL)
 		rc = attr_ip(tb[RTA_GATEWAY], "RTA_GATEWAY", family, &nh->gw, e);
 	else if (tb[RTA_VIA] != NULL)
 		rc = attr_via(tb[RTA_VIA], &nh->gw, e);

@@ -27,6 +27,7 @@ static const char *const refuse_names[DPR_FEED_REF_MAX] = {
 	[DPR_FEED_REF_GW_FAMILY] = "gateway_family",
 	[DPR_FEED_REF_GW_INVALID] = "gateway_invalid",
 	[DPR_FEED_REF_GW_UNCONNECTED] = "gateway_not_connected",
+	[DPR_FEED_REF_GW_IPV4LL] = "gateway_169_254_0_1",
 	[DPR_FEED_REF_MP_ATTACHED] = "multipath_attached",
 	[DPR_FEED_REF_LINK_LOCAL] = "link_local_prefix",
 	[DPR_FEED_REF_NH_FULL] = "nexthop_table_full",
@@ -142,7 +143,7 @@ path_nh(struct dpr_route_feed *f, const struct dpr_prefix *pf, const struct dpr_
 		}
 		idx = dpr_nh_connected(r->nh, (uint8_t)port);
 	} else {
-		if (h->gw.af != pf->addr.af) {
+		if (!dpr_route_gw_family_ok(pf, &h->gw)) {
 			*why = DPR_FEED_REF_GW_FAMILY;
 			return -1;
 		}
@@ -159,7 +160,14 @@ path_nh(struct dpr_route_feed *f, const struct dpr_prefix *pf, const struct dpr_
 		}
 		port = dpr_ifaddr_connected(&r->addrs, &h->gw, port);
 		if (port < 0) {
-			*why = DPR_FEED_REF_GW_UNCONNECTED;
+			/* zebra (FRR 8.4, zebra/rt_netlink.c) writes an IPv4
+			 * route through an IPv6 neighbour as "via 169.254.0.1
+			 * onlink" when it sends no next-hop objects, the MAC
+			 * in a kernel neighbour entry dpr never sees: the
+			 * neighbour cannot be named; told apart for the fix
+			 * (fpm use-next-hop-groups). */
+			*why = h->gw.af == DPR_AF_IP4 && h->gw.ip4 == UINT32_C(0xa9fe0001) ?
+			       DPR_FEED_REF_GW_IPV4LL : DPR_FEED_REF_GW_UNCONNECTED;
 			return -1;
 		}
 		idx = dpr_nh_get(r->nh, &h->gw, (uint8_t)port);
@@ -318,7 +326,10 @@ dpr_route_feed_add(struct dpr_route_feed *f, const struct dpr_route_upd *u)
 	}
 	if (why != DPR_FEED_REF_MAX) {
 		log_counted(f, ++f->st.refused[why], "refused", refuse_names[why],
-			    "%s (withdrawn from dpr)", dpr_prefix_fmt(&u->prefix, buf, sizeof(buf)));
+			    "%s (withdrawn from dpr)%s", dpr_prefix_fmt(&u->prefix, buf, sizeof(buf)),
+			    why == DPR_FEED_REF_GW_IPV4LL ?
+			    "; an IPv4 route through an IPv6 neighbour as zebra writes it without next-hop objects: turn zebra's \"fpm use-next-hop-groups\" on" :
+			    "");
 		/* Never keep forwarding on what the daemon has replaced. */
 		op.del = 1;
 		op.nh = 0;

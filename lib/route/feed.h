@@ -18,7 +18,7 @@
  *    sent);
  *  - a path dpr cannot use (an ifindex that is no dpr port's TAP, a
  *    gateway that is not on a connected subnet or cannot be a neighbour, an
- *    IPv6 gateway for an IPv4 route, an interface route inside a multipath
+ *    IPv4 gateway for an IPv6 route, an interface route inside a multipath
  *    one), a link-local destination or a full next-hop table: the route is
  *    refused, counted under its reason, and withdrawn, so dpr never keeps
  *    forwarding on what the daemon has replaced.
@@ -89,9 +89,13 @@ int dpr_route_kind_of(uint8_t type);
 /** Why a feed refused a route. */
 enum dpr_feed_refuse {
 	DPR_FEED_REF_INTERFACE,      /**< an ifindex that is no dpr port's TAP */
-	DPR_FEED_REF_GW_FAMILY,      /**< an IPv6 gateway for an IPv4 route (RFC 5549) or the reverse */
+	DPR_FEED_REF_GW_FAMILY,      /**< an IPv4 gateway for an IPv6 route (an IPv6 one for an
+					  IPv4 route is RFC 8950's, taken) */
 	DPR_FEED_REF_GW_INVALID,     /**< a gateway that cannot be a neighbour, or the destination itself */
 	DPR_FEED_REF_GW_UNCONNECTED, /**< a gateway on no connected subnet of its port */
+	/** 169.254.0.1 on no connected subnet: zebra's stand-in for an IPv6
+	 * neighbour of an IPv4 route (RFC 5549) without next-hop objects */
+	DPR_FEED_REF_GW_IPV4LL,
 	DPR_FEED_REF_MP_ATTACHED,    /**< a multipath route with an interface-only path */
 	DPR_FEED_REF_LINK_LOCAL,     /**< a route for link-local destinations, never forwarded */
 	DPR_FEED_REF_NH_FULL,        /**< next-hop table or multipath groups full */

@@ -87,6 +87,21 @@ unsigned int dpr_route_fib_apply(struct dpr_rib *rib, struct dpr_route_op *ops, 
 int dpr_rib_check(struct dpr_rib *rib, uint32_t (*held)(void *arg, uint32_t idx), void *arg,
 		  char *err, size_t len);
 
+/**
+ * May a route to @p pf go through gateway @p gw? A gateway is of its
+ * route's family, except that an IPv4 route may go through an IPv6
+ * neighbour (RFC 8950, formerly RFC 5549: BGP's extended next hop, FRR's
+ * unnumbered peering): the packet only needs the neighbour's MAC, which
+ * NDP gives as well as ARP. An IPv6 route through an IPv4 gateway means
+ * nothing. The one place that says which gateways a route may have:
+ * config, route.* and the daemons' feeds call it.
+ */
+static inline bool
+dpr_route_gw_family_ok(const struct dpr_prefix *pf, const struct dpr_ip *gw)
+{
+	return gw->af == pf->addr.af || (pf->addr.af == DPR_AF_IP4 && gw->af == DPR_AF_IP6);
+}
+
 /** Exact match of @p pf: 0 with *@p nh set, or -ENOENT. */
 int dpr_route_get(const struct dpr_rib *rib, const struct dpr_prefix *pf, uint32_t *nh);
 

@@ -10,7 +10,11 @@ from standard input, until end of input (then it closes the connection):
 
   add PREFIX dev IFINDEX     an interface route (RTA_OIF only, no gateway):
                              what zebra sends for a connected subnet
-  add PREFIX via GW IFINDEX  a gateway route through that interface
+  add PREFIX via GW IFINDEX  a gateway route through that interface; an
+                             IPv6 GW for an IPv4 PREFIX goes as RTA_VIA
+                             (RFC 8950, the kernel's way)
+  add PREFIX gw GW IFINDEX   the same with GW in RTA_GATEWAY whatever its
+                             family (16 bytes for an IPv6 one)
   del PREFIX                 RTM_DELROUTE of PREFIX
 
 Routes are of protocol zebra (11), table 254, IPv4 or IPv6 by the prefix.
@@ -21,7 +25,7 @@ import struct
 import sys
 
 RTM_NEWROUTE, RTM_DELROUTE = 24, 25
-RTA_DST, RTA_OIF, RTA_GATEWAY, RTA_TABLE = 1, 4, 5, 15
+RTA_DST, RTA_OIF, RTA_GATEWAY, RTA_TABLE, RTA_VIA = 1, 4, 5, 15, 18
 RTPROT_ZEBRA, RTN_UNICAST, RT_SCOPE_UNIVERSE, RT_SCOPE_LINK = 11, 1, 0, 253
 
 
@@ -44,11 +48,13 @@ def message(words, seq):
     if op == "add" and words[2] == "dev":
         body_attrs += attr(RTA_OIF, struct.pack("=I", int(words[3])))
         scope = RT_SCOPE_LINK
-    elif op == "add" and words[2] == "via":
+    elif op == "add" and words[2] in ("via", "gw"):
         gfam, gw = addr(words[3])
-        if gfam != fam:
-            sys.exit("gateway %s is not of the prefix's family" % words[3])
-        body_attrs += attr(RTA_GATEWAY, gw) + attr(RTA_OIF, struct.pack("=I", int(words[4])))
+        if words[2] == "via" and gfam != fam:
+            body_attrs += attr(RTA_VIA, struct.pack("=H", gfam) + gw)
+        else:
+            body_attrs += attr(RTA_GATEWAY, gw)
+        body_attrs += attr(RTA_OIF, struct.pack("=I", int(words[4])))
     elif op != "del":
         sys.exit("unknown command: " + " ".join(words))
     rtm = struct.pack("=BBBBBBBBI", fam, int(plen), 0, 0, 254, RTPROT_ZEBRA, scope,

@@ -135,8 +135,8 @@ def parse(frame):
     elif F.ip.proto == socket.IPPROTO_ICMP and len(d) >= 8:
         t, c, _, i, s = struct.unpack("!BBHHH", d[:8])
         F.icmp = SimpleNamespace(type=t, code=c, csum_ok=csum(d) == 0, id=i, seq=s,
-                                 ptr=d[4], mtu=struct.unpack("!H", d[6:8])[0],
-                                 inner=parse_ip(d[8:], False) if t in (3, 11, 12) else None)
+                                 ptr=d[4], mtu=struct.unpack("!H", d[6:8])[0], gw=a4(d[4:8]),
+                                 inner=parse_ip(d[8:], False) if t in (3, 5, 11, 12) else None)
     return F
 
 

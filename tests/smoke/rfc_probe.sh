@@ -271,6 +271,29 @@ check "source_routed counted the LSRR packet (got $d)" test "$d" -eq 1
 d=$(( $(live "${EXC}['ip_options_bad']") - bad0 ))
 check "ip_options_bad counted the 2 malformed packets (got $d)" test "$d" -eq 2
 
+# --- RFC 1812 5.2.7.2, RFC 792: host redirects ---------------------------------
+# From 10.0.1.3 to 192.0.2.10, routed via 10.0.1.2: back out of p0, to a
+# gateway on the source's own subnet.
+rd0=$(live "${EXC}['icmp_redirect_sent']")
+send1 --dst-mac "$R0" --src 10.0.1.3 --dst 192.0.2.10 --udp 9999 --id 901
+check "a packet sent back out of p0 is still forwarded, to 10.0.1.2's MAC" \
+	seen h1 'F.udp is not None and F.ip.id == 901 and F.dst == "'$M1'" and F.src == "'$R0'"'
+check "10.0.1.3 gets a host redirect to 10.0.1.2 from 10.0.1.1 (RFC 792 type 5 code 1)" \
+	seen h1 'F.icmp.type == 5 and F.icmp.code == 1 and F.icmp.inner.id == 901
+		and F.icmp.gw == "10.0.1.2" and F.ip.src == "10.0.1.1" and F.ip.dst == "10.0.1.3"
+		and F.icmp.csum_ok and F.ip.csum_ok'
+check "the redirect quotes the header as sent (TTL 64) and 64 bits of data" \
+	seen h1 'F.icmp.type == 5 and F.icmp.inner.id == 901 and F.icmp.inner.ttl == 64
+		and len(F.icmp.inner.data) >= 8'
+log h1 'F.icmp.type == 5'
+# From a source on no subnet of p0 (5.2.7.2): forwarded, no redirect. The
+# forwarded packet is the marker: the redirect would have gone before it.
+send1 --dst-mac "$R0" --src 198.51.100.7 --dst 192.0.2.10 --udp 9999 --id 902
+check "from off the subnet: forwarded, no redirect" \
+	not_seen h1 'F.icmp.type == 5 and F.icmp.inner.id == 902' 'F.udp is not None and F.ip.id == 902'
+d=$(( $(live "${EXC}['icmp_redirect_sent']") - rd0 ))
+check "icmp_redirect_sent counted the one redirect (got $d)" test "$d" -eq 1
+
 stop_dpr
 x=$(counter "' '.join('%s=%d' % kv for kv in S['exception_path'].items() if isinstance(kv[1], int))")
 for c in icmp_time_exceeded icmp_frag_needed icmp_admin_prohibited icmp_param_problem \

@@ -1124,6 +1124,127 @@ test_slow_path_l2_broadcast(void)
 	CHECK(exc_counter("l2_broadcast_dropped") >= 1, "counted");
 }
 
+/* The ICMP redirect among @p out[0..n), or NULL. */
+static struct rte_mbuf *
+find_redirect(struct rte_mbuf **out, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (icmp_of(out[i]) != NULL && icmp_of(out[i])->icmp_type == DPR_ICMP_REDIRECT)
+			return out[i];
+	return NULL;
+}
+
+/*
+ * Packets that leave through the port they came in on (a worker hands
+ * them over as class redirect): each is forwarded, and RFC 1812 5.2.7.2
+ * decides whether its source also gets a host redirect (RFC 792: type 5,
+ * code 1, the better gateway, the packet's IP header and first 64 bits of
+ * data): the source and the gateway on one subnet of the port, no source
+ * route. From the router's address on that subnet (RFC 1122 3.2.2.2: hosts
+ * believe only their first hop).
+ */
+static void
+test_redirects(void)
+{
+	static const uint8_t lsrr[8] = { DPR_IP4_OPT_LSRR, 7, 4, 10, 0, 1, 2, 0 };
+	struct dpr_config *cfg = (struct dpr_config *)(uintptr_t)R.cfg;
+	uint64_t sent0 = exc_counter("icmp_redirect_sent");
+	uint64_t na = exc_counter("icmp_redirect_not_allowed");
+	unsigned int n, i, k, base = pool_in_use();
+	const struct rte_icmp_hdr *icmp;
+	const struct rte_ipv4_hdr *q;
+	struct rte_mbuf *out[32], *r;
+	bool fwd = false;
+
+	drop_sent();
+	/* 10.0.1.77 on p0's subnet sends 192.0.2.0/24's packets to the router,
+	 * whose gateway 10.0.1.2 is on the same subnet. */
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 77), IP(192, 0, 2, 5), 64, NULL, 0, 100, 0),
+	       DPR_EXC_REDIRECT, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	r = find_redirect(out, n);
+	CHECK(n == 2 && r != NULL, "a redirect and the packet on p0 (%u sent)", n);
+	for (i = 0; i < n; i++)
+		if (out[i] != r)
+			fwd = ip_of(out[i])->time_to_live == 63 &&
+			      rte_is_same_ether_addr(&eth_of(out[i])->dst_addr, &mac_h1) &&
+			      ip_of(out[i])->dst_addr == RTE_BE32(IP(192, 0, 2, 5));
+	CHECK(fwd, "the packet itself is forwarded to 10.0.1.2, TTL 63");
+	if (r != NULL) {
+		icmp = icmp_of(r);
+		q = (const struct rte_ipv4_hdr *)(icmp + 1);
+		CHECK(rte_is_same_ether_addr(&eth_of(r)->dst_addr, &mac_h1) &&
+		      rte_is_same_ether_addr(&eth_of(r)->src_addr, &mac_p[0]),
+		      "to the source's MAC (it sent the frame), from p0's");
+		CHECK(ip_of(r)->src_addr == RTE_BE32(IP(10, 0, 1, 1)) &&
+		      ip_of(r)->dst_addr == RTE_BE32(IP(10, 0, 1, 77)),
+		      "RFC 1122 3.2.2.2: from 10.0.1.1, the host's first hop, to the source");
+		CHECK(rte_ipv4_cksum(ip_of(r)) == 0 || ip_of(r)->hdr_checksum != 0, "IP checksum");
+		CHECK_EQ(icmp->icmp_code, DPR_ICMP_REDIRECT_HOST);
+		CHECK(icmp->icmp_ident == RTE_BE16(0x0a00) && icmp->icmp_seq_nb == RTE_BE16(0x0102),
+		      "RFC 792: the gateway field is 10.0.1.2");
+		CHECK(rte_raw_cksum(icmp, rte_be_to_cpu_16(ip_of(r)->total_length) - 20) == 0xffff,
+		      "ICMP checksum");
+		CHECK(rte_be_to_cpu_16(ip_of(r)->total_length) >= 20 + 8 + 20 + 8 &&
+		      q->dst_addr == RTE_BE32(IP(192, 0, 2, 5)) && q->time_to_live == 64,
+		      "RFC 792: the packet's header as it came (TTL 64) and 64 bits of its data");
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(exc_counter("icmp_redirect_sent") - sent0, 1);
+
+	/* From a source on no subnet of p0: none (RFC 1812 5.2.7.2). */
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 9, 9), IP(192, 0, 2, 6), 64, NULL, 0, 20, 0),
+	       DPR_EXC_REDIRECT, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && find_redirect(out, n) == NULL, "an off-subnet source: forwarded only (%u)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(exc_counter("icmp_redirect_not_allowed") - na, 1);
+
+	/* A source route through 192.0.2.0/24's gateway on the source's
+	 * subnet: refused as ever (administratively prohibited), no redirect.
+	 * 10.0.1.77 is a static neighbour for the time of it: the error goes
+	 * at once, not held for ARP. */
+	{
+		struct dpr_ip h = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 1, 77) };
+		char err[128];
+
+		CHECK(dpr_neigh_add_static(R.neigh, &h, &mac_h1, 0, err, sizeof(err)) >= 0, "%s",
+		      err);
+		inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 77), IP(192, 0, 2, 7), 64, lsrr, sizeof(lsrr),
+			      20, 0), DPR_EXC_IP_OPTIONS, 0, 0);
+		CHECK(dpr_neigh_del(R.neigh, &h, 0) >= 0, "neigh del 10.0.1.77");
+	}
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && find_redirect(out, n) == NULL && icmp_of(out[0]) != NULL &&
+	      icmp_of(out[0])->icmp_type == DPR_ICMP_DEST_UNREACH,
+	      "a source-routed packet draws no redirect (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+
+	/* "redirects": false on p0: forwarded, nothing else. */
+	cfg->ports[0].redirects = false;
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 77), IP(192, 0, 2, 8), 64, NULL, 0, 20, 0),
+	       DPR_EXC_REDIRECT, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && find_redirect(out, n) == NULL, "redirects off: only the packet (%u)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	cfg->ports[0].redirects = true;
+	CHECK_EQ(exc_counter("icmp_redirect_sent") - sent0, 1);
+
+	/* Rate-limited with ICMP errors, per source; every packet forwarded. */
+	for (i = 0; i < 14; i++)
+		inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 78), IP(192, 0, 2, 9), 64, NULL, 0, 20, 0),
+		       DPR_EXC_REDIRECT, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	for (i = 0, k = 0; i < n; i++)
+		k += find_redirect(&out[i], 1) != NULL;
+	CHECK(n - k == 14 && k >= 10 && k <= 11, "14 forwarded (%u), 10 or 11 redirects (%u)",
+	      n - k, k);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(pool_in_use(), base);
+}
+
 /*
  * Options on the slow path (RFC 1812 5.3.13, RFC 7126): record route gets
  * the address of the interface the packet leaves by; a source route is not
@@ -1225,6 +1346,7 @@ main(int argc, char **argv)
 	test_fragment_trailer();
 	test_slow_path_l2_broadcast();
 	test_options();
+	test_redirects();
 	test_arp_learning_policy();
 	test_address_conflict();
 	test_budget_gateways();

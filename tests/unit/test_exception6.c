@@ -44,6 +44,7 @@
 #include "exception/exc_internal.h"
 #include "exception/exception.h"
 #include "exception/icmp6.h"
+#include "route/route.h"
 #include "rig.h"
 #include "test.h"
 
@@ -567,6 +568,79 @@ test_ns_for_us(void)
 	/* RFC 826 as dpr applies it to NDP: no entry for one asking for others. */
 	CHECK(route_word("2001:db8:1::52").kind != DPR_NH_KIND_FORWARD,
 	      "a host asking for another's address is not learned");
+	CHECK_EQ(pool_in_use(), base);
+}
+
+/*
+ * RFC 8950: an IPv4 route through an IPv6 link-local neighbour not resolved
+ * yet (10.98.0.0/16 via fe80::98 on p0). An IPv4 packet that finds it so
+ * is held while neighbour discovery asks for fe80::98 (RFC 4861 7.2.2), as
+ * ARP would for an IPv4 gateway, and leaves with the advertised MAC and
+ * its IPv4 EtherType once the answer comes.
+ */
+static void
+test_v4_via_link_local(void)
+{
+	const struct rte_ether_addr h98 = {{ 0x02, 0xaa, 0, 0, 0x09, 0x98 }};
+	struct dpr_ip gw = ip6("fe80::98");
+	struct dpr_route_op op = { .prefix = { .addr = { .af = DPR_AF_IP4, .ip4 = 0x0a620000 },
+					       .len = 16 } };
+	struct rte_mbuf *out[8], *m;
+	unsigned int n, base = pool_in_use();
+	struct rte_ipv4_hdr *ip;
+	int idx, err = 0;
+	uint8_t *b;
+
+	drop_sent();
+	idx = dpr_nh_get(R.nh, &gw, 0);
+	CHECK(idx >= DPR_NH_FIRST_DYNAMIC, "a next hop for fe80::98 on p0");
+	op.nh = (uint32_t)idx;
+	CHECK_EQ(dpr_route_apply(&R.rib, &op, 1, &err), 1);
+	CHECK_EQ(dpr_fib4_lookup(R.fib4, 0x0a620005), (uint32_t)idx);
+
+	/* An IPv4/UDP frame in on p1, from a host behind it. */
+	m = rte_pktmbuf_alloc(pool);
+	b = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, 14 + 20 + 8 + 32) : NULL;
+	if (b == NULL)
+		abort();
+	memset(b, 0, 14 + 20 + 8 + 32);
+	memcpy(b, &mac_p[1], 6);
+	memcpy(b + 6, &mac_host, 6);
+	b[12] = 0x08;
+	ip = (struct rte_ipv4_hdr *)(b + 14);
+	ip->version_ihl = 0x45;
+	ip->total_length = rte_cpu_to_be_16(20 + 8 + 32);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = RTE_BE32(0xc0000201);
+	ip->dst_addr = RTE_BE32(0x0a620005);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	inject(m, DPR_EXC_UNRESOLVED, 1, (uint32_t)idx);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && is_icmp6(out[0], DPR_ICMP6_NEIGH_SOLICIT) &&
+	      same6(F(out[0]) + F_L4 + 8, "fe80::98") && same6(F(out[0]) + F_DST, "ff02::1:ff00:98"),
+	      "an IPv4 packet for 10.98.0.5: NDP asks for fe80::98 on p0 (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+	CHECK_EQ(pool_in_use(), base + 1); /* the held packet */
+
+	na_in(0, &h98, "fe80::98", ll_p[0], "fe80::98", &h98, true, true, GOOD);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && F(out[0])[12] == 0x08 && F(out[0])[13] == 0x00,
+	      "the NA releases the held IPv4 packet on p0 (%u sent)", n);
+	if (n == 1) {
+		ip = (struct rte_ipv4_hdr *)(F(out[0]) + 14);
+		CHECK(mac_at(F(out[0]), &h98) && mac_at(F(out[0]) + 6, &mac_p[0]),
+		      "to fe80::98's MAC, from p0's");
+		CHECK(ip->time_to_live == 63 && rte_raw_cksum(ip, 20) == 0xffff &&
+		      ip->dst_addr == RTE_BE32(0x0a620005),
+		      "TTL 63, checksum valid, destination unchanged");
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK(dpr_nh_word_get(R.nh, (uint32_t)idx).kind == DPR_NH_KIND_FORWARD,
+	      "fe80::98 resolved: the workers forward 10.98.0.0/16 from now on");
+	op.del = 1;
+	CHECK_EQ(dpr_route_apply(&R.rib, &op, 1, &err), 1);
 	CHECK_EQ(pool_in_use(), base);
 }
 
@@ -1202,6 +1276,126 @@ test_rate_limit(void)
 	CHECK_EQ(pool_in_use(), base);
 }
 
+/* --- redirects (RFC 4861 8.2) ------------------------------------------------------------ */
+
+/* The first packet of @p out[0..n) that is an ICMPv6 Redirect, or NULL. */
+static struct rte_mbuf *
+find_redirect(struct rte_mbuf **out, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (is_icmp6(out[i], DPR_ICMP6_REDIRECT))
+			return out[i];
+	return NULL;
+}
+
+/*
+ * Packets that leave through the port they came in on (a worker hands
+ * them over as class redirect): each is forwarded, and its source gets a
+ * Redirect where RFC 4861 8.2 has a router send one, as 4.5 lays it out:
+ * from the port's link-local address (8.1: hosts drop others), hop limit
+ * 255, target = the better first hop or the on-link destination itself,
+ * the target's link-layer option when known, and the Redirected Header
+ * with as much of the packet as fits in 1280 bytes (8.2).
+ */
+static void
+test_redirects(void)
+{
+	struct dpr_config *cfg = (struct dpr_config *)(uintptr_t)R.cfg;
+	static uint8_t orig[1600];
+	struct rte_mbuf *out[8], *r, *m;
+	uint64_t sent0 = c6("redirect_sent"), na = c6("redirect_not_allowed");
+	unsigned int n, base = pool_in_use(), i;
+	const uint8_t *f, *o;
+	uint32_t len, plen, olen;
+	bool tlla = false, fwd = false;
+
+	drop_sent();
+	/* A host on p0's subnet sends 2001:db8:1::2's packets to the router:
+	 * the destination is on the link, the target is the destination. */
+	len = inject_kept(mk_udp(&mac_p[0], "2001:db8:1::10", "2001:db8:1::2", 64, 1400),
+			  DPR_EXC_REDIRECT, 0, orig, sizeof(orig));
+	n = sent(0, out, RTE_DIM(out));
+	r = find_redirect(out, n);
+	CHECK(n == 2 && r != NULL, "a redirect and the packet on p0 (%u sent)", n);
+	for (i = 0; i < n; i++)
+		if (out[i] != r && !is_icmp6(out[i], DPR_ICMP6_REDIRECT))
+			fwd = mac_at(F(out[i]), &mac_n1) && F(out[i])[F_HOPS] == 63 &&
+			      memcmp(F(out[i]) + F_SRC, orig + F_SRC, 32) == 0;
+	CHECK(fwd, "the packet itself is forwarded to 2001:db8:1::2's MAC, hop limit 63");
+	if (r != NULL) {
+		f = F(r);
+		plen = be16_at(f + F_PLEN);
+		CHECK(mac_at(f, &mac_host) && mac_at(f + 6, &mac_p[0]),
+		      "to the source's MAC, from p0's");
+		CHECK(same6(f + F_SRC, ll_p[0]), "8.1: from p0's link-local address");
+		CHECK(same6(f + F_DST, "2001:db8:1::10"), "to the packet's source");
+		CHECK_EQ(f[F_HOPS], 255);
+		CHECK(cksum_ok(r), "ICMPv6 checksum (RFC 4443 2.3)");
+		CHECK(f[F_L4 + 1] == 0 && be32_at(f + F_L4 + 4) == 0, "4.5: code 0, reserved 0");
+		CHECK(same6(f + F_L4 + 8, "2001:db8:1::2") && same6(f + F_L4 + 24, "2001:db8:1::2"),
+		      "4.5: target = destination, for a destination on the link");
+		CHECK(40 + plen <= 1280, "8.2: at most 1280 bytes (%u)", 40 + plen);
+		/* Options from F_L4 + 40: TLLA, then the Redirected Header. */
+		for (o = f + F_L4 + 40; o + 8 <= f + F_L4 + plen && o[1] != 0; o += o[1] * 8) {
+			if (o[0] == DPR_NDP_OPT_TLLA)
+				tlla = o[1] == 1 && mac_at(o + 2, &mac_n1);
+			if (o[0] != DPR_NDP_OPT_REDIRECTED)
+				continue;
+			olen = o[1] * 8u - 8;
+			CHECK(o + 8 + olen == f + F_L4 + plen, "the Redirected Header ends the message");
+			CHECK(olen >= 1280 - 40 - 40 - 8 - 8 - 7 && olen <= len - 14 + 7,
+			      "4.6.3: as much of the packet as fits (%u of %u)", olen, len - 14);
+			CHECK(memcmp(o + 8, orig + 14, RTE_MIN(olen, len - 14)) == 0,
+			      "4.6.3: the packet as it came in (hop limit 64)");
+		}
+		CHECK(tlla, "4.5: the target's link-layer address option, its MAC");
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(c6("redirect_sent") - sent0, 1);
+
+	/* Through a global gateway (2001:db8:100::/48 via 2001:db8:1::2):
+	 * its link-local address, the only target 8.2 allows, is unknown. */
+	inject(mk_udp(&mac_p[0], "2001:db8:1::10", "2001:db8:100::5", 64, 40),
+	       DPR_EXC_REDIRECT, 0, 0);
+	/* From a source that is no neighbour: none either. */
+	inject(mk_udp(&mac_p[0], "2001:db8:77::1", "2001:db8:1::2", 64, 40),
+	       DPR_EXC_REDIRECT, 0, 0);
+	/* A source route (a Routing header): never. */
+	{
+		uint8_t rh[8 + 16] = { IPPROTO_UDP, 2, 0, 0 };
+
+		inject(mk6(&mac_p[0], &mac_host, "2001:db8:1::10", "2001:db8:1::2", IPPROTO_ROUTING,
+			   64, rh, sizeof(rh)), DPR_EXC_REDIRECT, 0, 0);
+	}
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 3 && find_redirect(out, n) == NULL, "three forwarded, no redirect (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(c6("redirect_not_allowed") - na, 3);
+
+	/* "redirects": false on the port: forwarded, nothing else. */
+	cfg->ports[0].redirects = false;
+	inject(mk_udp(&mac_p[0], "2001:db8:1::10", "2001:db8:1::2", 64, 40), DPR_EXC_REDIRECT, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && find_redirect(out, n) == NULL, "redirects off: only the packet (%u)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	cfg->ports[0].redirects = true;
+	CHECK_EQ(c6("redirect_sent") - sent0, 1);
+
+	/* Rate-limited with ICMPv6 errors, per source; every packet forwarded. */
+	for (i = 0; i < RL_BURST + 4; i++) {
+		m = mk_udp(&mac_p[0], "2001:db8:1::11", "2001:db8:1::2", 64, 40);
+		inject(m, DPR_EXC_REDIRECT, 0, 0);
+	}
+	for (i = 0, len = 0; (n = sent(0, out, RTE_DIM(out))) > 0; rte_pktmbuf_free_bulk(out, n))
+		for (i = 0; i < n; i++)
+			len += is_icmp6(out[i], DPR_ICMP6_REDIRECT);
+	CHECK(len >= RL_BURST && len <= RL_BURST + 1, "%u redirects for %u packets", len,
+	      RL_BURST + 4);
+	CHECK_EQ(pool_in_use(), base);
+}
+
 /* --- hop-by-hop options ----------------------------------------------------------------- */
 
 /* A UDP packet to 2001:db8:200::5 with the 8-byte Hop-by-Hop header @p hbh. */
@@ -1475,11 +1669,13 @@ main(int argc, char **argv)
 	test_ns_for_us();
 	test_ndp_invalid();
 	test_na_and_resolution();
+	test_v4_via_link_local();
 	test_ignore_gratuitous6();
 	test_dad();
 	test_echo();
 	test_errors();
 	test_rate_limit();
+	test_redirects();
 	test_hop_by_hop();
 	test_transparent();
 	test_ra_periodic();

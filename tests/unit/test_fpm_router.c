@@ -133,17 +133,18 @@ put_gw(struct nlmsghdr *nlh, const char *gw)
 	mnl_attr_put(nlh, RTA_GATEWAY, family == AF_INET ? 4 : 16, a);
 }
 
-/* RFC 5549: an IPv6 gateway for an IPv4 route, as RTA_VIA. */
+/* A gateway of the other family than the route's, as RTA_VIA (RFC 8950:
+ * an IPv6 one for an IPv4 route; the reverse means nothing). */
 static void
-put_via6(struct nlmsghdr *nlh, const char *gw)
+put_via(struct nlmsghdr *nlh, const char *gw)
 {
+	uint16_t family = strchr(gw, ':') ? AF_INET6 : AF_INET;
 	uint8_t v[2 + 16];
-	uint16_t family = AF_INET6;
 
 	memcpy(v, &family, 2);
-	if (inet_pton(AF_INET6, gw, v + 2) != 1)
+	if (inet_pton(family, gw, v + 2) != 1)
 		abort();
-	mnl_attr_put(nlh, RTA_VIA, sizeof(v), v);
+	mnl_attr_put(nlh, RTA_VIA, 2 + (family == AF_INET ? 4 : 16), v);
 }
 
 static void
@@ -160,8 +161,8 @@ add1(struct frame *fr, const char *dst, uint8_t len, const char *gw, uint32_t oi
 
 	frame_begin(fr);
 	nlh = route_begin(fr, RTM_NEWROUTE, dst, len, RTN_UNICAST);
-	if (gw != NULL && strchr(gw, ':') != NULL && strchr(dst, ':') == NULL)
-		put_via6(nlh, gw);
+	if (gw != NULL && (strchr(gw, ':') == NULL) != (strchr(dst, ':') == NULL))
+		put_via(nlh, gw);
 	else if (gw != NULL)
 		put_gw(nlh, gw);
 	mnl_attr_put_u32(nlh, RTA_OIF, oif);
@@ -381,6 +382,52 @@ test_kinds(void)
 	CHECK_EQ(st("routes"), 6);
 }
 
+/*
+ * RFC 8950: IPv4 routes through IPv6 neighbours, as RTA_VIA (the kernel's
+ * way), as an RTA_GATEWAY of 16 bytes, and as a multipath member beside
+ * an IPv4 gateway: each next hop is the IPv6 neighbour's, the same one an
+ * IPv6 route through it has.
+ */
+static void
+test_v4_via_v6(void)
+{
+	static const char *const gws[] = { "10.0.1.3", "fe80::2" };
+	static const uint32_t oifs[] = { 1, 1 };
+	static const uint8_t weights[] = { 1, 1 };
+	uint32_t members[DPR_NH_GROUP_MEMBERS];
+	uint16_t w[DPR_NH_GROUP_MEMBERS];
+	struct nlmsghdr *nlh;
+	unsigned int n;
+	long nh;
+
+	add1(&fr, "10.81.0.0", 16, "fe80::2", 1);
+	frame_begin(&fr);
+	nlh = route_begin(&fr, RTM_NEWROUTE, "10.82.0.0", 16, RTN_UNICAST);
+	put_gw(nlh, "2001:db8:1::2");
+	mnl_attr_put_u32(nlh, RTA_OIF, 1);
+	msg_done(&fr, nlh);
+	frame_end(&fr);
+	add_mp(&fr, "10.83.0.0", 16, 2, gws, oifs, weights);
+	add1(&fr, "2001:db8:81::", 48, "fe80::2", 1);
+	send_frames(&fr);
+	CHECK(nh_of("fe80::2", 0) >= DPR_NH_FIRST_DYNAMIC, "fe80::2 on p0 has a next hop");
+	CHECK_EQ(fib_nh("10.81.0.0/16"), nh_of("fe80::2", 0));
+	CHECK_EQ(fib_nh("2001:db8:81::/48"), nh_of("fe80::2", 0));
+	CHECK_EQ(fib_nh("10.82.0.0/16"), nh_of("2001:db8:1::2", 0));
+	nh = fib_nh("10.83.0.0/16");
+	n = nh < 0 ? 0 : dpr_nh_group_members(R.nh, (uint32_t)nh, members, w);
+	CHECK(n == 2 && (members[0] == (uint32_t)nh_of("fe80::2", 0) ||
+			 members[1] == (uint32_t)nh_of("fe80::2", 0)),
+	      "10.83.0.0/16 is a group holding fe80::2: %u members", n);
+	CHECK_EQ(st2("refused", "gateway_family"), 0);
+	del(&fr, "10.81.0.0", 16);
+	del(&fr, "10.82.0.0", 16);
+	del(&fr, "10.83.0.0", 16);
+	del(&fr, "2001:db8:81::", 48);
+	send_frames(&fr);
+	CHECK_EQ(fib_nh("10.81.0.0/16"), -1);
+}
+
 static void
 test_refused(void)
 {
@@ -395,18 +442,20 @@ test_refused(void)
 	CHECK_EQ(fib_nh("10.77.0.0/16"), -1);
 	CHECK(st("interface_map_refreshes") >= 3, "an unknown ifindex read the TAPs again");
 	add1(&fr, "10.60.0.0", 16, "10.9.9.9", 1);
-	add1(&fr, "10.61.0.0", 16, "2001:db8:1::2", 1);
+	add1(&fr, "2001:db8:61::", 48, "10.0.1.2", 1);
 	add1(&fr, "10.62.0.0", 16, "10.0.1.1", 1);
+	add1(&fr, "10.64.0.0", 16, "169.254.0.1", 1); /* zebra's RFC 5549 stand-in */
 	add1(&fr, "10.0.1.7", 32, "10.0.1.7", 1);
 	add_mp(&fr, "10.63.0.0", 16, 2, gws, oifs, weights);
 	add1(&fr, "fe80::", 64, "2001:db8:1::2", 1);
 	send_frames(&fr);
 	CHECK_EQ(st2("refused", "gateway_not_connected"), 1);
+	CHECK_EQ(st2("refused", "gateway_169_254_0_1"), 1);
 	CHECK_EQ(st2("refused", "gateway_family"), 1);
 	CHECK_EQ(st2("refused", "gateway_invalid"), 2);
 	CHECK_EQ(st2("refused", "multipath_attached"), 1);
 	CHECK_EQ(st2("refused", "link_local_prefix"), 1);
-	CHECK_EQ(fib_nh("10.60.0.0/16") + fib_nh("10.61.0.0/16") + fib_nh("10.62.0.0/16") +
+	CHECK_EQ(fib_nh("10.60.0.0/16") + fib_nh("2001:db8:61::/48") + fib_nh("10.62.0.0/16") +
 		 fib_nh("10.63.0.0/16"), -4);
 	/* Refused routes go as deletes of what dpr did not hold. */
 	CHECK(st("withdrawn_unheld") >= 6, "refusals withdrawn");
@@ -721,6 +770,8 @@ main(int argc, char **argv)
 
 	RIB_OK();
 	test_kinds();
+	RIB_OK();
+	test_v4_via_v6();
 	RIB_OK();
 	test_refused();
 	RIB_OK();

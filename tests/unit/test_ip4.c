@@ -516,6 +516,64 @@ test_l2_control(struct rig *r)
 		      "frame %u handed over as it came", i);
 	}
 	rte_pktmbuf_free_bulk(exc, q);
+
+/*
+ * Hairpinning: packets that leave through the port they came in on. With
+ * the port's redirects on, the worker hands one to the control thread as
+ * class redirect (which sends the redirect and forwards it), as it came in
+ * (TTL and checksum restored), counted as an exception; the rest of the
+ * burst within redirect_gap TSC cycles is forwarded. With redirects off,
+ * all are forwarded. Either way rx == forwarded + exception + drops.
+ */
+static void
+test_hairpin(struct rig *r)
+{
+	struct dpr_worker *w = r->w;
+	struct dpr_port_counters *st = &w->stats[0];
+	struct rte_mbuf *pkts[4], *exc[8];
+	uint64_t gap = w->redirect_gap;
+	unsigned int i, q, round;
+
+	for (round = 0; round < 3; round++) {
+		/* 0: redirects on, one divert a burst; 1: on, every packet
+		 * (no gap); 2: off. */
+		r->ports[0].redirects = round < 2;
+		w->redirect_gap = round == 0 ? UINT64_MAX / 2 : 0;
+		/* The last divert long ago (modulo 2^64): the first is due. */
+		memset(w->redirect_tsc, 0, sizeof(w->redirect_tsc));
+		w->redirect_tsc[0] = rte_rdtsc() - UINT64_MAX / 2 - 1;
+		memset(w->stats, 0, sizeof(w->stats));
+		for (i = 0; i < 3; i++)
+			pkts[i] = mk_ip4(&mac_p0, IP(10, 0, 1, 9), IP(10, 0, 1, 2), 64, 32);
+		pkts[3] = mk_ip4(&mac_p0, IP(10, 0, 1, 9), IP(198, 51, 100, 7), 64, 32);
+		dpr_ip4_input_burst(w, 0, pkts, 4);
+		q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)exc, RTE_DIM(exc), NULL);
+		CHECK_EQ(q, round == 0 ? 1u : round == 1 ? 3u : 0u);
+		CHECK_EQ(st->exc[DPR_EXC_REDIRECT], q);
+		CHECK_EQ(w->tx[0].n, 3 - q);
+		CHECK_EQ(w->tx[1].n, 1);
+		CHECK_EQ(st->forwarded, 4 - q);
+		CHECK_EQ(accounted(st), 4);
+		for (i = 0; i < q; i++) {
+			CHECK_EQ(DPR_EXC_META_CLASS(exc[i]->hash.usr), DPR_EXC_REDIRECT);
+			CHECK_EQ(DPR_EXC_META_PORT(exc[i]->hash.usr), 0);
+			CHECK(ip_of(exc[i])->time_to_live == 64 &&
+			      rte_raw_cksum(ip_of(exc[i]), 20) == 0xffff,
+			      "round %u: diverted as it came in (TTL 64, checksum valid)", round);
+		}
+		for (i = 0; i < w->tx[0].n; i++)
+			CHECK(ip_of(w->tx[0].pkts[i])->time_to_live == 63 &&
+			      rte_is_same_ether_addr(&rte_pktmbuf_mtod(w->tx[0].pkts[i],
+						     struct rte_ether_hdr *)->dst_addr, &mac_h1),
+			      "round %u: the others forwarded back out of p0 to 10.0.1.2", round);
+		rte_pktmbuf_free_bulk(exc, q);
+		rte_pktmbuf_free_bulk(w->tx[0].pkts, w->tx[0].n);
+		rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+		w->tx[0].n = w->tx[1].n = 0;
+	}
+	r->ports[0].redirects = false;
+	w->redirect_gap = gap;
+	memset(w->stats, 0, sizeof(w->stats));
 	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
 }
 
@@ -1257,6 +1315,7 @@ main(int argc, char **argv)
 	test_tune();
 	if (rig_init(&r) == 0) {
 		test_burst(&r);
+		test_hairpin(&r);
 		test_exception_full(&r);
 		test_l2_control(&r);
 		test_checksum_edges(&r);

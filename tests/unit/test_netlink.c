@@ -220,6 +220,26 @@ test_unicast(void)
 	CHECK(r.nh[0].gw.af == DPR_AF_IP6 && r.nh[0].gw.ip6[0] == 0xfe && r.nh[0].gw.ip6[15] == 2,
 	      "via inet6 fe80::2");
 	CHECK_EQ(r.nh[0].ifindex, 4);
+
+	/* RFC 8950 as an IPv6 address in RTA_GATEWAY itself, in a multipath
+	 * hop beside an IPv4 one. */
+	nlh = route_msg(msg_buf, RTM_NEWROUTE, AF_INET, 24, RTN_UNICAST);
+	put_ip(nlh, RTA_DST, AF_INET, "198.51.100.0");
+	{
+		struct nlattr *nest = mnl_attr_nest_start(nlh, RTA_MULTIPATH);
+		struct rtnexthop *h = rtnh_start(nlh, 0, 0, 4);
+
+		put_ip(nlh, RTA_GATEWAY, AF_INET6, "fe80::3");
+		rtnh_end(nlh, h);
+		h = rtnh_start(nlh, 0, 0, 5);
+		put_ip(nlh, RTA_GATEWAY, AF_INET, "192.0.2.9");
+		rtnh_end(nlh, h);
+		mnl_attr_nest_end(nlh, nest);
+	}
+	CHECK_EQ(route(nlh, &r), 0);
+	CHECK_EQ(r.n_nh, 2);
+	CHECK(r.nh[0].gw.af == DPR_AF_IP6 && r.nh[0].gw.ip6[15] == 3, "gateway fe80::3");
+	CHECK(r.nh[1].gw.af == DPR_AF_IP4 && r.nh[1].gw.ip4 == 0xc0000209, "gateway 192.0.2.9");
 }
 
 static void
@@ -581,10 +601,10 @@ test_bad_routes(void)
 	nest = mnl_attr_nest_start(nlh, RTA_MULTIPATH);
 	rtnh_end(nlh, rtnh_start(nlh, 0, 0, 1));
 	rtnh = rtnh_start(nlh, 0, 0, 2);
-	put_ip(nlh, RTA_GATEWAY, AF_INET6, "fe80::1");
+	mnl_attr_put(nlh, RTA_GATEWAY, 8, blob);
 	rtnh_end(nlh, rtnh);
 	mnl_attr_nest_end(nlh, nest);
-	REJECT(route(nlh, &r), -EBADMSG, "RTA_MULTIPATH hop 2: RTA_GATEWAY length 16 for IPv4");
+	REJECT(route(nlh, &r), -EBADMSG, "RTA_MULTIPATH hop 2: RTA_GATEWAY length 8 for IPv4");
 
 	/* An attribute inside a hop running past the hop. */
 	nlh = route_msg(msg_buf, RTM_NEWROUTE, AF_INET, 0, RTN_UNICAST);
