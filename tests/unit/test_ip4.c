@@ -516,6 +516,7 @@ test_l2_control(struct rig *r)
 		      "frame %u handed over as it came", i);
 	}
 	rte_pktmbuf_free_bulk(exc, q);
+}
 
 /*
  * Hairpinning: packets that leave through the port they came in on. With
