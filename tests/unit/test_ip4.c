@@ -366,7 +366,7 @@ test_burst(struct rig *r)
 	ip_of(m)->version_ihl = 0x46;
 	reseal(m);
 	pkts[n++] = m;
-	m = mk_ip4(&mac_p0, h1, IP(10, 0, 2, 2), 64, 32);                 /* 14 VLAN ethertype */
+	m = mk_ip4(&mac_p0, h1, IP(10, 0, 2, 2), 64, 32);                 /* 14 tagged, no VLAN interface */
 	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type = RTE_BE16(RTE_ETHER_TYPE_VLAN);
 	pkts[n++] = m;
 	m = mk_ip4(&mac_bcast, h1, IP(10, 0, 1, 1), 64, 32);              /* 15 ARP */
@@ -405,7 +405,7 @@ test_burst(struct rig *r)
 	CHECK_EQ(st->drops[DPR_DROP_OTHER_HOST], 2);
 	CHECK_EQ(st->drops[DPR_DROP_MARTIAN], 1);
 	CHECK_EQ(st->drops[DPR_DROP_BAD_CHECKSUM], 1);
-	CHECK_EQ(st->drops[DPR_DROP_UNSUPPORTED_L3], 1);
+	CHECK_EQ(st->drops[DPR_DROP_UNKNOWN_VLAN], 1);
 	CHECK_EQ(st->drops[DPR_DROP_RUNT], 1);
 	CHECK_EQ(st->drops[DPR_DROP_BAD_LENGTH], 1);
 	CHECK_EQ(st->exc[DPR_EXC_LOCAL], 2);

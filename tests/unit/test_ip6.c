@@ -678,6 +678,9 @@ gen_packet(uint64_t seed, uint16_t in, const struct dpr_port_dp *ports)
 		else if (r % 16 == 1)
 			rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type =
 				RTE_BE16(RTE_ETHER_TYPE_ARP);
+		else if (r % 16 == 2)
+			rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type =
+				RTE_BE16(RTE_ETHER_TYPE_LLDP);
 	} else {
 		const uint8_t *src, *dst;
 		struct rte_ipv6_hdr *ip;
