@@ -1598,12 +1598,12 @@ m_port_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		/* A VLAN interface: on which port, with which id (its device,
 		 * driver, queues and link above are that port's). */
 		if (dpr_port_is_vlan(p)) {
-			json_object_set_new(o, "kind", json_string("vlan"));
+			json_object_set_new(o, "type", json_string("vlan"));
 			json_object_set_new(o, "parent", json_string(
 				r->cfg->ports[p->conf->parent].name));
 			json_object_set_new(o, "vlan_id", json_integer(p->conf->vlan_id));
 		} else {
-			json_object_set_new(o, "kind", json_string("port"));
+			json_object_set_new(o, "type", json_string("port"));
 		}
 		/* The host stack's TAP: "up", "down" (on the host), "missing"
 		 * (gone, being made again), or none. */

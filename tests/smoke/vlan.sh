@@ -49,9 +49,10 @@ check "port list shows p0.100 as VLAN 100 on p0" python3 -c '
 import json, sys
 p = {x["name"]: x for x in json.load(open(sys.argv[1]))}
 v = p["p0.100"]
-sys.exit(not (v["kind"] == "vlan" and v["parent"] == "p0" and v["vlan_id"] == 100 and
-              p["p0"]["kind"] == "port" and "10.77.1.1/24" in v["addresses"] and
+sys.exit(not (v["type"] == "vlan" and v["parent"] == "p0" and v["vlan_id"] == 100 and
+              p["p0"]["type"] == "port" and "10.77.1.1/24" in v["addresses"] and
               v["mac"] == p["p0"]["mac"]))' "$WORK/ports.json"
+check "dprctl port list shows it as vlan 100@p0" eval "ctl port list | grep -q '^p0.100 *vlan 100@p0 '"
 
 # probe VID MAC IP TARGET FIELD: what vlanhost.py probe answered
 probe() { ip netns exec "$H1" python3 "$VH" probe eth0 "$1" "$2" "$3" "$4"; }
