@@ -26,7 +26,8 @@ cat > "$WORK/dpr.json" <<JSON
      "mac": "02:00:00:00:02:01", "addresses": ["10.0.2.1/24"]}
   ],
   "vlans": [
-    {"name": "p0.100", "port": "p0", "id": 100, "addresses": ["10.77.1.1/24"]},
+    {"name": "p0.100", "port": "p0", "id": 100,
+     "addresses": ["10.77.1.1/24", "2001:db8:77::1/64"]},
     {"name": "p0.200", "port": "p0", "id": 200, "addresses": ["10.77.2.1/24"], "mtu": 1400}
   ],
   "neighbors": [
@@ -66,6 +67,10 @@ check "10.77.1.1 answers a ping from VLAN 100, tagged 100" test "$(field "$r100"
 r200=$(probe 200 $HV2 10.77.2.2 10.77.2.1)
 check "ARP and ping in VLAN 200 answered tagged 200 ($r200)" \
 	test "$(field "$r200" arp_vid)/$(field "$r200" echo_vid)" = 200/200
+# NDP and ping in IPv6, inside VLAN 100.
+r6=$(ip netns exec "$H1" python3 "$VH" probe6 eth0 100 $HV1 2001:db8:77::2 2001:db8:77::1)
+check "NDP and ping6 in VLAN 100 answered tagged 100 ($r6)" \
+	test "$(field "$r6" mac)/$(field "$r6" na_vid)/$(field "$r6" echo_vid)" = 02:00:00:00:01:01/100/100
 # An address of another interface is not answered inside VLAN 100.
 rx=$(probe 100 $HV1 10.77.1.2 10.0.1.1)
 check "VLAN 100 gets no ARP answer for p0's 10.0.1.1 ($rx)" test "$(field "$rx" mac)" = None

@@ -15,6 +15,9 @@ id it had on the wire (None: untagged).
   vlanhost.py probe IFACE VID MAC IP TARGET
       as host VID,MAC,IP: ARP for TARGET, then ping it once; print JSON
       {"mac": ..., "arp_vid": ..., "echo_vid": ...} (null where no answer).
+  vlanhost.py probe6 IFACE VID MAC IP6 TARGET6
+      the same in IPv6: a neighbour solicitation for TARGET6, then one echo
+      request; {"mac": ..., "na_vid": ..., "echo_vid": ...}.
   vlanhost.py echo IFACE VID SRC_MAC DST_MAC SRC_IP DST_IP
       send one ICMP echo request tagged VID (0: priority-tagged) and leave.
 """
@@ -33,6 +36,7 @@ ETH_P_ALL = 0x0003
 ETH_P_IP = 0x0800
 ETH_P_ARP = 0x0806
 ETH_P_8021Q = 0x8100
+ETH_P_IPV6 = 0x86dd
 
 
 class Auxdata(ctypes.Structure):
@@ -196,6 +200,57 @@ def probe(iface, vid, mac, ip, target):
     print(json.dumps(res))
 
 
+def ipv6(src, dst, nh, payload, hlim=255):
+    """An IPv6 packet whose ICMPv6 payload gets its checksum (RFC 4443 2.3)."""
+    s, d = socket.inet_pton(socket.AF_INET6, src), socket.inet_pton(socket.AF_INET6, dst)
+    pseudo = s + d + struct.pack("!I3xB", len(payload), nh)
+    c = checksum(pseudo + payload)
+    payload = payload[:2] + struct.pack("!H", c) + payload[4:]
+    return struct.pack("!IHBB", 6 << 28, len(payload), nh, hlim) + s + d + payload
+
+
+def probe6(iface, vid, mac, ip, target):
+    s = open_sock(iface)
+    mac = mac_bytes(mac)
+    res = {"mac": None, "na_vid": None, "echo_vid": None}
+    t = socket.inet_pton(socket.AF_INET6, target)
+    snm = socket.inet_ntop(socket.AF_INET6, bytes.fromhex("ff0200000000000000000001ff") + t[13:])
+    ns = struct.pack("!BBHI", 135, 0, 0, 0) + t + struct.pack("!BB6s", 1, 1, mac)
+    s.send(frame(b"\x33\x33" + socket.inet_pton(socket.AF_INET6, snm)[12:], mac, vid,
+                 ETH_P_IPV6, ipv6(ip, snm, 58, ns)))
+    end = time.time() + 2
+    while time.time() < end and res["mac"] is None:
+        got = recv(s, end - time.time())
+        if not got:
+            continue
+        v, data = got
+        body = data[14:]
+        if (struct.unpack("!H", data[12:14])[0] == ETH_P_IPV6 and data[:6] == mac and
+                len(body) >= 64 and body[6] == 58 and body[40] == 136 and body[48:64] == t):
+            opts = body[64:]
+            while len(opts) >= 8 and opts[1]:
+                if opts[0] == 2:
+                    res["mac"], res["na_vid"] = mac_str(opts[2:8]), v
+                opts = opts[opts[1] * 8:]
+    if res["mac"] is None:
+        print(json.dumps(res))
+        return
+    req = struct.pack("!BBHHH", 128, 0, 0, 0x4444, 1) + b"dpr-vlan"
+    s.send(frame(mac_bytes(res["mac"]), mac, vid, ETH_P_IPV6, ipv6(ip, target, 58, req, 64)))
+    end = time.time() + 2
+    while time.time() < end:
+        got = recv(s, end - time.time())
+        if not got:
+            continue
+        v, data = got
+        body = data[14:]
+        if (struct.unpack("!H", data[12:14])[0] == ETH_P_IPV6 and data[:6] == mac and
+                len(body) >= 48 and body[6] == 58 and body[40] == 129 and body[8:24] == t):
+            res["echo_vid"] = v
+            break
+    print(json.dumps(res))
+
+
 def echo(iface, vid, smac, dmac, sip, dip):
     s = open_sock(iface)
     s.send(frame(mac_bytes(dmac), mac_bytes(smac), vid, ETH_P_IP,
@@ -207,6 +262,8 @@ def main(argv):
         serve(argv[2], float(argv[3]), argv[4], argv[5:])
     elif len(argv) == 7 and argv[1] == "probe":
         probe(argv[2], int(argv[3]), argv[4], argv[5], argv[6])
+    elif len(argv) == 7 and argv[1] == "probe6":
+        probe6(argv[2], int(argv[3]), argv[4], argv[5], argv[6])
     elif len(argv) == 8 and argv[1] == "echo":
         echo(argv[2], int(argv[3]), *argv[4:])
     else:
