@@ -101,6 +101,13 @@ check "the VLAN 200 host saw ARP and 3 echo requests, all tagged 200" python3 -c
 import json, sys
 s = json.load(open(sys.argv[1]))["10.77.2.3"]
 sys.exit(not (s["arp"] >= 1 and s["echo"] == 3 and set(s["vids"]) == {200}))' "$WORK/served.json"
+# Link state follows the port: p0's veth down takes p0.100 and its TAP down.
+ip -n "$R" link set "$V0" down
+for _ in $(seq 40); do ip -n "$R" link show dpr-p0.100 | grep -q 'state DOWN' && break; sleep 0.1; done
+check "p0 down: TAP dpr-p0.100 goes down" eval "ip -n $R link show dpr-p0.100 | grep -q 'state DOWN'"
+check "p0 down: port list says p0.100's link is down" \
+	eval "ctl --json port list | python3 -c 'import json, sys; sys.exit(next(p for p in json.load(sys.stdin) if p[\"name\"] == \"p0.100\")[\"link\"] != \"down\")'"
+ip -n "$R" link set "$V0" up
 stop_dpr
 
 check "p0.100 received on its own counters" test "$(counter 'port("p0.100")["rx"]')" -ge 6
