@@ -55,6 +55,16 @@ sys.exit(not (v["type"] == "vlan" and v["parent"] == "p0" and v["vlan_id"] == 10
               v["mac"] == p["p0"]["mac"]))' "$WORK/ports.json"
 check "dprctl port list shows it as vlan 100@p0" eval "ctl port list | grep -q '^p0.100 *vlan 100@p0 '"
 
+# config save keeps the VLAN interfaces, and dpr takes the file back.
+check "config save" ctl config save "$WORK/saved.json"
+check "the saved file has p0.200 as VLAN 200 on p0 with its MTU" python3 -c '
+import json, sys
+v = {x["name"]: x for x in json.load(open(sys.argv[1]))["vlans"]}["p0.200"]
+sys.exit(not (v["port"] == "p0" and v["id"] == 200 and v["mtu"] == 1400 and
+              v["addresses"] == ["10.77.2.1/24"] and "device" not in v))' "$WORK/saved.json"
+out=$("$DPR" -- -c "$WORK/saved.json" --check 2>&1)
+check "dpr --check accepts the saved file ($out)" test $? -eq 0
+
 # probe VID MAC IP TARGET FIELD: what vlanhost.py probe answered
 probe() { ip netns exec "$H1" python3 "$VH" probe eth0 "$1" "$2" "$3" "$4"; }
 field() { python3 -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"; }
