@@ -754,7 +754,8 @@ lookup_port(struct parser *ps, const char *path, const char *name, int *out)
 {
 	*out = dpr_config_port_index(ps->cfg, name);
 	if (*out < 0)
-		return fail(ps, path, "port \"%s\": no port of that name in \"ports\"", name);
+		return fail(ps, path, "port \"%s\": no port of that name in \"ports\" or \"vlans\"",
+			    name);
 	return 0;
 }
 
