@@ -55,6 +55,8 @@ sys.exit(not (v["type"] == "vlan" and v["parent"] == "p0" and v["vlan_id"] == 10
               v["mac"] == p["p0"]["mac"]))' "$WORK/ports.json"
 check "dprctl port list shows it as vlan 100@p0" eval "ctl port list | grep -q '^p0.100 *vlan 100@p0 '"
 
+check "port show p0.100 shows its port's device" eval "ctl port show p0.100 | grep -q '^p0.100: net_af_packet'"
+check "doctor answers" eval "ctl doctor > /dev/null"
 # config save keeps the VLAN interfaces, and dpr takes the file back.
 check "config save" ctl config save "$WORK/saved.json"
 check "the saved file has p0.200 as VLAN 200 on p0 with its MTU" python3 -c '
