@@ -154,12 +154,12 @@ main(int argc, char **argv)
 			dpr_doctor_add(&r, DPR_DOCTOR_ERROR, "config", config, true, NULL,
 				       "%s (dpr --check gives the same message)", err);
 		} else {
-			for (i = 0; i < cfg->n_ports; i++) {
+			for (i = 0; i < cfg->n_phys; i++) {
 				ports[i].name = cfg->ports[i].name;
 				ports[i].device = cfg->ports[i].device;
 			}
 			in.ports = ports;
-			in.n_ports = cfg->n_ports;
+			in.n_ports = cfg->n_phys;
 		}
 	}
 

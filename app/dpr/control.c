@@ -168,7 +168,8 @@ watch_poll(struct dpr_router *d, uint64_t now)
 {
 	unsigned int p, w, c;
 
-	for (p = 0; p < d->n_ports; p++) {
+	/* Ports only: a VLAN interface's device is its port's. */
+	for (p = 0; p < d->cfg->n_phys; p++) {
 		struct dpr_port *port = &d->ports[p];
 		struct dpr_port_sample s = { 0 };
 		struct rte_eth_stats es;

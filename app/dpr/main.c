@@ -179,7 +179,7 @@ create_pools(struct dpr_router *d)
 		return -ENOSPC;
 	}
 
-	for (p = 0; p < d->n_ports; p++) {
+	for (p = 0; p < d->cfg->n_phys; p++) {
 		need[d->ports[p].socket] += dpr_port_mbufs_needed(&d->ports[p], d->n_workers);
 		max_mtu = RTE_MAX(max_mtu, d->cfg->ports[p].mtu);
 	}
@@ -212,6 +212,43 @@ create_pools(struct dpr_router *d)
 	return 0;
 }
 
+/*
+ * The VLAN interfaces, after their ports started: each a logical port of
+ * its own index (ports[n_phys...]) on its parent's DPDK port, and in its
+ * parent's VLAN map, which makes the workers demultiplex that port's
+ * bursts (dpr_vlan_demux_burst()).
+ */
+static int
+setup_vlans(struct dpr_router *d)
+{
+	unsigned int p;
+
+	for (p = d->cfg->n_phys; p < d->cfg->n_ports; p++) {
+		const struct dpr_port_conf *pc = &d->cfg->ports[p];
+		struct dpr_port_dp *parent = &d->port_dp[pc->parent];
+		uint8_t *map = (uint8_t *)(uintptr_t)parent->vlan_if;
+
+		if (map == NULL) {
+			map = rte_zmalloc_socket("dpr_vlan_if", DPR_VLAN_ID_MAX + 1, RTE_CACHE_LINE_SIZE,
+						 d->ports[pc->parent].socket);
+			if (map == NULL)
+				return -ENOMEM;
+			parent->vlan_if = map;
+		}
+		map[pc->vlan_id] = (uint8_t)(p + 1);
+		dpr_port_vlan_init(&d->ports[p], &d->ports[pc->parent], pc);
+		d->port_names[p] = pc->name;
+		d->port_dp[p] = *parent;
+		d->port_dp[p].vlan_if = NULL;
+		d->port_dp[p].mtu = pc->mtu;
+		d->port_dp[p].vlan_tci = pc->vlan_id;
+		DPR_LOG(INFO, port, "VLAN interface %s: VLAN %u on port %s", pc->name, pc->vlan_id,
+			d->cfg->ports[pc->parent].name);
+	}
+	d->n_ports = d->cfg->n_ports;
+	return 0;
+}
+
 static int
 setup_ports(struct dpr_router *d)
 {
@@ -223,7 +260,7 @@ setup_ports(struct dpr_router *d)
 
 	DPR_LOG(INFO, port, "port profiles from %s (%s)", dir, why);
 
-	d->n_ports = d->cfg->n_ports;
+	d->n_ports = d->cfg->n_phys;
 	for (p = 0; p < d->n_ports; p++) {
 		struct dpr_port *port = &d->ports[p];
 
@@ -261,7 +298,7 @@ setup_ports(struct dpr_router *d)
 		d->port_dp[p].rx_ip_cksum =
 			(port->rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
 	}
-	return 0;
+	return setup_vlans(d);
 }
 
 static int
@@ -294,7 +331,7 @@ setup_workers(struct dpr_router *d)
 		dpr_worker_prepare(w);
 		/* Worker i owns RX queue i of every port; the first worker
 		 * also polls any RX queue beyond the workers' (equal_queues). */
-		for (p = 0; p < d->n_ports; p++) {
+		for (p = 0; p < d->cfg->n_phys; p++) {
 			uint16_t q;
 
 			w->rxq[w->n_rxq++] = (struct dpr_rxq){ .port = (uint16_t)p,
@@ -325,7 +362,7 @@ watch_ports(struct dpr_router *d)
 {
 	unsigned int lcores[RTE_MAX_LCORE], p, n = dpr_router_worker_lcores(d, lcores);
 
-	for (p = 0; p < d->n_ports; p++)
+	for (p = 0; p < d->cfg->n_phys; p++)
 		dpr_port_watch_start(&d->ports[p], lcores, n,
 				     dpr_router_pool_socket(d, &d->ports[p]),
 				     dpr_clock_s());
@@ -455,6 +492,8 @@ teardown(struct dpr_router *d)
 	dpr_fib6_free(d->fib6);
 	dpr_nh_table_free(d->nh);
 	rte_free(d->qsbr);
+	for (i = 0; d->port_dp != NULL && i < d->n_ports; i++)
+		rte_free((void *)(uintptr_t)d->port_dp[i].vlan_if);
 	rte_free(d->port_dp);
 	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
 		rte_mempool_free(d->pools[i]);

@@ -91,10 +91,16 @@ dpr_worker_main(void *arg)
 					     next->pkts, want);
 			if (n == 0)
 				continue;
-			w->stats[rq->port].rx += n;
 			w->rx_total += n;
 			w->rx_bursts++;
 			got += n;
+			/* One test a burst for ports without VLAN interfaces. */
+			if (unlikely(w->ports[rq->port].vlan_if != NULL)) {
+				n = dpr_vlan_demux_burst(w, rq->port, next->pkts, n);
+				if (n == 0)
+					continue;
+			}
+			w->stats[rq->port].rx += n;
 			waiting = dpr_ip4_pipeline(w, rq->port, n, next, waiting);
 			cur ^= 1;
 			if (!pipelined) {

@@ -48,7 +48,7 @@ _dprctl()
 		COMPREPLY=($(compgen -W "tcp udp icmp icmpv6" -- "$cur"))
 		return ;;
 	--drop)
-		COMPREPLY=($(compgen -W "all runt other_host unsupported_l3 bad_header bad_length
+		COMPREPLY=($(compgen -W "all runt other_host unsupported_l3 unknown_vlan bad_header bad_length
 			bad_checksum martian blackhole exception_full tx_full" -- "$cur"))
 		return ;;
 	--exception)

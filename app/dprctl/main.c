@@ -1005,8 +1005,16 @@ run_port_list(int argc, char **argv)
 	printf("%-11s %-14s %-17s %-5s %-7s %-4s %-4s %s\n", "NAME", "DRIVER", "MAC", "MTU",
 	       "LINK", "RXQ", "TXQ", "ADDRESSES");
 	json_array_foreach(res, i, p) {
+		char drv[64];
+
+		/* A VLAN interface: its id and port instead of the driver. */
+		if (strcmp(str(p, "type"), "vlan") == 0)
+			snprintf(drv, sizeof(drv), "vlan %" JSON_INTEGER_FORMAT "@%s",
+				 num(p, "vlan_id"), str(p, "parent"));
+		else
+			snprintf(drv, sizeof(drv), "%s", str(p, "driver"));
 		printf("%-11s %-14s %-17s %-5" JSON_INTEGER_FORMAT " %-7s %-4" JSON_INTEGER_FORMAT
-		       " %-4" JSON_INTEGER_FORMAT " ", str(p, "name"), str(p, "driver"), str(p, "mac"),
+		       " %-4" JSON_INTEGER_FORMAT " ", str(p, "name"), drv, str(p, "mac"),
 		       num(p, "mtu"), str(p, "link"),
 		       num(p, "rx_queues"), num(p, "tx_queues"));
 		json_array_foreach(json_object_get(p, "addresses"), k, a)

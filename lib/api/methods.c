@@ -1596,6 +1596,16 @@ m_port_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		json_object_set_new(o, "addresses", addr_list_json(r, (int)i));
 		json_object_set_new(o, "profile", json_string(p->profile.source));
 		json_object_set_new(o, "multicast", json_string(dpr_port_mcast_name(p->mcast)));
+		/* A VLAN interface: on which port, with which id (its device,
+		 * driver, queues and link above are that port's). */
+		if (dpr_port_is_vlan(p)) {
+			json_object_set_new(o, "type", json_string("vlan"));
+			json_object_set_new(o, "parent", json_string(
+				r->cfg->ports[p->conf->parent].name));
+			json_object_set_new(o, "vlan_id", json_integer(p->conf->vlan_id));
+		} else {
+			json_object_set_new(o, "type", json_string("port"));
+		}
 		/* The host stack's TAP: "up", "down" (on the host), "missing"
 		 * (gone, being made again), or none. */
 		if (p->conf->tap[0] != '\0') {
@@ -1657,7 +1667,7 @@ machine_findings(struct dpr_router *r)
 	unsigned int i, lcore;
 	json_t *out;
 
-	for (i = 0; i < r->cfg->n_ports && i < DPR_MAX_PORTS; i++) {
+	for (i = 0; i < r->cfg->n_phys && i < DPR_MAX_PORTS; i++) {
 		ports[i].name = r->cfg->ports[i].name;
 		ports[i].device = r->cfg->ports[i].device;
 	}
@@ -1861,7 +1871,8 @@ dpr_router_stats_json(struct dpr_router *r)
 	json_array_foreach(json_object_get(j, "ports"), k, po) {
 		struct rte_eth_stats es;
 
-		if (k >= r->n_ports || rte_eth_stats_get(r->ports[k].port_id, &es) < 0)
+		if (k >= r->n_ports || dpr_port_is_vlan(&r->ports[k]) ||
+		    rte_eth_stats_get(r->ports[k].port_id, &es) < 0)
 			continue;
 		json_object_set_new(po, "nic", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}",
 			"rx_packets", (json_int_t)es.ipackets, "rx_missed", (json_int_t)es.imissed,
@@ -2142,9 +2153,15 @@ static json_t *
 port_conf_json(struct dpr_router *r, unsigned int port)
 {
 	const struct dpr_port_conf *pc = &r->cfg->ports[port];
-	json_t *o = json_pack("{s:s,s:s}", "name", pc->name, "device", pc->device), *ra;
+	json_t *o = json_pack("{s:s}", "name", pc->name), *ra;
 	bool has6;
 
+	if (dpr_port_conf_is_vlan(pc)) {
+		json_object_set_new(o, "port", json_string(r->cfg->ports[pc->parent].name));
+		json_object_set_new(o, "id", json_integer(pc->vlan_id));
+	} else {
+		json_object_set_new(o, "device", json_string(pc->device));
+	}
 	if (pc->has_mac) {
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
@@ -2228,7 +2245,7 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	const struct dpr_config *cfg = r->cfg;
 	uint64_t limit = LIST_MAX + 1;
 	struct dpr_prefix cursor;
-	json_t *res, *ports, *routes;
+	json_t *res, *ports, *vlans, *routes;
 	const char *after;
 	unsigned int i;
 
@@ -2247,8 +2264,9 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	if (routes == NULL)
 		return FAIL(DPR_RPC_INTERNAL_ERROR, "config.get: out of memory");
 	ports = json_array();
+	vlans = json_array();
 	for (i = 0; i < cfg->n_ports; i++)
-		json_array_append_new(ports, port_conf_json(r, i));
+		json_array_append_new(i < cfg->n_phys ? ports : vlans, port_conf_json(r, i));
 	res = json_pack("{s:o,s:o,s:o,s:{s:s},s:{s:i,s:i,s:s,s:i,s:i,s:s,s:i}}",
 			"ports", ports, "routes", routes, "neighbors", static_neighs_json(r),
 			"control", "socket", cfg->socket,
@@ -2259,6 +2277,10 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			"ipv6_tbl8_groups", (json_int_t)cfg->ip6_tbl8_groups,
 			"ipv6_algorithm", dpr_fib_algo_name(cfg->ip6_algorithm),
 			"learned_neighbors_max", (json_int_t)cfg->learned_neighbors_max);
+	if (json_array_size(vlans) > 0)
+		json_object_set_new(res, "vlans", vlans);
+	else
+		json_decref(vlans);
 	if (cfg->socket_group[0] != '\0')
 		json_object_set_new(json_object_get(res, "control"), "group",
 				    json_string(cfg->socket_group));

@@ -165,7 +165,7 @@ dpr_capture_start(struct dpr_router *r, const struct dpr_capture_spec *spec, cha
 	}
 #if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
 	/* From 23.11 the file names only the interfaces it is given. */
-	for (w = 0; w < r->n_ports; w++)
+	for (w = 0; w < r->cfg->n_phys; w++)
 		rte_pcapng_add_interface(c->out, r->ports[w].port_id, r->port_names[w],
 					 r->ports[w].conf->device, NULL);
 #endif
@@ -303,13 +303,17 @@ write_one(struct dpr_router *r, struct dpr_capture *c, const struct rte_mbuf *m,
 	struct rte_mbuf *mc;
 	ssize_t n;
 
+	/* A VLAN interface's packets are its port's DPDK port's in the file;
+	 * the comment names the interface. */
+	uint16_t pid = port < r->n_ports ? r->ports[port].port_id : m->port;
+
 	snprintf(text, sizeof(text), "%s on %s", what,
 		 port < r->n_ports ? r->port_names[port] : "?");
 #if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
-	mc = rte_pcapng_copy(m->port, 0, m, c->pool, c->spec.snaplen, RTE_PCAPNG_DIRECTION_IN,
+	mc = rte_pcapng_copy(pid, 0, m, c->pool, c->spec.snaplen, RTE_PCAPNG_DIRECTION_IN,
 			     text);
 #else
-	mc = rte_pcapng_copy(m->port, 0, m, c->pool, c->spec.snaplen, rte_get_tsc_cycles(),
+	mc = rte_pcapng_copy(pid, 0, m, c->pool, c->spec.snaplen, rte_get_tsc_cycles(),
 			     RTE_PCAPNG_DIRECTION_IN);
 	if (mc != NULL && add_comment(mc, text) < 0) {
 		rte_pktmbuf_free(mc);
@@ -346,11 +350,14 @@ write_one(struct dpr_router *r, struct dpr_capture *c, const struct rte_mbuf *m,
 		dpr_capture_stop(r, "size limit");
 }
 
-/* dpr's index of DPDK port @p pid, or r->n_ports. */
+/* dpr's index of mbuf->port @p pid (dpr_mbuf_port()), or r->n_ports. */
 static unsigned int
 port_index(const struct dpr_router *r, uint16_t pid)
 {
 	unsigned int p;
+
+	if (pid >= RTE_MAX_ETHPORTS)
+		return RTE_MIN((unsigned int)(pid - RTE_MAX_ETHPORTS), r->n_ports);
 
 	for (p = 0; p < r->n_ports; p++)
 		if (r->ports[p].port_id == pid)

@@ -193,8 +193,10 @@ dpr_config_neigh_learning_name(enum dpr_neigh_learning mode)
 	return (unsigned int)mode < RTE_DIM(learning_modes) ? learning_modes[mode] : NULL;
 }
 
+/* Letters, digits, '-' and '_'; a VLAN interface's name may have '.'
+ * too ("p0.100", as Linux names them). */
 static bool
-valid_port_name(const char *s)
+valid_port_name(const char *s, bool vlan)
 {
 	size_t i, n = strlen(s);
 
@@ -202,9 +204,21 @@ valid_port_name(const char *s)
 		return false;
 	for (i = 0; i < n; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-'))
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' ||
+		      (vlan && s[i] == '.')))
 			return false;
 	return true;
+}
+
+/* The file's path of interface @p i: "ports[i]" or "vlans[k]". */
+static const char *
+iface_path(const struct dpr_config *cfg, unsigned int i, char *buf, size_t len)
+{
+	if (i < cfg->n_phys)
+		snprintf(buf, len, "ports[%u]", i);
+	else
+		snprintf(buf, len, "vlans[%u]", i - cfg->n_phys);
+	return buf;
 }
 
 /* An interface address must be a unicast host address (RFC 1812 5.3.7). */
@@ -407,33 +421,85 @@ parse_ra(struct parser *ps, const char *path, json_t *obj, struct dpr_ra_conf_po
 	return 0;
 }
 
+/*
+ * What a VLAN interface (vlans[]) has instead of a device: its port, a
+ * port of ports[] (not another VLAN interface: no QinQ), and its id. Its
+ * MTU is its port's unless given, and at most that.
+ */
+static int
+parse_vlan_link(struct parser *ps, const char *path, json_t *obj, struct dpr_port_conf *pc,
+		uint64_t *mtu)
+{
+	const struct dpr_config *cfg = ps->cfg;
+	const char *port;
+	uint64_t id;
+	unsigned int i;
+	int ret;
+
+	if ((ret = get_string(ps, path, obj, "port", true, &port)) < 0 ||
+	    (ret = get_uint(ps, path, obj, "id", 0, UINT32_MAX, &id)) < 0)
+		return ret;
+	if (json_object_get(obj, "id") == NULL)
+		return fail(ps, path, "missing required key \"id\" (the VLAN id, %d to %d)",
+			    DPR_VLAN_ID_MIN, DPR_VLAN_ID_MAX);
+	if (id < DPR_VLAN_ID_MIN || id > DPR_VLAN_ID_MAX)
+		return fail(ps, path, "id %" PRIu64 ": expected a VLAN id from %d to %d (0 only marks priority, 4095 is reserved)",
+			    id, DPR_VLAN_ID_MIN, DPR_VLAN_ID_MAX);
+	for (i = 0; i < cfg->n_phys && strcmp(cfg->ports[i].name, port) != 0; i++)
+		;
+	if (i == cfg->n_phys)
+		return fail(ps, path, "port \"%s\": no port of that name in \"ports\" (a VLAN interface is on a port)",
+			    port);
+	pc->parent = (int)i;
+	pc->vlan_id = (uint16_t)id;
+	for (i = cfg->n_phys; &cfg->ports[i] != pc; i++)
+		if (cfg->ports[i].parent == pc->parent && cfg->ports[i].vlan_id == id)
+			return fail(ps, path, "id %" PRIu64 " on port \"%s\" is already vlans[%u]",
+				    id, port, i - cfg->n_phys);
+	if (json_object_get(obj, "mtu") == NULL)
+		*mtu = cfg->ports[pc->parent].mtu;
+	else if (*mtu > cfg->ports[pc->parent].mtu)
+		return fail(ps, path, "mtu %" PRIu64 ": more than its port \"%s\"'s (%u); raise ports[%d].mtu first",
+			    *mtu, port, cfg->ports[pc->parent].mtu, pc->parent);
+	return 0;
+}
+
+/* A port (@p vlan false) or a VLAN interface: their keys but the device's
+ * and the VLAN's are the same. */
 static int
 parse_port(struct parser *ps, const char *path, json_t *obj,
-	   struct dpr_port_conf *pc)
+	   struct dpr_port_conf *pc, bool vlan)
 {
 	static const char *const keys[] = {
 		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", "broadcast_echo",
 		"forward_directed_broadcast", "redirects", "neighbor_learning",
 		"router_advertisements", NULL
 	};
-	const char *name, *device, *mac;
+	static const char *const vlan_keys[] = {
+		"name", "port", "id", "addresses", "mtu", "tap", "transparent", "broadcast_echo",
+		"forward_directed_broadcast", "neighbor_learning",
+		"router_advertisements", NULL
+	};
+	const char *name, *device = "", *mac = NULL;
 	uint64_t mtu = DPR_DEFAULT_MTU;
 	struct dpr_ifaddr_clash clash;
 	json_t *addrs, *a;
 	size_t i;
 	int ret;
 
+	pc->parent = -1;
 	if ((ret = get_object(ps, path, obj)) < 0 ||
-	    (ret = check_keys(ps, path, obj, keys)) < 0 ||
+	    (ret = check_keys(ps, path, obj, vlan ? vlan_keys : keys)) < 0 ||
 	    (ret = get_string(ps, path, obj, "name", true, &name)) < 0 ||
-	    (ret = get_string(ps, path, obj, "device", true, &device)) < 0 ||
-	    (ret = get_string(ps, path, obj, "mac", false, &mac)) < 0 ||
-	    (ret = get_uint(ps, path, obj, "mtu", 68, 9702, &mtu)) < 0)
+	    (!vlan && (ret = get_string(ps, path, obj, "device", true, &device)) < 0) ||
+	    (!vlan && (ret = get_string(ps, path, obj, "mac", false, &mac)) < 0) ||
+	    (ret = get_uint(ps, path, obj, "mtu", 68, 9702, &mtu)) < 0 ||
+	    (vlan && (ret = parse_vlan_link(ps, path, obj, pc, &mtu)) < 0))
 		return ret;
 
-	if (!valid_port_name(name))
-		return fail(ps, path, "name \"%s\": expected 1 to %d letters, digits, '-' or '_'",
-			    name, DPR_PORT_NAME_MAX);
+	if (!valid_port_name(name, vlan))
+		return fail(ps, path, "name \"%s\": expected 1 to %d letters, digits, '-' or '_'%s",
+			    name, DPR_PORT_NAME_MAX, vlan ? " or '.'" : "");
 	snprintf(pc->name, sizeof(pc->name), "%s", name);
 	if (strlen(device) >= sizeof(pc->device))
 		return fail(ps, path, "device: longer than %zu characters",
@@ -543,9 +609,12 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		if (ret == -EEXIST)
 			return fail(ps, ap, "\"%s\": already given as %s.addresses[%u]",
 				    json_string_value(a), path, clash.index);
-		if (ret == -EINVAL)
-			return fail(ps, ap, "subnet overlaps ports[%u].addresses[%u] (each connected subnet must belong to one port)",
-				    clash.port, clash.index);
+		if (ret == -EINVAL) {
+			char cp[32];
+
+			return fail(ps, ap, "subnet overlaps %s.addresses[%u] (each connected subnet must belong to one port)",
+				    iface_path(ps->cfg, clash.port, cp, sizeof(cp)), clash.index);
+		}
 		if (ret < 0)
 			return fail(ps, ap, "\"%s\": %s", json_string_value(a), strerror(-ret));
 		pc->n_addrs++;
@@ -573,7 +642,8 @@ static int
 parse_ports(struct parser *ps, json_t *root)
 {
 	struct dpr_config *cfg = ps->cfg;
-	json_t *ports = json_object_get(root, "ports"), *v;
+	json_t *ports = json_object_get(root, "ports"), *vlans = json_object_get(root, "vlans");
+	json_t *v;
 	unsigned int i, j;
 	size_t idx;
 	int ret;
@@ -587,13 +657,31 @@ parse_ports(struct parser *ps, json_t *root)
 		return fail(ps, "ports", "expected a non-empty array of ports, got an empty one");
 	if (json_array_size(ports) > DPR_MAX_PORTS)
 		return fail(ps, "ports", "at most %d ports are supported", DPR_MAX_PORTS);
+	if (vlans != NULL && !json_is_array(vlans))
+		return fail(ps, "vlans", "expected an array of VLAN interfaces, got %s",
+			    type_name(vlans));
+	if (json_array_size(ports) + json_array_size(vlans) > DPR_MAX_PORTS)
+		return fail(ps, "vlans", "%zu ports and %zu VLAN interfaces: at most %d of both together are supported",
+			    json_array_size(ports), json_array_size(vlans), DPR_MAX_PORTS);
 
-	dpr_ifaddr_init(&ps->addrs, (unsigned int)json_array_size(ports));
+	dpr_ifaddr_init(&ps->addrs,
+			(unsigned int)(json_array_size(ports) + json_array_size(vlans)));
+	/* Set now: messages name interfaces by it (iface_path()). */
+	cfg->n_phys = (unsigned int)json_array_size(ports);
 	json_array_foreach(ports, idx, v) {
 		char path[32];
 
 		snprintf(path, sizeof(path), "ports[%zu]", idx);
-		ret = parse_port(ps, path, v, &cfg->ports[idx]);
+		ret = parse_port(ps, path, v, &cfg->ports[idx], false);
+		if (ret < 0)
+			return ret;
+		cfg->n_ports++;
+	}
+	json_array_foreach(vlans, idx, v) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "vlans[%zu]", idx);
+		ret = parse_port(ps, path, v, &cfg->ports[cfg->n_ports], true);
 		if (ret < 0)
 			return ret;
 		cfg->n_ports++;
@@ -601,33 +689,35 @@ parse_ports(struct parser *ps, json_t *root)
 
 	for (i = 0; i < cfg->n_ports; i++) {
 		for (j = 0; j < i; j++) {
-			char path[32];
+			char path[32], other[32];
 
-			snprintf(path, sizeof(path), "ports[%u]", i);
+			iface_path(cfg, i, path, sizeof(path));
+			iface_path(cfg, j, other, sizeof(other));
 			if (strcmp(cfg->ports[i].name, cfg->ports[j].name) == 0)
-				return fail(ps, path, "duplicate port name \"%s\" (also ports[%u])",
-					    cfg->ports[i].name, j);
-			if (strcmp(cfg->ports[i].device, cfg->ports[j].device) == 0)
-				return fail(ps, path, "device \"%s\" is already used by ports[%u]",
-					    cfg->ports[i].device, j);
+				return fail(ps, path, "duplicate port name \"%s\" (also %s)",
+					    cfg->ports[i].name, other);
+			if (cfg->ports[i].device[0] != '\0' &&
+			    strcmp(cfg->ports[i].device, cfg->ports[j].device) == 0)
+				return fail(ps, path, "device \"%s\" is already used by %s",
+					    cfg->ports[i].device, other);
 			if (cfg->ports[i].tap[0] != '\0' &&
 			    strcmp(cfg->ports[i].tap, cfg->ports[j].tap) == 0)
-				return fail(ps, path, "tap \"%s\" is already used by ports[%u]",
-					    cfg->ports[i].tap, j);
+				return fail(ps, path, "tap \"%s\" is already used by %s",
+					    cfg->ports[i].tap, other);
 		}
 	}
 
 	/* A host-stack TAP must not be a port's own interface (net_tap would
 	 * quietly share it). */
 	for (i = 0; i < cfg->n_ports; i++) {
-		for (j = 0; j < cfg->n_ports && cfg->ports[i].tap[0] != '\0'; j++) {
+		for (j = 0; j < cfg->n_phys && cfg->ports[i].tap[0] != '\0'; j++) {
 			const char *f = strstr(cfg->ports[j].device, "iface=");
 			size_t n = strlen(cfg->ports[i].tap);
 			char path[32];
 
 			if (f != NULL && strncmp(f + 6, cfg->ports[i].tap, n) == 0 &&
 			    (f[6 + n] == '\0' || f[6 + n] == ',')) {
-				snprintf(path, sizeof(path), "ports[%u]", i);
+				iface_path(cfg, i, path, sizeof(path));
 				return fail(ps, path, "tap \"%s\" is the interface of ports[%u].device; give the host-stack TAP another name",
 					    cfg->ports[i].tap, j);
 			}
@@ -672,7 +762,8 @@ lookup_port(struct parser *ps, const char *path, const char *name, int *out)
 {
 	*out = dpr_config_port_index(ps->cfg, name);
 	if (*out < 0)
-		return fail(ps, path, "port \"%s\": no port of that name in \"ports\"", name);
+		return fail(ps, path, "port \"%s\": no port of that name in \"ports\" or \"vlans\"",
+			    name);
 	return 0;
 }
 
@@ -1112,8 +1203,8 @@ static int
 parse_root(struct parser *ps, json_t *root)
 {
 	static const char *const keys[] = {
-		"ports", "routes", "neighbors", "control", "fib", "fpm", "kernel_routes", "metrics",
-		NULL
+		"ports", "vlans", "routes", "neighbors", "control", "fib", "fpm", "kernel_routes",
+		"metrics", NULL
 	};
 	static const char *const control_keys[] = { "socket", "group", NULL };
 	static const char *const fib_keys[] = {

@@ -16,6 +16,8 @@
 #include "../fib/algo.h"
 #include "../util/addr.h"
 
+/* Ports and VLAN interfaces together (ports[] then vlans[] in struct
+ * dpr_config): each has its own counters and TX buffer in every worker. */
 #define DPR_MAX_PORTS 32
 #define DPR_MAX_PORT_ADDRS 16
 /* Port names become part of kernel interface names ("dpr-<name>"), so they
@@ -84,9 +86,21 @@ enum dpr_neigh_learning {
 	DPR_NEIGH_STATIC_ONLY,
 };
 
+/** The lowest and highest VLAN id of a VLAN interface (802.1Q: 0 tags
+ * priority only, 4095 is reserved). */
+#define DPR_VLAN_ID_MIN 1
+#define DPR_VLAN_ID_MAX 4094
+
+/**
+ * A port (ports[]) or a VLAN interface (vlans[]): the same per-interface
+ * settings; a VLAN interface has no device of its own but a parent port
+ * whose device, MAC and queues it shares. A later "vrf" key belongs here.
+ */
 struct dpr_port_conf {
 	char name[DPR_PORT_NAME_MAX + 1];
-	char device[DPR_DEVICE_MAX];
+	int parent;              /**< -1: a port; else vlans[]: index of its port */
+	uint16_t vlan_id;        /**< DPR_VLAN_ID_MIN to DPR_VLAN_ID_MAX; 0 for a port */
+	char device[DPR_DEVICE_MAX]; /**< "" for a VLAN interface */
 	bool has_mac;
 	struct rte_ether_addr mac;
 	uint16_t mtu;
@@ -164,7 +178,10 @@ struct dpr_metrics_conf {
 
 struct dpr_config {
 	char path[PATH_MAX];
+	/** ports[0, n_phys) are the file's ports[], ports[n_phys, n_ports) its
+	 * vlans[] (VLAN interfaces, parent < n_phys), in file order. */
 	unsigned int n_ports;
+	unsigned int n_phys;
 	struct dpr_port_conf ports[DPR_MAX_PORTS];
 	unsigned int n_routes;
 	struct dpr_route_conf *routes;
@@ -221,6 +238,13 @@ void dpr_config_addresses(const struct dpr_config *cfg, struct dpr_ifaddrs *t);
 /** "learn", "ignore_gratuitous", "static_only": as the file names @p mode. */
 const char *dpr_config_neigh_learning_name(enum dpr_neigh_learning mode);
 
-/** Index of the port named @p name, or -1. */
+/** Whether interface @p pc is a VLAN interface (vlans[]), not a port. */
+static inline bool
+dpr_port_conf_is_vlan(const struct dpr_port_conf *pc)
+{
+	return pc->parent >= 0;
+}
+
+/** Index of the port or VLAN interface named @p name, or -1. */
 int dpr_config_port_index(const struct dpr_config *cfg, const char *name);
 

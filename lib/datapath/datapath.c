@@ -12,6 +12,7 @@ const char *const dpr_drop_names[DPR_DROP_MAX] = {
 	[DPR_DROP_RUNT] = "runt",
 	[DPR_DROP_OTHER_HOST] = "other_host",
 	[DPR_DROP_UNSUPPORTED_L3] = "unsupported_l3",
+	[DPR_DROP_UNKNOWN_VLAN] = "unknown_vlan",
 	[DPR_DROP_BAD_HEADER] = "bad_header",
 	[DPR_DROP_BAD_LENGTH] = "bad_length",
 	[DPR_DROP_BAD_CHECKSUM] = "bad_checksum",
@@ -299,6 +300,12 @@ dpr_ip6_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint3
 	return l3_act(w, b, m, nh, h, dpr_ip6_decide(h, ip, l2_bcast, w->ports), out);
 }
 
+static inline rte_be16_t
+eth_type_of(const struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type;
+}
+
 bool
 dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint32_t *dst)
 {
@@ -315,6 +322,10 @@ dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint
 		DROP(b, m, DPR_DROP_RUNT);
 		return false;
 	}
+	/* As dpr_l3_screen_other() does before it calls here: a priority
+	 * tag is taken off (802.1Q). */
+	if (eth_type_of(m) == RTE_BE16(RTE_ETHER_TYPE_VLAN))
+		(void)dpr_vlan_untag_priority(m);
 	eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	bcast = !rte_is_unicast_ether_addr(&eth->dst_addr);
 	if (!bcast && !rte_is_same_ether_addr(&eth->dst_addr, mac)) {
@@ -326,6 +337,10 @@ dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint
 			EXCEPT(b, m, DPR_EXC_ARP);
 		else if (dpr_l2_control(m, mac))
 			EXCEPT(b, m, DPR_EXC_L2_CONTROL);
+		else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN))
+			/* What dpr_vlan_demux_burst() and the priority
+			 * tags dpr_l3_screen_other() takes off leave. */
+			DROP(b, m, DPR_DROP_UNKNOWN_VLAN);
 		else
 			DROP(b, m, DPR_DROP_UNSUPPORTED_L3);
 		return false;

@@ -39,7 +39,10 @@ enum dpr_drop {
 	DPR_DROP_RUNT,            /**< frame too short for its headers */
 	DPR_DROP_OTHER_HOST,      /**< unicast to another MAC */
 	DPR_DROP_UNSUPPORTED_L3,  /**< neither IPv4, IPv6, ARP nor a link protocol the host
-				       stack speaks (dpr_l2_control()): VLAN, STP, ... */
+				       stack speaks (dpr_l2_control()): STP, LACP, ... */
+	/** 802.1Q-tagged for a VLAN id that no VLAN interface of the port has
+	 * (any id but 0 on a port without VLAN interfaces) */
+	DPR_DROP_UNKNOWN_VLAN,
 	DPR_DROP_BAD_HEADER,      /**< IP version or IHL wrong (RFC 1812 5.2.2, RFC 8200 3) */
 	DPR_DROP_BAD_LENGTH,      /**< total or payload length vs header or frame */
 	DPR_DROP_BAD_CHECKSUM,    /**< IPv4 header checksum */
@@ -96,14 +99,35 @@ struct dpr_port_counters {
 	uint64_t drops[DPR_DROP_MAX];
 } __rte_cache_aligned;
 
-/** What workers need of a port; written before workers start, then read-only. */
+/**
+ * What workers need of a port or VLAN interface (a logical port, sharing
+ * its parent's DPDK port, MAC and queues); written before workers start,
+ * then read-only.
+ */
 struct dpr_port_dp {
 	struct rte_ether_addr mac;
-	uint16_t port_id;   /**< DPDK port id */
+	uint16_t port_id;   /**< DPDK port id (a VLAN interface's: its parent's) */
 	uint16_t mtu;
 	bool rx_ip_cksum;   /**< the NIC checks IPv4 checksums: ol_flags say so */
 	bool redirects;     /**< redirects for what leaves where it came in (config) */
+	uint16_t vlan_tci;  /**< a VLAN interface's tag, put on at TX; 0: a port */
+	/** A port with VLAN interfaces: 1 + the dpr port index of the VLAN
+	 * interface of each VLAN id, 0 for none (4096 entries); NULL: the
+	 * port has none, and its bursts are not demultiplexed. */
+	const uint8_t *vlan_if;
 };
+
+/*
+ * mbuf->port of a packet received on dpr port @p p of @p ports: a port's
+ * packets keep the PMD's port id; a VLAN interface's get RTE_MAX_ETHPORTS
+ * + p, past every DPDK port id, so that dpr_tx_flush() charges a refused
+ * one to the interface it came in on (lib/capture reads it too).
+ */
+static inline uint16_t
+dpr_mbuf_port(const struct dpr_port_dp *ports, uint16_t p)
+{
+	return ports[p].vlan_tci != 0 ? (uint16_t)(RTE_MAX_ETHPORTS + p) : ports[p].port_id;
+}
 
 struct dpr_txbuf {
 	uint16_t n;
@@ -610,6 +634,17 @@ bool dpr_ip4_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
  */
 bool dpr_l3_hairpin(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint8_t *eth,
 		    bool v6);
+
+/**
+ * Split a burst of @p n packets received on dpr port @p in, which has VLAN
+ * interfaces (w->ports[in].vlan_if), by VLAN (lib/datapath/vlan.c): the
+ * packets of its VLAN interfaces are untagged, counted and forwarded as
+ * received there; the port's own (untagged, priority-tagged, or tagged
+ * for no interface) stay at the start of @p pkts, in order.
+ * @return how many stay, for the caller to count and forward as the port's.
+ */
+uint16_t dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
+			      uint16_t n);
 
 /** Per worker lcore entry point for rte_eal_remote_launch(). */
 int dpr_worker_main(void *arg);

@@ -37,6 +37,7 @@
 #include "../capture/capture.h"
 #include "datapath.h"
 #include "ip6_dp.h"
+#include "vlan_dp.h"
 
 #define DPR_PREFETCH_AHEAD 4
 
@@ -234,7 +235,12 @@ dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 
 	if (b->n == 0)
 		return;
-	sent = rte_eth_tx_burst(w->ports[p].port_id, (uint16_t)w->index, b->pkts, b->n);
+	/* A VLAN interface's packets take its tag and leave through its
+	 * port's DPDK port, on this worker's queue there. */
+	sent = b->n;
+	if (unlikely(w->ports[p].vlan_tci != 0))
+		sent = dpr_vlan_tag_bulk(b->pkts, b->n, w->ports[p].vlan_tci);
+	sent = rte_eth_tx_burst(w->ports[p].port_id, (uint16_t)w->index, b->pkts, sent);
 	w->stats[p].tx += sent;
 	if (unlikely(sent < b->n)) {
 		uint16_t i;
@@ -243,12 +249,17 @@ dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 
 		/* Unsent packets are still ours: charge each to the port it
 		 * came in on, where it was counted as forwarded (mbuf->port,
-		 * which the screen made sure of; p if it is none of ours). */
+		 * which the screen made sure of, dpr_mbuf_port(); p if it is
+		 * none of ours). */
 		for (i = sent; i < b->n; i++) {
-			uint16_t pid = b->pkts[i]->port;
-			struct dpr_port_counters *in = &w->stats[pid < RTE_MAX_ETHPORTS &&
-				w->ports[w->port_index[pid]].port_id == pid ?
-				w->port_index[pid] : p];
+			uint16_t pid = b->pkts[i]->port, in_port = p;
+			struct dpr_port_counters *in;
+
+			if (pid < RTE_MAX_ETHPORTS && w->ports[w->port_index[pid]].port_id == pid)
+				in_port = w->port_index[pid];
+			else if (pid >= RTE_MAX_ETHPORTS && pid - RTE_MAX_ETHPORTS < w->n_ports)
+				in_port = (uint16_t)(pid - RTE_MAX_ETHPORTS);
+			in = &w->stats[in_port];
 
 			in->forwarded--;
 			in->drops[DPR_DROP_TX_FULL]++;
@@ -430,6 +441,14 @@ dpr_l3_screen_other(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *
 	struct dpr_ip6_fast f6;
 	unsigned int r;
 
+	/* A priority tag (VLAN id 0) says nothing of the VLAN: the frame is
+	 * the port's, untagged (802.1Q), of whichever family. Any other tag
+	 * left here is for no VLAN interface (dpr_ip4_slow() drops it). */
+	if (unlikely(((const struct rte_ether_hdr *)eth)->ether_type ==
+		     RTE_BE16(RTE_ETHER_TYPE_VLAN)) && dpr_vlan_untag_priority(m)) {
+		eth = rte_pktmbuf_mtod(m, const uint8_t *);
+		p->eth[*dst] = (uint8_t *)(uintptr_t)eth;
+	}
 	if (((const struct rte_ether_hdr *)eth)->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6))
 		return dpr_ip4_slow(w, b, m, dst);
 	f6 = dpr_ip6_fast_init(w, b->in);
@@ -661,7 +680,7 @@ dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n,
 		     struct dpr_ip4_pending *p, const bool v6_first)
 {
 	struct dpr_ip4_fast f = dpr_ip4_fast_init(w, in);
-	const uint16_t port_id = w->ports[in].port_id;
+	const uint16_t port_id = dpr_mbuf_port(w->ports, in);
 
 	/* dpr_tx_flush() charges a packet its TX queue refused to the port it
 	 * came in on, by mbuf->port. Most PMDs set it; some (net_ring) leave

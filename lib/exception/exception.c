@@ -61,7 +61,9 @@ dpr_exc_pool(struct dpr_exc_engine *x, uint16_t port)
 void
 dpr_exc_tx(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
 {
-	if (rte_eth_tx_burst(x->r->ports[port].port_id, (uint16_t)x->r->n_workers, &m, 1) == 1)
+	const struct dpr_port *p = &x->r->ports[port];
+
+	if (dpr_vlan_tx_burst(p->port_id, (uint16_t)x->r->n_workers, p->vlan_id, &m, 1) == 1)
 		return;
 	x->c.tx_failed++;
 	rte_pktmbuf_free(m);

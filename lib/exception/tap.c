@@ -13,6 +13,7 @@
 #include <rte_dev.h>
 #include <rte_ethdev.h>
 
+#include "../datapath/vlan_dp.h"
 #include "../util/log.h"
 #include "tap.h"
 
@@ -297,9 +298,10 @@ dpr_tap_poll(struct dpr_router *r)
 		n = rte_eth_rx_burst(port->tap_port, 0, pkts, TAP_BURST);
 		if (n == 0)
 			continue;
-		/* The kernel built the frames (ARP, addresses, MACs): send as is,
-		 * on the control thread's TX queue. */
-		sent = rte_eth_tx_burst(port->port_id, (uint16_t)r->n_workers, pkts, n);
+		/* The kernel built the frames (ARP, addresses, MACs): send as is
+		 * (a VLAN interface's tagged), on the control thread's TX queue. */
+		sent = dpr_vlan_tx_burst(port->port_id, (uint16_t)r->n_workers,
+					 port->vlan_id, pkts, n);
 		r->tap_stats.from_kernel += sent;
 		if (sent < n) {
 			r->tap_stats.from_kernel_dropped += n - sent;

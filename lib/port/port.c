@@ -450,6 +450,24 @@ fail_ret:
 }
 
 void
+dpr_port_vlan_init(struct dpr_port *v, const struct dpr_port *parent,
+		   const struct dpr_port_conf *conf)
+{
+	*v = *parent;
+	v->conf = conf;
+	v->vlan_id = conf->vlan_id;
+	v->mtu = conf->mtu;
+	v->probed = false;
+	v->started = false;
+	v->has_tap = false;
+	v->tap_link_up = false;
+	v->tap_lost = false;
+	v->tap_failures = 0;
+	v->tap_down_said = false;
+	memset(&v->watch, 0, sizeof(v->watch));
+}
+
+void
 dpr_port_close(struct dpr_port *port)
 {
 	if (!port->probed)

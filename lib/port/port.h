@@ -53,9 +53,17 @@ enum dpr_port_mcast {
 	DPR_MCAST_ALL,      /**< no list: all multicast (allmulticast) */
 };
 
+/*
+ * A port, or a VLAN interface (conf->parent >= 0): a logical port with an
+ * index of its own for everything kept per port (addresses, neighbours,
+ * next hops, TAP, counters, MTU) that shares its parent's DPDK port id,
+ * MAC, socket, queues and link (dpr_port_vlan_init()). It is neither
+ * probed nor started: closing it closes nothing.
+ */
 struct dpr_port {
 	const struct dpr_port_conf *conf;
 	uint16_t port_id;
+	uint16_t vlan_id;        /**< a VLAN interface's id (conf->vlan_id); 0: a port */
 	int socket;
 	char driver[64];
 	struct rte_ether_addr mac;
@@ -180,6 +188,22 @@ int dpr_port_start(struct dpr_port *port, uint16_t n_workers,
 
 /** Mbufs port @p port needs for its queues with @p n_workers workers. */
 unsigned int dpr_port_mbufs_needed(const struct dpr_port *port, uint16_t n_workers);
+
+/**
+ * Make @p v the VLAN interface @p conf on port @p parent (started): its
+ * DPDK port, MAC, queues, profile and link are the parent's, its MTU its
+ * own. Nothing is asked of the device: tags are put in and taken off in
+ * software (lib/datapath/vlan_dp.h).
+ */
+void dpr_port_vlan_init(struct dpr_port *v, const struct dpr_port *parent,
+			const struct dpr_port_conf *conf);
+
+/** Whether @p port is a VLAN interface (it has no device of its own). */
+static inline bool
+dpr_port_is_vlan(const struct dpr_port *port)
+{
+	return port->vlan_id != 0;
+}
 
 /** Stop and close; safe on a port that never started. */
 void dpr_port_close(struct dpr_port *port);

@@ -251,7 +251,7 @@ router_veth() {
 	ip netns exec "$2" ethtool -K eth0 tx off >/dev/null 2>&1
 }
 
-# own_taps CONFIG: each port without a "tap" key gets "d<TAG>-<port>", not
+# own_taps CONFIG: each port or VLAN interface without a "tap" key gets "d<TAG>-<port>", not
 # dpr's default dpr-<port>: tests run two at a time, and dpr refuses a TAP
 # name another dpr holds. Tests that name their TAPs, or run dpr in a
 # namespace of its own, keep theirs.
@@ -260,7 +260,7 @@ own_taps() {
 import json, sys
 path, prefix = sys.argv[1], sys.argv[2]
 cfg = json.load(open(path))
-for p in cfg.get("ports", []):
+for p in cfg.get("ports", []) + cfg.get("vlans", []):
     if isinstance(p, dict) and "tap" not in p and isinstance(p.get("name"), str):
         p["tap"] = (prefix + p["name"])[:15]
 json.dump(cfg, open(path, "w"), indent=1)

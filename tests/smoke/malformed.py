@@ -122,9 +122,9 @@ def frames():
     add("unicast to another MAC", eth(ip4(IP_H1, IP_H2, payload=udp(b"x")), dst=OTHER),
         "drops.other_host")
     add("unknown EtherType 0x88b5", eth(bytes(46), 0x88b5), "drops.unsupported_l3")
-    add("802.1Q tag on an untagged port",
+    add("802.1Q tag on a port without VLAN interfaces",
         R0 + M1 + b"\x81\x00\x00\x05\x08\x00" + ip4(IP_H1, IP_H2, payload=udp(b"v")),
-        "drops.unsupported_l3")
+        "drops.unknown_vlan")
     add("802.3 length field instead of a type", eth(bytes(46), 0x002e), "drops.unsupported_l3")
     add("IPv4 frame with 1000 bytes of trailer", eth(ip4(IP_H1, IP_H2, payload=udp(tagged(next(n))))
                                                      + b"\xee" * 1000), "forwarded",

@@ -29,7 +29,10 @@ static const char config_text[] =
 	"{\"ports\": ["
 	" {\"name\": \"p0\", \"device\": \"net_null0\", \"addresses\": [\"10.0.1.1/24\"]},"
 	" {\"name\": \"p1\", \"device\": \"net_null1\", \"addresses\": [\"10.0.2.1/24\"]}],"
+	" \"vlans\": [{\"name\": \"p0.100\", \"port\": \"p0\", \"id\": 100,"
+	"  \"addresses\": [\"10.0.3.1/24\"]}],"
 	" \"neighbors\": ["
+	" {\"address\": \"10.0.3.2\", \"mac\": \"02:00:00:00:03:02\"},"
 	" {\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:02\"},"
 	" {\"address\": \"10.0.2.2\", \"mac\": \"02:00:00:00:02:02\"}],"
 	" \"routes\": ["
@@ -227,12 +230,15 @@ rig_init(struct rig *r)
 	CHECK_EQ(dpr_route_install_config(&(struct dpr_rib){ .fib4 = r->fib, .nh = r->nh },
 					  r->cfg, &r->addrs, err, sizeof(err)), 0);
 
-	r->ports = rte_zmalloc(NULL, sizeof(*r->ports) * 2, 0);
+	r->ports = rte_zmalloc(NULL, sizeof(*r->ports) * 3, 0);
 	r->ports[0] = (struct dpr_port_dp){ .mac = mac_p0, .port_id = 0, .mtu = 1500,
 					    .rx_ip_cksum = true };
 	r->ports[1] = (struct dpr_port_dp){ .mac = mac_p1, .port_id = 1, .mtu = 1500 };
+	/* p0.100, VLAN 100 on p0; p0 demultiplexes only in test_vlan(). */
+	r->ports[2] = r->ports[0];
+	r->ports[2].vlan_tci = 100;
 	r->w = rte_zmalloc(NULL, sizeof(*r->w), RTE_CACHE_LINE_SIZE);
-	r->w->n_ports = 2;
+	r->w->n_ports = 3;
 	r->w->ports = r->ports;
 	r->w->fib = r->fib;
 	r->w->nh = dpr_nh_words(r->nh);
@@ -366,7 +372,7 @@ test_burst(struct rig *r)
 	ip_of(m)->version_ihl = 0x46;
 	reseal(m);
 	pkts[n++] = m;
-	m = mk_ip4(&mac_p0, h1, IP(10, 0, 2, 2), 64, 32);                 /* 14 VLAN ethertype */
+	m = mk_ip4(&mac_p0, h1, IP(10, 0, 2, 2), 64, 32);                 /* 14 tagged, no VLAN interface */
 	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type = RTE_BE16(RTE_ETHER_TYPE_VLAN);
 	pkts[n++] = m;
 	m = mk_ip4(&mac_bcast, h1, IP(10, 0, 1, 1), 64, 32);              /* 15 ARP */
@@ -405,7 +411,7 @@ test_burst(struct rig *r)
 	CHECK_EQ(st->drops[DPR_DROP_OTHER_HOST], 2);
 	CHECK_EQ(st->drops[DPR_DROP_MARTIAN], 1);
 	CHECK_EQ(st->drops[DPR_DROP_BAD_CHECKSUM], 1);
-	CHECK_EQ(st->drops[DPR_DROP_UNSUPPORTED_L3], 1);
+	CHECK_EQ(st->drops[DPR_DROP_UNKNOWN_VLAN], 1);
 	CHECK_EQ(st->drops[DPR_DROP_RUNT], 1);
 	CHECK_EQ(st->drops[DPR_DROP_BAD_LENGTH], 1);
 	CHECK_EQ(st->exc[DPR_EXC_LOCAL], 2);
@@ -741,6 +747,147 @@ test_tx_full(struct rig *r)
 	CHECK_EQ(accounted(&w->stats[0]), RTE_DIM(pkts));
 	while (rte_ring_sc_dequeue_burst(txr, (void **)pkts, 8, NULL) > 0)
 		rte_pktmbuf_free_bulk(pkts, rte_ring_get_capacity(txr));
+}
+
+/* @p m with an 802.1Q tag of VLAN @p vid in its data. */
+static struct rte_mbuf *
+tag(struct rte_mbuf *m, uint16_t vid)
+{
+	m->vlan_tci = vid;
+	CHECK_EQ(rte_vlan_insert(&m), 0);
+	return m;
+}
+
+/* The VLAN id in @p m's data, or -1 when it is untagged. */
+static int
+vid_of(const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_VLAN))
+		return -1;
+	return rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(eth + 1))->vlan_tci) & 0xfff;
+}
+
+/*
+ * VLAN interfaces: a burst on p0, which has p0.100 (dpr port 2), splits by
+ * tag (dpr_vlan_demux_burst()): VLAN 100, in the data or taken off by the
+ * PMD (vlan_tci), is p0.100's, untagged and counted there; untagged and
+ * priority-tagged frames stay p0's, and so do tags for no interface, which
+ * the screen drops as unknown_vlan. What leaves through p0.100 is tagged
+ * 100 and goes out on p0's DPDK port; what it refuses is charged to the
+ * interface it came in on.
+ */
+static void
+test_vlan(struct rig *r)
+{
+	struct dpr_worker *w = r->w;
+	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
+	struct rte_ring *txr = rte_ring_create("test_vlan_txr", 2, 0,
+					       RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_eth_conf conf = { 0 };
+	const uint32_t h1 = IP(10, 0, 1, 2), h2 = IP(10, 0, 2, 2), v2 = IP(10, 0, 3, 2);
+	struct rte_mbuf *pkts[9], *m, *a, *d, *e, *f, *out[4];
+	const struct rte_ether_hdr *eth;
+	uint16_t n, k = 0, saved_pid = r->ports[2].port_id;
+	unsigned int i;
+	int pid;
+
+	memset(w->stats, 0, sizeof(w->stats));
+	map[100] = 3;
+	r->ports[0].vlan_if = map;
+	pkts[k++] = a = mk_ip4(&mac_p0, h1, h2, 64, 8);             /* untagged: p0 */
+	pkts[k++] = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 100);       /* p0.100 */
+	m = mk_ip4(&mac_p0, v2, h2, 64, 8);                         /* p0.100, tag taken off */
+	m->ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+	m->vlan_tci = 100;
+	pkts[k++] = m;
+	pkts[k++] = d = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 300);   /* unknown VLAN */
+	pkts[k++] = e = tag(mk_ip4(&mac_p0, h1, h2, 64, 8), 0);     /* priority: p0 */
+	f = mk_ip4(&mac_p0, v2, h2, 64, 8);                         /* unknown, taken off */
+	f->ol_flags |= RTE_MBUF_F_RX_VLAN_STRIPPED;
+	f->vlan_tci = 300;
+	pkts[k++] = f;
+	pkts[k++] = tag(mk_ip4(&mac_p0, v2, h1, 64, 8), 100);       /* p0.100 -> p0 */
+	pkts[k++] = mk_ip4(&mac_p0, h1, v2, 64, 8);                 /* p0 -> p0.100 */
+	pkts[k++] = tag(mk_ip4(&mac_p0, h1, h2, 64, 8), 0xa064);    /* PCP 5, VLAN 100 */
+
+	n = dpr_vlan_demux_burst(w, 0, pkts, k);
+	CHECK_EQ(n, 5);
+	CHECK(pkts[0] == a && pkts[1] == d && pkts[2] == e && pkts[3] == f,
+	      "p0 keeps its own frames in order");
+	CHECK_EQ(vid_of(f), 300);
+	CHECK_EQ(w->stats[2].rx, 4);
+	CHECK_EQ(w->stats[2].forwarded, 4);
+	w->stats[0].rx += n;
+	dpr_ip4_input_burst(w, 0, pkts, n);
+	CHECK_EQ(w->stats[0].forwarded, 3);
+	CHECK_EQ(w->stats[0].drops[DPR_DROP_UNKNOWN_VLAN], 2);
+	CHECK_EQ(w->stats[0].drops[DPR_DROP_UNSUPPORTED_L3], 0);
+	CHECK_EQ(accounted(&w->stats[0]), 5);
+	CHECK_EQ(accounted(&w->stats[2]), 4);
+	/* To h2: p0.100's three (the last with priority bits), then p0's
+	 * two, all untagged now. */
+	CHECK_EQ(w->tx[1].n, 5);
+	for (i = 0; i < w->tx[1].n; i++) {
+		m = w->tx[1].pkts[i];
+		eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+		CHECK(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+		      rte_is_same_ether_addr(&eth->dst_addr, &mac_h2) &&
+		      m->pkt_len == RTE_ETHER_HDR_LEN + 28 &&
+		      !(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED),
+		      "packet %u to h2 untagged, of its length", i);
+	}
+	CHECK(w->tx[1].pkts[4] == e, "the priority-tagged frame forwarded as p0's");
+	CHECK_EQ(w->tx[0].n, 1);
+	CHECK_EQ(w->tx[2].n, 1);
+
+	/* Out of p0.100: on a ring standing in for p0's DPDK port, which
+	 * takes 1 of 2; the refused one is charged to p0, where it came in. */
+	pid = rte_eth_from_ring(txr);
+	CHECK(pid >= 0, "ring port");
+	if (pid >= 0) {
+		rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
+		rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
+		rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
+		rte_eth_dev_start((uint16_t)pid);
+		r->ports[2].port_id = (uint16_t)pid;
+		w->tx[2].pkts[w->tx[2].n++] = w->tx[0].pkts[0];
+		w->tx[0].n = 0;
+		dpr_tx_flush(w, 2);
+		CHECK_EQ(w->stats[2].tx, 1);
+		CHECK_EQ(w->stats[2].tx_refused, 1);
+		CHECK_EQ(w->stats[0].drops[DPR_DROP_TX_FULL], 0);
+		CHECK_EQ(w->stats[2].drops[DPR_DROP_TX_FULL], 1);
+		CHECK_EQ(w->stats[2].forwarded, 3);
+		CHECK_EQ(rte_ring_sc_dequeue_burst(txr, (void **)out, 4, NULL), 1);
+		eth = rte_pktmbuf_mtod(out[0], const struct rte_ether_hdr *);
+		CHECK_EQ(vid_of(out[0]), 100);
+		CHECK(((const struct rte_vlan_hdr *)(eth + 1))->eth_proto ==
+		      RTE_BE16(RTE_ETHER_TYPE_IPV4), "IPv4 inside the tag");
+		CHECK(rte_is_same_ether_addr(&eth->src_addr, &mac_p0), "p0's MAC as source");
+		CHECK_EQ(out[0]->pkt_len, RTE_ETHER_HDR_LEN + 4 + 28);
+		rte_pktmbuf_free(out[0]);
+	}
+	/* Software tagging moves what it cannot tag (shared) after the rest. */
+	m = mk_ip4(&mac_h2, h1, h2, 64, 8);
+	out[0] = m;
+	out[1] = rte_pktmbuf_clone(m, pool);
+	out[2] = a = mk_ip4(&mac_h2, h1, h2, 64, 8);
+	CHECK_EQ(dpr_vlan_tag_bulk(out, 3, 7), 1);
+	CHECK(out[0] == a && vid_of(a) == 7 && vid_of(m) == -1, "the frame it tagged first");
+
+	for (i = 0; i < 3; i++)
+		rte_pktmbuf_free(out[i]);
+	for (i = 0; i < 2; i++) {
+		rte_pktmbuf_free_bulk(w->tx[i].pkts, w->tx[i].n);
+		w->tx[i].n = 0;
+	}
+	while (rte_ring_sc_dequeue_burst(txr, (void **)out, 4, NULL) > 0)
+		rte_pktmbuf_free(out[0]);
+	r->ports[2].port_id = saved_pid;
+	r->ports[0].vlan_if = NULL;
+	rte_free(map);
 }
 
 /*
@@ -1332,6 +1479,7 @@ main(int argc, char **argv)
 		test_rfc1812_screen(&r);
 		test_identity_waiting(&r);
 		test_tx_full(&r);
+		test_vlan(&r);
 	}
 	return test_done("test_ip4");
 }

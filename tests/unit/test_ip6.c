@@ -686,6 +686,9 @@ gen_packet(uint64_t seed, uint16_t in, const struct dpr_port_dp *ports)
 			/* IS-IS: an 802.3 length, LLC 0xFE 0xFE UI */
 			memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, 12),
 			       (const uint8_t[]){ 0x00, 0x40, 0xfe, 0xfe, 0x03 }, 5);
+		else if (r % 16 == 4)
+			/* IEEE 802's local experimental EtherType: unsupported_l3 */
+			rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type = RTE_BE16(0x88b5);
 	} else {
 		const uint8_t *src, *dst;
 		struct rte_ipv6_hdr *ip;

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include "datapath.h"
+#include "ip4_dp.h"
+#include "vlan_dp.h"
+
+/*
+ * RX demultiplexing of a port with VLAN interfaces. A tagged frame whose
+ * VLAN id names one of the port's VLAN interfaces is untagged and taken out
+ * of the burst; those of each interface then go through the L3 stages at
+ * once, as a burst received on that interface, and are counted there (rx
+ * and what became of them). Everything else stays in the port's burst, in
+ * order: untagged frames, priority-tagged ones (VLAN id 0, untagged by the
+ * screen) and tags for no interface (dropped as unknown_vlan on the port).
+ * A tag the PMD took off (vlan_tci) for no interface is put back in the
+ * data, so that the screen sees it.
+ *
+ * The sub-bursts are finished here, before the port's own burst, and not
+ * pipelined: they never report RCU quiescence (dpr_ip4_input_burst()), so
+ * a burst of the port waiting with FIB entries is safe across them.
+ */
+uint16_t
+dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n)
+{
+	const uint8_t *vlan_if = w->ports[in].vlan_if;
+	struct rte_mbuf *tagged[DPR_BURST];
+	uint8_t to[DPR_BURST];
+	uint16_t i, keep, nt = 0;
+
+	/* Most bursts of most ports are all untagged: found out with a read
+	 * of two fields a packet, nothing written. */
+	for (i = 0; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
+
+		if (rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type ==
+		    RTE_BE16(RTE_ETHER_TYPE_VLAN) || (m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED))
+			break;
+	}
+	if (i == n)
+		return n;
+	for (keep = i; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		enum dpr_vlan_form form;
+		uint16_t tci = 0;
+		uint8_t v;
+
+		form = dpr_vlan_rx_tag(m, &tci);
+		v = form != DPR_VLAN_UNTAGGED ? vlan_if[DPR_VLAN_VID(tci)] : 0;
+		if (v == 0) {
+			if (unlikely(form == DPR_VLAN_IN_MBUF && DPR_VLAN_VID(tci) != 0 &&
+				     rte_vlan_insert(&m) != 0))
+				/* No room for the tag: the screen would take
+				 * it for the port's. */
+				m->ol_flags &= ~RTE_MBUF_F_RX_VLAN_STRIPPED;
+			pkts[keep++] = m;
+			continue;
+		}
+		dpr_vlan_untag(m, form);
+		tagged[nt] = m;
+		to[nt++] = (uint8_t)(v - 1);
+	}
+
+	/* By interface, each in the order received (usually all one). */
+	while (nt > 0) {
+		struct rte_mbuf *sub[DPR_BURST];
+		uint8_t vif = to[0];
+		uint16_t ns = 0, left = 0;
+
+		for (i = 0; i < nt; i++) {
+			if (to[i] == vif) {
+				sub[ns++] = tagged[i];
+			} else {
+				tagged[left] = tagged[i];
+				to[left++] = to[i];
+			}
+		}
+		nt = left;
+		w->stats[vif].rx += ns;
+		dpr_ip4_input_burst(w, vif, sub, ns);
+	}
+	return keep;
+}
