@@ -476,7 +476,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		"router_advertisements", NULL
 	};
 	static const char *const vlan_keys[] = {
-		"name", "port", "id", "addresses", "mtu", "tap", "transparent", "broadcast_echo",
+		"name", "port", "id", "addresses", "mtu", "tap", "transparent", "broadcast_echo", "redirects",
 		"forward_directed_broadcast", "neighbor_learning",
 		"router_advertisements", NULL
 	};
