@@ -1454,20 +1454,37 @@ neigh_reachable(union dpr_nh_word w)
 	return w.kind == DPR_NH_KIND_FORWARD;
 }
 
+/*
+ * A static neighbour whose port's link is down is parked: unresolved, its
+ * MAC kept aside (lib/neigh) until the link comes back. It is still
+ * static, with that MAC and port: state "link_down", not "incomplete"
+ * (nothing resolves it). @return whether @p idx is parked so.
+ */
+static bool
+neigh_parked(struct dpr_router *r, uint32_t idx, const struct dpr_nh_info *info,
+	     struct rte_ether_addr *mac, uint16_t *port)
+{
+	return !info->is_static && r->neigh != NULL &&
+	       dpr_neigh_static_get(r->neigh, idx, mac, port);
+}
+
 static json_t *
 neigh_json(struct dpr_router *r, uint32_t idx)
 {
 	const struct dpr_nh_info *info = dpr_nh_info(r->nh, idx);
 	union dpr_nh_word w = dpr_nh_word_get(r->nh, idx);
 	char ip[DPR_IP6_STRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	struct rte_ether_addr parked_mac;
+	uint16_t port = w.port;
+	bool parked = neigh_parked(r, idx, info, &parked_mac, &port);
 	json_t *o;
 
 	o = json_pack("{s:s,s:s,s:s,s:b,s:i}", "address", dpr_ip_fmt(&info->ip, ip, sizeof(ip)),
-		      "port", r->cfg->ports[w.port].name,
-		      "state", neigh_reachable(w) ? "reachable" : "incomplete",
-		      "static", info->is_static, "refs", (json_int_t)info->refcnt);
-	if (neigh_reachable(w)) {
-		rte_ether_format_addr(mac, sizeof(mac), &w.mac);
+		      "port", r->cfg->ports[port].name,
+		      "state", parked ? "link_down" : neigh_reachable(w) ? "reachable" : "incomplete",
+		      "static", info->is_static || parked, "refs", (json_int_t)info->refcnt);
+	if (parked || neigh_reachable(w)) {
+		rte_ether_format_addr(mac, sizeof(mac), parked ? &parked_mac : &w.mac);
 		json_object_set_new(o, "mac", json_string(mac));
 	}
 	return o;
@@ -1834,7 +1851,9 @@ m_capture_stop(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 static json_t *
 neigh_counts_json(struct dpr_router *r)
 {
-	json_int_t reachable = 0, incomplete = 0, stat = 0;
+	json_int_t reachable = 0, incomplete = 0, link_down = 0, stat = 0;
+	struct rte_ether_addr mac;
+	uint16_t port;
 	uint32_t i;
 
 	for (i = DPR_NH_FIRST_DYNAMIC; i < DPR_NH_MAX; i++) {
@@ -1842,14 +1861,19 @@ neigh_counts_json(struct dpr_router *r)
 
 		if (info == NULL || info->ip.af == 0)
 			continue;
+		if (neigh_parked(r, i, info, &mac, &port)) {
+			link_down++;
+			stat++;
+			continue;
+		}
 		if (neigh_reachable(dpr_nh_word_get(r->nh, i)))
 			reachable++;
 		else
 			incomplete++;
 		stat += info->is_static;
 	}
-	return json_pack("{s:I,s:I,s:I}", "reachable", reachable, "incomplete", incomplete,
-			 "static", stat);
+	return json_pack("{s:I,s:I,s:I,s:I}", "reachable", reachable, "incomplete", incomplete,
+			 "link_down", link_down, "static", stat);
 }
 
 json_t *

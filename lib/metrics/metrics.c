@@ -361,11 +361,13 @@ neigh_text(struct text *t, json_t *stats)
 	gauge(t, stats, "nexthops", "dpr_nexthops", "Next hops in use");
 	if (n != NULL) {
 		family(t, "dpr_neighbors", "gauge",
-		       "Neighbours and gateways (neigh.list) by state: reachable (MAC known) or incomplete");
+		       "Neighbours and gateways (neigh.list) by state: reachable (MAC known), incomplete, or link_down (static, its port down)");
 		if (get_int(n, "reachable", &v))
 			sample(t, "dpr_neighbors", "state=\"reachable\"", v);
 		if (get_int(n, "incomplete", &v))
 			sample(t, "dpr_neighbors", "state=\"incomplete\"", v);
+		if (get_int(n, "link_down", &v))
+			sample(t, "dpr_neighbors", "state=\"link_down\"", v);
 		gauge(t, n, "static", "dpr_neighbors_static", "Static neighbours (config, neigh.add)");
 	}
 	gauge(t, exc, "learned", "dpr_neighbors_learned",

@@ -146,6 +146,9 @@ ctl neigh add 10.77.2.2 02:00:00:00:77:02 dev p1 >/dev/null
 ctl neigh add 10.0.2.9 02:00:00:00:02:09 dev p1 >/dev/null
 ip -n "$H2" link set eth0 down
 check "p1's link down" wait_for 5 grep -q "port p1: link down" "$WORK/dpr.log"
+check "neigh list: a static neighbour of a down link stays static, with its MAC, state link_down" \
+	is "link_down True 02:00:00:00:02:09" \
+	json "next(n['state'] + ' ' + str(n['static']) + ' ' + n.get('mac', '-') for n in J if n['address'] == '10.0.2.9')" neigh list
 check "neigh del of a static neighbour whose link is down" ctl neigh del 10.0.2.9
 ctl addr del p1 10.77.2.1/24 >/dev/null
 check "addr del forgets 10.77.2.2" is absent neigh 10.77.2.2 state
