@@ -449,7 +449,7 @@ install_static(struct dpr_rib *rib, const struct dpr_config *cfg, struct batch *
 			snprintf(err, err_len, "routes: %s in %s is a route the router's addresses or neighbours own (its subnet, address or host route): remove it from \"routes\"",
 				 a, cfg->path);
 		else
-			snprintf(err, err_len, "routes: %s: %s (raise fib.ipv4_max_routes/ipv6_max_routes or the tbl8 groups)",
+			snprintf(err, err_len, "routes: %s: %s (raise fib.ipv4_max_routes/ipv6_max_routes, or with DIR-24-8 the tbl8 groups)",
 				 a, strerror(-r));
 		free(ops);
 		return r;
