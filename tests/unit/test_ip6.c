@@ -1845,6 +1845,66 @@ test_tx_full(struct rig *r)
 	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
 }
 
+/*
+ * Hairpinning, IPv6 (RFC 4861 8.2): packets from p0 routed back out of p0
+ * (2001:db8:100:0:1::/80 via 2001:db8:1::2). With p0's redirects on, the
+ * worker hands one a burst to the control thread as class redirect (which
+ * sends the redirect and forwards it), as it came in (hop limit 64);
+ * with no gap between diverts, every one; with redirects off, none. The
+ * rest are forwarded with the hop limit decremented; a packet for p1 is
+ * never diverted. Either way rx == forwarded + exception + drops.
+ */
+static void
+test_hairpin6(struct rig *r)
+{
+	struct dpr_worker *w = r->w[0];
+	struct dpr_port_counters *st = &w->stats[0];
+	const uint8_t *src = a6("2001:db8:1::9"), *back = a6("2001:db8:100:0:1::5");
+	const uint8_t *onward = a6("2001:db8:100::7");
+	struct rte_mbuf *pkts[4], *exc[8];
+	uint64_t gap = w->redirect_gap;
+	unsigned int i, q, round;
+
+	for (round = 0; round < 3; round++) {
+		r->ports[0].redirects = round < 2;
+		w->redirect_gap = round == 0 ? UINT64_MAX / 2 : 0;
+		/* The last divert long ago (modulo 2^64): the first is due. */
+		memset(w->redirect_tsc, 0, sizeof(w->redirect_tsc));
+		w->redirect_tsc[0] = rte_rdtsc() - UINT64_MAX / 2 - 1;
+		memset(w->stats, 0, sizeof(w->stats));
+		for (i = 0; i < 3; i++)
+			pkts[i] = mk_ip6(&mac_p0, src, back, 64, IPPROTO_UDP, 32);
+		pkts[3] = mk_ip6(&mac_p0, src, onward, 64, IPPROTO_UDP, 32);
+		dpr_ip4_input_burst(w, 0, pkts, 4);
+		q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)exc, RTE_DIM(exc), NULL);
+		CHECK_EQ(q, round == 0 ? 1u : round == 1 ? 3u : 0u);
+		CHECK_EQ(st->exc[DPR_EXC_REDIRECT], q);
+		CHECK_EQ(w->tx[0].n, 3 - q);
+		CHECK_EQ(w->tx[1].n, 1);
+		CHECK_EQ(st->forwarded, 4 - q);
+		CHECK_EQ(accounted(st), 4);
+		for (i = 0; i < q; i++) {
+			CHECK_EQ(DPR_EXC_META_CLASS(exc[i]->hash.usr), DPR_EXC_REDIRECT);
+			CHECK_EQ(DPR_EXC_META_PORT(exc[i]->hash.usr), 0);
+			CHECK(ip6_hdr(exc[i])->hop_limits == 64,
+			      "round %u: diverted as it came in (hop limit 64)", round);
+		}
+		for (i = 0; i < w->tx[0].n; i++)
+			CHECK(ip6_hdr(w->tx[0].pkts[i])->hop_limits == 63 &&
+			      rte_is_same_ether_addr(&rte_pktmbuf_mtod(w->tx[0].pkts[i],
+						     struct rte_ether_hdr *)->dst_addr, &mac_h1),
+			      "round %u: the others forwarded back out of p0 to 2001:db8:1::2", round);
+		CHECK(ip6_hdr(w->tx[1].pkts[0])->hop_limits == 63, "round %u: p1's forwarded", round);
+		rte_pktmbuf_free_bulk(exc, q);
+		rte_pktmbuf_free_bulk(w->tx[0].pkts, w->tx[0].n);
+		rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+		w->tx[0].n = w->tx[1].n = 0;
+	}
+	r->ports[0].redirects = false;
+	w->redirect_gap = gap;
+	memset(w->stats, 0, sizeof(w->stats));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1894,6 +1954,7 @@ main(int argc, char **argv)
 		test_deep_hysteresis(&r);
 		test_identity(&r);
 		test_tx_full(&r);
+		test_hairpin6(&r);
 	}
 	rig_free(&r);
 	rte_mempool_free(pool);
