@@ -115,12 +115,13 @@ last_probe_json(const struct dpr_tune *t)
  * idle one showed 87,000 cycles a packet), which is no per-packet cost:
  * null then.
  */
-static json_t *
-cycles_per_packet(uint64_t busy, uint64_t rx, uint64_t bursts)
+static bool
+cycles_per_packet(uint64_t busy, uint64_t rx, uint64_t bursts, double *cpp)
 {
 	if (rx < DPR_CPP_MIN_PACKETS || rx < bursts * DPR_CPP_MIN_BURST)
-		return json_null();
-	return json_real((double)busy / (double)rx);
+		return false;
+	*cpp = (double)busy / (double)rx;
+	return true;
 }
 
 json_t *
@@ -145,6 +146,7 @@ dpr_stats_json(const struct dpr_stats_src *src)
 	for (w = 0; w < src->n_workers; w++) {
 		const struct dpr_worker *wk = src->workers[w];
 		uint64_t busy = rd(&wk->busy_cycles);
+		double cpp;
 		json_t *o;
 
 		memset(&c, 0, sizeof(c));
@@ -154,8 +156,9 @@ dpr_stats_json(const struct dpr_stats_src *src)
 		json_object_set_new(o, "lcore", json_integer(wk->lcore));
 		json_object_set_new(o, "busy_cycles", json_integer((json_int_t)busy));
 		json_object_set_new(o, "rx_bursts", json_integer((json_int_t)rd(&wk->rx_bursts)));
-		json_object_set_new(o, "cycles_per_packet", cycles_per_packet(busy, c.rx,
-								       rd(&wk->rx_bursts)));
+		json_object_set_new(o, "cycles_per_packet",
+				    cycles_per_packet(busy, c.rx, rd(&wk->rx_bursts), &cpp) ?
+				    json_real(cpp) : json_null());
 		json_object_set_new(o, "pipeline", json_string(dpr_pipeline_names[wk->pipeline]));
 		json_object_set_new(o, "pipelined", json_boolean(pipelined(wk)));
 		json_object_set_new(o, "pipeline_probes",
@@ -200,7 +203,7 @@ dpr_stats_print(FILE *f, const struct dpr_stats_src *src)
 	struct dpr_port_counters c, total;
 	unsigned int p, w;
 	char name[32], extra[64], verdict[32], cycles[16];
-	json_t *cpp;
+	double cpp;
 
 	memset(&total, 0, sizeof(total));
 	fprintf(f, "  %-10s %14s %14s %14s %10s %10s\n", "port", "rx", "forwarded",
@@ -226,12 +229,10 @@ dpr_stats_print(FILE *f, const struct dpr_stats_src *src)
 		if (rd(&wk->tune.probes) != 0)
 			snprintf(verdict, sizeof(verdict), ", last probe %.3f",
 				 (double)rd(&wk->tune.last_median_ratio) / 65536.0);
-		cpp = cycles_per_packet(rd(&wk->busy_cycles), c.rx, rd(&wk->rx_bursts));
-		if (json_is_real(cpp))
-			snprintf(cycles, sizeof(cycles), "%.1f", json_real_value(cpp));
+		if (cycles_per_packet(rd(&wk->busy_cycles), c.rx, rd(&wk->rx_bursts), &cpp))
+			snprintf(cycles, sizeof(cycles), "%.1f", cpp);
 		else
 			snprintf(cycles, sizeof(cycles), "-");
-		json_decref(cpp);
 		snprintf(extra, sizeof(extra), " %10s %s (%s%s)", cycles,
 			 pipelined(wk) ? "yes" : "no", dpr_pipeline_names[wk->pipeline], verdict);
 		print_row(f, name, &c, extra);

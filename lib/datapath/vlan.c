@@ -49,10 +49,15 @@ dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 		v = form != DPR_VLAN_UNTAGGED ? vlan_if[DPR_VLAN_VID(tci)] : 0;
 		if (v == 0) {
 			if (unlikely(form == DPR_VLAN_IN_MBUF && DPR_VLAN_VID(tci) != 0 &&
-				     rte_vlan_insert(&m) != 0))
-				/* No room for the tag: the screen would take
-				 * it for the port's. */
-				m->ol_flags &= ~RTE_MBUF_F_RX_VLAN_STRIPPED;
+				     rte_vlan_insert(&m) != 0)) {
+				/* No room to put the tag back: untagged, the
+				 * screen would take it for the port's own
+				 * frame. It is for no VLAN interface. */
+				w->stats[in].rx++;
+				w->stats[in].drops[DPR_DROP_UNKNOWN_VLAN]++;
+				rte_pktmbuf_free(m);
+				continue;
+			}
 			pkts[keep++] = m;
 			continue;
 		}

@@ -117,7 +117,7 @@ static inline uint16_t
 dpr_vlan_tx_burst(uint16_t port_id, uint16_t queue, uint16_t tci, struct rte_mbuf **pkts,
 		  uint16_t n)
 {
-	if (tci != 0)
+	if (unlikely(tci != 0))
 		n = dpr_vlan_tag_bulk(pkts, n, tci);
 	return rte_eth_tx_burst(port_id, queue, pkts, n);
 }

@@ -879,6 +879,26 @@ test_vlan(struct rig *r)
 
 	for (i = 0; i < 3; i++)
 		rte_pktmbuf_free(out[i]);
+
+	/* A tag the PMD took off, for no VLAN interface, that cannot be put
+	 * back (no headroom): dropped as unknown_vlan, never taken for an
+	 * untagged frame of the port. */
+	memset(w->stats, 0, sizeof(w->stats));
+	f = mk_ip4(&mac_p0, v2, h2, 64, 8);
+	f->ol_flags |= RTE_MBUF_F_RX_VLAN_STRIPPED;
+	f->vlan_tci = 300;
+	f->data_off = 0;
+	memmove(rte_pktmbuf_mtod(f, uint8_t *), (uint8_t *)f->buf_addr + RTE_PKTMBUF_HEADROOM,
+		f->data_len);
+	pkts[0] = a = mk_ip4(&mac_p0, h1, h2, 64, 8);
+	pkts[1] = f;
+	n = dpr_vlan_demux_burst(w, 0, pkts, 2);
+	CHECK(n == 1 && pkts[0] == a, "only the untagged frame stays p0's");
+	CHECK_EQ(w->stats[0].drops[DPR_DROP_UNKNOWN_VLAN], 1);
+	CHECK_EQ(w->stats[0].rx, 1);
+	rte_pktmbuf_free(a);
+	memset(w->stats, 0, sizeof(w->stats));
+
 	for (i = 0; i < 2; i++) {
 		rte_pktmbuf_free_bulk(w->tx[i].pkts, w->tx[i].n);
 		w->tx[i].n = 0;
