@@ -38,8 +38,8 @@ start_dpr "$WORK/dpr.json" -l 0,1 -- --idle-sleep 100
 base=$(ctl --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["fib"]["ipv4_routes"])')
 ctl --json route load "$WORK/routes.txt" > "$WORK/load.json"
 check "route load of the full table exits 0" test $? -eq 0
-read -r secs total < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["seconds"], j["ipv4_routes"])' "$WORK/load.json")
-echo "# loaded $n routes in $secs s"
+read -r secs check total < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["seconds"], j["check_seconds"], j["ipv4_routes"])' "$WORK/load.json")
+echo "# loaded $n routes in $secs s, $check s of it the whole-file check before any change"
 check "every route is in the FIB ($total == $n + $base)" test "$total" -eq $((n + base))
 mem=$(ctl --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["fib"]["ipv4_memory_bytes"] >> 20)')
 echo "# FIB memory ($ALGO, 1M-route capacity, 16384 tbl8 groups): $mem MiB"
