@@ -242,6 +242,8 @@ setup_vlans(struct dpr_router *d)
 		d->port_dp[p].vlan_if = NULL;
 		d->port_dp[p].mtu = pc->mtu;
 		d->port_dp[p].vlan_tci = pc->vlan_id;
+		d->port_dp[p].fib4 = dpr_router_port_rib(d, p)->fib4;
+		d->port_dp[p].fib6 = dpr_router_port_rib(d, p)->fib6;
 		DPR_LOG(INFO, port, "VLAN interface %s: VLAN %u on port %s", pc->name, pc->vlan_id,
 			d->cfg->ports[pc->parent].name);
 	}
@@ -297,6 +299,8 @@ setup_ports(struct dpr_router *d)
 		d->port_dp[p].redirects = d->cfg->ports[p].redirects;
 		d->port_dp[p].rx_ip_cksum =
 			(port->rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
+		d->port_dp[p].fib4 = dpr_router_port_rib(d, p)->fib4;
+		d->port_dp[p].fib6 = dpr_router_port_rib(d, p)->fib6;
 	}
 	return setup_vlans(d);
 }
@@ -384,7 +388,7 @@ setup_link_local(struct dpr_router *d)
 
 	for (p = 0; p < d->n_ports; p++) {
 		dpr_ip6_link_local_from_mac(&d->ports[p].mac, ll);
-		err = dpr_route_link_local(&d->rib, &d->addrs, p, ll);
+		err = dpr_route_link_local(dpr_router_port_rib(d, p), &d->addrs, p, ll);
 		if (err < 0) {
 			fprintf(stderr, "dpr: port %s: cannot add its link-local address: %s\n",
 				d->cfg->ports[p].name, strerror(-err));
@@ -397,20 +401,15 @@ setup_link_local(struct dpr_router *d)
 static int
 setup_tables(struct dpr_router *d)
 {
-	struct dpr_fib4_conf fc = {
-		.max_routes = d->cfg->ip4_max_routes,
-		.tbl8_groups = d->cfg->ip4_tbl8_groups,
-		.algorithm = d->cfg->ip4_algorithm,
-		.socket = (int)rte_socket_id(),
-	};
 	size_t sz = rte_rcu_qsbr_get_memsize(d->n_workers);
 	char err[1024];
+	unsigned int v;
 	int ret;
 
 	d->qsbr = rte_zmalloc("dpr_qsbr", sz, RTE_CACHE_LINE_SIZE);
 	if (d->qsbr == NULL || rte_rcu_qsbr_init(d->qsbr, d->n_workers) < 0)
 		return -ENOMEM;
-	d->nh = dpr_nh_table_create(fc.socket);
+	d->nh = dpr_nh_table_create((int)rte_socket_id());
 	if (d->nh == NULL) {
 		fprintf(stderr, "dpr: cannot allocate the next-hop table (reserve more hugepages: scripts/setup.sh)\n");
 		return -ENOMEM;
@@ -418,35 +417,20 @@ setup_tables(struct dpr_router *d)
 	/* Workers carry next-hop indices through the exception rings: a freed
 	 * one waits until the control thread has read them past its free. */
 	dpr_nh_set_quarantine(d->nh, true);
-	d->fib4 = dpr_fib4_create(&fc, d->qsbr);
-	if (d->fib4 == NULL) {
-		fprintf(stderr, "dpr: cannot allocate the IPv4 FIB for %u routes: %s (reserve more hugepages with scripts/setup.sh, or lower fib.ipv4_max_routes)\n",
-			fc.max_routes, strerror(errno));
-		return -ENOMEM;
-	}
-	d->fib6 = dpr_fib6_create(&(struct dpr_fib6_conf){
-			.max_routes = d->cfg->ip6_max_routes,
-			.tbl8_groups = d->cfg->ip6_tbl8_groups,
-			.algorithm = d->cfg->ip6_algorithm,
-			.socket = fc.socket,
-		}, d->qsbr);
-	if (d->fib6 == NULL) {
-		fprintf(stderr, "dpr: cannot allocate the IPv6 FIB for %u routes: %s (reserve more hugepages with scripts/setup.sh, or lower fib.ipv6_max_routes)\n",
-			d->cfg->ip6_max_routes, strerror(errno));
-		return -ENOMEM;
-	}
-	d->rib = (struct dpr_rib){ .fib4 = d->fib4, .fib6 = d->fib6, .nh = d->nh,
-				   .srcs = dpr_route_srcs_create() };
-	if (d->rib.srcs == NULL) {
-		fprintf(stderr, "dpr: cannot allocate the route source table: %s\n",
-			strerror(errno));
-		return -ENOMEM;
-	}
 	dpr_config_addresses(d->cfg, &d->addrs);
-	ret = dpr_route_install_config(&d->rib, d->cfg, &d->addrs, err, sizeof(err));
-	if (ret < 0) {
-		fprintf(stderr, "dpr: %s\n", err);
-		return ret;
+	for (v = 0; v < d->cfg->n_ports; v++)
+		dpr_nh_set_port_vrf(d->nh, (uint8_t)v, d->cfg->ports[v].vrf);
+	/* Each VRF's FIBs, then the routes its addresses and the config
+	 * imply: the default VRF's are d->rib. */
+	for (v = 0; v < d->cfg->n_vrfs; v++) {
+		ret = dpr_vrf_open(d, v, &d->cfg->vrfs[v], err, sizeof(err));
+		if (ret == 0)
+			ret = dpr_route_install_config(d->vrfs[v].rib, d->cfg, &d->addrs, err,
+						       sizeof(err));
+		if (ret < 0) {
+			fprintf(stderr, "dpr: %s\n", err);
+			return ret;
+		}
 	}
 	d->neigh = dpr_neigh_create(d, d->cfg->learned_neighbors_max);
 	if (d->neigh == NULL)
@@ -487,9 +471,8 @@ teardown(struct dpr_router *d)
 		rte_ring_free(d->workers[i]->cap_ring);
 		rte_free(d->workers[i]);
 	}
-	dpr_route_srcs_free(d->rib.srcs, d->nh);
-	dpr_fib4_free(d->fib4);
-	dpr_fib6_free(d->fib6);
+	for (i = DPR_MAX_VRFS; i-- > 0;)
+		dpr_vrf_close(d, i);
 	dpr_nh_table_free(d->nh);
 	rte_free(d->qsbr);
 	for (i = 0; d->port_dp != NULL && i < d->n_ports; i++)

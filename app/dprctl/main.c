@@ -42,6 +42,8 @@ static int sock = -1;
 static char *rbuf;
 static size_t rbuf_len, rbuf_cap;
 static unsigned int next_id = 1;
+/* "vrf NAME" anywhere after the command: the VRF its requests are about. */
+static const char *vrf_name;
 
 static void __attribute__((format(printf, 2, 3), noreturn))
 die(int status, const char *fmt, ...)
@@ -129,6 +131,13 @@ request(const char *method, json_t *params)
 				"method", method);
 	char *text;
 
+	/* The methods of one VRF's tables take it; the others have none. */
+	if (vrf_name != NULL && (strncmp(method, "route.", 6) == 0 ||
+				 strncmp(method, "neigh.", 6) == 0)) {
+		if (params == NULL)
+			params = json_object();
+		json_object_set_new(params, "vrf", json_string(vrf_name));
+	}
 	if (params != NULL)
 		json_object_set_new(req, "params", params);
 	text = json_dumps(req, JSON_COMPACT);
@@ -155,7 +164,7 @@ static const char *const method_cmds[][2] = {
 	{ "port.show", "port show" }, { "stats.get", "stats" }, { "doctor.get", "doctor" },
 	{ "capture.start", "capture" }, { "capture.get", "capture status" },
 	{ "capture.stop", "capture stop" }, { "config.get", "config show" },
-	{ "rib.check", "rib check" },
+	{ "rib.check", "rib check" }, { "vrf.list", "vrf list" },
 };
 
 /* dpr's message @p msg with each method named as its dprctl command: at
@@ -988,6 +997,33 @@ run_port_show(int argc, char **argv)
 }
 
 static void
+run_vrf_list(int argc, char **argv)
+{
+	json_t *res, *v, *a;
+	size_t i, k;
+
+	(void)argv;
+	if (argc != 0)
+		die(2, "usage: vrf list");
+	res = call("vrf.list", NULL);
+	if (json_out) {
+		print_json(res);
+		json_decref(res);
+		return;
+	}
+	printf("%-15s %-10s %-11s %-11s %s\n", "NAME", "TABLE", "IPV4", "IPV6", "INTERFACES");
+	json_array_foreach(res, i, v) {
+		printf("%-15s %-10" JSON_INTEGER_FORMAT " %-11" JSON_INTEGER_FORMAT " %-11"
+		       JSON_INTEGER_FORMAT " ", str(v, "name"), num(v, "table"),
+		       num(v, "ipv4_routes"), num(v, "ipv6_routes"));
+		json_array_foreach(json_object_get(v, "interfaces"), k, a)
+			printf("%s%s", k ? " " : "", json_string_value(a));
+		printf("\n");
+	}
+	json_decref(res);
+}
+
+static void
 run_port_list(int argc, char **argv)
 {
 	json_t *res, *p, *a;
@@ -1002,8 +1038,8 @@ run_port_list(int argc, char **argv)
 		json_decref(res);
 		return;
 	}
-	printf("%-11s %-14s %-17s %-5s %-7s %-4s %-4s %s\n", "NAME", "DRIVER", "MAC", "MTU",
-	       "LINK", "RXQ", "TXQ", "ADDRESSES");
+	printf("%-11s %-14s %-17s %-5s %-7s %-4s %-4s %-9s %s\n", "NAME", "DRIVER", "MAC", "MTU",
+	       "LINK", "RXQ", "TXQ", "VRF", "ADDRESSES");
 	json_array_foreach(res, i, p) {
 		char drv[64];
 
@@ -1017,6 +1053,7 @@ run_port_list(int argc, char **argv)
 		       " %-4" JSON_INTEGER_FORMAT " ", str(p, "name"), drv, str(p, "mac"),
 		       num(p, "mtu"), str(p, "link"),
 		       num(p, "rx_queues"), num(p, "tx_queues"));
+		printf("%-9s ", str(p, "vrf"));
 		json_array_foreach(json_object_get(p, "addresses"), k, a)
 			printf("%s%s", k ? " " : "", json_string_value(a));
 		printf("\n");
@@ -1608,26 +1645,26 @@ struct cmd {
 static void run_help(int argc, char **argv);
 
 static const struct cmd cmds[] = {
-	{ "route add", NULL, "PREFIX|default via GATEWAY [dev PORT] [weight W] [via ...] | PREFIX dev PORT",
+	{ "route add", NULL, "PREFIX|default via GATEWAY [dev PORT] [weight W] [via ...] | PREFIX dev PORT [vrf NAME]",
 	  "Add a route. Several \"via\" make a multipath route (up to 16, weights 1-256);\n"
 	  "\"dev PORT\" alone, an attached one; a link-local gateway needs \"dev PORT\".\n"
 	  "\"default\" is 0.0.0.0/0, or ::/0 with an IPv6 gateway or -6. An IPv4 prefix\n"
 	  "may go through an IPv6 gateway (RFC 8950): \"via fe80::1 dev p0\"; with\n"
 	  "\"default\", \"via inet6 fe80::1\" as iproute2 says it keeps it IPv4.",
 	  "dprctl route add default via 192.0.2.1 dev p1", run_route_add },
-	{ "route replace", NULL, "PREFIX|default via GATEWAY ... | PREFIX dev PORT",
+	{ "route replace", NULL, "PREFIX|default via GATEWAY ... | PREFIX dev PORT [vrf NAME]",
 	  "Add a route, or replace the one of that prefix.",
 	  "dprctl route replace 10.0.0.0/8 via 192.0.2.2", run_route_replace },
-	{ "route del", NULL, "PREFIX|default", "Delete a route added with dprctl.",
+	{ "route del", NULL, "PREFIX|default [vrf NAME]", "Delete a route added with dprctl.",
 	  "dprctl route del 10.0.0.0/8", run_route_del },
-	{ "route get", NULL, "ADDRESS [from SOURCE] [proto tcp|udp|icmp|icmpv6|N] [sport N] [dport N]",
+	{ "route get", NULL, "ADDRESS [from SOURCE] [proto tcp|udp|icmp|icmpv6|N] [sport N] [dport N] [vrf NAME]",
 	  "The route an address takes (longest-prefix match); with a flow, the\n"
 	  "multipath member it takes (no RSS hash).",
 	  "dprctl route get 10.1.2.3", run_route_get },
-	{ "route list", "route show", "[PREFIX|default] [source router|config|api|fpm|kernel] [dev PORT] [--limit N]",
+	{ "route list", "route show", "[PREFIX|default] [source router|config|api|fpm|kernel] [dev PORT] [--limit N] [vrf NAME]",
 	  "Routes, IPv4 then IPv6: all, one prefix's, a source's or a port's.",
 	  "dprctl route list source fpm dev p1", run_route_list },
-	{ "route load", NULL, "FILE|- [--partial]",
+	{ "route load", NULL, "FILE|- [--partial] [vrf NAME]",
 	  "Many routes, one a line: \"PREFIX via GATEWAY [dev PORT] [weight W] [via ...]\",\n"
 	  "\"PREFIX dev PORT\" or \"del PREFIX\". The whole file is checked first: a bad\n"
 	  "line applies nothing and is named; --partial applies what comes before it.",
@@ -1638,15 +1675,17 @@ static const struct cmd cmds[] = {
 	  "dprctl addr del 10.0.3.1/24 dev p1", run_addr_del },
 	{ "addr list", "addr show", "[dev PORT]", "Addresses, of every port or one.",
 	  "dprctl addr list dev p1", run_addr_list },
-	{ "neigh add", NULL, "ADDRESS lladdr MAC [dev PORT]",
+	{ "neigh add", NULL, "ADDRESS lladdr MAC [dev PORT] [vrf NAME]",
 	  "A static neighbour (also: neigh add ADDRESS MAC); a link-local address needs\n"
 	  "\"dev PORT\".",
 	  "dprctl neigh add 10.0.2.2 lladdr 02:00:00:00:02:02 dev p1", run_neigh_add },
-	{ "neigh del", NULL, "ADDRESS [dev PORT]", "Forget a neighbour.",
+	{ "neigh del", NULL, "ADDRESS [dev PORT] [vrf NAME]", "Forget a neighbour.",
 	  "dprctl neigh del 10.0.2.2", run_neigh_del },
-	{ "neigh list", "neigh show", "[dev PORT]", "Neighbours, learned and static, of every port or one.",
+	{ "neigh list", "neigh show", "[dev PORT] [vrf NAME]", "Neighbours, learned and static, of every port or one.",
 	  "dprctl neigh list dev p1", run_neigh_list },
-	{ "port list", NULL, "", "Ports: driver, MAC, MTU, link, queues, addresses.",
+	{ "vrf list", "vrf show", "", "VRFs: kernel table, routes of each family, interfaces.",
+	  "dprctl vrf list", run_vrf_list },
+	{ "port list", NULL, "", "Ports: driver, MAC, MTU, link, queues, VRF, addresses.",
 	  "dprctl port list", run_port_list },
 	{ "port show", NULL, "PORT",
 	  "What the device granted a port: driver, link, queues, offloads, RSS, NUMA;\n"
@@ -1840,6 +1879,17 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	/* "vrf NAME" past the command's first word ("vrf list" is a command). */
+	for (i = 1, k = 1; i < argc && strcmp(argv[0], "call") != 0; i++) {
+		if (strcmp(argv[i], "vrf") == 0 && i + 1 < argc)
+			vrf_name = argv[++i];
+		else
+			argv[k++] = argv[i];
+	}
+	if (argc > 0 && strcmp(argv[0], "call") != 0) {
+		argc = k;
+		argv[argc] = NULL;
+	}
 	if (argc < 1) {
 		usage(want_help ? stdout : stderr);
 		return want_help ? 0 : 2;

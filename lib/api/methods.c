@@ -128,6 +128,35 @@ port_by_name(struct dpr_router *r, const char *ctx, const char *name, int *port,
 	return 0;
 }
 
+/*
+ * The VRF request @p params names in "vrf" (absent: the default VRF): its
+ * tables, or NULL with the error in @p e.
+ */
+static struct dpr_rib *
+vrf_param(struct dpr_router *r, json_t *params, const char *ctx, struct dpr_method_err *e)
+{
+	const char *name;
+	unsigned int v;
+	int idx;
+
+	if (param_str(params, ctx, "vrf", false, &name, e) < 0)
+		return NULL;
+	idx = dpr_router_vrf_index(r, name);
+	if (idx < 0) {
+		char list[256] = "";
+		size_t n = 0;
+
+		for (v = 0; v < DPR_MAX_VRFS && n < sizeof(list); v++)
+			if (r->vrfs[v].rib != NULL)
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "",
+						      r->vrfs[v].conf.name);
+		dpr_method_fail(e, DPR_RPC_NOT_FOUND, "%s: no VRF \"%s\" (VRFs: %s)", ctx, name,
+				list);
+		return NULL;
+	}
+	return r->vrfs[idx].rib;
+}
+
 /* --- routes ------------------------------------------------------------ */
 
 static const char *
@@ -138,17 +167,17 @@ fib_name(enum dpr_af af)
 
 /* Routes of both families. */
 static uint32_t
-route_count(const struct dpr_router *r, enum dpr_af af)
+route_count(struct dpr_rib *rib, enum dpr_af af)
 {
 	if (af == DPR_AF_IP4)
-		return r->fib4 != NULL ? r->fib4->n_routes : 0;
-	return r->fib6 != NULL ? dpr_fib6_count(r->fib6) : 0;
+		return rib->fib4 != NULL ? rib->fib4->n_routes : 0;
+	return rib->fib6 != NULL ? dpr_fib6_count(rib->fib6) : 0;
 }
 
 static uint32_t
-routes_total(const struct dpr_router *r)
+routes_total(struct dpr_rib *rib)
 {
-	return route_count(r, DPR_AF_IP4) + route_count(r, DPR_AF_IP6);
+	return route_count(rib, DPR_AF_IP4) + route_count(rib, DPR_AF_IP6);
 }
 
 static uint8_t
@@ -163,14 +192,14 @@ host_len(enum dpr_af af)
  * routes an address implies is dpr_route_addr_ops()'s to say.
  */
 static bool
-system_route(struct dpr_router *r, const struct dpr_prefix *pf, char *why, size_t len)
+system_route(struct dpr_router *r, struct dpr_rib *rib, const struct dpr_prefix *pf, char *why, size_t len)
 {
 	char a[DPR_PREFIX_STRLEN];
 	struct dpr_prefix ad;
 	unsigned int port;
 	uint32_t nh;
 
-	switch (dpr_route_owned(&r->addrs, pf, &port, &ad)) {
+	switch (dpr_route_owned(&r->addrs, rib->vrf, pf, &port, &ad)) {
 	case DPR_ROUTE_OWN_ADDRESS:
 		snprintf(why, len, "is the router's address %s on port %s (use addr.del)",
 			 dpr_prefix_fmt(&ad, a, sizeof(a)), r->cfg->ports[port].name);
@@ -186,7 +215,7 @@ system_route(struct dpr_router *r, const struct dpr_prefix *pf, char *why, size_
 	default:
 		break;
 	}
-	if (pf->len == host_len(pf->addr.af) && dpr_route_get(&r->rib, pf, &nh) == 0) {
+	if (pf->len == host_len(pf->addr.af) && dpr_route_get(rib, pf, &nh) == 0) {
 		const struct dpr_nh_info *info = dpr_nh_info(r->nh, nh);
 
 		if (info != NULL && dpr_ip_equal(&info->ip, &pf->addr)) {
@@ -200,14 +229,14 @@ system_route(struct dpr_router *r, const struct dpr_prefix *pf, char *why, size_
 
 /* Does source "api" hold @p pf (route.del may remove it)? */
 static bool
-api_holds(struct dpr_router *r, const struct dpr_prefix *pf)
+api_holds(struct dpr_rib *rib, const struct dpr_prefix *pf)
 {
 	struct dpr_route_cands c;
 	uint32_t nh;
 
-	if (r->rib.srcs == NULL)
-		return dpr_route_get(&r->rib, pf, &nh) == 0;
-	return dpr_route_src_get(&r->rib, pf, &c) == 0 && (c.have & (1u << DPR_RSRC_API));
+	if (rib->srcs == NULL)
+		return dpr_route_get(rib, pf, &nh) == 0;
+	return dpr_route_src_get(rib, pf, &c) == 0 && (c.have & (1u << DPR_RSRC_API));
 }
 
 /* Parse a route's prefix, any family; messages as route_prepare()'s. */
@@ -290,12 +319,19 @@ nexthops_param(json_t *o, const char *ctx, struct nh_spec *nhs, unsigned int *n,
  * of route @p pf, with a reference taken. @return its index, or -1.
  */
 static int
-nexthop_take(struct dpr_router *r, const char *ctx, const struct dpr_prefix *pf,
+nexthop_take(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, const struct dpr_prefix *pf,
 	     const struct nh_spec *nh, int p, struct dpr_method_err *e)
 {
 	const char *via = nh->via, *port = nh->port;
 	struct dpr_ip gw;
 	int idx;
+
+	/* No route leaves its VRF: its next hops are on its VRF's links. */
+	if (p >= 0 && dpr_router_port_vrf(r, (unsigned int)p) != rib->vrf)
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+				       "%s: port %s is in VRF %s, not %s (a route's next hops are in its own VRF)",
+				       ctx, port, r->vrfs[dpr_router_port_vrf(r, (unsigned int)p)].conf.name,
+				       r->vrfs[rib->vrf].conf.name);
 
 	if (via != NULL) {
 		const char *bad;
@@ -309,15 +345,18 @@ nexthop_take(struct dpr_router *r, const char *ctx, const struct dpr_prefix *pf,
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					       "%s: link-local gateway %s needs \"port\" (dprctl: dev PORT)",
 					       ctx, via);
-		bad = dpr_ifaddr_not_a_neighbour(&r->addrs, &gw);
+		bad = dpr_ifaddr_not_a_neighbour(&r->addrs, rib->vrf, &gw);
 		if (bad != NULL)
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					       "%s: gateway %s is %s", ctx, via, bad);
-		idx = dpr_ifaddr_connected(&r->addrs, &gw, p);
+		idx = dpr_ifaddr_connected(&r->addrs, rib->vrf, &gw, p);
 		if (idx < 0)
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-					       "%s: gateway %s is not on a connected subnet%s%s (add an address on its subnet with addr.add)",
-					       ctx, via, port ? " of port " : "", port ? port : "");
+					       "%s: gateway %s is not on a connected subnet%s%s%s%s (add an address on its subnet with addr.add)",
+					       ctx, via, port ? " of port " : "", port ? port : "",
+					       port || rib->vrf == DPR_VRF_DEFAULT ? "" : " in VRF ",
+					       port || rib->vrf == DPR_VRF_DEFAULT ? "" :
+					       r->vrfs[rib->vrf].conf.name);
 		if (pf->len == host_len(pf->addr.af) && dpr_ip_equal(&pf->addr, &gw))
 			return dpr_method_fail(e, DPR_RPC_REFUSED,
 					       "%s: a host route through the host itself is a neighbour's (use neigh.add)",
@@ -338,7 +377,7 @@ nexthop_take(struct dpr_router *r, const char *ctx, const struct dpr_prefix *pf,
  * none is given), with a reference taken. @return its index, or -1.
  */
 static int
-nexthops_take(struct dpr_router *r, const char *ctx, const struct dpr_prefix *pf,
+nexthops_take(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, const struct dpr_prefix *pf,
 	      const struct nh_spec *nhs, const int *ports, unsigned int n,
 	      struct dpr_method_err *e)
 {
@@ -349,10 +388,10 @@ nexthops_take(struct dpr_router *r, const char *ctx, const struct dpr_prefix *pf
 	int idx = -1;
 
 	if (n == 1)
-		return nexthop_take(r, ctx, pf, &nhs[0], ports[0], e);
+		return nexthop_take(r, rib, ctx, pf, &nhs[0], ports[0], e);
 	for (i = 0; i < n; i++) {
 		snprintf(sub, sizeof(sub), "%s: nexthops[%u]", ctx, i);
-		idx = nexthop_take(r, sub, pf, &nhs[i], ports[i], e);
+		idx = nexthop_take(r, rib, sub, pf, &nhs[i], ports[i], e);
 		if (idx < 0)
 			goto out;
 		members[k] = (uint32_t)idx;
@@ -407,7 +446,7 @@ nexthops_json(struct dpr_router *r, uint32_t nh)
  * holds a reference on its next hop. @p ctx prefixes messages.
  */
 static int
-route_prepare(struct dpr_router *r, const char *ctx, const char *prefix,
+route_prepare(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, const char *prefix,
 	      const struct nh_spec *nhs, unsigned int n, struct dpr_route_op *op,
 	      struct dpr_method_err *e)
 {
@@ -435,9 +474,9 @@ route_prepare(struct dpr_router *r, const char *ctx, const char *prefix,
 					       "%s: nexthops[%u]: give \"via\": the next hops of a multipath route are gateways",
 					       ctx, i);
 	}
-	if (system_route(r, &pf, why, sizeof(why)))
+	if (system_route(r, rib, &pf, why, sizeof(why)))
 		return dpr_method_fail(e, DPR_RPC_REFUSED, "%s: %s", ctx, why);
-	idx = nexthops_take(r, ctx, &pf, nhs, ports, n, e);
+	idx = nexthops_take(r, rib, ctx, &pf, nhs, ports, n, e);
 	if (idx < 0)
 		return -1;
 	memset(op, 0, sizeof(*op));
@@ -448,7 +487,7 @@ route_prepare(struct dpr_router *r, const char *ctx, const char *prefix,
 
 /* A route to delete in a batch: it must exist now. */
 static int
-route_prepare_del(struct dpr_router *r, const char *ctx, const char *prefix,
+route_prepare_del(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, const char *prefix,
 		  struct dpr_route_op *op, struct dpr_method_err *e)
 {
 	char why[160];
@@ -457,11 +496,11 @@ route_prepare_del(struct dpr_router *r, const char *ctx, const char *prefix,
 
 	if (parse_prefix(ctx, prefix, &pf, e) < 0)
 		return -1;
-	if (dpr_route_get(&r->rib, &pf, &old) < 0)
+	if (dpr_route_get(rib, &pf, &old) < 0)
 		return dpr_method_fail(e, DPR_RPC_NOT_FOUND, "%s: del %s: no such route", ctx, prefix);
-	if (system_route(r, &pf, why, sizeof(why)))
+	if (system_route(r, rib, &pf, why, sizeof(why)))
 		return dpr_method_fail(e, DPR_RPC_REFUSED, "%s: del %s: %s", ctx, prefix, why);
-	if (!api_holds(r, &pf))
+	if (!api_holds(rib, &pf))
 		return dpr_method_fail(e, DPR_RPC_NOT_FOUND,
 				       "%s: del %s: no such route from the api (route.list shows its source)",
 				       ctx, prefix);
@@ -478,7 +517,7 @@ route_prepare_del(struct dpr_router *r, const char *ctx, const char *prefix,
  * the first).
  */
 static int
-route_prepare_text(struct dpr_router *r, const char *ctx, const char *text,
+route_prepare_text(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, const char *text,
 		   struct dpr_route_op *op, struct dpr_method_err *e)
 {
 	char buf[1024], *tok[1 + 6 * DPR_NH_GROUP_MEMBERS], *save = NULL, *t, *end;
@@ -493,7 +532,7 @@ route_prepare_text(struct dpr_router *r, const char *ctx, const char *text,
 	     t = strtok_r(NULL, " \t", &save))
 		tok[n++] = t;
 	if (t == NULL && n == 2 && strcmp(tok[0], "del") == 0)
-		return route_prepare_del(r, ctx, tok[1], op, e);
+		return route_prepare_del(r, rib, ctx, tok[1], op, e);
 	if (t != NULL || n < 3 || n % 2 == 0)
 		goto bad;
 	for (i = 1; i + 1 < n; i += 2) {
@@ -516,7 +555,7 @@ route_prepare_text(struct dpr_router *r, const char *ctx, const char *text,
 			goto bad;
 		}
 	}
-	return route_prepare(r, ctx, tok[0], nhs, k + 1, op, e);
+	return route_prepare(r, rib, ctx, tok[0], nhs, k + 1, op, e);
 bad:
 	return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 			       "%s: \"%s\": expected \"PREFIX via GATEWAY [dev PORT] [weight W] [via ...]\", \"PREFIX dev PORT\" or \"del PREFIX\"",
@@ -530,15 +569,15 @@ bad:
  * and "sources" when more than one source holds it.
  */
 static void
-route_source_json(struct dpr_router *r, const struct dpr_prefix *pf, json_t *o)
+route_source_json(struct dpr_rib *rib, const struct dpr_prefix *pf, json_t *o)
 {
 	struct dpr_route_cands c;
 	const char *proto;
 	unsigned int s;
 
-	if (r->rib.srcs == NULL)
+	if (rib->srcs == NULL)
 		return;
-	if (dpr_route_src_get(&r->rib, pf, &c) < 0) {
+	if (dpr_route_src_get(rib, pf, &c) < 0) {
 		json_object_set_new(o, "source", json_string("router"));
 		return;
 	}
@@ -609,15 +648,15 @@ route_nh_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh, js
 }
 
 json_t *
-dpr_route_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh)
+dpr_route_json(struct dpr_router *r, struct dpr_rib *rib, const struct dpr_prefix *pf, uint32_t nh)
 {
 	json_t *o = route_nh_json(r, pf, nh, json_object());
 
-	route_source_json(r, pf, o);
+	route_source_json(rib, pf, o);
 	return o;
 }
 
-static int apply_fail(struct dpr_router *r, const char *ctx, const struct dpr_route_op *ops,
+static int apply_fail(struct dpr_rib *rib, const char *ctx, const struct dpr_route_op *ops,
 		      unsigned int done, unsigned int n, int err, struct dpr_method_err *e);
 
 /*
@@ -626,7 +665,7 @@ static int apply_fail(struct dpr_router *r, const char *ctx, const struct dpr_ro
  * route.del gives it back. Each op carries its own next-hop reference.
  */
 static int
-apply_src(struct dpr_router *r, const char *ctx, struct dpr_route_op *ops, unsigned int n,
+apply_src(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, struct dpr_route_op *ops, unsigned int n,
 	  struct dpr_method_err *e)
 {
 	struct dpr_src_op *so = malloc((n + 1) * sizeof(*so));
@@ -643,7 +682,7 @@ apply_src(struct dpr_router *r, const char *ctx, struct dpr_route_op *ops, unsig
 	for (i = 0; i < n; i++)
 		so[i] = (struct dpr_src_op){ .prefix = ops[i].prefix, .del = ops[i].del,
 					     .nh = ops[i].nh };
-	ok = dpr_route_src_apply(&r->rib, DPR_RSRC_API, so, n);
+	ok = dpr_route_src_apply(rib, DPR_RSRC_API, so, n);
 	for (i = 0; ok < n && i < n; i++) {
 		if (so[i].result == 0)
 			continue;
@@ -657,7 +696,7 @@ apply_src(struct dpr_router *r, const char *ctx, struct dpr_route_op *ops, unsig
 					      "%s: %s is a route the router's addresses or neighbours own",
 					      ctx, buf);
 		else
-			ret = apply_fail(r, ctx, ops, i, n, so[i].result, e);
+			ret = apply_fail(rib, ctx, ops, i, n, so[i].result, e);
 		break;
 	}
 	free(so);
@@ -670,34 +709,34 @@ apply_src(struct dpr_router *r, const char *ctx, struct dpr_route_op *ops, unsig
  * far it got and what to raise.
  */
 static int
-apply(struct dpr_router *r, const char *ctx, struct dpr_route_op *ops, unsigned int n,
+apply(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, struct dpr_route_op *ops, unsigned int n,
       struct dpr_method_err *e)
 {
 	unsigned int done, i;
 	int err = 0;
 
-	done = dpr_route_apply(&r->rib, ops, n, &err);
+	done = dpr_route_apply(rib, ops, n, &err);
 	if (done == n)
 		return 0;
 	for (i = done; i < n; i++)
 		if (!ops[i].del)
 			dpr_nh_put(r->nh, ops[i].nh);
-	return apply_fail(r, ctx, ops, done, n, err, e);
+	return apply_fail(rib, ctx, ops, done, n, err, e);
 }
 
 /* Apply route.* ops: as source "api" where the router has sources. */
 static int
-apply_routes(struct dpr_router *r, const char *ctx, struct dpr_route_op *ops, unsigned int n,
+apply_routes(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, struct dpr_route_op *ops, unsigned int n,
 	     struct dpr_method_err *e)
 {
-	if (r->rib.srcs != NULL)
-		return apply_src(r, ctx, ops, n, e);
-	return apply(r, ctx, ops, n, e);
+	if (rib->srcs != NULL)
+		return apply_src(r, rib, ctx, ops, n, e);
+	return apply(r, rib, ctx, ops, n, e);
 }
 
 /* Op @p done of @p n failed with @p err: say how far it got, what to raise. */
 static int
-apply_fail(struct dpr_router *r, const char *ctx, const struct dpr_route_op *ops,
+apply_fail(struct dpr_rib *rib, const char *ctx, const struct dpr_route_op *ops,
 	   unsigned int done, unsigned int n, int err, struct dpr_method_err *e)
 {
 	enum dpr_af af = ops[done].prefix.addr.af;
@@ -707,20 +746,20 @@ apply_fail(struct dpr_router *r, const char *ctx, const struct dpr_route_op *ops
 	if (err == -ENOSPC && af == DPR_AF_IP4)
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
 				       "%s: the FIB has no tbl8 group left for a route longer than /24 after %u of %u routes (all %u in use, raise fib.ipv4_tbl8_groups)",
-				       ctx, done, n, r->fib4->conf.tbl8_groups);
+				       ctx, done, n, rib->fib4->conf.tbl8_groups);
 	if (err == -ENOSPC)
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
 				       "%s: the IPv6 FIB has too few tbl8 groups left for a route longer than /24 after %u of %u routes (%u of %u in use, raise fib.ipv6_tbl8_groups)",
-				       ctx, done, n, dpr_fib6_tbl8_used(r->fib6), r->fib6->conf.tbl8_groups);
-	if (err == -ENOMEM && af == DPR_AF_IP4 && r->fib4->n_routes >= r->fib4->conf.max_routes)
+				       ctx, done, n, dpr_fib6_tbl8_used(rib->fib6), rib->fib6->conf.tbl8_groups);
+	if (err == -ENOMEM && af == DPR_AF_IP4 && rib->fib4->n_routes >= rib->fib4->conf.max_routes)
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
 				       "%s: the FIB is full after %u of %u routes (%u routes, raise fib.ipv4_max_routes)",
-				       ctx, done, n, r->fib4->n_routes);
-	if (err == -ENOMEM && af == DPR_AF_IP6 && r->fib6 != NULL &&
-	    dpr_fib6_count(r->fib6) >= r->fib6->conf.max_routes)
+				       ctx, done, n, rib->fib4->n_routes);
+	if (err == -ENOMEM && af == DPR_AF_IP6 && rib->fib6 != NULL &&
+	    dpr_fib6_count(rib->fib6) >= rib->fib6->conf.max_routes)
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
 				       "%s: the IPv6 FIB is full after %u of %u routes (%u routes, raise fib.ipv6_max_routes)",
-				       ctx, done, n, dpr_fib6_count(r->fib6));
+				       ctx, done, n, dpr_fib6_count(rib->fib6));
 	if (err == -ENOMEM)
 		return dpr_method_fail(e, DPR_RPC_NO_SPACE,
 				       "%s: the %s FIB cannot grow after %u of %u routes: no hugepage memory left (reserve more with scripts/setup.sh)",
@@ -767,9 +806,10 @@ static json_t *
 route_add_common(struct dpr_router *r, json_t *params, struct dpr_method_err *e,
 		 const char *method, bool replace)
 {
-	static const char *const keys[] = { "prefix", "via", "port", "nexthops", NULL };
+	static const char *const keys[] = { "prefix", "via", "port", "nexthops", "vrf", NULL };
 	struct nh_spec nhs[DPR_NH_GROUP_MEMBERS];
 	struct dpr_route_op op;
+	struct dpr_rib *rib;
 	const char *prefix;
 	unsigned int n;
 	char ctx[128];
@@ -777,13 +817,14 @@ route_add_common(struct dpr_router *r, json_t *params, struct dpr_method_err *e,
 
 	if (param_keys(params, method, keys, e) < 0 ||
 	    param_str(params, method, "prefix", true, &prefix, e) < 0 ||
-	    nexthops_param(params, method, nhs, &n, e) < 0)
+	    nexthops_param(params, method, nhs, &n, e) < 0 ||
+	    (rib = vrf_param(r, params, method, e)) == NULL)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "%s %s", method, prefix);
-	if (route_prepare(r, ctx, prefix, nhs, n, &op, e) < 0)
+	if (route_prepare(r, rib, ctx, prefix, nhs, n, &op, e) < 0)
 		return NULL;
-	if (!replace && api_holds(r, &op.prefix) && dpr_route_get(&r->rib, &op.prefix, &old) == 0) {
-		json_t *cur = dpr_route_json(r, &op.prefix, old);
+	if (!replace && api_holds(rib, &op.prefix) && dpr_route_get(rib, &op.prefix, &old) == 0) {
+		json_t *cur = dpr_route_json(r, rib, &op.prefix, old);
 		char text[256];
 
 		dpr_nh_put(r->nh, op.nh);
@@ -792,11 +833,11 @@ route_add_common(struct dpr_router *r, json_t *params, struct dpr_method_err *e,
 		json_decref(cur);
 		return NULL;
 	}
-	if (apply_routes(r, ctx, &op, 1, e) < 0)
+	if (apply_routes(r, rib, ctx, &op, 1, e) < 0)
 		return NULL;
-	if (dpr_route_get(&r->rib, &op.prefix, &old) == 0)
-		return dpr_route_json(r, &op.prefix, old);
-	return dpr_route_json(r, &op.prefix, op.nh);
+	if (dpr_route_get(rib, &op.prefix, &old) == 0)
+		return dpr_route_json(r, rib, &op.prefix, old);
+	return dpr_route_json(r, rib, &op.prefix, op.nh);
 }
 
 static json_t *
@@ -814,14 +855,16 @@ m_route_replace(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 static json_t *
 m_route_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
-	static const char *const keys[] = { "prefix", NULL };
+	static const char *const keys[] = { "prefix", "vrf", NULL };
 	char ctx[128], hint[DPR_PREFIX_STRLEN] = "", why[160];
 	struct dpr_route_op op = { .del = 1 };
+	struct dpr_rib *rib;
 	const char *prefix;
 	uint32_t old;
 
 	if (param_keys(params, "route.del", keys, e) < 0 ||
-	    param_str(params, "route.del", "prefix", true, &prefix, e) < 0)
+	    param_str(params, "route.del", "prefix", true, &prefix, e) < 0 ||
+	    (rib = vrf_param(r, params, "route.del", e)) == NULL)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "route.del %s", prefix);
 	if (dpr_prefix_parse(prefix, false, &op.prefix, hint, sizeof(hint)) < 0) {
@@ -831,12 +874,12 @@ m_route_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: not a prefix like 10.0.0.0/8 or 2001:db8::/32",
 			    ctx);
 	}
-	if (dpr_route_get(&r->rib, &op.prefix, &old) < 0)
+	if (dpr_route_get(rib, &op.prefix, &old) < 0)
 		return FAIL(DPR_RPC_NOT_FOUND, "%s: no such route", ctx);
-	if (system_route(r, &op.prefix, why, sizeof(why)))
+	if (system_route(r, rib, &op.prefix, why, sizeof(why)))
 		return FAIL(DPR_RPC_REFUSED, "%s: %s", ctx, why);
-	if (!api_holds(r, &op.prefix)) {
-		json_t *cur = dpr_route_json(r, &op.prefix, old);
+	if (!api_holds(rib, &op.prefix)) {
+		json_t *cur = dpr_route_json(r, rib, &op.prefix, old);
 		json_t *src = json_object_get(cur, "source");
 
 		snprintf(why, sizeof(why), "%s", json_is_string(src) ? json_string_value(src) : "?");
@@ -844,7 +887,7 @@ m_route_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return FAIL(DPR_RPC_NOT_FOUND,
 			    "%s: the route is source %s's, not the api's: remove it there", ctx, why);
 	}
-	if (apply_routes(r, ctx, &op, 1, e) < 0)
+	if (apply_routes(r, rib, ctx, &op, 1, e) < 0)
 		return NULL;
 	return json_pack("{s:s}", "deleted", prefix);
 }
@@ -919,10 +962,11 @@ static json_t *
 m_route_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { "address", "source", "protocol", "source_port",
-					    "destination_port", NULL };
+					    "destination_port", "vrf", NULL };
 	uint16_t sport = 0, dport = 0;
 	struct dpr_ip ip, src = { 0 };
 	struct dpr_prefix pf;
+	struct dpr_rib *rib;
 	const char *addr;
 	uint8_t proto = 0;
 	bool flow;
@@ -930,18 +974,19 @@ m_route_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	json_t *o;
 
 	if (param_keys(params, "route.get", keys, e) < 0 ||
-	    param_str(params, "route.get", "address", true, &addr, e) < 0)
+	    param_str(params, "route.get", "address", true, &addr, e) < 0 ||
+	    (rib = vrf_param(r, params, "route.get", e)) == NULL)
 		return NULL;
 	if (dpr_ip_parse(addr, &ip) < 0)
 		return FAIL(DPR_RPC_INVALID_PARAMS,
 			    "route.get %s: not an IPv4 or IPv6 address (like 10.1.2.3 or 2001:db8::1)",
 			    addr);
-	flow = json_object_size(params) > 1;
+	flow = json_object_size(params) > 1 + (json_object_get(params, "vrf") != NULL);
 	if (flow && flow_parse(params, addr, &ip, &src, &proto, &sport, &dport, e) < 0)
 		return NULL;
-	if (dpr_route_lpm(&r->rib, &ip, &pf, &nh) < 0)
+	if (dpr_route_lpm(rib, &ip, &pf, &nh) < 0)
 		return FAIL(DPR_RPC_NOT_FOUND, "route.get %s: no route", addr);
-	o = dpr_route_json(r, &pf, nh);
+	o = dpr_route_json(r, rib, &pf, nh);
 	json_object_set_new(o, "address", json_string(addr));
 	if (flow && dpr_nh_word_get(r->nh, nh).kind == DPR_NH_KIND_GROUP) {
 		uint32_t m = dpr_nh_pick(r->nh, nh,
@@ -990,7 +1035,8 @@ list_append(json_t *routes, json_t *o, const char *source, const char *port)
 static json_t *
 m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
-	static const char *const keys[] = { "limit", "after", "source", "prefix", "port", NULL };
+	static const char *const keys[] = { "limit", "after", "source", "prefix", "port", "vrf",
+					    NULL };
 	struct dpr_fib4_route *page4 = NULL;
 	struct dpr_fib6_route *page6 = NULL;
 	struct dpr_prefix cursor, last = { .len = 0 };
@@ -1000,6 +1046,7 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	json_t *res, *routes;
 	const char *after, *source = NULL, *prefix = NULL, *port = NULL;
 	char buf[DPR_PREFIX_STRLEN];
+	struct dpr_rib *rib;
 	int i, n;
 
 	if (param_keys(params, "route.list", keys, e) < 0 ||
@@ -1007,7 +1054,8 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	    param_str(params, "route.list", "after", false, &after, e) < 0 ||
 	    param_str(params, "route.list", "source", false, &source, e) < 0 ||
 	    param_str(params, "route.list", "prefix", false, &prefix, e) < 0 ||
-	    param_str(params, "route.list", "port", false, &port, e) < 0)
+	    param_str(params, "route.list", "port", false, &port, e) < 0 ||
+	    (rib = vrf_param(r, params, "route.list", e)) == NULL)
 		return NULL;
 	if (source != NULL && strcmp(source, "router") != 0 && dpr_route_src_parse(source) < 0)
 		return FAIL(DPR_RPC_INVALID_PARAMS,
@@ -1023,10 +1071,10 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			return FAIL(DPR_RPC_INVALID_PARAMS, "route.list: prefix \"%s\": %s", prefix,
 				    buf);
 		routes = json_array();
-		if (dpr_route_get(&r->rib, &cursor, &nh) == 0)
-			list_append(routes, dpr_route_json(r, &cursor, nh), source, port);
+		if (dpr_route_get(rib, &cursor, &nh) == 0)
+			list_append(routes, dpr_route_json(r, rib, &cursor, nh), source, port);
 		res = json_pack("{s:o,s:n}", "routes", routes, "next");
-		json_object_set_new(res, "total", json_integer(routes_total(r)));
+		json_object_set_new(res, "total", json_integer(routes_total(rib)));
 		return res;
 	}
 	if (after != NULL && dpr_prefix_parse(after, false, &cursor, NULL, 0) < 0)
@@ -1039,21 +1087,21 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 
 		page4 = malloc(limit * sizeof(*page4));
 		n = page4 == NULL ? -ENOMEM :
-		    dpr_fib4_list(r->fib4, after != NULL ? &cur : NULL, page4, (unsigned int)limit,
+		    dpr_fib4_list(rib->fib4, after != NULL ? &cur : NULL, page4, (unsigned int)limit,
 				  &more);
 		if (n < 0)
 			goto nomem;
 		for (i = 0; i < n; i++) {
 			last = (struct dpr_prefix){ .addr = { .af = DPR_AF_IP4, .ip4 = page4[i].ip },
 						    .len = page4[i].depth };
-			list_append(routes, dpr_route_json(r, &last, page4[i].nh), source, port);
+			list_append(routes, dpr_route_json(r, rib, &last, page4[i].nh), source, port);
 		}
 		shown = (unsigned int)n;
 		/* IPv6 follows the last IPv4 route. */
-		if (!more && route_count(r, DPR_AF_IP6) > 0)
+		if (!more && route_count(rib, DPR_AF_IP6) > 0)
 			more = shown == limit;
 	}
-	if (r->fib6 != NULL && !more && shown < limit) {
+	if (rib->fib6 != NULL && !more && shown < limit) {
 		struct dpr_fib6_route cur = { .depth = 0 };
 
 		if (after != NULL && cursor.addr.af == DPR_AF_IP6) {
@@ -1062,7 +1110,7 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		}
 		page6 = malloc((limit - shown) * sizeof(*page6));
 		n = page6 == NULL ? -ENOMEM :
-		    dpr_fib6_list(r->fib6, after != NULL && cursor.addr.af == DPR_AF_IP6 ? &cur : NULL,
+		    dpr_fib6_list(rib->fib6, after != NULL && cursor.addr.af == DPR_AF_IP6 ? &cur : NULL,
 				  page6, (unsigned int)(limit - shown), &more6);
 		if (n < 0)
 			goto nomem;
@@ -1071,7 +1119,7 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			last.addr.af = DPR_AF_IP6;
 			memcpy(last.addr.ip6, page6[i].ip, sizeof(last.addr.ip6));
 			last.len = page6[i].depth;
-			list_append(routes, dpr_route_json(r, &last, page6[i].nh), source, port);
+			list_append(routes, dpr_route_json(r, rib, &last, page6[i].nh), source, port);
 		}
 		shown += (unsigned int)n;
 		more = more6;
@@ -1081,9 +1129,9 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	/* More to come: the last prefix of this page is the next cursor. */
 	json_object_set_new(res, "next", more && shown > 0 ?
 			    json_string(dpr_prefix_fmt(&last, buf, sizeof(buf))) : json_null());
-	json_object_set_new(res, "total", json_integer(routes_total(r)));
-	json_object_set_new(res, "ipv4_routes", json_integer(route_count(r, DPR_AF_IP4)));
-	json_object_set_new(res, "ipv6_routes", json_integer(route_count(r, DPR_AF_IP6)));
+	json_object_set_new(res, "total", json_integer(routes_total(rib)));
+	json_object_set_new(res, "ipv4_routes", json_integer(route_count(rib, DPR_AF_IP4)));
+	json_object_set_new(res, "ipv6_routes", json_integer(route_count(rib, DPR_AF_IP6)));
 	free(page4);
 	free(page6);
 	return res;
@@ -1151,14 +1199,16 @@ dup_deletes(struct dpr_route_op *ops, unsigned int n, struct dpr_method_err *e)
 static json_t *
 m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
-	static const char *const keys[] = { "routes", "check", NULL };
+	static const char *const keys[] = { "routes", "check", "vrf", NULL };
 	json_t *routes = params ? json_object_get(params, "routes") : NULL, *v;
 	json_t *check = params ? json_object_get(params, "check") : NULL;
 	struct dpr_route_op *ops;
 	unsigned int n = 0, i, dels = 0;
+	struct dpr_rib *rib;
 	size_t idx;
 
-	if (param_keys(params, "route.load", keys, e) < 0)
+	if (param_keys(params, "route.load", keys, e) < 0 ||
+	    (rib = vrf_param(r, params, "route.load", e)) == NULL)
 		return NULL;
 	if (check != NULL && !json_is_boolean(check))
 		return FAIL(DPR_RPC_INVALID_PARAMS, "route.load: \"check\" must be true or false");
@@ -1178,7 +1228,7 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		int ret;
 
 		if (json_is_string(v)) {
-			ret = route_prepare_text(r, ctx, json_string_value(v), &ops[n], e);
+			ret = route_prepare_text(r, rib, ctx, json_string_value(v), &ops[n], e);
 		} else if (json_is_object(v)) {
 			static const char *const rkeys[] = { "prefix", "via", "port", "nexthops", NULL };
 			struct nh_spec nhs[DPR_NH_GROUP_MEMBERS];
@@ -1191,7 +1241,7 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			if (ret == 0)
 				ret = nexthops_param(v, ctx, nhs, &k, e);
 			if (ret == 0)
-				ret = route_prepare(r, ctx, prefix, nhs, k, &ops[n], e);
+				ret = route_prepare(r, rib, ctx, prefix, nhs, k, &ops[n], e);
 		} else {
 			ret = dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					      "%s: expected a string or an object", ctx);
@@ -1228,7 +1278,7 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		for (i = 0; i < n; i++)
 			if (!ops[i].del)
 				dpr_nh_put(r->nh, ops[i].nh);
-	} else if (apply_routes(r, "route.load", ops, n, e) < 0) {
+	} else if (apply_routes(r, rib, "route.load", ops, n, e) < 0) {
 		free(ops);
 		return NULL;
 	}
@@ -1236,9 +1286,9 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	return json_pack("{s:i,s:i,s:i,s:b,s:i,s:i,s:i}", "loaded", (json_int_t)n,
 			 "added", (json_int_t)(n - dels), "deleted", (json_int_t)dels,
 			 "checked_only", json_is_true(check),
-			 "routes", (json_int_t)routes_total(r),
-			 "ipv4_routes", (json_int_t)route_count(r, DPR_AF_IP4),
-			 "ipv6_routes", (json_int_t)route_count(r, DPR_AF_IP6));
+			 "routes", (json_int_t)routes_total(rib),
+			 "ipv4_routes", (json_int_t)route_count(rib, DPR_AF_IP4),
+			 "ipv6_routes", (json_int_t)route_count(rib, DPR_AF_IP6));
 }
 
 /* --- addresses --------------------------------------------------------- */
@@ -1275,6 +1325,7 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	struct dpr_ifaddr_clash clash;
 	struct dpr_prefix a;
 	char ctx[128], err[512], other[DPR_PREFIX_STRLEN];
+	struct dpr_rib *rib;
 	int p, ret, n;
 
 	if (param_keys(params, "addr.add", keys, e) < 0 ||
@@ -1284,6 +1335,7 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	snprintf(ctx, sizeof(ctx), "addr.add %s %s", port, addr);
 	if (port_by_name(r, ctx, port, &p, e) < 0)
 		return NULL;
+	rib = dpr_router_port_rib(r, (unsigned int)p);
 	if (dpr_config_check_address(port, addr, &a, err, sizeof(err)) < 0)
 		return FAIL(DPR_RPC_INVALID_PARAMS, "addr.add: %s", err);
 	ret = dpr_ifaddr_add(&r->addrs, (unsigned int)p, &a, &clash);
@@ -1301,7 +1353,7 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 				    "addr.add: port %s: address \"%s\": already given as %s",
 				    port, addr, other);
 		return FAIL(DPR_RPC_INVALID_PARAMS,
-			    "addr.add: port %s: address \"%s\": subnet overlaps %s on port %s (each connected subnet must belong to one port)",
+			    "addr.add: port %s: address \"%s\": subnet overlaps %s on port %s (each connected subnet must belong to one port of a VRF)",
 			    port, addr, other, r->cfg->ports[clash.port].name);
 	}
 	n = addr_ops(r, p, &a, ops, false);
@@ -1309,7 +1361,7 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		dpr_ifaddr_del(&r->addrs, (unsigned int)p, &a);
 		return FAIL(DPR_RPC_NO_SPACE, "%s: the next-hop table is full", ctx);
 	}
-	if (n > 0 && apply(r, ctx, ops, (unsigned int)n, e) < 0) {
+	if (n > 0 && apply(r, rib, ctx, ops, (unsigned int)n, e) < 0) {
 		dpr_ifaddr_del(&r->addrs, (unsigned int)p, &a);
 		return NULL;
 	}
@@ -1364,6 +1416,7 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	struct dpr_route_op ops[3];
 	const char *port, *addr;
 	struct dpr_prefix a;
+	struct dpr_rib *rib;
 	char ctx[128];
 	int p, i, n;
 
@@ -1374,6 +1427,7 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	snprintf(ctx, sizeof(ctx), "addr.del %s %s", port, addr);
 	if (port_by_name(r, ctx, port, &p, e) < 0)
 		return NULL;
+	rib = dpr_router_port_rib(r, (unsigned int)p);
 	if (dpr_prefix_parse(addr, true, &a, NULL, 0) < 0 || strchr(addr, '/') == NULL)
 		return FAIL(DPR_RPC_INVALID_PARAMS,
 			    "%s: expected an address with its length, like 10.0.1.1/24 or 2001:db8:1::1/64",
@@ -1391,8 +1445,8 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		if (addr_route_kept(r, p, &a, &one))
 			continue;
 		/* A route may have been replaced meanwhile; delete what is there. */
-		if (dpr_route_get(&r->rib, &one.prefix, &nh) == 0)
-			dpr_route_apply(&r->rib, &one, 1, &(int){ 0 });
+		if (dpr_route_get(rib, &one.prefix, &nh) == 0)
+			dpr_route_apply(rib, &one, 1, &(int){ 0 });
 	}
 	/* Next hops follow their subnet; neighbours left on none are
 	 * forgotten (lib/neigh). */
@@ -1479,8 +1533,9 @@ neigh_json(struct dpr_router *r, uint32_t idx)
 	bool parked = neigh_parked(r, idx, info, &parked_mac, &port);
 	json_t *o;
 
-	o = json_pack("{s:s,s:s,s:s,s:b,s:i}", "address", dpr_ip_fmt(&info->ip, ip, sizeof(ip)),
+	o = json_pack("{s:s,s:s,s:s,s:s,s:b,s:i}", "address", dpr_ip_fmt(&info->ip, ip, sizeof(ip)),
 		      "port", r->cfg->ports[port].name,
+		      "vrf", r->vrfs[dpr_nh_vrf(r->nh, idx)].conf.name,
 		      "state", parked ? "link_down" : neigh_reachable(w) ? "reachable" : "incomplete",
 		      "static", info->is_static || parked, "refs", (json_int_t)info->refcnt);
 	if (parked || neigh_reachable(w)) {
@@ -1493,10 +1548,14 @@ neigh_json(struct dpr_router *r, uint32_t idx)
 /* A neighbour's address, and its port (-1: none given) where one is named:
  * a link-local address must have it. */
 static int
-neigh_addr(struct dpr_router *r, const char *ctx, const char *addr, const char *port,
-	   struct dpr_ip *ip, int *p, struct dpr_method_err *e)
+neigh_addr(struct dpr_router *r, json_t *params, const char *ctx, const char *addr,
+	   const char *port, struct dpr_ip *ip, int *p, struct dpr_method_err *e)
 {
+	struct dpr_rib *rib = vrf_param(r, params, ctx, e);
+
 	*p = -1;
+	if (rib == NULL)
+		return -1;
 	if (dpr_ip_parse(addr, ip) < 0)
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 				       "%s: not an IPv4 or IPv6 address (like 10.0.1.2 or 2001:db8:1::2)",
@@ -1507,13 +1566,26 @@ neigh_addr(struct dpr_router *r, const char *ctx, const char *addr, const char *
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 				       "%s: link-local neighbour %s needs \"port\" (dprctl: dev PORT)",
 				       ctx, addr);
+	if (port != NULL && json_object_get(params, "vrf") != NULL &&
+	    dpr_router_port_vrf(r, (unsigned int)*p) != rib->vrf)
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: port %s is in VRF %s, not %s",
+				       ctx, port, r->vrfs[dpr_router_port_vrf(r, (unsigned int)*p)].conf.name,
+				       r->vrfs[rib->vrf].conf.name);
+	/* Without a port, the port of the VRF whose subnet holds it. */
+	if (port == NULL && rib->vrf != DPR_VRF_DEFAULT) {
+		*p = dpr_ifaddr_connected(&r->addrs, rib->vrf, ip, -1);
+		if (*p < 0)
+			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+					       "%s: not on a connected subnet of VRF %s", ctx,
+					       r->vrfs[rib->vrf].conf.name);
+	}
 	return 0;
 }
 
 static json_t *
 m_neigh_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
-	static const char *const keys[] = { "address", "mac", "port", NULL };
+	static const char *const keys[] = { "address", "mac", "port", "vrf", NULL };
 	const char *addr, *mac, *port;
 	struct rte_ether_addr ea;
 	struct dpr_ip ip;
@@ -1526,7 +1598,7 @@ m_neigh_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	    param_str(params, "neigh.add", "port", false, &port, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "neigh.add %s", addr);
-	if (neigh_addr(r, ctx, addr, port, &ip, &p, e) < 0)
+	if (neigh_addr(r, params, ctx, addr, port, &ip, &p, e) < 0)
 		return NULL;
 	if (dpr_mac_parse(mac, &ea) < 0 || !rte_is_unicast_ether_addr(&ea) ||
 	    rte_is_zero_ether_addr(&ea))
@@ -1542,7 +1614,7 @@ m_neigh_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 static json_t *
 m_neigh_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
-	static const char *const keys[] = { "address", "port", NULL };
+	static const char *const keys[] = { "address", "port", "vrf", NULL };
 	const char *addr, *port;
 	struct dpr_ip ip;
 	char ctx[128];
@@ -1553,7 +1625,7 @@ m_neigh_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	    param_str(params, "neigh.del", "port", false, &port, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "neigh.del %s", addr);
-	if (neigh_addr(r, ctx, addr, port, &ip, &p, e) < 0)
+	if (neigh_addr(r, params, ctx, addr, port, &ip, &p, e) < 0)
 		return NULL;
 	if (dpr_neigh_del(r->neigh, &ip, p) < 0)
 		return FAIL(DPR_RPC_NOT_FOUND, "%s: no such neighbour%s%s (neigh.list shows them)",
@@ -1564,17 +1636,21 @@ m_neigh_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 static json_t *
 m_neigh_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
-	static const char *const keys[] = { NULL };
+	static const char *const keys[] = { "vrf", NULL };
+	struct dpr_rib *rib;
 	json_t *res;
 	uint32_t i;
 
-	if (param_keys(params, "neigh.list", keys, e) < 0)
+	if (param_keys(params, "neigh.list", keys, e) < 0 ||
+	    (rib = vrf_param(r, params, "neigh.list", e)) == NULL)
 		return NULL;
 	res = json_array();
 	for (i = DPR_NH_FIRST_DYNAMIC; i < DPR_NH_MAX; i++) {
 		const struct dpr_nh_info *info = dpr_nh_info(r->nh, i);
 
-		if (info != NULL && info->ip.af != 0)
+		/* With "vrf", that VRF's; without, all. */
+		if (info != NULL && info->ip.af != 0 &&
+		    (json_object_get(params, "vrf") == NULL || dpr_nh_vrf(r->nh, i) == rib->vrf))
 			json_array_append_new(res, neigh_json(r, i));
 	}
 	return res;
@@ -1611,6 +1687,7 @@ m_port_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			      "rx_desc", p->nb_rxd, "tx_desc", p->nb_txd,
 			      "rss_hf", (json_int_t)p->rss_hf);
 		json_object_set_new(o, "addresses", addr_list_json(r, (int)i));
+		json_object_set_new(o, "vrf", json_string(r->vrfs[dpr_router_port_vrf(r, i)].conf.name));
 		json_object_set_new(o, "profile", json_string(p->profile.source));
 		json_object_set_new(o, "multicast", json_string(dpr_port_mcast_name(p->mcast)));
 		/* A VLAN interface: on which port, with which id (its device,
@@ -1876,6 +1953,42 @@ neigh_counts_json(struct dpr_router *r)
 			 "link_down", link_down, "static", stat);
 }
 
+/* What one VRF's FIBs hold and take (stats.get "fib" and "vrfs"). */
+static json_t *
+fib_stats_json(const struct dpr_rib *rib)
+{
+	json_t *fib = json_pack("{s:i,s:I,s:i,s:i}",
+		"ipv4_routes", (json_int_t)rib->fib4->n_routes,
+		"ipv4_memory_bytes", (json_int_t)dpr_fib4_memory(rib->fib4),
+		"ipv4_max_routes", (json_int_t)rib->fib4->conf.max_routes,
+		"ipv4_tbl8_groups", (json_int_t)rib->fib4->conf.tbl8_groups);
+
+	json_object_set_new(fib, "ipv4_tbl8_used", json_integer(dpr_fib4_tbl8_used(rib->fib4)));
+	json_object_set_new(fib, "ipv4_algorithm",
+			    json_string(dpr_fib_algo_name(rib->fib4->conf.algorithm)));
+	json_object_set_new(fib, "ipv4_control_bytes",
+			    json_integer((json_int_t)dpr_fib4_control_memory(rib->fib4)));
+	if (rib->fib6 != NULL) {
+		json_object_set_new(fib, "ipv6_algorithm",
+				    json_string(dpr_fib_algo_name(rib->fib6->conf.algorithm)));
+		json_object_set_new(fib, "ipv6_control_bytes",
+				    json_integer((json_int_t)dpr_fib6_control_memory(rib->fib6)));
+		json_object_set_new(fib, "ipv6_routes", json_integer(dpr_fib6_count(rib->fib6)));
+		json_object_set_new(fib, "ipv6_memory_bytes",
+				    json_integer((json_int_t)dpr_fib6_memory(rib->fib6)));
+		json_object_set_new(fib, "ipv6_max_routes",
+				    json_integer(rib->fib6->conf.max_routes));
+		json_object_set_new(fib, "ipv6_tbl8_groups",
+				    json_integer(rib->fib6->conf.tbl8_groups));
+		json_object_set_new(fib, "ipv6_tbl8_used",
+				    json_integer(dpr_fib6_tbl8_used(rib->fib6)));
+		json_object_set_new(fib, "ipv6_deep", json_boolean(rib->fib6->deep));
+		json_object_set_new(fib, "ipv6_deep_groups",
+				    json_integer(rib->fib6->conf.deep_groups));
+	}
+	return fib;
+}
+
 json_t *
 dpr_router_stats_json(struct dpr_router *r)
 {
@@ -1925,36 +2038,22 @@ dpr_router_stats_json(struct dpr_router *r)
 		"taps_lost", (json_int_t)r->tap_stats.lost,
 		"taps_recreated", (json_int_t)r->tap_stats.recreated));
 	if (r->fib4 != NULL) {
-		json_t *fib = json_pack("{s:i,s:I,s:i,s:i}",
-			"ipv4_routes", (json_int_t)r->fib4->n_routes,
-			"ipv4_memory_bytes", (json_int_t)dpr_fib4_memory(r->fib4),
-			"ipv4_max_routes", (json_int_t)r->fib4->conf.max_routes,
-			"ipv4_tbl8_groups", (json_int_t)r->fib4->conf.tbl8_groups);
+		json_t *vrfs = json_array();
+		unsigned int v;
 
-		json_object_set_new(fib, "ipv4_tbl8_used", json_integer(dpr_fib4_tbl8_used(r->fib4)));
-		json_object_set_new(fib, "ipv4_algorithm",
-				    json_string(dpr_fib_algo_name(r->fib4->conf.algorithm)));
-		json_object_set_new(fib, "ipv4_control_bytes",
-				    json_integer((json_int_t)dpr_fib4_control_memory(r->fib4)));
-		if (r->fib6 != NULL) {
-			json_object_set_new(fib, "ipv6_algorithm",
-					    json_string(dpr_fib_algo_name(r->fib6->conf.algorithm)));
-			json_object_set_new(fib, "ipv6_control_bytes",
-					    json_integer((json_int_t)dpr_fib6_control_memory(r->fib6)));
-			json_object_set_new(fib, "ipv6_routes", json_integer(dpr_fib6_count(r->fib6)));
-			json_object_set_new(fib, "ipv6_memory_bytes",
-					    json_integer((json_int_t)dpr_fib6_memory(r->fib6)));
-			json_object_set_new(fib, "ipv6_max_routes",
-					    json_integer(r->fib6->conf.max_routes));
-			json_object_set_new(fib, "ipv6_tbl8_groups",
-					    json_integer(r->fib6->conf.tbl8_groups));
-			json_object_set_new(fib, "ipv6_tbl8_used",
-					    json_integer(dpr_fib6_tbl8_used(r->fib6)));
-			json_object_set_new(fib, "ipv6_deep", json_boolean(r->fib6->deep));
-			json_object_set_new(fib, "ipv6_deep_groups",
-					    json_integer(r->fib6->conf.deep_groups));
+		/* "fib": the default VRF's, as before VRFs; "vrfs": each one's. */
+		json_object_set_new(j, "fib", fib_stats_json(&r->rib));
+		for (v = 0; v < DPR_MAX_VRFS; v++) {
+			json_t *o;
+
+			if (r->vrfs[v].rib == NULL)
+				continue;
+			o = json_pack("{s:s,s:I}", "name", r->vrfs[v].conf.name,
+				      "table", (json_int_t)r->vrfs[v].conf.table);
+			json_object_set_new(o, "fib", fib_stats_json(r->vrfs[v].rib));
+			json_array_append_new(vrfs, o);
 		}
-		json_object_set_new(j, "fib", fib);
+		json_object_set_new(j, "vrfs", vrfs);
 	}
 	if (r->nh != NULL) {
 		json_object_set_new(j, "nexthops", json_integer(dpr_nh_count(r->nh)));
@@ -2026,26 +2125,26 @@ ra_json(const struct dpr_ra_conf_port *ra)
  * waiting under the router's own would make the file invalid.
  */
 static bool
-route_saved(struct dpr_router *r, const struct dpr_prefix *pf)
+route_saved(struct dpr_router *r, struct dpr_rib *rib, const struct dpr_prefix *pf)
 {
 	struct dpr_route_cands c;
 	char why[160];
 
-	if (r->rib.srcs == NULL)
-		return !system_route(r, pf, why, sizeof(why));
-	return dpr_route_src_get(&r->rib, pf, &c) == 0 && c.in_fib &&
+	if (rib->srcs == NULL)
+		return !system_route(r, rib, pf, why, sizeof(why));
+	return dpr_route_src_get(rib, pf, &c) == 0 && c.in_fib &&
 	       (c.winner == DPR_RSRC_CONFIG || c.winner == DPR_RSRC_API);
 }
 
 /* The routes route_saved() keeps: at most this many in one answer. */
 static uint32_t
-saved_route_count(struct dpr_router *r)
+saved_route_count(struct dpr_rib *rib)
 {
 	struct dpr_route_src_counts c;
 
-	if (r->rib.srcs == NULL)
-		return routes_total(r);
-	dpr_route_src_counts(&r->rib, &c);
+	if (rib->srcs == NULL)
+		return routes_total(rib);
+	dpr_route_src_counts(rib, &c);
 	return c.active[DPR_RSRC_CONFIG] + c.active[DPR_RSRC_API];
 }
 
@@ -2069,11 +2168,11 @@ route_conf_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh)
 
 /* One step of saved_routes_json()'s walk: route @p pf, next hop @p nh. */
 static void
-saved_route_append(struct dpr_router *r, json_t *routes, const struct dpr_prefix *pf,
+saved_route_append(struct dpr_router *r, struct dpr_rib *rib, json_t *routes, const struct dpr_prefix *pf,
 		   uint32_t nh)
 {
 	/* No file states a fixed next hop (a daemon's reject routes). */
-	if (nh >= DPR_NH_FIRST_DYNAMIC && dpr_nh_info(r->nh, nh) != NULL && route_saved(r, pf))
+	if (nh >= DPR_NH_FIRST_DYNAMIC && dpr_nh_info(r->nh, nh) != NULL && route_saved(r, rib, pf))
 		json_array_append_new(routes, route_conf_json(r, pf, nh));
 }
 
@@ -2083,7 +2182,7 @@ saved_route_append(struct dpr_router *r, json_t *routes, const struct dpr_prefix
  * The walk goes on past routes not saved (a full FPM table) in chunks.
  */
 static json_t *
-saved_routes_json(struct dpr_router *r, const struct dpr_prefix *after, size_t limit)
+saved_routes_json(struct dpr_router *r, struct dpr_rib *rib, const struct dpr_prefix *after, size_t limit)
 {
 	enum { CHUNK = 4096 };
 	struct dpr_fib4_route *c4 = malloc(CHUNK * sizeof(*c4));
@@ -2106,20 +2205,20 @@ saved_routes_json(struct dpr_router *r, const struct dpr_prefix *after, size_t l
 		cur6.depth = after->len;
 	}
 	while (!from6 && more && json_array_size(routes) < limit) {
-		n = dpr_fib4_list(r->fib4, from4 ? &cur4 : NULL, c4, CHUNK, &more);
+		n = dpr_fib4_list(rib->fib4, from4 ? &cur4 : NULL, c4, CHUNK, &more);
 		if (n < 0)
 			goto fail;
 		for (i = 0; i < n && json_array_size(routes) < limit; i++) {
 			pf = (struct dpr_prefix){ .addr = { .af = DPR_AF_IP4, .ip4 = c4[i].ip },
 						  .len = c4[i].depth };
-			saved_route_append(r, routes, &pf, c4[i].nh);
+			saved_route_append(r, rib, routes, &pf, c4[i].nh);
 			cur4 = c4[i];
 			from4 = true;
 		}
 	}
-	more = r->fib6 != NULL;
+	more = rib->fib6 != NULL;
 	while (more && json_array_size(routes) < limit) {
-		n = dpr_fib6_list(r->fib6, from6 ? &cur6 : NULL, c6, CHUNK, &more);
+		n = dpr_fib6_list(rib->fib6, from6 ? &cur6 : NULL, c6, CHUNK, &more);
 		if (n < 0)
 			goto fail;
 		for (i = 0; i < n && json_array_size(routes) < limit; i++) {
@@ -2127,7 +2226,7 @@ saved_routes_json(struct dpr_router *r, const struct dpr_prefix *after, size_t l
 			pf.addr.af = DPR_AF_IP6;
 			memcpy(pf.addr.ip6, c6[i].ip, sizeof(pf.addr.ip6));
 			pf.len = c6[i].depth;
-			saved_route_append(r, routes, &pf, c6[i].nh);
+			saved_route_append(r, rib, routes, &pf, c6[i].nh);
 			cur6 = c6[i];
 			from6 = true;
 		}
@@ -2192,6 +2291,9 @@ port_conf_json(struct dpr_router *r, unsigned int port)
 		rte_ether_format_addr(mac, sizeof(mac), &pc->mac);
 		json_object_set_new(o, "mac", json_string(mac));
 	}
+	if (dpr_router_port_vrf(r, port) != DPR_VRF_DEFAULT)
+		json_object_set_new(o, "vrf",
+				    json_string(r->vrfs[dpr_router_port_vrf(r, port)].conf.name));
 	json_object_set_new(o, "mtu", json_integer(pc->mtu));
 	json_object_set_new(o, "tap", pc->tap[0] ? json_string(pc->tap) : json_false());
 	json_object_set_new(o, "transparent", json_boolean(pc->transparent));
@@ -2280,13 +2382,28 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	if (after != NULL && dpr_prefix_parse(after, false, &cursor, NULL, 0) < 0)
 		return FAIL(DPR_RPC_INVALID_PARAMS,
 			    "config.get: \"after\" must be the last route prefix of the previous page");
-	if (limit > LIST_MAX && saved_route_count(r) > LIST_MAX)
+	if (limit > LIST_MAX && saved_route_count(&r->rib) > LIST_MAX)
 		return FAIL(DPR_RPC_NO_SPACE,
 			    "config.get: %u routes to save are more than one answer holds (%u): page them with \"limit\" and \"after\" (dprctl config save does)",
-			    saved_route_count(r), LIST_MAX);
-	routes = saved_routes_json(r, after != NULL ? &cursor : NULL, (size_t)limit);
+			    saved_route_count(&r->rib), LIST_MAX);
+	routes = saved_routes_json(r, &r->rib, after != NULL ? &cursor : NULL, (size_t)limit);
 	if (routes == NULL)
 		return FAIL(DPR_RPC_INTERNAL_ERROR, "config.get: out of memory");
+	/* The other VRFs' routes come with the first page, each with its
+	 * "vrf"; pages go on through the default VRF's. */
+	for (i = 1; after == NULL && i < DPR_MAX_VRFS; i++) {
+		json_t *vr, *o;
+		size_t k;
+
+		if (r->vrfs[i].rib == NULL)
+			continue;
+		vr = saved_routes_json(r, r->vrfs[i].rib, NULL, LIST_MAX);
+		json_array_foreach(vr, k, o) {
+			json_object_set_new(o, "vrf", json_string(r->vrfs[i].conf.name));
+			json_array_append(routes, o);
+		}
+		json_decref(vr);
+	}
 	ports = json_array();
 	vlans = json_array();
 	for (i = 0; i < cfg->n_ports; i++)
@@ -2305,6 +2422,23 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		json_object_set_new(res, "vlans", vlans);
 	else
 		json_decref(vlans);
+	for (i = 1; i < DPR_MAX_VRFS; i++) {
+		const struct dpr_vrf_conf *vc = &r->vrfs[i].conf;
+
+		if (r->vrfs[i].rib == NULL)
+			continue;
+		if (json_object_get(res, "vrfs") == NULL)
+			json_object_set_new(res, "vrfs", json_array());
+		json_array_append_new(json_object_get(res, "vrfs"), json_pack(
+			"{s:s,s:I,s:{s:i,s:i,s:s,s:i,s:i,s:s}}", "name", vc->name,
+			"table", (json_int_t)vc->table,
+			"fib", "ipv4_max_routes", (json_int_t)vc->ip4_max_routes,
+			"ipv4_tbl8_groups", (json_int_t)vc->ip4_tbl8_groups,
+			"ipv4_algorithm", dpr_fib_algo_name(vc->ip4_algorithm),
+			"ipv6_max_routes", (json_int_t)vc->ip6_max_routes,
+			"ipv6_tbl8_groups", (json_int_t)vc->ip6_tbl8_groups,
+			"ipv6_algorithm", dpr_fib_algo_name(vc->ip6_algorithm)));
+	}
 	if (cfg->socket_group[0] != '\0')
 		json_object_set_new(json_object_get(res, "control"), "group",
 				    json_string(cfg->socket_group));
@@ -2336,8 +2470,41 @@ m_rib_check(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return FAIL(DPR_RPC_INTERNAL_ERROR, "rib.check: %s (a defect: please report it with this line)",
 			    why);
 	return json_pack("{s:b,s:i,s:i,s:i}", "ok", 1, "nexthops", (json_int_t)dpr_nh_count(r->nh),
-			 "ipv4_routes", (json_int_t)route_count(r, DPR_AF_IP4),
-			 "ipv6_routes", (json_int_t)route_count(r, DPR_AF_IP6));
+			 "ipv4_routes", (json_int_t)route_count(&r->rib, DPR_AF_IP4),
+			 "ipv6_routes", (json_int_t)route_count(&r->rib, DPR_AF_IP6));
+}
+
+/* The VRFs: name, kernel table, interfaces, routes. */
+static json_t *
+m_vrf_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
+{
+	static const char *const keys[] = { NULL };
+	json_t *res;
+	unsigned int v, p;
+
+	if (param_keys(params, "vrf.list", keys, e) < 0)
+		return NULL;
+	res = json_array();
+	for (v = 0; v < DPR_MAX_VRFS; v++) {
+		struct dpr_rib *rib = r->vrfs[v].rib;
+		json_t *ifs = json_array();
+
+		if (rib == NULL) {
+			json_decref(ifs);
+			continue;
+		}
+		for (p = 0; p < r->n_ports; p++)
+			if (dpr_router_port_vrf(r, p) == v)
+				json_array_append_new(ifs, json_string(r->cfg->ports[p].name));
+		json_array_append_new(res, json_pack("{s:s,s:I,s:o,s:i,s:i,s:s,s:s}",
+			"name", r->vrfs[v].conf.name, "table", (json_int_t)r->vrfs[v].conf.table,
+			"interfaces", ifs,
+			"ipv4_routes", (json_int_t)route_count(rib, DPR_AF_IP4),
+			"ipv6_routes", (json_int_t)route_count(rib, DPR_AF_IP6),
+			"ipv4_algorithm", dpr_fib_algo_name(rib->fib4->conf.algorithm),
+			"ipv6_algorithm", dpr_fib_algo_name(rib->fib6->conf.algorithm)));
+	}
+	return res;
 }
 
 const struct dpr_method dpr_method_table[] = {
@@ -2361,6 +2528,7 @@ const struct dpr_method dpr_method_table[] = {
 	{ "capture.stop", m_capture_stop, "stop the capture" },
 	{ "stats.get", m_stats_get, "counters per port and worker" },
 	{ "config.get", m_config_get, "the running configuration as a config file: [limit, after] to page its routes" },
+	{ "vrf.list", m_vrf_list, "VRFs: name, kernel table, interfaces, route counts" },
 	{ "rib.check", m_rib_check, "check every next hop's references against the routes, candidates and neighbours holding it" },
 	{ NULL, NULL, NULL },
 };

@@ -25,7 +25,8 @@ extern const struct dpr_method dpr_method_table[];
 int dpr_method_fail(struct dpr_method_err *e, int code, const char *fmt, ...);
 
 /** Route @p pf to next hop @p nh, of either family, as the API shows it. */
-json_t *dpr_route_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh);
+json_t *dpr_route_json(struct dpr_router *r, struct dpr_rib *rib, const struct dpr_prefix *pf,
+		       uint32_t nh);
 
 /** What stats.get answers (also written by --stats-file). */
 json_t *dpr_router_stats_json(struct dpr_router *r);

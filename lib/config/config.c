@@ -118,9 +118,10 @@ get_string(struct parser *ps, const char *path, json_t *obj, const char *key,
 	return 0;
 }
 
-/* fib.@key: a FIB algorithm by its name (dpr_fib_algo_name()). */
+/* @path.@key: a FIB algorithm by its name (dpr_fib_algo_name()). */
 static int
-get_algorithm(struct parser *ps, json_t *fib, const char *key, enum dpr_fib_algo *out)
+get_algorithm(struct parser *ps, const char *path, json_t *fib, const char *key,
+	      enum dpr_fib_algo *out)
 {
 	static const enum dpr_fib_algo algos[] = { DPR_FIB_DIR24_8, DPR_FIB_POPTRIE };
 	char p[64];
@@ -128,14 +129,14 @@ get_algorithm(struct parser *ps, json_t *fib, const char *key, enum dpr_fib_algo
 	unsigned int i;
 	int ret;
 
-	if ((ret = get_string(ps, "fib", fib, key, false, &name)) < 0 || name == NULL)
+	if ((ret = get_string(ps, path, fib, key, false, &name)) < 0 || name == NULL)
 		return ret;
 	for (i = 0; i < RTE_DIM(algos); i++)
 		if (strcmp(name, dpr_fib_algo_name(algos[i])) == 0) {
 			*out = algos[i];
 			return 0;
 		}
-	snprintf(p, sizeof(p), "fib.%s", key);
+	snprintf(p, sizeof(p), "%s.%s", path, key);
 	return fail(ps, p, "unknown FIB algorithm \"%s\" (expected \"dir-24-8\" or \"poptrie\")",
 		    name);
 }
@@ -206,6 +207,20 @@ valid_port_name(const char *s, bool vlan)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
 		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' ||
 		      (vlan && s[i] == '.')))
+			return false;
+	return true;
+}
+
+bool
+dpr_vrf_name_valid(const char *name)
+{
+	size_t i, n = strlen(name);
+
+	if (n == 0 || n > DPR_VRF_NAME_MAX || strcmp(name, DPR_VRF_DEFAULT_NAME) == 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (name[i] >= '0' && name[i] <= '9') || name[i] == '_' || name[i] == '-'))
 			return false;
 	return true;
 }
@@ -464,6 +479,23 @@ parse_vlan_link(struct parser *ps, const char *path, json_t *obj, struct dpr_por
 	return 0;
 }
 
+/* @path.vrf: a VRF by name into *@p out, left as it is when absent. */
+static int
+get_vrf(struct parser *ps, const char *path, json_t *obj, uint16_t *out)
+{
+	const char *name;
+	int ret, v;
+
+	if ((ret = get_string(ps, path, obj, "vrf", false, &name)) < 0 || name == NULL)
+		return ret;
+	v = dpr_config_vrf_index(ps->cfg, name);
+	if (v < 0)
+		return fail(ps, path, "vrf \"%s\": no VRF of that name in \"vrfs\" (or \"%s\")",
+			    name, DPR_VRF_DEFAULT_NAME);
+	*out = (uint16_t)v;
+	return 0;
+}
+
 /* A port (@p vlan false) or a VLAN interface: their keys but the device's
  * and the VLAN's are the same. */
 static int
@@ -473,12 +505,12 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 	static const char *const keys[] = {
 		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", "broadcast_echo",
 		"forward_directed_broadcast", "redirects", "neighbor_learning",
-		"router_advertisements", NULL
+		"router_advertisements", "vrf", NULL
 	};
 	static const char *const vlan_keys[] = {
 		"name", "port", "id", "addresses", "mtu", "tap", "transparent", "broadcast_echo", "redirects",
 		"forward_directed_broadcast", "neighbor_learning",
-		"router_advertisements", NULL
+		"router_advertisements", "vrf", NULL
 	};
 	const char *name, *device = "", *mac = NULL;
 	uint64_t mtu = DPR_DEFAULT_MTU;
@@ -494,8 +526,10 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 	    (!vlan && (ret = get_string(ps, path, obj, "device", true, &device)) < 0) ||
 	    (!vlan && (ret = get_string(ps, path, obj, "mac", false, &mac)) < 0) ||
 	    (ret = get_uint(ps, path, obj, "mtu", 68, 9702, &mtu)) < 0 ||
-	    (vlan && (ret = parse_vlan_link(ps, path, obj, pc, &mtu)) < 0))
+	    (vlan && (ret = parse_vlan_link(ps, path, obj, pc, &mtu)) < 0) ||
+	    (ret = get_vrf(ps, path, obj, &pc->vrf)) < 0)
 		return ret;
+	dpr_ifaddr_set_vrf(&ps->addrs, (unsigned int)(pc - ps->cfg->ports), pc->vrf);
 
 	if (!valid_port_name(name, vlan))
 		return fail(ps, path, "name \"%s\": expected 1 to %d letters, digits, '-' or '_'%s",
@@ -612,7 +646,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		if (ret == -EINVAL) {
 			char cp[32];
 
-			return fail(ps, ap, "subnet overlaps %s.addresses[%u] (each connected subnet must belong to one port)",
+			return fail(ps, ap, "subnet overlaps %s.addresses[%u] (each connected subnet must belong to one port of a VRF)",
 				    iface_path(ps->cfg, clash.port, cp, sizeof(cp)), clash.index);
 		}
 		if (ret < 0)
@@ -728,6 +762,17 @@ parse_ports(struct parser *ps, json_t *root)
 }
 
 int
+dpr_config_vrf_index(const struct dpr_config *cfg, const char *name)
+{
+	unsigned int v;
+
+	for (v = 0; v < cfg->n_vrfs; v++)
+		if (strcmp(cfg->vrfs[v].name, name) == 0)
+			return (int)v;
+	return -1;
+}
+
+int
 dpr_config_port_index(const struct dpr_config *cfg, const char *name)
 {
 	unsigned int i;
@@ -740,12 +785,12 @@ dpr_config_port_index(const struct dpr_config *cfg, const char *name)
 
 /* Routes the router's addresses imply: a static route may not replace them. */
 static const char *
-owned_prefix(struct parser *ps, const struct dpr_prefix *pf)
+owned_prefix(struct parser *ps, uint16_t vrf, const struct dpr_prefix *pf)
 {
 	struct dpr_prefix a;
 	unsigned int port;
 
-	switch (dpr_route_owned(&ps->addrs, pf, &port, &a)) {
+	switch (dpr_route_owned(&ps->addrs, vrf, pf, &port, &a)) {
 	case DPR_ROUTE_OWN_ADDRESS:
 		return "is the router's own address";
 	case DPR_ROUTE_OWN_BCAST:
@@ -757,13 +802,19 @@ owned_prefix(struct parser *ps, const struct dpr_prefix *pf)
 	}
 }
 
+/* Port @p name, which must be in VRF @p vrf: its index into *@p out. */
 static int
-lookup_port(struct parser *ps, const char *path, const char *name, int *out)
+lookup_port(struct parser *ps, const char *path, uint16_t vrf, const char *name, int *out)
 {
-	*out = dpr_config_port_index(ps->cfg, name);
+	const struct dpr_config *cfg = ps->cfg;
+
+	*out = dpr_config_port_index(cfg, name);
 	if (*out < 0)
 		return fail(ps, path, "port \"%s\": no port of that name in \"ports\" or \"vlans\"",
 			    name);
+	if (cfg->ports[*out].vrf != vrf)
+		return fail(ps, path, "port \"%s\" is in VRF \"%s\", not \"%s\" (no route or neighbour crosses VRFs)",
+			    name, cfg->vrfs[cfg->ports[*out].vrf].name, cfg->vrfs[vrf].name);
 	return 0;
 }
 
@@ -773,8 +824,9 @@ lookup_port(struct parser *ps, const char *path, const char *name, int *out)
  * @p gw, with *@p port set to the port whose subnet holds it.
  */
 static int
-check_gateway(struct parser *ps, const char *path, const char *via, const char *port_name,
-	      const struct dpr_prefix *pf, const char *prefix, struct dpr_ip *gw, int *port)
+check_gateway(struct parser *ps, const char *path, uint16_t vrf, const char *via,
+	      const char *port_name, const struct dpr_prefix *pf, const char *prefix,
+	      struct dpr_ip *gw, int *port)
 {
 	const char *why;
 	int ret;
@@ -789,13 +841,15 @@ check_gateway(struct parser *ps, const char *path, const char *via, const char *
 	if (dpr_ip_is_link_local(gw) && port_name == NULL)
 		return fail(ps, path, "via \"%s\": a link-local gateway needs \"port\" (the link it is on)",
 			    via);
-	ret = dpr_ifaddr_connected(&ps->addrs, gw, *port);
+	ret = dpr_ifaddr_connected(&ps->addrs, vrf, gw, *port);
 	if (ret < 0)
-		return fail(ps, path, "via \"%s\": not inside any connected subnet%s%s%s (add an address on the gateway's subnet to its port)",
+		return fail(ps, path, "via \"%s\": not inside any connected subnet%s%s%s%s%s%s (add an address on the gateway's subnet to its port)",
 			    via, port_name ? " of port \"" : "", port_name ? port_name : "",
-			    port_name ? "\"" : "");
+			    port_name ? "\"" : "", port_name || vrf == 0 ? "" : " in VRF \"",
+			    port_name || vrf == 0 ? "" : ps->cfg->vrfs[vrf].name,
+			    port_name || vrf == 0 ? "" : "\"");
 	*port = ret;
-	why = dpr_ifaddr_not_a_neighbour(&ps->addrs, gw);
+	why = dpr_ifaddr_not_a_neighbour(&ps->addrs, vrf, gw);
 	if (why != NULL)
 		return fail(ps, path, "via \"%s\": is %s, expected another host on the subnet",
 			    via, why);
@@ -848,9 +902,9 @@ parse_route_nexthops(struct parser *ps, const char *path, json_t *a, const char 
 		if (via == NULL)
 			return fail(ps, mp, "missing \"via\": the next hops of a multipath route are gateways (a directly attached route is {\"prefix\": ..., \"port\": ...} without \"nexthops\")");
 		nhs[i].port = -1;
-		if (port != NULL && (ret = lookup_port(ps, mp, port, &nhs[i].port)) < 0)
+		if (port != NULL && (ret = lookup_port(ps, mp, rc->vrf, port, &nhs[i].port)) < 0)
 			return ret;
-		ret = check_gateway(ps, mp, via, port, &rc->prefix, prefix, &nhs[i].via,
+		ret = check_gateway(ps, mp, rc->vrf, via, port, &rc->prefix, prefix, &nhs[i].via,
 				    &nhs[i].port);
 		if (ret < 0)
 			return ret;
@@ -875,7 +929,7 @@ static int
 parse_route(struct parser *ps, const char *path, json_t *obj,
 	    struct dpr_route_conf *rc)
 {
-	static const char *const keys[] = { "prefix", "via", "port", "nexthops", NULL };
+	static const char *const keys[] = { "prefix", "via", "port", "nexthops", "vrf", NULL };
 	const char *prefix, *via, *port, *why;
 	char hint[DPR_PREFIX_STRLEN] = "";
 	json_t *nexthops;
@@ -885,7 +939,8 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 	    (ret = check_keys(ps, path, obj, keys)) < 0 ||
 	    (ret = get_string(ps, path, obj, "prefix", true, &prefix)) < 0 ||
 	    (ret = get_string(ps, path, obj, "via", false, &via)) < 0 ||
-	    (ret = get_string(ps, path, obj, "port", false, &port)) < 0)
+	    (ret = get_string(ps, path, obj, "port", false, &port)) < 0 ||
+	    (ret = get_vrf(ps, path, obj, &rc->vrf)) < 0)
 		return ret;
 	nexthops = json_object_get(obj, "nexthops");
 
@@ -903,17 +958,18 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 		return fail(ps, path, "give \"via\" and \"port\", or \"nexthops\", not both (a multipath route lists every gateway in \"nexthops\", like [{\"via\": \"10.0.2.2\"}, {\"via\": \"10.0.3.2\"}])");
 	if (nexthops == NULL && via == NULL && port == NULL)
 		return fail(ps, path, "expected \"via\" (a gateway address) or \"port\" (a directly attached route), or \"nexthops\" (a multipath route)");
-	why = owned_prefix(ps, &rc->prefix);
+	why = owned_prefix(ps, rc->vrf, &rc->prefix);
 	if (why != NULL)
 		return fail(ps, path, "prefix \"%s\": %s, which the router installs itself", prefix, why);
 
 	rc->port = -1;
 	if (nexthops != NULL)
 		return parse_route_nexthops(ps, path, nexthops, prefix, rc);
-	if (port != NULL && (ret = lookup_port(ps, path, port, &rc->port)) < 0)
+	if (port != NULL && (ret = lookup_port(ps, path, rc->vrf, port, &rc->port)) < 0)
 		return ret;
 	if (via != NULL) {
-		ret = check_gateway(ps, path, via, port, &rc->prefix, prefix, &rc->via, &rc->port);
+		ret = check_gateway(ps, path, rc->vrf, via, port, &rc->prefix, prefix, &rc->via,
+				    &rc->port);
 		if (ret < 0)
 			return ret;
 		rc->has_via = true;
@@ -925,16 +981,22 @@ static int
 parse_neigh(struct parser *ps, const char *path, json_t *obj,
 	    struct dpr_neigh_conf *nc)
 {
-	static const char *const keys[] = { "address", "mac", "port", NULL };
+	static const char *const keys[] = { "address", "mac", "port", "vrf", NULL };
 	const char *addr, *mac, *port, *why;
+	uint16_t vrf = DPR_VRF_DEFAULT;
 	int ret, p = -1;
 
 	if ((ret = get_object(ps, path, obj)) < 0 ||
 	    (ret = check_keys(ps, path, obj, keys)) < 0 ||
 	    (ret = get_string(ps, path, obj, "address", true, &addr)) < 0 ||
 	    (ret = get_string(ps, path, obj, "mac", true, &mac)) < 0 ||
-	    (ret = get_string(ps, path, obj, "port", false, &port)) < 0)
+	    (ret = get_string(ps, path, obj, "port", false, &port)) < 0 ||
+	    (ret = get_vrf(ps, path, obj, &vrf)) < 0)
 		return ret;
+	/* With "port" alone, the port's VRF. */
+	if (port != NULL && json_object_get(obj, "vrf") == NULL &&
+	    (p = dpr_config_port_index(ps->cfg, port)) >= 0)
+		vrf = ps->cfg->ports[p].vrf;
 
 	if (dpr_ip_parse(addr, &nc->addr) < 0)
 		return fail(ps, path, "address \"%s\": expected an address like \"10.0.1.2\" or \"2001:db8:1::2\"",
@@ -946,13 +1008,16 @@ parse_neigh(struct parser *ps, const char *path, json_t *obj,
 	    rte_is_zero_ether_addr(&nc->mac))
 		return fail(ps, path, "mac \"%s\": expected a non-zero unicast MAC like 02:00:00:00:00:01",
 			    mac);
-	if (port != NULL && (ret = lookup_port(ps, path, port, &p)) < 0)
+	if (port != NULL && (ret = lookup_port(ps, path, vrf, port, &p)) < 0)
 		return ret;
-	nc->port = dpr_ifaddr_connected(&ps->addrs, &nc->addr, p);
+	nc->port = dpr_ifaddr_connected(&ps->addrs, vrf, &nc->addr, p);
 	if (nc->port < 0)
-		return fail(ps, path, "address \"%s\": not inside any connected subnet%s%s%s",
-			    addr, port ? " of port \"" : "", port ? port : "", port ? "\"" : "");
-	why = dpr_ifaddr_not_a_neighbour(&ps->addrs, &nc->addr);
+		return fail(ps, path, "address \"%s\": not inside any connected subnet%s%s%s%s%s%s",
+			    addr, port ? " of port \"" : "", port ? port : "", port ? "\"" : "",
+			    port || vrf == 0 ? "" : " in VRF \"",
+			    port || vrf == 0 ? "" : ps->cfg->vrfs[vrf].name,
+			    port || vrf == 0 ? "" : "\"");
+	why = dpr_ifaddr_not_a_neighbour(&ps->addrs, vrf, &nc->addr);
 	if (why != NULL)
 		return fail(ps, path, "address \"%s\": is %s, expected another host on the subnet",
 			    addr, why);
@@ -1012,6 +1077,8 @@ cmp_route_idx(const void *a, const void *b)
 
 	if (c != 0)
 		return c;
+	if (sort_routes[x].vrf != sort_routes[y].vrf)
+		return sort_routes[x].vrf < sort_routes[y].vrf ? -1 : 1;
 	return x < y ? -1 : x > y; /* the first one given comes first */
 }
 
@@ -1036,7 +1103,8 @@ check_duplicates(struct parser *ps)
 			const struct dpr_prefix *a = &cfg->routes[idx[i - 1]].prefix;
 			const struct dpr_prefix *b = &cfg->routes[idx[i]].prefix;
 
-			if (memcmp(a, b, sizeof(*a)) == 0) {
+			if (memcmp(a, b, sizeof(*a)) == 0 &&
+			    cfg->routes[idx[i - 1]].vrf == cfg->routes[idx[i]].vrf) {
 				unsigned int first = idx[i - 1];
 
 				snprintf(path, sizeof(path), "routes[%u]", idx[i]);
@@ -1051,6 +1119,7 @@ check_duplicates(struct parser *ps)
 	for (i = 0; i < cfg->n_neighs; i++)
 		for (j = 0; j < i; j++)
 			if (dpr_ip_equal(&cfg->neighs[i].addr, &cfg->neighs[j].addr) &&
+			    cfg->ports[cfg->neighs[i].port].vrf == cfg->ports[cfg->neighs[j].port].vrf &&
 			    (!dpr_ip_is_link_local(&cfg->neighs[i].addr) ||
 			     cfg->neighs[i].port == cfg->neighs[j].port)) {
 				snprintf(path, sizeof(path), "neighbors[%u]", i);
@@ -1199,20 +1268,171 @@ parse_metrics(struct parser *ps, json_t *o)
 	return 0;
 }
 
+/*
+ * The sizes and algorithms of a FIB pair (the top level's "fib", a VRF's
+ * "fib"), into @p v, which holds what applies when a key is absent.
+ */
 static int
-parse_root(struct parser *ps, json_t *root)
+parse_fib_sizes(struct parser *ps, const char *path, json_t *o, struct dpr_vrf_conf *v)
 {
-	static const char *const keys[] = {
-		"ports", "vlans", "routes", "neighbors", "control", "fib", "fpm", "kernel_routes",
-		"metrics", NULL
-	};
-	static const char *const control_keys[] = { "socket", "group", NULL };
+	uint64_t x;
+	int ret;
+
+	x = v->ip4_max_routes;
+	if ((ret = get_uint(ps, path, o, "ipv4_max_routes", 16, 16u << 20, &x)) < 0)
+		return ret;
+	v->ip4_max_routes = (uint32_t)x;
+	x = v->ip4_tbl8_groups;
+	if ((ret = get_uint(ps, path, o, "ipv4_tbl8_groups", 16, 1u << 24, &x)) < 0)
+		return ret;
+	v->ip4_tbl8_groups = (uint32_t)x;
+	x = v->ip6_max_routes;
+	if ((ret = get_uint(ps, path, o, "ipv6_max_routes", 16, 16u << 20, &x)) < 0)
+		return ret;
+	v->ip6_max_routes = (uint32_t)x;
+	x = v->ip6_tbl8_groups;
+	if ((ret = get_uint(ps, path, o, "ipv6_tbl8_groups", 16, 1u << 23, &x)) < 0)
+		return ret;
+	v->ip6_tbl8_groups = (uint32_t)x;
+	if ((ret = get_algorithm(ps, path, o, "ipv4_algorithm", &v->ip4_algorithm)) < 0 ||
+	    (ret = get_algorithm(ps, path, o, "ipv6_algorithm", &v->ip6_algorithm)) < 0)
+		return ret;
+	return 0;
+}
+
+static int
+parse_fib(struct parser *ps, json_t *o)
+{
 	static const char *const fib_keys[] = {
 		"ipv4_max_routes", "ipv4_tbl8_groups", "ipv6_max_routes", "ipv6_tbl8_groups",
 		"ipv4_algorithm", "ipv6_algorithm", "learned_neighbors_max", NULL
 	};
 	struct dpr_config *cfg = ps->cfg;
-	uint64_t v;
+	struct dpr_vrf_conf *v = &cfg->vrfs[DPR_VRF_DEFAULT];
+	uint64_t x;
+	int ret;
+
+	if (o != NULL) {
+		if ((ret = get_object(ps, "fib", o)) < 0 ||
+		    (ret = check_keys(ps, "fib", o, fib_keys)) < 0 ||
+		    (ret = parse_fib_sizes(ps, "fib", o, v)) < 0)
+			return ret;
+		x = cfg->learned_neighbors_max;
+		if ((ret = get_uint(ps, "fib", o, "learned_neighbors_max", 0,
+				    DPR_LEARNED_NEIGHBORS_LIMIT, &x)) < 0)
+			return ret;
+		cfg->learned_neighbors_max = (uint32_t)x;
+	}
+	cfg->ip4_max_routes = v->ip4_max_routes;
+	cfg->ip4_tbl8_groups = v->ip4_tbl8_groups;
+	cfg->ip6_max_routes = v->ip6_max_routes;
+	cfg->ip6_tbl8_groups = v->ip6_tbl8_groups;
+	cfg->ip4_algorithm = v->ip4_algorithm;
+	cfg->ip6_algorithm = v->ip6_algorithm;
+	return 0;
+}
+
+/*
+ * "vrfs": [{"name": "red", "table": 100, "fib": {...}}]: VRFs besides the
+ * default one, each with its kernel table (unique; not the kernel's own
+ * tables, which the default VRF's sources use) and its FIBs' sizes.
+ */
+static int
+parse_vrfs(struct parser *ps, json_t *root)
+{
+	static const char *const keys[] = { "name", "table", "fib", NULL };
+	static const char *const fib_keys[] = {
+		"ipv4_max_routes", "ipv4_tbl8_groups", "ipv6_max_routes", "ipv6_tbl8_groups",
+		"ipv4_algorithm", "ipv6_algorithm", NULL
+	};
+	struct dpr_config *cfg = ps->cfg;
+	json_t *a = json_object_get(root, "vrfs"), *o;
+	unsigned int j;
+	size_t i;
+	int ret;
+
+	if (a == NULL)
+		return 0;
+	if (!json_is_array(a))
+		return fail(ps, "vrfs", "expected an array of VRFs like [{\"name\": \"red\", \"table\": 100}], got %s",
+			    type_name(a));
+	if (json_array_size(a) > DPR_MAX_VRFS - 1)
+		return fail(ps, "vrfs", "%zu VRFs: at most %d besides the default one are supported",
+			    json_array_size(a), DPR_MAX_VRFS - 1);
+	json_array_foreach(a, i, o) {
+		struct dpr_vrf_conf *v = &cfg->vrfs[cfg->n_vrfs];
+		char path[32], fp[40];
+		const char *name;
+		uint64_t table;
+		json_t *f;
+
+		snprintf(path, sizeof(path), "vrfs[%zu]", i);
+		*v = cfg->vrfs[DPR_VRF_DEFAULT];
+		if ((ret = get_object(ps, path, o)) < 0 ||
+		    (ret = check_keys(ps, path, o, keys)) < 0 ||
+		    (ret = get_string(ps, path, o, "name", true, &name)) < 0 ||
+		    (ret = get_uint(ps, path, o, "table", 0, UINT32_MAX, &table)) < 0)
+			return ret;
+		if (!dpr_vrf_name_valid(name))
+			return fail(ps, path, "name \"%s\": expected 1 to %d letters, digits, '-' or '_' (\"%s\" is the default VRF's)",
+				    name, DPR_VRF_NAME_MAX, DPR_VRF_DEFAULT_NAME);
+		if (json_object_get(o, "table") == NULL)
+			return fail(ps, path, "missing required key \"table\" (the VRF's kernel routing table, like 100)");
+		if (table == 0 || (table >= 253 && table <= 255))
+			return fail(ps, path, "table %" PRIu64 ": the kernel's own (0 unspec, 253 default, 254 main, 255 local); give another, like 100",
+				    table);
+		for (j = 1; j < cfg->n_vrfs; j++) {
+			if (strcmp(cfg->vrfs[j].name, name) == 0)
+				return fail(ps, path, "name \"%s\" is already vrfs[%u]", name, j - 1);
+			if (cfg->vrfs[j].table == table)
+				return fail(ps, path, "table %" PRIu64 " is already vrfs[%u]'s (\"%s\")",
+					    table, j - 1, cfg->vrfs[j].name);
+		}
+		snprintf(v->name, sizeof(v->name), "%s", name);
+		v->table = (uint32_t)table;
+		f = json_object_get(o, "fib");
+		snprintf(fp, sizeof(fp), "%s.fib", path);
+		if (f != NULL && ((ret = get_object(ps, fp, f)) < 0 ||
+				  (ret = check_keys(ps, fp, f, fib_keys)) < 0 ||
+				  (ret = parse_fib_sizes(ps, fp, f, v)) < 0))
+			return ret;
+		cfg->n_vrfs++;
+	}
+	return 0;
+}
+
+
+/* The default VRF's sources take the tables "fpm" and "kernel_routes"
+ * name: no other VRF may have one of them. */
+static int
+check_vrf_tables(struct parser *ps)
+{
+	const struct dpr_config *cfg = ps->cfg;
+	unsigned int v;
+	char path[32];
+
+	for (v = 1; v < cfg->n_vrfs; v++) {
+		const char *by = cfg->fpm.enabled && cfg->fpm.table == cfg->vrfs[v].table ? "fpm" :
+				 cfg->kernel_routes.enabled &&
+				 cfg->kernel_routes.table == cfg->vrfs[v].table ? "kernel_routes" : NULL;
+
+		snprintf(path, sizeof(path), "vrfs[%u]", v - 1);
+		if (by != NULL)
+			return fail(ps, path, "table %u is %s.table, the default VRF's; give the VRF another",
+				    cfg->vrfs[v].table, by);
+	}
+	return 0;
+}
+
+static int
+parse_root(struct parser *ps, json_t *root)
+{
+	static const char *const keys[] = {
+		"ports", "vlans", "vrfs", "routes", "neighbors", "control", "fib", "fpm",
+		"kernel_routes", "metrics", NULL
+	};
+	static const char *const control_keys[] = { "socket", "group", NULL };
+	struct dpr_config *cfg = ps->cfg;
 	json_t *o;
 	int ret;
 
@@ -1220,6 +1440,8 @@ parse_root(struct parser *ps, json_t *root)
 		return fail(ps, NULL, "expected a JSON object at the top level, got %s",
 			    type_name(root));
 	if ((ret = check_keys(ps, "(top level)", root, keys)) < 0 ||
+	    (ret = parse_fib(ps, json_object_get(root, "fib"))) < 0 ||
+	    (ret = parse_vrfs(ps, root)) < 0 ||
 	    (ret = parse_ports(ps, root)) < 0 ||
 	    (ret = parse_array(ps, root, "routes", sizeof(struct dpr_route_conf),
 			       (void **)&cfg->routes, &cfg->n_routes, route_one)) < 0 ||
@@ -1252,37 +1474,6 @@ parse_root(struct parser *ps, json_t *root)
 		}
 	}
 
-	o = json_object_get(root, "fib");
-	if (o != NULL) {
-		if ((ret = get_object(ps, "fib", o)) < 0 ||
-		    (ret = check_keys(ps, "fib", o, fib_keys)) < 0)
-			return ret;
-		v = cfg->ip4_max_routes;
-		if ((ret = get_uint(ps, "fib", o, "ipv4_max_routes", 16, 16u << 20, &v)) < 0)
-			return ret;
-		cfg->ip4_max_routes = (uint32_t)v;
-		v = cfg->ip4_tbl8_groups;
-		if ((ret = get_uint(ps, "fib", o, "ipv4_tbl8_groups", 16, 1u << 24, &v)) < 0)
-			return ret;
-		cfg->ip4_tbl8_groups = (uint32_t)v;
-		v = cfg->ip6_max_routes;
-		if ((ret = get_uint(ps, "fib", o, "ipv6_max_routes", 16, 16u << 20, &v)) < 0)
-			return ret;
-		cfg->ip6_max_routes = (uint32_t)v;
-		v = cfg->ip6_tbl8_groups;
-		if ((ret = get_uint(ps, "fib", o, "ipv6_tbl8_groups", 16, 1u << 23, &v)) < 0)
-			return ret;
-		cfg->ip6_tbl8_groups = (uint32_t)v;
-		if ((ret = get_algorithm(ps, o, "ipv4_algorithm", &cfg->ip4_algorithm)) < 0 ||
-		    (ret = get_algorithm(ps, o, "ipv6_algorithm", &cfg->ip6_algorithm)) < 0)
-			return ret;
-		v = cfg->learned_neighbors_max;
-		if ((ret = get_uint(ps, "fib", o, "learned_neighbors_max", 0, DPR_LEARNED_NEIGHBORS_LIMIT,
-				    &v)) < 0)
-			return ret;
-		cfg->learned_neighbors_max = (uint32_t)v;
-	}
-
 	o = json_object_get(root, "fpm");
 	if (o != NULL && (ret = parse_fpm(ps, o)) < 0)
 		return ret;
@@ -1292,7 +1483,7 @@ parse_root(struct parser *ps, json_t *root)
 	o = json_object_get(root, "metrics");
 	if (o != NULL && (ret = parse_metrics(ps, o)) < 0)
 		return ret;
-	return 0;
+	return check_vrf_tables(ps);
 }
 
 static struct dpr_config *
@@ -1315,6 +1506,12 @@ parse_json(json_t *root, const char *origin, char *err, size_t err_len)
 	cfg->ip6_max_routes = DPR_DEFAULT_IP6_MAX_ROUTES;
 	cfg->ip6_tbl8_groups = DPR_DEFAULT_IP6_TBL8;
 	cfg->learned_neighbors_max = DPR_LEARNED_NEIGHBORS_DEFAULT;
+	cfg->n_vrfs = 1;
+	cfg->vrfs[DPR_VRF_DEFAULT] = (struct dpr_vrf_conf){
+		.name = DPR_VRF_DEFAULT_NAME, .table = DPR_KROUTE_TABLE_MAIN,
+		.ip4_max_routes = cfg->ip4_max_routes, .ip4_tbl8_groups = cfg->ip4_tbl8_groups,
+		.ip6_max_routes = cfg->ip6_max_routes, .ip6_tbl8_groups = cfg->ip6_tbl8_groups,
+	};
 	ps.cfg = cfg;
 
 	ret = parse_root(&ps, root);
@@ -1420,6 +1617,8 @@ dpr_config_addresses(const struct dpr_config *cfg, struct dpr_ifaddrs *t)
 	unsigned int p, k;
 
 	dpr_ifaddr_init(t, cfg->n_ports);
+	for (p = 0; p < cfg->n_ports; p++)
+		dpr_ifaddr_set_vrf(t, p, cfg->ports[p].vrf);
 	for (p = 0; p < cfg->n_ports; p++)
 		for (k = 0; k < cfg->ports[p].n_addrs; k++)
 			(void)dpr_ifaddr_add(t, p, &cfg->ports[p].addrs[k], NULL);

@@ -86,6 +86,29 @@ enum dpr_neigh_learning {
 	DPR_NEIGH_STATIC_ONLY,
 };
 
+/*
+ * VRFs: vrfs[0] is the default VRF, which every interface is in unless it
+ * says otherwise; the file's vrfs[] follow, in file order. A VRF's index
+ * is what interfaces, routes and the router's tables use.
+ */
+#define DPR_MAX_VRFS 16
+#define DPR_VRF_DEFAULT 0
+#define DPR_VRF_NAME_MAX 15
+#define DPR_VRF_DEFAULT_NAME "default"
+
+/** A VRF (vrfs[]): its own IPv4 and IPv6 FIB, sized as "fib" unless it
+ * says otherwise. */
+struct dpr_vrf_conf {
+	char name[DPR_VRF_NAME_MAX + 1];
+	uint32_t table;          /**< its kernel table (FPM's RTA_TABLE, the mirror's) */
+	uint32_t ip4_max_routes;
+	uint32_t ip4_tbl8_groups;
+	uint32_t ip6_max_routes;
+	uint32_t ip6_tbl8_groups;
+	enum dpr_fib_algo ip4_algorithm;
+	enum dpr_fib_algo ip6_algorithm;
+};
+
 /** The lowest and highest VLAN id of a VLAN interface (802.1Q: 0 tags
  * priority only, 4095 is reserved). */
 #define DPR_VLAN_ID_MIN 1
@@ -94,12 +117,13 @@ enum dpr_neigh_learning {
 /**
  * A port (ports[]) or a VLAN interface (vlans[]): the same per-interface
  * settings; a VLAN interface has no device of its own but a parent port
- * whose device, MAC and queues it shares. A later "vrf" key belongs here.
+ * whose device, MAC and queues it shares.
  */
 struct dpr_port_conf {
 	char name[DPR_PORT_NAME_MAX + 1];
 	int parent;              /**< -1: a port; else vlans[]: index of its port */
 	uint16_t vlan_id;        /**< DPR_VLAN_ID_MIN to DPR_VLAN_ID_MAX; 0 for a port */
+	uint16_t vrf;            /**< index into vrfs[] (0: the default VRF) */
 	char device[DPR_DEVICE_MAX]; /**< "" for a VLAN interface */
 	bool has_mac;
 	struct rte_ether_addr mac;
@@ -132,6 +156,7 @@ struct dpr_route_nh_conf {
  */
 struct dpr_route_conf {
 	struct dpr_prefix prefix;
+	uint16_t vrf;            /**< index into vrfs[] */
 	bool has_via;
 	struct dpr_ip via;
 	int port; /**< index into ports[], -1 when resolved from via */
@@ -183,6 +208,8 @@ struct dpr_config {
 	unsigned int n_ports;
 	unsigned int n_phys;
 	struct dpr_port_conf ports[DPR_MAX_PORTS];
+	unsigned int n_vrfs;     /**< at least 1: the default VRF */
+	struct dpr_vrf_conf vrfs[DPR_MAX_VRFS];
 	unsigned int n_routes;
 	struct dpr_route_conf *routes;
 	unsigned int n_neighs;
@@ -244,6 +271,13 @@ dpr_port_conf_is_vlan(const struct dpr_port_conf *pc)
 {
 	return pc->parent >= 0;
 }
+
+/** Index of the VRF named @p name (vrfs[]; "default" is 0), or -1. */
+int dpr_config_vrf_index(const struct dpr_config *cfg, const char *name);
+
+/** Is @p name one a VRF of vrfs[] may have: 1 to DPR_VRF_NAME_MAX letters,
+ * digits, '-' or '_', and not the default VRF's? */
+bool dpr_vrf_name_valid(const char *name);
 
 /** Index of the port or VLAN interface named @p name, or -1. */
 int dpr_config_port_index(const struct dpr_config *cfg, const char *name);

@@ -359,7 +359,7 @@ dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint
 	/* A connected subnet's broadcast address names no one host: never a
 	 * source to forward from, nor to answer (RFC 1812 5.3.7, 4.2.2.11). */
 	if (addr == DPR_DROP_NONE || addr < 0) {
-		if (dpr_fib4_lookup(w->fib, rte_be_to_cpu_32(ip->src_addr)) == DPR_NH_BCAST)
+		if (dpr_fib4_lookup(b->fib4, rte_be_to_cpu_32(ip->src_addr)) == DPR_NH_BCAST)
 			addr = DPR_DROP_MARTIAN;
 	}
 	if (addr != DPR_DROP_NONE) {
@@ -379,7 +379,7 @@ dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint
 	if (bcast) {
 		/* Broadcast or multicast frames are never forwarded (RFC 1812
 		 * 5.3.4), options or not: settle them here. */
-		nh = dpr_fib4_lookup(w->fib, *dst);
+		nh = dpr_fib4_lookup(b->fib4, *dst);
 		dpr_ip4_act(w, b, m, nh, true, &(union dpr_nh_word){ .u64 = 0 });
 		return false;
 	}
@@ -448,7 +448,7 @@ dpr_ip6_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m)
 		return false;
 	}
 	if (bcast || sc == DPR_IP6_ADDR_LINK_LOCAL || dc == DPR_IP6_ADDR_LINK_LOCAL) {
-		nh = dpr_fib6_lookup(w->fib6, ip->dst_addr);
+		nh = dpr_fib6_lookup(b->fib6, ip->dst_addr);
 		nh_of_flow(w, m, nh, &h);
 		/* Unicast to us in a broadcast frame, or to one of our
 		 * link-local addresses: ours. The rest of link-layer

@@ -115,6 +115,10 @@ struct dpr_port_dp {
 	 * interface of each VLAN id, 0 for none (4096 entries); NULL: the
 	 * port has none, and its bursts are not demultiplexed. */
 	const uint8_t *vlan_if;
+	/** The FIBs of the interface's VRF, where what it receives is looked
+	 * up; NULL: the worker's own (w->fib, w->fib6: a unit rig's). */
+	struct dpr_fib4 *fib4;
+	struct dpr_fib6 *fib6;
 };
 
 /*
@@ -250,6 +254,8 @@ struct dpr_worker {
 	struct dpr_rxq rxq[2 * DPR_MAX_PORTS];
 	const struct dpr_port_dp *ports;
 	uint8_t port_index[RTE_MAX_ETHPORTS]; /**< DPDK port id -> dpr port */
+	/* The default VRF's FIBs: those of a port whose dpr_port_dp names
+	 * none (unit rigs); dpr's own ports all name their VRF's. */
 	struct dpr_fib4 *fib;
 	struct dpr_fib6 *fib6;
 	const union dpr_nh_word *nh;
@@ -303,11 +309,30 @@ struct dpr_worker {
 /** What leaves a burst other than through a TX buffer, gathered per burst. */
 struct dpr_burst {
 	uint16_t in;          /**< dpr port the burst came in on */
+	/* The FIBs of its VRF (dpr_burst_begin()). */
+	struct dpr_fib4 *fib4;
+	struct dpr_fib6 *fib6;
 	uint16_t n_exc;
 	uint16_t n_drop;
 	struct rte_mbuf *exc[DPR_BURST];
 	struct rte_mbuf *drop[DPR_BURST];
 };
+
+/**
+ * Start burst @p b of dpr port @p in: nothing dropped or diverted yet, and
+ * the FIBs of the port's VRF, which every lookup of the burst reads.
+ */
+static __rte_always_inline void
+dpr_burst_begin(const struct dpr_worker *w, struct dpr_burst *b, uint16_t in)
+{
+	const struct dpr_port_dp *pd = &w->ports[in];
+
+	b->in = in;
+	b->n_exc = 0;
+	b->n_drop = 0;
+	b->fib4 = pd->fib4 != NULL ? pd->fib4 : w->fib;
+	b->fib6 = pd->fib6 != NULL ? pd->fib6 : w->fib6;
+}
 
 /** Bits 0 to @p n - 1 (@p n at most 32): every packet of a burst of @p n. */
 static __rte_always_inline uint32_t

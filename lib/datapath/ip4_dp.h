@@ -449,7 +449,7 @@ dpr_l3_screen_other(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *
 	}
 	if (((const struct rte_ether_hdr *)eth)->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6))
 		return dpr_ip4_slow(w, b, m, dst);
-	f6 = dpr_ip6_fast_init(w, b->in);
+	f6 = dpr_ip6_fast_init(w, b);
 	r = dpr_ip6_screen(w, &f6, b, m, eth, &p->ent[*dst], false);
 	*dst = 0;
 	if (r & DPR_SCREEN_V6)
@@ -546,17 +546,17 @@ slow:
 	}
 }
 
-/** What the IPv4 screen of a burst received on dpr port @p in works with. */
+/** What the IPv4 screen of burst @p b (dpr_burst_begin()) works with. */
 static __rte_always_inline struct dpr_ip4_fast
-dpr_ip4_fast_init(const struct dpr_worker *w, uint16_t in)
+dpr_ip4_fast_init(const struct dpr_worker *w, const struct dpr_burst *b)
 {
 	struct dpr_ip4_fast f = {
-		.head = w->head[in], .head_mask = w->head_mask,
+		.head = w->head[b->in], .head_mask = w->head_mask,
 		.max_span = w->fast_max_len - (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)),
-		.src_bcast = w->fib->src_bcast, .slow = 0, .gone = 0,
+		.src_bcast = b->fib4->src_bcast, .slow = 0, .gone = 0,
 	};
 
-	f.tbl24 = dpr_fib4_first_level(w->fib, &f.t24_shift);
+	f.tbl24 = dpr_fib4_first_level(b->fib4, &f.t24_shift);
 	return f;
 }
 
@@ -618,8 +618,8 @@ static __rte_noinline uint64_t
 dpr_ip6_screen_loop(struct dpr_worker *w, struct dpr_ip4_pending *p, unsigned int n,
 		    const bool hw_cksum)
 {
-	struct dpr_ip4_fast f = dpr_ip4_fast_init(w, p->b.in);
-	const struct dpr_ip6_fast f6 = dpr_ip6_fast_init(w, p->b.in);
+	struct dpr_ip4_fast f = dpr_ip4_fast_init(w, &p->b);
+	const struct dpr_ip6_fast f6 = dpr_ip6_fast_init(w, &p->b);
 	struct dpr_l3_marks k = { 0, 0 };
 	unsigned int i;
 	uint32_t v6;
@@ -677,8 +677,11 @@ static __rte_always_inline void
 dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n,
 		     struct dpr_ip4_pending *p, const bool v6_first)
 {
-	struct dpr_ip4_fast f = dpr_ip4_fast_init(w, in);
 	const uint16_t port_id = dpr_mbuf_port(w->ports, in);
+	struct dpr_ip4_fast f;
+
+	dpr_burst_begin(w, &p->b, in);
+	f = dpr_ip4_fast_init(w, &p->b);
 
 	/* dpr_tx_flush() charges a packet its TX queue refused to the port it
 	 * came in on, by mbuf->port. Most PMDs set it; some (net_ring) leave
@@ -691,9 +694,6 @@ dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n,
 			p->pkts[i]->port = port_id;
 	}
 	p->n = n;
-	p->b.in = in;
-	p->b.n_exc = 0;
-	p->b.n_drop = 0;
 	p->v6 = 0;
 	p->v6_slow = 0;
 	/* Screen the headers, prefetching packets ahead and the FIB entries
@@ -771,9 +771,9 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 {
 	const bool irregular = mix == DPR_L3_MIXED;
 	const union dpr_nh_word *nhw = w->nh;
-	const struct dpr_fib4 *fib = w->fib;
+	const struct dpr_fib4 *fib = p->b.fib4;
 	/* A worker of an IPv4-only test may have no IPv6 FIB. */
-	const uint32_t *tbl8 = mix != DPR_L3_IP4 && p->v6 != 0 ? w->fib6->tbl8 : NULL;
+	const uint32_t *tbl8 = mix != DPR_L3_IP4 && p->v6 != 0 ? p->b.fib6->tbl8 : NULL;
 	/* Locals, not p->: the header stores below could alias p's fields,
 	 * which would make the compiler reload them for every packet. */
 	struct rte_mbuf *const *pkts = p->pkts;
@@ -818,7 +818,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 		/* A stepped burst's IPv6 entries are the first tbl8 level's,
 		 * whatever the hint says now. */
 		if (v6 != 0 && (p->stage == DPR_PEND_STEPPED ||
-				__atomic_load_n(&w->fib6->deep, __ATOMIC_RELAXED))) {
+				__atomic_load_n(&p->b.fib6->deep, __ATOMIC_RELAXED))) {
 			if (p->stage != DPR_PEND_STEPPED)
 				for (i = n4; i < n; i++)
 					dpr_ip6_step(tbl8, ethp, order[i], p->ent, 3);
@@ -986,9 +986,9 @@ dpr_pt4_lookup_burst(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *c
  * packet's family; a mixed burst walks each family's bits.
  */
 static __rte_noinline void
-dpr_ip4_lookup_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
+dpr_ip4_lookup_burst(struct dpr_ip4_pending *p)
 {
-	const struct dpr_fib4 *fib = w->fib;
+	const struct dpr_fib4 *fib = p->b.fib4;
 	const uint64_t *t24 = p->t24;
 	uint8_t *const *ethp = p->eth;
 	const unsigned int n = p->n;
@@ -999,7 +999,7 @@ dpr_ip4_lookup_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 
 	if (unlikely(fib->pt != NULL)) {
 		if (v6 != 0)
-			dpr_ip6_lookup_burst(w->fib6, ethp, v6, n, ent);
+			dpr_ip6_lookup_burst(p->b.fib6, ethp, v6, n, ent);
 		dpr_pt4_lookup_burst(fib, t24, ethp, dpr_burst_all(n) & ~v6, ent);
 		return;
 	}
@@ -1010,7 +1010,7 @@ dpr_ip4_lookup_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 		return;
 	}
 	/* IPv6 packets hold their tbl24 index in ent[] (dpr_ip6_screen()). */
-	dpr_ip6_lookup_burst(w->fib6, ethp, v6, n, ent);
+	dpr_ip6_lookup_burst(p->b.fib6, ethp, v6, n, ent);
 	if (v6 == dpr_burst_all(n))
 		return;
 	for (v4 = dpr_burst_all(n) & ~v6; v4 != 0; v4 &= v4 - 1)
@@ -1042,9 +1042,9 @@ dpr_ip6_only_burst(const struct dpr_ip4_pending *p)
  * ones asked for.
  */
 static __rte_noinline void
-dpr_ip6_ahead_burst(const struct dpr_worker *w, struct dpr_ip4_pending *p)
+dpr_ip6_ahead_burst(struct dpr_ip4_pending *p)
 {
-	dpr_ip6_lookup_burst(w->fib6, p->eth, p->v6, p->n, p->ent);
+	dpr_ip6_lookup_burst(p->b.fib6, p->eth, p->v6, p->n, p->ent);
 	p->stage = DPR_PEND_LOOKED;
 }
 
@@ -1057,9 +1057,9 @@ dpr_ip6_ahead_burst(const struct dpr_worker *w, struct dpr_ip4_pending *p)
  * IPv6 ones went ahead (DPR_PEND_LOOKED).
  */
 static __rte_noinline void
-dpr_ip6_first_step_burst(const struct dpr_worker *w, struct dpr_ip4_pending *p)
+dpr_ip6_first_step_burst(struct dpr_ip4_pending *p)
 {
-	const uint32_t *tbl8 = w->fib6->tbl8;
+	const uint32_t *tbl8 = p->b.fib6->tbl8;
 	uint8_t *const *ethp = p->eth;
 	uint32_t *ent = p->ent;
 	const unsigned int n = p->n;
@@ -1074,7 +1074,7 @@ dpr_ip6_first_step_burst(const struct dpr_worker *w, struct dpr_ip4_pending *p)
 	} else {
 		if (p->stage == DPR_PEND_LOOKED)
 			for (m = dpr_burst_all(n) & ~v6; m != 0; m &= m - 1)
-				dpr_ip4_lookup_one(w->fib, p->t24, ethp,
+				dpr_ip4_lookup_one(p->b.fib4, p->t24, ethp,
 						   (unsigned int)__builtin_ctz(m), ent);
 		for (m = v6; m != 0; m &= m - 1)
 			dpr_ip6_step(tbl8, ethp, (unsigned int)__builtin_ctz(m), ent, 3);
@@ -1097,8 +1097,8 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 		 * the hint says now. */
 		if (p->stage == DPR_PEND_STEPPED) {
 			n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6_DEEP);
-		} else if (__atomic_load_n(&w->fib6->deep, __ATOMIC_RELAXED)) {
-			dpr_ip6_first_step_burst(w, p);
+		} else if (__atomic_load_n(&p->b.fib6->deep, __ATOMIC_RELAXED)) {
+			dpr_ip6_first_step_burst(p);
 			n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6_DEEP);
 		} else {
 			n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6);
@@ -1139,16 +1139,16 @@ dpr_ip4_pipeline(struct dpr_worker *w, uint16_t in, uint16_t n,
 {
 	if (waiting != NULL) {
 		if (waiting->stage == DPR_PEND_LOOKED)
-			dpr_ip6_first_step_burst(w, waiting);
+			dpr_ip6_first_step_burst(waiting);
 		else
-			dpr_ip4_lookup_burst(w, waiting);
+			dpr_ip4_lookup_burst(waiting);
 	}
 	dpr_l3_screen_burst(w, in, n, next);
 	if (waiting != NULL)
 		dpr_ip4_forward_burst(w, waiting);
-	if (next->v6 != 0 && __atomic_load_n(&w->fib6->deep, __ATOMIC_RELAXED)) {
+	if (next->v6 != 0 && __atomic_load_n(&next->b.fib6->deep, __ATOMIC_RELAXED)) {
 		rte_rcu_qsbr_quiescent(w->qsbr, w->index);
-		dpr_ip6_ahead_burst(w, next);
+		dpr_ip6_ahead_burst(next);
 	}
 	return next;
 }
@@ -1168,9 +1168,9 @@ static __rte_always_inline void
 dpr_ip4_finish_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 {
 	if (p->stage == DPR_PEND_SCREENED)
-		dpr_ip4_lookup_burst(w, p);
+		dpr_ip4_lookup_burst(p);
 	else if (p->stage == DPR_PEND_LOOKED)
-		dpr_ip6_first_step_burst(w, p);
+		dpr_ip6_first_step_burst(p);
 	dpr_ip4_forward_burst(w, p);
 }
 

@@ -131,15 +131,15 @@ struct dpr_ip6_fast {
 };
 
 static __rte_always_inline struct dpr_ip6_fast
-dpr_ip6_fast_init(const struct dpr_worker *w, uint16_t in)
+dpr_ip6_fast_init(const struct dpr_worker *w, const struct dpr_burst *b)
 {
 	struct dpr_ip6_fast f = {
-		.head = w->head6[in], .head_mask = w->head6_mask,
+		.head = w->head6[b->in], .head_mask = w->head6_mask,
 		.max_span = w->fast_max_len -
 			(uint32_t)(RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr)),
 	};
 
-	f.tbl24 = dpr_fib6_first_level(w->fib6, &f.t24_shift);
+	f.tbl24 = dpr_fib6_first_level(b->fib6, &f.t24_shift);
 	return f;
 }
 
@@ -315,7 +315,7 @@ dpr_ip6_step(const uint32_t *tbl8, uint8_t *const *ethp, unsigned int i, uint32_
  * there): true with its next-hop word and output port when it is to be
  * sent, its hop limit decremented; otherwise it was diverted or dropped.
  * @p slow: the reference let it through, so its next hop is decided the
- * long way. @p tbl8 and @p nhw are w->fib6's tbl8 array and w->nh, held by
+ * long way. @p tbl8 and @p nhw are the burst's IPv6 FIB's tbl8 array and w->nh, held by
  * the caller for the burst.
  */
 static __rte_always_inline bool

@@ -106,6 +106,17 @@ struct dpr_exc_engine {
 	} c6;
 };
 
+/*
+ * The tables of the VRF packet @p m belongs to: that of the port in its
+ * exception metadata (where it came in; for the router's own packets,
+ * where they leave, which routes of the same VRF chose).
+ */
+static inline struct dpr_rib *
+dpr_exc_rib(const struct dpr_exc_engine *x, const struct rte_mbuf *m)
+{
+	return dpr_router_port_rib(x->r, DPR_EXC_META_PORT(m->hash.usr));
+}
+
 /** Next hop @p nh as the control thread forwards by it now (ovr_nh above). */
 static inline union dpr_nh_word
 dpr_exc_word(const struct dpr_exc_engine *x, uint32_t nh)

@@ -97,12 +97,14 @@ is_our_address(struct dpr_exc_engine *x, uint16_t port, uint32_t ip)
  * take one member: they are hashed by destination alone.
  */
 static int
-egress(struct dpr_exc_engine *x, uint32_t dst, uint32_t *nh, uint32_t *src)
+egress(struct dpr_exc_engine *x, const struct rte_mbuf *m, uint32_t dst, uint32_t *nh,
+       uint32_t *src)
 {
 	const struct dpr_nh_info *info;
 	union dpr_nh_word w;
 
-	*nh = dpr_nh_pick(x->r->nh, dpr_fib4_lookup(x->r->fib4, dst), rte_jhash_1word(dst, 4));
+	*nh = dpr_nh_pick(x->r->nh, dpr_fib4_lookup(dpr_exc_rib(x, m)->fib4, dst),
+			  rte_jhash_1word(dst, 4));
 	w = dpr_exc_word(x, *nh);
 	info = dpr_nh_info(x->r->nh, *nh);
 	if ((w.kind != DPR_NH_KIND_FORWARD && w.kind != DPR_NH_KIND_UNRESOLVED) || info == NULL)
@@ -144,7 +146,7 @@ route_own(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t dst)
 {
 	uint32_t nh, src;
 
-	if (egress(x, dst, &nh, &src) < 0) {
+	if (egress(x, m, dst, &nh, &src) < 0) {
 		x->c.icmp_unroutable++;
 		rte_pktmbuf_free(m);
 		return;
@@ -208,7 +210,7 @@ icmp_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t c
 
 	if (DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET || !dpr_icmp4_error_allowed(m)) {
 		x->c.icmp_not_allowed++;
-	} else if ((out = egress(x, src, &nh, &from)) < 0 || from == 0) {
+	} else if ((out = egress(x, m, src, &nh, &from)) < 0 || from == 0) {
 		x->c.icmp_unroutable++;
 	} else if (!dpr_exc_rate_ok(x, src)) {
 		x->c.icmp_rate_limited++;
@@ -498,9 +500,9 @@ ms_since_midnight(void)
 static bool
 is_router_address(uint32_t addr, const void *arg)
 {
-	const struct dpr_exc_engine *x = arg;
+	const struct dpr_fib4 *fib = arg; /* the packet's VRF's */
 
-	return dpr_fib4_lookup(x->r->fib4, addr) == DPR_NH_LOCAL;
+	return dpr_fib4_lookup(fib, addr) == DPR_NH_LOCAL;
 }
 
 /*
@@ -539,7 +541,7 @@ options_forward(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t out, uint
 							  sizeof(struct rte_ether_hdr));
 	struct dpr_ip4_opt_hop hop = {
 		.out_addr = port_addr(x, out, gw), .ts_ms = ms_since_midnight(),
-		.is_local = is_router_address, .arg = x,
+		.is_local = is_router_address, .arg = dpr_exc_rib(x, m)->fib4,
 	};
 	uint8_t ptr = 0;
 	enum dpr_ip4_opt_verdict v = dpr_ip4_options_forward(ip, &hop, &ptr);
@@ -585,7 +587,8 @@ forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	/* Whatever path it came by, the frame is the IP packet from here on:
 	 * nothing past the total length is sent or fragmented. */
 	dpr_pktmbuf_cut(m, sizeof(*eth) + rte_be_to_cpu_16(ip->total_length));
-	nh = dpr_nh_pick(x->r->nh, dpr_fib4_lookup(x->r->fib4, dst), dpr_flow_hash_ctl(m));
+	nh = dpr_nh_pick(x->r->nh, dpr_fib4_lookup(dpr_exc_rib(x, m)->fib4, dst),
+			 dpr_flow_hash_ctl(m));
 	w = dpr_exc_word(x, nh);
 	switch (dpr_ip4_decide(w, ip, !rte_is_unicast_ether_addr(&eth->dst_addr), x->r->port_dp)) {
 	case DPR_L3_FORWARD:
@@ -650,7 +653,7 @@ arp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 	 * unicasts to whoever claimed them). */
 	if (dpr_arp_parse(m, &a) < 0 ||
 	    (a.sip != 0 && (dpr_ip4_special_octet[a.sip >> 24] ||
-			    dpr_fib4_lookup(x->r->fib4, a.sip) == DPR_NH_BCAST))) {
+			    dpr_fib4_lookup(dpr_exc_rib(x, m)->fib4, a.sip) == DPR_NH_BCAST))) {
 		x->c.arp_invalid++;
 		rte_pktmbuf_free(m);
 		return;
@@ -736,9 +739,10 @@ directed_broadcast(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 	struct rte_mbuf *c;
 	int out;
 
-	if (dst.ip4 == UINT32_MAX || dpr_fib4_lookup(x->r->fib4, dst.ip4) != DPR_NH_BCAST)
+	if (dst.ip4 == UINT32_MAX ||
+	    dpr_fib4_lookup(dpr_router_port_rib(x->r, in)->fib4, dst.ip4) != DPR_NH_BCAST)
 		return;
-	out = dpr_ifaddr_connected(&x->r->addrs, &dst, -1);
+	out = dpr_ifaddr_connected(&x->r->addrs, dpr_router_port_vrf(x->r, in), &dst, -1);
 	if (out < 0 || out == in || !x->r->cfg->ports[out].forward_directed_broadcast)
 		return;
 	if (!rte_is_unicast_ether_addr(&eth->dst_addr) || (ip->version_ihl & 0xf) != 5 ||
@@ -771,7 +775,7 @@ local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	directed_broadcast(x, m, in);
 	if (ip->next_proto_id == IPPROTO_ICMP && !x->r->cfg->ports[in].transparent) {
 		uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
-		uint32_t nh = dpr_fib4_lookup(x->r->fib4, dst);
+		uint32_t nh = dpr_fib4_lookup(dpr_router_port_rib(x->r, in)->fib4, dst);
 
 		if (nh == DPR_NH_BCAST && is_echo_request(m)) {
 			/* To a connected subnet's broadcast: ignored unless the

@@ -474,7 +474,8 @@ hash6(const uint8_t *a)
 
 /*
  * Where a packet to @p dst leaves: port, next hop and the router's address
- * there. A link-local @p dst is on the link of @p in only.
+ * there, in the VRF of port @p in. A link-local @p dst is on the link of
+ * @p in only.
  * @return the output port, or -1 when @p dst has no route out.
  */
 static int
@@ -489,7 +490,8 @@ egress6(struct dpr_exc_engine *x, const uint8_t *dst, uint16_t in, uint32_t *nh,
 		return in;
 	}
 	/* A multipath route: one member per destination, as IPv4's egress(). */
-	*nh = dpr_nh_pick(x->r->nh, dpr_fib6_lookup(x->r->fib6, dst), hash6(dst));
+	*nh = dpr_nh_pick(x->r->nh, dpr_fib6_lookup(dpr_router_port_rib(x->r, in)->fib6, dst),
+			  hash6(dst));
 	w = dpr_exc_word(x, *nh);
 	info = dpr_nh_info(x->r->nh, *nh);
 	if ((w.kind != DPR_NH_KIND_FORWARD && w.kind != DPR_NH_KIND_UNRESOLVED) || info == NULL)
@@ -696,7 +698,7 @@ redirect6(struct dpr_exc_engine *x, const struct rte_mbuf *m, uint16_t in, uint3
 	    memcmp(target, ip->src_addr, 16) == 0 ||
 	    !dpr_icmp6_error_allowed(m, DPR_ICMP6_REDIRECT, 0) ||
 	    (!dpr_ip6_is_link_local(ip->src_addr) &&
-	     dpr_ifaddr_connected(&x->r->addrs, &src, in) != in)) {
+	     dpr_ifaddr_connected(&x->r->addrs, dpr_router_port_vrf(x->r, in), &src, in) != in)) {
 		x->c6.redirect_not_allowed++;
 		return;
 	}
@@ -734,7 +736,8 @@ forward6_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	uint32_t nh;
 
 	dpr_pktmbuf_cut(m, sizeof(*eth) + sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len));
-	nh = dpr_nh_pick(x->r->nh, dpr_fib6_lookup(x->r->fib6, ip->dst_addr), dpr_flow_hash_ctl(m));
+	nh = dpr_nh_pick(x->r->nh, dpr_fib6_lookup(dpr_router_port_rib(x->r, in)->fib6, ip->dst_addr),
+			 dpr_flow_hash_ctl(m));
 	w = dpr_exc_word(x, nh);
 	switch (dpr_ip6_decide(w, ip, !rte_is_unicast_ether_addr(&eth->dst_addr), x->r->port_dp)) {
 	case DPR_L3_FORWARD:
@@ -784,7 +787,8 @@ dpr_exc6_release(struct dpr_exc_engine *x, struct rte_mbuf *m, bool resolved)
 			const struct rte_ipv6_hdr *ip = ip6_of(m);
 			uint8_t src[16];
 			uint32_t nh;
-			int out = egress6(x, ip->dst_addr, 0, &nh, src);
+			int out = egress6(x, ip->dst_addr, (uint16_t)DPR_EXC_META_PORT(m->hash.usr),
+					  &nh, src);
 
 			if (out >= 0 && nh != DPR_NH_NONE &&
 			    dpr_exc_word(x, nh).kind == DPR_NH_KIND_FORWARD) {

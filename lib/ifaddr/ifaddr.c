@@ -11,6 +11,13 @@ dpr_ifaddr_init(struct dpr_ifaddrs *t, unsigned int n_ports)
 	t->n_ports = n_ports < DPR_IFADDR_MAX_PORTS ? n_ports : DPR_IFADDR_MAX_PORTS;
 }
 
+void
+dpr_ifaddr_set_vrf(struct dpr_ifaddrs *t, unsigned int port, uint16_t vrf)
+{
+	if (port < t->n_ports)
+		t->vrf[port] = vrf;
+}
+
 /* Do connected subnets @p a and @p b overlap? Link-local ones never count:
  * every link has fe80::/64. */
 static bool
@@ -37,10 +44,10 @@ dpr_ifaddr_add(struct dpr_ifaddrs *t, unsigned int port, const struct dpr_prefix
 			return -EEXIST;
 		}
 	}
-	/* Several addresses of one port may share a subnet; two ports may
-	 * not (which one would the connected route name?). */
+	/* Several addresses of one port may share a subnet; two ports of a
+	 * VRF may not (which one would the connected route name?). */
 	for (p = 0; p < t->n_ports; p++) {
-		for (k = 0; p != port && k < t->n[p]; k++) {
+		for (k = 0; p != port && t->vrf[p] == t->vrf[port] && k < t->n[p]; k++) {
 			if (overlap(&t->a[p][k], a)) {
 				if (clash != NULL)
 					*clash = (struct dpr_ifaddr_clash){ p, k };
@@ -91,25 +98,26 @@ dpr_ifaddr_on(const struct dpr_ifaddrs *t, unsigned int port, const struct dpr_i
 }
 
 int
-dpr_ifaddr_owner(const struct dpr_ifaddrs *t, const struct dpr_ip *ip)
+dpr_ifaddr_owner(const struct dpr_ifaddrs *t, uint16_t vrf, const struct dpr_ip *ip)
 {
 	unsigned int p;
 
 	for (p = 0; p < t->n_ports; p++)
-		if (dpr_ifaddr_on(t, p, ip))
+		if (t->vrf[p] == vrf && dpr_ifaddr_on(t, p, ip))
 			return (int)p;
 	return -1;
 }
 
 int
-dpr_ifaddr_connected(const struct dpr_ifaddrs *t, const struct dpr_ip *ip, int port)
+dpr_ifaddr_connected(const struct dpr_ifaddrs *t, uint16_t vrf, const struct dpr_ip *ip,
+		     int port)
 {
 	unsigned int p, k;
 
 	if (dpr_ip_is_link_local(ip))
 		return port < (int)t->n_ports ? port : -1;
 	for (p = 0; p < t->n_ports; p++) {
-		if (port >= 0 && (int)p != port)
+		if (port >= 0 ? (int)p != port : t->vrf[p] != vrf)
 			continue;
 		for (k = 0; k < t->n[p]; k++)
 			if (dpr_prefix_contains(&t->a[p][k], ip))
@@ -156,14 +164,14 @@ dpr_ifaddr_anycast_on(const struct dpr_ifaddrs *t, unsigned int port, const stru
 }
 
 const char *
-dpr_ifaddr_not_a_neighbour(const struct dpr_ifaddrs *t, const struct dpr_ip *ip)
+dpr_ifaddr_not_a_neighbour(const struct dpr_ifaddrs *t, uint16_t vrf, const struct dpr_ip *ip)
 {
 	unsigned int p, k;
 
 	if (ip->af == DPR_AF_IP6 && ip->ip6[0] == 0xff)
 		return "a multicast address";
 	for (p = 0; p < t->n_ports; p++) {
-		for (k = 0; k < t->n[p]; k++) {
+		for (k = 0; t->vrf[p] == vrf && k < t->n[p]; k++) {
 			const struct dpr_prefix *a = &t->a[p][k];
 			struct dpr_ip any;
 
@@ -215,7 +223,8 @@ dpr_ifaddr_source(const struct dpr_ifaddrs *t, unsigned int port, const struct d
 	if (!dpr_ip_is_link_local(peer)) {
 		a = global_on(t, port, peer);
 		for (p = 0; a == NULL && p < t->n_ports; p++)
-			a = global_on(t, p, peer);
+			if (t->vrf[p] == t->vrf[port])
+				a = global_on(t, p, peer);
 	}
 	for (k = 0; a == NULL && k < t->n[port]; k++)
 		if (dpr_ip_is_link_local(&t->a[port][k].addr))

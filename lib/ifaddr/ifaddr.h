@@ -30,6 +30,10 @@
 struct dpr_ifaddrs {
 	unsigned int n_ports;
 	unsigned int n[DPR_IFADDR_MAX_PORTS];
+	/** Each port's VRF (0: the default VRF). The questions about "any
+	 * port" are asked of one VRF's ports: the same subnet may be
+	 * connected in two VRFs. */
+	uint16_t vrf[DPR_IFADDR_MAX_PORTS];
 	/** address + subnet length, in the order added */
 	struct dpr_prefix a[DPR_IFADDR_MAX_PORTS][DPR_IFADDR_MAX_PER_PORT];
 };
@@ -40,8 +44,12 @@ struct dpr_ifaddr_clash {
 	unsigned int index;
 };
 
-/** An empty table for @p n_ports ports (at most DPR_IFADDR_MAX_PORTS). */
+/** An empty table for @p n_ports ports (at most DPR_IFADDR_MAX_PORTS), all
+ * in the default VRF. */
 void dpr_ifaddr_init(struct dpr_ifaddrs *t, unsigned int n_ports);
+
+/** Put @p port, which has no address yet, in VRF @p vrf. */
+void dpr_ifaddr_set_vrf(struct dpr_ifaddrs *t, unsigned int port, uint16_t vrf);
 
 /**
  * Add address @p a (address and subnet length) to port @p port.
@@ -65,18 +73,20 @@ const struct dpr_prefix *dpr_ifaddr_list(const struct dpr_ifaddrs *t, unsigned i
 bool dpr_ifaddr_on(const struct dpr_ifaddrs *t, unsigned int port, const struct dpr_ip *ip);
 
 /**
- * The first port that has @p ip as its address, or -1: "is this one of my
- * addresses", for any link. A link-local address is the router's only on
- * its own link: ask dpr_ifaddr_on() for one that arrived on a port.
+ * The first port of VRF @p vrf that has @p ip as its address, or -1: "is
+ * this one of my addresses", for any link. A link-local address is the
+ * router's only on its own link: ask dpr_ifaddr_on() for one that arrived
+ * on a port.
  */
-int dpr_ifaddr_owner(const struct dpr_ifaddrs *t, const struct dpr_ip *ip);
+int dpr_ifaddr_owner(const struct dpr_ifaddrs *t, uint16_t vrf, const struct dpr_ip *ip);
 
 /**
- * The port whose connected subnet holds @p ip, or -1; with @p port >= 0
- * that port only. A link-local address is on the link it is named with:
- * @p port itself (-1 when not given).
+ * The port of VRF @p vrf whose connected subnet holds @p ip, or -1; with
+ * @p port >= 0 that port only (whatever @p vrf). A link-local address is
+ * on the link it is named with: @p port itself (-1 when not given).
  */
-int dpr_ifaddr_connected(const struct dpr_ifaddrs *t, const struct dpr_ip *ip, int port);
+int dpr_ifaddr_connected(const struct dpr_ifaddrs *t, uint16_t vrf, const struct dpr_ip *ip,
+			 int port);
 
 /**
  * Are @p a and @p b both inside one connected subnet of @p port (one of its
@@ -94,17 +104,18 @@ bool dpr_ifaddr_anycast_on(const struct dpr_ifaddrs *t, unsigned int port,
 			   const struct dpr_ip *ip);
 
 /**
- * Why @p ip cannot be a neighbour or a gateway (multicast, the router's own
+ * Why @p ip cannot be a neighbour or a gateway in VRF @p vrf (multicast, the router's own
  * address, a connected subnet's network, broadcast or subnet-router anycast
  * address), or NULL if it can.
  */
-const char *dpr_ifaddr_not_a_neighbour(const struct dpr_ifaddrs *t, const struct dpr_ip *ip);
+const char *dpr_ifaddr_not_a_neighbour(const struct dpr_ifaddrs *t, uint16_t vrf,
+				       const struct dpr_ip *ip);
 
 /**
  * The address the router speaks from on @p port to @p peer, of @p peer's
  * family, into *@p out: for a link-local peer the port's link-local
  * address; else one on the peer's subnet, else the port's first global one,
- * else any port's (RFC 1812 4.3.2.4: the router-id when the interface has
+ * else any port's of its VRF (RFC 1812 4.3.2.4: the router-id when the interface has
  * none), else (IPv6) the port's link-local one.
  * @return 0, or -ENOENT when the router has no address of that family.
  */

@@ -493,7 +493,8 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 	/* A gateway is resolved by its address; a connected subnet by the
 	 * destination's. Asked where its subnet is now, not where it was. */
 	target = info->ip.af != 0 ? info->ip : *dst;
-	port = dpr_ip_is_link_local(&target) ? w.port : dpr_ifaddr_connected(&n->r->addrs, &target, -1);
+	port = dpr_ip_is_link_local(&target) ? w.port :
+	       dpr_ifaddr_connected(&n->r->addrs, dpr_router_port_vrf(n->r, w.port), &target, -1);
 	if (port < 0 || n->r->cfg->ports[port].neighbor_learning == DPR_NEIGH_STATIC_ONLY) {
 		/* On no connected subnet (an address went), or on a port
 		 * that resolves nothing (static neighbours only): nobody to
@@ -566,9 +567,11 @@ host_route_del(struct dpr_neigh *n, uint32_t idx, const struct dpr_ip *ip)
 	struct dpr_route_op op = { .del = 1 };
 	uint32_t cur;
 
-	if (host_prefix(ip, &op.prefix) && dpr_route_get(&n->r->rib, &op.prefix, &cur) == 0 &&
+	struct dpr_rib *rib = dpr_router_rib(n->r, dpr_nh_vrf(n->r->nh, idx));
+
+	if (rib != NULL && host_prefix(ip, &op.prefix) && dpr_route_get(rib, &op.prefix, &cur) == 0 &&
 	    cur == idx)
-		dpr_route_apply(&n->r->rib, &op, 1, &(int){ 0 });
+		dpr_route_apply(rib, &op, 1, &(int){ 0 });
 }
 
 /*
@@ -704,8 +707,8 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 	uint32_t cur;
 	int idx;
 
-	if (dpr_ifaddr_connected(&n->r->addrs, ip, port) < 0 ||
-	    dpr_ifaddr_not_a_neighbour(&n->r->addrs, ip) != NULL)
+	if (dpr_ifaddr_connected(&n->r->addrs, 0, ip, port) < 0 ||
+	    dpr_ifaddr_not_a_neighbour(&n->r->addrs, dpr_router_port_vrf(n->r, port), ip) != NULL)
 		return;
 	if (policy == DPR_NEIGH_STATIC_ONLY) {
 		n->c.neighbor_ignored++;
@@ -797,10 +800,10 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 	op.nh = (uint32_t)idx;
 	if (!host) {
 		/* no reference taken, no host route */
-	} else if (dpr_route_get(&n->r->rib, &op.prefix, &cur) == 0) {
+	} else if (dpr_route_get(dpr_router_port_rib(n->r, port), &op.prefix, &cur) == 0) {
 		dpr_nh_put(n->r->nh, (uint32_t)idx);
 		set_learned(n, (uint32_t)idx, true);
-	} else if (dpr_route_apply(&n->r->rib, &op, 1, &(int){ 0 }) != 1) {
+	} else if (dpr_route_apply(dpr_router_port_rib(n->r, port), &op, 1, &(int){ 0 }) != 1) {
 		/* No room for the host route: the held packets would only
 		 * come back here. The reference is still ours; the next hop
 		 * may go with it. */
@@ -859,13 +862,13 @@ dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 		snprintf(err, len, "is link-local: give its port");
 		return -EINVAL;
 	}
-	port = dpr_ifaddr_connected(&n->r->addrs, ip, want);
+	port = dpr_ifaddr_connected(&n->r->addrs, DPR_VRF_DEFAULT, ip, want);
 	if (port < 0) {
 		snprintf(err, len, "not on a connected subnet%s%s", want >= 0 ? " of port " : "",
 			 want >= 0 ? n->r->cfg->ports[want].name : "");
 		return -EINVAL;
 	}
-	bad = dpr_ifaddr_not_a_neighbour(&n->r->addrs, ip);
+	bad = dpr_ifaddr_not_a_neighbour(&n->r->addrs, dpr_router_port_vrf(n->r, port), ip);
 	if (bad != NULL) {
 		snprintf(err, len, "is %s", bad);
 		return -EINVAL;
@@ -898,7 +901,7 @@ dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 		if (n->static_ref[idx])
 			dpr_nh_put(n->r->nh, (uint32_t)idx);
 		n->static_ref[idx] = true;
-	} else if (dpr_route_apply(&n->r->rib, &op, 1, &(int){ 0 }) != 1) {
+	} else if (dpr_route_apply(dpr_router_port_rib(n->r, port), &op, 1, &(int){ 0 }) != 1) {
 		snprintf(err, len, "no room for its host route (raise fib.%s_max_routes or fib.%s_tbl8_groups)",
 			 ip->af == DPR_AF_IP4 ? "ipv4" : "ipv6", ip->af == DPR_AF_IP4 ? "ipv4" : "ipv6");
 		dpr_nh_put(n->r->nh, (uint32_t)idx);
@@ -985,7 +988,7 @@ dpr_neigh_addresses_changed(struct dpr_neigh *n)
 		if (info == NULL || info->ip.af == 0 || dpr_ip_is_link_local(&info->ip))
 			continue;
 		w = dpr_nh_word_get(n->r->nh, i);
-		port = dpr_ifaddr_connected(&n->r->addrs, &info->ip, -1);
+		port = dpr_ifaddr_connected(&n->r->addrs, dpr_nh_vrf(n->r->nh, i), &info->ip, -1);
 		if (port == w.port)
 			continue;
 		/* On no connected subnet: forgotten, host route and all, as a
@@ -1024,7 +1027,7 @@ resolve_members(struct dpr_neigh *n)
 		if (w.kind != DPR_NH_KIND_UNRESOLVED)
 			continue;
 		port = dpr_ip_is_link_local(&info->ip) ? w.port :
-		       dpr_ifaddr_connected(&n->r->addrs, &info->ip, -1);
+		       dpr_ifaddr_connected(&n->r->addrs, dpr_nh_vrf(n->r->nh, k), &info->ip, -1);
 		if (port < 0 || pending_find(n, &info->ip, port) != NULL ||
 		    n->r->cfg->ports[port].neighbor_learning == DPR_NEIGH_STATIC_ONLY)
 			continue;

@@ -14,13 +14,15 @@
 #define PORTS 256 /* a next-hop word's port is 8 bits */
 
 /*
- * The hash key: the address, and for a link-local one the port it is on
- * plus one (0 for every other address). Bytes past the address and the
- * padding are zero.
+ * The hash key: the address, for a link-local one the port it is on plus
+ * one (0 for every other address), and the VRF of the port it was asked
+ * for (the same address may be a neighbour in two VRFs). Bytes past the
+ * address and the padding are zero.
  */
 struct nh_key {
 	struct dpr_ip ip;
 	uint16_t port;
+	uint16_t vrf;
 };
 
 /*
@@ -42,6 +44,8 @@ struct dpr_nh_table {
 	struct dpr_nh_info *info;   /**< control side only */
 	struct rte_hash *by_ip;     /**< struct nh_key -> index */
 	uint16_t *key_port;         /**< per index: port + 1 in its key, 0 for none */
+	uint16_t *key_vrf;          /**< per index: the VRF in its key */
+	uint16_t port_vrf[PORTS];   /**< each port's VRF (dpr_nh_set_port_vrf()) */
 	uint32_t *free_list;
 	uint32_t n_free;
 	uint32_t n_used;
@@ -116,13 +120,14 @@ dpr_nh_table_create(int socket)
 		t->groups = (struct dpr_nh_group *)(void *)(t->words + DPR_NH_MAX);
 	t->info = calloc(DPR_NH_MAX, sizeof(*t->info));
 	t->key_port = calloc(DPR_NH_MAX, sizeof(*t->key_port));
+	t->key_vrf = calloc(DPR_NH_MAX, sizeof(*t->key_vrf));
 	t->free_list = malloc(DPR_NH_MAX * sizeof(*t->free_list));
 	t->quarantine = malloc(DPR_NH_MAX * sizeof(*t->quarantine));
 	t->by_ip = rte_hash_create(&hp);
 	t->by_group = rte_hash_create(&gp);
 	t->group_keys = calloc(DPR_NH_GROUPS_MAX, sizeof(*t->group_keys));
 	t->group_free = malloc(DPR_NH_GROUPS_MAX * sizeof(*t->group_free));
-	if (t->words == NULL || t->info == NULL || t->key_port == NULL ||
+	if (t->words == NULL || t->info == NULL || t->key_port == NULL || t->key_vrf == NULL ||
 	    t->free_list == NULL || t->quarantine == NULL || t->by_ip == NULL || t->by_group == NULL ||
 	    t->group_keys == NULL || t->group_free == NULL)
 		goto fail;
@@ -164,6 +169,7 @@ dpr_nh_table_free(struct dpr_nh_table *t)
 	rte_free(t->words);
 	free(t->info);
 	free(t->key_port);
+	free(t->key_vrf);
 	free(t->free_list);
 	free(t->quarantine);
 	free(t->group_keys);
@@ -212,14 +218,27 @@ ip_of(const struct dpr_ip *ip)
 
 /* Hash keys are compared as bytes: built whole, padding included. */
 static struct nh_key
-key_of(const struct dpr_ip *ip, int port)
+key_of(const struct dpr_nh_table *t, const struct dpr_ip *ip, int port)
 {
 	struct nh_key key;
 
 	memset(&key, 0, sizeof(key));
 	key.ip = ip_of(ip);
 	key.port = dpr_ip_is_link_local(ip) && port >= 0 ? (uint16_t)(port + 1) : 0;
+	key.vrf = port >= 0 && port < PORTS ? t->port_vrf[port] : 0;
 	return key;
+}
+
+void
+dpr_nh_set_port_vrf(struct dpr_nh_table *t, uint8_t port, uint16_t vrf)
+{
+	t->port_vrf[port] = vrf;
+}
+
+uint16_t
+dpr_nh_vrf(const struct dpr_nh_table *t, uint32_t idx)
+{
+	return idx < DPR_NH_MAX ? t->key_vrf[idx] : 0;
 }
 
 static int
@@ -249,13 +268,13 @@ dpr_nh_find_port(const struct dpr_nh_table *t, const struct dpr_ip *ip, int port
 	int idx, found = -ENOENT;
 
 	if (!dpr_ip_is_link_local(ip) || port >= 0) {
-		key = key_of(ip, port);
+		key = key_of(t, ip, port);
 		return lookup(t, &key);
 	}
 	/* A link-local address without its port: unambiguous or not found.
 	 * Control side and rare (neighbour deletion by address). */
 	for (port = 0; port < PORTS; port++) {
-		key = key_of(ip, port);
+		key = key_of(t, ip, port);
 		idx = lookup(t, &key);
 		if (idx >= 0 && found >= 0)
 			return -ENOENT;
@@ -274,7 +293,7 @@ dpr_nh_find(const struct dpr_nh_table *t, const struct dpr_ip *ip)
 int
 dpr_nh_get(struct dpr_nh_table *t, const struct dpr_ip *ip, uint8_t port)
 {
-	struct nh_key key = key_of(ip, port);
+	struct nh_key key = key_of(t, ip, port);
 	int idx;
 
 	idx = lookup(t, &key);
@@ -292,6 +311,7 @@ dpr_nh_get(struct dpr_nh_table *t, const struct dpr_ip *ip, uint8_t port)
 	}
 	t->info[idx].ip = key.ip;
 	t->key_port[idx] = key.port;
+	t->key_vrf[idx] = key.vrf;
 	return idx;
 }
 
@@ -373,8 +393,10 @@ dpr_nh_put(struct dpr_nh_table *t, uint32_t idx)
 		return;
 	}
 	if (info->ip.af != 0) {
-		struct nh_key key = key_of(&info->ip, (int)t->key_port[idx] - 1);
+		struct nh_key key = key_of(t, &info->ip, -1);
 
+		key.port = t->key_port[idx];
+		key.vrf = t->key_vrf[idx];
 		rte_hash_del_key(t->by_ip, &key);
 	}
 	t->key_port[idx] = 0;

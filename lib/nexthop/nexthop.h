@@ -225,6 +225,16 @@ const union dpr_nh_word *dpr_nh_words(const struct dpr_nh_table *t);
 int dpr_nh_get(struct dpr_nh_table *t, const struct dpr_ip *ip, uint8_t port);
 
 /**
+ * Put @p port in VRF @p vrf (0 by default): the next hops asked for on it
+ * are that VRF's, apart from another VRF's of the same address. Set before
+ * the port's first next hop.
+ */
+void dpr_nh_set_port_vrf(struct dpr_nh_table *t, uint8_t port, uint16_t vrf);
+
+/** The VRF next hop @p idx (a neighbour's, of an address) belongs to. */
+uint16_t dpr_nh_vrf(const struct dpr_nh_table *t, uint32_t idx);
+
+/**
  * Index of the next hop for @p ip on dpr port @p port, or -ENOENT. @p port
  * only counts for a link-local @p ip (see dpr_nh_get()); a negative one
  * then finds it only where a single port has a next hop for that address.

@@ -85,6 +85,15 @@ int
 dpr_rib_check(struct dpr_rib *rib, uint32_t (*held)(void *arg, uint32_t idx), void *arg,
 	      char *err, size_t len)
 {
+	return dpr_ribs_check(&rib, 1, held, arg, err, len);
+}
+
+int
+dpr_ribs_check(struct dpr_rib *const *ribs, unsigned int n_ribs,
+	       uint32_t (*held)(void *arg, uint32_t idx), void *arg, char *err, size_t len)
+{
+	struct dpr_rib *rib = ribs[0];
+	unsigned int v;
 	uint32_t *refs = calloc(DPR_NH_MAX, sizeof(*refs));
 	uint32_t *groups = calloc(DPR_NH_MAX, sizeof(*groups));
 	uint32_t members[DPR_NH_GROUP_MEMBERS];
@@ -97,11 +106,14 @@ dpr_rib_check(struct dpr_rib *rib, uint32_t (*held)(void *arg, uint32_t idx), vo
 		snprintf(err, len, "rib: out of memory for the check");
 		goto out;
 	}
-	ret = count_fib4(rib->fib4, refs, err, len);
-	if (ret == 0)
-		ret = count_fib6(rib->fib6, refs, err, len);
-	if (ret == 0)
-		ret = dpr_route_src_check(rib, refs, err, len);
+	/* Every VRF's routes hold the shared next hops. */
+	for (v = 0, ret = 0; v < n_ribs && ret == 0; v++) {
+		ret = count_fib4(ribs[v]->fib4, refs, err, len);
+		if (ret == 0)
+			ret = count_fib6(ribs[v]->fib6, refs, err, len);
+		if (ret == 0)
+			ret = dpr_route_src_check(ribs[v], refs, err, len);
+	}
 	if (ret < 0)
 		goto out;
 	end = dpr_nh_index_end(rib->nh);

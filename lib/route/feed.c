@@ -147,7 +147,7 @@ path_nh(struct dpr_route_feed *f, const struct dpr_prefix *pf, const struct dpr_
 			*why = DPR_FEED_REF_GW_FAMILY;
 			return -1;
 		}
-		if (dpr_ifaddr_not_a_neighbour(&r->addrs, &h->gw) != NULL ||
+		if (dpr_ifaddr_not_a_neighbour(&r->addrs, DPR_VRF_DEFAULT, &h->gw) != NULL ||
 		    (pf->len == (pf->addr.af == DPR_AF_IP4 ? 32 : 128) &&
 		     dpr_ip_equal(&pf->addr, &h->gw))) {
 			*why = DPR_FEED_REF_GW_INVALID;
@@ -158,7 +158,7 @@ path_nh(struct dpr_route_feed *f, const struct dpr_prefix *pf, const struct dpr_
 			*why = DPR_FEED_REF_INTERFACE;
 			return -1;
 		}
-		port = dpr_ifaddr_connected(&r->addrs, &h->gw, port);
+		port = dpr_ifaddr_connected(&r->addrs, DPR_VRF_DEFAULT, &h->gw, port);
 		if (port < 0) {
 			/* zebra (FRR 8.4, zebra/rt_netlink.c) writes an IPv4
 			 * route through an IPv6 neighbour as "via 169.254.0.1

@@ -280,14 +280,16 @@ dpr_route_link_local(struct dpr_rib *rib, struct dpr_ifaddrs *addrs, unsigned in
 }
 
 enum dpr_route_owner_kind
-dpr_route_owned(const struct dpr_ifaddrs *t, const struct dpr_prefix *pf, unsigned int *port,
-		struct dpr_prefix *addr)
+dpr_route_owned(const struct dpr_ifaddrs *t, uint16_t vrf, const struct dpr_prefix *pf,
+		unsigned int *port, struct dpr_prefix *addr)
 {
 	unsigned int p, k, i, n, na;
 
 	for (p = 0; p < t->n_ports; p++) {
 		const struct dpr_prefix *a = dpr_ifaddr_list(t, p, &na);
 
+		if (t->vrf[p] != vrf)
+			continue;
 		for (k = 0; k < na; k++) {
 			struct dpr_route_op ops[3];
 
@@ -349,14 +351,14 @@ config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, const struct dpr_i
 	for (p = 0; p < addrs->n_ports && ret == 0; p++) {
 		const struct dpr_prefix *list = dpr_ifaddr_list(addrs, p, &na);
 
-		for (a = 0; a < na && ret == 0; a++) {
+		for (a = 0; addrs->vrf[p] == rib->vrf && a < na && ret == 0; a++) {
 			const struct dpr_prefix *pf = &list[a];
 			struct dpr_route_op ops[3];
 			unsigned int k, n;
 
 			/* The same link-local address on two ports is one
 			 * local route. */
-			if (pf->addr.af != af || dpr_ifaddr_owner(addrs, &pf->addr) < (int)p)
+			if (pf->addr.af != af || dpr_ifaddr_owner(addrs, rib->vrf, &pf->addr) < (int)p)
 				continue;
 			n = dpr_route_addr_ops(pf, 0, false, ops);
 			/* Only the connected subnet takes a reference. */
@@ -373,9 +375,9 @@ config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, const struct dpr_i
 		struct dpr_prefix host = { .addr = nc->addr, .len = af == DPR_AF_IP4 ? 32 : 128 };
 		int idx;
 
-		if (nc->addr.af != af)
+		if (nc->addr.af != af || addrs->vrf[nc->port] != rib->vrf)
 			continue;
-		if (dpr_ifaddr_owner(addrs, &nc->addr) >= 0) {
+		if (dpr_ifaddr_owner(addrs, rib->vrf, &nc->addr) >= 0) {
 			snprintf(err, err_len, "config: neighbors[%u]: address is the router's own", i);
 			return -EINVAL;
 		}
@@ -393,7 +395,7 @@ config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, const struct dpr_i
 		const struct dpr_route_conf *rc = &cfg->routes[i];
 		int idx;
 
-		if (rc->prefix.addr.af != af)
+		if (rc->prefix.addr.af != af || rc->vrf != rib->vrf)
 			continue;
 		if (rc->n_nexthops > 0)
 			idx = config_group(nh, rc);

@@ -32,8 +32,12 @@
 #include "../nexthop/nexthop.h"
 #include "source.h"
 
-/** Both FIBs and the next hops they point at: what the route layer changes. */
+/**
+ * One VRF's FIBs and the next hops they point at (shared by every VRF):
+ * what the route layer changes.
+ */
 struct dpr_rib {
+	uint16_t vrf;            /**< which VRF (config.h's index) */
 	struct dpr_fib4 *fib4;
 	struct dpr_fib6 *fib6;
 	struct dpr_nh_table *nh;
@@ -86,6 +90,13 @@ unsigned int dpr_route_fib_apply(struct dpr_rib *rib, struct dpr_route_op *ops, 
  */
 int dpr_rib_check(struct dpr_rib *rib, uint32_t (*held)(void *arg, uint32_t idx), void *arg,
 		  char *err, size_t len);
+
+/**
+ * dpr_rib_check() over the @p n_ribs VRFs at @p ribs, which share one
+ * next-hop table (ribs[0]'s): each next hop's holders in all of them.
+ */
+int dpr_ribs_check(struct dpr_rib *const *ribs, unsigned int n_ribs,
+		   uint32_t (*held)(void *arg, uint32_t idx), void *arg, char *err, size_t len);
 
 /**
  * May a route to @p pf go through gateway @p gw? A gateway is of its
@@ -155,12 +166,12 @@ enum dpr_route_owner_kind {
 };
 
 /**
- * Is @p pf a route that an address of the router implies
+ * Is @p pf a route that an address of the router in VRF @p vrf implies
  * (dpr_route_addr_ops()), which route.* and static routes may not replace?
  * @return its kind, with the address that implies it in *@p addr and its
  *   port in *@p port; DPR_ROUTE_NOT_OWNED when none does.
  */
-enum dpr_route_owner_kind dpr_route_owned(const struct dpr_ifaddrs *t,
+enum dpr_route_owner_kind dpr_route_owned(const struct dpr_ifaddrs *t, uint16_t vrf,
 					  const struct dpr_prefix *pf, unsigned int *port,
 					  struct dpr_prefix *addr);
 
@@ -175,8 +186,8 @@ int dpr_route_link_local(struct dpr_rib *rib, struct dpr_ifaddrs *addrs, unsigne
 			 const uint8_t ll[16]);
 
 /**
- * Install the routes the router's addresses @p addrs and the config imply,
- * in one batch per family: the addresses' (dpr_route_addr_ops()), static
+ * Install the routes the router's addresses @p addrs and the config imply
+ * in @p rib's VRF, in one batch per family: the addresses' (dpr_route_addr_ops()), static
  * neighbours' host routes (/32, /128; none for a link-local neighbour,
  * whose next hop keeps the reference itself) and the static routes. IPv6
  * is skipped when @p rib->fib6 is NULL.

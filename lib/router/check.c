@@ -19,9 +19,15 @@ neigh_held(void *arg, uint32_t idx)
 int
 dpr_router_check(struct dpr_router *r, char *err, size_t len)
 {
+	struct dpr_rib *ribs[DPR_MAX_VRFS];
+	unsigned int v, n = 0;
 	int ret;
 
-	ret = dpr_rib_check(&r->rib, r->neigh != NULL ? neigh_held : NULL, r->neigh, err, len);
+	ribs[n++] = &r->rib;
+	for (v = 1; v < DPR_MAX_VRFS; v++)
+		if (r->vrfs[v].rib != NULL)
+			ribs[n++] = r->vrfs[v].rib;
+	ret = dpr_ribs_check(ribs, n, r->neigh != NULL ? neigh_held : NULL, r->neigh, err, len);
 	if (ret == 0 && r->neigh != NULL)
 		ret = dpr_neigh_check(r->neigh, err, len);
 	return ret;

@@ -34,6 +34,18 @@ struct dpr_options {
 	bool check_only;
 };
 
+/**
+ * A VRF: its name, kernel table and FIBs (lib/router/vrf.c). Slot 0 is the
+ * default VRF, whose rib is the router's own (struct dpr_router's rib,
+ * fib4, fib6); a slot with rib NULL is free. Which VRF each interface is
+ * in: the address table's vrf[] (lib/ifaddr), on the control side, and
+ * each struct dpr_port_dp's FIB pointers, for the workers.
+ */
+struct dpr_vrf {
+	struct dpr_vrf_conf conf;   /**< name, table, FIB sizes */
+	struct dpr_rib *rib;
+};
+
 struct dpr_neigh;
 struct dpr_fpm_router;
 struct dpr_kroute;
@@ -63,7 +75,8 @@ struct dpr_router {
 	struct dpr_nh_table *nh;
 	struct dpr_fib4 *fib4;
 	struct dpr_fib6 *fib6;
-	struct dpr_rib rib;                     /**< fib4, fib6 and nh, for lib/route */
+	struct dpr_rib rib;                     /**< the default VRF's fib4, fib6 and nh */
+	struct dpr_vrf vrfs[DPR_MAX_VRFS];      /**< [0]: the default VRF */
 
 	/*
 	 * Read by every worker every loop, written once at exit: a cache line
@@ -97,6 +110,46 @@ _Static_assert(offsetof(struct dpr_router, quit) % RTE_CACHE_LINE_SIZE == 0 &&
 
 struct dpr_server;
 struct dpr_exc_engine;
+
+/** VRF @p vrf's tables, or NULL for none (a free slot, out of range). */
+static inline struct dpr_rib *
+dpr_router_rib(struct dpr_router *r, unsigned int vrf)
+{
+	return vrf < DPR_MAX_VRFS ? r->vrfs[vrf].rib : NULL;
+}
+
+/** The VRF of dpr port or VLAN interface @p port (control side). */
+static inline uint16_t
+dpr_router_port_vrf(const struct dpr_router *r, unsigned int port)
+{
+	return port < DPR_IFADDR_MAX_PORTS ? r->addrs.vrf[port] : DPR_VRF_DEFAULT;
+}
+
+/** The tables of the VRF of @p port: where what it receives is looked up. */
+static inline struct dpr_rib *
+dpr_router_port_rib(struct dpr_router *r, unsigned int port)
+{
+	return r->vrfs[dpr_router_port_vrf(r, port)].rib;
+}
+
+/** The index of the VRF named @p name, or -1 (none, or "" for NULL: the
+ * default VRF). */
+int dpr_router_vrf_index(const struct dpr_router *r, const char *name);
+
+/**
+ * Make VRF slot @p id (free) from @p conf: its FIBs, sized and of the
+ * algorithms @p conf says, and its route sources; slot 0 fills the
+ * router's own rib. No route yet.
+ * @return 0, or a negative errno with what to change in @p err.
+ */
+int dpr_vrf_open(struct dpr_router *r, unsigned int id, const struct dpr_vrf_conf *conf,
+		 char *err, size_t len);
+
+/**
+ * Free VRF slot @p id's tables, with every route gone already and no
+ * worker able to read them (after a grace period, or at exit).
+ */
+void dpr_vrf_close(struct dpr_router *r, unsigned int id);
 
 /** The workers' lcores, in worker order, into @p lcores (room for RTE_MAX_LCORE). */
 static inline unsigned int

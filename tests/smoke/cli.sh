@@ -44,7 +44,7 @@ lacks() {
 # --- version and help ---------------------------------------------------------
 check "dprctl --version" grep -qE '^dprctl [0-9]+\.[0-9]+' <<<"$("$DPRCTL" --version)"
 check "dpr --version names DPDK's too" grep -qE '^dpr [0-9]+\.[0-9]+.* \(DPDK [0-9]' <<<"$("$DPR" --version)"
-has help -- '^  neigh add ADDRESS lladdr MAC \[dev PORT\]$'
+has help -- '^  neigh add ADDRESS lladdr MAC \[dev PORT\] \[vrf NAME\]$'
 has help route add -- '^example: dprctl route add default via'
 has route add --help -- '^usage: dprctl route add PREFIX\|default via GATEWAY'
 has help route -- '^usage: dprctl route load FILE\|- \[--partial\]'

@@ -28,7 +28,7 @@ test_router_init(struct dpr_router *r, const char *text, const char *origin)
 	struct dpr_fib4_conf fc = { .socket = 0 };
 	struct dpr_fib6_conf fc6 = { .socket = 0 };
 	char err[512];
-	unsigned int p;
+	unsigned int p, v;
 
 	r->cfg = dpr_config_parse(text, origin, err, sizeof(err));
 	if (r->cfg == NULL) {
@@ -43,6 +43,8 @@ test_router_init(struct dpr_router *r, const char *text, const char *origin)
 	fc6.max_routes = r->cfg->ip6_max_routes;
 	fc6.tbl8_groups = 1024;
 	r->nh = dpr_nh_table_create(0);
+	for (p = 0; r->nh != NULL && p < r->cfg->n_ports; p++)
+		dpr_nh_set_port_vrf(r->nh, (uint8_t)p, r->cfg->ports[p].vrf);
 	r->fib4 = dpr_fib4_create(&fc, NULL);
 	r->fib6 = dpr_fib6_create(&fc6, NULL);
 	r->rib = (struct dpr_rib){ .fib4 = r->fib4, .fib6 = r->fib6, .nh = r->nh,
@@ -51,6 +53,19 @@ test_router_init(struct dpr_router *r, const char *text, const char *origin)
 	    dpr_route_install_config(&r->rib, r->cfg, &r->addrs, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: router: %s\n", origin, err);
 		return -1;
+	}
+	r->vrfs[0] = (struct dpr_vrf){ .conf = r->cfg->vrfs[0], .rib = &r->rib };
+	/* The other VRFs small: the rigs' tables hold a few routes. */
+	for (v = 1; v < r->cfg->n_vrfs; v++) {
+		struct dpr_vrf_conf vc = r->cfg->vrfs[v];
+
+		vc.ip6_tbl8_groups = 1024;
+		if (dpr_vrf_open(r, v, &vc, err, sizeof(err)) < 0 ||
+		    dpr_route_install_config(r->vrfs[v].rib, r->cfg, &r->addrs, err,
+					     sizeof(err)) < 0) {
+			fprintf(stderr, "%s: router: %s\n", origin, err);
+			return -1;
+		}
 	}
 	r->neigh = dpr_neigh_create(r, r->cfg->learned_neighbors_max);
 	if (r->neigh == NULL) {
@@ -64,7 +79,11 @@ test_router_init(struct dpr_router *r, const char *text, const char *origin)
 static inline void
 test_router_free(struct dpr_router *r)
 {
+	unsigned int v;
+
 	dpr_neigh_free(r->neigh);
+	for (v = 1; v < DPR_MAX_VRFS; v++)
+		dpr_vrf_close(r, v);
 	dpr_route_srcs_free(r->rib.srcs, r->nh);
 	dpr_fib4_free(r->fib4);
 	dpr_fib6_free(r->fib6);

@@ -171,33 +171,33 @@ test_ifaddr(void)
 
 	ip = I("10.0.1.2");
 	CHECK(dpr_ifaddr_on(&t, 0, &ip) && !dpr_ifaddr_on(&t, 1, &ip), "10.0.1.2 on p0 only");
-	CHECK_EQ(dpr_ifaddr_owner(&t, &ip), 0);
+	CHECK_EQ(dpr_ifaddr_owner(&t, 0, &ip), 0);
 	ip = I("10.0.2.1");
-	CHECK_EQ(dpr_ifaddr_owner(&t, &ip), 1);
+	CHECK_EQ(dpr_ifaddr_owner(&t, 0, &ip), 1);
 	ip = I("10.0.2.77");
-	CHECK_EQ(dpr_ifaddr_owner(&t, &ip), -1);
-	CHECK_EQ(dpr_ifaddr_connected(&t, &ip, -1), 1);
-	CHECK_EQ(dpr_ifaddr_connected(&t, &ip, 0), -1);
+	CHECK_EQ(dpr_ifaddr_owner(&t, 0, &ip), -1);
+	CHECK_EQ(dpr_ifaddr_connected(&t, 0, &ip, -1), 1);
+	CHECK_EQ(dpr_ifaddr_connected(&t, 0, &ip, 0), -1);
 	ip = I("fe80::77");
-	CHECK_EQ(dpr_ifaddr_connected(&t, &ip, 2), 2);
-	CHECK_EQ(dpr_ifaddr_connected(&t, &ip, -1), -1);
+	CHECK_EQ(dpr_ifaddr_connected(&t, 0, &ip, 2), 2);
+	CHECK_EQ(dpr_ifaddr_connected(&t, 0, &ip, -1), -1);
 	ip = I("fe80::1");
 	CHECK(dpr_ifaddr_on(&t, 1, &ip) && !dpr_ifaddr_on(&t, 2, &ip), "fe80::1 on p0, p1, not p2");
 
 	ip = I("2001:db8:1::");
 	CHECK(dpr_ifaddr_anycast_on(&t, 0, &ip) && !dpr_ifaddr_anycast_on(&t, 1, &ip),
 	      "2001:db8:1:: is p0's subnet-router anycast address");
-	CHECK(dpr_ifaddr_not_a_neighbour(&t, &ip) != NULL, "the anycast address is no neighbour");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip) != NULL, "the anycast address is no neighbour");
 	ip = I("fe80::");
 	CHECK(!dpr_ifaddr_anycast_on(&t, 0, &ip), "no anycast address on fe80::/64");
 	ip = I("10.0.1.255");
-	CHECK(dpr_ifaddr_not_a_neighbour(&t, &ip) != NULL, "broadcast is no neighbour");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip) != NULL, "broadcast is no neighbour");
 	ip = I("10.0.1.1");
-	CHECK(dpr_ifaddr_not_a_neighbour(&t, &ip) != NULL, "our own is no neighbour");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip) != NULL, "our own is no neighbour");
 	ip = I("ff02::1");
-	CHECK(dpr_ifaddr_not_a_neighbour(&t, &ip) != NULL, "multicast is no neighbour");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip) != NULL, "multicast is no neighbour");
 	ip = I("10.0.1.77");
-	CHECK(dpr_ifaddr_not_a_neighbour(&t, &ip) == NULL, "10.0.1.77 can be a neighbour");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip) == NULL, "10.0.1.77 can be a neighbour");
 
 	/* Sources: on the peer's subnet; else the port's first; else any
 	 * port's; link-local to a link-local peer. */

@@ -1112,9 +1112,10 @@ test_fast_matches_reference(struct rig *r, bool pipelined)
 	memset(w->stats, 0, sizeof(w->stats));
 	for (i = 0; i < N; i++) {
 		struct rte_mbuf *m = gen_packet(i);
-		struct dpr_burst b = { .in = 0 };
+		struct dpr_burst b;
 		uint32_t dst, nh;
 
+		dpr_burst_begin(w, &b, 0);
 		if (dpr_ip4_slow(w, &b, m, &dst)) {
 			union dpr_nh_word h;
 

@@ -555,12 +555,13 @@ static void
 reference_one(struct dpr_worker *w, uint16_t in, struct rte_mbuf *m, struct outcome *o,
 	      uint32_t *seqs)
 {
-	struct dpr_burst b = { .in = in };
+	struct dpr_burst b;
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 	union dpr_nh_word h;
 	bool fwd = false;
 	uint32_t j;
 
+	dpr_burst_begin(w, &b, in);
 	if (((struct rte_ether_hdr *)eth)->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
 		if (dpr_ip6_slow(w, &b, m)) {
 			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + RTE_ETHER_HDR_LEN);

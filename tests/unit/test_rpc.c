@@ -1438,7 +1438,8 @@ test_neigh(void)
 	HAS_STR(res, "mac", "02:00:00:00:02:02");
 	CHECK(json_is_true(json_object_get(res, "static")), "%s", last_text);
 	HAS_INT(res, "refs", refs + 1);
-	CHECK_EQ(json_object_size(res), 6);
+	HAS_STR(res, "vrf", "default");
+	CHECK_EQ(json_object_size(res), 7);
 	CHECK_EQ(R.fib4->n_routes, before.routes + 1);
 	res = OK("route.get", "{'address':'198.51.100.1'}");
 	CHECK(json_is_true(json_object_get(res, "resolved")), "%s", last_text);
