@@ -16,6 +16,7 @@
 #include <rte_ring.h>
 #include <rte_version.h>
 
+#include "acl/acl.h"
 #include "api/server.h"
 #include "capture/capture.h"
 #include "dpr.h"
@@ -332,6 +333,7 @@ setup_workers(struct dpr_router *d)
 		w->pipeline = d->opt.pipeline;
 		dpr_tune_init(&w->tune, d->opt.pipeline == DPR_PIPELINE_ON);
 		w->quit = &d->quit;
+		w->acl = dpr_acl_db_binds(d->acl);
 		dpr_worker_prepare(w);
 		/* Worker i owns RX queue i of every port; the first worker
 		 * also polls any RX queue beyond the workers' (equal_queues). */
@@ -409,6 +411,9 @@ setup_tables(struct dpr_router *d)
 	d->qsbr = rte_zmalloc("dpr_qsbr", sz, RTE_CACHE_LINE_SIZE);
 	if (d->qsbr == NULL || rte_rcu_qsbr_init(d->qsbr, d->n_workers) < 0)
 		return -ENOMEM;
+	d->acl = dpr_acl_db_create(d->qsbr, d->n_workers, (int)rte_socket_id());
+	if (d->acl == NULL)
+		return -ENOMEM;
 	d->nh = dpr_nh_table_create((int)rte_socket_id());
 	if (d->nh == NULL) {
 		fprintf(stderr, "dpr: cannot allocate the next-hop table (reserve more hugepages: scripts/setup.sh)\n");
@@ -474,6 +479,7 @@ teardown(struct dpr_router *d)
 	for (i = DPR_MAX_VRFS; i-- > 0;)
 		dpr_vrf_close(d, i);
 	dpr_nh_table_free(d->nh);
+	dpr_acl_db_free(d->acl); /* the workers are gone */
 	rte_free(d->qsbr);
 	for (i = 0; d->port_dp != NULL && i < d->n_ports; i++)
 		rte_free((void *)(uintptr_t)d->port_dp[i].vlan_if);
@@ -554,6 +560,10 @@ main(int argc, char **argv)
 	if (setup_tables(&d) < 0 || setup_ports(&d) < 0 || setup_link_local(&d) < 0 ||
 	    setup_workers(&d) < 0)
 		goto out;
+	if (dpr_acl_load_config(d.acl, d.cfg->acls, d.cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "dpr: %s\n", err);
+		goto out;
+	}
 	watch_ports(&d);
 	d.server = dpr_server_create(&d, d.cfg->socket, d.cfg->socket_group, err, sizeof(err));
 	if (d.server == NULL) {

@@ -101,6 +101,10 @@ dpr_worker_main(void *arg)
 					continue;
 			}
 			w->stats[rq->port].rx += n;
+			/* One test a burst for interfaces without an input ACL. */
+			n = dpr_acl_input(w, rq->port, next->pkts, n);
+			if (n == 0)
+				continue;
 			waiting = dpr_ip4_pipeline(w, rq->port, n, next, waiting);
 			cur ^= 1;
 			if (!pipelined) {

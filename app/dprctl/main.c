@@ -164,7 +164,9 @@ static const char *const method_cmds[][2] = {
 	{ "port.show", "port show" }, { "stats.get", "stats" }, { "doctor.get", "doctor" },
 	{ "capture.start", "capture" }, { "capture.get", "capture status" },
 	{ "capture.stop", "capture stop" }, { "config.get", "config show" },
-	{ "rib.check", "rib check" }, { "vrf.list", "vrf list" },
+	{ "rib.check", "rib check" }, { "vrf.list", "vrf list" }, { "acl.set", "acl set" },
+	{ "acl.get", "acl show" }, { "acl.list", "acl list" }, { "acl.bind", "acl bind" },
+	{ "acl.unbind", "acl unbind" }, { "acl.del", "acl del" },
 };
 
 /* dpr's message @p msg with each method named as its dprctl command: at
@@ -1596,6 +1598,174 @@ run_config_save(int argc, char **argv)
 	config_save(argv[0]);
 }
 
+/* --- acl ------------------------------------------------------------------------ */
+
+/* acl set NAME [default permit|deny|reject] FILE|-|RULES: RULES is JSON on
+ * the line; FILE (or - for stdin) holds the same: an array of rules, or an
+ * object with "rules" and maybe "default". */
+static void
+run_acl_set(int argc, char **argv)
+{
+	const char *dflt = NULL, *src;
+	json_t *j, *p, *res;
+	json_error_t je;
+
+	if (argc == 4 && strcmp(argv[1], "default") == 0) {
+		dflt = argv[2];
+		src = argv[3];
+	} else if (argc == 2) {
+		src = argv[1];
+	} else {
+		die(2, "usage: acl set NAME [default permit|deny|reject] FILE|-|RULES");
+	}
+	if (src[0] == '[' || src[0] == '{')
+		j = json_loads(src, JSON_REJECT_DUPLICATES, &je);
+	else if (strcmp(src, "-") == 0)
+		j = json_loadf(stdin, JSON_REJECT_DUPLICATES, &je);
+	else
+		j = json_load_file(src, JSON_REJECT_DUPLICATES, &je);
+	if (j == NULL)
+		die(2, "acl set: %s: line %d: %s", src[0] == '[' || src[0] == '{' ? "rules" : src,
+		    je.line, je.text);
+	if (json_is_array(j)) {
+		p = json_pack("{s:s,s:o}", "name", argv[0], "rules", j);
+	} else if (json_is_object(j)) {
+		p = json_deep_copy(j);
+		json_decref(j);
+		json_object_set_new(p, "name", json_string(argv[0]));
+	} else {
+		die(2, "acl set: expected an array of rules or an object with \"rules\"");
+	}
+	if (dflt != NULL)
+		json_object_set_new(p, "default", json_string(dflt));
+	res = call("acl.set", p);
+	if (json_out)
+		print_json(res);
+	else
+		printf("acl %s: %" JSON_INTEGER_FORMAT " rules, default %s, built in %" JSON_INTEGER_FORMAT " us\n",
+		       str(res, "name"), (json_int_t)json_array_size(json_object_get(res, "rules")),
+		       str(res, "default"), num(res, "build_us"));
+	json_decref(res);
+}
+
+static void
+print_bound(json_t *bound)
+{
+	json_t *b;
+	size_t i;
+
+	if (json_array_size(bound) == 0)
+		printf("bound nowhere");
+	json_array_foreach(bound, i, b)
+		printf("%s%s %s", i ? ", " : "bound ", str(b, "interface"), str(b, "direction"));
+}
+
+static void
+run_acl_show(int argc, char **argv)
+{
+	json_t *res, *r, *v;
+	const char *key;
+	size_t i;
+
+	if (argc != 1)
+		die(2, "usage: acl show NAME");
+	res = call("acl.get", json_pack("{s:s}", "name", argv[0]));
+	if (json_out) {
+		print_json(res);
+		json_decref(res);
+		return;
+	}
+	printf("acl %s: default %s, ", str(res, "name"), str(res, "default"));
+	print_bound(json_object_get(res, "bound"));
+	printf("\n%5s %-7s %12s  %s\n", "rule", "action", "hits", "match");
+	json_array_foreach(json_object_get(res, "rules"), i, r) {
+		printf("%5zu %-7s %12" JSON_INTEGER_FORMAT " ", i, str(r, "action"), num(r, "hits"));
+		json_object_foreach(r, key, v) {
+			if (strcmp(key, "action") == 0 || strcmp(key, "hits") == 0)
+				continue;
+			if (json_is_integer(v))
+				printf(" %s %" JSON_INTEGER_FORMAT, key, json_integer_value(v));
+			else
+				printf(" %s %s", key, json_string_value(v));
+		}
+		printf("%s\n", json_object_size(r) <= 2 ? " any" : "");
+	}
+	printf("%5s %-7s %12" JSON_INTEGER_FORMAT "   (no rule matched)\n", "-", str(res, "default"),
+	       num(res, "default_hits"));
+	json_decref(res);
+}
+
+static void
+run_acl_list(int argc, char **argv)
+{
+	json_t *res, *a;
+	size_t i;
+
+	(void)argv;
+	if (argc != 0)
+		die(2, "usage: acl list");
+	res = call("acl.list", NULL);
+	if (json_out) {
+		print_json(res);
+		json_decref(res);
+		return;
+	}
+	json_array_foreach(json_object_get(res, "acls"), i, a) {
+		printf("%s: %" JSON_INTEGER_FORMAT " rules, default %s, ", str(a, "name"),
+		       num(a, "rules"), str(a, "default"));
+		print_bound(json_object_get(a, "bound"));
+		printf("\n");
+	}
+	json_array_foreach(json_object_get(res, "warnings"), i, a)
+		printf("warning: %s\n", json_string_value(a));
+	json_decref(res);
+}
+
+static void
+run_acl_bind(int argc, char **argv)
+{
+	json_t *res;
+
+	if (argc != 3 || (strcmp(argv[2], "in") != 0 && strcmp(argv[2], "out") != 0))
+		die(2, "usage: acl bind NAME IFACE in|out");
+	res = call("acl.bind", json_pack("{s:s,s:s,s:s}", "name", argv[0], "interface", argv[1],
+					 "direction", argv[2]));
+	if (json_out)
+		print_json(res);
+	json_decref(res);
+}
+
+/* acl unbind [NAME] IFACE in|out */
+static void
+run_acl_unbind(int argc, char **argv)
+{
+	json_t *p, *res;
+
+	if ((argc != 2 && argc != 3) ||
+	    (strcmp(argv[argc - 1], "in") != 0 && strcmp(argv[argc - 1], "out") != 0))
+		die(2, "usage: acl unbind [NAME] IFACE in|out");
+	p = json_pack("{s:s,s:s}", "interface", argv[argc - 2], "direction", argv[argc - 1]);
+	if (argc == 3)
+		json_object_set_new(p, "name", json_string(argv[0]));
+	res = call("acl.unbind", p);
+	if (json_out)
+		print_json(res);
+	json_decref(res);
+}
+
+static void
+run_acl_del(int argc, char **argv)
+{
+	json_t *res;
+
+	if (argc != 1)
+		die(2, "usage: acl del NAME");
+	res = call("acl.del", json_pack("{s:s}", "name", argv[0]));
+	if (json_out)
+		print_json(res);
+	json_decref(res);
+}
+
 /* --- rib, call ------------------------------------------------------------------ */
 
 static void
@@ -1721,6 +1891,23 @@ static const struct cmd cmds[] = {
 	  "Every next hop's references against the routes, candidates and neighbours\n"
 	  "holding it (exit 1 and the mismatch: a defect).",
 	  "dprctl rib check", run_rib_check },
+	{ "acl set", NULL, "NAME [default permit|deny|reject] FILE|-|RULES",
+	  "Create or replace an ACL at once (docs/security.md): RULES is JSON on the line, FILE\n"
+	  "(- for stdin) holds the same: an array of rules, or {\"default\": ..., \"rules\": [...]}.\n"
+	  "Refused input leaves the old ACL as it was.",
+	  "dprctl acl set edge-in '[{\"action\": \"deny\", \"proto\": \"tcp\", \"dst_port\": 22}]'",
+	  run_acl_set },
+	{ "acl show", "acl get", "NAME", "An ACL's rules with their hits, summed over the workers.",
+	  "dprctl acl show edge-in", run_acl_show },
+	{ "acl list", NULL, "", "ACLs, where each is bound, and what looks wrong (unbound, shadowed rules).",
+	  "dprctl acl list", run_acl_list },
+	{ "acl bind", NULL, "NAME IFACE in|out",
+	  "Filter what enters (in) or leaves (out) a port or VLAN interface with an ACL.",
+	  "dprctl acl bind edge-in p0 in", run_acl_bind },
+	{ "acl unbind", NULL, "[NAME] IFACE in|out", "Stop filtering an interface in one direction.",
+	  "dprctl acl unbind p0 in", run_acl_unbind },
+	{ "acl del", NULL, "NAME", "Delete an ACL that is bound nowhere.", "dprctl acl del edge-in",
+	  run_acl_del },
 	{ "call", NULL, "METHOD [PARAMS-JSON]", "Any JSON-RPC method (docs/control-api.md); prints its JSON.",
 	  "dprctl call route.get '{\"address\": \"10.1.2.3\"}'", run_call },
 	{ "help", NULL, "[COMMAND]", "All commands, or one command's syntax and an example.",

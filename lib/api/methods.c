@@ -16,6 +16,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
+#include "../acl/acl.h"
 #include "../capture/capture.h"
 #include "../datapath/stats.h"
 #include "../doctor/doctor.h"
@@ -26,6 +27,7 @@
 #include "../neigh/neigh.h"
 #include "../route/route.h"
 #include "../util/clock.h"
+#include "acl_methods.h"
 #include "methods.h"
 
 #define LIST_DEFAULT 1000
@@ -2030,6 +2032,8 @@ dpr_router_stats_json(struct dpr_router *r)
 	json_object_set_new(j, "mbufs", po);
 	if (r->exc != NULL)
 		json_object_set_new(j, "exception_path", dpr_exc_stats_json(r->exc));
+	if (r->acl != NULL)
+		json_object_set_new(j, "acl", dpr_acl_stats_json(r->acl, r->port_names, r->n_ports));
 	json_object_set_new(j, "host_stack", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}",
 		"to_kernel", (json_int_t)r->tap_stats.to_kernel,
 		"to_kernel_dropped", (json_int_t)r->tap_stats.to_kernel_dropped,
@@ -2277,7 +2281,13 @@ port_conf_json(struct dpr_router *r, unsigned int port)
 {
 	const struct dpr_port_conf *pc = &r->cfg->ports[port];
 	json_t *o = json_pack("{s:s}", "name", pc->name), *ra;
+	const char *acl;
 	bool has6;
+
+	if (r->acl != NULL && (acl = dpr_acl_bound(r->acl, port, DPR_ACL_IN)) != NULL)
+		json_object_set_new(o, "acl_in", json_string(acl));
+	if (r->acl != NULL && (acl = dpr_acl_bound(r->acl, port, DPR_ACL_OUT)) != NULL)
+		json_object_set_new(o, "acl_out", json_string(acl));
 
 	if (dpr_port_conf_is_vlan(pc)) {
 		json_object_set_new(o, "port", json_string(r->cfg->ports[pc->parent].name));
@@ -2371,7 +2381,7 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	const struct dpr_config *cfg = r->cfg;
 	uint64_t limit = LIST_MAX + 1;
 	struct dpr_prefix cursor;
-	json_t *res, *ports, *vlans, *routes;
+	json_t *res, *ports, *vlans, *routes, *acls = NULL;
 	const char *after;
 	unsigned int i;
 
@@ -2418,6 +2428,10 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			"ipv6_tbl8_groups", (json_int_t)cfg->ip6_tbl8_groups,
 			"ipv6_algorithm", dpr_fib_algo_name(cfg->ip6_algorithm),
 			"learned_neighbors_max", (json_int_t)cfg->learned_neighbors_max);
+	if (r->acl != NULL && json_array_size(acls = dpr_acl_config_json(r->acl)) > 0)
+		json_object_set_new(res, "acls", acls);
+	else
+		json_decref(acls);
 	if (json_array_size(vlans) > 0)
 		json_object_set_new(res, "vlans", vlans);
 	else
@@ -2530,5 +2544,6 @@ const struct dpr_method dpr_method_table[] = {
 	{ "config.get", m_config_get, "the running configuration as a config file: [limit, after] to page its routes" },
 	{ "vrf.list", m_vrf_list, "VRFs: name, kernel table, interfaces, route counts" },
 	{ "rib.check", m_rib_check, "check every next hop's references against the routes, candidates and neighbours holding it" },
+	DPR_ACL_METHODS
 	{ NULL, NULL, NULL },
 };

@@ -12,6 +12,7 @@
 #include <rte_common.h>
 
 #include "config.h"
+#include "../acl/acl.h"
 #include "../fpm/fpm.h"
 #include "../route/route.h"
 #include "../util/log.h"
@@ -505,12 +506,12 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 	static const char *const keys[] = {
 		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", "broadcast_echo",
 		"forward_directed_broadcast", "redirects", "neighbor_learning",
-		"router_advertisements", "vrf", NULL
+		"router_advertisements", "vrf", "acl_in", "acl_out", NULL
 	};
 	static const char *const vlan_keys[] = {
 		"name", "port", "id", "addresses", "mtu", "tap", "transparent", "broadcast_echo", "redirects",
 		"forward_directed_broadcast", "neighbor_learning",
-		"router_advertisements", "vrf", NULL
+		"router_advertisements", "vrf", "acl_in", "acl_out", NULL
 	};
 	const char *name, *device = "", *mac = NULL;
 	uint64_t mtu = DPR_DEFAULT_MTU;
@@ -595,6 +596,19 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 				return fail(ps, path, "redirects: expected true or false, got %s",
 					    type_name(tr));
 			pc->redirects = json_is_true(tr);
+		}
+		for (k = 0; k < 2; k++) {
+			char *acl = k == 0 ? pc->acl_in : pc->acl_out;
+			const char *an;
+
+			if ((ret = get_string(ps, path, obj, k == 0 ? "acl_in" : "acl_out", false,
+					      &an)) < 0)
+				return ret;
+			if (an != NULL && (an[0] == '\0' || strlen(an) >= sizeof(pc->acl_in)))
+				return fail(ps, path, "%s: expected the name of an ACL in acls",
+					    k == 0 ? "acl_in" : "acl_out");
+			if (an != NULL)
+				snprintf(acl, sizeof(pc->acl_in), "%s", an);
 		}
 		tr = json_object_get(obj, "neighbor_learning");
 		if (tr != NULL) {
@@ -1429,7 +1443,7 @@ parse_root(struct parser *ps, json_t *root)
 {
 	static const char *const keys[] = {
 		"ports", "vlans", "vrfs", "routes", "neighbors", "control", "fib", "fpm",
-		"kernel_routes", "metrics", NULL
+		"kernel_routes", "metrics", "acls", NULL
 	};
 	static const char *const control_keys[] = { "socket", "group", NULL };
 	struct dpr_config *cfg = ps->cfg;
@@ -1483,6 +1497,16 @@ parse_root(struct parser *ps, json_t *root)
 	o = json_object_get(root, "metrics");
 	if (o != NULL && (ret = parse_metrics(ps, o)) < 0)
 		return ret;
+	/* ACLs: lib/acl checks them, and the names the interfaces give. */
+	o = json_object_get(root, "acls");
+	if (dpr_acl_config_check(o, cfg, ps->err, ps->err_len) < 0) {
+		char msg[768];
+
+		snprintf(msg, sizeof(msg), "%s", ps->err);
+		return fail(ps, NULL, "%s", msg);
+	}
+	if (o != NULL && (cfg->acls = json_deep_copy(o)) == NULL)
+		return fail(ps, "acls", "no memory");
 	return check_vrf_tables(ps);
 }
 
@@ -1590,6 +1614,7 @@ dpr_config_free(struct dpr_config *cfg)
 		free(cfg->routes[i].nexthops);
 	free(cfg->routes);
 	free(cfg->neighs);
+	json_decref(cfg->acls);
 	free(cfg);
 }
 

@@ -138,6 +138,8 @@ struct dpr_port_conf {
 	 * out of itself (RFC 1812 5.2.7.2, RFC 4861 8.2); on by default. */
 	bool redirects;
 	uint8_t neighbor_learning;  /**< enum dpr_neigh_learning */
+	char acl_in[32];            /**< ACL for what enters, "" for none (lib/acl) */
+	char acl_out[32];           /**< ACL for what leaves */
 	struct dpr_ra_conf_port ra; /**< router advertisements (IPv6) */
 	unsigned int n_addrs;
 	struct dpr_prefix addrs[DPR_MAX_PORT_ADDRS]; /**< address + subnet length */
@@ -226,6 +228,8 @@ struct dpr_config {
 	struct dpr_fpm_conf fpm;
 	struct dpr_kroute_conf kernel_routes;
 	struct dpr_metrics_conf metrics;
+	/** "acls" as the file gives them (checked by lib/acl), NULL: none. */
+	struct json_t *acls;
 };
 
 /**

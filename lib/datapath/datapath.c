@@ -20,6 +20,7 @@ const char *const dpr_drop_names[DPR_DROP_MAX] = {
 	[DPR_DROP_BLACKHOLE] = "blackhole",
 	[DPR_DROP_EXCEPTION_FULL] = "exception_full",
 	[DPR_DROP_TX_FULL] = "tx_full",
+	[DPR_DROP_ACL] = "acl",
 };
 
 const char *const dpr_exc_names[DPR_EXC_MAX] = {
@@ -125,6 +126,8 @@ dpr_worker_prepare(struct dpr_worker *w)
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xf0, 0,
 	};
 
+	if (w->acl == NULL)
+		w->acl = &dpr_acl_unbound;
 	memcpy(&w->head_mask, mask, sizeof(mask));
 	memcpy(&w->head6_mask, mask6, sizeof(mask6));
 	for (p = 0; p < w->n_ports; p++) {

@@ -28,6 +28,7 @@
 #include "../nexthop/nexthop.h"
 
 struct dpr_fib6;
+struct dpr_acl_binds;
 
 #define DPR_BURST 32
 /* 63 packets and the count make a 512-byte buffer: indexed by a shift. */
@@ -51,6 +52,8 @@ enum dpr_drop {
 	DPR_DROP_BLACKHOLE,
 	DPR_DROP_EXCEPTION_FULL,  /**< exception ring to the control thread full */
 	DPR_DROP_TX_FULL,         /**< TX queue did not take it */
+	DPR_DROP_ACL,             /**< denied or rejected by an ACL, or its L4 header
+				       unreadable where an ACL needs it (lib/acl) */
 	DPR_DROP_MAX
 };
 
@@ -131,6 +134,27 @@ static inline uint16_t
 dpr_mbuf_port(const struct dpr_port_dp *ports, uint16_t p)
 {
 	return ports[p].vlan_tci != 0 ? (uint16_t)(RTE_MAX_ETHPORTS + p) : ports[p].port_id;
+}
+
+/**
+ * The dpr port packet @p m, which a worker forwards out of port @p p,
+ * came in on and was counted as forwarded on (mbuf->port, which the screen
+ * made sure of, dpr_mbuf_port(); @p p if it is none of ours).
+ */
+#define dpr_mbuf_in_port(w, m, p) dpr_mbuf_in_port_((w)->ports, (w)->port_index, \
+						    (w)->n_ports, (m), (p))
+
+static inline uint16_t
+dpr_mbuf_in_port_(const struct dpr_port_dp *ports, const uint8_t *port_index, uint16_t n_ports,
+		  const struct rte_mbuf *m, uint16_t p)
+{
+	uint16_t pid = m->port;
+
+	if (pid < RTE_MAX_ETHPORTS && ports[port_index[pid]].port_id == pid)
+		return port_index[pid];
+	if (pid >= RTE_MAX_ETHPORTS && pid - RTE_MAX_ETHPORTS < n_ports)
+		return (uint16_t)(pid - RTE_MAX_ETHPORTS);
+	return p;
 }
 
 struct dpr_txbuf {
@@ -265,6 +289,9 @@ struct dpr_worker {
 	struct rte_rcu_qsbr *qsbr;
 	struct rte_ring *exc_ring;   /**< single producer: this worker */
 	struct rte_ring *cap_ring;   /**< captured drops, to the control thread (lib/capture) */
+	/** Each interface's ACLs (lib/acl/acl_dp.h); dpr_worker_prepare()
+	 * points it at none when left NULL. */
+	const struct dpr_acl_binds *acl;
 	/** Drop reasons being captured (bit per enum dpr_drop), 0: none.
 	 * Written by the control thread, read once a burst that dropped. */
 	uint32_t cap_drops;

@@ -34,6 +34,7 @@
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
+#include "../acl/acl_dp.h"
 #include "../capture/capture.h"
 #include "datapath.h"
 #include "ip6_dp.h"
@@ -231,10 +232,18 @@ static __rte_always_inline void
 dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 {
 	struct dpr_txbuf *b = &w->tx[p];
+	const struct dpr_acl_dp *acl;
 	uint16_t sent;
 
 	if (b->n == 0)
 		return;
+	/* One test a flush when no output ACL is bound. */
+	acl = __atomic_load_n(&w->acl->out[p], __ATOMIC_ACQUIRE);
+	if (unlikely(acl != NULL)) {
+		b->n = dpr_acl_out_burst(w, acl, p, b->pkts, b->n);
+		if (b->n == 0)
+			return;
+	}
 	/* A VLAN interface's packets take its tag and leave through its
 	 * port's DPDK port, on this worker's queue there. */
 	sent = dpr_vlan_tx_burst(w->ports[p].port_id, (uint16_t)w->index, w->ports[p].vlan_tci,
@@ -250,14 +259,7 @@ dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 		 * which the screen made sure of, dpr_mbuf_port(); p if it is
 		 * none of ours). */
 		for (i = sent; i < b->n; i++) {
-			uint16_t pid = b->pkts[i]->port, in_port = p;
-			struct dpr_port_counters *in;
-
-			if (pid < RTE_MAX_ETHPORTS && w->ports[w->port_index[pid]].port_id == pid)
-				in_port = w->port_index[pid];
-			else if (pid >= RTE_MAX_ETHPORTS && pid - RTE_MAX_ETHPORTS < w->n_ports)
-				in_port = (uint16_t)(pid - RTE_MAX_ETHPORTS);
-			in = &w->stats[in_port];
+			struct dpr_port_counters *in = &w->stats[dpr_mbuf_in_port(w, b->pkts[i], p)];
 
 			in->forwarded--;
 			in->drops[DPR_DROP_TX_FULL]++;

@@ -82,7 +82,9 @@ dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 		}
 		nt = left;
 		w->stats[vif].rx += ns;
-		dpr_ip4_input_burst(w, vif, sub, ns);
+		ns = dpr_acl_input(w, vif, sub, ns);
+		if (ns > 0)
+			dpr_ip4_input_burst(w, vif, sub, ns);
 	}
 	return keep;
 }

@@ -43,7 +43,7 @@
 	X(echo_replies) X(echo_invalid) \
 	X(time_exceeded) X(no_route) X(address_unreachable) X(beyond_scope) \
 	X(packet_too_big) X(param_problem) X(rate_limited) X(not_allowed) \
-	X(unroutable) X(hop_by_hop_dropped) X(slow_forwarded) X(l2_broadcast_dropped) \
+	X(admin_prohibited) X(unroutable) X(hop_by_hop_dropped) X(slow_forwarded) X(l2_broadcast_dropped) \
 	X(local_unhandled) X(link_local_elsewhere) X(anycast_na_delayed) X(anycast_na_dropped) \
 	X(redirect_sent) X(redirect_not_allowed)
 
@@ -144,6 +144,9 @@ void dpr_exc6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t cls, 
  */
 void dpr_exc6_solicit(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target,
 		      const struct rte_ether_addr *unicast);
+
+/** Answer @p m (consumed) with ICMPv6 administratively prohibited (an ACL's reject). */
+void dpr_exc6_admin_prohibited(struct dpr_exc_engine *x, struct rte_mbuf *m);
 
 /** A held IPv6 packet's turn (see struct dpr_neigh_ops release). */
 void dpr_exc6_release(struct dpr_exc_engine *x, struct rte_mbuf *m, bool resolved);

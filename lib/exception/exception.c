@@ -11,6 +11,7 @@
 #include <rte_ip_frag.h>
 #include <rte_jhash.h>
 
+#include "../acl/acl_dp.h"
 #include "../datapath/ip4_dp.h"
 #include "../neigh/neigh.h"
 #include "../route/route.h"
@@ -58,11 +59,43 @@ dpr_exc_pool(struct dpr_exc_engine *x, uint16_t port)
 	return x->r->pools[x->r->ports[port].socket];
 }
 
+static bool is_ip6(const struct rte_mbuf *m);
+static void icmp_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type,
+		       uint8_t code, uint32_t rest);
+
+/*
+ * The output ACL of @p port over @p m, which the control thread sends:
+ * whether it may leave. A rejected packet is answered as a worker's
+ * would be; a denied one is freed.
+ */
+static bool
+acl_out_ok(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
+{
+	switch (dpr_acl_ctl_out(x->r->acl, port, m)) {
+	case DPR_ACL_PERMIT:
+		return true;
+	case DPR_ACL_REJECT:
+		if (is_ip6(m))
+			dpr_exc6_admin_prohibited(x, m);
+		else
+			icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_ADMIN, 0);
+		return false;
+	case DPR_ACL_DENY:
+	default:
+		rte_pktmbuf_free(m);
+		return false;
+	}
+}
+
 void
 dpr_exc_tx(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
 {
 	const struct dpr_port *p = &x->r->ports[port];
 
+	/* No way around an output ACL: the slow path's packets, those held
+	 * for a neighbour and the router's own pass it too. */
+	if (unlikely(dpr_acl_ctl_out_bound(x->r->acl, port)) && !acl_out_ok(x, port, m))
+		return;
 	if (dpr_vlan_tx_burst(p->port_id, (uint16_t)x->r->n_workers, p->vlan_id, &m, 1) == 1)
 		return;
 	x->c.tx_failed++;
@@ -843,6 +876,9 @@ dpr_exc_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	case DPR_EXC_IP_OPTIONS:
 	case DPR_EXC_REDIRECT:
 		forward_slow(x, m);
+		break;
+	case DPR_ACL_EXC_REJECT:
+		icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_ADMIN, 0);
 		break;
 	case DPR_EXC_L2_CONTROL:
 		/* LLDP, IS-IS: the daemons on the TAP answer, as they would

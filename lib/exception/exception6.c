@@ -17,6 +17,7 @@
 #include <rte_jhash.h>
 #include <rte_random.h>
 
+#include "../acl/acl_dp.h"
 #include "../datapath/datapath.h"
 #include "../fib/fib6.h"
 #include "../neigh/neigh.h"
@@ -551,6 +552,8 @@ count_error6(struct dpr_exc_engine *x, uint8_t type, uint8_t code)
 	default:
 		if (code == DPR_ICMP6_UNREACH_ADDR)
 			x->c6.address_unreachable++;
+		else if (code == DPR_ICMP6_UNREACH_ADMIN)
+			x->c6.admin_prohibited++;
 		else if (code == DPR_ICMP6_UNREACH_BEYOND_SCOPE)
 			x->c6.beyond_scope++;
 		else
@@ -591,6 +594,12 @@ icmp6_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t 
 		}
 	}
 	rte_pktmbuf_free(m);
+}
+
+void
+dpr_exc6_admin_prohibited(struct dpr_exc_engine *x, struct rte_mbuf *m)
+{
+	icmp6_error(x, m, DPR_ICMP6_DEST_UNREACH, DPR_ICMP6_UNREACH_ADMIN, 0);
 }
 
 /* --- input ------------------------------------------------------------------------ */
@@ -856,6 +865,9 @@ dpr_exc6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t cls, uint1
 		break;
 	case DPR_EXC_IP_OPTIONS:
 		hop_by_hop(x, m, in);
+		break;
+	case DPR_ACL_EXC_REJECT:
+		dpr_exc6_admin_prohibited(x, m);
 		break;
 	default:
 		rte_pktmbuf_free(m);

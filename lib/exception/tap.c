@@ -13,6 +13,7 @@
 #include <rte_dev.h>
 #include <rte_ethdev.h>
 
+#include "../acl/acl.h"
 #include "../datapath/vlan_dp.h"
 #include "../util/log.h"
 #include "tap.h"
@@ -298,6 +299,19 @@ dpr_tap_poll(struct dpr_router *r)
 		n = rte_eth_rx_burst(port->tap_port, 0, pkts, TAP_BURST);
 		if (n == 0)
 			continue;
+		total += n;
+		/* The output ACL sees the host stack's packets too. */
+		if (dpr_acl_ctl_out_bound(r->acl, p)) {
+			uint16_t i, keep = 0;
+
+			for (i = 0; i < n; i++) {
+				if (dpr_acl_ctl_out(r->acl, p, pkts[i]) == DPR_ACL_PERMIT)
+					pkts[keep++] = pkts[i];
+				else
+					rte_pktmbuf_free(pkts[i]);
+			}
+			n = keep;
+		}
 		/* The kernel built the frames (ARP, addresses, MACs): send as is
 		 * (a VLAN interface's tagged), on the control thread's TX queue. */
 		sent = dpr_vlan_tx_burst(port->port_id, (uint16_t)r->n_workers,
@@ -307,7 +321,6 @@ dpr_tap_poll(struct dpr_router *r)
 			r->tap_stats.from_kernel_dropped += n - sent;
 			rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
 		}
-		total += n;
 	}
 	return total;
 }

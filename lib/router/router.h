@@ -50,6 +50,7 @@ struct dpr_neigh;
 struct dpr_fpm_router;
 struct dpr_kroute;
 struct dpr_metrics;
+struct dpr_acl_db;
 
 struct dpr_router {
 	/*
@@ -96,6 +97,7 @@ struct dpr_router {
 	struct dpr_kroute *kroute;              /**< the kernel table mirror (lib/kernel); NULL: off */
 	struct dpr_capture *capture;            /**< dprctl capture (lib/capture); NULL: never used */
 	struct dpr_metrics *metrics;            /**< Prometheus endpoint (lib/metrics); NULL: off */
+	struct dpr_acl_db *acl;                 /**< ACLs and their bindings (lib/acl); NULL: none */
 	struct {
 		uint64_t to_kernel, to_kernel_dropped;
 		uint64_t from_kernel, from_kernel_dropped;

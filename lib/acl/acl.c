@@ -1,0 +1,696 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ACL database: every ACL by name, compiled with rte_acl on the
+ * control thread, and the bindings workers read (acl.h says who owns
+ * what). Control thread only.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_acl.h>
+#include <rte_malloc.h>
+
+#include "../util/clock.h"
+#include "acl.h"
+#include "acl_dp.h"
+
+const struct dpr_acl_binds dpr_acl_unbound;
+
+/* Fields of the keys (struct dpr_acl_key4, dpr_acl_key6), in order. */
+enum {
+	F_PROTO, F_FLAGS, F_DSCP, F_TCP, F_PAD,
+	F_ADDRS, /* IPv4: src, dst; IPv6: src[4], dst[4] */
+};
+#define FIELDS4 (F_ADDRS + 2 + 2)
+#define FIELDS6 (F_ADDRS + 8 + 2)
+
+RTE_ACL_RULE_DEF(acl_rule4, FIELDS4);
+RTE_ACL_RULE_DEF(acl_rule6, FIELDS6);
+
+struct acl_entry {
+	bool used;
+	struct dpr_acl_list list;
+	struct dpr_acl_dp *dp;
+	uint64_t build_us;        /**< how long its last build took */
+};
+
+struct dpr_acl_db {
+	struct rte_rcu_qsbr *qsbr;
+	unsigned int rows;        /**< hit counter rows: workers, then the control thread */
+	int socket;
+	uint64_t gen;             /**< rte_acl context names must be unique */
+	struct acl_entry acls[DPR_ACL_MAX];
+	int bound[2][DPR_MAX_PORTS];  /**< entry bound, -1: none */
+	uint64_t ctl_drops[DPR_MAX_PORTS]; /**< the control thread's output drops */
+	struct dpr_acl_binds binds;
+};
+
+/* --- compiling --------------------------------------------------------------- */
+
+static void
+defs_common(struct rte_acl_field_def *d)
+{
+	static const struct { uint8_t type; uint32_t off; uint8_t input; } f[F_ADDRS] = {
+		[F_PROTO] = { RTE_ACL_FIELD_TYPE_BITMASK, 0, 0 },
+		[F_FLAGS] = { RTE_ACL_FIELD_TYPE_BITMASK, 4, 1 },
+		[F_DSCP] = { RTE_ACL_FIELD_TYPE_BITMASK, 5, 1 },
+		[F_TCP] = { RTE_ACL_FIELD_TYPE_BITMASK, 6, 1 },
+		/* Always a wildcard: an input group is 4 bytes of trie. */
+		[F_PAD] = { RTE_ACL_FIELD_TYPE_BITMASK, 7, 1 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < F_ADDRS; i++)
+		d[i] = (struct rte_acl_field_def){ .type = f[i].type, .size = 1,
+			.field_index = (uint8_t)i, .input_index = f[i].input,
+			.offset = f[i].off };
+}
+
+/* @p n_addr 4-byte address fields from offset 8, then the two ports. */
+static unsigned int
+defs_fill(struct rte_acl_field_def *d, unsigned int n_addr)
+{
+	unsigned int i, k = F_ADDRS;
+
+	defs_common(d);
+	for (i = 0; i < n_addr; i++, k++)
+		d[k] = (struct rte_acl_field_def){ .type = RTE_ACL_FIELD_TYPE_MASK, .size = 4,
+			.field_index = (uint8_t)k, .input_index = (uint8_t)(2 + i),
+			.offset = 8 + 4 * i };
+	for (i = 0; i < 2; i++, k++)
+		d[k] = (struct rte_acl_field_def){ .type = RTE_ACL_FIELD_TYPE_RANGE, .size = 2,
+			.field_index = (uint8_t)k, .input_index = (uint8_t)(2 + n_addr),
+			.offset = 8 + 4 * n_addr + 2 * i };
+	return k;
+}
+
+_Static_assert(offsetof(struct dpr_acl_key4, src) == 8 &&
+	       offsetof(struct dpr_acl_key4, sport) == 16 &&
+	       offsetof(struct dpr_acl_key6, src) == 8 &&
+	       offsetof(struct dpr_acl_key6, sport) == 40 &&
+	       offsetof(struct dpr_acl_key4, flags) == 4, "ACL key layout as defs_fill() says");
+
+/* The fields every family has, for rule @p r. */
+static void
+rule_common(const struct dpr_acl_rule *r, struct rte_acl_field *f)
+{
+	if (r->match & DPR_ACL_M_PROTO) {
+		f[F_PROTO].value.u8 = r->proto;
+		f[F_PROTO].mask_range.u8 = 0xff;
+	}
+	/* A non-first fragment has no L4 fields: rules that look at them
+	 * are for first fragments and whole packets only. */
+	if (r->match & DPR_ACL_M_NONFIRST) {
+		f[F_FLAGS].value.u8 = DPR_ACL_F_NONFIRST;
+		f[F_FLAGS].mask_range.u8 = DPR_ACL_F_NONFIRST;
+	} else if (r->match & DPR_ACL_M_L4) {
+		f[F_FLAGS].mask_range.u8 = DPR_ACL_F_NONFIRST;
+	}
+	if (r->match & DPR_ACL_M_DSCP) {
+		f[F_DSCP].value.u8 = r->dscp;
+		f[F_DSCP].mask_range.u8 = 0x3f;
+	}
+	if (r->match & DPR_ACL_M_TCP_FLAGS) {
+		f[F_TCP].value.u8 = r->tcp_set;
+		f[F_TCP].mask_range.u8 = r->tcp_mask;
+	}
+}
+
+static void
+rule_ports(const struct dpr_acl_rule *r, struct rte_acl_field *f)
+{
+	f[0].mask_range.u16 = UINT16_MAX;
+	f[1].mask_range.u16 = UINT16_MAX;
+	if (r->match & DPR_ACL_M_SPORT) {
+		f[0].value.u16 = r->sport_lo;
+		f[0].mask_range.u16 = r->sport_hi;
+	}
+	if (r->match & DPR_ACL_M_DPORT) {
+		f[1].value.u16 = r->dport_lo;
+		f[1].mask_range.u16 = r->dport_hi;
+	}
+	if (r->match & DPR_ACL_M_ICMP_TYPE)
+		f[0].value.u16 = f[0].mask_range.u16 = r->icmp_type;
+	if (r->match & DPR_ACL_M_ICMP_CODE)
+		f[1].value.u16 = f[1].mask_range.u16 = r->icmp_code;
+}
+
+static void
+rule_addr6(const struct dpr_prefix *p, bool has, struct rte_acl_field *f)
+{
+	unsigned int k;
+
+	for (k = 0; k < 4 && has; k++) {
+		uint32_t w;
+		int bits = (int)p->len - 32 * (int)k;
+
+		memcpy(&w, &p->addr.ip6[4 * k], 4);
+		f[k].value.u32 = rte_be_to_cpu_32(w);
+		f[k].mask_range.u32 = (uint32_t)RTE_MAX(0, RTE_MIN(32, bits));
+	}
+}
+
+/* One family's context of list @p l, or NULL when no rule is of it. */
+static struct rte_acl_ctx *
+build_ctx(struct dpr_acl_db *db, const struct dpr_acl_list *l, uint8_t af, char *err,
+	  size_t err_len)
+{
+	struct rte_acl_field_def defs[FIELDS6];
+	struct rte_acl_config cfg = { .num_categories = 1 };
+	unsigned int nf = defs_fill(defs, af == DPR_AF_IP4 ? 2 : 8);
+	struct rte_acl_param prm = {
+		.socket_id = db->socket,
+		.rule_size = RTE_ACL_RULE_SZ(nf),
+	};
+	struct rte_acl_ctx *ctx = NULL;
+	char name[RTE_ACL_NAMESIZE];
+	uint32_t i, n = 0;
+	uint8_t *rules;
+	int ret;
+
+	for (i = 0; i < l->n_rules; i++)
+		n += l->rules[i].family == 0 || l->rules[i].family == af;
+	if (n == 0)
+		return NULL;
+	rules = calloc(n, prm.rule_size);
+	if (rules == NULL) {
+		snprintf(err, err_len, "acl %s: no memory for %u rules", l->name, n);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0, n = 0; i < l->n_rules; i++) {
+		const struct dpr_acl_rule *r = &l->rules[i];
+		struct acl_rule6 *ar = (struct acl_rule6 *)(rules + (size_t)n * prm.rule_size);
+
+		if (r->family != 0 && r->family != af)
+			continue;
+		n++;
+		/* First match wins: earlier rules weigh more. */
+		ar->data.category_mask = 1;
+		ar->data.priority = (int32_t)(DPR_ACL_RULES_MAX - i);
+		ar->data.userdata = i + 1;
+		rule_common(r, ar->field);
+		if (af == DPR_AF_IP4) {
+			if (r->match & DPR_ACL_M_SRC) {
+				ar->field[F_ADDRS].value.u32 = r->src.addr.ip4;
+				ar->field[F_ADDRS].mask_range.u32 = r->src.len;
+			}
+			if (r->match & DPR_ACL_M_DST) {
+				ar->field[F_ADDRS + 1].value.u32 = r->dst.addr.ip4;
+				ar->field[F_ADDRS + 1].mask_range.u32 = r->dst.len;
+			}
+			rule_ports(r, &ar->field[F_ADDRS + 2]);
+		} else {
+			rule_addr6(&r->src, r->match & DPR_ACL_M_SRC, &ar->field[F_ADDRS]);
+			rule_addr6(&r->dst, r->match & DPR_ACL_M_DST, &ar->field[F_ADDRS + 4]);
+			rule_ports(r, &ar->field[F_ADDRS + 8]);
+		}
+	}
+	snprintf(name, sizeof(name), "dpracl%" PRIu64 "_%u", db->gen++, af);
+	prm.name = name;
+	prm.max_rule_num = n;
+	cfg.num_fields = nf;
+	memcpy(cfg.defs, defs, nf * sizeof(defs[0]));
+	ctx = rte_acl_create(&prm);
+	if (ctx == NULL) {
+		snprintf(err, err_len, "acl %s: cannot create a classifier: %s", l->name,
+			 rte_strerror(rte_errno));
+		errno = rte_errno != 0 ? rte_errno : ENOMEM;
+		goto out;
+	}
+	ret = rte_acl_add_rules(ctx, (const struct rte_acl_rule *)rules, n);
+	if (ret == 0)
+		ret = rte_acl_build(ctx, &cfg);
+	if (ret != 0) {
+		snprintf(err, err_len, "acl %s: cannot build the %s classifier of %u rules: %s",
+			 l->name, af == DPR_AF_IP4 ? "IPv4" : "IPv6", n, strerror(-ret));
+		rte_acl_free(ctx);
+		ctx = NULL;
+		errno = -ret;
+	}
+out:
+	free(rules);
+	return ctx;
+}
+
+static void
+dp_free(struct dpr_acl_dp *dp)
+{
+	if (dp == NULL)
+		return;
+	rte_acl_free(dp->ctx[0]);
+	rte_acl_free(dp->ctx[1]);
+	rte_free(dp);
+}
+
+static struct dpr_acl_dp *
+dp_build(struct dpr_acl_db *db, const struct dpr_acl_list *l, char *err, size_t err_len)
+{
+	uint32_t stride = RTE_ALIGN_CEIL(l->n_rules + 1, RTE_CACHE_LINE_SIZE / sizeof(uint64_t));
+	size_t hits_off = RTE_ALIGN_CEIL(sizeof(struct dpr_acl_dp) + l->n_rules + 1,
+					 RTE_CACHE_LINE_SIZE);
+	size_t sz = hits_off + (size_t)db->rows * stride * sizeof(uint64_t);
+	struct dpr_acl_dp *dp;
+	uint8_t *action;
+	uint32_t i;
+
+	dp = rte_zmalloc_socket("dpr_acl", sz, RTE_CACHE_LINE_SIZE, db->socket);
+	if (dp == NULL) {
+		snprintf(err, err_len, "acl %s: no memory for %u rules' counters", l->name,
+			 l->n_rules);
+		errno = ENOMEM;
+		return NULL;
+	}
+	action = (uint8_t *)(dp + 1);
+	action[0] = l->dflt;
+	for (i = 0; i < l->n_rules; i++) {
+		action[i + 1] = l->rules[i].action;
+		dp->l4 |= (l->rules[i].match & DPR_ACL_M_L4) != 0;
+	}
+	dp->action = action;
+	dp->hits = (uint64_t *)((uint8_t *)dp + hits_off);
+	dp->stride = stride;
+	dp->n_rules = l->n_rules;
+	errno = 0;
+	dp->ctx[0] = build_ctx(db, l, DPR_AF_IP4, err, err_len);
+	if (dp->ctx[0] == NULL && errno != 0)
+		goto fail;
+	dp->ctx[1] = build_ctx(db, l, DPR_AF_IP6, err, err_len);
+	if (dp->ctx[1] == NULL && errno != 0)
+		goto fail;
+	return dp;
+fail:
+	dp_free(dp);
+	return NULL;
+}
+
+/* Wait until no worker can hold @p dp, then free it. */
+static void
+dp_retire(struct dpr_acl_db *db, struct dpr_acl_dp *dp)
+{
+	if (dp == NULL)
+		return;
+	if (db->qsbr != NULL)
+		rte_rcu_qsbr_synchronize(db->qsbr, RTE_QSBR_THRID_INVALID);
+	dp_free(dp);
+}
+
+/* --- the database ------------------------------------------------------------- */
+
+struct dpr_acl_db *
+dpr_acl_db_create(struct rte_rcu_qsbr *qsbr, unsigned int n_workers, int socket)
+{
+	struct dpr_acl_db *db = rte_zmalloc_socket("dpr_acl_db", sizeof(*db), RTE_CACHE_LINE_SIZE,
+						   socket);
+	unsigned int p;
+
+	if (db == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	db->qsbr = qsbr;
+	db->rows = n_workers + 1;
+	db->socket = socket;
+	for (p = 0; p < DPR_MAX_PORTS; p++)
+		db->bound[0][p] = db->bound[1][p] = -1;
+	return db;
+}
+
+void
+dpr_acl_db_free(struct dpr_acl_db *db)
+{
+	unsigned int i;
+
+	if (db == NULL)
+		return;
+	for (i = 0; i < DPR_ACL_MAX; i++) {
+		dp_free(db->acls[i].dp);
+		dpr_acl_list_clear(&db->acls[i].list);
+	}
+	rte_free(db);
+}
+
+const struct dpr_acl_binds *
+dpr_acl_db_binds(const struct dpr_acl_db *db)
+{
+	return &db->binds;
+}
+
+static int
+find(const struct dpr_acl_db *db, const char *name)
+{
+	int i;
+
+	for (i = 0; i < DPR_ACL_MAX; i++)
+		if (db->acls[i].used && strcmp(db->acls[i].list.name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* Point every binding of entry @p i at its compiled list now. */
+static void
+publish(struct dpr_acl_db *db, int i)
+{
+	unsigned int p;
+
+	for (p = 0; p < DPR_MAX_PORTS; p++) {
+		if (db->bound[DPR_ACL_IN][p] == i)
+			__atomic_store_n(&db->binds.in[p], db->acls[i].dp, __ATOMIC_RELEASE);
+		if (db->bound[DPR_ACL_OUT][p] == i)
+			__atomic_store_n(&db->binds.out[p], db->acls[i].dp, __ATOMIC_RELEASE);
+	}
+}
+
+int
+dpr_acl_set(struct dpr_acl_db *db, struct dpr_acl_list *l, char *err, size_t err_len)
+{
+	struct dpr_acl_dp *dp, *old;
+	uint64_t t0 = dpr_clock_now();
+	int i = find(db, l->name);
+
+	if (i < 0) {
+		for (i = 0; i < DPR_ACL_MAX && db->acls[i].used; i++)
+			;
+		if (i == DPR_ACL_MAX) {
+			snprintf(err, err_len, "acl %s: %d ACLs already, the most there can be (acl.del one)",
+				 l->name, DPR_ACL_MAX);
+			dpr_acl_list_clear(l);
+			return -ENOSPC;
+		}
+	}
+	dp = dp_build(db, l, err, err_len);
+	if (dp == NULL) {
+		int e = errno != 0 ? errno : ENOMEM;
+
+		dpr_acl_list_clear(l);
+		return -e;
+	}
+	old = db->acls[i].dp;
+	dpr_acl_list_clear(&db->acls[i].list);
+	db->acls[i].list = *l;
+	l->rules = NULL;
+	l->n_rules = 0;
+	db->acls[i].dp = dp;
+	db->acls[i].used = true;
+	db->acls[i].build_us = (dpr_clock_now() - t0) / 1000;
+	publish(db, i);
+	dp_retire(db, old);
+	return 0;
+}
+
+int
+dpr_acl_del(struct dpr_acl_db *db, const char *name, char *err, size_t err_len)
+{
+	int i = find(db, name);
+	unsigned int p, d;
+
+	if (i < 0) {
+		snprintf(err, err_len, "acl %s: no such ACL", name);
+		return -ENOENT;
+	}
+	for (d = 0; d < 2; d++)
+		for (p = 0; p < DPR_MAX_PORTS; p++)
+			if (db->bound[d][p] == i) {
+				snprintf(err, err_len, "acl %s: bound to an interface (%s): unbind it first",
+					 name, d == DPR_ACL_IN ? "in" : "out");
+				return -EBUSY;
+			}
+	dp_free(db->acls[i].dp); /* bound nowhere: no worker reads it */
+	dpr_acl_list_clear(&db->acls[i].list);
+	memset(&db->acls[i], 0, sizeof(db->acls[i]));
+	return 0;
+}
+
+int
+dpr_acl_bind(struct dpr_acl_db *db, const char *name, unsigned int port, enum dpr_acl_dir dir,
+	     char *err, size_t err_len)
+{
+	struct dpr_acl_dp **slot = dir == DPR_ACL_IN ? &db->binds.in[port] : &db->binds.out[port];
+	int i = -1;
+
+	if (port >= DPR_MAX_PORTS) {
+		snprintf(err, err_len, "no interface %u", port);
+		return -ENOENT;
+	}
+	if (name != NULL && (i = find(db, name)) < 0) {
+		snprintf(err, err_len, "acl %s: no such ACL (acl.set it first)", name);
+		return -ENOENT;
+	}
+	db->bound[dir][port] = i;
+	__atomic_store_n(slot, i >= 0 ? db->acls[i].dp : NULL, __ATOMIC_RELEASE);
+	/* The list stays the entry's: nothing to free, unbound or not. */
+	return 0;
+}
+
+const char *
+dpr_acl_bound(const struct dpr_acl_db *db, unsigned int port, enum dpr_acl_dir dir)
+{
+	int i = port < DPR_MAX_PORTS ? db->bound[dir][port] : -1;
+
+	return i >= 0 ? db->acls[i].list.name : NULL;
+}
+
+static json_t *
+bound_json(const struct dpr_acl_db *db, int i, const char *const *port_names,
+	   unsigned int n_ports)
+{
+	json_t *a = json_array();
+	unsigned int p, d;
+
+	for (p = 0; p < n_ports && p < DPR_MAX_PORTS; p++)
+		for (d = 0; d < 2; d++)
+			if (db->bound[d][p] == i)
+				json_array_append_new(a, json_pack("{s:s,s:s}", "interface", port_names[p],
+								   "direction", d == DPR_ACL_IN ? "in" : "out"));
+	return a;
+}
+
+json_t *
+dpr_acl_list_json(const struct dpr_acl_db *db, const char *const *port_names,
+		  unsigned int n_ports)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; i < DPR_ACL_MAX; i++) {
+		const struct acl_entry *e = &db->acls[i];
+
+		if (!e->used)
+			continue;
+		json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:o,s:I}", "name", e->list.name,
+			"default", dpr_acl_action_name(e->list.dflt), "rules", (json_int_t)e->list.n_rules,
+			"bound", bound_json(db, i, port_names, n_ports),
+			"build_us", (json_int_t)e->build_us));
+	}
+	return a;
+}
+
+static uint64_t
+hits_sum(const struct dpr_acl_db *db, const struct dpr_acl_dp *dp, uint32_t k)
+{
+	uint64_t s = 0;
+	unsigned int r;
+
+	for (r = 0; r < db->rows; r++)
+		s += __atomic_load_n(&dp->hits[(size_t)r * dp->stride + k], __ATOMIC_RELAXED);
+	return s;
+}
+
+json_t *
+dpr_acl_get_json(const struct dpr_acl_db *db, const char *name, const char *const *port_names,
+		 unsigned int n_ports)
+{
+	int i = find(db, name);
+	const struct acl_entry *e;
+	json_t *rules;
+	uint32_t k;
+
+	if (i < 0)
+		return NULL;
+	e = &db->acls[i];
+	rules = json_array();
+	for (k = 0; k < e->list.n_rules; k++) {
+		json_t *r = dpr_acl_rule_json(&e->list.rules[k]);
+
+		json_object_set_new(r, "hits", json_integer((json_int_t)hits_sum(db, e->dp, k + 1)));
+		json_array_append_new(rules, r);
+	}
+	return json_pack("{s:s,s:s,s:I,s:o,s:o,s:I}", "name", e->list.name,
+			 "default", dpr_acl_action_name(e->list.dflt),
+			 "default_hits", (json_int_t)hits_sum(db, e->dp, 0),
+			 "rules", rules, "bound", bound_json(db, i, port_names, n_ports),
+			 "build_us", (json_int_t)e->build_us);
+}
+
+json_t *
+dpr_acl_config_json(const struct dpr_acl_db *db)
+{
+	json_t *a = json_array();
+	uint32_t k;
+	int i;
+
+	for (i = 0; i < DPR_ACL_MAX; i++) {
+		const struct acl_entry *e = &db->acls[i];
+		json_t *rules;
+
+		if (!e->used)
+			continue;
+		rules = json_array();
+		for (k = 0; k < e->list.n_rules; k++)
+			json_array_append_new(rules, dpr_acl_rule_json(&e->list.rules[k]));
+		json_array_append_new(a, json_pack("{s:s,s:s,s:o}", "name", e->list.name,
+			"default", dpr_acl_action_name(e->list.dflt), "rules", rules));
+	}
+	return a;
+}
+
+int
+dpr_acl_load_config(struct dpr_acl_db *db, json_t *acls, const struct dpr_config *cfg,
+		    char *err, size_t err_len)
+{
+	char path[32];
+	unsigned int p, d;
+	size_t i;
+	int ret;
+
+	for (i = 0; acls != NULL && i < json_array_size(acls); i++) {
+		struct dpr_acl_list l;
+
+		snprintf(path, sizeof(path), "acls[%zu]", i);
+		ret = dpr_acl_list_parse(json_array_get(acls, i), path, NULL, &l, err, err_len);
+		if (ret < 0 || (ret = dpr_acl_set(db, &l, err, err_len)) < 0)
+			return ret;
+	}
+	for (p = 0; p < cfg->n_ports; p++)
+		for (d = 0; d < 2; d++) {
+			const char *name = d == 0 ? cfg->ports[p].acl_in : cfg->ports[p].acl_out;
+
+			if (name[0] != '\0' &&
+			    (ret = dpr_acl_bind(db, name, p, (enum dpr_acl_dir)d, err, err_len)) < 0)
+				return ret;
+		}
+	return 0;
+}
+
+/* --- the control thread's packets -------------------------------------------- */
+
+bool
+dpr_acl_ctl_out_bound(const struct dpr_acl_db *db, unsigned int port)
+{
+	return db != NULL && port < DPR_MAX_PORTS && db->binds.out[port] != NULL;
+}
+
+enum dpr_acl_action
+dpr_acl_ctl_out(struct dpr_acl_db *db, unsigned int port, const struct rte_mbuf *m)
+{
+	struct rte_mbuf *pkts[1] = { (struct rte_mbuf *)(uintptr_t)m };
+	uint8_t act;
+
+	if (!dpr_acl_ctl_out_bound(db, port))
+		return DPR_ACL_PERMIT;
+	dpr_acl_classify_bulk(db->binds.out[port], db->rows - 1, pkts, 1, &act);
+	if (act != DPR_ACL_PERMIT)
+		db->ctl_drops[port]++;
+	return (enum dpr_acl_action)act;
+}
+
+json_t *
+dpr_acl_stats_json(const struct dpr_acl_db *db, const char *const *port_names,
+		   unsigned int n_ports)
+{
+	json_t *o = json_object();
+	unsigned int p;
+
+	for (p = 0; p < n_ports && p < DPR_MAX_PORTS; p++)
+		if (db->ctl_drops[p] != 0)
+			json_object_set_new(o, port_names[p], json_integer((json_int_t)db->ctl_drops[p]));
+	return json_pack("{s:o}", "control_thread_out_drops", o);
+}
+
+/* --- advice -------------------------------------------------------------------- */
+
+/* Whether a packet matched by rule @p b is always matched by @p a. */
+static bool
+covers(const struct dpr_acl_rule *a, const struct dpr_acl_rule *b)
+{
+	uint16_t am = a->match, bm = b->match;
+	bool a_first = (am & DPR_ACL_M_L4) != 0, b_first = (bm & DPR_ACL_M_L4) != 0;
+
+	if (a->family != 0 && a->family != b->family)
+		return false;
+	if ((am & DPR_ACL_M_PROTO) && (!(bm & DPR_ACL_M_PROTO) || a->proto != b->proto))
+		return false;
+	if ((am & DPR_ACL_M_SRC) && (!(bm & DPR_ACL_M_SRC) || a->src.len > b->src.len ||
+				     !dpr_prefix_contains(&a->src, &b->src.addr)))
+		return false;
+	if ((am & DPR_ACL_M_DST) && (!(bm & DPR_ACL_M_DST) || a->dst.len > b->dst.len ||
+				     !dpr_prefix_contains(&a->dst, &b->dst.addr)))
+		return false;
+	if ((am & DPR_ACL_M_SPORT) && (!(bm & DPR_ACL_M_SPORT) || a->sport_lo > b->sport_lo ||
+				       a->sport_hi < b->sport_hi))
+		return false;
+	if ((am & DPR_ACL_M_DPORT) && (!(bm & DPR_ACL_M_DPORT) || a->dport_lo > b->dport_lo ||
+				       a->dport_hi < b->dport_hi))
+		return false;
+	if ((am & DPR_ACL_M_ICMP_TYPE) && (!(bm & DPR_ACL_M_ICMP_TYPE) || a->icmp_type != b->icmp_type))
+		return false;
+	if ((am & DPR_ACL_M_ICMP_CODE) && (!(bm & DPR_ACL_M_ICMP_CODE) || a->icmp_code != b->icmp_code))
+		return false;
+	if ((am & DPR_ACL_M_TCP_FLAGS) &&
+	    (!(bm & DPR_ACL_M_TCP_FLAGS) || (a->tcp_mask & ~b->tcp_mask) != 0 ||
+	     (a->tcp_set & a->tcp_mask) != (b->tcp_set & a->tcp_mask)))
+		return false;
+	if ((am & DPR_ACL_M_DSCP) && (!(bm & DPR_ACL_M_DSCP) || a->dscp != b->dscp))
+		return false;
+	/* Fragments: "non-first" only, first and whole only (L4 fields), or any. */
+	if ((am & DPR_ACL_M_NONFIRST) && !(bm & DPR_ACL_M_NONFIRST))
+		return false;
+	if (a_first && !b_first)
+		return false;
+	return true;
+}
+
+/* Pairs of rules compared at most per ACL: the check is quadratic. */
+#define SHADOW_RULES_MAX 2048
+
+json_t *
+dpr_acl_warnings_json(const struct dpr_acl_db *db)
+{
+	json_t *a = json_array();
+	char msg[256];
+	uint32_t j, k;
+	unsigned int p, d;
+	int i;
+
+	for (i = 0; i < DPR_ACL_MAX; i++) {
+		const struct acl_entry *e = &db->acls[i];
+		bool bound = false;
+
+		if (!e->used)
+			continue;
+		for (d = 0; d < 2; d++)
+			for (p = 0; p < DPR_MAX_PORTS; p++)
+				bound |= db->bound[d][p] == i;
+		if (!bound) {
+			snprintf(msg, sizeof(msg),
+				 "acl %s is bound to no interface: it filters nothing (dprctl acl bind %s IFACE in|out)",
+				 e->list.name, e->list.name);
+			json_array_append_new(a, json_string(msg));
+		}
+		if (e->list.n_rules > SHADOW_RULES_MAX)
+			continue;
+		for (k = 1; k < e->list.n_rules; k++)
+			for (j = 0; j < k; j++)
+				if (covers(&e->list.rules[j], &e->list.rules[k])) {
+					snprintf(msg, sizeof(msg),
+						 "acl %s: rule %u is never reached: rule %u before it matches everything it does",
+						 e->list.name, k, j);
+					json_array_append_new(a, json_string(msg));
+					break;
+				}
+	}
+	return a;
+}

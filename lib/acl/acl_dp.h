@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#pragma once
+
+/*
+ * ACLs on the workers' side: one rte_acl_classify() per family per burst.
+ *
+ * Reads:  the frame's Ethernet header (and one 802.1Q tag: a priority tag
+ *         the screen has yet to take off), the IPv4 or IPv6 header, the
+ *         IPv6 extension headers, the first bytes of TCP, UDP, SCTP,
+ *         ICMP or ICMPv6 header, all from the first segment.
+ * Writes: hash.usr of packets it takes away (the drop reason, or the
+ *         exception class DPR_ACL_EXC_REJECT and the port).
+ * Next:   permitted packets stay in the burst, in order; denied ones are
+ *         freed (or captured) and counted as drops.acl; rejected ones
+ *         too, and go on the exception ring for the control thread to
+ *         answer with ICMP(v6) administratively prohibited (rate-limited).
+ *
+ * What a rule sees of each packet (docs/security.md says it for people)
+ * is decided in dpr_acl_key() alone: every caller, the control thread's
+ * included, classifies through it.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_acl.h>
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "../capture/capture.h"
+#include "../datapath/datapath.h"
+#include "acl.h"
+
+/** A compiled ACL: written once by the control thread, then read-only
+ * but for the hit counters (row r written by worker r alone; the last
+ * row by the control thread). Freed a grace period after it was unbound
+ * or replaced everywhere. */
+struct dpr_acl_dp {
+	struct rte_acl_ctx *ctx[2];  /**< IPv4, IPv6; NULL: no rule of that family */
+	const uint8_t *action;       /**< [0]: the default; [i]: rule i - 1's */
+	uint64_t *hits;              /**< [row * stride + i], i as action[] */
+	uint32_t stride;
+	uint32_t n_rules;
+	/** Some rule needs L4 fields: packets whose L4 header cannot be
+	 * read (RFC 7112, RFC 1858, a chain past the bound) are dropped. */
+	bool l4;
+};
+
+/** Where workers find each interface's ACLs: written by the control
+ * thread with atomic stores, read by workers with atomic loads. */
+struct dpr_acl_binds {
+	struct dpr_acl_dp *in[DPR_MAX_PORTS];
+	struct dpr_acl_dp *out[DPR_MAX_PORTS];
+};
+
+/** Bindings of a worker set up without a database (unit tests): none. */
+extern const struct dpr_acl_binds dpr_acl_unbound;
+
+/** Exception class of a rejected packet, beside lib/exception's own
+ * (OWN_PACKET is DPR_EXC_MAX): never counted as an exception. */
+#define DPR_ACL_EXC_REJECT (DPR_EXC_MAX + 1)
+
+/** Packets one classification takes at most: a TX buffer. */
+#define DPR_ACL_BULK 64
+
+/** IPv6 extension headers walked before the upper-layer header, at most. */
+#define DPR_ACL_EH_MAX 8
+
+/** The key's flags byte: a non-first fragment (no L4 fields). */
+#define DPR_ACL_F_NONFIRST 0x01
+
+/*
+ * What rte_acl classifies: the packet's fields, normalised. rte_acl takes
+ * the first byte alone, then groups of 4 bytes (struct rte_acl_field_def);
+ * multi-byte fields in network order, as rte_acl expects input.
+ */
+struct dpr_acl_key4 {
+	uint8_t proto;
+	uint8_t pad0[3];
+	uint8_t flags;       /**< DPR_ACL_F_* */
+	uint8_t dscp;
+	uint8_t tcp_flags;
+	uint8_t pad1;
+	rte_be32_t src;
+	rte_be32_t dst;
+	rte_be16_t sport;    /**< ICMP: the type */
+	rte_be16_t dport;    /**< ICMP: the code */
+};
+
+struct dpr_acl_key6 {
+	uint8_t proto;       /**< the upper-layer header's */
+	uint8_t pad0[3];
+	uint8_t flags;
+	uint8_t dscp;
+	uint8_t tcp_flags;
+	uint8_t pad1;
+	uint8_t src[16];
+	uint8_t dst[16];
+	rte_be16_t sport;
+	rte_be16_t dport;
+};
+
+/** What dpr_acl_key() found. */
+enum dpr_acl_kind {
+	DPR_ACL_K_OTHER = 0,  /**< not IP, or an IP header the screen drops anyway */
+	DPR_ACL_K_IP4,
+	DPR_ACL_K_IP6,
+};
+/** Or-ed into the kind: the L4 fields could not be read. */
+#define DPR_ACL_K_BAD_L4 0x10
+
+/*
+ * The L4 fields of upper-layer protocol @p proto at @p l4, of which
+ * @p avail bytes are there. @return false when its header is cut short
+ * (RFC 7112 5 for a first fragment; RFC 1858 for TCP): its fields stay 0.
+ */
+static __rte_always_inline bool
+dpr_acl_key_l4(uint8_t proto, const uint8_t *l4, int32_t avail, rte_be16_t *sport,
+	       rte_be16_t *dport, uint8_t *tcp_flags)
+{
+	switch (proto) {
+	case IPPROTO_TCP:
+		if (avail < 20)
+			return false;
+		*tcp_flags = l4[13];
+		break;
+	case IPPROTO_UDP:
+		if (avail < 8)
+			return false;
+		break;
+	case IPPROTO_SCTP:
+		if (avail < 12)
+			return false;
+		break;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		if (avail < 4)
+			return false;
+		*sport = rte_cpu_to_be_16(l4[0]);
+		*dport = rte_cpu_to_be_16(l4[1]);
+		return true;
+	default:
+		return true;
+	}
+	memcpy(sport, l4, 2);
+	memcpy(dport, l4 + 2, 2);
+	return true;
+}
+
+/*
+ * Fill the key of @p m, a frame from its Ethernet header: @p k4 for IPv4,
+ * @p k6 for IPv6. @return enum dpr_acl_kind, with DPR_ACL_K_BAD_L4 when
+ * the L4 header is cut short or not found.
+ */
+static inline unsigned int
+dpr_acl_key(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_acl_key6 *k6)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	int32_t len = m->data_len, off = RTE_ETHER_HDR_LEN, avail;
+	rte_be16_t type;
+
+	if (len < RTE_ETHER_HDR_LEN)
+		return DPR_ACL_K_OTHER;
+	type = ((const struct rte_ether_hdr *)p)->ether_type;
+	if (type == RTE_BE16(RTE_ETHER_TYPE_VLAN)) {
+		if (len < RTE_ETHER_HDR_LEN + 4)
+			return DPR_ACL_K_OTHER;
+		memcpy(&type, p + RTE_ETHER_HDR_LEN + 2, 2);
+		off += 4;
+	}
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + off);
+		uint32_t hlen, tot;
+		uint16_t frag;
+
+		if (len - off < (int32_t)sizeof(*ip) || (ip->version_ihl >> 4) != 4 ||
+		    (ip->version_ihl & 0xf) < 5)
+			return DPR_ACL_K_OTHER;
+		hlen = (uint32_t)(ip->version_ihl & 0xf) * 4;
+		tot = rte_be_to_cpu_16(ip->total_length);
+		if ((uint32_t)(len - off) < hlen || tot < hlen)
+			return DPR_ACL_K_OTHER;
+		memset(k4, 0, sizeof(*k4));
+		k4->proto = ip->next_proto_id;
+		k4->dscp = ip->type_of_service >> 2;
+		k4->src = ip->src_addr;
+		k4->dst = ip->dst_addr;
+		frag = rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK;
+		if (frag != 0) {
+			k4->flags = DPR_ACL_F_NONFIRST;
+			/* RFC 1858 3.4: a TCP fragment at offset 1 (8 bytes)
+			 * can only be there to overwrite the first's flags. */
+			return DPR_ACL_K_IP4 |
+				(frag == 1 && k4->proto == IPPROTO_TCP ? DPR_ACL_K_BAD_L4 : 0);
+		}
+		avail = (int32_t)RTE_MIN((uint32_t)(len - off), tot) - (int32_t)hlen;
+		return DPR_ACL_K_IP4 |
+			(dpr_acl_key_l4(k4->proto, (const uint8_t *)ip + hlen, avail, &k4->sport,
+					&k4->dport, &k4->tcp_flags) ? 0 : DPR_ACL_K_BAD_L4);
+	}
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(p + off);
+		const uint8_t *h = (const uint8_t *)(ip + 1);
+		uint32_t vtc;
+		int32_t pos = 0;
+		uint8_t nh;
+		unsigned int i;
+
+		if (len - off < (int32_t)sizeof(*ip))
+			return DPR_ACL_K_OTHER;
+		vtc = rte_be_to_cpu_32(ip->vtc_flow);
+		if ((vtc >> 28) != 6)
+			return DPR_ACL_K_OTHER;
+		memset(k6, 0, sizeof(*k6));
+		k6->dscp = (uint8_t)((vtc >> 22) & 0x3f);
+		memcpy(k6->src, ip->src_addr, 16);
+		memcpy(k6->dst, ip->dst_addr, 16);
+		avail = RTE_MIN(len - off - (int32_t)sizeof(*ip),
+				(int32_t)rte_be_to_cpu_16(ip->payload_len));
+		nh = ip->proto;
+		/* RFC 8200 4: the chain, to the upper-layer header; RFC 7112:
+		 * a first fragment must hold all of it. */
+		for (i = 0; i < DPR_ACL_EH_MAX; i++) {
+			switch (nh) {
+			case IPPROTO_HOPOPTS:
+			case IPPROTO_ROUTING:
+			case IPPROTO_DSTOPTS:
+			case 135: /* Mobility, RFC 6275 */
+			case 139: /* HIP, RFC 7401 */
+			case 140: /* Shim6, RFC 5533 */
+				if (pos + 8 > avail)
+					goto bad;
+				nh = h[pos];
+				pos += ((int32_t)h[pos + 1] + 1) * 8;
+				continue;
+			case IPPROTO_AH: /* RFC 4302 2.2: in 4-byte units, less 2 */
+				if (pos + 8 > avail)
+					goto bad;
+				nh = h[pos];
+				pos += ((int32_t)h[pos + 1] + 2) * 4;
+				continue;
+			case IPPROTO_FRAGMENT:
+				if (pos + 8 > avail)
+					goto bad;
+				nh = h[pos];
+				if ((rte_be_to_cpu_16(*(const unaligned_uint16_t *)(h + pos + 2)) >> 3) != 0) {
+					k6->proto = nh;
+					k6->flags = DPR_ACL_F_NONFIRST;
+					return DPR_ACL_K_IP6;
+				}
+				pos += 8;
+				continue;
+			default:
+				k6->proto = nh;
+				return DPR_ACL_K_IP6 |
+					(dpr_acl_key_l4(nh, h + pos, avail - pos, &k6->sport, &k6->dport,
+							&k6->tcp_flags) ? 0 : DPR_ACL_K_BAD_L4);
+			}
+		}
+bad:
+		/* Past the bound or past the data: no upper layer found. */
+		k6->proto = nh;
+		return DPR_ACL_K_IP6 | DPR_ACL_K_BAD_L4;
+	}
+	return DPR_ACL_K_OTHER;
+}
+
+/**
+ * The action ACL @p a takes on each of the @p n (at most DPR_ACL_BULK)
+ * packets at @p pkts, into @p act; hits counted in row @p row. One
+ * rte_acl_classify() per family.
+ */
+static inline void
+dpr_acl_classify_bulk(const struct dpr_acl_dp *a, unsigned int row, struct rte_mbuf *const *pkts,
+		      unsigned int n, uint8_t *act)
+{
+	struct dpr_acl_key4 k4[DPR_ACL_BULK];
+	struct dpr_acl_key6 k6[DPR_ACL_BULK];
+	const uint8_t *data[2][DPR_ACL_BULK];
+	uint32_t res[2][DPR_ACL_BULK];
+	uint8_t idx[2][DPR_ACL_BULK];
+	unsigned int cnt[2] = { 0, 0 }, i, f, j;
+	uint64_t *hits = a->hits + (size_t)row * a->stride;
+
+	for (i = 0; i < n; i++) {
+		unsigned int kind = dpr_acl_key(pkts[i], &k4[cnt[0]], &k6[cnt[1]]);
+
+		act[i] = DPR_ACL_PERMIT;
+		if (kind == DPR_ACL_K_OTHER)
+			continue;
+		if ((kind & DPR_ACL_K_BAD_L4) && a->l4) {
+			act[i] = DPR_ACL_DENY;
+			continue;
+		}
+		f = (kind & ~DPR_ACL_K_BAD_L4) == DPR_ACL_K_IP4 ? 0 : 1;
+		data[f][cnt[f]] = f == 0 ? (const uint8_t *)&k4[cnt[0]] : (const uint8_t *)&k6[cnt[1]];
+		idx[f][cnt[f]++] = (uint8_t)i;
+	}
+	for (f = 0; f < 2; f++) {
+		if (cnt[f] == 0)
+			continue;
+		if (a->ctx[f] == NULL || rte_acl_classify(a->ctx[f], data[f], res[f], cnt[f], 1) != 0)
+			memset(res[f], 0, cnt[f] * sizeof(res[f][0]));
+		for (j = 0; j < cnt[f]; j++) {
+			act[idx[f][j]] = a->action[res[f][j]];
+			hits[res[f][j]]++;
+		}
+	}
+}
+
+/* Free @p n dropped packets of worker @p w, or capture them. */
+static inline void
+dpr_acl_drop_bulk(struct dpr_worker *w, struct rte_mbuf **pkts, unsigned int n)
+{
+	uint32_t cap = __atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED);
+
+	if (n == 0)
+		return;
+	if (unlikely(cap & (1u << DPR_DROP_ACL)))
+		dpr_capture_drops_bulk(w, pkts, n, cap);
+	else
+		rte_pktmbuf_free_bulk(pkts, n);
+}
+
+/* Rejected packets to the control thread, for their ICMP errors; what
+ * the ring refuses is only dropped (no error: as a rate limit would). */
+static inline void
+dpr_acl_reject_bulk(struct dpr_worker *w, struct rte_mbuf **pkts, unsigned int n)
+{
+	unsigned int q;
+
+	if (n == 0)
+		return;
+	q = rte_ring_sp_enqueue_burst(w->exc_ring, (void **)pkts, n, NULL);
+	if (q < n)
+		rte_pktmbuf_free_bulk(pkts + q, n - q);
+}
+
+/*
+ * Apply ACL @p a to the @p n packets at @p pkts: permitted ones are kept
+ * in order at the start; the others are charged through @p charge
+ * (input: the port; output: the port each came in on), then dropped or
+ * rejected. @return how many are kept.
+ */
+static __rte_always_inline uint16_t
+dpr_acl_apply_burst(struct dpr_worker *w, const struct dpr_acl_dp *a, uint16_t port, bool out,
+		    struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *drop[DPR_ACL_BULK], *rej[DPR_ACL_BULK];
+	uint8_t act[DPR_ACL_BULK];
+	uint16_t i, keep = 0, nd = 0, nr = 0;
+
+	dpr_acl_classify_bulk(a, w->index, pkts, n, act);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint16_t in = port;
+
+		if (likely(act[i] == DPR_ACL_PERMIT)) {
+			pkts[keep++] = m;
+			continue;
+		}
+		if (out) {
+			/* Counted as forwarded on the port it came in on:
+			 * dropped there now, as dpr_tx_flush() does. */
+			in = dpr_mbuf_in_port(w, m, port);
+			w->stats[in].forwarded--;
+		}
+		w->stats[in].drops[DPR_DROP_ACL]++;
+		if (act[i] == DPR_ACL_REJECT) {
+			m->hash.usr = DPR_EXC_META(DPR_ACL_EXC_REJECT, in);
+			rej[nr++] = m;
+		} else {
+			m->hash.usr = DPR_DROP_ACL;
+			drop[nd++] = m;
+		}
+	}
+	dpr_acl_reject_bulk(w, rej, nr);
+	dpr_acl_drop_bulk(w, drop, nd);
+	return keep;
+}
+
+/**
+ * Input ACL @p a of interface @p in over the @p n packets just received
+ * there (counted in rx): @return how many stay, in order at @p pkts.
+ */
+static __rte_noinline __rte_unused uint16_t
+dpr_acl_in_burst(struct dpr_worker *w, const struct dpr_acl_dp *a, uint16_t in,
+		 struct rte_mbuf **pkts, uint16_t n)
+{
+	return dpr_acl_apply_burst(w, a, in, false, pkts, n);
+}
+
+/**
+ * Output ACL @p a of interface @p out over its TX buffer's @p n packets
+ * (at most DPR_ACL_BULK): @return how many stay, in order.
+ */
+static __rte_noinline __rte_unused uint16_t
+dpr_acl_out_burst(struct dpr_worker *w, const struct dpr_acl_dp *a, uint16_t out,
+		  struct rte_mbuf **pkts, uint16_t n)
+{
+	return dpr_acl_apply_burst(w, a, out, true, pkts, n);
+}
+
+/**
+ * The input ACL of interface @p in, if any, over a burst it received:
+ * one load and one predictable test when none is bound.
+ * @return how many packets stay.
+ */
+static __rte_always_inline uint16_t
+dpr_acl_input(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct dpr_acl_dp *a = __atomic_load_n(&w->acl->in[in], __ATOMIC_ACQUIRE);
+
+	if (likely(a == NULL))
+		return n;
+	return dpr_acl_in_burst(w, a, in, pkts, n);
+}

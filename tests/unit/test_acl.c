@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ACLs: rules parsed and refused as documented, packets classified by
+ * rte_acl as a first-match list says (ports, ICMP, TCP flags, DSCP,
+ * fragments, IPv6 extension headers, RFC 7112), the worker's input stage
+ * (drops counted, rejects on the exception ring), and the acl.* methods
+ * (an acl.set refused keeps the old list, hits summed).
+ */
+#include <string.h>
+
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "acl/acl.h"
+#include "acl/acl_dp.h"
+#include "api/acl_methods.h"
+#include "rig.h"
+#include "test.h"
+
+static struct rte_mempool *pool;
+
+/* --- frames ----------------------------------------------------------------------- */
+
+static struct rte_mbuf *
+frame(uint16_t type, const void *l3, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	struct rte_ether_hdr *eth;
+
+	if (m == NULL)
+		return NULL;
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(sizeof(*eth) + len));
+	memset(eth, 0, sizeof(*eth));
+	eth->ether_type = rte_cpu_to_be_16(type);
+	memcpy(eth + 1, l3, len);
+	return m;
+}
+
+/* IPv4 from @p src to @p dst, protocol @p proto, fragment field @p frag
+ * (host order), @p l4len bytes of @p l4 after the header. */
+static struct rte_mbuf *
+ip4(const char *src, const char *dst, uint8_t proto, uint8_t tos, uint16_t frag,
+    const uint8_t *l4, uint16_t l4len)
+{
+	uint8_t b[256] = { 0 };
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)b;
+	struct dpr_ip a;
+
+	ip->version_ihl = 0x45;
+	ip->type_of_service = tos;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + l4len));
+	ip->fragment_offset = rte_cpu_to_be_16(frag);
+	ip->time_to_live = 64;
+	ip->next_proto_id = proto;
+	dpr_ip_parse(src, &a);
+	ip->src_addr = rte_cpu_to_be_32(a.ip4);
+	dpr_ip_parse(dst, &a);
+	ip->dst_addr = rte_cpu_to_be_32(a.ip4);
+	memcpy(b + 20, l4, l4len);
+	return frame(RTE_ETHER_TYPE_IPV4, b, (uint16_t)(20 + l4len));
+}
+
+/* IPv6 with @p ext (extension headers, their next-header fields set by the
+ * caller) and then @p l4; @p first: the first header's protocol. */
+static struct rte_mbuf *
+ip6(const char *src, const char *dst, uint8_t first, const uint8_t *ext, uint16_t extlen,
+    const uint8_t *l4, uint16_t l4len)
+{
+	uint8_t b[512] = { 0 };
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)b;
+	struct dpr_ip a;
+
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16((uint16_t)(extlen + l4len));
+	ip->proto = first;
+	ip->hop_limits = 64;
+	dpr_ip_parse(src, &a);
+	memcpy(ip->src_addr, a.ip6, 16);
+	dpr_ip_parse(dst, &a);
+	memcpy(ip->dst_addr, a.ip6, 16);
+	memcpy(b + 40, ext, extlen);
+	memcpy(b + 40 + extlen, l4, l4len);
+	return frame(RTE_ETHER_TYPE_IPV6, b, (uint16_t)(40 + extlen + l4len));
+}
+
+/* A TCP header (20 bytes) with ports and flags. */
+static const uint8_t *
+tcp(uint16_t sport, uint16_t dport, uint8_t flags)
+{
+	static uint8_t h[20];
+
+	memset(h, 0, sizeof(h));
+	h[0] = (uint8_t)(sport >> 8);
+	h[1] = (uint8_t)sport;
+	h[2] = (uint8_t)(dport >> 8);
+	h[3] = (uint8_t)dport;
+	h[12] = 0x50;
+	h[13] = flags;
+	return h;
+}
+
+#define SYN 0x02
+#define ACK 0x10
+
+/* --- parsing ---------------------------------------------------------------------- */
+
+static int
+parse(const char *text, struct dpr_acl_list *l, char *err, size_t len)
+{
+	json_error_t je;
+	json_t *j = json_loads(text, 0, &je);
+	int ret;
+
+	if (j == NULL) {
+		snprintf(err, len, "bad JSON in the test: %s", je.text);
+		return -1;
+	}
+	ret = dpr_acl_list_parse(j, "t", NULL, l, err, len);
+	json_decref(j);
+	return ret;
+}
+
+static void
+test_parse(void)
+{
+	static const struct { const char *text; const char *msg; } bad[] = {
+		{ "{\"name\":\"a\",\"rules\":[{\"action\":\"deny\",\"dport\":22}]}",
+		  "t.rules[0]: unknown field \"dport\"" },
+		{ "{\"name\":\"a\",\"rules\":[{\"action\":\"deny\"},{\"action\":\"deny\",\"proto\":\"icmp\",\"dst_port\":\"1-5\"}]}",
+		  "t.rules[1]: dst_port: ports need proto tcp, udp or sctp (ICMP has none" },
+		{ "{\"name\":\"a\",\"rules\":[{\"action\":\"deny\",\"src\":\"10.0.0.0/8\",\"dst\":\"2001:db8::/32\"}]}",
+		  "t.rules[0]: dst 2001:db8::/32: prefix of the wrong family" },
+		{ "{\"name\":\"a\",\"rules\":[{\"action\":\"deny\",\"family\":\"ipv6\",\"proto\":\"icmp\"}]}",
+		  "proto icmp is not a protocol of ipv6" },
+		{ "{\"name\":\"a\",\"rules\":[{\"action\":\"drop\"}]}", "t.rules[0]: action" },
+		{ "{\"name\":\"a\",\"rules\":[{\"action\":\"deny\",\"proto\":\"tcp\",\"dst_port\":\"9-3\"}]}",
+		  "dst_port: expected a port" },
+		{ "{\"name\":\"a\",\"rules\":[{\"action\":\"deny\",\"proto\":\"tcp\",\"tcp_flags\":\"syn,!fin,bogus\"}]}",
+		  "tcp_flags: expected" },
+		{ "{\"name\":\"a\",\"rules\":[{\"action\":\"deny\",\"icmp_type\":8}]}",
+		  "icmp_type: needs proto icmp" },
+		{ "{\"name\":\"a\",\"rules\":[{\"action\":\"deny\",\"proto\":\"udp\",\"dst_port\":53,\"fragment\":\"non-first\"}]}",
+		  "a non-first fragment carries none" },
+		{ "{\"name\":\"a\",\"rules\":[{\"action\":\"deny\",\"src\":\"10.0.0.1/8\"}]}", "t.rules[0]: src" },
+		{ "{\"name\":\"a b\"}", "name \"a b\"" },
+		{ "{\"name\":\"a\",\"default\":\"allow\"}", "default" },
+		{ "{\"name\":\"a\",\"rule\":[]}", "unknown key \"rule\"" },
+	};
+	struct dpr_acl_list l;
+	char err[512], *big;
+	unsigned int i;
+	size_t n;
+	json_t *j;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		err[0] = '\0';
+		CHECK(parse(bad[i].text, &l, err, sizeof(err)) < 0, "accepted %s", bad[i].text);
+		CHECK(strstr(err, bad[i].msg) != NULL, "%s: \"%s\" lacks \"%s\"", bad[i].text, err,
+		      bad[i].msg);
+	}
+
+	/* More rules than the limit: refused, naming the limit. */
+	n = (DPR_ACL_RULES_MAX + 1) * 20 + 64;
+	big = malloc(n);
+	{
+		char *p = big + sprintf(big, "{\"name\":\"big\",\"rules\":[");
+
+		for (i = 0; i <= DPR_ACL_RULES_MAX; i++)
+			p += sprintf(p, "%s{\"action\":\"deny\"}", i ? "," : "");
+		strcpy(p, "]}");
+	}
+	CHECK(parse(big, &l, err, sizeof(err)) < 0 && strstr(err, "at most 16384") != NULL,
+	      "too many rules: %s", err);
+	free(big);
+
+	/* Round trip: what acl.get shows is what was given. */
+	CHECK(parse("{\"name\":\"ok\",\"default\":\"deny\",\"rules\":["
+		    "{\"action\":\"permit\",\"proto\":\"tcp\",\"src\":\"10.0.0.0/8\",\"dst_port\":\"1000-2000\",\"tcp_flags\":\"syn,!ack\"},"
+		    "{\"action\":\"reject\",\"proto\":\"icmpv6\",\"icmp_type\":128,\"icmp_code\":0},"
+		    "{\"action\":\"deny\",\"proto\":99,\"dscp\":46,\"fragment\":\"non-first\"}]}",
+		    &l, err, sizeof(err)) == 0, "good list refused: %s", err);
+	CHECK_EQ(l.n_rules, 3);
+	CHECK_EQ(l.dflt, DPR_ACL_DENY);
+	if (l.n_rules == 3) {
+		char *s;
+
+		j = dpr_acl_rule_json(&l.rules[0]);
+		s = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+		CHECK(strcmp(s, "{\"action\":\"permit\",\"dst_port\":\"1000-2000\",\"family\":\"ipv4\",\"proto\":\"tcp\",\"src\":\"10.0.0.0/8\",\"tcp_flags\":\"syn,!ack\"}") == 0,
+		      "rule 0 as JSON: %s", s);
+		free(s);
+		json_decref(j);
+		CHECK_EQ(l.rules[1].family, DPR_AF_IP6);
+		CHECK_EQ(l.rules[2].match & DPR_ACL_M_NONFIRST, DPR_ACL_M_NONFIRST);
+	}
+	dpr_acl_list_clear(&l);
+}
+
+/* --- classification --------------------------------------------------------------- */
+
+static const char *const edge = "{\"name\":\"edge\",\"default\":\"permit\",\"rules\":["
+	/* 0 */ "{\"action\":\"permit\",\"proto\":\"tcp\",\"src\":\"10.1.0.0/16\",\"dst_port\":22},"
+	/* 1 */ "{\"action\":\"deny\",\"proto\":\"tcp\",\"dst_port\":22},"
+	/* 2 */ "{\"action\":\"reject\",\"proto\":\"tcp\",\"dst_port\":\"8000-8099\"},"
+	/* 3 */ "{\"action\":\"deny\",\"proto\":\"tcp\",\"tcp_flags\":\"syn,!ack\",\"dst\":\"10.9.0.0/16\"},"
+	/* 4 */ "{\"action\":\"deny\",\"proto\":\"icmp\",\"icmp_type\":8},"
+	/* 5 */ "{\"action\":\"deny\",\"dscp\":46},"
+	/* 6 */ "{\"action\":\"deny\",\"proto\":\"udp\",\"fragment\":\"non-first\"},"
+	/* 7 */ "{\"action\":\"deny\",\"proto\":\"tcp\",\"dst\":\"2001:db8:9::/48\",\"dst_port\":80},"
+	/* 8 */ "{\"action\":\"deny\",\"proto\":\"icmpv6\",\"icmp_type\":128},"
+	/* 9 */ "{\"action\":\"deny\",\"src\":\"2001:db8:bad::/48\"}"
+	"]}";
+
+static void
+test_classify(void)
+{
+	static const uint8_t echo[8] = { 8, 0 }, reply[8] = { 0 }, udp[8] = { 0, 53, 0, 53 };
+	static const uint8_t echo6[8] = { 128, 0 };
+	struct {
+		struct rte_mbuf *m;
+		uint8_t want;
+		const char *what;
+	} c[48];
+	struct rte_mbuf *pkts[48];
+	uint8_t act[48];
+	uint8_t frag_first[8] = { IPPROTO_TCP, 0, 0, 0 }, frag_later[8] = { IPPROTO_TCP, 0, 0, 8 << 3 };
+	uint8_t chain[9 * 8], l4big[20];
+	struct dpr_acl_db *db = dpr_acl_db_create(NULL, 1, 0);
+	const struct dpr_acl_dp *dp;
+	struct dpr_acl_list l;
+	char err[512];
+	unsigned int n = 0, i;
+
+	CHECK(db != NULL, "db");
+	CHECK(parse(edge, &l, err, sizeof(err)) == 0, "edge: %s", err);
+	CHECK(dpr_acl_set(db, &l, err, sizeof(err)) == 0, "set: %s", err);
+	CHECK(dpr_acl_bind(db, "edge", 0, DPR_ACL_IN, err, sizeof(err)) == 0, "bind: %s", err);
+	dp = dpr_acl_db_binds(db)->in[0];
+	CHECK(dp != NULL, "bound");
+	if (dp == NULL)
+		return;
+
+#define ADD(mb, w, s) do { c[n].m = (mb); c[n].want = (w); c[n].what = (s); n++; } while (0)
+	ADD(ip4("10.1.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 22, SYN), 20), DPR_ACL_PERMIT,
+	    "ssh from the management net (rule 0 before rule 1)");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 22, SYN), 20), DPR_ACL_DENY,
+	    "ssh from elsewhere");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 8050, ACK), 20), DPR_ACL_REJECT,
+	    "port range");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 8100, ACK), 20), DPR_ACL_PERMIT,
+	    "past the range");
+	ADD(ip4("10.2.2.3", "10.9.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 443, SYN), 20), DPR_ACL_DENY,
+	    "syn,!ack: a SYN");
+	ADD(ip4("10.2.2.3", "10.9.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 443, SYN | ACK), 20),
+	    DPR_ACL_PERMIT, "syn,!ack: a SYN-ACK");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_ICMP, 0, 0, echo, 8), DPR_ACL_DENY, "echo request");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_ICMP, 0, 0, reply, 8), DPR_ACL_PERMIT, "echo reply");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_UDP, 46 << 2, 0, udp, 8), DPR_ACL_DENY, "dscp 46");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_UDP, 0, 0, udp, 8), DPR_ACL_PERMIT, "plain udp");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_UDP, 0, 100, udp, 8), DPR_ACL_DENY,
+	    "non-first UDP fragment");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_UDP, 0, RTE_IPV4_HDR_MF_FLAG, udp, 8), DPR_ACL_PERMIT,
+	    "first UDP fragment");
+	/* A non-first fragment's payload is no TCP header: rule 1 (port 22)
+	 * must not match it, whatever its bytes say. */
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 100, tcp(5555, 22, SYN), 20), DPR_ACL_PERMIT,
+	    "non-first TCP fragment whose bytes read as port 22");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, RTE_IPV4_HDR_MF_FLAG, tcp(5555, 22, SYN), 12),
+	    DPR_ACL_DENY, "first TCP fragment too short for the header (RFC 1858)");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 1, tcp(5555, 22, SYN), 20), DPR_ACL_DENY,
+	    "TCP fragment at offset 8 (RFC 1858 3.4)");
+
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_TCP, NULL, 0, tcp(1, 80, SYN), 20),
+	    DPR_ACL_DENY, "IPv6 TCP 80");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_TCP, NULL, 0, tcp(1, 81, SYN), 20),
+	    DPR_ACL_PERMIT, "IPv6 TCP 81");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_HOPOPTS, (uint8_t[16]){ IPPROTO_DSTOPTS, 0, 0, 0, 0, 0, 0, 0,
+		IPPROTO_TCP, 0 }, 16, tcp(1, 80, SYN), 20),
+	    DPR_ACL_DENY, "IPv6 TCP 80 after hop-by-hop and destination options");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_FRAGMENT, frag_first, 8, tcp(1, 80, SYN), 20),
+	    DPR_ACL_DENY, "IPv6 first fragment, TCP 80");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_FRAGMENT, frag_first, 8, tcp(1, 80, SYN), 10),
+	    DPR_ACL_DENY, "IPv6 first fragment without the whole TCP header (RFC 7112)");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_FRAGMENT, frag_later, 8, tcp(1, 80, SYN), 20),
+	    DPR_ACL_PERMIT, "IPv6 non-first fragment: no ports");
+	memset(chain, 0, sizeof(chain));
+	for (i = 0; i < 9; i++)
+		chain[8 * i] = i < 8 ? IPPROTO_DSTOPTS : IPPROTO_TCP;
+	memset(l4big, 0, sizeof(l4big));
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_DSTOPTS, chain, sizeof(chain), l4big, 20),
+	    DPR_ACL_DENY, "IPv6 chain of 9 extension headers: past the bound");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_ICMPV6, NULL, 0, echo6, 8), DPR_ACL_DENY,
+	    "ICMPv6 echo request");
+	ADD(ip6("2001:db8:bad::1", "2001:db8:9::1", IPPROTO_UDP, NULL, 0, udp, 8), DPR_ACL_DENY,
+	    "IPv6 source prefix");
+	ADD(ip6("2001:db8:bae::1", "2001:db8:9::1", IPPROTO_UDP, NULL, 0, udp, 8), DPR_ACL_PERMIT,
+	    "IPv6 source outside the prefix");
+	ADD(frame(RTE_ETHER_TYPE_ARP, l4big, 20), DPR_ACL_PERMIT, "ARP: not filtered");
+#undef ADD
+
+	for (i = 0; i < n; i++)
+		pkts[i] = c[i].m;
+	dpr_acl_classify_bulk(dp, 0, pkts, n, act);
+	for (i = 0; i < n; i++)
+		CHECK(act[i] == c[i].want, "%s: %s, expected %s", c[i].what,
+		      dpr_acl_action_name(act[i]), dpr_acl_action_name(c[i].want));
+	CHECK_EQ(dp->hits[0 + 1], 1);  /* rule 0 */
+	CHECK_EQ(dp->hits[1 + 1], 1);  /* rule 1 */
+	rte_pktmbuf_free_bulk(pkts, n);
+
+	/* Replace: the bound slot now holds the new list, hits from 0. */
+	CHECK(parse("{\"name\":\"edge\",\"default\":\"deny\",\"rules\":[]}", &l, err, sizeof(err)) == 0,
+	      "%s", err);
+	CHECK(dpr_acl_set(db, &l, err, sizeof(err)) == 0, "replace: %s", err);
+	CHECK(dpr_acl_db_binds(db)->in[0] != dp, "the binding follows the new list");
+	dp = dpr_acl_db_binds(db)->in[0];
+	pkts[0] = ip4("10.1.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 22, SYN), 20);
+	dpr_acl_classify_bulk(dp, 0, pkts, 1, act);
+	CHECK_EQ(act[0], DPR_ACL_DENY);
+	CHECK_EQ(dp->hits[0], 1);
+	rte_pktmbuf_free(pkts[0]);
+	CHECK(dpr_acl_del(db, "edge", err, sizeof(err)) == -EBUSY, "deleted while bound");
+	dpr_acl_bind(db, NULL, 0, DPR_ACL_IN, err, sizeof(err));
+	CHECK(dpr_acl_db_binds(db)->in[0] == NULL, "unbound");
+	CHECK(dpr_acl_del(db, "edge", err, sizeof(err)) == 0, "del: %s", err);
+	dpr_acl_db_free(db);
+}
+
+/* The worker's input stage: denied ones counted as drops.acl, rejected
+ * ones on the exception ring with their class, the rest in order. */
+static void
+test_worker(void)
+{
+	struct dpr_acl_db *db = dpr_acl_db_create(NULL, 1, 0);
+	struct dpr_port_dp ports[1] = { { .port_id = 0 } };
+	struct dpr_worker *w = rte_zmalloc(NULL, sizeof(*w), RTE_CACHE_LINE_SIZE);
+	struct rte_mbuf *pkts[4], *keep0, *keep1, *got[4];
+	struct dpr_acl_list l;
+	char err[512];
+	uint16_t n;
+
+	CHECK(db != NULL && w != NULL, "alloc");
+	w->n_ports = 1;
+	w->ports = ports;
+	w->exc_ring = rte_ring_create("acl_exc", 64, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	w->acl = dpr_acl_db_binds(db);
+	CHECK(parse(edge, &l, err, sizeof(err)) == 0 && dpr_acl_set(db, &l, err, sizeof(err)) == 0 &&
+	      dpr_acl_bind(db, "edge", 0, DPR_ACL_IN, err, sizeof(err)) == 0, "%s", err);
+	pkts[0] = keep0 = ip4("10.1.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 22, SYN), 20);
+	pkts[1] = ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 22, SYN), 20);
+	pkts[2] = ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 8000, SYN), 20);
+	pkts[3] = keep1 = ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 80, SYN), 20);
+	n = dpr_acl_input(w, 0, pkts, 4);
+	CHECK_EQ(n, 2);
+	CHECK(pkts[0] == keep0 && pkts[1] == keep1, "kept in order");
+	CHECK_EQ(w->stats[0].drops[DPR_DROP_ACL], 2);
+	CHECK_EQ(rte_ring_sc_dequeue_burst(w->exc_ring, (void **)got, 4, NULL), 1);
+	CHECK_EQ(DPR_EXC_META_CLASS(got[0]->hash.usr), DPR_ACL_EXC_REJECT);
+	rte_pktmbuf_free(got[0]);
+	rte_pktmbuf_free_bulk(pkts, n);
+
+	/* Unbound: nothing is looked at. */
+	dpr_acl_bind(db, NULL, 0, DPR_ACL_IN, err, sizeof(err));
+	pkts[0] = ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 22, SYN), 20);
+	CHECK_EQ(dpr_acl_input(w, 0, pkts, 1), 1);
+	rte_pktmbuf_free(pkts[0]);
+	rte_ring_free(w->exc_ring);
+	rte_free(w);
+	dpr_acl_db_free(db);
+}
+
+/* --- the methods ------------------------------------------------------------------ */
+
+static json_t *
+rpc(struct dpr_router *r, json_t *(*fn)(struct dpr_router *, json_t *, struct dpr_method_err *),
+    const char *params, struct dpr_method_err *e)
+{
+	json_t *p = json_loads(params, 0, NULL), *res;
+
+	memset(e, 0, sizeof(*e));
+	res = fn(r, p, e);
+	json_decref(p);
+	return res;
+}
+
+static void
+test_methods(void)
+{
+	static const char cfg[] =
+		"{\"ports\": [{\"name\": \"p0\", \"device\": \"net_null0\", \"addresses\": [\"10.0.1.1/24\"],"
+		"  \"acl_in\": \"mgmt\"}],"
+		" \"acls\": [{\"name\": \"mgmt\", \"default\": \"permit\", \"rules\": ["
+		"   {\"action\": \"deny\", \"proto\": \"tcp\", \"dst_port\": 22}]}]}";
+	struct dpr_router r;
+	struct dpr_method_err e;
+	char err[512];
+	json_t *res;
+
+	memset(&r, 0, sizeof(r));
+	if (test_router_init(&r, cfg, "test_acl") < 0) {
+		CHECK(0, "router");
+		return;
+	}
+	r.n_ports = r.cfg->n_ports;
+	r.acl = dpr_acl_db_create(NULL, 1, 0);
+	CHECK(dpr_acl_load_config(r.acl, r.cfg->acls, r.cfg, err, sizeof(err)) == 0, "%s", err);
+	CHECK(dpr_acl_db_binds(r.acl)->in[0] != NULL, "config bound mgmt in on p0");
+
+	/* Refused: the old list stays, and the message names the rule. */
+	res = rpc(&r, dpr_m_acl_set, "{\"name\": \"mgmt\", \"rules\": [{\"action\": \"deny\"},"
+		  "{\"action\": \"deny\", \"proto\": \"icmp\", \"src_port\": 1}]}", &e);
+	CHECK(res == NULL && strstr(e.message, "mgmt.rules[1]: src_port") != NULL &&
+	      strstr(e.message, "unchanged") != NULL, "refused set: %s", e.message);
+	res = rpc(&r, dpr_m_acl_get, "{\"name\": \"mgmt\"}", &e);
+	CHECK(res != NULL && json_array_size(json_object_get(res, "rules")) == 1, "old list kept");
+	json_decref(res);
+
+	res = rpc(&r, dpr_m_acl_set, "{\"name\": \"web\", \"default\": \"deny\", \"rules\": ["
+		  "{\"action\": \"permit\", \"proto\": \"tcp\", \"dst_port\": \"80-443\"}]}", &e);
+	CHECK(res != NULL, "acl.set web: %s", e.message);
+	json_decref(res);
+	res = rpc(&r, dpr_m_acl_bind, "{\"name\": \"web\", \"interface\": \"p0\", \"direction\": \"out\"}", &e);
+	CHECK(res != NULL, "acl.bind: %s", e.message);
+	json_decref(res);
+	res = rpc(&r, dpr_m_acl_bind, "{\"name\": \"web\", \"interface\": \"p9\", \"direction\": \"out\"}", &e);
+	CHECK(res == NULL && strstr(e.message, "no interface \"p9\"") != NULL, "%s", e.message);
+	res = rpc(&r, dpr_m_acl_del, "{\"name\": \"web\"}", &e);
+	CHECK(res == NULL && strstr(e.message, "unbind it first") != NULL, "%s", e.message);
+	res = rpc(&r, dpr_m_acl_list, "{}", &e);
+	CHECK(res != NULL && json_array_size(json_object_get(res, "acls")) == 2, "acl.list");
+	json_decref(res);
+	res = rpc(&r, dpr_m_acl_unbind, "{\"interface\": \"p0\", \"direction\": \"out\"}", &e);
+	CHECK(res != NULL, "acl.unbind: %s", e.message);
+	json_decref(res);
+	res = rpc(&r, dpr_m_acl_list, "{}", &e);
+	CHECK(res != NULL && strstr(json_string_value(json_array_get(json_object_get(res, "warnings"), 0)),
+				    "web is bound to no interface") != NULL, "doctor's warning");
+	json_decref(res);
+	res = rpc(&r, dpr_m_acl_del, "{\"name\": \"web\"}", &e);
+	CHECK(res != NULL, "acl.del: %s", e.message);
+	json_decref(res);
+
+	dpr_acl_db_free(r.acl);
+	r.acl = NULL;
+	test_router_free(&r);
+}
+
+int
+main(int argc, char **argv)
+{
+	(void)argc;
+	if (test_eal_init(argv[0]) < 0) {
+		fprintf(stderr, "test_acl: cannot initialise EAL\n");
+		return EXIT_FAILURE;
+	}
+	pool = rte_pktmbuf_pool_create("acl_test", 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	if (pool == NULL) {
+		fprintf(stderr, "test_acl: no mbuf pool\n");
+		return EXIT_FAILURE;
+	}
+	test_parse();
+	test_classify();
+	test_worker();
+	test_methods();
+	rte_mempool_free(pool);
+	return test_done("test_acl");
+}
