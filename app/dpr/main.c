@@ -243,6 +243,8 @@ setup_vlans(struct dpr_router *d)
 		d->port_dp[p].vlan_if = NULL;
 		d->port_dp[p].mtu = pc->mtu;
 		d->port_dp[p].vlan_tci = pc->vlan_id;
+		d->port_dp[p].redirects = pc->redirects;
+		d->port_dp[p].urpf = pc->urpf;
 		d->port_dp[p].fib4 = dpr_router_port_rib(d, p)->fib4;
 		d->port_dp[p].fib6 = dpr_router_port_rib(d, p)->fib6;
 		DPR_LOG(INFO, port, "VLAN interface %s: VLAN %u on port %s", pc->name, pc->vlan_id,
@@ -298,6 +300,7 @@ setup_ports(struct dpr_router *d)
 		d->port_dp[p].port_id = port->port_id;
 		d->port_dp[p].mtu = port->mtu;
 		d->port_dp[p].redirects = d->cfg->ports[p].redirects;
+		d->port_dp[p].urpf = d->cfg->ports[p].urpf;
 		d->port_dp[p].rx_ip_cksum =
 			(port->rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
 		d->port_dp[p].fib4 = dpr_router_port_rib(d, p)->fib4;

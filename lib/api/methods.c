@@ -2311,6 +2311,8 @@ port_conf_json(struct dpr_router *r, unsigned int port)
 	json_object_set_new(o, "forward_directed_broadcast",
 			    json_boolean(pc->forward_directed_broadcast));
 	json_object_set_new(o, "redirects", json_boolean(pc->redirects));
+	if (pc->urpf != 0)
+		json_object_set_new(o, "urpf", json_string(pc->urpf == 2 ? "strict" : "loose"));
 	json_object_set_new(o, "neighbor_learning",
 			    json_string(dpr_config_neigh_learning_name(pc->neighbor_learning)));
 	json_object_set_new(o, "addresses", port_addrs_conf_json(r, port, &has6));

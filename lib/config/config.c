@@ -506,12 +506,12 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 	static const char *const keys[] = {
 		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", "broadcast_echo",
 		"forward_directed_broadcast", "redirects", "neighbor_learning",
-		"router_advertisements", "vrf", "acl_in", "acl_out", NULL
+		"router_advertisements", "vrf", "acl_in", "acl_out", "urpf", NULL
 	};
 	static const char *const vlan_keys[] = {
 		"name", "port", "id", "addresses", "mtu", "tap", "transparent", "broadcast_echo", "redirects",
 		"forward_directed_broadcast", "neighbor_learning",
-		"router_advertisements", "vrf", "acl_in", "acl_out", NULL
+		"router_advertisements", "vrf", "acl_in", "acl_out", "urpf", NULL
 	};
 	const char *name, *device = "", *mac = NULL;
 	uint64_t mtu = DPR_DEFAULT_MTU;
@@ -609,6 +609,17 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 					    k == 0 ? "acl_in" : "acl_out");
 			if (an != NULL)
 				snprintf(acl, sizeof(pc->acl_in), "%s", an);
+		}
+		tr = json_object_get(obj, "urpf");
+		if (tr != NULL) {
+			static const char *const modes[] = { "off", "loose", "strict" };
+			const char *v = json_is_string(tr) ? json_string_value(tr) : "";
+
+			for (k = 0; k < RTE_DIM(modes) && strcmp(v, modes[k]) != 0; k++)
+				;
+			if (k == RTE_DIM(modes))
+				return fail(ps, path, "urpf: expected \"strict\", \"loose\" or \"off\" (RFC 3704 unicast reverse-path forwarding)");
+			pc->urpf = (uint8_t)k;
 		}
 		tr = json_object_get(obj, "neighbor_learning");
 		if (tr != NULL) {

@@ -137,6 +137,9 @@ struct dpr_port_conf {
 	/** Send ICMP and ICMPv6 redirects for what this port forwards back
 	 * out of itself (RFC 1812 5.2.7.2, RFC 4861 8.2); on by default. */
 	bool redirects;
+	/** Unicast RPF on input, both families (RFC 3704): enum dpr_urpf of
+	 * lib/datapath/urpf_dp.h, 0 off (default), 1 loose, 2 strict. */
+	uint8_t urpf;
 	uint8_t neighbor_learning;  /**< enum dpr_neigh_learning */
 	char acl_in[32];            /**< ACL for what enters, "" for none (lib/acl) */
 	char acl_out[32];           /**< ACL for what leaves */

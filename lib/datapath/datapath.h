@@ -54,6 +54,8 @@ enum dpr_drop {
 	DPR_DROP_TX_FULL,         /**< TX queue did not take it */
 	DPR_DROP_ACL,             /**< denied or rejected by an ACL, or its L4 header
 				       unreadable where an ACL needs it (lib/acl) */
+	DPR_DROP_URPF,            /**< its source fails the interface's uRPF check
+				       (RFC 3704, urpf_dp.h) */
 	DPR_DROP_MAX
 };
 
@@ -113,6 +115,7 @@ struct dpr_port_dp {
 	uint16_t mtu;
 	bool rx_ip_cksum;   /**< the NIC checks IPv4 checksums: ol_flags say so */
 	bool redirects;     /**< redirects for what leaves where it came in (config) */
+	uint8_t urpf;       /**< enum dpr_urpf (urpf_dp.h): the check on input */
 	uint16_t vlan_tci;  /**< a VLAN interface's tag, put on at TX; 0: a port */
 	/** A port with VLAN interfaces: 1 + the dpr port index of the VLAN
 	 * interface of each VLAN id, 0 for none (4096 entries); NULL: the
