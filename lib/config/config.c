@@ -1204,7 +1204,7 @@ parse_root(struct parser *ps, json_t *root)
 {
 	static const char *const keys[] = {
 		"ports", "vlans", "routes", "neighbors", "control", "fib", "fpm", "kernel_routes",
-		"metrics", NULL
+		"metrics", "control_plane", NULL
 	};
 	static const char *const control_keys[] = { "socket", "group", NULL };
 	static const char *const fib_keys[] = {
@@ -1292,6 +1292,13 @@ parse_root(struct parser *ps, json_t *root)
 	o = json_object_get(root, "metrics");
 	if (o != NULL && (ret = parse_metrics(ps, o)) < 0)
 		return ret;
+	o = json_object_get(root, "control_plane");
+	if (o != NULL) {
+		char why[512];
+
+		if (dpr_copp_conf_parse(o, &cfg->control_plane, why, sizeof(why)) < 0)
+			return fail(ps, NULL, "%s", why);
+	}
 	return 0;
 }
 
@@ -1315,6 +1322,7 @@ parse_json(json_t *root, const char *origin, char *err, size_t err_len)
 	cfg->ip6_max_routes = DPR_DEFAULT_IP6_MAX_ROUTES;
 	cfg->ip6_tbl8_groups = DPR_DEFAULT_IP6_TBL8;
 	cfg->learned_neighbors_max = DPR_LEARNED_NEIGHBORS_DEFAULT;
+	dpr_copp_conf_defaults(&cfg->control_plane);
 	ps.cfg = cfg;
 
 	ret = parse_root(&ps, root);

@@ -13,6 +13,7 @@
 
 #include <rte_ether.h>
 
+#include "../copp/copp.h"
 #include "../fib/algo.h"
 #include "../util/addr.h"
 
@@ -199,6 +200,7 @@ struct dpr_config {
 	struct dpr_fpm_conf fpm;
 	struct dpr_kroute_conf kernel_routes;
 	struct dpr_metrics_conf metrics;
+	struct dpr_copp_conf control_plane; /**< control-plane protection (lib/copp) */
 };
 
 /**

@@ -24,6 +24,7 @@
 #include <rte_vect.h>
 
 #include "../config/config.h"
+#include "../copp/copp.h"
 #include "../fib/fib.h"
 #include "../nexthop/nexthop.h"
 
@@ -51,6 +52,8 @@ enum dpr_drop {
 	DPR_DROP_BLACKHOLE,
 	DPR_DROP_EXCEPTION_FULL,  /**< exception ring to the control thread full */
 	DPR_DROP_TX_FULL,         /**< TX queue did not take it */
+	/** an exception over its protection class's rate or ring share (lib/copp) */
+	DPR_DROP_CONTROL_PLANE,
 	DPR_DROP_MAX
 };
 
@@ -288,15 +291,21 @@ struct dpr_worker {
 	struct dpr_tune tune;        /**< tune.pipelined: how bursts run now */
 	struct dpr_txbuf tx[DPR_MAX_PORTS];
 	struct dpr_port_counters stats[DPR_MAX_PORTS];
+	/** Control-plane protection (lib/copp): the worker's buckets and
+	 * counters; its drained counts alone are the control thread's. */
+	struct dpr_copp_worker copp;
 } __rte_cache_aligned;
 
 /**
  * Exception metadata the worker stores in the mbuf: class and input port in
  * hash.usr, an argument in hash.fdir.hi (the next hop for UNRESOLVED, the
- * output port for MTU_EXCEEDED).
+ * output port for MTU_EXCEEDED). The top 4 bits of hash.usr: its
+ * protection class (lib/copp), set as it passes the gate.
  */
 #define DPR_EXC_META(cls, port) (((uint32_t)(cls) << 16) | (port))
-#define DPR_EXC_META_CLASS(u) ((u) >> 16)
+#define DPR_EXC_META_CLASS(u) (((u) >> 16) & 0xfff)
+#define DPR_EXC_META_COPP_SHIFT 28
+#define DPR_EXC_META_COPP(u) ((u) >> DPR_EXC_META_COPP_SHIFT)
 #define DPR_EXC_META_PORT(u) ((u) & 0xffff)
 #define DPR_EXC_ARG(m) ((m)->hash.fdir.hi)
 
