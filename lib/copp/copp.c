@@ -289,17 +289,23 @@ dpr_copp_peers_sync(struct dpr_copp *cp, struct dpr_router *r)
 	for (i = 0; i < cp->conf.n_peers; i++)
 		peer_set(cp, &cp->conf.peers[i]);
 	/* Gateways: next hops with an address that something besides their
-	 * own host route holds (a route through them, a multipath group), and
-	 * static neighbours. A learned host that only its host route holds is
-	 * not one: any host on a link could make itself that. */
+	 * own host route and the neighbour module holds (a route through
+	 * them, a multipath group). A neighbour, learned or static, that only
+	 * its host route holds is not one: any host on a link could make
+	 * itself a learned one. */
 	for (k = DPR_NH_FIRST_DYNAMIC; r->nh != NULL && k < DPR_NH_MAX; k++) {
 		const struct dpr_nh_info *info = dpr_nh_info(r->nh, k);
+		uint32_t own;
 
 		if (info == NULL || info->ip.af == 0)
 			continue;
-		if (!info->is_static && r->neigh != NULL && dpr_neigh_counted(r->neigh, k))
-			continue;
-		peer_set(cp, &info->ip);
+		own = r->neigh != NULL ? dpr_neigh_refs_held(r->neigh, k) : 0;
+		/* A resolved or static neighbour off link-local has a host route. */
+		if (!dpr_ip_is_link_local(&info->ip) &&
+		    (info->is_static || dpr_nh_word_get(r->nh, k).kind == DPR_NH_KIND_FORWARD))
+			own++;
+		if (info->refcnt > own)
+			peer_set(cp, &info->ip);
 	}
 	for (i = 0; i < PEER_WORDS; i++)
 		if (cp->bits[i] != cp->next[i])

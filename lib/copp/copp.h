@@ -9,9 +9,10 @@
  * peers, the rest for the router, transit exceptions, and packets waiting
  * for a neighbour to resolve. Before the exception ring, each class passes
  * two gates on the worker:
- *   - a rate: a token bucket (GCRA: one timestamp) per class and port (the
- *     input port; the output port for "resolve"), each worker holding its
- *     share of the configured rate;
+ *   - a rate: a token bucket (GCRA: one timestamp) per class and input
+ *     port ("resolve": per next hop, hashed into DPR_COPP_PORTS buckets, so
+ *     that a scan of one subnet spends its subnet's rate only), each worker
+ *     holding its share of the configured rate;
  *   - a share of the ring: the entries of this worker's exception ring a
  *     class may hold at once (what it put there less what the control
  *     thread took off). With the default shares summing to 100 %, each
@@ -56,14 +57,15 @@ enum dpr_copp_class {
 				  LLDP: l2_control) and anything from a peer */
 	DPR_COPP_LOCAL,      /**< the rest for the router: to its TAP */
 	DPR_COPP_TRANSIT,    /**< TTL expiry, no route, MTU, IP options, redirects */
-	DPR_COPP_RESOLVE,    /**< for a next hop not resolved yet (bucket per output port) */
+	DPR_COPP_RESOLVE,    /**< for a next hop not resolved yet (bucket per next hop) */
 	DPR_COPP_MAX
 };
 
 extern const char *const dpr_copp_class_names[DPR_COPP_MAX];
 
 struct dpr_copp_class_conf {
-	uint32_t rate;   /**< packets a second, per port, the whole router */
+	uint32_t rate;   /**< packets a second, per input port ("resolve": per next
+			      hop), the whole router */
 	uint32_t burst;  /**< packets above the rate a port may send at once */
 	uint32_t share;  /**< percent of each exception ring the class may fill */
 };

@@ -8,7 +8,7 @@
  * the ring (dpr_burst_finish()).
  *
  * Reads:  hash.usr (DPR_EXC_META), DPR_EXC_ARG for UNRESOLVED (its next
- *         hop's port), the L3 header of LOCAL packets (protocol, source,
+ *         hop: the bucket), the L3 header of LOCAL packets (protocol, source,
  *         ICMPv6 type).
  * Sets:   the class in hash.usr's top 4 bits (DPR_EXC_META_COPP), which the
  *         control thread reads back to count the ring share free again.
@@ -82,13 +82,12 @@ dpr_copp_classify(const struct dpr_worker *w, struct rte_mbuf *m, uint32_t exc, 
 		return DPR_COPP_ARP_ND;
 	case DPR_EXC_L2_CONTROL:
 		return DPR_COPP_ROUTING;
-	case DPR_EXC_UNRESOLVED: {
-		union dpr_nh_word h;
-
-		h.u64 = __atomic_load_n(&w->nh[DPR_EXC_ARG(m)].u64, __ATOMIC_RELAXED);
-		*port = h.port;
+	case DPR_EXC_UNRESOLVED:
+		/* A bucket per next hop (hashed into DPR_COPP_PORTS): a scan
+		 * of a subnet goes through that subnet's next hop alone, and
+		 * leaves a gateway's, or another subnet's, its own rate. */
+		*port = (uint16_t)(DPR_EXC_ARG(m) % DPR_COPP_PORTS);
 		return DPR_COPP_RESOLVE;
-	}
 	case DPR_EXC_LOCAL:
 		break;
 	default:

@@ -1247,12 +1247,6 @@ dpr_neigh_set_budget(struct dpr_neigh *n, uint32_t per_interface)
 	n->budget = per_interface;
 }
 
-bool
-dpr_neigh_counted(const struct dpr_neigh *n, uint32_t idx)
-{
-	return idx < DPR_NH_MAX && n->counted[idx];
-}
-
 json_t *
 dpr_neigh_resolving_json(const struct dpr_neigh *n, const char *const *port_names,
 			 unsigned int n_ports)

@@ -234,10 +234,6 @@ int dpr_neigh_check(const struct dpr_neigh *n, char *err, size_t len);
  */
 void dpr_neigh_set_budget(struct dpr_neigh *n, uint32_t per_interface);
 
-/** Whether next hop @p idx is a learned neighbour that only its host
- * route holds (in the learned budget): a host, not a gateway. */
-bool dpr_neigh_counted(const struct dpr_neigh *n, uint32_t idx);
-
 /** Ordinary resolutions under way per port and family:
  * {"p0": {"ipv4": N, "ipv6": N}, ...}. */
 json_t *dpr_neigh_resolving_json(const struct dpr_neigh *n, const char *const *port_names,
