@@ -347,6 +347,8 @@ dpr_copp_stats_json(const struct dpr_router *r)
 				  "rate", (json_int_t)c->cls[i].rate, "burst", (json_int_t)c->cls[i].burst,
 				  "ring_share", (json_int_t)c->cls[i].share));
 	}
-	return json_pack("{s:o,s:I}", "classes", classes, "peers",
-			 (json_int_t)(r->copp != NULL ? r->copp->n_peers : 0));
+	return json_pack("{s:o,s:I,s:o}", "classes", classes, "peers",
+			 (json_int_t)(r->copp != NULL ? r->copp->n_peers : 0),
+			 "resolving", r->neigh != NULL ?
+			 dpr_neigh_resolving_json(r->neigh, r->port_names, r->n_ports) : json_object());
 }

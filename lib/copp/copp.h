@@ -155,7 +155,9 @@ dpr_copp_drained(struct dpr_copp_worker *w, unsigned int cls)
 /**
  * The classes' counters summed over the workers of @p r, with the config's
  * rates: {"classes": {"arp_nd": {"passed", "dropped", "over_rate",
- * "over_share", "rate", "burst", "ring_share"}, ...}, "peers": N}
- * (stats.get's "control_plane").
+ * "over_share", "rate", "burst", "ring_share"}, ...}, "peers": N,
+ * "resolving": {"p0": {"ipv4": N, "ipv6": N}, ...}} (stats.get's
+ * "control_plane"; resolving: addresses without priority being resolved
+ * per interface and family, against control_plane.resolving_per_interface).
  */
 json_t *dpr_copp_stats_json(const struct dpr_router *r);

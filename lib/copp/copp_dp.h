@@ -39,7 +39,12 @@ dpr_copp_peer_bit4(uint32_t a)
 static inline uint32_t
 dpr_copp_peer_bit6(const uint8_t *a6)
 {
-	return rte_jhash(a6, 16, 0x636f7070) & (DPR_COPP_PEER_BITS - 1);
+	uint32_t w[4];
+
+	/* A header's address is 2 bytes off 4-byte alignment (after 14 of
+	 * Ethernet): words of its own for the hash. */
+	memcpy(w, a6, sizeof(w));
+	return rte_jhash_32b(w, 4, 0x636f7070) & (DPR_COPP_PEER_BITS - 1);
 }
 
 static inline bool
