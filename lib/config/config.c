@@ -1454,7 +1454,7 @@ parse_root(struct parser *ps, json_t *root)
 {
 	static const char *const keys[] = {
 		"ports", "vlans", "vrfs", "routes", "neighbors", "control", "fib", "fpm",
-		"kernel_routes", "metrics", "acls", NULL
+		"kernel_routes", "metrics", "acls", "control_plane", NULL
 	};
 	static const char *const control_keys[] = { "socket", "group", NULL };
 	struct dpr_config *cfg = ps->cfg;
@@ -1518,6 +1518,13 @@ parse_root(struct parser *ps, json_t *root)
 	}
 	if (o != NULL && (cfg->acls = json_deep_copy(o)) == NULL)
 		return fail(ps, "acls", "no memory");
+	o = json_object_get(root, "control_plane");
+	if (o != NULL) {
+		char why[512];
+
+		if (dpr_copp_conf_parse(o, &cfg->control_plane, why, sizeof(why)) < 0)
+			return fail(ps, NULL, "%s", why);
+	}
 	return check_vrf_tables(ps);
 }
 
@@ -1547,6 +1554,7 @@ parse_json(json_t *root, const char *origin, char *err, size_t err_len)
 		.ip4_max_routes = cfg->ip4_max_routes, .ip4_tbl8_groups = cfg->ip4_tbl8_groups,
 		.ip6_max_routes = cfg->ip6_max_routes, .ip6_tbl8_groups = cfg->ip6_tbl8_groups,
 	};
+	dpr_copp_conf_defaults(&cfg->control_plane);
 	ps.cfg = cfg;
 
 	ret = parse_root(&ps, root);

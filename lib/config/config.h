@@ -13,6 +13,7 @@
 
 #include <rte_ether.h>
 
+#include "../copp/copp.h"
 #include "../fib/algo.h"
 #include "../util/addr.h"
 
@@ -233,6 +234,7 @@ struct dpr_config {
 	struct dpr_metrics_conf metrics;
 	/** "acls" as the file gives them (checked by lib/acl), NULL: none. */
 	struct json_t *acls;
+	struct dpr_copp_conf control_plane; /**< control-plane protection (lib/copp) */
 };
 
 /**
