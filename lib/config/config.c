@@ -213,6 +213,12 @@ valid_port_name(const char *s, bool vlan)
 }
 
 bool
+dpr_port_name_valid(const char *name, bool vlan)
+{
+	return valid_port_name(name, vlan);
+}
+
+bool
 dpr_vrf_name_valid(const char *name)
 {
 	size_t i, n = strlen(name);
