@@ -147,7 +147,7 @@ dpr_router_port_rib(struct dpr_router *r, unsigned int port)
 static inline bool
 dpr_router_iface_used(const struct dpr_router *r, unsigned int port)
 {
-	return port < r->n_ports && r->cfg->ports[port].name[0] != '\0';
+	return port < DPR_MAX_PORTS && r->cfg->ports[port].name[0] != '\0';
 }
 
 /** The index of the VRF named @p name, or -1 (none, or "" for NULL: the
