@@ -797,6 +797,9 @@ dpr_config_port_index(const struct dpr_config *cfg, const char *name)
 {
 	unsigned int i;
 
+	/* A free interface slot (vlan.del) has no name: none is "". */
+	if (name[0] == '\0')
+		return -1;
 	for (i = 0; i < cfg->n_ports; i++)
 		if (strcmp(cfg->ports[i].name, name) == 0)
 			return (int)i;

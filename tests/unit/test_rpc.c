@@ -2386,6 +2386,8 @@ test_vrf_vlan_live(void)
 	res = OK("vrf.list", NULL);
 	CHECK_EQ(json_array_size(res), 1u);
 	ERR(DPR_RPC_NOT_FOUND, "vlan.del", "{'name':'p0.100'}", "no VLAN interface");
+	/* A free slot is nobody's, not an interface named "". */
+	ERR(DPR_RPC_NOT_FOUND, "addr.add", "{'port':'','address':'10.9.9.1/24'}", "no port \"\"");
 
 	/* The freed slot is taken again. */
 	OK("vlan.add", "{'name':'p1.5','port':'p1','id':5,'tap':false,'addresses':['10.5.0.1/24']}");
