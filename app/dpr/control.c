@@ -143,8 +143,13 @@ link_poll(struct dpr_router *d)
 	dpr_tap_check(d);
 	for (p = 0; p < d->n_ports; p++) {
 		struct dpr_port *port = &d->ports[p];
-		enum dpr_link_state s = dpr_port_link(port, NULL);
-		bool up = s != DPR_LINK_DOWN;
+		enum dpr_link_state s;
+		bool up;
+
+		if (!dpr_router_iface_used(d, p))
+			continue;
+		s = dpr_port_link(port, NULL);
+		up = s != DPR_LINK_DOWN;
 
 		if (up != port->link_down)
 			continue;

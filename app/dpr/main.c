@@ -511,6 +511,7 @@ int
 main(int argc, char **argv)
 {
 	static struct dpr_router d;
+	static struct dpr_config running;
 	struct dpr_config *cfg;
 	char err[1024];
 	int app_argc, eal_argc, i, ret, status = EXIT_FAILURE;
@@ -543,11 +544,15 @@ main(int argc, char **argv)
 	}
 
 	cfg = dpr_config_load(d.opt.config, err, sizeof(err));
-	d.cfg = cfg;
 	if (cfg == NULL) {
 		fprintf(stderr, "dpr: %s\n", err);
 		return 1;
 	}
+	/* The router's own copy, whose interfaces vlan.add and vlan.del
+	 * change; what it points to (routes, neighbours, ACLs) stays the
+	 * parsed file's, freed with it. */
+	running = *cfg;
+	d.cfg = d.conf = &running;
 	if (d.opt.check_only) {
 		printf("dpr: %s: configuration OK (%u ports, %u routes, %u neighbours)\n",
 		       d.opt.config, d.cfg->n_ports, d.cfg->n_routes, d.cfg->n_neighs);

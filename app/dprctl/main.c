@@ -167,6 +167,8 @@ static const char *const method_cmds[][2] = {
 	{ "rib.check", "rib check" }, { "vrf.list", "vrf list" }, { "acl.set", "acl set" },
 	{ "acl.get", "acl show" }, { "acl.list", "acl list" }, { "acl.bind", "acl bind" },
 	{ "acl.unbind", "acl unbind" }, { "acl.del", "acl del" },
+	{ "vrf.add", "vrf add" }, { "vrf.del", "vrf del" }, { "vlan.add", "vlan add" },
+	{ "vlan.del", "vlan del" },
 };
 
 /* dpr's message @p msg with each method named as its dprctl command: at
@@ -1022,6 +1024,95 @@ run_vrf_list(int argc, char **argv)
 			printf("%s%s", k ? " " : "", json_string_value(a));
 		printf("\n");
 	}
+	json_decref(res);
+}
+
+/* vrf add NAME table N [poptrie]: a VRF at run time. */
+static void
+run_vrf_add(int argc, char **argv)
+{
+	json_t *params, *res;
+	int i;
+
+	if (argc < 3 || strcmp(argv[1], "table") != 0)
+		die(2, "usage: vrf add NAME table N [poptrie]");
+	params = json_pack("{s:s,s:I}", "name", argv[0], "table",
+			   (json_int_t)number("table", argv[2]));
+	for (i = 3; i < argc; i++) {
+		if (strcmp(argv[i], "poptrie") != 0)
+			die(2, "vrf add: unexpected \"%s\" (usage: vrf add NAME table N [poptrie])",
+			    argv[i]);
+		json_object_set_new(params, "fib", json_pack("{s:s,s:s}", "ipv4_algorithm",
+				    "poptrie", "ipv6_algorithm", "poptrie"));
+	}
+	res = call("vrf.add", params);
+	if (json_out)
+		print_json(res);
+	json_decref(res);
+}
+
+static void
+run_vrf_del(int argc, char **argv)
+{
+	json_t *res;
+
+	if (argc != 1)
+		die(2, "usage: vrf del NAME");
+	res = call("vrf.del", json_pack("{s:s}", "name", argv[0]));
+	if (json_out)
+		print_json(res);
+	json_decref(res);
+}
+
+/* vlan add NAME dev PORT id N [vrf V] [mtu M] [notap]. */
+static void
+run_vlan_add(int argc, char **argv)
+{
+	static const char usage_line[] = "usage: vlan add NAME dev PORT id N [vrf V] [mtu M] [notap]";
+	json_t *params, *res;
+	int i;
+
+	if (argc < 1)
+		die(2, "%s", usage_line);
+	params = json_pack("{s:s}", "name", argv[0]);
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "notap") == 0) {
+			json_object_set_new(params, "tap", json_false());
+			continue;
+		}
+		if (i + 1 >= argc)
+			die(2, "%s", usage_line);
+		if (strcmp(argv[i], "dev") == 0)
+			json_object_set_new(params, "port", json_string(argv[i + 1]));
+		else if (strcmp(argv[i], "id") == 0)
+			json_object_set_new(params, "id", json_integer((json_int_t)number("id", argv[i + 1])));
+		else if (strcmp(argv[i], "mtu") == 0)
+			json_object_set_new(params, "mtu",
+					    json_integer((json_int_t)number("mtu", argv[i + 1])));
+		else
+			die(2, "vlan add: unexpected \"%s\" (%s)", argv[i], usage_line);
+		i++;
+	}
+	if (json_object_get(params, "port") == NULL || json_object_get(params, "id") == NULL)
+		die(2, "%s", usage_line);
+	if (vrf_name != NULL)
+		json_object_set_new(params, "vrf", json_string(vrf_name));
+	res = call("vlan.add", params);
+	if (json_out)
+		print_json(res);
+	json_decref(res);
+}
+
+static void
+run_vlan_del(int argc, char **argv)
+{
+	json_t *res;
+
+	if (argc != 1)
+		die(2, "usage: vlan del NAME");
+	res = call("vlan.del", json_pack("{s:s}", "name", argv[0]));
+	if (json_out)
+		print_json(res);
 	json_decref(res);
 }
 
@@ -1889,6 +1980,21 @@ static const struct cmd cmds[] = {
 	  "dprctl neigh list dev p1", run_neigh_list },
 	{ "vrf list", "vrf show", "", "VRFs: kernel table, routes of each family, interfaces.",
 	  "dprctl vrf list", run_vrf_list },
+	{ "vrf add", NULL, "NAME table N [poptrie]",
+	  "Add a VRF at run time, with its kernel table; its FIBs sized as the\n"
+	  "default VRF's (\"poptrie\": both of that algorithm, cheap in memory).",
+	  "dprctl vrf add red table 100", run_vrf_add },
+	{ "vrf del", NULL, "NAME",
+	  "Delete a VRF and its routes; refused while interfaces are in it.",
+	  "dprctl vrf del red", run_vrf_del },
+	{ "vlan add", NULL, "NAME dev PORT id N [vrf V] [mtu M] [notap]",
+	  "Add a VLAN interface (802.1Q id N on PORT) at run time, with a TAP\n"
+	  "dpr-NAME unless notap; addresses follow with \"addr add\".",
+	  "dprctl vlan add p0.100 dev p0 id 100 vrf red", run_vlan_add },
+	{ "vlan del", NULL, "NAME",
+	  "Delete a VLAN interface with its addresses, routes and neighbours;\n"
+	  "refused while routes go through it.",
+	  "dprctl vlan del p0.100", run_vlan_del },
 	{ "port list", NULL, "", "Ports: driver, MAC, MTU, link, queues, VRF, addresses.",
 	  "dprctl port list", run_port_list },
 	{ "port show", NULL, "PORT",

@@ -28,6 +28,7 @@
 #include "../route/route.h"
 #include "../util/clock.h"
 #include "acl_methods.h"
+#include "iface_methods.h"
 #include "methods.h"
 
 #define LIST_DEFAULT 1000
@@ -122,8 +123,9 @@ port_by_name(struct dpr_router *r, const char *ctx, const char *name, int *port,
 		unsigned int i;
 
 		for (i = 0; i < r->cfg->n_ports && n < sizeof(list); i++)
-			n += snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
-				      r->cfg->ports[i].name);
+			if (r->cfg->ports[i].name[0] != '\0')
+				n += snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "",
+					      r->cfg->ports[i].name);
 		return dpr_method_fail(e, DPR_RPC_NOT_FOUND, "%s: no port \"%s\" (ports: %s)",
 				       ctx, name, list);
 	}
@@ -1389,6 +1391,9 @@ addr_route_kept(struct dpr_router *r, int port, const struct dpr_prefix *a,
 	for (p = 0; p < r->addrs.n_ports; p++) {
 		const struct dpr_prefix *list = dpr_ifaddr_list(&r->addrs, p, &n);
 
+		/* Routes are a VRF's: another VRF's address keeps none. */
+		if (dpr_router_port_vrf(r, p) != dpr_router_port_vrf(r, (unsigned int)port))
+			continue;
 		for (k = 0; k < n; k++) {
 			const struct dpr_prefix *o = &list[k];
 
@@ -1677,6 +1682,8 @@ m_port_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		uint32_t speed;
 		json_t *o;
 
+		if (!dpr_router_iface_used(r, i))
+			continue;
 		rte_ether_format_addr(mac, sizeof(mac), &p->mac);
 		link = dpr_port_link(p, &speed);
 		o = json_pack("{s:s,s:s,s:s,s:i,s:s,s:i,s:i,s:b,s:s,s:I,s:i,s:i,s:i,s:i,s:I}",
@@ -1805,6 +1812,8 @@ m_doctor_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	warn = json_array();
 	ports = json_array();
 	for (p = 0; p < r->n_ports; p++) {
+		if (!dpr_router_iface_used(r, p))
+			continue;
 		dpr_port_watch_json(&r->ports[p].watch, now, warn);
 		json_array_append_new(ports, port_facts(r, p, now));
 	}
@@ -2421,7 +2430,8 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	ports = json_array();
 	vlans = json_array();
 	for (i = 0; i < cfg->n_ports; i++)
-		json_array_append_new(i < cfg->n_phys ? ports : vlans, port_conf_json(r, i));
+		if (dpr_router_iface_used(r, i))
+			json_array_append_new(i < cfg->n_phys ? ports : vlans, port_conf_json(r, i));
 	res = json_pack("{s:o,s:o,s:o,s:{s:s},s:{s:i,s:i,s:s,s:i,s:i,s:s,s:i}}",
 			"ports", ports, "routes", routes, "neighbors", static_neighs_json(r),
 			"control", "socket", cfg->socket,
@@ -2513,7 +2523,7 @@ m_vrf_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			continue;
 		}
 		for (p = 0; p < r->n_ports; p++)
-			if (dpr_router_port_vrf(r, p) == v)
+			if (dpr_router_iface_used(r, p) && dpr_router_port_vrf(r, p) == v)
 				json_array_append_new(ifs, json_string(r->cfg->ports[p].name));
 		json_array_append_new(res, json_pack("{s:s,s:I,s:o,s:i,s:i,s:s,s:s}",
 			"name", r->vrfs[v].conf.name, "table", (json_int_t)r->vrfs[v].conf.table,
@@ -2550,5 +2560,6 @@ const struct dpr_method dpr_method_table[] = {
 	{ "vrf.list", m_vrf_list, "VRFs: name, kernel table, interfaces, route counts" },
 	{ "rib.check", m_rib_check, "check every next hop's references against the routes, candidates and neighbours holding it" },
 	DPR_ACL_METHODS
+	DPR_IFACE_METHODS
 	{ NULL, NULL, NULL },
 };

@@ -213,6 +213,12 @@ valid_port_name(const char *s, bool vlan)
 }
 
 bool
+dpr_port_name_valid(const char *name, bool vlan)
+{
+	return valid_port_name(name, vlan);
+}
+
+bool
 dpr_vrf_name_valid(const char *name)
 {
 	size_t i, n = strlen(name);
@@ -802,6 +808,9 @@ dpr_config_port_index(const struct dpr_config *cfg, const char *name)
 {
 	unsigned int i;
 
+	/* A free interface slot (vlan.del) has no name: none is "". */
+	if (name[0] == '\0')
+		return -1;
 	for (i = 0; i < cfg->n_ports; i++)
 		if (strcmp(cfg->ports[i].name, name) == 0)
 			return (int)i;

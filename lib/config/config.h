@@ -288,6 +288,10 @@ int dpr_config_vrf_index(const struct dpr_config *cfg, const char *name);
  * digits, '-' or '_', and not the default VRF's? */
 bool dpr_vrf_name_valid(const char *name);
 
+/** Whether @p name may name a port (@p vlan false) or a VLAN interface
+ * (which may have '.' too): 1 to DPR_PORT_NAME_MAX letters, digits, '-', '_'. */
+bool dpr_port_name_valid(const char *name, bool vlan);
+
 /** Index of the port or VLAN interface named @p name, or -1. */
 int dpr_config_port_index(const struct dpr_config *cfg, const char *name);
 

@@ -113,6 +113,32 @@ const uint8_t dpr_ip6_special_byte[256] = {
 };
 
 void
+dpr_worker_prepare_port(struct dpr_worker *w, uint16_t p)
+{
+	uint8_t b[16] = { 0 };
+
+	memcpy(b, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
+	b[12] = RTE_ETHER_TYPE_IPV4 >> 8;
+	b[13] = RTE_ETHER_TYPE_IPV4 & 0xff;
+	b[14] = 0x45;
+	memcpy(&w->head[p], b, sizeof(b));
+	memcpy(b + RTE_ETHER_ADDR_LEN, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
+	b[12] = RTE_ETHER_TYPE_IPV4 >> 8;
+	memcpy(&w->src_mac_type[p], b + RTE_ETHER_ADDR_LEN, sizeof(uint64_t));
+	memset(b, 0, sizeof(b));
+	memcpy(b, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
+	b[12] = RTE_ETHER_TYPE_IPV6 >> 8;
+	b[13] = RTE_ETHER_TYPE_IPV6 & 0xff;
+	b[14] = 0x60;
+	memcpy(&w->head6[p], b, sizeof(b));
+	memcpy(b + RTE_ETHER_ADDR_LEN, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
+	b[12] = RTE_ETHER_TYPE_IPV6 >> 8;
+	b[13] = RTE_ETHER_TYPE_IPV6 & 0xff;
+	memcpy(&w->src_mac_type6[p], b + RTE_ETHER_ADDR_LEN, sizeof(uint64_t));
+	w->redirect_tsc[p] = 0;
+}
+
+void
 dpr_worker_prepare(struct dpr_worker *w)
 {
 	/* Destination MAC, EtherType, version/IHL; not the source MAC (6-11)
@@ -133,26 +159,7 @@ dpr_worker_prepare(struct dpr_worker *w)
 	memcpy(&w->head_mask, mask, sizeof(mask));
 	memcpy(&w->head6_mask, mask6, sizeof(mask6));
 	for (p = 0; p < w->n_ports; p++) {
-		uint8_t b[16] = { 0 };
-
-		memcpy(b, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
-		b[12] = RTE_ETHER_TYPE_IPV4 >> 8;
-		b[13] = RTE_ETHER_TYPE_IPV4 & 0xff;
-		b[14] = 0x45;
-		memcpy(&w->head[p], b, sizeof(b));
-		memcpy(b + RTE_ETHER_ADDR_LEN, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
-		b[12] = RTE_ETHER_TYPE_IPV4 >> 8;
-		memcpy(&w->src_mac_type[p], b + RTE_ETHER_ADDR_LEN, sizeof(uint64_t));
-		memset(b, 0, sizeof(b));
-		memcpy(b, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
-		b[12] = RTE_ETHER_TYPE_IPV6 >> 8;
-		b[13] = RTE_ETHER_TYPE_IPV6 & 0xff;
-		b[14] = 0x60;
-		memcpy(&w->head6[p], b, sizeof(b));
-		memcpy(b + RTE_ETHER_ADDR_LEN, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
-		b[12] = RTE_ETHER_TYPE_IPV6 >> 8;
-		b[13] = RTE_ETHER_TYPE_IPV6 & 0xff;
-		memcpy(&w->src_mac_type6[p], b + RTE_ETHER_ADDR_LEN, sizeof(uint64_t));
+		dpr_worker_prepare_port(w, p);
 		min_mtu = RTE_MIN(min_mtu, (uint32_t)w->ports[p].mtu);
 	}
 	w->fast_max_len = min_mtu + RTE_ETHER_HDR_LEN;

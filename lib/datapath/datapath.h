@@ -110,7 +110,10 @@ struct dpr_port_counters {
 /**
  * What workers need of a port or VLAN interface (a logical port, sharing
  * its parent's DPDK port, MAC and queues); written before workers start,
- * then read-only.
+ * then read-only, but for a slot no worker can reach: a VLAN interface's
+ * before vlan.add publishes it in its parent's vlan_if map, with a release
+ * store there (the map itself likewise), and a freed one after vlan.del
+ * unpublished it and a grace period passed (lib/router/iface.c).
  */
 struct dpr_port_dp {
 	struct rte_ether_addr mac;
@@ -276,10 +279,17 @@ bool dpr_tune_step(struct dpr_tune *t, uint64_t rx, uint64_t cycles);
 void dpr_tune_init(struct dpr_tune *t, bool pipelined);
 
 struct dpr_worker {
-	/* Read-mostly, set up by the control thread before launch. */
+	/*
+	 * Read-mostly, set up by the control thread before launch. A VLAN
+	 * interface added at run time (lib/router/iface.c) is the exception:
+	 * the control thread raises n_ports and fast_max_len (atomic stores)
+	 * and fills the per-interface fields of its slot (head[p] ...) while
+	 * no worker can reach that slot, a grace period before it publishes
+	 * the interface.
+	 */
 	unsigned int lcore;
 	unsigned int index;          /**< TX queue id and RCU thread id */
-	uint16_t n_ports;
+	uint16_t n_ports;            /**< interfaces' slots in use or freed: 1 + the highest */
 	uint16_t n_rxq;
 	struct dpr_rxq rxq[2 * DPR_MAX_PORTS];
 	const struct dpr_port_dp *ports;
@@ -315,7 +325,9 @@ struct dpr_worker {
 	uint64_t src_mac_type6[DPR_MAX_PORTS]; /**< port MAC + IPv6 ether type */
 	uint64_t redirect_gap;       /**< TSC cycles between two hairpin diverts of a port */
 
-	/* Written by the worker only. */
+	/* Written by the worker only; a freed interface's slot of redirect_tsc,
+	 * tx and stats (empty, unreached since a grace period) is reset by the
+	 * control thread for its next interface (lib/router/iface.c). */
 	volatile bool done;
 	uint64_t busy_cycles __rte_cache_aligned;
 	uint64_t rx_total;
@@ -386,6 +398,14 @@ extern const uint8_t dpr_ip4_special_octet[256];
 
 /** Fill in the fields the fast path derives from ports (after w->ports). */
 void dpr_worker_prepare(struct dpr_worker *w);
+
+/**
+ * Derive the fast path's fields of interface @p p alone (head[p],
+ * src_mac_type[p] ..., redirect_tsc[p] cleared) from w->ports[p]: at start
+ * for every port, and for a VLAN interface added at run time, by the
+ * control thread, before any worker can reach slot @p p (lib/router/iface.c).
+ */
+void dpr_worker_prepare_port(struct dpr_worker *w, uint16_t p);
 
 /**
  * Whether frame @p m, which came in on a port with MAC @p mac, belongs to

@@ -135,6 +135,8 @@ dpr_stats_json(const struct dpr_stats_src *src)
 	for (p = 0; p < src->n_ports; p++) {
 		json_t *o;
 
+		if (src->port_names[p] == NULL)
+			continue; /* a free interface slot (vlan.del) */
 		memset(&c, 0, sizeof(c));
 		for (w = 0; w < src->n_workers; w++)
 			dpr_counters_add(&c, &src->workers[w]->stats[p]);
@@ -209,6 +211,8 @@ dpr_stats_print(FILE *f, const struct dpr_stats_src *src)
 	fprintf(f, "  %-10s %14s %14s %14s %10s %10s\n", "port", "rx", "forwarded",
 		"tx", "exception", "dropped");
 	for (p = 0; p < src->n_ports; p++) {
+		if (src->port_names[p] == NULL)
+			continue;
 		memset(&c, 0, sizeof(c));
 		for (w = 0; w < src->n_workers; w++)
 			dpr_counters_add(&c, &src->workers[w]->stats[p]);

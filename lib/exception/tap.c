@@ -357,6 +357,29 @@ dpr_tap_link(struct dpr_router *r, uint16_t p, bool up)
 		up ? "up" : "down");
 }
 
+int
+dpr_tap_open_port(struct dpr_router *r, unsigned int p, char *err, size_t err_len)
+{
+	if (r->cfg->ports[p].tap[0] == '\0')
+		return 0;
+	return tap_open(r, p, err, err_len);
+}
+
+void
+dpr_tap_close_port(struct dpr_router *r, unsigned int p)
+{
+	struct dpr_port *port = &r->ports[p];
+	char name[32];
+
+	if (!port->has_tap)
+		return;
+	rte_eth_dev_stop(port->tap_port);
+	snprintf(name, sizeof(name), "net_tap_dpr%u", p);
+	rte_eal_hotplug_remove("vdev", name);
+	port->has_tap = false;
+	port->tap_lost = false;
+}
+
 void
 dpr_tap_close(struct dpr_router *r)
 {

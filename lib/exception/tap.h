@@ -48,3 +48,13 @@ void dpr_tap_link(struct dpr_router *r, uint16_t port, bool up);
 
 /** Stop and close the TAPs (their kernel interfaces go away). */
 void dpr_tap_close(struct dpr_router *r);
+
+/**
+ * Make interface @p p's TAP, if its conf names one (a VLAN interface added
+ * at run time), with its addresses. @return 0, or a negative errno with
+ * what to change in @p err.
+ */
+int dpr_tap_open_port(struct dpr_router *r, unsigned int p, char *err, size_t err_len);
+
+/** Remove interface @p p's TAP, if it has one, from DPDK and the host. */
+void dpr_tap_close_port(struct dpr_router *r, unsigned int p);

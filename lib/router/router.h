@@ -54,12 +54,20 @@ struct dpr_acl_db;
 
 struct dpr_router {
 	/*
-	 * Set up by main() before the workers start, then read-only. The
-	 * config is the file as parsed: an input, never changed.
+	 * Set up by main() before the workers start, then read-only, but for
+	 * the interfaces, which vlan.add and vlan.del change at run time
+	 * (lib/router/iface.c): ports[] of cfg, n_ports, ports[], port_names[]
+	 * and port_dp[] of a slot no worker can reach. cfg is the router's
+	 * copy of the parsed file (conf): its interfaces (cfg->ports[],
+	 * cfg->n_ports) are the router's, a free slot's name is "" (and its
+	 * port_names[] NULL); the rest is the file's.
 	 */
 	struct dpr_options opt;
-	const struct dpr_config *cfg;           /**< the parsed file */
-	unsigned int n_ports;
+	const struct dpr_config *cfg;           /**< what every reader reads: conf */
+	/** cfg, writable by the control thread; NULL where cfg is not the
+	 * router's own (no interfaces can come or go then). */
+	struct dpr_config *conf;
+	unsigned int n_ports;                   /**< 1 + the highest interface slot in use */
 	struct dpr_port ports[DPR_MAX_PORTS];
 	const char *port_names[DPR_MAX_PORTS];
 	struct dpr_port_dp *port_dp;            /**< read by workers */
@@ -135,6 +143,14 @@ dpr_router_port_rib(struct dpr_router *r, unsigned int port)
 	return r->vrfs[dpr_router_port_vrf(r, port)].rib;
 }
 
+/** Whether interface slot @p port holds a port or VLAN interface (vlan.del
+ * frees slots: a free one has no name). */
+static inline bool
+dpr_router_iface_used(const struct dpr_router *r, unsigned int port)
+{
+	return port < DPR_MAX_PORTS && r->cfg->ports[port].name[0] != '\0';
+}
+
 /** The index of the VRF named @p name, or -1 (none, or "" for NULL: the
  * default VRF). */
 int dpr_router_vrf_index(const struct dpr_router *r, const char *name);
@@ -153,6 +169,70 @@ int dpr_vrf_open(struct dpr_router *r, unsigned int id, const struct dpr_vrf_con
  * worker able to read them (after a grace period, or at exit).
  */
 void dpr_vrf_close(struct dpr_router *r, unsigned int id);
+
+/**
+ * vrf.add: a new VRF from @p conf (name, table, FIB sizes) in a free slot,
+ * checked as the config file's vrfs[] are (a valid name and a table no
+ * other VRF, nor fpm or kernel_routes, has; not the kernel's own).
+ * @return its index, or a negative errno with what to change in @p err:
+ *   -EINVAL (name, table), -EEXIST (taken), -ENOSPC (DPR_MAX_VRFS),
+ *   -ENOMEM (no memory for its FIBs).
+ */
+int dpr_vrf_add(struct dpr_router *r, const struct dpr_vrf_conf *conf, char *err, size_t len);
+
+/**
+ * vrf.del: VRF @p id's routes go (every source's, next-hop references
+ * released), then after a grace period no worker reads its FIBs and they
+ * are freed. Refused for the default VRF and while interfaces are in it.
+ * @return 0, or a negative errno with why in @p err: -EPERM (the default
+ *   VRF), -EBUSY (interfaces in it), -ENOENT (no such VRF).
+ */
+int dpr_vrf_del(struct dpr_router *r, unsigned int id, char *err, size_t len);
+
+/**
+ * First half of vlan.add: VLAN interface @p pc (name, parent, VLAN id, VRF,
+ * MTU, TAP and flags; no addresses) in a free interface slot, with
+ * everything workers and the control thread read for it (its struct
+ * dpr_port and dpr_port_dp, the workers' derived fields, its VRF in the
+ * address and next-hop tables, its link-local address, its TAP), but not
+ * yet in its parent's VLAN map: no worker hands it a packet. Add its
+ * addresses, then dpr_vlan_publish().
+ * @return its slot, or a negative errno with what to change in @p err:
+ *   -EINVAL (name, id, MTU, port, VRF), -EEXIST (the name, or the id on
+ *   the port), -ENOSPC (DPR_MAX_PORTS), -ENOTSUP (no router-owned conf),
+ *   or the TAP's error.
+ */
+int dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, size_t len);
+
+/**
+ * Second half of vlan.add: after a grace period (workers see the slot's
+ * fields), store the interface in its parent's VLAN map (allocated, and
+ * its pointer stored with release, if the parent had none).
+ * @return 0, or -ENOMEM (no memory for the parent's map).
+ */
+int dpr_vlan_publish(struct dpr_router *r, unsigned int p);
+
+/**
+ * Whether routes other than those its own addresses and neighbours imply go
+ * through interface @p p (a gateway on it, "dev" it, a multipath member):
+ * vlan.del refuses then. @return 0, or -EBUSY with the first one in @p err.
+ */
+int dpr_vlan_busy(struct dpr_router *r, unsigned int p, char *err, size_t len);
+
+/**
+ * First half of vlan.del: take VLAN interface @p p out of its parent's VLAN
+ * map and wait a grace period: no worker receives on it any more. Its
+ * addresses go next (addr.del's way), then dpr_vlan_close().
+ */
+void dpr_vlan_unpublish(struct dpr_router *r, unsigned int p);
+
+/**
+ * Last half of vlan.del, its addresses gone: its neighbours, link-local
+ * address, TAP and ACL bindings go; after a grace period no worker sends
+ * on it either, and its slot is free for the next vlan.add (the workers'
+ * TX buffers for it are empty; its counters are reset).
+ */
+void dpr_vlan_close(struct dpr_router *r, unsigned int p);
 
 /** The workers' lcores, in worker order, into @p lcores (room for RTE_MAX_LCORE). */
 static inline unsigned int

@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include <rte_lcore.h>
+#include <rte_rcu_qsbr.h>
 
 #include "../route/source.h"
+#include "../util/log.h"
 #include "router.h"
 
 int
@@ -103,4 +105,150 @@ dpr_vrf_close(struct dpr_router *r, unsigned int id)
 		r->fib4 = NULL;
 		r->fib6 = NULL;
 	}
+}
+
+/* Wait until no worker can still read what the control thread just
+ * unlinked (none in unit rigs, which have no workers). */
+static void
+grace_period(struct dpr_router *r)
+{
+	if (r->qsbr != NULL && r->n_workers > 0)
+		rte_rcu_qsbr_synchronize(r->qsbr, RTE_QSBR_THRID_INVALID);
+}
+
+int
+dpr_vrf_add(struct dpr_router *r, const struct dpr_vrf_conf *conf, char *err, size_t len)
+{
+	const char *by = NULL;
+	unsigned int v, free_slot = DPR_MAX_VRFS;
+	int ret;
+
+	if (!dpr_vrf_name_valid(conf->name)) {
+		snprintf(err, len, "name \"%s\": expected 1 to %d letters, digits, '-' or '_' (\"%s\" is the default VRF's)",
+			 conf->name, DPR_VRF_NAME_MAX, DPR_VRF_DEFAULT_NAME);
+		return -EINVAL;
+	}
+	if (conf->table == 0 || (conf->table >= 253 && conf->table <= 255)) {
+		snprintf(err, len, "table %u: the kernel's own (0 unspec, 253 default, 254 main, 255 local); give another, like 100",
+			 conf->table);
+		return -EINVAL;
+	}
+	if (r->cfg->fpm.enabled && r->cfg->fpm.table == conf->table)
+		by = "fpm";
+	else if (r->cfg->kernel_routes.enabled && r->cfg->kernel_routes.table == conf->table)
+		by = "kernel_routes";
+	if (by != NULL) {
+		snprintf(err, len, "table %u is %s.table, the default VRF's; give the VRF another",
+			 conf->table, by);
+		return -EINVAL;
+	}
+	for (v = 0; v < DPR_MAX_VRFS; v++) {
+		if (r->vrfs[v].rib == NULL) {
+			if (v > 0 && free_slot == DPR_MAX_VRFS)
+				free_slot = v;
+			continue;
+		}
+		if (strcmp(r->vrfs[v].conf.name, conf->name) == 0) {
+			snprintf(err, len, "VRF \"%s\" exists already (table %u)", conf->name,
+				 r->vrfs[v].conf.table);
+			return -EEXIST;
+		}
+		if (v > 0 && r->vrfs[v].conf.table == conf->table) {
+			snprintf(err, len, "table %u is VRF %s's already", conf->table,
+				 r->vrfs[v].conf.name);
+			return -EEXIST;
+		}
+	}
+	if (free_slot == DPR_MAX_VRFS) {
+		snprintf(err, len, "no room for another VRF: dpr has at most %d, the default one included (DPR_MAX_VRFS); delete one first (vrf.del)",
+			 DPR_MAX_VRFS);
+		return -ENOSPC;
+	}
+	ret = dpr_vrf_open(r, free_slot, conf, err, len);
+	return ret < 0 ? ret : (int)free_slot;
+}
+
+/*
+ * Delete every route still in @p rib's FIBs that no source holds (the
+ * router's own), a page at a time. @return the number deleted.
+ */
+static unsigned int
+flush_router_routes(struct dpr_rib *rib)
+{
+	struct dpr_fib4_route r4[256], after4;
+	struct dpr_fib6_route r6[256], after6;
+	struct dpr_route_op ops[256];
+	unsigned int total = 0;
+	bool more = true, first = true;
+	int n, i, err;
+
+	/* Page by page from where the last one ended: a route that will not
+	 * go is passed, not met again. */
+	while (more && (n = dpr_fib4_list(rib->fib4, first ? NULL : &after4, r4, RTE_DIM(r4),
+					  &more)) > 0) {
+		for (i = 0; i < n; i++)
+			ops[i] = (struct dpr_route_op){ .prefix = { .addr = { .af = DPR_AF_IP4,
+				.ip4 = r4[i].ip }, .len = r4[i].depth }, .del = 1 };
+		total += dpr_route_apply(rib, ops, (unsigned int)n, &err);
+		after4 = r4[n - 1];
+		first = false;
+	}
+	more = true;
+	first = true;
+	while (more && (n = dpr_fib6_list(rib->fib6, first ? NULL : &after6, r6, RTE_DIM(r6),
+					  &more)) > 0) {
+		for (i = 0; i < n; i++) {
+			ops[i] = (struct dpr_route_op){ .prefix = { .addr = { .af = DPR_AF_IP6 },
+				.len = r6[i].depth }, .del = 1 };
+			memcpy(ops[i].prefix.addr.ip6, r6[i].ip, 16);
+		}
+		total += dpr_route_apply(rib, ops, (unsigned int)n, &err);
+		after6 = r6[n - 1];
+		first = false;
+	}
+	return total;
+}
+
+int
+dpr_vrf_del(struct dpr_router *r, unsigned int id, char *err, size_t len)
+{
+	struct dpr_rib *rib = dpr_router_rib(r, id);
+	char ifs[256] = "";
+	size_t n = 0;
+	unsigned int p, s;
+
+	if (id == DPR_VRF_DEFAULT) {
+		snprintf(err, len, "VRF %s is the default VRF: it cannot be deleted",
+			 DPR_VRF_DEFAULT_NAME);
+		return -EPERM;
+	}
+	if (rib == NULL) {
+		snprintf(err, len, "no VRF in slot %u", id);
+		return -ENOENT;
+	}
+	for (p = 0; p < r->n_ports; p++)
+		if (dpr_router_iface_used(r, p) && dpr_router_port_vrf(r, p) == id &&
+		    n < sizeof(ifs))
+			n += (size_t)snprintf(ifs + n, sizeof(ifs) - n, "%s%s", n ? ", " : "",
+					      r->cfg->ports[p].name);
+	if (n > 0) {
+		snprintf(err, len, "VRF %s has interfaces in it: %s (delete them, vlan.del, or move them out first)",
+			 r->vrfs[id].conf.name, ifs);
+		return -EBUSY;
+	}
+	/* Every source's routes, as a daemon's go when it leaves: their
+	 * candidates and next-hop references with them; then whatever the
+	 * router itself still holds there. */
+	for (s = 0; rib->srcs != NULL && s < DPR_RSRC_MAX; s++)
+		if (dpr_route_src_mark_stale(rib, (enum dpr_route_src)s) > 0)
+			dpr_route_src_sweep(rib, (enum dpr_route_src)s);
+	flush_router_routes(rib);
+	/* No interface points at these FIBs any more: after a grace period
+	 * no burst is looking them up. */
+	grace_period(r);
+	DPR_LOG(INFO, main, "VRF %s (table %u) deleted", r->vrfs[id].conf.name,
+		r->vrfs[id].conf.table);
+	dpr_vrf_close(r, id);
+	memset(&r->vrfs[id].conf, 0, sizeof(r->vrfs[id].conf));
+	return 0;
 }

@@ -2308,6 +2308,97 @@ test6_read_only(void)
 	CHECK(seen2 && seenll, "static IPv6 neighbours in config.get: %s", last_text);
 }
 
+
+/*
+ * vrf.add, vrf.del, vlan.add, vlan.del: a VRF and a VLAN interface in it
+ * come and go, with what is refused on the way; the tables check after
+ * every request (send_raw()), and config.get shows them while they are.
+ */
+static void
+test_vrf_vlan_live(void)
+{
+	static struct dpr_port_dp dp[DPR_MAX_PORTS];
+	json_t *res, *v;
+	unsigned int p;
+
+	/* What vlan.add needs beside the rig: the ports' datapath view and a
+	 * router-owned interface table. */
+	R.conf = (struct dpr_config *)(uintptr_t)R.cfg;
+	R.port_dp = dp;
+	R.n_ports = R.cfg->n_ports;
+	for (p = 0; p < R.n_ports; p++)
+		R.ports[p].conf = &R.cfg->ports[p];
+
+	res = OK("vrf.add", "{'name':'red','table':100,'fib':{'ipv4_algorithm':'poptrie','ipv6_algorithm':'poptrie','ipv4_max_routes':1024}}");
+	HAS_STR(res, "ipv4_algorithm", "poptrie");
+	ERR(DPR_RPC_EXISTS, "vrf.add", "{'name':'red','table':101}", "exists already");
+	ERR(DPR_RPC_EXISTS, "vrf.add", "{'name':'blue','table':100}", "table 100 is VRF red's already");
+	ERR(DPR_RPC_INVALID_PARAMS, "vrf.add", "{'name':'blue','table':254}", "the kernel's own");
+	ERR(DPR_RPC_INVALID_PARAMS, "vrf.add", "{'name':'default','table':7}", "name \"default\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "vrf.add", "{'name':'blue','table':7,'fib':{'ipv4_algorithm':'x'}}",
+	    "expected \"dir-24-8\" or \"poptrie\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "vrf.add", "{'name':'blue','table':7,'size':1}",
+	    "unknown parameter \"size\"");
+
+	res = OK("vlan.add", "{'name':'p0.100','port':'p0','id':100,'vrf':'red','tap':false,'addresses':['10.0.1.1/24']}");
+	HAS_STR(res, "vrf", "red");
+	CHECK_EQ(R.cfg->n_ports, 3u);
+	CHECK(dp[0].vlan_if != NULL && dp[0].vlan_if[100] == 3, "p0's VLAN map names slot 2 for VLAN 100");
+	CHECK(dp[2].vlan_tci == 100 && dp[2].fib4 == R.vrfs[1].rib->fib4,
+	      "p0.100 tags 100 and looks up in red");
+	ERR(DPR_RPC_EXISTS, "vlan.add", "{'name':'p0.x','port':'p0','id':100,'tap':false}",
+	    "VLAN 100 on port p0 is p0.100's already");
+	ERR(DPR_RPC_EXISTS, "vlan.add", "{'name':'p0.100','port':'p1','id':100,'tap':false}",
+	    "exists already");
+	ERR(DPR_RPC_NOT_FOUND, "vlan.add", "{'name':'q.1','port':'q','id':1}", "no port \"q\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "vlan.add", "{'name':'p0.1','port':'p0.100','id':1}",
+	    "a VLAN interface is on a port");
+	ERR(DPR_RPC_INVALID_PARAMS, "vlan.add", "{'name':'p0.0','port':'p0','id':0,'tap':false}",
+	    "expected a VLAN id from 1 to 4094");
+	ERR(DPR_RPC_NOT_FOUND, "vlan.add", "{'name':'p0.7','port':'p0','id':7,'vrf':'blue'}",
+	    "no VRF \"blue\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "vlan.add", "{'name':'p0.7','port':'p0','id':7,'addresses':['10.0.1.0/24']}",
+	    "p0.7");
+	CHECK_EQ(R.cfg->n_ports, 3u);
+
+	/* The same subnet in two VRFs; a route through the VLAN holds it. */
+	OK("route.add", "{'prefix':'10.66.0.0/16','via':'10.0.1.9','vrf':'red'}");
+	ERR(DPR_RPC_REFUSED, "vlan.del", "{'name':'p0.100'}", "routes go through gateway 10.0.1.9");
+	ERR(DPR_RPC_REFUSED, "vrf.del", "{'name':'red'}", "has interfaces in it: p0.100");
+	ERR(DPR_RPC_REFUSED, "vrf.del", "{'name':'default'}", "cannot be deleted");
+	ERR(DPR_RPC_NOT_FOUND, "vrf.del", "{'name':'blue'}", "no VRF \"blue\"");
+	ERR(DPR_RPC_REFUSED, "vlan.del", "{'name':'p0'}", "is a port, not a VLAN interface");
+
+	res = OK("config.get", NULL);
+	v = json_array_get(json_object_get(res, "vlans"), 0);
+	HAS_STR(v, "name", "p0.100");
+	HAS_STR(v, "vrf", "red");
+	HAS_STR(json_array_get(json_object_get(res, "vrfs"), 0), "name", "red");
+
+	OK("route.del", "{'prefix':'10.66.0.0/16','vrf':'red'}");
+	OK("vlan.del", "{'name':'p0.100'}");
+	CHECK_EQ(R.cfg->n_ports, 2u);
+	CHECK(dp[0].vlan_if == NULL, "p0 has no VLAN map once its last VLAN interface went");
+	res = OK("port.list", NULL);
+	CHECK_EQ(json_array_size(res), 2u);
+	/* A route of red's own (no interface holds it) goes with it. */
+	OK("vrf.del", "{'name':'red'}");
+	res = OK("vrf.list", NULL);
+	CHECK_EQ(json_array_size(res), 1u);
+	ERR(DPR_RPC_NOT_FOUND, "vlan.del", "{'name':'p0.100'}", "no VLAN interface");
+	/* A free slot is nobody's, not an interface named "". */
+	ERR(DPR_RPC_NOT_FOUND, "addr.add", "{'port':'','address':'10.9.9.1/24'}", "no port \"\"");
+
+	/* The freed slot is taken again. */
+	OK("vlan.add", "{'name':'p1.5','port':'p1','id':5,'tap':false,'addresses':['10.5.0.1/24']}");
+	CHECK(dp[1].vlan_if != NULL && dp[1].vlan_if[5] == 3, "p1.5 in slot 2");
+	OK("vlan.del", "{'name':'p1.5'}");
+
+	R.conf = NULL;
+	R.port_dp = NULL;
+	R.n_ports = 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2338,6 +2429,7 @@ main(int argc, char **argv)
 	addr_shadows("10.88.0.0/24", "10.0.2.2", "p0", "10.88.0.1/24", "10.88.0.5");
 	test_neigh();
 	test_read_only();
+	test_vrf_vlan_live();
 
 	/* Whatever was added was removed: the state is as configured. */
 	OK("route.del", "{'prefix':'172.16.0.0/12'}");

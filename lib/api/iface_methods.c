@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "iface_methods.h"
+#include "rpc.h"
+
+#define FAIL(code, ...) (dpr_method_fail(e, code, __VA_ARGS__), (json_t *)NULL)
+
+/* Reject keys a method does not know, so that typos do not pass silently. */
+static int
+keys_ok(json_t *obj, const char *ctx, const char *const *known, struct dpr_method_err *e)
+{
+	const char *key;
+	json_t *v;
+
+	if (obj == NULL)
+		return 0;
+	if (!json_is_object(obj))
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s must be an object", ctx);
+	json_object_foreach(obj, key, v) {
+		unsigned int i;
+
+		for (i = 0; known[i] != NULL && strcmp(known[i], key) != 0; i++)
+			;
+		if (known[i] == NULL)
+			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: unknown parameter \"%s\"",
+					       ctx, key);
+	}
+	return 0;
+}
+
+/* @p key of @p obj as a string into *@p out (left as it is when absent and
+ * not @p required). */
+static int
+str_param(json_t *obj, const char *ctx, const char *key, bool required, const char **out,
+	  struct dpr_method_err *e)
+{
+	json_t *v = obj != NULL ? json_object_get(obj, key) : NULL;
+
+	if (v == NULL && !required)
+		return 0;
+	if (v == NULL || !json_is_string(v))
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: parameter \"%s\" (a string) is %s",
+				       ctx, key, v == NULL ? "missing" : "not a string");
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* @p key of @p obj as an integer from @p min to @p max (left as it is when
+ * absent and not @p required). */
+static int
+uint_param(json_t *obj, const char *ctx, const char *key, bool required, uint64_t min,
+	   uint64_t max, uint64_t *out, struct dpr_method_err *e)
+{
+	json_t *v = obj != NULL ? json_object_get(obj, key) : NULL;
+
+	if (v == NULL && !required)
+		return 0;
+	if (v == NULL || !json_is_integer(v) || json_integer_value(v) < (json_int_t)min ||
+	    (uint64_t)json_integer_value(v) > max)
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+				       "%s: parameter \"%s\" must be an integer from %" PRIu64 " to %" PRIu64,
+				       ctx, key, min, max);
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+/* The VRF named @p name (NULL: the default one), or -1 with the error. */
+static int
+vrf_by_name(struct dpr_router *r, const char *ctx, const char *name, struct dpr_method_err *e)
+{
+	int v = dpr_router_vrf_index(r, name);
+
+	if (v < 0)
+		dpr_method_fail(e, DPR_RPC_NOT_FOUND, "%s: no VRF \"%s\" (vrf.list shows them)", ctx,
+				name);
+	return v;
+}
+
+static int
+rpc_code(int err)
+{
+	switch (err) {
+	case -EEXIST: return DPR_RPC_EXISTS;
+	case -ENOSPC: case -ENOMEM: return DPR_RPC_NO_SPACE;
+	case -EPERM: case -EBUSY: case -ENOTSUP: return DPR_RPC_REFUSED;
+	case -ENOENT: return DPR_RPC_NOT_FOUND;
+	default: return DPR_RPC_INVALID_PARAMS;
+	}
+}
+
+/* A FIB algorithm by name (dpr_fib_algo_name()). */
+static int
+algo_param(json_t *fib, const char *ctx, const char *key, enum dpr_fib_algo *out,
+	   struct dpr_method_err *e)
+{
+	static const enum dpr_fib_algo algos[] = { DPR_FIB_DIR24_8, DPR_FIB_POPTRIE };
+	const char *name = NULL;
+	unsigned int i;
+
+	if (str_param(fib, ctx, key, false, &name, e) < 0)
+		return -1;
+	if (name == NULL)
+		return 0;
+	for (i = 0; i < RTE_DIM(algos); i++)
+		if (strcmp(name, dpr_fib_algo_name(algos[i])) == 0) {
+			*out = algos[i];
+			return 0;
+		}
+	return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+			       "%s: %s \"%s\": expected \"dir-24-8\" or \"poptrie\"", ctx, key, name);
+}
+
+json_t *
+dpr_m_vrf_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
+{
+	static const char *const keys[] = { "name", "table", "fib", NULL };
+	static const char *const fib_keys[] = {
+		"ipv4_max_routes", "ipv4_tbl8_groups", "ipv6_max_routes", "ipv6_tbl8_groups",
+		"ipv4_algorithm", "ipv6_algorithm", NULL
+	};
+	/* The sizes of a VRF the config file gives (its "fib"), defaults
+	 * those of the default VRF. */
+	struct dpr_vrf_conf vc = r->vrfs[DPR_VRF_DEFAULT].conf;
+	json_t *fib = params != NULL ? json_object_get(params, "fib") : NULL;
+	const char *name = NULL;
+	char ctx[64], err[512];
+	uint64_t table = 0, x;
+	int ret;
+
+	if (keys_ok(params, "vrf.add", keys, e) < 0 ||
+	    str_param(params, "vrf.add", "name", true, &name, e) < 0 ||
+	    uint_param(params, "vrf.add", "table", true, 0, UINT32_MAX, &table, e) < 0)
+		return NULL;
+	snprintf(ctx, sizeof(ctx), "vrf.add %s", name);
+	if (strlen(name) > DPR_VRF_NAME_MAX)
+		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: name longer than %d characters", ctx,
+			    DPR_VRF_NAME_MAX);
+	snprintf(vc.name, sizeof(vc.name), "%s", name);
+	vc.table = (uint32_t)table;
+	if (fib != NULL) {
+		char fctx[80];
+
+		snprintf(fctx, sizeof(fctx), "%s: fib", ctx);
+		if (keys_ok(fib, fctx, fib_keys, e) < 0)
+			return NULL;
+		x = vc.ip4_max_routes;
+		if (uint_param(fib, fctx, "ipv4_max_routes", false, 16, 16u << 20, &x, e) < 0)
+			return NULL;
+		vc.ip4_max_routes = (uint32_t)x;
+		x = vc.ip4_tbl8_groups;
+		if (uint_param(fib, fctx, "ipv4_tbl8_groups", false, 16, 1u << 24, &x, e) < 0)
+			return NULL;
+		vc.ip4_tbl8_groups = (uint32_t)x;
+		x = vc.ip6_max_routes;
+		if (uint_param(fib, fctx, "ipv6_max_routes", false, 16, 16u << 20, &x, e) < 0)
+			return NULL;
+		vc.ip6_max_routes = (uint32_t)x;
+		x = vc.ip6_tbl8_groups;
+		if (uint_param(fib, fctx, "ipv6_tbl8_groups", false, 16, 1u << 23, &x, e) < 0)
+			return NULL;
+		vc.ip6_tbl8_groups = (uint32_t)x;
+		if (algo_param(fib, fctx, "ipv4_algorithm", &vc.ip4_algorithm, e) < 0 ||
+		    algo_param(fib, fctx, "ipv6_algorithm", &vc.ip6_algorithm, e) < 0)
+			return NULL;
+	}
+	ret = dpr_vrf_add(r, &vc, err, sizeof(err));
+	if (ret < 0)
+		return FAIL(rpc_code(ret), "%s: %s", ctx, err);
+	return json_pack("{s:s,s:I,s:s,s:s}", "name", vc.name, "table", (json_int_t)vc.table,
+			 "ipv4_algorithm", dpr_fib_algo_name(vc.ip4_algorithm),
+			 "ipv6_algorithm", dpr_fib_algo_name(vc.ip6_algorithm));
+}
+
+json_t *
+dpr_m_vrf_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
+{
+	static const char *const keys[] = { "name", NULL };
+	const char *name = NULL;
+	char ctx[64], err[512];
+	int v, ret;
+
+	if (keys_ok(params, "vrf.del", keys, e) < 0 ||
+	    str_param(params, "vrf.del", "name", true, &name, e) < 0)
+		return NULL;
+	snprintf(ctx, sizeof(ctx), "vrf.del %s", name);
+	v = vrf_by_name(r, ctx, name, e);
+	if (v < 0)
+		return NULL;
+	ret = dpr_vrf_del(r, (unsigned int)v, err, sizeof(err));
+	if (ret < 0)
+		return FAIL(rpc_code(ret), "%s: %s", ctx, err);
+	return json_pack("{s:s}", "name", name);
+}
+
+/* Call method @p name of the table (addr.add, addr.del): one copy of what
+ * an address brings and takes away. */
+static json_t *
+call(struct dpr_router *r, const char *name, json_t *params, struct dpr_method_err *e)
+{
+	const struct dpr_method *m;
+	json_t *res = NULL;
+
+	for (m = dpr_method_table; m->name != NULL && strcmp(m->name, name) != 0; m++)
+		;
+	if (m->name != NULL)
+		res = m->fn(r, params, e);
+	else
+		dpr_method_fail(e, DPR_RPC_INTERNAL_ERROR, "no method %s", name);
+	json_decref(params);
+	return res;
+}
+
+/* Remove every address of interface @p p (addr.del's way: routes, TAP,
+ * neighbours follow), its link-local one too. */
+static void
+del_addresses(struct dpr_router *r, unsigned int p)
+{
+	struct dpr_prefix a[DPR_IFADDR_MAX_PER_PORT];
+	const struct dpr_prefix *list;
+	char buf[DPR_PREFIX_STRLEN];
+	unsigned int n, k;
+
+	list = dpr_ifaddr_list(&r->addrs, p, &n);
+	memcpy(a, list, n * sizeof(*a));
+	for (k = 0; k < n; k++) {
+		struct dpr_method_err e2 = { 0 };
+
+		json_decref(call(r, "addr.del", json_pack("{s:s,s:s}", "port",
+			r->cfg->ports[p].name, "address", dpr_prefix_fmt(&a[k], buf, sizeof(buf))),
+			&e2));
+	}
+}
+
+json_t *
+dpr_m_vlan_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
+{
+	static const char *const keys[] = {
+		"name", "port", "id", "vrf", "addresses", "mtu", "tap", NULL
+	};
+	struct dpr_port_conf pc = { .parent = -1, .redirects = true };
+	json_t *addrs = params != NULL ? json_object_get(params, "addresses") : NULL;
+	json_t *tap = params != NULL ? json_object_get(params, "tap") : NULL, *a;
+	const char *name = NULL, *port = NULL, *vrf = NULL;
+	char ctx[96], err[512];
+	uint64_t id = 0, mtu = 0;
+	int parent, v, p, ret;
+	size_t i;
+
+	if (keys_ok(params, "vlan.add", keys, e) < 0 ||
+	    str_param(params, "vlan.add", "name", true, &name, e) < 0 ||
+	    str_param(params, "vlan.add", "port", true, &port, e) < 0 ||
+	    uint_param(params, "vlan.add", "id", true, 0, UINT16_MAX, &id, e) < 0 ||
+	    str_param(params, "vlan.add", "vrf", false, &vrf, e) < 0 ||
+	    uint_param(params, "vlan.add", "mtu", false, 68, 9702, &mtu, e) < 0)
+		return NULL;
+	snprintf(ctx, sizeof(ctx), "vlan.add %s", name);
+	if (strlen(name) > DPR_PORT_NAME_MAX)
+		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: name longer than %d characters", ctx,
+			    DPR_PORT_NAME_MAX);
+	parent = dpr_config_port_index(r->cfg, port);
+	if (parent < 0)
+		return FAIL(DPR_RPC_NOT_FOUND, "%s: no port \"%s\" (port.list shows them)", ctx,
+			    port);
+	if (dpr_port_conf_is_vlan(&r->cfg->ports[parent]))
+		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: %s is a VLAN interface: a VLAN interface is on a port",
+			    ctx, port);
+	v = vrf_by_name(r, ctx, vrf, e);
+	if (v < 0)
+		return NULL;
+	snprintf(pc.name, sizeof(pc.name), "%s", name);
+	pc.parent = parent;
+	pc.vlan_id = (uint16_t)RTE_MIN(id, (uint64_t)UINT16_MAX);
+	pc.vrf = (uint16_t)v;
+	pc.mtu = mtu != 0 ? (uint16_t)mtu : r->cfg->ports[parent].mtu;
+	/* The host stack's side: a TAP named dpr-<name> unless given, or
+	 * none with "tap": false (as the file's vlans[]). */
+	snprintf(pc.tap, sizeof(pc.tap), "dpr-%s", name);
+	if (tap != NULL && json_is_false(tap)) {
+		pc.tap[0] = '\0';
+	} else if (tap != NULL) {
+		const char *t = json_is_string(tap) ? json_string_value(tap) : "";
+
+		if (t[0] == '\0' || strlen(t) >= sizeof(pc.tap) || strchr(t, '/') != NULL)
+			return FAIL(DPR_RPC_INVALID_PARAMS, "%s: tap: expected a Linux interface name (1 to 15 characters) or false",
+				    ctx);
+		snprintf(pc.tap, sizeof(pc.tap), "%s", t);
+	}
+	/* The addresses checked before anything changes. */
+	if (addrs != NULL && (!json_is_array(addrs) ||
+			      json_array_size(addrs) > DPR_MAX_PORT_ADDRS))
+		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: addresses: expected an array of at most %d strings like \"10.0.1.1/24\"",
+			    ctx, DPR_MAX_PORT_ADDRS);
+	json_array_foreach(addrs, i, a) {
+		struct dpr_prefix pf;
+
+		if (!json_is_string(a))
+			return FAIL(DPR_RPC_INVALID_PARAMS, "%s: addresses[%zu]: expected a string like \"10.0.1.1/24\"",
+				    ctx, i);
+		if (dpr_config_check_address(name, json_string_value(a), &pf, err, sizeof(err)) < 0)
+			return FAIL(DPR_RPC_INVALID_PARAMS, "%s: %s", ctx, err);
+	}
+
+	p = dpr_vlan_open(r, &pc, err, sizeof(err));
+	if (p < 0)
+		return FAIL(rpc_code(p), "%s: %s", ctx, err);
+	json_array_foreach(addrs, i, a) {
+		json_t *res = call(r, "addr.add", json_pack("{s:s,s:O}", "port", name, "address", a),
+				   e);
+
+		if (res == NULL) {
+			/* Never published: no worker saw it. */
+			del_addresses(r, (unsigned int)p);
+			dpr_vlan_close(r, (unsigned int)p);
+			return NULL;
+		}
+		json_decref(res);
+	}
+	ret = dpr_vlan_publish(r, (unsigned int)p);
+	if (ret < 0) {
+		del_addresses(r, (unsigned int)p);
+		dpr_vlan_close(r, (unsigned int)p);
+		return FAIL(DPR_RPC_NO_SPACE, "%s: no memory for port %s's VLAN map", ctx, port);
+	}
+	return json_pack("{s:s,s:s,s:i,s:s,s:i}", "name", name, "port", port, "id", (int)id,
+			 "vrf", r->vrfs[v].conf.name, "mtu", (int)pc.mtu);
+}
+
+json_t *
+dpr_m_vlan_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
+{
+	static const char *const keys[] = { "name", NULL };
+	const char *name = NULL;
+	char ctx[96], err[512];
+	int p;
+
+	if (keys_ok(params, "vlan.del", keys, e) < 0 ||
+	    str_param(params, "vlan.del", "name", true, &name, e) < 0)
+		return NULL;
+	snprintf(ctx, sizeof(ctx), "vlan.del %s", name);
+	p = dpr_config_port_index(r->cfg, name);
+	if (p < 0)
+		return FAIL(DPR_RPC_NOT_FOUND, "%s: no VLAN interface \"%s\" (port.list shows them)",
+			    ctx, name);
+	if (!dpr_port_conf_is_vlan(&r->cfg->ports[p]))
+		return FAIL(DPR_RPC_REFUSED, "%s: %s is a port, not a VLAN interface", ctx, name);
+	if (r->conf == NULL || r->port_dp == NULL)
+		return FAIL(DPR_RPC_REFUSED, "%s: this dpr cannot remove interfaces at run time", ctx);
+	if (dpr_vlan_busy(r, (unsigned int)p, err, sizeof(err)) < 0)
+		return FAIL(DPR_RPC_REFUSED, "%s: %s", ctx, err);
+	dpr_vlan_unpublish(r, (unsigned int)p);
+	del_addresses(r, (unsigned int)p);
+	dpr_vlan_close(r, (unsigned int)p);
+	return json_pack("{s:s}", "name", name);
+}

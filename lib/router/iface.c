@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * VLAN interfaces added and removed at run time (vlan.add, vlan.del), with
+ * the discipline routes follow: what workers read is written while no
+ * worker can reach it, published with one atomic store, and unpublished
+ * a grace period before it is taken apart or reused.
+ *
+ * Workers reach an interface slot p in two ways only: its parent's VLAN
+ * map (vlan_if[id] = p + 1, the RX side: dpr_vlan_demux_burst()), and a
+ * next hop whose port is p (the TX side: tx[p], src_mac_type[p], ports[p]).
+ * vlan.add fills the slot, raises the workers' n_ports (so that they drain
+ * tx[p]), waits a grace period and only then stores the map entry; next
+ * hops on p come after, from its addresses and neighbours. vlan.del
+ * unpublishes the map entry, waits, removes the addresses (their routes)
+ * and neighbours (their next hops), waits again, and then every worker has
+ * flushed tx[p] for the last time: the slot is free.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
+
+#include "../acl/acl.h"
+#include "../exception/icmp6.h"
+#include "../exception/tap.h"
+#include "../neigh/neigh.h"
+#include "../util/log.h"
+#include "router.h"
+
+static void
+grace_period(struct dpr_router *r)
+{
+	if (r->qsbr != NULL && r->n_workers > 0)
+		rte_rcu_qsbr_synchronize(r->qsbr, RTE_QSBR_THRID_INVALID);
+}
+
+/* The lowest free interface slot past the ports, or -1. */
+static int
+free_slot(const struct dpr_router *r)
+{
+	unsigned int p;
+
+	for (p = r->cfg->n_phys; p < DPR_MAX_PORTS; p++)
+		if (r->cfg->ports[p].name[0] == '\0')
+			return (int)p;
+	return -1;
+}
+
+/* The VLAN interface of VLAN @p id on port @p parent, or -1. */
+static int
+vlan_on(const struct dpr_router *r, int parent, uint16_t id)
+{
+	unsigned int p;
+
+	for (p = r->cfg->n_phys; p < r->n_ports; p++)
+		if (dpr_router_iface_used(r, p) && r->cfg->ports[p].parent == parent &&
+		    r->cfg->ports[p].vlan_id == id)
+			return (int)p;
+	return -1;
+}
+
+/* Trim free slots off the end of the interface table. */
+static void
+trim_slots(struct dpr_router *r)
+{
+	while (r->n_ports > r->cfg->n_phys && !dpr_router_iface_used(r, r->n_ports - 1))
+		r->n_ports--;
+	r->conf->n_ports = r->n_ports;
+}
+
+/* Slot @p p's control-side state back to free (its datapath state, which
+ * workers may still hold, is left to dpr_vlan_close()). */
+static void
+release_slot(struct dpr_router *r, unsigned int p)
+{
+	unsigned int n, k;
+	const struct dpr_prefix *a = dpr_ifaddr_list(&r->addrs, p, &n);
+	struct dpr_prefix left[DPR_IFADDR_MAX_PER_PORT];
+
+	/* Anything addr.del left (nothing, normally). */
+	memcpy(left, a, n * sizeof(*a));
+	for (k = 0; k < n; k++)
+		dpr_ifaddr_del(&r->addrs, p, &left[k]);
+	dpr_ifaddr_set_vrf(&r->addrs, p, DPR_VRF_DEFAULT);
+	dpr_nh_set_port_vrf(r->nh, (uint8_t)p, DPR_VRF_DEFAULT);
+	r->port_names[p] = NULL;
+	r->ports[p].has_tap = false;
+	r->ports[p].tap_lost = false;
+	memset(&r->conf->ports[p], 0, sizeof(r->conf->ports[p]));
+	r->conf->ports[p].parent = -1;
+	trim_slots(r);
+}
+
+int
+dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, size_t len)
+{
+	const struct dpr_port_conf *parent;
+	struct dpr_rib *rib;
+	uint8_t ll[16];
+	unsigned int w;
+	int p, other, ret;
+
+	if (r->conf == NULL || r->port_dp == NULL) {
+		snprintf(err, len, "this dpr cannot add interfaces at run time");
+		return -ENOTSUP;
+	}
+	if (!dpr_port_name_valid(pc->name, true)) {
+		snprintf(err, len, "name \"%s\": expected 1 to %d letters, digits, '-', '_' or '.'",
+			 pc->name, DPR_PORT_NAME_MAX);
+		return -EINVAL;
+	}
+	if (dpr_config_port_index(r->cfg, pc->name) >= 0) {
+		snprintf(err, len, "name \"%s\": an interface of that name exists already",
+			 pc->name);
+		return -EEXIST;
+	}
+	if (pc->parent < 0 || (unsigned int)pc->parent >= r->cfg->n_phys) {
+		snprintf(err, len, "a VLAN interface is on a port of \"ports\", not on another VLAN interface");
+		return -EINVAL;
+	}
+	parent = &r->cfg->ports[pc->parent];
+	if (pc->vlan_id < DPR_VLAN_ID_MIN || pc->vlan_id > DPR_VLAN_ID_MAX) {
+		snprintf(err, len, "id %u: expected a VLAN id from %d to %d (0 only marks priority, 4095 is reserved)",
+			 pc->vlan_id, DPR_VLAN_ID_MIN, DPR_VLAN_ID_MAX);
+		return -EINVAL;
+	}
+	other = vlan_on(r, pc->parent, pc->vlan_id);
+	if (other >= 0) {
+		snprintf(err, len, "VLAN %u on port %s is %s's already", pc->vlan_id, parent->name,
+			 r->cfg->ports[other].name);
+		return -EEXIST;
+	}
+	rib = dpr_router_rib(r, pc->vrf);
+	if (rib == NULL) {
+		snprintf(err, len, "no VRF in slot %u", pc->vrf);
+		return -EINVAL;
+	}
+	if (pc->mtu > parent->mtu || pc->mtu < 68) {
+		snprintf(err, len, "mtu %u: expected 68 to its port %s's (%u)", pc->mtu, parent->name,
+			 parent->mtu);
+		return -EINVAL;
+	}
+	if (pc->n_addrs != 0) {
+		snprintf(err, len, "addresses come after (addr.add)");
+		return -EINVAL;
+	}
+	p = free_slot(r);
+	if (p < 0) {
+		snprintf(err, len, "no free interface slot: dpr has %d ports and VLAN interfaces at most (DPR_MAX_PORTS); delete one first (vlan.del)",
+			 DPR_MAX_PORTS);
+		return -ENOSPC;
+	}
+
+	/* The control side's view: name, conf, VRF. */
+	r->conf->ports[p] = *pc;
+	if ((unsigned int)p >= r->n_ports) {
+		r->n_ports = (unsigned int)p + 1;
+		r->conf->n_ports = r->n_ports;
+	}
+	if (r->addrs.n_ports <= (unsigned int)p)
+		r->addrs.n_ports = (unsigned int)p + 1;
+	dpr_ifaddr_set_vrf(&r->addrs, (unsigned int)p, pc->vrf);
+	dpr_nh_set_port_vrf(r->nh, (uint8_t)p, pc->vrf);
+	dpr_port_vlan_init(&r->ports[p], &r->ports[pc->parent], &r->cfg->ports[p]);
+	r->port_names[p] = r->cfg->ports[p].name;
+
+	/* The workers' view, which none of them reaches yet. */
+	r->port_dp[p] = r->port_dp[pc->parent];
+	r->port_dp[p].vlan_if = NULL;
+	r->port_dp[p].mtu = pc->mtu;
+	r->port_dp[p].redirects = pc->redirects;
+	r->port_dp[p].vlan_tci = pc->vlan_id;
+	r->port_dp[p].fib4 = rib->fib4;
+	r->port_dp[p].fib6 = rib->fib6;
+	for (w = 0; w < r->n_workers; w++) {
+		struct dpr_worker *wk = r->workers[w];
+		uint32_t fast = (uint32_t)pc->mtu + RTE_ETHER_HDR_LEN;
+
+		dpr_worker_prepare_port(wk, (uint16_t)p);
+		memset(&wk->stats[p], 0, sizeof(wk->stats[p]));
+		if (fast < wk->fast_max_len)
+			__atomic_store_n(&wk->fast_max_len, fast, __ATOMIC_RELAXED);
+		if (wk->n_ports <= p)
+			__atomic_store_n(&wk->n_ports, (uint16_t)(p + 1), __ATOMIC_RELEASE);
+	}
+
+	/* Its link-local address (as every port's, from its MAC), then the
+	 * host stack's side. */
+	dpr_ip6_link_local_from_mac(&r->ports[p].mac, ll);
+	ret = dpr_route_link_local(rib, &r->addrs, (unsigned int)p, ll);
+	if (ret < 0) {
+		snprintf(err, len, "cannot add its link-local address: %s", strerror(-ret));
+		goto fail;
+	}
+	ret = dpr_tap_open_port(r, (unsigned int)p, err, len);
+	if (ret < 0)
+		goto fail;
+	if (r->ports[p].link_down)
+		dpr_tap_link(r, (uint16_t)p, false);
+	return p;
+fail:
+	/* Nothing was published: no grace period needed. */
+	{
+		struct dpr_prefix a = { .addr = { .af = DPR_AF_IP6 }, .len = 64 };
+		struct dpr_route_op ops[3];
+		unsigned int n;
+		int e2;
+
+		memcpy(a.addr.ip6, ll, 16);
+		if (dpr_ifaddr_del(&r->addrs, (unsigned int)p, &a) == 0) {
+			n = dpr_route_addr_ops(&a, 0, true, ops);
+			/* The parent (or another port of the VRF) may have the
+			 * same link-local address: its route stays then. */
+			if (dpr_ifaddr_owner(&r->addrs, pc->vrf, &a.addr) < 0)
+				dpr_route_apply(rib, ops, n, &e2);
+		}
+	}
+	release_slot(r, (unsigned int)p);
+	return ret;
+}
+
+int
+dpr_vlan_publish(struct dpr_router *r, unsigned int p)
+{
+	const struct dpr_port_conf *pc = &r->cfg->ports[p];
+	struct dpr_port_dp *parent = &r->port_dp[pc->parent];
+	uint8_t *map = (uint8_t *)(uintptr_t)parent->vlan_if;
+
+	/* Every worker has left the loop in which it could read an old
+	 * n_ports or an unfilled head[p]. */
+	grace_period(r);
+	if (map == NULL) {
+		map = rte_zmalloc_socket("dpr_vlan_if", DPR_VLAN_ID_MAX + 1, RTE_CACHE_LINE_SIZE,
+					 r->ports[pc->parent].socket);
+		if (map == NULL)
+			return -ENOMEM;
+		__atomic_store_n(&parent->vlan_if, map, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&map[pc->vlan_id], (uint8_t)(p + 1), __ATOMIC_RELEASE);
+	DPR_LOG(INFO, port, "VLAN interface %s: VLAN %u on port %s, VRF %s (added)", pc->name,
+		pc->vlan_id, r->cfg->ports[pc->parent].name, r->vrfs[pc->vrf].conf.name);
+	return 0;
+}
+
+/* Connected-subnet routes interface @p p's addresses imply: each holds a
+ * reference on its connected next hop. */
+static unsigned int
+connected_routes(struct dpr_router *r, unsigned int p)
+{
+	struct dpr_prefix seen[DPR_IFADDR_MAX_PER_PORT];
+	unsigned int n, k, i, j, n_seen = 0;
+	const struct dpr_prefix *a = dpr_ifaddr_list(&r->addrs, p, &n);
+
+	for (k = 0; k < n; k++) {
+		struct dpr_route_op ops[3];
+		unsigned int n_ops = dpr_route_addr_ops(&a[k], DPR_NH_NONE, false, ops);
+
+		for (i = 0; i < n_ops; i++) {
+			if (ops[i].nh != DPR_NH_NONE)
+				continue;
+			for (j = 0; j < n_seen && memcmp(&seen[j], &ops[i].prefix,
+							 sizeof(seen[j])) != 0; j++)
+				;
+			if (j == n_seen && n_seen < RTE_DIM(seen))
+				seen[n_seen++] = ops[i].prefix;
+		}
+	}
+	return n_seen;
+}
+
+int
+dpr_vlan_busy(struct dpr_router *r, unsigned int p, char *err, size_t len)
+{
+	struct dpr_rib *rib = dpr_router_port_rib(r, p);
+	uint32_t idx, end = dpr_nh_index_end(r->nh);
+
+	for (idx = DPR_NH_FIRST_DYNAMIC; idx < end; idx++) {
+		const struct dpr_nh_info *info = dpr_nh_info(r->nh, idx);
+		union dpr_nh_word w;
+		uint32_t own;
+
+		if (info == NULL)
+			continue;
+		w = dpr_nh_word_get(r->nh, idx);
+		if (w.kind == DPR_NH_KIND_GROUP || w.port != p)
+			continue;
+		if (info->ip.af == 0) {
+			/* Its connected next hop: held by its subnets' routes. */
+			own = connected_routes(r, p);
+			if (info->refcnt > own) {
+				snprintf(err, len, "%u route(s) go out of it with no gateway (\"dev %s\"): delete them first (route list vrf %s)",
+					 info->refcnt - own, r->cfg->ports[p].name,
+					 r->vrfs[dpr_router_port_vrf(r, p)].conf.name);
+				return -EBUSY;
+			}
+			continue;
+		}
+		/* A neighbour: its host route and static entry hold it. */
+		own = r->neigh != NULL ? dpr_neigh_refs_held(r->neigh, idx) : 0;
+		{
+			struct dpr_prefix host = { .addr = info->ip,
+						   .len = info->ip.af == DPR_AF_IP4 ? 32 : 128 };
+			uint32_t nh;
+
+			if (dpr_route_get(rib, &host, &nh) == 0 && nh == idx)
+				own++;
+		}
+		if (info->refcnt > own) {
+			char a[DPR_IP6_STRLEN];
+
+			snprintf(err, len, "routes go through gateway %s on it%s: delete them first (route list vrf %s)",
+				 dpr_ip_fmt(&info->ip, a, sizeof(a)),
+				 info->groups > 0 ? " (a multipath route's member)" : "",
+				 r->vrfs[dpr_router_port_vrf(r, p)].conf.name);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+void
+dpr_vlan_unpublish(struct dpr_router *r, unsigned int p)
+{
+	const struct dpr_port_conf *pc = &r->cfg->ports[p];
+	uint8_t *map = (uint8_t *)(uintptr_t)r->port_dp[pc->parent].vlan_if;
+
+	if (map != NULL)
+		__atomic_store_n(&map[pc->vlan_id], 0, __ATOMIC_RELEASE);
+	/* No worker is in a sub-burst of it any more. */
+	grace_period(r);
+}
+
+void
+dpr_vlan_close(struct dpr_router *r, unsigned int p)
+{
+	const struct dpr_port_conf *pc = &r->cfg->ports[p];
+	struct dpr_port_dp *parent = &r->port_dp[pc->parent];
+	uint8_t *map = (uint8_t *)(uintptr_t)parent->vlan_if;
+	uint32_t idx, end = dpr_nh_index_end(r->nh);
+	char err[256];
+	unsigned int w, id;
+
+	DPR_LOG(INFO, port, "VLAN interface %s: VLAN %u on port %s (deleted)", pc->name,
+		pc->vlan_id, r->cfg->ports[pc->parent].name);
+	/* Its neighbours (link-local ones too, which no subnet holds). */
+	for (idx = DPR_NH_FIRST_DYNAMIC; r->neigh != NULL && idx < end; idx++) {
+		const struct dpr_nh_info *info = dpr_nh_info(r->nh, idx);
+		union dpr_nh_word wd;
+
+		if (info == NULL || info->ip.af == 0)
+			continue;
+		wd = dpr_nh_word_get(r->nh, idx);
+		if (wd.kind != DPR_NH_KIND_GROUP && wd.port == p) {
+			struct dpr_ip ip = info->ip;
+
+			dpr_neigh_del(r->neigh, &ip, (int)p);
+		}
+	}
+	if (r->acl != NULL) {
+		dpr_acl_bind(r->acl, NULL, p, DPR_ACL_IN, err, sizeof(err));
+		dpr_acl_bind(r->acl, NULL, p, DPR_ACL_OUT, err, sizeof(err));
+	}
+	dpr_tap_close_port(r, p);
+	/* A port left with no VLAN interface is not demultiplexed any more. */
+	for (id = 0; map != NULL && id <= DPR_VLAN_ID_MAX && map[id] == 0; id++)
+		;
+	if (map != NULL && id > DPR_VLAN_ID_MAX)
+		__atomic_store_n(&parent->vlan_if, NULL, __ATOMIC_RELEASE);
+	else
+		map = NULL;
+	/* Nothing routes to it now: after this, every worker has flushed its
+	 * TX buffer for the last time and counts nothing more on it. */
+	grace_period(r);
+	rte_free(map);
+	for (w = 0; w < r->n_workers; w++) {
+		struct dpr_worker *wk = r->workers[w];
+
+		RTE_ASSERT(wk->tx[p].n == 0);
+		memset(&wk->stats[p], 0, sizeof(wk->stats[p]));
+	}
+	release_slot(r, p);
+}
