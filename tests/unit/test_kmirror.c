@@ -41,11 +41,12 @@ seen_of(const struct dpr_prefix *pf)
 }
 
 static bool
-record(void *arg, const struct dpr_prefix *pf, const struct dpr_kmirror_sel *sel)
+record(void *arg, uint32_t table, const struct dpr_prefix *pf, const struct dpr_kmirror_sel *sel)
 {
 	struct seen *s = seen_of(pf);
 
 	(void)arg;
+	(void)table;
 	s->calls++;
 	s->held = sel != NULL;
 	if (sel != NULL)
