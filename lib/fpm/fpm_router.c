@@ -127,6 +127,7 @@ dpr_fpm_router_start(struct dpr_router *r, char *err, size_t err_len)
 		.table = on_table,
 	};
 	struct dpr_fpm_router *f;
+	unsigned int v;
 	int ret;
 
 	if (!fc->enabled)
@@ -156,6 +157,10 @@ dpr_fpm_router_start(struct dpr_router *r, char *err, size_t err_len)
 		goto fail;
 	}
 	r->fpm = f;
+	for (v = 1; v < DPR_MAX_VRFS; v++)
+		if (dpr_router_rib(r, v) != NULL)
+			DPR_LOG(INFO, fpm, "fpm: VRF %s's routes come with table %u",
+				r->vrfs[v].conf.name, r->vrfs[v].conf.table);
 	return 0;
 fail:
 	if (f != NULL) {

@@ -12,6 +12,7 @@
 
 #include <rte_log.h>
 
+#include "../exception/tap.h"
 #include "../router/router.h"
 #include "kvrf.h"
 
@@ -260,7 +261,9 @@ void
 dpr_kvrf_enslave(struct dpr_router *r, unsigned int port)
 {
 	struct dpr_kvrf *k = r->kvrf;
+	const struct dpr_prefix *a;
 	const struct kvrf_dev *d;
+	unsigned int i, n;
 	const char *tap;
 	uint32_t ifindex;
 	int ret;
@@ -273,9 +276,17 @@ dpr_kvrf_enslave(struct dpr_router *r, unsigned int port)
 	tap = r->cfg->ports[port].tap;
 	ifindex = if_nametoindex(tap);
 	ret = ifindex != 0 ? link_master(ifindex, d->ifindex) : -errno;
-	if (ret < 0)
+	if (ret < 0) {
 		VLOG(WARNING, "TAP %s: cannot put it in kernel VRF %s: %s", tap, d->name,
 		     strerror(-ret));
+		return;
+	}
+	/* Enslaving cycles the link down and up (drivers/net/vrf.c
+	 * cycle_netdev()), which flushes IPv6 addresses unless
+	 * keep_addr_on_down is set: give the TAP the interface's again. */
+	a = dpr_ifaddr_list(&r->addrs, port, &n);
+	for (i = 0; i < n; i++)
+		dpr_tap_addr(r, (uint16_t)port, &a[i], true);
 }
 
 unsigned int
