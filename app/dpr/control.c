@@ -98,6 +98,9 @@ drain_exceptions(struct dpr_router *d)
 
 			if (cls < DPR_EXC_MAX)
 				d->exc_received[cls]++;
+			/* Its class's share of the ring is free again. */
+			dpr_copp_drained(&d->workers[w]->copp,
+					 DPR_EXC_META_COPP(pkts[i]->hash.usr));
 			dpr_capture_exception(d, pkts[i], cls, DPR_EXC_META_PORT(pkts[i]->hash.usr));
 			dpr_exc_input(d->exc, pkts[i]);
 		}
@@ -216,6 +219,7 @@ dpr_control_run(struct dpr_router *d)
 		dpr_server_poll(d->server, busy == 0 ? 1 : 0);
 		dpr_metrics_poll(d->metrics);
 		dpr_exc_timers(d->exc);
+		dpr_copp_timers(d->copp, d);
 		dpr_fpm_router_timers(d);
 		dpr_kroute_timers(d);
 		if (dpr_clock_now() > next_link) {

@@ -244,6 +244,8 @@ setup_vlans(struct dpr_router *d)
 		d->port_dp[p].vlan_if = NULL;
 		d->port_dp[p].mtu = pc->mtu;
 		d->port_dp[p].vlan_tci = pc->vlan_id;
+		d->port_dp[p].redirects = pc->redirects;
+		d->port_dp[p].urpf = pc->urpf;
 		d->port_dp[p].fib4 = dpr_router_port_rib(d, p)->fib4;
 		d->port_dp[p].fib6 = dpr_router_port_rib(d, p)->fib6;
 		DPR_LOG(INFO, port, "VLAN interface %s: VLAN %u on port %s", pc->name, pc->vlan_id,
@@ -299,12 +301,21 @@ setup_ports(struct dpr_router *d)
 		d->port_dp[p].port_id = port->port_id;
 		d->port_dp[p].mtu = port->mtu;
 		d->port_dp[p].redirects = d->cfg->ports[p].redirects;
+		d->port_dp[p].urpf = d->cfg->ports[p].urpf;
 		d->port_dp[p].rx_ip_cksum =
 			(port->rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
 		d->port_dp[p].fib4 = dpr_router_port_rib(d, p)->fib4;
 		d->port_dp[p].fib6 = dpr_router_port_rib(d, p)->fib6;
 	}
 	return setup_vlans(d);
+}
+
+/* Control-plane protection for worker @p w: its share of each class. */
+static void
+copp_worker_init(struct dpr_router *d, struct dpr_worker *w)
+{
+	dpr_copp_worker_init(d->copp, &d->cfg->control_plane, &w->copp, d->n_workers,
+			     rte_get_tsc_hz(), EXC_RING_SIZE);
 }
 
 static int
@@ -348,6 +359,7 @@ setup_workers(struct dpr_router *d)
 								       .queue = q };
 			w->port_index[d->ports[p].port_id] = (uint8_t)p;
 		}
+		copp_worker_init(d, w);
 		snprintf(name, sizeof(name), "dpr_exc_%u", i);
 		w->exc_ring = rte_ring_create(name, EXC_RING_SIZE, socket,
 					      RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -441,6 +453,12 @@ setup_tables(struct dpr_router *d)
 	d->neigh = dpr_neigh_create(d, d->cfg->learned_neighbors_max);
 	if (d->neigh == NULL)
 		return -ENOMEM;
+	dpr_neigh_set_budget(d->neigh, d->cfg->control_plane.resolve_per_interface);
+	/* The config's peers and its routes' gateways, before any packet. */
+	d->copp = dpr_copp_create(&d->cfg->control_plane, (int)rte_socket_id());
+	if (d->copp == NULL)
+		return -ENOMEM;
+	dpr_copp_peers_sync(d->copp, d);
 	/* Workers forward while the control thread resolves: held packets
 	 * must leave before the newer ones of their flows. */
 	dpr_neigh_set_ordered_release(d->neigh, true);
@@ -482,6 +500,7 @@ teardown(struct dpr_router *d)
 		dpr_vrf_close(d, i);
 	dpr_nh_table_free(d->nh);
 	dpr_acl_db_free(d->acl); /* the workers are gone */
+	dpr_copp_free(d->copp);
 	rte_free(d->qsbr);
 	for (i = 0; d->port_dp != NULL && i < d->n_ports; i++)
 		rte_free((void *)(uintptr_t)d->port_dp[i].vlan_if);

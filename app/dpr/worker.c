@@ -5,6 +5,7 @@
 
 #include "datapath/datapath.h"
 #include "datapath/ip4_dp.h"
+#include "datapath/urpf_dp.h"
 
 /* Empty polls before an idle worker may sleep. */
 #define IDLE_POLLS 256
@@ -103,6 +104,10 @@ dpr_worker_main(void *arg)
 			w->stats[rq->port].rx += n;
 			/* One test a burst for interfaces without an input ACL. */
 			n = dpr_acl_input(w, rq->port, next->pkts, n);
+			if (n == 0)
+				continue;
+			/* And for interfaces without uRPF. */
+			n = dpr_urpf_input(w, rq->port, next->pkts, n);
 			if (n == 0)
 				continue;
 			waiting = dpr_ip4_pipeline(w, rq->port, n, next, waiting);

@@ -1306,6 +1306,38 @@ stats_row(const char *name, json_t *c, const char *extra)
 	print_reasons("    exceptions: ", json_object_get(c, "exceptions"));
 }
 
+/*
+ * Control-plane protection: each class's passed and dropped exceptions, its
+ * rate and share; then what neighbour resolution refused (RFC 6583).
+ */
+static void
+print_control_plane(json_t *res)
+{
+	json_t *cp = json_object_get(res, "control_plane");
+	json_t *exc = json_object_get(res, "exception_path");
+	const char *name;
+	json_t *c;
+
+	if (cp == NULL)
+		return;
+	printf("\n%-11s %14s %14s %10s %10s %10s %7s %6s\n", "CP CLASS", "PASSED", "DROPPED",
+	       "OVER RATE", "OVER SHARE", "RATE/PORT", "BURST", "SHARE");
+	json_object_foreach(json_object_get(cp, "classes"), name, c)
+		printf("%-11s %14" JSON_INTEGER_FORMAT " %14" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT
+		       " %10" JSON_INTEGER_FORMAT " %10" JSON_INTEGER_FORMAT " %7" JSON_INTEGER_FORMAT
+		       " %5" JSON_INTEGER_FORMAT "%%\n", name, num(c, "passed"), num(c, "dropped"),
+		       num(c, "over_rate"), num(c, "over_share"), num(c, "rate"), num(c, "burst"),
+		       num(c, "ring_share"));
+	if (exc != NULL)
+		printf("resolution: %" JSON_INTEGER_FORMAT " under way (at most %" JSON_INTEGER_FORMAT
+		       " per interface and family, besides gateways and former neighbours); refused: %"
+		       JSON_INTEGER_FORMAT " over an interface's budget, %" JSON_INTEGER_FORMAT
+		       " table full; %" JSON_INTEGER_FORMAT " given up for a gateway\n",
+		       num(exc, "resolving"), num(exc, "resolving_per_interface"),
+		       num(exc, "resolve_refused_budget"), num(exc, "resolve_refused_full"),
+		       num(exc, "resolve_preempted"));
+}
+
 /* stats [PORT]: one port's counters and its NIC's, or everything. */
 static void
 run_stats(int argc, char **argv)
@@ -1403,6 +1435,8 @@ run_stats(int argc, char **argv)
 		       num(fib, "ipv6_routes"), num(fib, "ipv6_max_routes"),
 		       (double)num(fib, "ipv6_memory_bytes") / (1 << 20),
 		       num(fib, "ipv6_tbl8_used"), num(fib, "ipv6_tbl8_groups"), num(res, "nexthops"));
+	if (only == NULL)
+		print_control_plane(res);
 	json_decref(res);
 }
 

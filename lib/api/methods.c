@@ -2035,6 +2035,8 @@ dpr_router_stats_json(struct dpr_router *r)
 		json_object_set_new(j, "exception_path", dpr_exc_stats_json(r->exc));
 	if (r->acl != NULL)
 		json_object_set_new(j, "acl", dpr_acl_stats_json(r->acl, r->port_names, r->n_ports));
+	if (r->cfg != NULL)
+		json_object_set_new(j, "control_plane", dpr_copp_stats_json(r));
 	json_object_set_new(j, "host_stack", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}",
 		"to_kernel", (json_int_t)r->tap_stats.to_kernel,
 		"to_kernel_dropped", (json_int_t)r->tap_stats.to_kernel_dropped,
@@ -2313,6 +2315,8 @@ port_conf_json(struct dpr_router *r, unsigned int port)
 	json_object_set_new(o, "forward_directed_broadcast",
 			    json_boolean(pc->forward_directed_broadcast));
 	json_object_set_new(o, "redirects", json_boolean(pc->redirects));
+	if (pc->urpf != 0)
+		json_object_set_new(o, "urpf", json_string(pc->urpf == 2 ? "strict" : "loose"));
 	json_object_set_new(o, "neighbor_learning",
 			    json_string(dpr_config_neigh_learning_name(pc->neighbor_learning)));
 	json_object_set_new(o, "addresses", port_addrs_conf_json(r, port, &has6));
@@ -2467,6 +2471,7 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		json_object_set_new(res, "kernel_routes", kernel_routes_conf_json(&cfg->kernel_routes));
 	if (cfg->metrics.enabled)
 		json_object_set_new(res, "metrics", json_pack("{s:s}", "listen", cfg->metrics.listen));
+	json_object_set_new(res, "control_plane", dpr_copp_conf_json(&cfg->control_plane));
 	return res;
 }
 

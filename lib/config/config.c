@@ -506,12 +506,12 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 	static const char *const keys[] = {
 		"name", "device", "addresses", "mac", "mtu", "tap", "transparent", "broadcast_echo",
 		"forward_directed_broadcast", "redirects", "neighbor_learning",
-		"router_advertisements", "vrf", "acl_in", "acl_out", NULL
+		"router_advertisements", "vrf", "acl_in", "acl_out", "urpf", NULL
 	};
 	static const char *const vlan_keys[] = {
 		"name", "port", "id", "addresses", "mtu", "tap", "transparent", "broadcast_echo", "redirects",
 		"forward_directed_broadcast", "neighbor_learning",
-		"router_advertisements", "vrf", "acl_in", "acl_out", NULL
+		"router_advertisements", "vrf", "acl_in", "acl_out", "urpf", NULL
 	};
 	const char *name, *device = "", *mac = NULL;
 	uint64_t mtu = DPR_DEFAULT_MTU;
@@ -609,6 +609,17 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 					    k == 0 ? "acl_in" : "acl_out");
 			if (an != NULL)
 				snprintf(acl, sizeof(pc->acl_in), "%s", an);
+		}
+		tr = json_object_get(obj, "urpf");
+		if (tr != NULL) {
+			static const char *const modes[] = { "off", "loose", "strict" };
+			const char *v = json_is_string(tr) ? json_string_value(tr) : "";
+
+			for (k = 0; k < RTE_DIM(modes) && strcmp(v, modes[k]) != 0; k++)
+				;
+			if (k == RTE_DIM(modes))
+				return fail(ps, path, "urpf: expected \"strict\", \"loose\" or \"off\" (RFC 3704 unicast reverse-path forwarding)");
+			pc->urpf = (uint8_t)k;
 		}
 		tr = json_object_get(obj, "neighbor_learning");
 		if (tr != NULL) {
@@ -1443,7 +1454,7 @@ parse_root(struct parser *ps, json_t *root)
 {
 	static const char *const keys[] = {
 		"ports", "vlans", "vrfs", "routes", "neighbors", "control", "fib", "fpm",
-		"kernel_routes", "metrics", "acls", NULL
+		"kernel_routes", "metrics", "acls", "control_plane", NULL
 	};
 	static const char *const control_keys[] = { "socket", "group", NULL };
 	struct dpr_config *cfg = ps->cfg;
@@ -1507,6 +1518,13 @@ parse_root(struct parser *ps, json_t *root)
 	}
 	if (o != NULL && (cfg->acls = json_deep_copy(o)) == NULL)
 		return fail(ps, "acls", "no memory");
+	o = json_object_get(root, "control_plane");
+	if (o != NULL) {
+		char why[512];
+
+		if (dpr_copp_conf_parse(o, &cfg->control_plane, why, sizeof(why)) < 0)
+			return fail(ps, NULL, "%s", why);
+	}
 	return check_vrf_tables(ps);
 }
 
@@ -1536,6 +1554,7 @@ parse_json(json_t *root, const char *origin, char *err, size_t err_len)
 		.ip4_max_routes = cfg->ip4_max_routes, .ip4_tbl8_groups = cfg->ip4_tbl8_groups,
 		.ip6_max_routes = cfg->ip6_max_routes, .ip6_tbl8_groups = cfg->ip6_tbl8_groups,
 	};
+	dpr_copp_conf_defaults(&cfg->control_plane);
 	ps.cfg = cfg;
 
 	ret = parse_root(&ps, root);

@@ -13,6 +13,7 @@
 
 #include <rte_ether.h>
 
+#include "../copp/copp.h"
 #include "../fib/algo.h"
 #include "../util/addr.h"
 
@@ -137,6 +138,9 @@ struct dpr_port_conf {
 	/** Send ICMP and ICMPv6 redirects for what this port forwards back
 	 * out of itself (RFC 1812 5.2.7.2, RFC 4861 8.2); on by default. */
 	bool redirects;
+	/** Unicast RPF on input, both families (RFC 3704): enum dpr_urpf of
+	 * lib/datapath/urpf_dp.h, 0 off (default), 1 loose, 2 strict. */
+	uint8_t urpf;
 	uint8_t neighbor_learning;  /**< enum dpr_neigh_learning */
 	char acl_in[32];            /**< ACL for what enters, "" for none (lib/acl) */
 	char acl_out[32];           /**< ACL for what leaves */
@@ -230,6 +234,7 @@ struct dpr_config {
 	struct dpr_metrics_conf metrics;
 	/** "acls" as the file gives them (checked by lib/acl), NULL: none. */
 	struct json_t *acls;
+	struct dpr_copp_conf control_plane; /**< control-plane protection (lib/copp) */
 };
 
 /**

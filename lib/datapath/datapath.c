@@ -21,6 +21,8 @@ const char *const dpr_drop_names[DPR_DROP_MAX] = {
 	[DPR_DROP_EXCEPTION_FULL] = "exception_full",
 	[DPR_DROP_TX_FULL] = "tx_full",
 	[DPR_DROP_ACL] = "acl",
+	[DPR_DROP_URPF] = "urpf",
+	[DPR_DROP_CONTROL_PLANE] = "control_plane",
 };
 
 const char *const dpr_exc_names[DPR_EXC_MAX] = {

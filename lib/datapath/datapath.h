@@ -24,6 +24,7 @@
 #include <rte_vect.h>
 
 #include "../config/config.h"
+#include "../copp/copp.h"
 #include "../fib/fib.h"
 #include "../nexthop/nexthop.h"
 
@@ -54,6 +55,10 @@ enum dpr_drop {
 	DPR_DROP_TX_FULL,         /**< TX queue did not take it */
 	DPR_DROP_ACL,             /**< denied or rejected by an ACL, or its L4 header
 				       unreadable where an ACL needs it (lib/acl) */
+	DPR_DROP_URPF,            /**< its source fails the interface's uRPF check
+				       (RFC 3704, urpf_dp.h) */
+	/** an exception over its protection class's rate or ring share (lib/copp) */
+	DPR_DROP_CONTROL_PLANE,
 	DPR_DROP_MAX
 };
 
@@ -113,6 +118,7 @@ struct dpr_port_dp {
 	uint16_t mtu;
 	bool rx_ip_cksum;   /**< the NIC checks IPv4 checksums: ol_flags say so */
 	bool redirects;     /**< redirects for what leaves where it came in (config) */
+	uint8_t urpf;       /**< enum dpr_urpf (urpf_dp.h): the check on input */
 	uint16_t vlan_tci;  /**< a VLAN interface's tag, put on at TX; 0: a port */
 	/** A port with VLAN interfaces: 1 + the dpr port index of the VLAN
 	 * interface of each VLAN id, 0 for none (4096 entries); NULL: the
@@ -321,15 +327,22 @@ struct dpr_worker {
 	struct dpr_tune tune;        /**< tune.pipelined: how bursts run now */
 	struct dpr_txbuf tx[DPR_MAX_PORTS];
 	struct dpr_port_counters stats[DPR_MAX_PORTS];
+	/** Control-plane protection (lib/copp): the worker's buckets and
+	 * counters; its drained counts alone are the control thread's. */
+	struct dpr_copp_worker copp;
 } __rte_cache_aligned;
 
 /**
  * Exception metadata the worker stores in the mbuf: class and input port in
  * hash.usr, an argument in hash.fdir.hi (the next hop for UNRESOLVED, the
- * output port for MTU_EXCEEDED).
+ * output port for MTU_EXCEEDED). The top 4 bits of hash.usr: its
+ * protection class + 1 (lib/copp), set as it passes the gate; 0 for what
+ * no gate let through (an ACL's rejects, a worker without the gate).
  */
 #define DPR_EXC_META(cls, port) (((uint32_t)(cls) << 16) | (port))
-#define DPR_EXC_META_CLASS(u) ((u) >> 16)
+#define DPR_EXC_META_CLASS(u) (((u) >> 16) & 0xfff)
+#define DPR_EXC_META_COPP_SHIFT 28
+#define DPR_EXC_META_COPP(u) ((u) >> DPR_EXC_META_COPP_SHIFT)
 #define DPR_EXC_META_PORT(u) ((u) & 0xffff)
 #define DPR_EXC_ARG(m) ((m)->hash.fdir.hi)
 

@@ -36,6 +36,7 @@
 
 #include "../acl/acl_dp.h"
 #include "../capture/capture.h"
+#include "../copp/copp_dp.h"
 #include "datapath.h"
 #include "ip6_dp.h"
 #include "vlan_dp.h"
@@ -316,6 +317,8 @@ dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
 	struct dpr_port_counters *st = &w->stats[b->in];
 	unsigned int i, q;
 
+	if (b->n_exc > 0 && likely(w->copp.enabled))
+		dpr_copp_gate_burst(w, b, rte_rdtsc());
 	if (b->n_exc > 0) {
 		/* Exceptions were counted when diverted: an mbuf on the ring
 		 * is the control thread's, which may have freed it already,
@@ -323,6 +326,8 @@ dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
 		 * still ours: its count moves to the drop. */
 		q = rte_ring_sp_enqueue_burst(w->exc_ring, (void **)b->exc, b->n_exc, NULL);
 		for (i = q; i < b->n_exc; i++) {
+			if (DPR_EXC_META_COPP(b->exc[i]->hash.usr) != 0)
+				w->copp.passed[DPR_EXC_META_COPP(b->exc[i]->hash.usr) - 1]--;
 			st->exc[DPR_EXC_META_CLASS(b->exc[i]->hash.usr)]--;
 			st->exception--;
 			st->drops[DPR_DROP_EXCEPTION_FULL]++;

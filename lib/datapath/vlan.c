@@ -3,6 +3,7 @@
 
 #include "datapath.h"
 #include "ip4_dp.h"
+#include "urpf_dp.h"
 #include "vlan_dp.h"
 
 /*
@@ -83,6 +84,7 @@ dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 		nt = left;
 		w->stats[vif].rx += ns;
 		ns = dpr_acl_input(w, vif, sub, ns);
+		ns = dpr_urpf_input(w, vif, sub, ns);
 		if (ns > 0)
 			dpr_ip4_input_burst(w, vif, sub, ns);
 	}

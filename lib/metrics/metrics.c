@@ -375,6 +375,8 @@ neigh_text(struct text *t, json_t *stats)
 	gauge(t, exc, "learned_max", "dpr_neighbors_learned_max",
 	      "Next hops learning may create (fib.learned_neighbors_max)");
 	gauge(t, exc, "resolving", "dpr_neighbors_resolving", "Addresses being resolved now");
+	gauge(t, exc, "resolving_per_interface", "dpr_neighbors_resolving_per_interface",
+	      "Addresses without priority resolved at once per interface and family (control_plane.resolving_per_interface)");
 }
 
 static void
@@ -473,10 +475,50 @@ events_of(struct text *t, json_t *o, const char *name, const char *help,
 	}
 }
 
+/* Control-plane protection (lib/copp): stats.get control_plane. */
+static void
+copp_text(struct text *t, json_t *stats)
+{
+	static const char *const results[] = { "passed", "over_rate", "over_share" };
+	json_t *classes = json_object_get(json_object_get(stats, "control_plane"), "classes");
+	const char *key;
+	json_t *v;
+	unsigned int r;
+
+	if (classes == NULL)
+		return;
+	family(t, "dpr_control_plane_packets_total", "counter",
+	       "Exceptions by protection class: passed to the control thread, or dropped over the class's rate or its share of the exception ring");
+	json_object_foreach(classes, key, v) {
+		for (r = 0; r < RTE_DIM(results); r++) {
+			char labels[128], buf[64];
+			json_int_t n;
+
+			if (!get_int(v, results[r], &n))
+				continue;
+			snprintf(labels, sizeof(labels), "class=\"%s\",result=\"%s\"",
+				 label_value(key, buf, sizeof(buf)), results[r]);
+			sample(t, "dpr_control_plane_packets_total", labels, n);
+		}
+	}
+	family(t, "dpr_control_plane_rate", "gauge",
+	       "Each protection class's rate, packets a second per port (control_plane.classes)");
+	json_object_foreach(classes, key, v) {
+		char labels[128], buf[64];
+		json_int_t n;
+
+		if (!get_int(v, "rate", &n))
+			continue;
+		snprintf(labels, sizeof(labels), "class=\"%s\"", label_value(key, buf, sizeof(buf)));
+		sample(t, "dpr_control_plane_rate", labels, n);
+	}
+}
+
 static void
 control_text(struct text *t, json_t *stats)
 {
-	static const char *const neigh_gauges[] = { "learned", "learned_max", "resolving", NULL };
+	static const char *const neigh_gauges[] = { "learned", "learned_max", "resolving",
+						    "resolving_per_interface", NULL };
 	json_t *exc = json_object_get(stats, "exception_path");
 	json_t *o;
 	const char *key;
@@ -499,6 +541,7 @@ control_text(struct text *t, json_t *stats)
 	events_of(t, json_object_get(exc, "ipv6"), "dpr_exception_path_ipv6_events_total",
 		  "What the exception path did for IPv6, by stats.get exception_path.ipv6 key", NULL);
 	host_stack_text(t, stats);
+	copp_text(t, stats);
 
 	o = json_object_get(stats, "mbufs");
 	family(t, "dpr_mbufs", "gauge", "Mbufs in each pool, per NUMA socket");

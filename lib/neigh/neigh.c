@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_jhash.h>
 
 #include "../route/route.h"
 #include "../router/router.h"
@@ -12,7 +13,9 @@
 #include "../util/log.h"
 #include "neigh.h"
 
-#define PENDING_MAX 256       /* addresses being resolved at once */
+#define PENDING_MAX 512       /* addresses being resolved at once */
+#define BUDGET_DEFAULT 64     /* ordinary ones per interface and family (dpr_neigh_set_budget()) */
+#define FORMER_MAX 4096       /* addresses that were neighbours, remembered (a power of 2) */
 #define HOLD_MAX 4            /* packets held per address */
 #define SOLICIT_TRIES 3
 #define RETRY_MS 1000
@@ -24,11 +27,16 @@
 	X(neighbors_learned) X(neighbors_expired) X(neighbors_evicted) X(learn_refused) \
 	X(resolve_failed) X(unreachable) X(held) X(hold_overflow) X(held_sent) \
 	X(neighbor_mac_changed) X(neighbor_mac_change_locked) X(neighbor_stale_probed) \
-	X(neighbor_ignored)
+	X(neighbor_ignored) X(resolve_refused_budget) X(resolve_refused_full) \
+	X(resolve_preempted) X(resolve_priority)
 
 /* An address being resolved and the packets waiting for it. */
 struct pending {
 	bool used;
+	/* A gateway of a route, an address with a next hop of its own, or one
+	 * that was a neighbour before: outside the interface's budget, and may
+	 * take an ordinary entry's place when all are used (RFC 6583 7.1). */
+	bool priority;
 	struct dpr_ip ip;
 	uint16_t port;
 	uint8_t tries;
@@ -53,6 +61,14 @@ struct dpr_neigh {
 	uint64_t next_members;  /**< dpr_clock_now() of the next resolve_members() */
 	struct pending pending[PENDING_MAX];
 	unsigned int n_pending;
+	/* Ordinary (not priority) entries per port and family (0: IPv4, 1:
+	 * IPv6), at most budget each: a scan of one subnet, which asks for
+	 * addresses nobody has, fills its own budget and no other's. */
+	uint16_t n_ordinary[DPR_MAX_PORTS][2];
+	uint32_t budget;
+	/* Addresses that were neighbours (learned or static), by hash,
+	 * the newest in a slot: their resolution has priority. */
+	struct dpr_ip former[FORMER_MAX];
 	unsigned int n_answered; /**< pending entries answered, not yet published */
 	bool ordered;            /**< dpr_neigh_set_ordered_release() */
 	bool in_release_via;     /**< within ops.release_via (via()) */
@@ -79,6 +95,13 @@ struct dpr_neigh {
 #undef X
 	} c;
 };
+
+/* Index of @p ip's family in per-family tables: 0 IPv4, 1 IPv6. */
+static unsigned int
+fam(const struct dpr_ip *ip)
+{
+	return ip->af == DPR_AF_IP6;
+}
 
 static uint64_t
 ms(const struct dpr_neigh *n, uint64_t v)
@@ -187,6 +210,7 @@ dpr_neigh_create(struct dpr_router *r, uint32_t max_learned)
 	n->r = r;
 	n->hz = DPR_CLOCK_HZ;
 	n->max_learned = max_learned;
+	n->budget = BUDGET_DEFAULT;
 	n->ops = (struct dpr_neigh_ops){ .solicit = no_solicit, .release = just_free,
 					 .release_via = just_free_via };
 	n->confirmed = calloc(DPR_NH_MAX, sizeof(*n->confirmed));
@@ -342,10 +366,53 @@ dpr_neigh_check(const struct dpr_neigh *n, char *err, size_t len)
 			 n->n_answered, counted);
 		return -EINVAL;
 	}
+	/* Each interface's budget counts its ordinary entries, no more. */
+	for (idx = 0; idx < DPR_MAX_PORTS * 2; idx++) {
+		unsigned int i, k = 0;
+
+		for (i = 0; i < PENDING_MAX; i++)
+			k += n->pending[i].used && !n->pending[i].priority &&
+			     n->pending[i].port == idx / 2 && fam(&n->pending[i].ip) == idx % 2;
+		if (k != n->n_ordinary[idx / 2][idx % 2]) {
+			snprintf(err, len, "port %u family %s: %u ordinary entries resolving, %u counted",
+				 idx / 2, idx % 2 ? "IPv6" : "IPv4", k, n->n_ordinary[idx / 2][idx % 2]);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
 /* --- resolution ---------------------------------------------------------- */
+
+/* End entry @p p (its packets gone). */
+static void
+pending_end(struct dpr_neigh *n, struct pending *p)
+{
+	p->used = false;
+	n->n_pending--;
+	if (!p->priority)
+		n->n_ordinary[p->port][fam(&p->ip)]--;
+}
+
+static uint32_t
+former_slot(const struct dpr_ip *ip)
+{
+	return (ip->af == DPR_AF_IP4 ? rte_jhash_1word(ip->ip4, 0) : rte_jhash(ip->ip6, 16, 0)) &
+	       (FORMER_MAX - 1);
+}
+
+/* @p ip is a neighbour now: remember it. */
+static void
+former_add(struct dpr_neigh *n, const struct dpr_ip *ip)
+{
+	n->former[former_slot(ip)] = *ip;
+}
+
+static bool
+former_has(const struct dpr_neigh *n, const struct dpr_ip *ip)
+{
+	return dpr_ip_equal(&n->former[former_slot(ip)], ip);
+}
 
 /* The resolution of @p ip under way (on @p port, for a link-local one). */
 static struct pending *
@@ -380,10 +447,8 @@ pending_release(struct dpr_neigh *n, struct pending *p, bool resolved, bool keep
 		p->answered = false;
 		n->n_answered--;
 	}
-	if (!keep) {
-		p->used = false;
-		n->n_pending--;
-	}
+	if (!keep)
+		pending_end(n, p);
 	for (i = 0; i < k; i++) {
 		if (resolved)
 			n->c.held_sent++;
@@ -391,21 +456,75 @@ pending_release(struct dpr_neigh *n, struct pending *p, bool resolved, bool keep
 	}
 }
 
-/* Start resolving @p target on @p port: its entry, or NULL when all are taken. */
+/*
+ * An ordinary entry to give up for a priority one when every entry is
+ * used: a failure marker first, else the one that has waited longest for
+ * an answer, on the port and family with the most ordinary entries.
+ */
 static struct pending *
-pending_start(struct dpr_neigh *n, const struct dpr_ip *target, int port)
+pending_victim(struct dpr_neigh *n)
+{
+	struct pending *best = NULL;
+	unsigned int i;
+
+	for (i = 0; i < PENDING_MAX; i++) {
+		struct pending *p = &n->pending[i];
+
+		if (!p->used || p->priority || p->answered)
+			continue;
+		if (p->failed_until != 0)
+			return p;
+		if (best == NULL ||
+		    n->n_ordinary[p->port][fam(&p->ip)] > n->n_ordinary[best->port][fam(&best->ip)] ||
+		    (n->n_ordinary[p->port][fam(&p->ip)] == n->n_ordinary[best->port][fam(&best->ip)] &&
+		     p->next < best->next))
+			best = p;
+	}
+	return best;
+}
+
+/*
+ * Start resolving @p target on @p port: its entry, or NULL when the
+ * interface's budget for its family is spent (an ordinary address) or
+ * every entry is taken (RFC 6583 7.1: a scan of one subnet must not stop
+ * resolution elsewhere, nor of the addresses a router needs most).
+ */
+static struct pending *
+pending_start(struct dpr_neigh *n, const struct dpr_ip *target, int port, bool priority)
 {
 	struct pending *p;
 	unsigned int i;
 
+	if (!priority && n->n_ordinary[port][fam(target)] >= n->budget) {
+		n->c.resolve_refused_budget++;
+		return NULL;
+	}
 	for (i = 0; i < PENDING_MAX && n->pending[i].used; i++)
 		;
-	if (i == PENDING_MAX)
-		return NULL;
+	if (i == PENDING_MAX) {
+		struct pending *v = priority ? pending_victim(n) : NULL;
+
+		if (v == NULL) {
+			n->c.resolve_refused_full++;
+			return NULL;
+		}
+		/* Its packets are told host unreachable, as after a failure. */
+		n->c.resolve_preempted++;
+		pending_release(n, v, false, false);
+		for (i = 0; i < PENDING_MAX && n->pending[i].used; i++)
+			;
+		if (i == PENDING_MAX)
+			return NULL; /* the release hook took it back */
+	}
 	p = &n->pending[i];
-	*p = (struct pending){ .used = true, .ip = *target, .port = (uint16_t)port, .tries = 1,
+	*p = (struct pending){ .used = true, .priority = priority, .ip = *target,
+			       .port = (uint16_t)port, .tries = 1,
 			       .next = dpr_clock_now() + ms(n, RETRY_MS) };
 	n->n_pending++;
+	if (priority)
+		n->c.resolve_priority++;
+	else
+		n->n_ordinary[port][fam(target)]++;
 	n->ops.solicit(n->ops.ctx, (uint16_t)port, target, NULL);
 	return p;
 }
@@ -486,6 +605,7 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 	union dpr_nh_word w = dpr_nh_word_get(n->r->nh, nh);
 	struct dpr_ip target;
 	struct pending *p;
+	bool priority;
 	int port;
 
 	if (info == NULL || w.kind != DPR_NH_KIND_UNRESOLVED)
@@ -507,12 +627,16 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 	 * (an answer since): resolved, route it again; holding it for a new
 	 * resolution would send it after the newer packets workers forward
 	 * to that next hop meanwhile. */
+	/* A gateway, or a host with a next hop of its own, is resolved
+	 * before any address of a subnet that nobody asked for yet. */
+	priority = info->ip.af != 0;
 	if (info->ip.af == 0) {
 		int own = dpr_nh_find_port(n->r->nh, &target, port);
 
 		if (own >= 0 &&
 		    dpr_nh_word_get(n->r->nh, (uint32_t)own).kind == DPR_NH_KIND_FORWARD)
 			return false;
+		priority = own >= 0 || former_has(n, &target);
 	}
 	p = pending_find(n, &target, port);
 	if (p != NULL && p->failed_until != 0) {
@@ -520,7 +644,7 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 		return true;
 	}
 	if (p == NULL)
-		p = pending_start(n, &target, port);
+		p = pending_start(n, &target, port, priority);
 	if (p == NULL) {
 		n->c.hold_overflow++;
 		rte_pktmbuf_free(m);
@@ -787,6 +911,7 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 		return;
 	}
 	n->c.neighbors_learned++;
+	former_add(n, ip);
 	/* Packets wait for it: publish the MAC with their release (see
 	 * dpr_neigh_set_ordered_release()). */
 	defer = n->ordered && p != NULL && p->failed_until == 0 && p->n_held > 0;
@@ -1031,7 +1156,7 @@ resolve_members(struct dpr_neigh *n)
 		if (port < 0 || pending_find(n, &info->ip, port) != NULL ||
 		    n->r->cfg->ports[port].neighbor_learning == DPR_NEIGH_STATIC_ONLY)
 			continue;
-		if (pending_start(n, &info->ip, port) == NULL)
+		if (pending_start(n, &info->ip, port, true) == NULL)
 			return;
 	}
 }
@@ -1062,8 +1187,7 @@ dpr_neigh_timers(struct dpr_neigh *n)
 		if (!p->used || p->answered || now < p->next)
 			continue;
 		if (p->failed_until != 0) {
-			p->used = false;
-			n->n_pending--;
+			pending_end(n, p);
 		} else if (p->tries < SOLICIT_TRIES) {
 			p->tries++;
 			p->next = now + ms(n, RETRY_MS);
@@ -1115,6 +1239,26 @@ dpr_neigh_stats_json(const struct dpr_neigh *n, json_t *o)
 	COUNTERS(X)
 #undef X
 	json_object_set_new(o, "resolving", json_integer(n->n_pending));
+	json_object_set_new(o, "resolving_per_interface", json_integer(n->budget));
 	json_object_set_new(o, "learned", json_integer(n->n_learned));
 	json_object_set_new(o, "learned_max", json_integer(n->max_learned));
+}
+
+void
+dpr_neigh_set_budget(struct dpr_neigh *n, uint32_t per_interface)
+{
+	n->budget = per_interface;
+}
+
+json_t *
+dpr_neigh_resolving_json(const struct dpr_neigh *n, const char *const *port_names,
+			 unsigned int n_ports)
+{
+	json_t *o = json_object();
+	unsigned int p;
+
+	for (p = 0; p < n_ports && p < DPR_MAX_PORTS; p++)
+		json_object_set_new(o, port_names[p], json_pack("{s:i,s:i}",
+			"ipv4", (int)n->n_ordinary[p][0], "ipv6", (int)n->n_ordinary[p][1]));
+	return o;
 }

@@ -222,5 +222,22 @@ unsigned int dpr_neigh_refs_held(const struct dpr_neigh *n, uint32_t idx);
  */
 int dpr_neigh_check(const struct dpr_neigh *n, char *err, size_t len);
 
+/**
+ * Resolve at most @p per_interface addresses at once per interface and
+ * family that have no priority (control_plane.resolving_per_interface;
+ * 64 by default). Priority, outside that budget: gateways of routes,
+ * addresses with a next hop of their own, and those that were neighbours
+ * before (RFC 6583 7.1). Counted: resolve_refused_budget (an ordinary
+ * address over its interface's budget), resolve_refused_full (every entry
+ * used), resolve_preempted (an ordinary entry given up for a priority one),
+ * resolve_priority (priority resolutions started).
+ */
+void dpr_neigh_set_budget(struct dpr_neigh *n, uint32_t per_interface);
+
+/** Ordinary resolutions under way per port and family:
+ * {"p0": {"ipv4": N, "ipv6": N}, ...}. */
+json_t *dpr_neigh_resolving_json(const struct dpr_neigh *n, const char *const *port_names,
+				 unsigned int n_ports);
+
 /** Add the module's counters to @p o (stats.get's exception_path). */
 void dpr_neigh_stats_json(const struct dpr_neigh *n, json_t *o);

@@ -100,6 +100,7 @@ struct dpr_router {
 	struct dpr_capture *capture;            /**< dprctl capture (lib/capture); NULL: never used */
 	struct dpr_metrics *metrics;            /**< Prometheus endpoint (lib/metrics); NULL: off */
 	struct dpr_acl_db *acl;                 /**< ACLs and their bindings (lib/acl); NULL: none */
+	struct dpr_copp *copp;                  /**< control-plane protection's peer filter (lib/copp) */
 	struct {
 		uint64_t to_kernel, to_kernel_dropped;
 		uint64_t from_kernel, from_kernel_dropped;

@@ -3,7 +3,8 @@
 # Exception traffic cannot slow forwarding: while h1 floods dpr with TTL-1
 # packets and pings to the router, a paced UDP stream h1 -> h2 must arrive
 # whole. The flood is counted: as ttl_expired exceptions, ICMP errors held
-# back by the rate limiter, and exception_full drops if the ring overflowed.
+# back by the rate limiter, control_plane drops over the transit and local
+# classes' rates (lib/copp), and exception_full drops if the ring overflowed.
 # Rates are printed, never asserted.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -45,8 +46,8 @@ count=${got% *}
 stop_dpr
 
 exc=$(counter 'port("p0")["exceptions"]["ttl_expired"] + port("p0")["exceptions"]["local"]')
-full=$(counter 'port("p0")["drops"]["exception_full"]')
-echo "# $((2 * FLOOD)) flood packets in $(python3 -c "print('%.1f s' % ($end - $start))"): $exc to the exception path, $full dropped at a full exception ring; ICMP errors rate-limited: $(counter 'S["exception_path"]["icmp_rate_limited"]')"
+full=$(counter 'port("p0")["drops"]["exception_full"] + port("p0")["drops"]["control_plane"]')
+echo "# $((2 * FLOOD)) flood packets in $(python3 -c "print('%.1f s' % ($end - $start))"): $exc to the exception path, $full dropped at a full exception ring or over a protection class's rate or share; ICMP errors rate-limited: $(counter 'S["exception_path"]["icmp_rate_limited"]')"
 check "the stream crossed whole during the flood ($count of $COUNT)" test "$count" -eq $COUNT
 check "every flood packet is accounted for ($exc + $full)" test $((exc + full)) -ge $((2 * FLOOD))
 check "ICMP time exceeded is rate-limited" test "$(counter 'S["exception_path"]["icmp_rate_limited"]')" -gt 0
