@@ -26,6 +26,7 @@
 #include "exception/tap.h"
 #include "fpm/fpm_router.h"
 #include "kernel/kroute.h"
+#include "kernel/kvrf.h"
 #include "metrics/metrics.h"
 #include "neigh/neigh.h"
 #include "route/route.h"
@@ -482,6 +483,7 @@ teardown(struct dpr_router *d)
 	dpr_server_free(d->server);
 	dpr_exc_free(d->exc);
 	dpr_neigh_free(d->neigh);
+	dpr_kvrf_close(d);
 	dpr_tap_close(d);
 
 	for (i = 0; i < d->n_ports; i++)
@@ -603,6 +605,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpr: %s\n", err);
 		goto out;
 	}
+	/* Each VRF's TAPs in a kernel VRF device of its table, for the daemons. */
+	dpr_kvrf_setup(&d);
 	/* zebra's routes come after the config's, and name the TAPs' ifindexes. */
 	if (dpr_fpm_router_start(&d, err, sizeof(err)) < 0) {
 		fprintf(stderr, "dpr: %s\n", err);

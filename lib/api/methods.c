@@ -24,6 +24,7 @@
 #include "../exception/icmp6.h"
 #include "../exception/tap.h"
 #include "../kernel/kroute.h"
+#include "../kernel/kvrf.h"
 #include "../neigh/neigh.h"
 #include "../route/route.h"
 #include "../util/clock.h"
@@ -2066,6 +2067,7 @@ dpr_router_stats_json(struct dpr_router *r)
 			o = json_pack("{s:s,s:I}", "name", r->vrfs[v].conf.name,
 				      "table", (json_int_t)r->vrfs[v].conf.table);
 			json_object_set_new(o, "fib", fib_stats_json(r->vrfs[v].rib));
+			json_object_set_new(o, "kernel_device", dpr_kvrf_json(r, v));
 			json_array_append_new(vrfs, o);
 		}
 		json_object_set_new(j, "vrfs", vrfs);

@@ -15,6 +15,7 @@
 
 #include "../acl/acl.h"
 #include "../datapath/vlan_dp.h"
+#include "../kernel/kvrf.h"
 #include "../util/log.h"
 #include "tap.h"
 
@@ -269,6 +270,7 @@ dpr_tap_check(struct dpr_router *r)
 			r->tap_stats.recreated++;
 			DPR_LOG(NOTICE, port, "port %s: TAP %s made again, with the port's addresses",
 				pc->name, pc->tap);
+			dpr_kvrf_enslave(r, p);
 			if (port->link_down)
 				dpr_tap_link(r, (uint16_t)p, false);
 			continue;

@@ -68,6 +68,7 @@ struct fpm_rt {
 	LIST_ENTRY(fpm_rt) link;  /**< in nh->users */
 	struct nh_obj *nh;
 	struct dpr_prefix prefix;
+	uint32_t table;           /**< with prefix, the key: one prefix may be in two VRFs */
 	uint32_t priority;
 	uint8_t protocol;
 	bool installed;           /**< the sink holds it (its last delivery was an add) */
@@ -274,11 +275,11 @@ nh_same(const struct dpr_nl_nexthop *a, const struct dpr_nl_nexthop *b)
 /* ---- routes held by next-hop id ---- */
 
 static uint32_t
-prefix_hash(const struct dpr_prefix *p)
+prefix_hash(uint32_t table, const struct dpr_prefix *p)
 {
 	if (p->addr.af == DPR_AF_IP4)
-		return rte_jhash_2words(p->addr.ip4, p->len, 0);
-	return rte_jhash(p->addr.ip6, sizeof(p->addr.ip6), p->len);
+		return rte_jhash_3words(p->addr.ip4, p->len, table, 0);
+	return rte_jhash(p->addr.ip6, sizeof(p->addr.ip6), p->len ^ (table << 8));
 }
 
 static bool
@@ -288,18 +289,18 @@ prefix_equal(const struct dpr_prefix *a, const struct dpr_prefix *b)
 }
 
 static struct fpm_rt **
-rt_slot(const struct dpr_fpm *f, const struct dpr_prefix *p)
+rt_slot(const struct dpr_fpm *f, uint32_t table, const struct dpr_prefix *p)
 {
-	return &f->rt_tbl[prefix_hash(p) & (f->rt_size - 1)];
+	return &f->rt_tbl[prefix_hash(table, p) & (f->rt_size - 1)];
 }
 
 static struct fpm_rt **
-rt_find(const struct dpr_fpm *f, const struct dpr_prefix *p)
+rt_find(const struct dpr_fpm *f, uint32_t table, const struct dpr_prefix *p)
 {
 	struct fpm_rt **s;
 
-	for (s = rt_slot(f, p); *s != NULL; s = &(*s)->hnext)
-		if (prefix_equal(&(*s)->prefix, p))
+	for (s = rt_slot(f, table, p); *s != NULL; s = &(*s)->hnext)
+		if ((*s)->table == table && prefix_equal(&(*s)->prefix, p))
 			return s;
 	return NULL;
 }
@@ -318,7 +319,7 @@ rt_grow(struct dpr_fpm *f)
 	f->rt_size = old * 2;
 	for (i = 0; i < old; i++) {
 		for (rt = tbl[i]; rt != NULL; rt = next) {
-			struct fpm_rt **s = rt_slot(f, &rt->prefix);
+			struct fpm_rt **s = rt_slot(f, rt->table, &rt->prefix);
 
 			next = rt->hnext;
 			rt->hnext = *s;
@@ -328,11 +329,11 @@ rt_grow(struct dpr_fpm *f)
 	free(tbl);
 }
 
-/* The route at @p p no longer names a next-hop object. */
+/* The route at @p p of @p table no longer names a next-hop object. */
 static void
-rt_forget(struct dpr_fpm *f, const struct dpr_prefix *p)
+rt_forget(struct dpr_fpm *f, uint32_t table, const struct dpr_prefix *p)
 {
-	struct fpm_rt **s = rt_find(f, p), *rt;
+	struct fpm_rt **s = rt_find(f, table, p), *rt;
 
 	if (s == NULL)
 		return;
@@ -345,16 +346,16 @@ rt_forget(struct dpr_fpm *f, const struct dpr_prefix *p)
 	free(rt);
 }
 
-/* Hold the route at @p p as naming object @p id; NULL on ENOMEM. */
+/* Hold the route at @p p of @p table as naming object @p id; NULL on ENOMEM. */
 static struct fpm_rt *
-rt_set(struct dpr_fpm *f, const struct dpr_prefix *p, uint32_t id)
+rt_set(struct dpr_fpm *f, uint32_t table, const struct dpr_prefix *p, uint32_t id)
 {
 	struct nh_obj *o = nh_get(f, id), *old;
 	struct fpm_rt **s, *rt;
 
 	if (o == NULL)
 		return NULL;
-	s = rt_find(f, p);
+	s = rt_find(f, table, p);
 	if (s != NULL) {
 		rt = *s;
 		if (rt->nh != o) {
@@ -372,11 +373,12 @@ rt_set(struct dpr_fpm *f, const struct dpr_prefix *p, uint32_t id)
 		return NULL;
 	}
 	rt->prefix = *p;
+	rt->table = table;
 	rt->nh = o;
 	LIST_INSERT_HEAD(&o->users, rt, link);
 	if (++f->rt_count > f->rt_size)
 		rt_grow(f);
-	s = rt_slot(f, p);
+	s = rt_slot(f, table, p);
 	rt->hnext = *s;
 	*s = rt;
 	f->st.routes_by_id++;
@@ -423,9 +425,9 @@ deliver(struct dpr_fpm *f, const struct dpr_route_upd *r)
 }
 
 static void
-deliver_del(struct dpr_fpm *f, const struct dpr_prefix *p, uint8_t protocol)
+deliver_del(struct dpr_fpm *f, uint32_t table, const struct dpr_prefix *p, uint8_t protocol)
 {
-	struct dpr_route_upd r = { .del = true, .prefix = *p, .protocol = protocol };
+	struct dpr_route_upd r = { .del = true, .prefix = *p, .table = table, .protocol = protocol };
 
 	deliver(f, &r);
 }
@@ -502,8 +504,8 @@ static void
 rt_redeliver(struct dpr_fpm *f, struct fpm_rt *rt)
 {
 	struct dpr_route_upd r = {
-		.prefix = rt->prefix, .protocol = rt->protocol, .priority = rt->priority,
-		.nhg_id = rt->nh->id,
+		.prefix = rt->prefix, .table = rt->table, .protocol = rt->protocol,
+		.priority = rt->priority, .nhg_id = rt->nh->id,
 	};
 	char buf[DPR_PREFIX_STRLEN];
 	uint32_t what;
@@ -521,7 +523,7 @@ rt_redeliver(struct dpr_fpm *f, struct fpm_rt *rt)
 	f->st.routes_redelivered++;
 	reject(f, why, "%s via next-hop %u: %s (%u), withdrawn",
 	       dpr_prefix_fmt(&rt->prefix, buf, sizeof(buf)), rt->nh->id, why_text[why], what);
-	deliver_del(f, &rt->prefix, rt->protocol);
+	deliver_del(f, rt->table, &rt->prefix, rt->protocol);
 }
 
 static bool
@@ -569,7 +571,7 @@ route_ours(struct dpr_fpm *f, const struct dpr_prefix *p, uint32_t table, uint8_
 {
 	char buf[DPR_PREFIX_STRLEN];
 
-	if (table != f->table) {
+	if (f->sink.table != NULL ? !f->sink.table(f->sink.arg, table) : table != f->table) {
 		ignore(f, DPR_FPM_IGN_TABLE, "%s in table %u",
 		       dpr_prefix_fmt(p, buf, sizeof(buf)), table);
 		return false;
@@ -612,8 +614,8 @@ route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dp
 		}
 		if (nlh->nlmsg_type == RTM_NEWROUTE)
 			reject(f, DPR_FPM_REJ_TOO_MANY, "%s: %s", buf, err);
-		rt_forget(f, &r.prefix);
-		deliver_del(f, &r.prefix, proto);
+		rt_forget(f, table, &r.prefix);
+		deliver_del(f, table, &r.prefix, proto);
 		return 0;
 	}
 
@@ -621,11 +623,12 @@ route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dp
 		return 0;
 	dpr_prefix_fmt(&nl->prefix, buf, sizeof(buf));
 	if (nl->del) {
-		rt_forget(f, &nl->prefix);
-		deliver_del(f, &nl->prefix, nl->protocol);
+		rt_forget(f, nl->table, &nl->prefix);
+		deliver_del(f, nl->table, &nl->prefix, nl->protocol);
 		return 0;
 	}
 	r.prefix = nl->prefix;
+	r.table = nl->table;
 	r.protocol = nl->protocol;
 	r.priority = nl->priority;
 	kind = dpr_route_kind_of(nl->type);
@@ -643,7 +646,7 @@ route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dp
 
 	if (why < 0 && r.kind == DPR_RK_UNICAST && nl->nhg_id != 0) {
 		r.nhg_id = nl->nhg_id;
-		rt = rt_set(f, &nl->prefix, nl->nhg_id);
+		rt = rt_set(f, nl->table, &nl->prefix, nl->nhg_id);
 		if (rt == NULL)
 			return -ENOMEM;
 		rt->protocol = nl->protocol;
@@ -655,7 +658,7 @@ route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dp
 			       why_text[why], what);
 	} else {
 		/* A route of another kind, or with its own paths, names no object. */
-		rt_forget(f, &nl->prefix);
+		rt_forget(f, nl->table, &nl->prefix);
 		if (why < 0 && r.kind == DPR_RK_UNICAST) {
 			if (nl->n_nh == 0)
 				why = DPR_FPM_REJ_NO_PATH;
@@ -666,7 +669,7 @@ route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dp
 		}
 	}
 	if (why >= 0) {
-		deliver_del(f, &nl->prefix, nl->protocol);
+		deliver_del(f, nl->table, &nl->prefix, nl->protocol);
 		return 0;
 	}
 	deliver(f, &r);

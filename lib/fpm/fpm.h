@@ -91,6 +91,13 @@ struct dpr_fpm_sink {
 	 * the replay of the next connection. May be NULL.
 	 */
 	void (*disconnected)(void *arg);
+	/**
+	 * Whether the sink takes the routes of kernel table @p table (one per
+	 * VRF: zebra sends a VRF's routes with its table id). NULL: only the
+	 * table given to dpr_fpm_create(). Routes of other tables are ignored
+	 * (DPR_FPM_IGN_TABLE).
+	 */
+	bool (*table)(void *arg, uint32_t table);
 	void *arg;
 };
 
@@ -98,7 +105,7 @@ struct dpr_fpm_sink {
 enum dpr_fpm_ignore {
 	DPR_FPM_IGN_MSG_TYPE,   /**< neither a route nor a next hop (RTM_NEWNEIGH...) */
 	DPR_FPM_IGN_FAMILY,     /**< neither IPv4 nor IPv6 (MPLS LSPs) */
-	DPR_FPM_IGN_TABLE,      /**< another table than the configured one */
+	DPR_FPM_IGN_TABLE,      /**< a table the sink does not take (no VRF's) */
 	DPR_FPM_IGN_PROTOCOL,   /**< RTPROT_KERNEL: connected and kernel routes */
 	DPR_FPM_IGN_ROUTE_TYPE, /**< local, broadcast, multicast, anycast */
 	DPR_FPM_IGN_MAX
@@ -156,7 +163,8 @@ struct dpr_fpm_stats {
  *   port 2620 when left out, port 0 for any free one (tests). NULL means
  *   DPR_FPM_LISTEN_DEFAULT. Names are not resolved.
  * @param table
- *   The kernel table whose routes dpr takes (0 = DPR_FPM_TABLE_MAIN).
+ *   The kernel table whose routes dpr takes (0 = DPR_FPM_TABLE_MAIN), when
+ *   the sink has no table() callback.
  * @param sink
  *   Copied; sink->route is required.
  * @param err

@@ -44,6 +44,14 @@ on_route(void *arg, const struct dpr_route_upd *u)
 	dpr_route_feed_add(f->feed, u);
 }
 
+static bool
+on_table(void *arg, uint32_t table)
+{
+	struct dpr_fpm_router *f = arg;
+
+	return dpr_route_feed_vrf(f->feed, table) >= 0;
+}
+
 static void
 on_batch_end(void *arg)
 {
@@ -73,7 +81,7 @@ on_disconnected(void *arg)
 	uint32_t grace = f->r->cfg->fpm.grace_s;
 	unsigned int n;
 
-	n = dpr_route_src_mark_stale(&f->r->rib, DPR_RSRC_FPM);
+	n = dpr_route_feed_mark_stale(f->feed);
 	f->st.last_marked = n;
 	f->st.stale_marked += n;
 	if (n == 0) {
@@ -98,7 +106,7 @@ dpr_fpm_router_timers(struct dpr_router *r)
 	if (f == NULL || f->sweep_at == 0 || dpr_clock_now() < f->sweep_at)
 		return;
 	f->sweep_at = 0;
-	n = dpr_route_src_sweep(&r->rib, DPR_RSRC_FPM);
+	n = dpr_route_feed_sweep(f->feed);
 	f->st.sweeps++;
 	f->st.swept += n;
 	f->st.last_swept = n;
@@ -116,8 +124,10 @@ dpr_fpm_router_start(struct dpr_router *r, char *err, size_t err_len)
 		.batch_end = on_batch_end,
 		.connected = on_connected,
 		.disconnected = on_disconnected,
+		.table = on_table,
 	};
 	struct dpr_fpm_router *f;
+	unsigned int v;
 	int ret;
 
 	if (!fc->enabled)
@@ -128,7 +138,7 @@ dpr_fpm_router_start(struct dpr_router *r, char *err, size_t err_len)
 	}
 	f = calloc(1, sizeof(*f));
 	if (f != NULL)
-		f->feed = dpr_route_feed_create(r, DPR_RSRC_FPM, dpr_logtype_fpm, "fpm");
+		f->feed = dpr_route_feed_create(r, DPR_RSRC_FPM, fc->table, dpr_logtype_fpm, "fpm");
 	if (f == NULL || f->feed == NULL) {
 		snprintf(err, err_len, "fpm: out of memory");
 		ret = -ENOMEM;
@@ -147,6 +157,10 @@ dpr_fpm_router_start(struct dpr_router *r, char *err, size_t err_len)
 		goto fail;
 	}
 	r->fpm = f;
+	for (v = 1; v < DPR_MAX_VRFS; v++)
+		if (dpr_router_rib(r, v) != NULL)
+			DPR_LOG(INFO, fpm, "fpm: VRF %s's routes come with table %u",
+				r->vrfs[v].conf.name, r->vrfs[v].conf.table);
 	return 0;
 fail:
 	if (f != NULL) {
@@ -186,12 +200,12 @@ dpr_fpm_router_stats_json(struct dpr_router *r)
 	struct dpr_route_src_counts c;
 	uint64_t now;
 	unsigned int i;
-	json_t *o;
+	json_t *o, *vrfs;
 
 	if (f == NULL)
 		return json_pack("{s:b}", "enabled", false);
 	s = dpr_fpm_stats(f->fpm);
-	dpr_route_src_counts(&r->rib, &c);
+	vrfs = dpr_route_feed_vrfs_json(f->feed, &c);
 	for (i = 0; i < DPR_FPM_IGN_MAX; i++)
 		ign[i] = dpr_fpm_ignore_name(i);
 	for (i = 0; i < DPR_FPM_REJ_MAX; i++)
@@ -203,8 +217,10 @@ dpr_fpm_router_stats_json(struct dpr_router *r)
 		"table", (json_int_t)r->cfg->fpm.table,
 		"grace_s", (json_int_t)r->cfg->fpm.grace_s,
 		"connected", dpr_fpm_is_connected(f->fpm));
-	if (o == NULL)
+	if (o == NULL) {
+		json_decref(vrfs);
 		return json_object();
+	}
 	/* The connection and the stream (lib/fpm). */
 	json_object_set_new(o, "connections", json_integer((json_int_t)s->connections));
 	json_object_set_new(o, "replaced", json_integer((json_int_t)s->replaced));
@@ -231,6 +247,8 @@ dpr_fpm_router_stats_json(struct dpr_router *r)
 	json_object_set_new(o, "routes", json_integer(c.held[DPR_RSRC_FPM]));
 	json_object_set_new(o, "routes_active", json_integer(c.active[DPR_RSRC_FPM]));
 	json_object_set_new(o, "routes_stale", json_integer(c.stale[DPR_RSRC_FPM]));
+	/* Per VRF, by table (the sums above are over all of them). */
+	json_object_set_new(o, "vrfs", vrfs);
 	json_object_set_new(o, "stale_marked", json_integer((json_int_t)f->st.stale_marked));
 	json_object_set_new(o, "stale_marked_last", json_integer(f->st.last_marked));
 	json_object_set_new(o, "sweeps", json_integer((json_int_t)f->st.sweeps));

@@ -38,6 +38,7 @@ struct km_prefix {
 	struct km_prefix *dirty_next;
 	bool dirty;
 	bool held;                    /* the callback's last answer was true */
+	uint32_t table;               /* with pf, the key: a prefix may be in two tables */
 	struct dpr_prefix pf;
 };
 
@@ -65,9 +66,9 @@ struct dpr_kmirror {
 };
 
 static uint32_t
-pfx_hash(const struct dpr_prefix *p)
+pfx_hash(uint32_t table, const struct dpr_prefix *p)
 {
-	uint64_t h = (uint64_t)p->len << 8 | p->addr.af;
+	uint64_t h = (uint64_t)table << 32 | (uint64_t)p->len << 8 | p->addr.af;
 	uint32_t w[4];
 	unsigned int i;
 
@@ -91,11 +92,11 @@ pfx_equal(const struct dpr_prefix *a, const struct dpr_prefix *b)
 }
 
 static struct km_prefix **
-pfx_slot(const struct dpr_kmirror *m, const struct dpr_prefix *p)
+pfx_slot(const struct dpr_kmirror *m, uint32_t table, const struct dpr_prefix *p)
 {
-	struct km_prefix **s = &m->pfx[pfx_hash(p) & (m->n_buckets - 1)];
+	struct km_prefix **s = &m->pfx[pfx_hash(table, p) & (m->n_buckets - 1)];
 
-	while (*s != NULL && !pfx_equal(&(*s)->pf, p))
+	while (*s != NULL && ((*s)->table != table || !pfx_equal(&(*s)->pf, p)))
 		s = &(*s)->hnext;
 	return s;
 }
@@ -111,7 +112,7 @@ pfx_grow(struct dpr_kmirror *m)
 		return;
 	for (i = 0; i < m->n_buckets; i++) {
 		for (p = m->pfx[i]; p != NULL; p = next) {
-			uint32_t h = pfx_hash(&p->pf) & (n - 1);
+			uint32_t h = pfx_hash(p->table, &p->pf) & (n - 1);
 
 			next = p->hnext;
 			p->hnext = b[h];
@@ -124,9 +125,9 @@ pfx_grow(struct dpr_kmirror *m)
 }
 
 static struct km_prefix *
-pfx_get(struct dpr_kmirror *m, const struct dpr_prefix *pf)
+pfx_get(struct dpr_kmirror *m, uint32_t table, const struct dpr_prefix *pf)
 {
-	struct km_prefix **s = pfx_slot(m, pf), *p;
+	struct km_prefix **s = pfx_slot(m, table, pf), *p;
 
 	if (*s != NULL)
 		return *s;
@@ -134,6 +135,7 @@ pfx_get(struct dpr_kmirror *m, const struct dpr_prefix *pf)
 	if (p == NULL)
 		return NULL;
 	p->pf = *pf;
+	p->table = table;
 	*s = p;
 	if (++m->n.prefixes > m->n_buckets)
 		pfx_grow(m);
@@ -562,7 +564,7 @@ dpr_kmirror_route(struct dpr_kmirror *m, const struct dpr_nl_route *r, uint16_t 
 	if (r->del) {
 		struct km_route *d[DPR_NL_MAX_NH], **at;
 
-		p = *pfx_slot(m, &r->prefix);
+		p = *pfx_slot(m, r->table, &r->prefix);
 		if (p == NULL)
 			return 0;
 		if (r->prefix.addr.af == DPR_AF_IP6) {
@@ -582,7 +584,7 @@ dpr_kmirror_route(struct dpr_kmirror *m, const struct dpr_nl_route *r, uint16_t 
 		free(e);
 		return 0;
 	}
-	p = pfx_get(m, &r->prefix);
+	p = pfx_get(m, r->table, &r->prefix);
 	if (p == NULL)
 		return -ENOMEM;
 	dirty(m, p);
@@ -892,7 +894,7 @@ dpr_kmirror_flush(struct dpr_kmirror *m, dpr_kmirror_cb cb, void *arg, bool keep
 		memset(&s, 0, sizeof(s));
 		found = p->pf.addr.af == DPR_AF_IP4 ? ip4_select(m, p, &s) : ip6_select(m, p, &s);
 		if (found || p->held) {
-			bool held = cb(arg, &p->pf, found ? &s : NULL);
+			bool held = cb(arg, p->table, &p->pf, found ? &s : NULL);
 
 			if (held != p->held)
 				m->n.held += held ? 1 : -1;
@@ -900,7 +902,7 @@ dpr_kmirror_flush(struct dpr_kmirror *m, dpr_kmirror_cb cb, void *arg, bool keep
 			n++;
 		}
 		if (p->routes == NULL && !p->held) {
-			struct km_prefix **slot = pfx_slot(m, &p->pf);
+			struct km_prefix **slot = pfx_slot(m, p->table, &p->pf);
 
 			*slot = p->hnext;
 			m->n.prefixes--;

@@ -2,8 +2,9 @@
 #pragma once
 
 /*
- * The kernel mirror's copy of one kernel routing table and of the kernel's
- * next-hop objects, and the one function that says, per prefix, what the
+ * The kernel mirror's copy of the kernel routing tables dpr mirrors (one
+ * per VRF; a prefix is keyed by its table too) and of the kernel's
+ * next-hop objects, shared by them, and the one function that says, per prefix, what the
  * kernel forwards with (kmirror_select() in kmirror.c). lib/kernel/kroute.c
  * decides which messages are the table's and feeds them in; after each
  * batch it takes the prefixes that changed (dpr_kmirror_flush()) and hands
@@ -55,12 +56,13 @@ struct dpr_kmirror_sel {
 
 /**
  * Told a prefix's new state by dpr_kmirror_flush(): @p sel is what the
- * kernel now forwards with, NULL when it has no route for the prefix any
- * more (called only when the last call for the prefix returned true).
+ * kernel now forwards with in table @p table, NULL when it has no route
+ * for the prefix there any more (called only when the last call for the
+ * prefix returned true).
  * @return true when dpr now holds a route for the prefix, false when the
  *   callback withdrew it (a route dpr cannot take).
  */
-typedef bool (*dpr_kmirror_cb)(void *arg, const struct dpr_prefix *pf,
+typedef bool (*dpr_kmirror_cb)(void *arg, uint32_t table, const struct dpr_prefix *pf,
 			       const struct dpr_kmirror_sel *sel);
 
 /** An empty mirror; NULL with errno ENOMEM. */
@@ -70,7 +72,7 @@ struct dpr_kmirror *dpr_kmirror_create(void);
 void dpr_kmirror_free(struct dpr_kmirror *m);
 
 /**
- * Apply one route message of the mirrored table: @p r as decoded, with
+ * Apply one route message of a mirrored table (r->table): @p r as decoded, with
  * @p nlmsg_flags (NLM_F_REPLACE, NLM_F_APPEND, NLM_F_CREATE, NLM_F_EXCL
  * say where the kernel put an IPv4 route among those of its prefix, TOS
  * and metric, and whether an IPv6 route replaced its metric's siblings).

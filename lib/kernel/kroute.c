@@ -178,11 +178,11 @@ reject(struct dpr_kroute *k, enum reject why, const struct dpr_prefix *p, const 
 	return (uint8_t)(why + 1);
 }
 
-/* Not (or no longer) a route dpr holds: withdraw its prefix. */
+/* Not (or no longer) a route dpr holds: withdraw its prefix from @p table's VRF. */
 static void
-withdraw(struct dpr_kroute *k, const struct dpr_prefix *p, uint8_t proto)
+withdraw(struct dpr_kroute *k, uint32_t table, const struct dpr_prefix *p, uint8_t proto)
 {
-	struct dpr_route_upd u = { .del = true, .prefix = *p, .protocol = proto };
+	struct dpr_route_upd u = { .del = true, .prefix = *p, .table = table, .protocol = proto };
 
 	k->st.routes_deleted++;
 	dpr_route_feed_add(k->feed, &u);
@@ -193,20 +193,20 @@ withdraw(struct dpr_kroute *k, const struct dpr_prefix *p, uint8_t proto)
  * forwards with becomes the source's route, or the prefix is withdrawn.
  */
 static bool
-selected(void *arg, const struct dpr_prefix *pf, const struct dpr_kmirror_sel *s)
+selected(void *arg, uint32_t table, const struct dpr_prefix *pf, const struct dpr_kmirror_sel *s)
 {
 	struct dpr_kroute *k = arg;
-	struct dpr_route_upd u = { .prefix = *pf };
+	struct dpr_route_upd u = { .prefix = *pf, .table = table };
 	unsigned int i;
 	int kind;
 
 	if (s == NULL || s->bad != 0) {
-		withdraw(k, pf, s != NULL ? s->protocol : 0);
+		withdraw(k, table, pf, s != NULL ? s->protocol : 0);
 		return false;
 	}
 	kind = dpr_route_kind_of(s->type);
 	if (kind < 0) { /* the mirror holds no other kinds */
-		withdraw(k, pf, s->protocol);
+		withdraw(k, table, pf, s->protocol);
 		return false;
 	}
 	u.kind = s->nh_blackhole ? DPR_RK_BLACKHOLE : (enum dpr_route_kind)kind;
@@ -220,7 +220,7 @@ selected(void *arg, const struct dpr_prefix *pf, const struct dpr_kmirror_sel *s
 			 * sends that traffic elsewhere. */
 			if (dpr_route_feed_port(k->feed, s->paths[i].ifindex) < 0 ||
 			    s->paths[i].encap_type != 0) {
-				withdraw(k, pf, s->protocol);
+				withdraw(k, table, pf, s->protocol);
 				return false;
 			}
 			u.paths[i].gw = s->paths[i].gw;
@@ -229,7 +229,7 @@ selected(void *arg, const struct dpr_prefix *pf, const struct dpr_kmirror_sel *s
 		}
 		u.n_paths = s->n_paths;
 		if (u.n_paths == 0) {
-			withdraw(k, pf, s->protocol);
+			withdraw(k, table, pf, s->protocol);
 			return false;
 		}
 	}
@@ -259,7 +259,6 @@ mirror_error(struct dpr_kroute *k)
 static void
 route_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh, bool dump)
 {
-	const struct dpr_kroute_conf *kc = &k->r->cfg->kernel_routes;
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	struct dpr_nl_route nl;
 	struct dpr_prefix pf;
@@ -284,7 +283,7 @@ route_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh, bool dump)
 	rc = dpr_nl_route_parse(nlh, &nl, err, sizeof(err));
 	if (rc < 0 && rc != -E2BIG) {
 		dpr_nl_route_peek(nlh, &pf, &table, &proto);
-		if (table != kc->table) {
+		if (dpr_route_feed_vrf(k->feed, table) < 0) {
 			ignore(k, IGN_TABLE, &pf);
 		} else if (rc == -EOPNOTSUPP) {
 			/* Its key is (destination, source): not what any
@@ -297,7 +296,8 @@ route_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh, bool dump)
 		}
 		return;
 	}
-	if (nl.table != kc->table) {
+	/* kernel_routes.table for the default VRF, each VRF's "table" for it. */
+	if (dpr_route_feed_vrf(k->feed, nl.table) < 0) {
 		ignore(k, IGN_TABLE, &nl.prefix);
 		return;
 	}
@@ -503,8 +503,7 @@ dump_done(struct dpr_kroute *k, int err)
 	k->st.last_swept = n;
 	k->st.swept += n;
 	if (n != 0 || k->st.dumps_done > 1)
-		KLOG(INFO, "dump done: %u kernel routes no longer in table %u removed", n,
-		     k->r->cfg->kernel_routes.table);
+		KLOG(INFO, "dump done: %u kernel routes no longer in the mirrored tables removed", n);
 	if (k->resync_wanted)
 		resync(k, k->resync_why);
 }
@@ -690,7 +689,8 @@ dpr_kroute_start(struct dpr_router *r, char *err, size_t err_len)
 	k->r = r;
 	for (p = 0; p < (int)r->n_ports; p++)
 		k->tap_up[p] = true;
-	k->feed = dpr_route_feed_create(r, DPR_RSRC_KERNEL, dpr_logtype_kroute, "kernel_routes");
+	k->feed = dpr_route_feed_create(r, DPR_RSRC_KERNEL, kc->table, dpr_logtype_kroute,
+					"kernel_routes");
 	k->mirror = dpr_kmirror_create();
 	if (k->feed == NULL || k->mirror == NULL) {
 		snprintf(err, err_len, "kernel_routes: out of memory");
@@ -738,6 +738,10 @@ dpr_kroute_start(struct dpr_router *r, char *err, size_t err_len)
 	r->kroute = k;
 	KLOG(INFO, "mirroring kernel table %u (routes through dpr's TAPs; socket buffer %u bytes)",
 	     kc->table, k->rcvbuf);
+	for (p = 1; p < DPR_MAX_VRFS; p++)
+		if (dpr_router_rib(r, (unsigned int)p) != NULL)
+			KLOG(INFO, "mirroring kernel table %u into VRF %s",
+			     r->vrfs[p].conf.table, r->vrfs[p].conf.name);
 	if (resync(k, RS_START) < 0)
 		KLOG(WARNING, "the first dump could not be asked for; retrying");
 	return 0;
@@ -771,18 +775,20 @@ dpr_kroute_stats_json(struct dpr_router *r)
 	const struct dpr_kroute *k = r->kroute;
 	struct dpr_route_src_counts c;
 	struct dpr_kmirror_counts mc;
-	json_t *o;
+	json_t *o, *vrfs;
 
 	if (k == NULL)
 		return json_pack("{s:b}", "enabled", false);
-	dpr_route_src_counts(&r->rib, &c);
+	vrfs = dpr_route_feed_vrfs_json(k->feed, &c);
 	o = json_pack("{s:b,s:I,s:I,s:b}",
 		"enabled", true,
 		"table", (json_int_t)r->cfg->kernel_routes.table,
 		"socket_buffer", (json_int_t)k->rcvbuf,
 		"dumping", k->dumping);
-	if (o == NULL)
+	if (o == NULL) {
+		json_decref(vrfs);
 		return json_object();
+	}
 	json_object_set_new(o, "datagrams", json_integer((json_int_t)k->st.datagrams));
 	json_object_set_new(o, "messages", json_integer((json_int_t)k->st.messages));
 	json_object_set_new(o, "routes_added", json_integer((json_int_t)k->st.routes_added));
@@ -797,6 +803,8 @@ dpr_kroute_stats_json(struct dpr_router *r)
 	json_object_set_new(o, "routes", json_integer(c.held[DPR_RSRC_KERNEL]));
 	json_object_set_new(o, "routes_active", json_integer(c.active[DPR_RSRC_KERNEL]));
 	json_object_set_new(o, "routes_stale", json_integer(c.stale[DPR_RSRC_KERNEL]));
+	/* Per VRF, by table (the sums above are over all of them). */
+	json_object_set_new(o, "vrfs", vrfs);
 	json_object_set_new(o, "stale_marked", json_integer((json_int_t)k->st.stale_marked));
 	json_object_set_new(o, "stale_marked_last", json_integer(k->st.last_marked));
 	json_object_set_new(o, "swept", json_integer((json_int_t)k->st.swept));

@@ -31,6 +31,8 @@ static const char *const refuse_names[DPR_FEED_REF_MAX] = {
 	[DPR_FEED_REF_MP_ATTACHED] = "multipath_attached",
 	[DPR_FEED_REF_LINK_LOCAL] = "link_local_prefix",
 	[DPR_FEED_REF_NH_FULL] = "nexthop_table_full",
+	[DPR_FEED_REF_OTHER_VRF] = "interface_other_vrf",
+	[DPR_FEED_REF_TABLE] = "table_unknown",
 };
 
 static const char *const failure_names[DPR_FEED_FAIL_MAX] = {
@@ -39,17 +41,25 @@ static const char *const failure_names[DPR_FEED_FAIL_MAX] = {
 	[DPR_FEED_FAIL_OTHER] = "other",
 };
 
+/* The changes of the batch under way for one VRF. */
+struct feed_batch {
+	struct dpr_src_op *ops;
+	unsigned int n_ops, cap_ops;
+};
+
 /* Control thread only. */
 struct dpr_route_feed {
 	struct dpr_router *r;
 	enum dpr_route_src src;
+	uint32_t table;           /* the default VRF's kernel table */
 	int logtype;
 	const char *who;
 	/* Per dpr port: the kernel ifindex of its TAP, 0 when it has none. */
 	unsigned int ifindex[DPR_MAX_PORTS];
 	bool map_fresh;           /* refreshed since the batch began */
-	struct dpr_src_op *ops;   /* changes of the batch under way */
-	unsigned int n_ops, cap_ops;
+	/* Per VRF slot; [0] allocated at create, the others at their first route. */
+	struct feed_batch b[DPR_MAX_VRFS];
+	unsigned int n_ops;       /* in all of b[] */
 	struct dpr_feed_stats st;
 };
 
@@ -77,7 +87,7 @@ dpr_route_kind_of(uint8_t type)
 
 /* A refused route or a failed install, counted and logged (dpr_log_counted()). */
 #define log_counted(f, n, what, reason, ...) do { \
-		char w_[48]; \
+		char w_[96]; \
 		snprintf(w_, sizeof(w_), "%s: %s", (f)->who, what); \
 		dpr_log_counted((f)->logtype, n, w_, reason, __VA_ARGS__); \
 	} while (0)
@@ -119,8 +129,8 @@ dpr_route_feed_port(struct dpr_route_feed *f, uint32_t ifindex)
  * @return its index, or -1 with the reason in *@p why.
  */
 static int
-path_nh(struct dpr_route_feed *f, const struct dpr_prefix *pf, const struct dpr_route_path *h,
-	bool multipath, enum dpr_feed_refuse *why)
+path_nh(struct dpr_route_feed *f, uint16_t vrf, const struct dpr_prefix *pf,
+	const struct dpr_route_path *h, bool multipath, enum dpr_feed_refuse *why)
 {
 	struct dpr_router *r = f->r;
 	int port = -1, idx;
@@ -129,6 +139,12 @@ path_nh(struct dpr_route_feed *f, const struct dpr_prefix *pf, const struct dpr_
 		port = dpr_route_feed_port(f, h->ifindex);
 		if (port < 0) {
 			*why = DPR_FEED_REF_INTERFACE;
+			return -1;
+		}
+		/* No leaking: a table's routes leave through its VRF's
+		 * interfaces only. */
+		if (dpr_router_port_vrf(r, (unsigned int)port) != vrf) {
+			*why = DPR_FEED_REF_OTHER_VRF;
 			return -1;
 		}
 	}
@@ -147,7 +163,7 @@ path_nh(struct dpr_route_feed *f, const struct dpr_prefix *pf, const struct dpr_
 			*why = DPR_FEED_REF_GW_FAMILY;
 			return -1;
 		}
-		if (dpr_ifaddr_not_a_neighbour(&r->addrs, DPR_VRF_DEFAULT, &h->gw) != NULL ||
+		if (dpr_ifaddr_not_a_neighbour(&r->addrs, vrf, &h->gw) != NULL ||
 		    (pf->len == (pf->addr.af == DPR_AF_IP4 ? 32 : 128) &&
 		     dpr_ip_equal(&pf->addr, &h->gw))) {
 			*why = DPR_FEED_REF_GW_INVALID;
@@ -158,7 +174,7 @@ path_nh(struct dpr_route_feed *f, const struct dpr_prefix *pf, const struct dpr_
 			*why = DPR_FEED_REF_INTERFACE;
 			return -1;
 		}
-		port = dpr_ifaddr_connected(&r->addrs, DPR_VRF_DEFAULT, &h->gw, port);
+		port = dpr_ifaddr_connected(&r->addrs, vrf, &h->gw, port);
 		if (port < 0) {
 			/* zebra (FRR 8.4, zebra/rt_netlink.c) writes an IPv4
 			 * route through an IPv6 neighbour as "via 169.254.0.1
@@ -185,7 +201,8 @@ path_nh(struct dpr_route_feed *f, const struct dpr_prefix *pf, const struct dpr_
  * @return the index with a reference taken, or -1 with *@p why.
  */
 static int
-route_nh(struct dpr_route_feed *f, const struct dpr_route_upd *u, enum dpr_feed_refuse *why)
+route_nh(struct dpr_route_feed *f, uint16_t vrf, const struct dpr_route_upd *u,
+	 enum dpr_feed_refuse *why)
 {
 	uint32_t members[DPR_NH_GROUP_MEMBERS] = { 0 };
 	uint16_t weights[DPR_NH_GROUP_MEMBERS] = { 0 };
@@ -193,11 +210,11 @@ route_nh(struct dpr_route_feed *f, const struct dpr_route_upd *u, enum dpr_feed_
 	int idx = -1;
 
 	if (u->n_paths == 1)
-		return path_nh(f, &u->prefix, &u->paths[0], false, why);
+		return path_nh(f, vrf, &u->prefix, &u->paths[0], false, why);
 	for (i = 0; i < u->n_paths && i < DPR_NH_GROUP_MEMBERS; i++) {
 		uint16_t w = u->paths[i].weight != 0 ? u->paths[i].weight : 1;
 
-		idx = path_nh(f, &u->prefix, &u->paths[i], true, why);
+		idx = path_nh(f, vrf, &u->prefix, &u->paths[i], true, why);
 		if (idx < 0)
 			goto out;
 		for (j = 0; j < k && members[j] != (uint32_t)idx; j++)
@@ -228,21 +245,53 @@ op_drop(struct dpr_route_feed *f, const struct dpr_src_op *op)
 		dpr_nh_put(f->r->nh, op->nh);
 }
 
-unsigned int
-dpr_route_feed_apply(struct dpr_route_feed *f)
+int
+dpr_route_feed_vrf(const struct dpr_route_feed *f, uint32_t table)
 {
-	char buf[DPR_PREFIX_STRLEN];
-	unsigned int i, n = f->n_ops;
+	unsigned int v;
 
-	f->map_fresh = false;
-	if (n == 0)
-		return 0;
-	dpr_route_src_apply(&f->r->rib, f->src, f->ops, n);
-	f->st.batches++;
+	if (table == f->table)
+		return DPR_VRF_DEFAULT;
+	for (v = 1; v < DPR_MAX_VRFS; v++)
+		if (f->r->vrfs[v].rib != NULL && f->r->vrfs[v].conf.table == table)
+			return (int)v;
+	return -1;
+}
+
+uint32_t
+dpr_route_feed_table(const struct dpr_route_feed *f, unsigned int vrf)
+{
+	if (vrf == DPR_VRF_DEFAULT)
+		return f->table;
+	return dpr_router_rib(f->r, vrf) != NULL ? f->r->vrfs[vrf].conf.table : 0;
+}
+
+/* Apply VRF @p v's queued ops, counting each one's outcome. */
+static void
+batch_apply(struct dpr_route_feed *f, unsigned int v)
+{
+	struct feed_batch *b = &f->b[v];
+	struct dpr_rib *rib = dpr_router_rib(f->r, v);
+	char buf[DPR_PREFIX_STRLEN], what[48];
+	unsigned int i, n = b->n_ops;
+
+	b->n_ops = 0;
+	if (v == DPR_VRF_DEFAULT)
+		snprintf(what, sizeof(what), "not installed");
+	else
+		snprintf(what, sizeof(what), "vrf %s: not installed", f->r->vrfs[v].conf.name);
+	if (rib != NULL) {
+		dpr_route_src_apply(rib, f->src, b->ops, n);
+		f->st.batches++;
+	}
 	for (i = 0; i < n; i++) {
-		const struct dpr_src_op *op = &f->ops[i];
+		struct dpr_src_op *op = &b->ops[i];
 		enum dpr_feed_failure why;
 
+		if (rib == NULL) { /* the VRF went away with the batch queued */
+			op_drop(f, op);
+			op->result = -ENODEV;
+		}
 		switch (op->result) {
 		case 0:
 			if (op->del)
@@ -264,24 +313,45 @@ dpr_route_feed_apply(struct dpr_route_feed *f)
 			why = DPR_FEED_FAIL_OTHER;
 			break;
 		}
-		log_counted(f, ++f->st.failed[why], "not installed", failure_names[why], "%s %s",
+		log_counted(f, ++f->st.failed[why], what, failure_names[why], "%s %s",
 			    dpr_prefix_fmt(&op->prefix, buf, sizeof(buf)),
 			    why == DPR_FEED_FAIL_OWN_PREFIX ? "is the router's own (an address, its subnet or a static neighbour)" :
 			    why == DPR_FEED_FAIL_FIB_FULL ? "does not fit in the FIB (kept, installed with a later change of its prefix; raise fib.ipv4_max_routes, fib.ipv4_tbl8_groups or the ipv6 ones)" :
 			    strerror(-op->result));
 	}
+}
+
+unsigned int
+dpr_route_feed_apply(struct dpr_route_feed *f)
+{
+	unsigned int v, n = f->n_ops;
+
+	f->map_fresh = false;
+	if (n == 0)
+		return 0;
+	/* One batch per VRF: the order that matters (a prefix's delete
+	 * and add) is within one VRF's table, kept in its batch. */
+	for (v = 0; v < DPR_MAX_VRFS; v++)
+		if (f->b[v].n_ops != 0)
+			batch_apply(f, v);
 	f->n_ops = 0;
 	return n;
 }
 
-/* Add @p op to the batch; its next-hop reference goes with it. */
+/* Add @p op to VRF @p v's batch; its next-hop reference goes with it. */
 static void
-push(struct dpr_route_feed *f, const struct dpr_src_op *op)
+push(struct dpr_route_feed *f, unsigned int v, const struct dpr_src_op *op)
 {
-	if (f->n_ops == f->cap_ops) {
-		struct dpr_src_op *a = realloc(f->ops, 2 * f->cap_ops * sizeof(*a));
+	struct feed_batch *b = &f->b[v];
 
-		if (a == NULL) {
+	if (b->n_ops == b->cap_ops) {
+		unsigned int cap = b->cap_ops != 0 ? 2 * b->cap_ops : OPS_MIN;
+		struct dpr_src_op *a = realloc(b->ops, cap * sizeof(*a));
+
+		if (a != NULL) {
+			b->ops = a;
+			b->cap_ops = cap;
+		} else if (b->n_ops != 0) {
 			/* Out of memory: apply what is there now (a route
 			 * update's delete and add may then land in two
 			 * batches) and go on in the same room. */
@@ -290,11 +360,15 @@ push(struct dpr_route_feed *f, const struct dpr_src_op *op)
 				f->who, f->n_ops);
 			dpr_route_feed_apply(f);
 		} else {
-			f->ops = a;
-			f->cap_ops *= 2;
+			/* No room at all for this VRF's first route: lost,
+			 * counted; the daemon's next change of it retries. */
+			op_drop(f, op);
+			f->st.failed[DPR_FEED_FAIL_OTHER]++;
+			return;
 		}
 	}
-	f->ops[f->n_ops++] = *op;
+	b->ops[b->n_ops++] = *op;
+	f->n_ops++;
 }
 
 void
@@ -302,9 +376,16 @@ dpr_route_feed_add(struct dpr_route_feed *f, const struct dpr_route_upd *u)
 {
 	struct dpr_src_op op = { .prefix = u->prefix, .del = u->del, .proto = u->protocol };
 	enum dpr_feed_refuse why = DPR_FEED_REF_MAX;
-	char buf[DPR_PREFIX_STRLEN];
-	int idx;
+	char buf[DPR_PREFIX_STRLEN], what[48];
+	int idx, vrf = dpr_route_feed_vrf(f, u->table);
 
+	if (vrf < 0) {
+		/* No VRF to withdraw it from either. */
+		log_counted(f, ++f->st.refused[DPR_FEED_REF_TABLE], "refused",
+			    refuse_names[DPR_FEED_REF_TABLE], "%s in table %u, no VRF's",
+			    dpr_prefix_fmt(&u->prefix, buf, sizeof(buf)), u->table);
+		return;
+	}
 	if (!op.del && u->prefix.len >= 10 && dpr_ip_is_link_local(&u->prefix.addr)) {
 		why = DPR_FEED_REF_LINK_LOCAL;
 	} else if (!op.del) {
@@ -318,43 +399,98 @@ dpr_route_feed_add(struct dpr_route_feed *f, const struct dpr_route_upd *u)
 			break;
 		case DPR_RK_UNICAST:
 		default:
-			idx = route_nh(f, u, &why);
+			idx = route_nh(f, (uint16_t)vrf, u, &why);
 			if (idx >= 0)
 				op.nh = (uint32_t)idx;
 			break;
 		}
 	}
 	if (why != DPR_FEED_REF_MAX) {
-		log_counted(f, ++f->st.refused[why], "refused", refuse_names[why],
+		if (vrf == DPR_VRF_DEFAULT)
+			snprintf(what, sizeof(what), "refused");
+		else
+			snprintf(what, sizeof(what), "vrf %s: refused", f->r->vrfs[vrf].conf.name);
+		log_counted(f, ++f->st.refused[why], what, refuse_names[why],
 			    "%s (withdrawn from dpr)%s", dpr_prefix_fmt(&u->prefix, buf, sizeof(buf)),
 			    why == DPR_FEED_REF_GW_IPV4LL ?
 			    "; an IPv4 route through an IPv6 neighbour as zebra writes it without next-hop objects: turn zebra's \"fpm use-next-hop-groups\" on" :
-			    "");
+			    why == DPR_FEED_REF_OTHER_VRF ?
+			    "; its interface is in another VRF than its table's" : "");
 		/* Never keep forwarding on what the daemon has replaced. */
 		op.del = 1;
 		op.nh = 0;
 	}
-	push(f, &op);
+	push(f, (unsigned int)vrf, &op);
+}
+
+unsigned int
+dpr_route_feed_mark_stale(struct dpr_route_feed *f)
+{
+	unsigned int v, n = 0;
+
+	for (v = 0; v < DPR_MAX_VRFS; v++)
+		if (dpr_router_rib(f->r, v) != NULL)
+			n += dpr_route_src_mark_stale(dpr_router_rib(f->r, v), f->src);
+	return n;
+}
+
+unsigned int
+dpr_route_feed_sweep(struct dpr_route_feed *f)
+{
+	unsigned int v, n = 0;
+
+	for (v = 0; v < DPR_MAX_VRFS; v++)
+		if (dpr_router_rib(f->r, v) != NULL)
+			n += dpr_route_src_sweep(dpr_router_rib(f->r, v), f->src);
+	return n;
+}
+
+json_t *
+dpr_route_feed_vrfs_json(const struct dpr_route_feed *f, struct dpr_route_src_counts *sum)
+{
+	struct dpr_route_src_counts c;
+	json_t *o = json_object();
+	unsigned int v;
+
+	memset(sum, 0, sizeof(*sum));
+	for (v = 0; v < DPR_MAX_VRFS; v++) {
+		const struct dpr_rib *rib = dpr_router_rib(f->r, v);
+
+		if (rib == NULL || rib->srcs == NULL)
+			continue;
+		dpr_route_src_counts(rib, &c);
+		sum->held[f->src] += c.held[f->src];
+		sum->active[f->src] += c.active[f->src];
+		sum->stale[f->src] += c.stale[f->src];
+		json_object_set_new(o, f->r->vrfs[v].conf.name, json_pack("{s:I,s:i,s:i,s:i}",
+			"table", (json_int_t)dpr_route_feed_table(f, v),
+			"routes", (int)c.held[f->src],
+			"routes_active", (int)c.active[f->src],
+			"routes_stale", (int)c.stale[f->src]));
+	}
+	return o;
 }
 
 struct dpr_route_feed *
-dpr_route_feed_create(struct dpr_router *r, enum dpr_route_src src, int logtype, const char *who)
+dpr_route_feed_create(struct dpr_router *r, enum dpr_route_src src, uint32_t table, int logtype,
+		      const char *who)
 {
 	struct dpr_route_feed *f = calloc(1, sizeof(*f));
 
 	if (f == NULL)
 		return NULL;
-	f->ops = malloc(OPS_MIN * sizeof(*f->ops));
-	if (f->ops == NULL) {
+	f->b[0].ops = malloc(OPS_MIN * sizeof(*f->b[0].ops));
+	if (f->b[0].ops == NULL) {
 		free(f);
 		errno = ENOMEM;
 		return NULL;
 	}
 	f->r = r;
 	f->src = src;
+	f->table = table != 0 ? table : RT_TABLE_MAIN;
 	f->logtype = logtype;
 	f->who = who;
-	f->cap_ops = OPS_MIN;
+	f->b[0].cap_ops = OPS_MIN;
 	dpr_route_feed_map_refresh(f);
 	return f;
 }
@@ -362,13 +498,15 @@ dpr_route_feed_create(struct dpr_router *r, enum dpr_route_src src, int logtype,
 void
 dpr_route_feed_free(struct dpr_route_feed *f)
 {
-	unsigned int i;
+	unsigned int i, v;
 
 	if (f == NULL)
 		return;
-	for (i = 0; i < f->n_ops; i++)
-		op_drop(f, &f->ops[i]);
-	free(f->ops);
+	for (v = 0; v < DPR_MAX_VRFS; v++) {
+		for (i = 0; i < f->b[v].n_ops; i++)
+			op_drop(f, &f->b[v].ops[i]);
+		free(f->b[v].ops);
+	}
 	free(f);
 }
 

@@ -23,8 +23,15 @@
  *    refused, counted under its reason, and withdrawn, so dpr never keeps
  *    forwarding on what the daemon has replaced.
  * Changes are queued and handed to the route table by
- * dpr_route_feed_apply() as one dpr_route_src_apply(): one FIB batch, one
- * RCU grace period.
+ * dpr_route_feed_apply() as one dpr_route_src_apply() per VRF: one FIB
+ * batch, one RCU grace period each.
+ *
+ * VRFs: a route's kernel table (RTA_TABLE) names its VRF: the feed's
+ * default table (fpm.table, kernel_routes.table) the default VRF, each
+ * other VRF's "table" that VRF (dpr_route_feed_vrf()). Its paths must be
+ * on that VRF's interfaces (a TAP of another VRF is refused as
+ * interface_other_vrf) and its gateways on that VRF's connected subnets;
+ * the route goes to that VRF's source (the same prefix may be in two).
  *
  * Threads: control thread only.
  */
@@ -67,6 +74,11 @@ struct dpr_route_upd {
 	 */
 	bool del;
 	struct dpr_prefix prefix;
+	/**
+	 * The kernel table it is in (RTA_TABLE, else rtm_table): its VRF
+	 * (dpr_route_feed_vrf()).
+	 */
+	uint32_t table;
 	/** What an add installs or replaces (an add replaces the prefix's route). */
 	enum dpr_route_kind kind;
 	uint8_t protocol;      /**< rtm_protocol: RTPROT_BGP, RTPROT_BIRD, RTPROT_ZSTATIC (196)... */
@@ -99,6 +111,8 @@ enum dpr_feed_refuse {
 	DPR_FEED_REF_MP_ATTACHED,    /**< a multipath route with an interface-only path */
 	DPR_FEED_REF_LINK_LOCAL,     /**< a route for link-local destinations, never forwarded */
 	DPR_FEED_REF_NH_FULL,        /**< next-hop table or multipath groups full */
+	DPR_FEED_REF_OTHER_VRF,      /**< a path on a TAP of another VRF than its table's */
+	DPR_FEED_REF_TABLE,          /**< a table of no VRF (the daemon modules ignore those first) */
 	DPR_FEED_REF_MAX
 };
 
@@ -126,6 +140,9 @@ struct dpr_route_feed;
 /**
  * A feed of routes for source @p src of router @p r.
  *
+ * @param table
+ *   The kernel table of the default VRF's routes (0: main, 254); the
+ *   other VRFs' are their "table".
  * @param logtype
  *   The daemon module's DPDK log type.
  * @param who
@@ -133,7 +150,35 @@ struct dpr_route_feed;
  * @return the feed, or NULL with errno set (ENOMEM).
  */
 struct dpr_route_feed *dpr_route_feed_create(struct dpr_router *r, enum dpr_route_src src,
-					     int logtype, const char *who);
+					     uint32_t table, int logtype, const char *who);
+
+/**
+ * The VRF whose routes kernel table @p table holds for this feed: 0 (the
+ * default VRF) for the feed's default table, else the VRF with that
+ * "table"; -1 for none (a table dpr does not take).
+ */
+int dpr_route_feed_vrf(const struct dpr_route_feed *f, uint32_t table);
+
+/** The kernel table of VRF @p vrf's routes for this feed; 0 for no such VRF. */
+uint32_t dpr_route_feed_table(const struct dpr_route_feed *f, unsigned int vrf);
+
+/**
+ * Mark every VRF's routes of the feed's source stale (the daemon went
+ * away), dpr_route_src_mark_stale() on each.
+ * @return the number of routes marked.
+ */
+unsigned int dpr_route_feed_mark_stale(struct dpr_route_feed *f);
+
+/** Remove the stale routes of the feed's source from every VRF. @return how many. */
+unsigned int dpr_route_feed_sweep(struct dpr_route_feed *f);
+
+/**
+ * Routes of the feed's source per VRF, as {"VRF": {"table", "routes",
+ * "routes_active", "routes_stale"}}, and their sums in *@p sum. A new
+ * reference.
+ */
+json_t *dpr_route_feed_vrfs_json(const struct dpr_route_feed *f,
+				 struct dpr_route_src_counts *sum);
 
 /**
  * The dpr port whose TAP is the kernel interface @p ifindex, or -1. An

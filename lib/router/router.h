@@ -49,6 +49,7 @@ struct dpr_vrf {
 struct dpr_neigh;
 struct dpr_fpm_router;
 struct dpr_kroute;
+struct dpr_kvrf;
 struct dpr_metrics;
 struct dpr_acl_db;
 
@@ -103,6 +104,7 @@ struct dpr_router {
 	struct dpr_neigh *neigh;                /**< neighbours (lib/neigh) */
 	struct dpr_fpm_router *fpm;             /**< routes from zebra (lib/fpm); NULL: off */
 	struct dpr_kroute *kroute;              /**< the kernel table mirror (lib/kernel); NULL: off */
+	struct dpr_kvrf *kvrf;                  /**< kernel VRF devices (lib/kernel/kvrf.h); NULL: none */
 	struct dpr_capture *capture;            /**< dprctl capture (lib/capture); NULL: never used */
 	struct dpr_metrics *metrics;            /**< Prometheus endpoint (lib/metrics); NULL: off */
 	struct dpr_acl_db *acl;                 /**< ACLs and their bindings (lib/acl); NULL: none */

@@ -25,6 +25,11 @@ given). Prints one line saying what it sent.
   many N      N connections opened and closed at once
   slow        routes 10.216.0.0/24 and 10.217.0.0/24, two frames, one byte
               every 10 ms
+  tables SPEC...
+              one frame per SPEC "PREFIX,GATEWAY,TABLE[,OIF]": a route in
+              that kernel table (RTA_TABLE; a VRF's table id, as zebra
+              sends a VRF's routes), through ifindex OIF when given; then
+              closes (tests/smoke/vrf_routes.sh)
 """
 import random
 import socket
@@ -43,11 +48,14 @@ def attr(kind, payload):
     return a + b"\0" * (-len(a) % 4)
 
 
-def route(prefix, gw, extra=b"", prio=None):
+def route(prefix, gw, extra=b"", prio=None, table=254):
     net, plen = prefix.split("/")
-    body = struct.pack("=BBBBBBBBI", socket.AF_INET, int(plen), 0, 0, 254, RTPROT_STATIC, 0,
-                       RTN_UNICAST, 0)
+    # Tables past 255 only fit RTA_TABLE (rtm_table RT_TABLE_UNSPEC).
+    body = struct.pack("=BBBBBBBBI", socket.AF_INET, int(plen), 0, 0,
+                       table if table < 256 else 0, RTPROT_STATIC, 0, RTN_UNICAST, 0)
     body += attr(RTA_DST, socket.inet_aton(net)) + attr(RTA_GATEWAY, socket.inet_aton(gw))
+    if table != 254:
+        body += attr(RTA_TABLE, struct.pack("=I", table))
     if prio is not None:
         body += attr(RTA_PRIORITY, struct.pack("=I", prio))
     body += extra
@@ -103,6 +111,15 @@ def main():
     port, case = int(sys.argv[1]), sys.argv[2]
     gw = sys.argv[3] if len(sys.argv) > 3 and case != "many" else "10.0.2.2"
     rnd = random.Random(4242)
+    if case == "tables":
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        for spec in sys.argv[3:]:
+            f = spec.split(",")
+            extra = attr(RTA_OIF, struct.pack("=I", int(f[3]))) if len(f) > 3 else b""
+            s.sendall(frame(route(f[0], f[1], extra=extra, table=int(f[2]))))
+        s.close()
+        print("sent %d routes" % (len(sys.argv) - 3))
+        return
     if case == "many":
         n = int(sys.argv[3])
         for _ in range(n):

@@ -5,7 +5,9 @@
  * p0's "TAP" is lo, so zebra's ifindex 1 names p0: each route kind becomes
  * its next hop, each refusal is counted and withdraws the prefix, the
  * frames of one read are one batch, api routes win, and a disconnect marks
- * the routes stale until the sweep removes those not sent again.
+ * the routes stale until the sweep removes those not sent again. Port p2
+ * is in VRF red (table 100) with p0's subnet: routes of table 100 go to
+ * red's rib, resolved on p2; a table of no VRF is ignored.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,7 +37,10 @@ static const char config_text[] =
 	"{\"ports\": ["
 	" {\"name\": \"p0\", \"device\": \"net_null0\", \"tap\": \"lo\","
 	"  \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\"]},"
-	" {\"name\": \"p1\", \"device\": \"net_null1\", \"addresses\": [\"10.0.2.1/24\"]}],"
+	" {\"name\": \"p1\", \"device\": \"net_null1\", \"addresses\": [\"10.0.2.1/24\"]},"
+	" {\"name\": \"p2\", \"device\": \"net_null2\", \"vrf\": \"red\","
+	"  \"addresses\": [\"10.0.1.1/24\"]}],"
+	" \"vrfs\": [{\"name\": \"red\", \"table\": 100}],"
 	" \"fpm\": {\"listen\": \"127.0.0.1\", \"grace_s\": 0},"
 	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 256}}";
 
@@ -98,6 +103,9 @@ frame_end(struct frame *fr)
 	h[3] = (uint8_t)l;
 }
 
+/* The table of the routes built next (zebra's VRF table id). */
+static uint32_t cur_table = RT_TABLE_MAIN;
+
 static struct nlmsghdr *
 route_begin(struct frame *fr, uint16_t type, const char *dst, uint8_t len, uint8_t rtype)
 {
@@ -111,7 +119,7 @@ route_begin(struct frame *fr, uint16_t type, const char *dst, uint8_t len, uint8
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = (uint8_t)family;
 	rtm->rtm_dst_len = len;
-	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_table = cur_table < 256 ? (uint8_t)cur_table : RT_TABLE_UNSPEC;
 	rtm->rtm_protocol = FRR_RTPROT_ZSTATIC;
 	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
 	rtm->rtm_type = type == RTM_NEWROUTE ? rtype : RTN_UNSPEC;
@@ -119,6 +127,8 @@ route_begin(struct frame *fr, uint16_t type, const char *dst, uint8_t len, uint8
 		abort();
 	mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, a);
 	mnl_attr_put_u32(nlh, RTA_PRIORITY, 20);
+	if (cur_table != RT_TABLE_MAIN)
+		mnl_attr_put_u32(nlh, RTA_TABLE, cur_table);
 	return nlh;
 }
 
@@ -284,16 +294,32 @@ is_connected(void)
 	return json_is_true(json_object_get(stats, "connected"));
 }
 
-/* The FIB's next hop for @p text ("10.77.0.0/16"), or -1 when it has no route there. */
+/* VRF @p vrf's FIB's next hop for @p text, or -1 when it has no route there. */
 static long
-fib_nh(const char *text)
+vrf_fib_nh(unsigned int vrf, const char *text)
 {
 	struct dpr_prefix pf;
 	uint32_t nh;
 
 	if (dpr_prefix_parse(text, false, &pf, NULL, 0) < 0)
 		abort();
-	return dpr_route_get(&R.rib, &pf, &nh) == 0 ? (long)nh : -1;
+	return dpr_route_get(R.vrfs[vrf].rib, &pf, &nh) == 0 ? (long)nh : -1;
+}
+
+/* The FIB's next hop for @p text ("10.77.0.0/16"), or -1 when it has no route there. */
+static long
+fib_nh(const char *text)
+{
+	return vrf_fib_nh(0, text);
+}
+
+/* stats.get's fpm.vrfs.VRF.KEY */
+static json_int_t
+st_vrf(const char *vrf, const char *key)
+{
+	st("vrfs");
+	return json_integer_value(json_object_get(json_object_get(json_object_get(stats, "vrfs"),
+								  vrf), key));
 }
 
 static int
@@ -682,6 +708,56 @@ test_api_wins(void)
 	CHECK_EQ(fib_nh("10.77.0.0/16"), nh_of("10.0.1.2", 0));
 }
 
+/* Routes by table id: 254 the default VRF's, 100 red's, 200 no VRF's. */
+static void
+test_vrf(void)
+{
+	json_int_t ign = st2("ignored", "table"), inst = st("installed");
+
+	/* The same prefix and gateway in two tables: two VRFs, two ports. */
+	add1(&fr, "10.88.0.0", 16, "10.0.1.2", 1);
+	cur_table = 100;
+	add1(&fr, "10.88.0.0", 16, "10.0.1.2", 0);
+	add1(&fr, "10.89.0.0", 16, "10.0.1.3", 0);
+	cur_table = 200;
+	add1(&fr, "10.90.0.0", 16, "10.0.1.2", 0);
+	send_frames(&fr);
+	CHECK_EQ(st("installed"), inst + 3);
+	CHECK_EQ(st2("ignored", "table"), ign + 1);
+	CHECK_EQ(fib_nh("10.88.0.0/16"), nh_of("10.0.1.2", 0));
+	CHECK_EQ(vrf_fib_nh(1, "10.88.0.0/16"), nh_of("10.0.1.2", 2));
+	CHECK(nh_of("10.0.1.2", 0) != nh_of("10.0.1.2", 2), "one next hop per VRF");
+	CHECK_EQ(vrf_fib_nh(1, "10.89.0.0/16"), nh_of("10.0.1.3", 2));
+	CHECK_EQ(fib_nh("10.89.0.0/16"), -1);
+	CHECK_EQ(fib_nh("10.90.0.0/16") + vrf_fib_nh(1, "10.90.0.0/16"), -2);
+	CHECK_EQ(st_vrf("red", "routes"), 2);
+	CHECK_EQ(st_vrf("red", "table"), 100);
+	CHECK_EQ(st_vrf("default", "table"), 254);
+
+	/* Red's table naming p0's TAP (ifindex 1, the default VRF): refused,
+	 * withdrawn from red only. */
+	cur_table = 100;
+	add1(&fr, "10.88.0.0", 16, "10.0.1.2", 1);
+	send_frames(&fr);
+	CHECK_EQ(st2("refused", "interface_other_vrf"), 1);
+	CHECK_EQ(vrf_fib_nh(1, "10.88.0.0/16"), -1);
+	CHECK_EQ(fib_nh("10.88.0.0/16"), nh_of("10.0.1.2", 0));
+	/* A delete in red leaves the default VRF's route. */
+	del(&fr, "10.89.0.0", 16);
+	cur_table = RT_TABLE_MAIN;
+	del(&fr, "10.88.0.0", 16);
+	send_frames(&fr);
+	CHECK_EQ(vrf_fib_nh(1, "10.89.0.0/16"), -1);
+	CHECK_EQ(fib_nh("10.88.0.0/16"), -1);
+	CHECK_EQ(st_vrf("red", "routes"), 0);
+	/* One left in red for the stale test. */
+	cur_table = 100;
+	add1(&fr, "10.91.0.0", 16, "10.0.1.2", 0);
+	cur_table = RT_TABLE_MAIN;
+	send_frames(&fr);
+	CHECK_EQ(vrf_fib_nh(1, "10.91.0.0/16"), nh_of("10.0.1.2", 2));
+}
+
 static void
 test_stale(void)
 {
@@ -694,6 +770,8 @@ test_stale(void)
 	CHECK(!is_connected(), "zebra gone");
 	CHECK_EQ(st("routes_stale"), held);
 	CHECK_EQ(st("stale_marked_last"), held);
+	CHECK_EQ(st_vrf("red", "routes_stale"), 1);
+	CHECK_EQ(vrf_fib_nh(1, "10.91.0.0/16"), nh_of("10.0.1.2", 2));
 	in_ms = st("sweep_in_ms");
 	CHECK(in_ms > 14000 && in_ms <= 15000, "the sweep is due in grace_s (15 s): in %lld ms",
 	      (long long)in_ms);
@@ -724,6 +802,9 @@ test_stale(void)
 	CHECK_EQ(fib_nh("10.77.0.0/16"), nh_of("10.0.1.2", 0));
 	CHECK_EQ(fib_nh("10.99.0.0/16"), -1);
 	CHECK_EQ(fib_nh("2001:db8:77::/48"), -1);
+	/* Red's route, not sent again, swept from red too. */
+	CHECK_EQ(vrf_fib_nh(1, "10.91.0.0/16"), -1);
+	CHECK_EQ(st_vrf("red", "routes"), 0);
 	/* Sweeping again removes nothing. */
 	dpr_fpm_router_timers(&R);
 	CHECK_EQ(st("sweeps"), 1);
@@ -753,7 +834,7 @@ main(int argc, char **argv)
 	cfg = (struct dpr_config *)(uintptr_t)R.cfg;
 	snprintf(cfg->fpm.listen, sizeof(cfg->fpm.listen), "127.0.0.1:0");
 	/* p0's "TAP" is lo: zebra's ifindex 1 is p0. */
-	R.n_ports = 2;
+	R.n_ports = 3;
 	R.ports[0].has_tap = true;
 	CHECK_EQ(if_nametoindex("lo"), 1);
 	unlink(SOCK_PATH);
@@ -780,6 +861,9 @@ main(int argc, char **argv)
 	test_interface_route();
 	RIB_OK();
 	test_differential();
+	RIB_OK();
+	test_vrf();
+	RIB_OK();
 	test_stale();
 	RIB_OK();
 	/* Every next hop zebra's routes took is given back. */

@@ -20,6 +20,7 @@
 
 /* What the callback was last told, per prefix (a few prefixes per case). */
 static struct seen {
+	uint32_t table;
 	struct dpr_prefix pf;
 	bool held;
 	struct dpr_kmirror_sel sel;
@@ -28,22 +29,24 @@ static struct seen {
 static unsigned int n_seen;
 
 static struct seen *
-seen_of(const struct dpr_prefix *pf)
+seen_of(uint32_t table, const struct dpr_prefix *pf)
 {
 	unsigned int i;
 
 	for (i = 0; i < n_seen; i++)
-		if (seen[i].pf.len == pf->len && dpr_ip_equal(&seen[i].pf.addr, &pf->addr))
+		if (seen[i].table == table && seen[i].pf.len == pf->len &&
+		    dpr_ip_equal(&seen[i].pf.addr, &pf->addr))
 			return &seen[i];
 	memset(&seen[n_seen], 0, sizeof(seen[0]));
+	seen[n_seen].table = table;
 	seen[n_seen].pf = *pf;
 	return &seen[n_seen++];
 }
 
 static bool
-record(void *arg, const struct dpr_prefix *pf, const struct dpr_kmirror_sel *sel)
+record(void *arg, uint32_t table, const struct dpr_prefix *pf, const struct dpr_kmirror_sel *sel)
 {
-	struct seen *s = seen_of(pf);
+	struct seen *s = seen_of(table, pf);
 
 	(void)arg;
 	s->calls++;
@@ -96,7 +99,7 @@ apply(struct dpr_kmirror *m, struct dpr_nl_route r, uint16_t flags, bool del)
 	r.del = del;
 	CHECK(dpr_kmirror_route(m, &r, flags, false, 0) == 0, "route message");
 	dpr_kmirror_flush(m, record, NULL, false);
-	return seen_of(&r.prefix);
+	return seen_of(r.table, &r.prefix);
 }
 
 /* The selected gateway of a one-path answer, as text; "none" without a route. */
@@ -401,6 +404,33 @@ test_resync(void)
 	dpr_kmirror_free(m);
 }
 
+/* One mirror, two tables (two VRFs): the same prefix in each is its own. */
+static void
+test_tables(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_route a = rt("10.5.0.0/16", 0, RTN_UNICAST), b = a;
+	struct dpr_kmirror_counts c;
+
+	n_seen = 0;
+	nh(&a, "10.0.1.2", 3, 0);
+	b.table = 254;
+	nh(&b, "10.0.2.2", 4, 0);
+	CHECK_GW(apply(m, a, ADD, false), "10.0.1.2");
+	CHECK_GW(apply(m, b, ADD, false), "10.0.2.2");
+	CHECK_GW(seen_of(100, &a.prefix), "10.0.1.2");
+	dpr_kmirror_counts(m, &c);
+	CHECK_EQ(c.prefixes, 2);
+	CHECK_GW(apply(m, a, 0, true), "none");
+	CHECK_GW(seen_of(254, &b.prefix), "10.0.2.2");
+	dpr_kmirror_mark_stale(m);
+	CHECK(dpr_kmirror_route(m, &b, 0, true, 0) == 0, "dump message");
+	CHECK_EQ(dpr_kmirror_sweep_routes(m), 0);
+	dpr_kmirror_flush(m, record, NULL, false);
+	CHECK_GW(seen_of(254, &b.prefix), "10.0.2.2");
+	dpr_kmirror_free(m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -413,5 +443,6 @@ main(int argc, char **argv)
 	test_nexthop_objects();
 	test_ip6();
 	test_resync();
+	test_tables();
 	return test_done("kmirror");
 }
