@@ -2010,6 +2010,16 @@ dpr_router_stats_json(struct dpr_router *r)
 	json_array_foreach(json_object_get(j, "ports"), k, po) {
 		struct rte_eth_stats es;
 
+		/* Which VRF the interface is in, and for a VLAN interface its
+		 * port and id: for the metrics' labels and the doctor. */
+		if (k < r->n_ports && r->vrfs[dpr_router_port_vrf(r, k)].rib != NULL)
+			json_object_set_new(po, "vrf", json_string(
+				r->vrfs[dpr_router_port_vrf(r, k)].conf.name));
+		if (k < r->n_ports && dpr_port_is_vlan(&r->ports[k])) {
+			json_object_set_new(po, "parent", json_string(
+				r->cfg->ports[r->ports[k].conf->parent].name));
+			json_object_set_new(po, "vlan_id", json_integer(r->ports[k].vlan_id));
+		}
 		if (k >= r->n_ports || dpr_port_is_vlan(&r->ports[k]) ||
 		    rte_eth_stats_get(r->ports[k].port_id, &es) < 0)
 			continue;
