@@ -243,6 +243,7 @@ setup_vlans(struct dpr_router *d)
 		d->port_dp[p].vlan_if = NULL;
 		d->port_dp[p].mtu = pc->mtu;
 		d->port_dp[p].vlan_tci = pc->vlan_id;
+		d->port_dp[p].redirects = pc->redirects;
 		d->port_dp[p].fib4 = dpr_router_port_rib(d, p)->fib4;
 		d->port_dp[p].fib6 = dpr_router_port_rib(d, p)->fib6;
 		DPR_LOG(INFO, port, "VLAN interface %s: VLAN %u on port %s", pc->name, pc->vlan_id,
