@@ -7,7 +7,9 @@
 # get 404, other methods 405; a second dpr on the same address refuses to
 # start and says why. With a VRF "red" on VLAN 100 of p1 (p1.100): each
 # interface's series carry its VRF (the VLAN interface's too), and each
-# VRF's routes, FIB memory and interface count are gauges labelled vrf.
+# VRF's routes, FIB memory and interface count are gauges labelled vrf;
+# dprctl doctor warns about red's DIR-24-8 tables and, with p1's link down,
+# about p1.100.
 source "$(dirname "$0")/lib.sh"
 need_root
 
@@ -176,6 +178,21 @@ check "... saying the address is in use" \
 	grep -q "dpr: metrics: listen on $MADDR: Address already in use" "$WORK/dpr2.log"
 st=$(scrape /metrics "$WORK/metrics2.txt")
 check "the first dpr still serves its metrics (got $st)" test "${st%% *}" = 200
+
+# The doctor knows the VRF and the VLAN interface: red on DIR-24-8 costs
+# its own tables; with p1's link down, p1.100 carries nothing.
+out=$(ctl doctor 2>&1)
+check "dprctl doctor: VRF red's DIR-24-8 tables and their cost" \
+	grep -q "warning: vrf: VRF red: its DIR-24-8 FIBs" <<<"$out"
+ip link set "$V1" down
+for _ in $(seq 50); do
+	out=$(ctl doctor 2>&1)
+	grep -q "VLAN interface p1.100" <<<"$out" && break
+	sleep 0.1
+done
+check "dprctl doctor: p1.100's port p1 is down (${out:0:400})" \
+	grep -q "warning: vlan: VLAN interface p1.100 (VLAN 100 of p1, VRF red): port p1's link is down" <<<"$out"
+ip link set "$V1" up
 
 stop_dpr
 check_accounting
