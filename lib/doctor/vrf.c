@@ -98,7 +98,7 @@ dpr_doctor_check_vrfs(const struct dpr_config *cfg, const char *config_path,
 		 * and takes a few MiB for a full table. */
 		snprintf(fix, sizeof(fix),
 			 "# in %s, vrfs[%u]: \"fib\": {\"ipv4_algorithm\": \"poptrie\", \"ipv6_algorithm\": \"poptrie\"}\n"
-			 "# (Poptrie grows with the routes instead: docs/configuration.md#vrfs has what each takes)",
+			 "# (Poptrie grows with its routes instead: about 4.3 MiB for full IPv4 and IPv6 tables, docs/configuration.md#vrfs)",
 			 file, v - 1);
 		if ((ret = dpr_doctor_add(r, DPR_DOCTOR_WARNING, "vrf", vc->name, false, fix,
 					  "VRF %s: its DIR-24-8 FIBs (%s%s%s) take %.0f MiB of hugepages before any route (64 MiB of tbl24 and %u + %u tbl8 groups of 1 KiB)",
