@@ -373,7 +373,7 @@ vrf_text(struct text *t, json_t *stats)
 		{ "routes", "dpr_vrf_routes", "Routes in each VRF's FIB" },
 		{ "max_routes", "dpr_vrf_fib_max_routes", "Routes each VRF's FIB has room for" },
 		{ "memory_bytes", "dpr_vrf_fib_memory_bytes",
-		  "Bytes of each VRF's lookup structures workers read (DIR-24-8: a tbl24 of 64 MiB each for IPv4)" },
+		  "Bytes of each VRF's lookup structures workers read (DIR-24-8: 64 MiB of tbl24 and its tbl8 groups a family)" },
 		{ "control_bytes", "dpr_vrf_fib_control_bytes", "Bytes of each VRF's FIB control side" },
 		{ "tbl8_used", "dpr_vrf_fib_tbl8_groups_used", "tbl8 groups in use in each VRF's FIB" },
 	};
