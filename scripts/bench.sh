@@ -83,6 +83,15 @@
 #                                          seconds back (0.1); the case
 #                                          started first ran up to 10 %
 #                                          faster DRAM-bound (benchmarks.md)
+#   VLAN=0 scripts/bench.sh                without the tagged case "dpr vlan
+#                                          ALGO": the small table in VRF "red"
+#                                          on VLAN 100 of both ports (in.100,
+#                                          out.100), every frame tagged 100 in
+#                                          and out, the default VRF empty but
+#                                          for its connected routes: what a
+#                                          tagged VRF packet costs beside
+#                                          "dpr small ALGO" (dpr only; skipped
+#                                          for a dpr without vrfs)
 #   BUILD_DIR=build-bench scripts/bench.sh dpr from another Meson build
 #                                          directory (set up and built there);
 #                                          results in BUILD_DIR/bench
@@ -121,6 +130,7 @@ case $FEED in ""|array|pcap) ;; *) echo "bench: FEED must be array or pcap" >&2;
 [ "$FEED" = pcap ] && DRAM_FEED=pcap
 case $DRAM_FEED in array|pcap) ;; *) echo "bench: DRAM_FEED must be array or pcap" >&2; exit 2 ;; esac
 PIPELINES=${PIPELINES:-1}
+VLAN=${VLAN:-1}
 # Worker counts beyond 1 that this machine can hold: N workers and the
 # control thread (or testpmd's main lcore) each on a CPU of their own; with
 # SHARED_MAIN=1 also N workers on N CPUs, the control thread on the last
@@ -180,6 +190,17 @@ if [ "$MICRO" != 1 ] && ! "$BUILD/app/dpr" -- -c "$B/algo-check.json" --check >/
 	[ -n "$ALGOS" ] || { say "ALGOS names no algorithm this dpr has"; exit 2; }
 fi
 
+# Whether this dpr has VRFs and VLAN interfaces (issue 47): the "vlan" case.
+if [ "$VLAN" = 1 ] && [ "$MICRO" != 1 ]; then
+	printf '{"ports": [{"name": "p0", "device": "net_null0", "tap": false}], %s}\n' \
+		'"vrfs": [{"name": "red", "table": 100}], "vlans": [{"name": "p0.100", "port": "p0", "id": 100, "vrf": "red", "tap": false}]' \
+		> "$B/vlan-check.json"
+	if ! "$BUILD/app/dpr" -- -c "$B/vlan-check.json" --check >/dev/null 2>&1; then
+		VLAN=0
+		say "$BUILD/app/dpr has no vrfs or vlans (dpr --check $B/vlan-check.json): no vlan case"
+	fi
+fi
+
 # Traffic: TABLE-vFAMILY.pcap and its route files (make-pcap.py). The IPv4
 # files are always made: the IPv6 cases give l3fwd the small IPv4 rules
 # (it reads rule files only in pairs). Remade when the packet count or the
@@ -187,6 +208,7 @@ fi
 gen=$( (cat scripts/make-pcap.py scripts/pyasn-routes.py scripts/pyasn6-routes.py; echo "$ZIPF_S") |
 	sha256sum | cut -c1-16)
 TRAFFIC="small:4 pyasn:4"
+[ "$VLAN" = 1 ] && case ,$FAMILIES, in *,4,*) TRAFFIC="$TRAFFIC small:4:vlan" ;; esac
 case ,$FAMILIES, in *,6,*) TRAFFIC="$TRAFFIC small:6 pyasn:6 pyasn:46" ;; esac
 [ "$DRAM" = 1 ] && case ,$FAMILIES, in *,4,*) TRAFFIC="$TRAFFIC pyasn:4:dram" ;; esac
 [ "$ZIPF" = 1 ] && case ,$FAMILIES, in *,4,*) TRAFFIC="$TRAFFIC pyasn:4:zipf" ;; esac
@@ -200,10 +222,12 @@ for tf in $TRAFFIC; do
 	n=$COUNT stem=$t-v$f spread=prefix
 	[ "${regime:-}" = dram ] && n=$DRAM_COUNT stem=$t-dram-v$f spread=address
 	[ "${regime:-}" = zipf ] && n=$DRAM_COUNT stem=$t-zipf-v$f spread=zipf
+	vlan=0
+	[ "${regime:-}" = vlan ] && stem=$t-vlan-v$f vlan=100
 	[ -f "$B/$stem.pcap" ] && [ "$(cat "$B/$stem.count" 2>/dev/null)" = "$n $gen" ] && continue
-	say "traffic: $n IPv${f/46/4+IPv6} packets to the $t table's prefixes (spread by $spread)"
+	say "traffic: $n IPv${f/46/4+IPv6} packets to the $t table's prefixes (spread by $spread)${regime:+, $regime}"
 	scripts/make-pcap.py --table $t --family $f --count $n --l3fwd-ports 1 --spread $spread \
-		--zipf-s "$ZIPF_S" \
+		--zipf-s "$ZIPF_S" --vlan $vlan \
 		--out "$B/$stem.pcap" >&2
 	echo "$n $gen" > "$B/$stem.count"
 done
@@ -270,7 +294,7 @@ PY
 # file: installed before the ports start, so no packet is measured against a
 # half-loaded table. One config a table and FIB algorithm, dpr-TABLE-ALGO.json
 # (dpr-TABLE-wN-ALGO.json for N workers).
-ALGOS=$ALGOS ALGO_KEY=$ALGO_KEY ZIPF=$ZIPF PIPELINES=$PIPELINES DRAM_FEED=$DRAM_FEED FEED=$FEED FEED_LIB=$(readlink -f "$BUILD/tests/bench/libdpr-bench-feed.so") \
+ALGOS=$ALGOS ALGO_KEY=$ALGO_KEY VLAN=$VLAN ZIPF=$ZIPF PIPELINES=$PIPELINES DRAM_FEED=$DRAM_FEED FEED=$FEED FEED_LIB=$(readlink -f "$BUILD/tests/bench/libdpr-bench-feed.so") \
 python3 - "$B" "$BUILD/app/dpr" "$L3FWD" "$POOL" "$FAMILIES" "$POOL_DRAM" "$DRAM" "$COUNT" $WORKERS_RUN <<'PY'
 import hashlib, json, os, sys
 B, dpr, l3fwd, pool, families, pool_dram, dram, count = sys.argv[1:9]
@@ -296,6 +320,9 @@ if dram == "1":
     TABLES["dram"] = ("pyasn-dram-v4", "4")
 if os.environ.get("ZIPF") == "1":
     TABLES["zipf"] = ("pyasn-zipf-v4", "4")
+# "vlan": the small table's traffic tagged 100, routed in VRF "red" (dpr only).
+if os.environ.get("VLAN") == "1":
+    TABLES["vlan"] = ("small-vlan-v4", "4")
 tables = [t for t, (_, f) in TABLES.items() if f == "4" and "4" in families or
           f != "4" and "6" in families]
 # The regimes fed from the array (tests/bench/feed.c): their RX port is
@@ -359,6 +386,23 @@ def dpr_config(t, algo, workers=1):
     # A dpr from before the algorithm setting (ALGO_KEY=0) has DIR-24-8 only.
     if os.environ["ALGO_KEY"] == "1":
         cfg["fib"].update({"ipv4_algorithm": algo, "ipv6_algorithm": algo})
+    if t == "vlan":
+        # Both ports' addresses, the routes and the gateways move to VRF
+        # "red" on VLAN 100 of each port; the ports keep other subnets in
+        # the default VRF, untagged and unused.
+        cfg["vrfs"] = [{"name": "red", "table": 100, "fib": dict(cfg["fib"])}]
+        cfg["vlans"] = [dict(name=p["name"] + ".100", port=p["name"], id=100, vrf="red",
+                             addresses=p["addresses"], tap=False) for p in cfg["ports"]]
+        for i, p in enumerate(cfg["ports"]):
+            p["addresses"] = ["10.0.%d.1/24" % (101 + i)]
+        for r in cfg["routes"]:
+            r["vrf"] = "red"
+        for n in cfg["neighbors"]:
+            n.update(vrf="red", port="out.100")
+        cfg["fib"] = {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64}
+        if os.environ["ALGO_KEY"] == "1":
+            cfg["fib"].update({"ipv4_algorithm": algo, "ipv6_algorithm": algo})
+            cfg["vrfs"][0]["fib"].update({"ipv4_algorithm": algo, "ipv6_algorithm": algo})
     if feed:
         # The frames are addressed to net_pcap0's MAC (make-pcap.py).
         cfg["ports"][0]["mac"] = "02:70:63:61:70:00"
@@ -399,7 +443,8 @@ for t in tables:
     # dpr once per FIB algorithm, "dpr TABLE ALGO"; and in each IPv4
     # regime the tuner's choice (--pipeline auto) against both ways forced,
     # "dpr-on TABLE ALGO" and "dpr-off TABLE ALGO".
-    ways = [None] + (["on", "off"] if os.environ.get("PIPELINES") == "1" and fam == "4" else [])
+    ways = [None] + (["on", "off"] if os.environ.get("PIPELINES") == "1" and fam == "4" and
+                     t != "vlan" else [])
     for algo in ALGOS:
         common["routes"] = dpr_config(t, algo)
         for way in ways:
@@ -409,8 +454,9 @@ for t in tables:
                                                   "--pool-size", POOLS[t]] +
                                    (["--pipeline", way] if way else []) +
                                    ["--stats-file", "%s/stats-@CASE@.json" % B]))
-    # l3fwd FIB on the IPv4 tables; its IPv6 side is not asked for.
-    for m in ("lpm", "fib") if fam == "4" else ("lpm",):
+    # l3fwd FIB on the IPv4 tables; its IPv6 side is not asked for. l3fwd
+    # routes no tagged frame: dpr alone on "vlan".
+    for m in ("lpm", "fib") if fam == "4" and t != "vlan" else ("lpm",) if t != "vlan" else ():
         cases.append(dict(common, name="l3fwd-%s %s" % (m, t), app="l3fwd-" + m,
                           env=dict(feed_env(t), L3FWD_NB_MBUF=POOLS[t]),
                           argv=[l3fwd] + eal + ["-l", "1"] + vdevs(stem, t) +
@@ -505,6 +551,7 @@ PERF_ARG=()
 if [ "$CALLGRIND" = 1 ]; then
 	CG_DPR="" CG_L3FWD=""
 	case ,$FAMILIES, in *,4,*) CG_DPR="small pyasn" CG_L3FWD="lpm:small fib:small fib:pyasn" ;; esac
+	[ "$VLAN" = 1 ] && case ,$FAMILIES, in *,4,*) CG_DPR="$CG_DPR vlan" ;; esac
 	case ,$FAMILIES, in *,6,*) CG_DPR="$CG_DPR small6" CG_L3FWD="$CG_L3FWD lpm:small6" ;; esac
 	for a in ${ALGOS//,/ }; do
 		say "callgrind: instructions per packet (dpr $a: $CG_DPR)"

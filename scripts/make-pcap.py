@@ -29,6 +29,9 @@ each, all destinations distinct while the table's address space allows it
                tail the rest, as Internet traffic's popularity goes
                (scripts/bench.sh's Zipf regime); destinations repeat
 --frame-size sets the size for both families (at least 66 for IPv6).
+--vlan VID: every frame carries an 802.1Q tag with that VLAN id (priority 0)
+after the MACs, the rest of the frame unchanged (4 bytes longer: 68 on the
+wire for IPv4; scripts/bench.sh's "vlan" table).
 
 Tables (--family 6 takes the IPv6 one, 46 both):
   pyasn  the RouteViews table of Debian's python3-pyasn: IPv4 read as
@@ -296,12 +299,16 @@ def main():
     p.add_argument("--routes-l3fwd", help="IPv4 rules; default: OUT without .pcap + .l3fwd.routes")
     p.add_argument("--routes-l3fwd6", help="IPv6 rules; default: OUT without .pcap + .l3fwd6.routes")
     p.add_argument("--no-routes", action="store_true", help="write only the pcap")
+    p.add_argument("--vlan", type=int, default=0, help="802.1Q tag every frame with this VLAN id")
     a = p.parse_args()
 
     if a.frame_size is not None and not 64 <= a.frame_size <= 1518:
         sys.exit("make-pcap: --frame-size must be 64..1518")
     if a.count < 1:
         sys.exit("make-pcap: --count must be positive")
+    if not 0 <= a.vlan <= 4094:
+        sys.exit("make-pcap: --vlan must be 1..4094 (0: untagged)")
+    tag = struct.pack("!HH", 0x8100, a.vlan) if a.vlan else b""
     ports = [int(x) for x in a.l3fwd_ports.split(",")]
     if any(not 0 <= x <= 31 for x in ports):
         sys.exit("make-pcap: --l3fwd-ports: port numbers 0..31 (l3fwd's port mask)")
@@ -344,6 +351,8 @@ def main():
         f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
         for i, fam in enumerate(order):
             pkt = fams[fam].frame(rng, dst_mac, src_mac, i)
+            if tag:
+                pkt = pkt[:12] + tag + pkt[12:]
             f.write(struct.pack("<IIII", i // 1000000, i % 1000000, len(pkt), len(pkt)))
             f.write(pkt)
 

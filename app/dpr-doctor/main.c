@@ -182,6 +182,11 @@ main(int argc, char **argv)
 	}
 
 	ret = dpr_doctor_run(&in, &r);
+	/* The config's VRFs and VLAN interfaces: advice, none of it preflight. */
+	if (ret == 0 && cfg != NULL)
+		ret = dpr_doctor_check_vrfs(cfg, config, &r);
+	if (ret == 0 && cfg != NULL)
+		ret = dpr_doctor_check_vlan_links(cfg, in.sysroot, NULL, &r);
 	if (ret < 0) {
 		fprintf(stderr, "dpr-doctor: %s\n", strerror(-ret));
 		dpr_doctor_report_free(&r);

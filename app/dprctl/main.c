@@ -1172,12 +1172,18 @@ run_doctor(int argc, char **argv)
 	warn = json_object_get(res, "warnings");
 	print_warnings(warn, "warning: ");
 	found = json_array_size(warn);
-	/* dpr-doctor's findings on this machine: errors and warnings, with fixes. */
-	json_array_foreach(json_object_get(res, "machine"), i, f) {
-		const char *sev = str(f, "severity");
+	/* The doctor's findings on the config's VRFs and VLAN interfaces, then
+	 * dpr-doctor's on this machine: errors and warnings, with fixes. */
+	for (i = 0; i < json_array_size(json_object_get(res, "config")) +
+			json_array_size(json_object_get(res, "machine")); i++) {
+		size_t nc = json_array_size(json_object_get(res, "config"));
+		const char *sev;
 		json_t *fix;
 		size_t k;
 
+		f = i < nc ? json_array_get(json_object_get(res, "config"), i) :
+			     json_array_get(json_object_get(res, "machine"), i - nc);
+		sev = str(f, "severity");
 		if (strcmp(sev, "error") != 0 && strcmp(sev, "warning") != 0)
 			continue;
 		found++;

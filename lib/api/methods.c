@@ -1796,6 +1796,29 @@ machine_findings(struct dpr_router *r)
 	return out != NULL ? out : json_array();
 }
 
+/* The doctor's advice on the running config's VRFs and VLAN interfaces
+ * (lib/doctor/vrf.c), with the ports' links as the router sees them. */
+static json_t *
+config_findings(struct dpr_router *r)
+{
+	struct dpr_doctor_report rep = { 0 };
+	bool up[DPR_MAX_PORTS] = { false };
+	unsigned int p;
+	uint32_t speed;
+	json_t *out;
+
+	for (p = 0; p < r->n_ports && p < DPR_MAX_PORTS; p++)
+		up[p] = dpr_port_link(&r->ports[p], &speed) != DPR_LINK_DOWN;
+	if (dpr_doctor_check_vrfs(r->cfg, r->opt.config, &rep) < 0 ||
+	    dpr_doctor_check_vlan_links(r->cfg, NULL, up, &rep) < 0) {
+		dpr_doctor_report_free(&rep);
+		return json_array();
+	}
+	out = dpr_doctor_to_json(&rep, false);
+	dpr_doctor_report_free(&rep);
+	return out != NULL ? out : json_array();
+}
+
 static json_t *
 m_doctor_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
@@ -1819,6 +1842,7 @@ m_doctor_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		json_array_append_new(ports, port_facts(r, p, now));
 	}
 	res = json_pack("{s:o,s:o}", "warnings", warn, "ports", ports);
+	json_object_set_new(res, "config", config_findings(r));
 	if (v == NULL || json_is_true(v))
 		json_object_set_new(res, "machine", machine_findings(r));
 	return res;
@@ -2020,6 +2044,16 @@ dpr_router_stats_json(struct dpr_router *r)
 	json_array_foreach(json_object_get(j, "ports"), k, po) {
 		struct rte_eth_stats es;
 
+		/* Which VRF the interface is in, and for a VLAN interface its
+		 * port and id: for the metrics' labels and the doctor. */
+		if (k < r->n_ports && r->vrfs[dpr_router_port_vrf(r, k)].rib != NULL)
+			json_object_set_new(po, "vrf", json_string(
+				r->vrfs[dpr_router_port_vrf(r, k)].conf.name));
+		if (k < r->n_ports && dpr_port_is_vlan(&r->ports[k])) {
+			json_object_set_new(po, "parent", json_string(
+				r->cfg->ports[r->ports[k].conf->parent].name));
+			json_object_set_new(po, "vlan_id", json_integer(r->ports[k].vlan_id));
+		}
 		if (k >= r->n_ports || dpr_port_is_vlan(&r->ports[k]) ||
 		    rte_eth_stats_get(r->ports[k].port_id, &es) < 0)
 			continue;

@@ -119,3 +119,36 @@ int dpr_doctor_bind(const struct dpr_doctor_bind_opts *opts, unsigned int n_port
 int dpr_doctor_add(struct dpr_doctor_report *r, enum dpr_doctor_severity sev, const char *check,
 		   const char *subject, bool preflight, const char *fix, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
+
+/* VRFs and VLAN interfaces (lib/doctor/vrf.c). */
+
+struct dpr_config;
+struct dpr_vrf_conf;
+
+/**
+ * Bytes VRF @p v's DIR-24-8 lookup tables take whatever their routes
+ * (64 MiB of tbl24 and 1 KiB a tbl8 group, for each family on DIR-24-8);
+ * 0 when both families use Poptrie.
+ */
+uint64_t dpr_doctor_vrf_dir24_8_bytes(const struct dpr_vrf_conf *v);
+
+/**
+ * Findings about @p cfg's VRFs: one that no interface is in (warning), one
+ * beyond the default VRF on DIR-24-8 (warning: what it costs, and the
+ * Poptrie setting), and what their tables take in all. @p config_path is
+ * named in the fixes (NULL: "the config").
+ * @return 0, or -ENOMEM.
+ */
+int dpr_doctor_check_vrfs(const struct dpr_config *cfg, const char *config_path,
+			  struct dpr_doctor_report *r);
+
+/**
+ * A warning for each VLAN interface of @p cfg whose port's link is down:
+ * from @p link_up (indexed by port, the running router's view) when not
+ * NULL; else from @p sysroot's /sys/class/net/IFACE/operstate for ports on
+ * a kernel interface (devargs "iface=IFACE": af_packet, af_xdp), others
+ * unknown and skipped.
+ * @return 0, or -ENOMEM.
+ */
+int dpr_doctor_check_vlan_links(const struct dpr_config *cfg, const char *sysroot,
+				const bool *link_up, struct dpr_doctor_report *r);

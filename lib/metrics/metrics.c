@@ -173,9 +173,17 @@ entry_label(const struct scope *s, json_t *e, size_t i, char *buf, size_t len)
 
 	if (strcmp(s->key, "ports") == 0) {
 		const char *name = json_string_value(json_object_get(e, "name"));
+		const char *vrf = json_string_value(json_object_get(e, "vrf"));
+		char w[64];
+		int n;
 
-		snprintf(buf, len, "%s=\"%s\"", s->label,
-			 label_value(name != NULL ? name : "", v, sizeof(v)));
+		/* An interface's series carry its VRF too (VLAN interfaces
+		 * included), so that sums by VRF need no join. */
+		n = snprintf(buf, len, "%s=\"%s\"", s->label,
+			     label_value(name != NULL ? name : "", v, sizeof(v)));
+		if (vrf != NULL && n >= 0 && (size_t)n < len)
+			snprintf(buf + n, len - (size_t)n, ",vrf=\"%s\"",
+				 label_value(vrf, w, sizeof(w)));
 	} else {
 		snprintf(buf, len, "%s=\"%zu\"", s->label, i);
 	}
@@ -190,7 +198,7 @@ static void
 by_key(struct text *t, const struct scope *s, json_t *arr, const char *member,
        const char *suffix, const char *label, const char *help)
 {
-	char name[128], lbl[128], h[256], v[64];
+	char name[128], lbl[192], h[256], v[64];
 	const char *key;
 	json_t *e, *val;
 	size_t i;
@@ -217,7 +225,7 @@ static void
 per_entry(struct text *t, const struct scope *s, json_t *arr, const char *key,
 	  const char *suffix, const char *type, const char *help)
 {
-	char name[128], lbl[128], h[256];
+	char name[128], lbl[192], h[256];
 	json_int_t v;
 	json_t *e;
 	size_t i;
@@ -251,7 +259,7 @@ nic_text(struct text *t, json_t *stats)
 	json_t *ports = json_object_get(stats, "ports");
 	json_t *first = json_object_get(json_array_get(ports, 0), "nic");
 	const struct scope *s = &scopes[0];
-	char name[128], lbl[128], h[256];
+	char name[128], lbl[192], h[256];
 	const char *key;
 	json_t *val, *e;
 	size_t i;
@@ -276,7 +284,7 @@ worker_text(struct text *t, json_t *stats)
 {
 	const struct scope *s = &scopes[1];
 	json_t *arr = json_object_get(stats, "workers");
-	char lbl[128], labels[300], v[64];
+	char lbl[192], labels[300], v[64];
 	json_int_t lcore;
 	json_t *e;
 	size_t i;
@@ -347,6 +355,83 @@ fib_text(struct text *t, json_t *stats)
 			snprintf(labels, sizeof(labels), "family=\"%s\"", families[f]);
 			if (get_int(fib, key, &v))
 				sample(t, figures[i].name, labels, v);
+		}
+	}
+}
+
+/*
+ * stats.get's vrfs: each VRF's FIB figures per family, labelled vrf and
+ * family, and how many interfaces each VRF has (from the ports' "vrf").
+ * The default VRF is among them; dpr_fib_* above stay its figures.
+ */
+static void
+vrf_text(struct text *t, json_t *stats)
+{
+	static const struct {
+		const char *key, *name, *help;
+	} figures[] = {
+		{ "routes", "dpr_vrf_routes", "Routes in each VRF's FIB" },
+		{ "max_routes", "dpr_vrf_fib_max_routes", "Routes each VRF's FIB has room for" },
+		{ "memory_bytes", "dpr_vrf_fib_memory_bytes",
+		  "Bytes of each VRF's lookup structures workers read (DIR-24-8: 64 MiB of tbl24 and its tbl8 groups a family)" },
+		{ "control_bytes", "dpr_vrf_fib_control_bytes", "Bytes of each VRF's FIB control side" },
+		{ "tbl8_used", "dpr_vrf_fib_tbl8_groups_used", "tbl8 groups in use in each VRF's FIB" },
+	};
+	static const char *const families[] = { "ipv4", "ipv6" };
+	json_t *vrfs = json_object_get(stats, "vrfs");
+	json_t *ports = json_object_get(stats, "ports");
+	char labels[160], v[64];
+	unsigned int i, f;
+	json_t *o, *p;
+	size_t k, q;
+
+	if (!json_is_array(vrfs))
+		return;
+	family(t, "dpr_vrf_info", "gauge", "Always 1: each VRF, its kernel table as a label");
+	json_array_foreach(vrfs, k, o) {
+		const char *name = json_string_value(json_object_get(o, "name"));
+		json_int_t table;
+
+		if (name == NULL || !get_int(o, "table", &table))
+			continue;
+		snprintf(labels, sizeof(labels), "vrf=\"%s\",table=\"%lld\"",
+			 label_value(name, v, sizeof(v)), (long long)table);
+		sample(t, "dpr_vrf_info", labels, 1);
+	}
+	family(t, "dpr_vrf_interfaces", "gauge", "Interfaces (ports and VLAN interfaces) in each VRF");
+	json_array_foreach(vrfs, k, o) {
+		const char *name = json_string_value(json_object_get(o, "name"));
+		json_int_t n = 0;
+
+		if (name == NULL)
+			continue;
+		json_array_foreach(ports, q, p) {
+			const char *pv = json_string_value(json_object_get(p, "vrf"));
+
+			n += pv != NULL && strcmp(pv, name) == 0;
+		}
+		snprintf(labels, sizeof(labels), "vrf=\"%s\"", label_value(name, v, sizeof(v)));
+		sample(t, "dpr_vrf_interfaces", labels, n);
+	}
+	for (i = 0; i < RTE_DIM(figures); i++) {
+		family(t, figures[i].name, "gauge", figures[i].help);
+		json_array_foreach(vrfs, k, o) {
+			const char *name = json_string_value(json_object_get(o, "name"));
+			json_t *fib = json_object_get(o, "fib");
+
+			if (name == NULL)
+				continue;
+			for (f = 0; f < RTE_DIM(families); f++) {
+				char key[64];
+				json_int_t n;
+
+				snprintf(key, sizeof(key), "%s_%s", families[f], figures[i].key);
+				if (!get_int(fib, key, &n))
+					continue;
+				snprintf(labels, sizeof(labels), "vrf=\"%s\",family=\"%s\"",
+					 label_value(name, v, sizeof(v)), families[f]);
+				sample(t, figures[i].name, labels, n);
+			}
 		}
 	}
 }
@@ -587,6 +672,7 @@ dpr_metrics_text(json_t *stats, size_t *len)
 	worker_text(&t, stats);
 	gauge(&t, stats, "tsc_hz", "dpr_tsc_hz", "TSC cycles per second: busy cycles to seconds");
 	fib_text(&t, stats);
+	vrf_text(&t, stats);
 	neigh_text(&t, stats);
 	route_source_text(&t, stats);
 	control_text(&t, stats);

@@ -594,11 +594,53 @@ def case_real_machine():
     check(ok, "real machine: --json parses", p.stdout)
 
 
+# VRFs and VLAN interfaces: a VRF no interface is in, VRFs on DIR-24-8 and
+# what they cost, a VLAN interface whose af_packet port's kernel interface
+# is down.
+def case_vrf(tmp):
+    m = Machine(tmp, "vrf")
+    m.write("/sys/class/net/veth0/operstate", "up\n")
+    m.write("/sys/class/net/veth1/operstate", "down\n")
+    p = os.path.join(tmp, "vrf.json")
+    with open(p, "w") as f:
+        json.dump({
+            "ports": [{"name": "p0", "device": "net_af_packet0,iface=veth0", "tap": False,
+                       "addresses": ["10.0.1.1/24"]},
+                      {"name": "p1", "device": "net_af_packet1,iface=veth1", "tap": False,
+                       "addresses": ["10.0.2.1/24"]}],
+            "vrfs": [{"name": "red", "table": 100},
+                     {"name": "blue", "table": 200,
+                      "fib": {"ipv4_algorithm": "poptrie", "ipv6_algorithm": "poptrie"}},
+                     {"name": "green", "table": 300,
+                      "fib": {"ipv4_algorithm": "poptrie", "ipv6_algorithm": "poptrie"}}],
+            "vlans": [{"name": "p0.100", "port": "p0", "id": 100, "vrf": "red", "tap": False,
+                       "addresses": ["10.0.1.1/24"]},
+                      {"name": "p1.200", "port": "p1", "id": 200, "vrf": "blue", "tap": False,
+                       "addresses": ["10.0.2.1/24"]}],
+            "fib": {"ipv4_tbl8_groups": 1024, "ipv6_tbl8_groups": 1024}}, f)
+    rc, fs, out = findings(m, "-c", p)
+    check(has(fs, "warning", "vrf", "VRF green", "no port or VLAN interface", fix='"vrf": "green"'),
+          "vrf: a VRF with no interface", out)
+    check(not has(fs, "warning", "vrf", "VRF blue", "no port"), "vrf: blue has p1.200", out)
+    check(has(fs, "warning", "vrf", "VRF red", "DIR-24-8", "130 MiB", fix='"poptrie"'),
+          "vrf: red on DIR-24-8 costs 2 x (64 MiB + 1 MiB), Poptrie suggested", out)
+    check(not has(fs, "warning", "vrf", "VRF blue", "DIR-24-8"), "vrf: blue is on Poptrie", out)
+    check(not has(fs, "warning", "vrf", "VRF default"), "vrf: the default VRF's own tables are no warning",
+          out)
+    check(has(fs, "info", "vrf", "4 VRFs", "260 MiB", "130 MiB beyond"), "vrf: the total", out)
+    check(has(fs, "warning", "vlan", "p1.200", "VLAN 200 of p1", "VRF blue", "veth1 is down",
+              fix="ip link set veth1 up"), "vrf: p1.200's port is down", out)
+    check(not has(fs, "warning", "vlan", "p0.100"), "vrf: p0.100's port is up", out)
+    rc, out = run(m, "-c", p)
+    check("warning: vlan: VLAN interface p1.200" in out and
+          'fix: # in ' not in out, "vrf: text output", out)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="dpr-doctor-") as tmp:
         for case in (case_chelsio, case_e810, case_hugepages, case_healthy, case_ice_ddp,
                      case_isolation, case_mellanox, case_uio, case_sparse, case_clock,
-                     case_usage):
+                     case_usage, case_vrf):
             before = len(failures)
             case(tmp)
             print(f"{'ok' if len(failures) == before else 'not ok'} - {case.__name__[5:]}")

@@ -5,11 +5,18 @@
  * (IPv4 and IPv6, dpr_ip4_input_burst()), and what it diverts through the
  * control thread's exception path (ARP, NDP, ICMP and ICMPv6 input, every
  * error it builds, the hold queue), on a router built here whose two ports
- * send into rings. Checked: every frame of the burst is forwarded,
- * diverted or dropped exactly once, and no mbuf is lost.
+ * send into rings. Each port has VLAN interfaces in two VRFs, red (VLAN
+ * 100, DIR-24-8) and blue (VLAN 200, Poptrie), whose subnets are the
+ * default VRF's own, so the port's bursts are first split by tag
+ * (dpr_vlan_demux_burst(), as the worker does) and each part is looked up
+ * in its VRF. Checked: every frame of the burst is forwarded, diverted or
+ * dropped exactly once, on the port or one of its VLAN interfaces, and no
+ * mbuf is lost.
  *
- * Input: byte 0 picks the port (bit 0) and the RX offload flags the frames
- * carry (bits 1-3: IP checksum good/bad/unknown, RSS hash); then frames,
+ * Input: byte 0 picks the port (bit 0), the RX offload flags the frames
+ * carry (bits 1-3: IP checksum good/bad/unknown, RSS hash) and a tag the
+ * PMD took off (bits 4-5: none, VLAN 100, VLAN 200, VLAN 300 with
+ * priority 5, in vlan_tci with RTE_MBUF_F_RX_VLAN_STRIPPED); then frames,
  * each a 2-byte big-endian length and that many bytes.
  */
 #include <stdint.h>
@@ -40,12 +47,32 @@ static const char config_text[] =
 	" {\"name\": \"p1\", \"device\": \"net_null1\", \"mac\": \"02:00:00:00:02:01\","
 	"  \"addresses\": [\"10.0.2.1/24\", \"2001:db8:2::1/64\"], \"mtu\": 1280,"
 	"  \"broadcast_echo\": true}],"
+	" \"vrfs\": [{\"name\": \"red\", \"table\": 100},"
+	"           {\"name\": \"blue\", \"table\": 200, \"fib\": {\"ipv4_algorithm\": \"poptrie\","
+	"            \"ipv6_algorithm\": \"poptrie\"}}],"
+	" \"vlans\": [{\"name\": \"p0.100\", \"port\": \"p0\", \"id\": 100, \"vrf\": \"red\","
+	"             \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\"]},"
+	"            {\"name\": \"p1.100\", \"port\": \"p1\", \"id\": 100, \"vrf\": \"red\","
+	"             \"addresses\": [\"10.0.2.1/24\"], \"mtu\": 1280, \"redirects\": false},"
+	"            {\"name\": \"p0.200\", \"port\": \"p0\", \"id\": 200, \"vrf\": \"blue\","
+	"             \"addresses\": [\"10.0.1.1/24\"], \"broadcast_echo\": true},"
+	"            {\"name\": \"p1.200\", \"port\": \"p1\", \"id\": 200, \"vrf\": \"blue\","
+	"             \"addresses\": [\"10.0.2.1/24\", \"2001:db8:2::1/64\"]}],"
 	" \"neighbors\": [{\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"},"
-	"               {\"address\": \"2001:db8:1::2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"}],"
+	"               {\"address\": \"2001:db8:1::2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"},"
+	"               {\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:03\", \"port\": \"p0.100\"},"
+	"               {\"address\": \"2001:db8:1::2\", \"mac\": \"02:00:00:00:01:03\", \"port\": \"p0.100\"},"
+	"               {\"address\": \"10.0.2.2\", \"mac\": \"02:00:00:00:02:04\", \"port\": \"p1.200\"}],"
 	" \"routes\": [{\"prefix\": \"192.0.2.0/24\", \"via\": \"10.0.1.2\"},"
 	"             {\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.2.50\"},"
 	"             {\"prefix\": \"2001:db8:77::/48\", \"via\": \"2001:db8:2::50\"},"
-	"             {\"prefix\": \"2001:db8:78::/48\", \"via\": \"2001:db8:1::2\"}],"
+	"             {\"prefix\": \"2001:db8:78::/48\", \"via\": \"2001:db8:1::2\"},"
+	"             {\"prefix\": \"192.0.2.0/24\", \"via\": \"10.0.2.50\", \"vrf\": \"red\"},"
+	"             {\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.1.2\", \"vrf\": \"red\"},"
+	"             {\"prefix\": \"2001:db8:78::/48\", \"via\": \"2001:db8:1::2\", \"vrf\": \"red\"},"
+	"             {\"prefix\": \"192.0.2.0/24\", \"via\": \"10.0.2.2\", \"vrf\": \"blue\"},"
+	"             {\"prefix\": \"0.0.0.0/0\", \"via\": \"10.0.1.9\", \"vrf\": \"blue\"},"
+	"             {\"prefix\": \"2001:db8:77::/48\", \"via\": \"2001:db8:2::50\", \"vrf\": \"blue\"}],"
 	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 64,"
 	"          \"ipv6_max_routes\": 4096, \"learned_neighbors_max\": 16}}";
 
@@ -57,6 +84,7 @@ static struct dpr_router R;
 static struct rte_mempool *pool;
 static struct rte_ring *txr[2];
 static struct dpr_worker *W;
+static unsigned int n_phys;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -71,6 +99,36 @@ port_on_ring(unsigned int p)
 		return -1;
 	/* As on a NIC: the fast path trusts p0's IPv4 checksum flags. */
 	R.port_dp[p].rx_ip_cksum = p == 0;
+	R.ports[p].conf = &R.cfg->ports[p];
+	R.port_dp[p].redirects = R.cfg->ports[p].redirects;
+	return 0;
+}
+
+/* VLAN interface @p p (vlans[]) on its port, as dpr's setup_vlans() makes
+ * one: in its port's VLAN map, its own MTU, tag and VRF's FIBs. */
+static int
+vlan_on_port(unsigned int p)
+{
+	const struct dpr_port_conf *pc = &R.cfg->ports[p];
+	struct dpr_port_dp *parent = &R.port_dp[pc->parent];
+	uint8_t *map = (uint8_t *)(uintptr_t)parent->vlan_if;
+
+	if (map == NULL) {
+		map = rte_zmalloc(NULL, DPR_VLAN_ID_MAX + 1, 0);
+		if (map == NULL)
+			return -1;
+		parent->vlan_if = map;
+	}
+	map[pc->vlan_id] = (uint8_t)(p + 1);
+	dpr_port_vlan_init(&R.ports[p], &R.ports[pc->parent], pc);
+	R.port_names[p] = pc->name;
+	R.port_dp[p] = *parent;
+	R.port_dp[p].vlan_if = NULL;
+	R.port_dp[p].mtu = pc->mtu;
+	R.port_dp[p].vlan_tci = pc->vlan_id;
+	R.port_dp[p].redirects = pc->redirects;
+	R.port_dp[p].fib4 = dpr_router_port_rib(&R, p)->fib4;
+	R.port_dp[p].fib6 = dpr_router_port_rib(&R, p)->fib6;
 	return 0;
 }
 
@@ -86,17 +144,21 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	pool = rte_pktmbuf_pool_create("fuzz", POOL_SIZE, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	if (pool == NULL || test_router_init(&R, config_text, "fuzz_dataplane") < 0)
 		abort();
-	R.n_ports = 2;
+	n_phys = R.cfg->n_phys;
+	R.n_ports = R.cfg->n_ports;
 	R.n_workers = 0; /* the control thread sends on TX queue n_workers */
 	R.pools[0] = pool;
 	R.port_dp = rte_zmalloc(NULL, sizeof(*R.port_dp) * DPR_MAX_PORTS, 0);
-	if (R.port_dp == NULL || port_on_ring(0) < 0 || port_on_ring(1) < 0)
+	if (R.port_dp == NULL || n_phys != 2 || port_on_ring(0) < 0 || port_on_ring(1) < 0)
 		abort();
+	for (p = n_phys; p < R.n_ports; p++)
+		if (vlan_on_port(p) < 0)
+			abort();
 	R.exc = dpr_exc_create(&R);
 	W = rte_zmalloc(NULL, sizeof(*W), RTE_CACHE_LINE_SIZE);
 	if (R.exc == NULL || W == NULL)
 		abort();
-	W->n_ports = 2;
+	W->n_ports = (uint16_t)R.n_ports;
 	W->ports = R.port_dp;
 	W->fib = R.fib4;
 	W->fib6 = R.fib6;
@@ -110,10 +172,20 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* What port @p in and its VLAN interfaces accounted for. */
 static uint64_t
-accounted(const struct dpr_port_counters *c)
+accounted(uint16_t in)
 {
-	return c->forwarded + c->exception + dpr_counters_drops(c);
+	uint64_t n = 0;
+	unsigned int p;
+
+	for (p = 0; p < R.n_ports; p++) {
+		const struct dpr_port_counters *c = &W->stats[p];
+
+		if (p == in || (p >= n_phys && R.cfg->ports[p].parent == in))
+			n += c->forwarded + c->exception + dpr_counters_drops(c);
+	}
+	return n;
 }
 
 static void
@@ -122,9 +194,11 @@ drain_tx(void)
 	struct rte_mbuf *m[64];
 	unsigned int p, n;
 
-	for (p = 0; p < 2; p++) {
+	for (p = 0; p < R.n_ports; p++) {
 		rte_pktmbuf_free_bulk(W->tx[p].pkts, W->tx[p].n);
 		W->tx[p].n = 0;
+	}
+	for (p = 0; p < 2; p++) {
 		while ((n = rte_ring_sc_dequeue_burst(txr[p], (void **)m, RTE_DIM(m), NULL)) > 0)
 			rte_pktmbuf_free_bulk(m, n);
 	}
@@ -137,8 +211,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		0, RTE_MBUF_F_RX_IP_CKSUM_GOOD, RTE_MBUF_F_RX_IP_CKSUM_BAD,
 		RTE_MBUF_F_RX_IP_CKSUM_NONE,
 	};
+	static const uint16_t stripped[4] = { 0, 100, 200, 0xa000 | 300 };
 	struct rte_mbuf *pkts[DPR_BURST], *m;
-	uint16_t in, n = 0;
+	uint16_t in, n = 0, keep;
 	uint64_t before;
 	size_t off = 1;
 
@@ -166,17 +241,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			m->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
 			m->hash.rss = (uint32_t)off * 0x9e3779b9u;
 		}
+		if (data[0] & 0x30) {
+			m->ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+			m->vlan_tci = stripped[(data[0] >> 4) & 3];
+		}
 		m->packet_type = 0;
 		pkts[n++] = m;
 	}
 	if (n == 0)
 		return 0;
 
-	before = accounted(&W->stats[in]);
-	dpr_ip4_input_burst(W, in, pkts, n);
-	if (accounted(&W->stats[in]) - before != n) {
+	before = accounted(in);
+	/* As the worker: the VLAN interfaces' frames first, then the rest. */
+	keep = n;
+	if (W->ports[in].vlan_if != NULL)
+		keep = dpr_vlan_demux_burst(W, in, pkts, n);
+	if (keep > 0)
+		dpr_ip4_input_burst(W, in, pkts, keep);
+	if (accounted(in) - before != n) {
 		fprintf(stderr, "fuzz_dataplane: %u frames in, %llu accounted for\n", n,
-			(unsigned long long)(accounted(&W->stats[in]) - before));
+			(unsigned long long)(accounted(in) - before));
 		abort();
 	}
 	drain_tx();

@@ -9,8 +9,10 @@ config: the shipped and test configurations.
 rpc: one file of request lines per method, good and bad.
 dataplane: bursts of frames for the rig of fuzz_dataplane.c (p0
 02:00:00:00:01:01 10.0.1.1/24 2001:db8:1::1/64, p1 02:00:00:00:02:01
-10.0.2.1/24 2001:db8:2::1/64 MTU 1280): forwarded, unresolved, TTL 1,
-ARP, NDP, echo, options, fragments, extension headers, runts.
+10.0.2.1/24 2001:db8:2::1/64 MTU 1280; VLAN 100 of both in VRF red, 200
+in VRF blue, the same subnets): forwarded, unresolved, TTL 1, ARP, NDP,
+echo, options, fragments, extension headers, runts; tagged for red, blue
+and no interface, priority-tagged, double-tagged, tags in vlan_tci.
 fib: batches of FIB ops in fuzz_fib.c's encoding: nested prefixes,
 replaces and deletes, default routes, bad ops, and fills up to max_routes
 and DIR-24-8's tbl8 groups.
@@ -67,6 +69,10 @@ RPC = [
     '{"jsonrpc":"2.0","id":20,"method":"nope"}',
     '{"jsonrpc":"1.0","id":[1],"method":5}',
     '{"jsonrpc":"2.0","id":21,"method":"route.add","params":{"prefix":"10.9.0.1/16","via":"fe80::1"}}',
+    '{"jsonrpc":"2.0","id":22,"method":"vrf.list"}',
+    '{"jsonrpc":"2.0","id":23,"method":"route.add","params":{"prefix":"10.9.0.0/16","via":"10.0.2.2","vrf":"red"}}',
+    '{"jsonrpc":"2.0","id":24,"method":"route.list","params":{"vrf":"default","limit":2}}',
+    '{"jsonrpc":"2.0","id":25,"method":"neigh.add","params":{"address":"10.0.2.9","mac":"02:00:00:00:02:09","vrf":"default"}}',
 ]
 
 
@@ -150,6 +156,22 @@ def dataplane():
         burst(0, 4, [fwd6, unres6, hl1]), burst(0, 0, [ns, echo6, rs]), burst(0, 0, [hbh]),
         burst(0, 2, [runt, vlan, fwd4, fwd6]), burst(0, 0, [fwd4, fwd6] * 16),
     ]
+    # 802.1Q: the same frames in VLAN 100 (red), 200 (blue), 0 (priority),
+    # 300 (no interface), two tags, a cut tag; and tags the PMD took off
+    # (flags bits 3-4: VLAN 100, 200, 300 in vlan_tci).
+    def tag(vid, f, pcp=0):
+        return f[:12] + struct.pack("!HH", 0x8100, pcp << 13 | vid) + f[12:]
+    for vid in (100, 200):
+        seeds.append(burst(0, 0, [tag(vid, f) for f in (fwd4, unres4, ttl1, echo4, noroute, arp)]))
+        seeds.append(burst(0, 0, [tag(vid, f) for f in (fwd6, unres6, hl1, ns, echo6, rs, hbh)]))
+        seeds.append(burst(1, 0, [tag(vid, big), tag(vid, eth(MAC_P[1], 0x0800, ip4(
+            "10.0.2.2", "192.0.2.9", 17, udp())))]))
+    seeds.append(burst(0, 0, [tag(100, fwd4), fwd4, tag(200, fwd4), tag(0, fwd4, pcp=5),
+                              tag(300, fwd4), tag(100, tag(100, fwd4)), tag(100, fwd4)[:16],
+                              tag(200, rr), tag(4095, fwd6)]))
+    seeds.append(burst(0, 8, [fwd4, unres4, echo4, arp]))
+    seeds.append(burst(0, 16, [fwd4, fwd6, ns]))
+    seeds.append(burst(1, 24, [big, tag(100, fwd4)]))
     for s in seeds:
         put("dataplane", s)
 

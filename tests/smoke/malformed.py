@@ -6,14 +6,18 @@ the counters it moved: malformed.sh's sender and judge.
   malformed.py SOCK NS1 IF1 NS2 IF2 LIST|RUN
 
 The frames go out of IF1 in namespace NS1 (h1, on dpr's p0) from a raw
-socket; IF2 in NS2 (h2, behind p1) records what reaches the far host. For
-each frame: p0's counters and the exception path's are read (JSON-RPC
-stats.get on SOCK), the frame is sent, and once p0 has received it (rx one
-higher) and the exception path has done with it, the change is compared
-with what the frame must do: exactly one worker counter (forwarded, a drop
-reason or an exception class) and, for exceptions, the control thread's
-counters named. Frames meant to cross carry a tag; at the end h2 must have
-received exactly those tags. Prints "ok - NAME" / "not ok - NAME: why"
+socket, a few out of IF2 in NS2 (h2, on p1); both record what reaches
+them, with the 802.1Q tag the kernel reports (PACKET_AUXDATA). For each
+frame: the counters of the port it enters, of that port's VLAN interfaces
+and of the exception path are read (JSON-RPC stats.get on SOCK), the frame
+is sent, and once the port has received it (rx of the port and its VLAN
+interfaces one higher) and the exception path has done with it, the change
+is compared with what the frame must do: exactly one worker counter of one
+interface (forwarded, a drop reason or an exception class; "p0.100:..."
+for a VLAN interface's) and, for exceptions, the control thread's counters
+named. Frames meant to cross carry a marker; at the end each host must
+have received exactly the markers meant for it, each with its VLAN id
+(none: untagged). Prints "ok - NAME" / "not ok - NAME: why"
 per frame and exits 1 if any failed. No timing decides a result: the
 waits are limits for a broken router.
 """
@@ -36,6 +40,8 @@ PACKET_OUTGOING = 4
 
 R0 = bytes.fromhex("020000000101")  # dpr p0
 M1 = bytes.fromhex("020000000102")  # h1
+R1 = bytes.fromhex("020000000201")  # dpr p1
+M2 = bytes.fromhex("020000000202")  # h2
 OTHER = bytes.fromhex("020000000777")
 BC = b"\xff" * 6
 IP_H1, IP_R0, IP_H2, IP_R1 = "10.0.1.2", "10.0.1.1", "10.0.2.2", "10.0.2.1"
@@ -108,13 +114,21 @@ def tagged(n):
     return b"DPRMAL%03d" % n
 
 
-# A frame: (name, bytes, worker counter, {exception-path counter: delta}, crosses)
-# Worker counters: "forwarded", "drops.REASON" or "exceptions.CLASS".
+def dot1q(vid, frame, tpid=0x8100, pcp=0):
+    """@frame with an 802.1Q tag (TPID @tpid) after its MACs."""
+    return frame[:12] + struct.pack("!HH", tpid, pcp << 13 | vid) + frame[12:]
+
+
+# A frame: (name, bytes, worker counter, {exception-path counter: delta},
+# crosses, port it enters). Worker counters: "forwarded", "drops.REASON" or
+# "exceptions.CLASS" of the port, "IFACE:..." of its VLAN interface IFACE.
+# crosses: False, True (reaches h2 untagged) or (host, VLAN id or None).
 def frames():
     f = []
 
-    def add(name, frame, worker, ep=None, crosses=False):
-        f.append((name, frame, worker, ep or {}, crosses))
+    def add(name, frame, worker, ep=None, crosses=False, via="p0"):
+        f.append((name, frame, worker, ep or {}, ("h2", None) if crosses is True else crosses,
+                  via))
 
     n = iter(range(1000))
     # --- Ethernet -----------------------------------------------------------
@@ -122,9 +136,9 @@ def frames():
     add("unicast to another MAC", eth(ip4(IP_H1, IP_H2, payload=udp(b"x")), dst=OTHER),
         "drops.other_host")
     add("unknown EtherType 0x88b5", eth(bytes(46), 0x88b5), "drops.unsupported_l3")
-    add("802.1Q tag on a port without VLAN interfaces",
-        R0 + M1 + b"\x81\x00\x00\x05\x08\x00" + ip4(IP_H1, IP_H2, payload=udp(b"v")),
-        "drops.unknown_vlan")
+    add("802.1Q tag on a port without VLAN interfaces (p1)",
+        dot1q(5, eth(ip4(IP_H2, IP_H1, payload=udp(b"v")), dst=R1, src=M2)),
+        "drops.unknown_vlan", via="p1")
     add("802.3 length field instead of a type", eth(bytes(46), 0x002e), "drops.unsupported_l3")
     add("IPv4 frame with 1000 bytes of trailer", eth(ip4(IP_H1, IP_H2, payload=udp(tagged(next(n))))
                                                      + b"\xee" * 1000), "forwarded",
@@ -290,6 +304,48 @@ def frames():
     add("router solicitation", eth(ip6("fe80::2", "ff02::2", 58, rs, hlim=255), 0x86dd,
                                    dst=bytes.fromhex("333300000002")),
         "exceptions.local", {"ipv6.rs_in": 1})
+    # --- 802.1Q and VRFs (p0.100: red, p0.200: blue, same subnet as p0) ------------
+    v4 = lambda src, dst, tag=b"x", **kw: eth(ip4(src, dst, payload=udp(tag, src, dst), **kw))
+    add("VLAN 5, for which p0 has no interface", dot1q(5, v4(IP_H1, IP_H2)), "drops.unknown_vlan")
+    add("VLAN 4095 (reserved)", dot1q(4095, v4(IP_H1, IP_H2)), "drops.unknown_vlan")
+    add("priority tag (VLAN 0): p0's own frame, forwarded untagged",
+        dot1q(0, v4(IP_H1, IP_H2, tagged(next(n)))), "forwarded", crosses=True)
+    add("priority tag with priority 6: forwarded untagged",
+        dot1q(0, v4(IP_H1, IP_H2, tagged(next(n))), pcp=6), "forwarded", crosses=True)
+    add("802.1ad S-tag (0x88a8): no QinQ", dot1q(100, v4(IP_H1, IP_H2), tpid=0x88a8),
+        "drops.unsupported_l3")
+    add("802.1Q tag cut short (no EtherType after it): for no interface",
+        R0 + M1 + b"\x81\x00\x00\x64", "drops.unknown_vlan")
+    add("VLAN 100 inside VLAN 100 (double tag)", dot1q(100, dot1q(100, v4(IP_H1, IP_H2))),
+        "p0.100:drops.unknown_vlan")
+    add("VLAN 100 to another MAC", dot1q(100, eth(ip4(IP_H1, IP_H2, payload=udp(b"x")),
+                                                  dst=OTHER)),
+        "p0.100:drops.other_host")
+    add("VLAN 100 with a bad header checksum", dot1q(100, v4(IP_H1, IP_H2, bad_csum=True)),
+        "p0.100:drops.bad_checksum")
+    add("VLAN 100 (red) to red's route: back out p0.100, tagged 100",
+        dot1q(100, v4(IP_H1, "198.51.100.7", tagged(next(n)))), "p0.100:forwarded",
+        crosses=("h1", 100))
+    add("untagged to red's route: no route in the default VRF",
+        v4("192.0.2.51", "198.51.100.8"), "exceptions.no_route", {"icmp_net_unreachable": 1})
+    add("VLAN 200 (blue) to red's route: no route in blue",
+        dot1q(200, v4(IP_H1, "198.51.100.9")), "p0.200:exceptions.no_route")
+    add("VLAN 100 (red) to h2: the default VRF's subnet is not red's",
+        dot1q(100, v4(IP_H1, IP_H2)), "p0.100:exceptions.no_route", {"icmp_net_unreachable": 1})
+    add("VLAN 100 (red) to the default VRF's route 192.0.2.0/24",
+        dot1q(100, v4(IP_H1, "192.0.2.99")), "p0.100:exceptions.no_route",
+        {"icmp_net_unreachable": 1})
+    add("ARP request in VLAN 100 for the router", dot1q(100, arp()), "p0.100:exceptions.arp",
+        {"arp_requests_in": 1, "arp_replies_sent": 1})
+    add("echo request in VLAN 100 to the router",
+        dot1q(100, eth(ip4(IP_H1, IP_R0, 1, icmp4(8, 0, b"\x00\x01\x00\x09", b"ping")))),
+        "p0.100:exceptions.local", {"echo_replies": 1})
+    add("echo request in VLAN 200 to the router",
+        dot1q(200, eth(ip4(IP_H1, IP_R0, 1, icmp4(8, 0, b"\x00\x01\x00\x0a", b"ping")))),
+        "p0.200:exceptions.local")
+    add("IPv6 in VLAN 100: red has no IPv6 route, not even back to the source",
+        dot1q(100, eth(ip6(V6_H1, V6_H2, payload=udp6(b"x")), 0x86dd)),
+        "p0.100:exceptions.no_route", {"ipv6.unroutable": 1})
     return f
 
 
@@ -308,12 +364,22 @@ class Stats:
         return json.loads(self.f.readline())["result"]
 
 
-def flat(s):
-    """The counters a frame may move: p0's, and the exception path's."""
-    p0 = next(p for p in s["ports"] if p["name"] == "p0")
-    out = {"rx": p0["rx"], "forwarded": p0["forwarded"]}
-    out.update({"drops." + k: v for k, v in p0["drops"].items()})
-    out.update({"exceptions." + k: v for k, v in p0["exceptions"].items()})
+def flat(s, port):
+    """The counters a frame entering @port may move: the port's, its VLAN
+    interfaces' ("IFACE:..."), and the exception path's. "rx": what the
+    port and its VLAN interfaces received, each frame counted on one."""
+    out = {"rx": 0}
+    for p in s["ports"]:
+        if p["name"] == port:
+            pre = ""
+        elif p.get("parent") == port:
+            pre = p["name"] + ":"
+        else:
+            continue
+        out["rx"] += p["rx"]
+        out[pre + "forwarded"] = p["forwarded"]
+        out.update({pre + "drops." + k: v for k, v in p["drops"].items()})
+        out.update({pre + "exceptions." + k: v for k, v in p["exceptions"].items()})
     out.update({"ep.hs." + k: v for k, v in s["host_stack"].items() if isinstance(v, int)})
     ep = s["exception_path"]
     out.update({"ep." + k: v for k, v in ep.items() if isinstance(v, int)})
@@ -337,10 +403,37 @@ def in_netns(name, fn):
         os.close(there)
 
 
+SOL_PACKET, PACKET_AUXDATA, TP_STATUS_VLAN_VALID = 263, 8, 1 << 4
+
+
+class Auxdata(ctypes.Structure):
+    _fields_ = [("tp_status", ctypes.c_uint32), ("tp_len", ctypes.c_uint32),
+                ("tp_snaplen", ctypes.c_uint32), ("tp_mac", ctypes.c_uint16),
+                ("tp_net", ctypes.c_uint16), ("tp_vlan_tci", ctypes.c_uint16),
+                ("tp_vlan_tpid", ctypes.c_uint16)]
+
+
 def raw(ifname):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
     s.bind((ifname, 0))
     return s
+
+
+def recv_vid(s):
+    """One received frame: (data, VLAN id or None), or None for our own."""
+    data, anc, _, addr = s.recvmsg(65535, socket.CMSG_SPACE(ctypes.sizeof(Auxdata)))
+    if addr[2] == PACKET_OUTGOING:
+        return None
+    vid = None
+    for level, kind, cdata in anc:
+        if level == SOL_PACKET and kind == PACKET_AUXDATA:
+            aux = Auxdata.from_buffer_copy(cdata.ljust(ctypes.sizeof(Auxdata), b"\0"))
+            if aux.tp_status & TP_STATUS_VLAN_VALID:
+                vid = aux.tp_vlan_tci & 0xfff
+    if vid is None and len(data) >= 18 and data[12:14] == b"\x81\x00":
+        vid = struct.unpack("!H", data[14:16])[0] & 0xfff
+    return data, vid
 
 
 def main():
@@ -350,8 +443,8 @@ def main():
         for name, *_ in fr:
             print(name)
         return 0
-    tx = in_netns(ns1, lambda: raw(if1))
-    rx = in_netns(ns2, lambda: raw(if2))
+    tx = {"p0": in_netns(ns1, lambda: raw(if1)), "p1": in_netns(ns2, lambda: raw(if2))}
+    rxs = {"h1": in_netns(ns1, lambda: raw(if1)), "h2": in_netns(ns2, lambda: raw(if2))}
     # A listener on h2's UDP port: without it h2's kernel answers each
     # crossing datagram with port unreachable, and Linux copies a record
     # route option into that error, which dpr then slow-forwards from p1
@@ -363,31 +456,35 @@ def main():
     udp = in_netns(ns2, listener)
     got, stop = set(), []
 
-    def sniff():
+    # (host, VLAN id, marker) of every marked frame a host received.
+    def sniff(host, rx):
         rx.settimeout(0.2)
         while not stop:
             try:
-                data, addr = rx.recvfrom(65535)
+                r = recv_vid(rx)
             except socket.timeout:
                 continue
-            if addr[2] == PACKET_OUTGOING:
+            if r is None:
                 continue
-            i = data.find(b"DPRMAL")
-            if i >= 0:
-                got.add(data[i:i + 9])
-    t = threading.Thread(target=sniff, daemon=True)
-    t.start()
+            i = r[0].find(b"DPRMAL")
+            # To h1, only UDP counts: the host stack's ICMP errors for the
+            # marked frames it was given quote their markers.
+            if i >= 0 and (host == "h2" or r[0][12:14] == b"\x08\x00" and r[0][23] == 17):
+                got.add((host, r[1], r[0][i:i + 9]))
+    threads = [threading.Thread(target=sniff, args=(h, rx), daemon=True) for h, rx in rxs.items()]
+    for t in threads:
+        t.start()
     st = Stats(sock)
     bad = 0
     want_tags = set()
-    for name, frame, worker, ep, crosses in fr:
-        before = flat(st.get())
-        tx.send(frame)
+    for name, frame, worker, ep, crosses, via in fr:
+        before = flat(st.get(), via)
+        tx[via].send(frame)
         deadline = time.monotonic() + 5
         want = {worker: 1}
         want.update({"ep." + k: v for k, v in ep.items()})
         while True:  # until p0 received it and the exception path is done
-            now = flat(st.get())
+            now = flat(st.get(), via)
             d = {k: now.get(k, 0) - before.get(k, 0) for k in set(now) | set(before)}
             if d["rx"] >= 1 and all(d.get(k, 0) >= v for k, v in want.items()):
                 break
@@ -396,7 +493,7 @@ def main():
         moved = {k: v for k, v in d.items() if v and k != "rx" and not k.startswith("ep.")}
         why = []
         if d["rx"] != 1:
-            why.append("p0 received %d frames" % d["rx"])
+            why.append("%s received %d frames" % (via, d["rx"]))
         if moved != {worker: 1}:
             why.append("worker counters moved: %s, want {%s: 1}" % (moved, worker))
         for k, v in want.items():
@@ -404,7 +501,7 @@ def main():
                 why.append("%s moved by %d, want %d" % (k, d.get(k, 0), v))
         tag = frame.find(b"DPRMAL")
         if tag >= 0 and crosses:
-            want_tags.add(frame[tag:tag + 9])
+            want_tags.add(crosses + (frame[tag:tag + 9],))
         if why:
             bad += 1
             epm = {k: v for k, v in d.items() if v and k.startswith("ep.")}
@@ -417,10 +514,12 @@ def main():
         time.sleep(0.05)
     time.sleep(0.3)
     stop.append(1)
-    t.join()
+    for t in threads:
+        t.join()
     udp.close()
     if got == want_tags:
-        print("ok - h2 received exactly the %d frames meant to cross" % len(want_tags))
+        print("ok - the hosts received exactly the %d frames meant to cross, with their tags"
+              % len(want_tags))
     else:
         bad += 1
         print("not ok - h2 received %s, want %s" % (sorted(got), sorted(want_tags)))

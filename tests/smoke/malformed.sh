@@ -4,12 +4,18 @@
 # (malformed.py): over 60 frames across Ethernet, ARP, IPv4 (versions,
 # lengths, IHL, checksums, TTL, martians, broadcasts, every option kind and
 # broken option lengths, source routes, fragments, MTU), ICMP, IPv6
-# (lengths, martians, scope, hop-by-hop options) and NDP. Each is counted
-# under the reason it must be, once; the exception path counts what it did
-# with it; the far host receives exactly the frames meant to cross; the
-# counters add up.
+# (lengths, martians, scope, hop-by-hop options), NDP and 802.1Q (tags for
+# no interface, on a port with none, priority tags, reserved ids, S-tags,
+# double tags, cut tags; VRFs that must not leak into each other). Each is
+# counted under the reason it must be, once, on the interface it must be;
+# the exception path counts what it did with it; the hosts receive exactly
+# the frames meant to cross, with the tag they must have; the counters add
+# up.
 #
 #   h1 10.0.1.2 2001:db8:1::2 -- p0  dpr  p1 (mtu 1000) -- h2 10.0.2.2 2001:db8:2::2
+#   h1 in VLAN 100 -- p0.100 (VRF red, 10.0.1.1/24, 198.51.100.0/24 via h1,
+#                             no redirects: red's traffic hairpins at once)
+#   h1 in VLAN 200 -- p0.200 (VRF blue, 10.0.1.1/24, no other route)
 #
 # net_tap ports with their kernel sides moved into the hosts (every frame
 # reaches dpr exactly as sent); static neighbours, and IPv6 off in the
@@ -32,9 +38,21 @@ cat > "$WORK/dpr.json" <<JSON
     {"address": "10.0.1.2", "mac": "02:00:00:00:01:02"},
     {"address": "10.0.2.2", "mac": "02:00:00:00:02:02"},
     {"address": "2001:db8:1::2", "mac": "02:00:00:00:01:02"},
-    {"address": "2001:db8:2::2", "mac": "02:00:00:00:02:02"}
+    {"address": "2001:db8:2::2", "mac": "02:00:00:00:02:02"},
+    {"address": "10.0.1.2", "mac": "02:00:00:00:01:02", "port": "p0.100"}
   ],
-  "routes": [{"prefix": "192.0.2.0/24", "via": "10.0.1.2"}],
+  "vrfs": [{"name": "red", "table": 100,
+            "fib": {"ipv4_algorithm": "poptrie", "ipv6_algorithm": "poptrie"}},
+           {"name": "blue", "table": 200,
+            "fib": {"ipv4_algorithm": "poptrie", "ipv6_algorithm": "poptrie"}}],
+  "vlans": [
+    {"name": "p0.100", "port": "p0", "id": 100, "vrf": "red", "addresses": ["10.0.1.1/24"],
+     "tap": false, "redirects": false},
+    {"name": "p0.200", "port": "p0", "id": 200, "vrf": "blue", "addresses": ["10.0.1.1/24"],
+     "tap": false}
+  ],
+  "routes": [{"prefix": "192.0.2.0/24", "via": "10.0.1.2"},
+             {"prefix": "198.51.100.0/24", "via": "10.0.1.2", "vrf": "red"}],
   "control": {"socket": "$SOCK"},
   "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64,
           "ipv6_max_routes": 1024, "ipv6_tbl8_groups": 64}

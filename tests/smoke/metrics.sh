@@ -5,7 +5,11 @@
 # stats.get (forwarded packets, drops by reason, exceptions by class, FIB
 # routes, neighbours by state, routes by source, busy cycles); other paths
 # get 404, other methods 405; a second dpr on the same address refuses to
-# start and says why.
+# start and says why. With a VRF "red" on VLAN 100 of p1 (p1.100): each
+# interface's series carry its VRF (the VLAN interface's too), and each
+# VRF's routes, FIB memory and interface count are gauges labelled vrf;
+# dprctl doctor warns about red's DIR-24-8 tables and, with p1's link down,
+# about p1.100.
 source "$(dirname "$0")/lib.sh"
 need_root
 
@@ -17,7 +21,12 @@ MPORT=$((20000 + 0x$TAG % 20000))
 MADDR=127.0.0.1:$MPORT
 RMAC=02:00:00:00:01:01 HMAC=02:00:00:00:01:02
 two_hosts
-two_hosts_config "$WORK/dpr.json" 2 '"routes": [{"prefix": "198.51.100.0/24", "via": "10.0.2.2"}],
+two_hosts_config "$WORK/dpr.json" 2 '"routes": [{"prefix": "198.51.100.0/24", "via": "10.0.2.2"},
+    {"prefix": "10.88.0.0/16", "port": "p1.100", "vrf": "red"},
+    {"prefix": "10.89.0.0/16", "port": "p1.100", "vrf": "red"}],
+  "vrfs": [{"name": "red", "table": 100}],
+  "vlans": [{"name": "p1.100", "port": "p1", "id": 100, "vrf": "red",
+             "addresses": ["10.9.0.1/24"], "tap": false}],
   "metrics": {"listen": "'"$MADDR"'"}'
 start_dpr "$WORK/dpr.json" -l 0,1 -- --idle-sleep 100
 check "dpr says where it serves the metrics" \
@@ -99,17 +108,17 @@ same() {
 		not_ok "$1 = $m, stats.get $2 = $l${3:+, expected $3}"
 	fi
 }
-same 'dpr_port_forwarded_packets_total{port="p0"}' 'port("p0")["forwarded"]' 12
-same 'dpr_port_tx_packets_total{port="p1"}' 'port("p1")["tx"]' 12
-same 'dpr_port_rx_packets_total{port="p0"}' 'port("p0")["rx"]'
-same 'dpr_port_drops_total{port="p0",reason="bad_checksum"}' 'port("p0")["drops"]["bad_checksum"]' 15
-same 'dpr_port_drops_total{port="p0",reason="martian"}' 'port("p0")["drops"]["martian"]' 3
-same 'dpr_port_exceptions_total{port="p0",class="ttl_expired"}' 'port("p0")["exceptions"]["ttl_expired"]' 9
+same 'dpr_port_forwarded_packets_total{port="p0",vrf="default"}' 'port("p0")["forwarded"]' 12
+same 'dpr_port_tx_packets_total{port="p1",vrf="default"}' 'port("p1")["tx"]' 12
+same 'dpr_port_rx_packets_total{port="p0",vrf="default"}' 'port("p0")["rx"]'
+same 'dpr_port_drops_total{port="p0",vrf="default",reason="bad_checksum"}' 'port("p0")["drops"]["bad_checksum"]' 15
+same 'dpr_port_drops_total{port="p0",vrf="default",reason="martian"}' 'port("p0")["drops"]["martian"]' 3
+same 'dpr_port_exceptions_total{port="p0",vrf="default",class="ttl_expired"}' 'port("p0")["exceptions"]["ttl_expired"]' 9
 same 'dpr_worker_forwarded_packets_total{worker="0"}' 'worker(0)["forwarded"]' 12
 same 'dpr_worker_drops_total{worker="0",reason="bad_checksum"}' 'worker(0)["drops"]["bad_checksum"]' 15
 same 'dpr_worker_busy_cycles_total{worker="0"}' 'worker(0)["busy_cycles"]'
 check "worker 0 counted busy cycles" test "$(metric 'dpr_worker_busy_cycles_total{worker="0"}')" -gt 0
-same 'dpr_port_nic_rx_packets_total{port="p0"}' 'port("p0")["nic"]["rx_packets"]'
+same 'dpr_port_nic_rx_packets_total{port="p0",vrf="default"}' 'port("p0")["nic"]["rx_packets"]'
 same 'dpr_control_exceptions_total{class="ttl_expired"}' 'S["control_exceptions"]["ttl_expired"]' 9
 same 'dpr_exception_path_events_total{event="icmp_time_exceeded"}' 'S["exception_path"]["icmp_time_exceeded"]'
 same 'dpr_fib_routes{family="ipv4"}' 'S["fib"]["ipv4_routes"]'
@@ -123,6 +132,30 @@ same 'dpr_neighbors_static' 'S["neighbors"]["static"]' 2
 same 'dpr_routes_active{source="config"}' 'S["route_sources"]["config"]["active"]' 1
 same 'dpr_routes_active{source="api"}' 'S["route_sources"]["api"]["active"]' 1
 same 'dpr_nexthops' 'S["nexthops"]'
+# A host in VLAN 100 (red) resolves and pings p1.100: traffic on the VLAN
+# interface.
+r=$(ip netns exec "$H2" python3 "$SMOKE_DIR/vlanhost.py" probe eth0 100 02:00:00:aa:02:02 10.9.0.2 10.9.0.1)
+check "p1.100 answers ARP and ping in VLAN 100 ($r)" \
+	python3 -c 'import json, sys; r = json.loads(sys.argv[1]); sys.exit(not (r["arp_vid"] == 100 and r["echo_vid"] == 100))' "$r"
+# Scraped again after it.
+scrape /metrics "$WORK/metrics.txt" >/dev/null
+ctl --json stats > "$WORK/live.json" || not_ok "dprctl stats failed"
+lint=$("$PROMTOOL" check metrics < "$WORK/metrics.txt" 2>&1)
+check "promtool accepts the VRF and VLAN series too (${lint:0:300})" test -z "$lint"
+vrf() { echo 'next(v for v in S["vrfs"] if v["name"] == "'"$1"'")'; }
+same 'dpr_port_rx_packets_total{port="p1.100",vrf="red"}' 'port("p1.100")["rx"]'
+check "p1.100 counted the probe's ARP and echo ($(metric 'dpr_port_rx_packets_total{port="p1.100",vrf="red"}'))" \
+	test "$(metric 'dpr_port_rx_packets_total{port="p1.100",vrf="red"}')" -ge 2
+same 'dpr_vrf_info{vrf="red",table="100"}' '1' 1
+same 'dpr_vrf_interfaces{vrf="red"}' '1' 1
+same 'dpr_vrf_interfaces{vrf="default"}' '2' 2
+same 'dpr_vrf_routes{vrf="red",family="ipv4"}' "$(vrf red)[\"fib\"][\"ipv4_routes\"]"
+same 'dpr_vrf_routes{vrf="default",family="ipv4"}' 'S["fib"]["ipv4_routes"]'
+same 'dpr_vrf_fib_memory_bytes{vrf="red",family="ipv4"}' "$(vrf red)[\"fib\"][\"ipv4_memory_bytes\"]"
+same 'dpr_vrf_fib_memory_bytes{vrf="red",family="ipv6"}' "$(vrf red)[\"fib\"][\"ipv6_memory_bytes\"]"
+check "red's routes: its connected, local and two config routes, none of the default's ($(metric 'dpr_vrf_routes{vrf="red",family="ipv4"}'))" \
+	test "$(metric 'dpr_vrf_routes{vrf="red",family="ipv4"}')" -ge 2 -a \
+	"$(metric 'dpr_vrf_routes{vrf="red",family="ipv4"}')" -lt "$(metric 'dpr_vrf_routes{vrf="default",family="ipv4"}')"
 
 st=$(scrape /other "$WORK/other.txt")
 check "GET /other answers 404 (got $st)" test "${st%% *}" = 404
@@ -145,6 +178,21 @@ check "... saying the address is in use" \
 	grep -q "dpr: metrics: listen on $MADDR: Address already in use" "$WORK/dpr2.log"
 st=$(scrape /metrics "$WORK/metrics2.txt")
 check "the first dpr still serves its metrics (got $st)" test "${st%% *}" = 200
+
+# The doctor knows the VRF and the VLAN interface: red on DIR-24-8 costs
+# its own tables; with p1's link down, p1.100 carries nothing.
+out=$(ctl doctor 2>&1)
+check "dprctl doctor: VRF red's DIR-24-8 tables and their cost" \
+	grep -q "warning: vrf: VRF red: its DIR-24-8 FIBs" <<<"$out"
+ip link set "$V1" down
+for _ in $(seq 50); do
+	out=$(ctl doctor 2>&1)
+	grep -q "VLAN interface p1.100" <<<"$out" && break
+	sleep 0.1
+done
+check "dprctl doctor: p1.100's port p1 is down (${out:0:400})" \
+	grep -q "warning: vlan: VLAN interface p1.100 (VLAN 100 of p1, VRF red): port p1's link is down" <<<"$out"
+ip link set "$V1" up
 
 stop_dpr
 check_accounting

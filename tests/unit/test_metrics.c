@@ -139,10 +139,62 @@ test_bound(void)
 	json_decref(stats);
 }
 
+/* VRFs: the interfaces' series carry their VRF; each VRF's FIB figures
+ * and interface count are labelled vrf (and family). */
+static void
+test_vrf(void)
+{
+	json_t *stats = stats_fixture(), *ports;
+	json_error_t je;
+	size_t len = 0;
+	char *text, *z;
+
+	CHECK(stats != NULL, "fixture parses");
+	if (stats == NULL)
+		return;
+	ports = json_object_get(stats, "ports");
+	json_object_set_new(json_array_get(ports, 0), "vrf", json_string("default"));
+	json_object_set_new(json_array_get(ports, 1), "vrf", json_string("red"));
+	json_array_append_new(ports, json_loads("{\"name\": \"p1.100\", \"vrf\": \"red\","
+		" \"parent\": \"p1\", \"vlan_id\": 100, \"rx\": 5, \"forwarded\": 4, \"tx\": 1,"
+		" \"exception\": 0, \"drops\": {\"martian\": 1}, \"exceptions\": {}}", 0, &je));
+	json_object_set_new(stats, "vrfs", json_loads("["
+		"{\"name\": \"default\", \"table\": 254, \"fib\": {\"ipv4_routes\": 3,"
+		"  \"ipv4_memory_bytes\": 67108864, \"ipv6_routes\": 2}},"
+		"{\"name\": \"red\", \"table\": 100, \"fib\": {\"ipv4_routes\": 7,"
+		"  \"ipv4_memory_bytes\": 4096, \"ipv6_routes\": 0, \"ipv6_memory_bytes\": 512}},"
+		"{\"name\": \"blue\", \"table\": 200, \"fib\": {}}]", 0, &je));
+	text = dpr_metrics_text(stats, &len);
+	CHECK(text != NULL, "text made");
+	if (text == NULL) {
+		json_decref(stats);
+		return;
+	}
+	z = strndup(text, len);
+	CHECK(has_line(z, "dpr_port_rx_packets_total{port=\"p1\",vrf=\"red\"} 0"), "vrf label");
+	CHECK(has_line(z, "dpr_port_rx_packets_total{port=\"p1.100\",vrf=\"red\"} 5"),
+	      "a VLAN interface's series");
+	CHECK(has_line(z, "dpr_port_drops_total{port=\"p1.100\",vrf=\"red\",reason=\"martian\"} 1"),
+	      "drops of a VLAN interface");
+	CHECK(has_line(z, "dpr_vrf_info{vrf=\"red\",table=\"100\"} 1"), "vrf info");
+	CHECK(has_line(z, "dpr_vrf_interfaces{vrf=\"red\"} 2"), "red has two interfaces");
+	CHECK(has_line(z, "dpr_vrf_interfaces{vrf=\"blue\"} 0"), "blue has none");
+	CHECK(has_line(z, "dpr_vrf_routes{vrf=\"red\",family=\"ipv4\"} 7"), "routes");
+	CHECK(has_line(z, "dpr_vrf_routes{vrf=\"default\",family=\"ipv6\"} 2"), "routes v6");
+	CHECK(has_line(z, "dpr_vrf_fib_memory_bytes{vrf=\"default\",family=\"ipv4\"} 67108864"),
+	      "memory");
+	CHECK(has_line(z, "dpr_vrf_fib_memory_bytes{vrf=\"red\",family=\"ipv6\"} 512"), "memory v6");
+	check_grouping(z);
+	free(z);
+	free(text);
+	json_decref(stats);
+}
+
 int
 main(void)
 {
 	test_text();
+	test_vrf();
 	test_bound();
 	printf("test_metrics: %d checks, %d failed\n", test_checks, test_failures);
 	return test_failures == 0 ? 0 : 1;
