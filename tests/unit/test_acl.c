@@ -79,7 +79,8 @@ ip6(const char *src, const char *dst, uint8_t first, const uint8_t *ext, uint16_
 	memcpy(ip->src_addr, a.ip6, 16);
 	dpr_ip_parse(dst, &a);
 	memcpy(ip->dst_addr, a.ip6, 16);
-	memcpy(b + 40, ext, extlen);
+	if (extlen > 0) /* ext may be NULL then: memcpy's source must not be */
+		memcpy(b + 40, ext, extlen);
 	memcpy(b + 40 + extlen, l4, l4len);
 	return frame(RTE_ETHER_TYPE_IPV6, b, (uint16_t)(40 + extlen + l4len));
 }
