@@ -108,9 +108,12 @@ cat > "$WORK/dpr.json" <<JSON
   "neighbors": [{"address": "10.0.1.2", "mac": "02:00:00:00:01:02"},
                 {"address": "10.0.2.2", "mac": "02:00:00:00:02:02"}],
   "control": {"socket": "$SOCK"},
-  "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 16}
+  "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 16},
+  "control_plane": {"resolving_per_interface": 256}
 }
 JSON
+# Each of the 250 hosts below is resolved at once (the budget of a link is
+# 64 by default, which would keep the held packets under the pool's size).
 start_dpr "$WORK/dpr.json" -l 0,1 -- --idle-sleep 100 --stats-file "$WORK/stats.json" --pool-size 900
 netns "$H3"; netns "$H4"
 ip link set "$A" netns "$H3" || die "cannot move $A"
