@@ -1081,6 +1081,10 @@ run_doctor(int argc, char **argv)
 	warn = json_object_get(res, "warnings");
 	print_warnings(warn, "warning: ");
 	found = json_array_size(warn);
+	json_array_foreach(json_object_get(res, "acl"), i, f) {
+		printf("warning: acl: %s\n", json_string_value(f));
+		found++;
+	}
 	/* dpr-doctor's findings on this machine: errors and warnings, with fixes. */
 	json_array_foreach(json_object_get(res, "machine"), i, f) {
 		const char *sev = str(f, "severity");

@@ -678,12 +678,36 @@ covers(const struct dpr_acl_rule *a, const struct dpr_acl_rule *b)
 /* Pairs of rules compared at most per ACL: the check is quadratic. */
 #define SHADOW_RULES_MAX 2048
 
+/* Warnings about list @p l into @p a: bound nowhere (@p bound false), rules shadowed. */
+static void
+list_warnings(const struct dpr_acl_list *l, bool bound, json_t *a)
+{
+	char msg[256];
+	uint32_t j, k;
+
+	if (!bound) {
+		snprintf(msg, sizeof(msg),
+			 "acl %s is bound to no interface: it filters nothing (dprctl acl bind %s IFACE in|out)",
+			 l->name, l->name);
+		json_array_append_new(a, json_string(msg));
+	}
+	if (l->n_rules > SHADOW_RULES_MAX)
+		return;
+	for (k = 1; k < l->n_rules; k++)
+		for (j = 0; j < k; j++)
+			if (covers(&l->rules[j], &l->rules[k])) {
+				snprintf(msg, sizeof(msg),
+					 "acl %s: rule %u is never reached: rule %u before it matches everything it does",
+					 l->name, k, j);
+				json_array_append_new(a, json_string(msg));
+				break;
+			}
+}
+
 json_t *
 dpr_acl_warnings_json(const struct dpr_acl_db *db)
 {
 	json_t *a = json_array();
-	char msg[256];
-	uint32_t j, k;
 	unsigned int p, d;
 	int i;
 
@@ -696,23 +720,31 @@ dpr_acl_warnings_json(const struct dpr_acl_db *db)
 		for (d = 0; d < 2; d++)
 			for (p = 0; p < DPR_MAX_PORTS; p++)
 				bound |= db->bound[d][p] == i;
-		if (!bound) {
-			snprintf(msg, sizeof(msg),
-				 "acl %s is bound to no interface: it filters nothing (dprctl acl bind %s IFACE in|out)",
-				 e->list.name, e->list.name);
-			json_array_append_new(a, json_string(msg));
-		}
-		if (e->list.n_rules > SHADOW_RULES_MAX)
-			continue;
-		for (k = 1; k < e->list.n_rules; k++)
-			for (j = 0; j < k; j++)
-				if (covers(&e->list.rules[j], &e->list.rules[k])) {
-					snprintf(msg, sizeof(msg),
-						 "acl %s: rule %u is never reached: rule %u before it matches everything it does",
-						 e->list.name, k, j);
-					json_array_append_new(a, json_string(msg));
-					break;
-				}
+		list_warnings(&e->list, bound, a);
+	}
+	return a;
+}
+
+json_t *
+dpr_acl_config_warnings_json(json_t *acls, const struct dpr_config *cfg)
+{
+	json_t *a = json_array();
+	char err[256];
+	unsigned int p;
+	size_t i;
+
+	for (i = 0; i < json_array_size(acls); i++) {
+		struct dpr_acl_list l;
+		bool bound = false;
+
+		if (dpr_acl_list_parse(json_array_get(acls, i), "acls", NULL, &l, err,
+				       sizeof(err)) < 0)
+			continue; /* the config check says what is wrong */
+		for (p = 0; p < cfg->n_ports; p++)
+			bound |= strcmp(cfg->ports[p].acl_in, l.name) == 0 ||
+				 strcmp(cfg->ports[p].acl_out, l.name) == 0;
+		list_warnings(&l, bound, a);
+		dpr_acl_list_clear(&l);
 	}
 	return a;
 }

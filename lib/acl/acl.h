@@ -195,5 +195,12 @@ bool dpr_acl_ctl_out_bound(const struct dpr_acl_db *db, unsigned int port);
 json_t *dpr_acl_stats_json(const struct dpr_acl_db *db, const char *const *port_names,
 			   unsigned int n_ports);
 
-/** Warnings for dpr-doctor: ACLs bound nowhere, rules an earlier rule shadows. */
+/**
+ * Warnings for dpr-doctor and doctor.get, as strings: ACLs bound nowhere,
+ * rules an earlier rule shadows (looked for in ACLs of up to 2048 rules:
+ * the check is quadratic).
+ */
 json_t *dpr_acl_warnings_json(const struct dpr_acl_db *db);
+
+/** The same for a config file's "acls" (@p acls, NULL: none) and bindings. */
+json_t *dpr_acl_config_warnings_json(json_t *acls, const struct dpr_config *cfg);
