@@ -548,6 +548,37 @@ dpr_acl_get_json(const struct dpr_acl_db *db, const char *name, const char *cons
 }
 
 json_t *
+dpr_acl_hits_json(const struct dpr_acl_db *db)
+{
+	json_t *a = json_array();
+	uint64_t h;
+	uint32_t k;
+	int i;
+
+	for (i = 0; db != NULL && i < DPR_ACL_MAX; i++) {
+		const struct acl_entry *e = &db->acls[i];
+
+		if (!e->used)
+			continue;
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I}", "acl", e->list.name,
+			"rule", "default", "action", dpr_acl_action_name(e->list.dflt),
+			"hits", (json_int_t)hits_sum(db, e->dp, 0)));
+		for (k = 0; k < e->list.n_rules; k++) {
+			char rule[16];
+
+			h = hits_sum(db, e->dp, k + 1);
+			if (h == 0)
+				continue;
+			snprintf(rule, sizeof(rule), "%u", k);
+			json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I}", "acl", e->list.name,
+				"rule", rule, "action", dpr_acl_action_name(e->list.rules[k].action),
+				"hits", (json_int_t)h));
+		}
+	}
+	return a;
+}
+
+json_t *
 dpr_acl_config_json(const struct dpr_acl_db *db)
 {
 	json_t *a = json_array();
