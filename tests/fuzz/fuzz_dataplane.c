@@ -5,7 +5,10 @@
  * (IPv4 and IPv6, dpr_ip4_input_burst()), and what it diverts through the
  * control thread's exception path (ARP, NDP, ICMP and ICMPv6 input, every
  * error it builds, the hold queue), on a router built here whose two ports
- * send into rings. Checked: every frame of the burst is forwarded,
+ * send into rings. Both ports have an input ACL (dpr_acl_input(), as
+ * app/dpr/worker.c runs it before the screen) and p1 an output one (the
+ * control thread's sends): ports, ICMP, TCP flags, fragments, IPv6
+ * extension headers, deny and reject. Checked: every frame of the burst is forwarded,
  * diverted or dropped exactly once, and no mbuf is lost.
  *
  * Input: byte 0 picks the port (bit 0) and the RX offload flags the frames
@@ -24,6 +27,8 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "acl/acl.h"
+#include "acl/acl_dp.h"
 #include "datapath/datapath.h"
 #include "datapath/ip4_dp.h"
 #include "datapath/stats.h"
@@ -36,10 +41,18 @@
 static const char config_text[] =
 	"{\"ports\": ["
 	" {\"name\": \"p0\", \"device\": \"net_null0\", \"mac\": \"02:00:00:00:01:01\","
-	"  \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\"]},"
+	"  \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\"], \"acl_in\": \"edge\"},"
 	" {\"name\": \"p1\", \"device\": \"net_null1\", \"mac\": \"02:00:00:00:02:01\","
 	"  \"addresses\": [\"10.0.2.1/24\", \"2001:db8:2::1/64\"], \"mtu\": 1280,"
-	"  \"broadcast_echo\": true}],"
+	"  \"broadcast_echo\": true, \"acl_in\": \"edge\", \"acl_out\": \"edge\"}],"
+	" \"acls\": [{\"name\": \"edge\", \"default\": \"permit\", \"rules\": ["
+	"   {\"action\": \"deny\", \"proto\": \"tcp\", \"dst\": \"192.0.2.0/25\", \"dst_port\": 22},"
+	"   {\"action\": \"reject\", \"proto\": \"udp\", \"dst_port\": \"1000-2000\"},"
+	"   {\"action\": \"deny\", \"family\": \"ipv6\", \"proto\": \"tcp\", \"tcp_flags\": \"syn,!ack\"},"
+	"   {\"action\": \"reject\", \"proto\": \"icmp\", \"icmp_type\": 13},"
+	"   {\"action\": \"deny\", \"fragment\": \"non-first\", \"dscp\": 46},"
+	"   {\"action\": \"reject\", \"src\": \"2001:db8:1::/64\", \"dst\": \"2001:db8:77::/48\","
+	"    \"proto\": \"udp\", \"src_port\": 53}]}],"
 	" \"neighbors\": [{\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"},"
 	"               {\"address\": \"2001:db8:1::2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"}],"
 	" \"routes\": [{\"prefix\": \"192.0.2.0/24\", \"via\": \"10.0.1.2\"},"
@@ -77,6 +90,7 @@ port_on_ring(unsigned int p)
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	char err[256] = "";
 	unsigned int p;
 
 	(void)argc;
@@ -92,6 +106,11 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	R.port_dp = rte_zmalloc(NULL, sizeof(*R.port_dp) * DPR_MAX_PORTS, 0);
 	if (R.port_dp == NULL || port_on_ring(0) < 0 || port_on_ring(1) < 0)
 		abort();
+	R.acl = dpr_acl_db_create(NULL, 1, 0);
+	if (R.acl == NULL || dpr_acl_load_config(R.acl, R.cfg->acls, R.cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fuzz_dataplane: %s\n", err);
+		abort();
+	}
 	R.exc = dpr_exc_create(&R);
 	W = rte_zmalloc(NULL, sizeof(*W), RTE_CACHE_LINE_SIZE);
 	if (R.exc == NULL || W == NULL)
@@ -103,6 +122,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	W->nh = dpr_nh_words(R.nh);
 	for (p = 0; p < 2; p++)
 		W->port_index[R.port_dp[p].port_id] = (uint8_t)p;
+	W->acl = dpr_acl_db_binds(R.acl);
 	dpr_worker_prepare(W);
 	W->exc_ring = rte_ring_create("fuzz_exc", 256, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (W->exc_ring == NULL)
@@ -173,7 +193,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 
 	before = accounted(&W->stats[in]);
-	dpr_ip4_input_burst(W, in, pkts, n);
+	dpr_ip4_input_burst(W, in, pkts, dpr_acl_input(W, in, pkts, n));
 	if (accounted(&W->stats[in]) - before != n) {
 		fprintf(stderr, "fuzz_dataplane: %u frames in, %llu accounted for\n", n,
 			(unsigned long long)(accounted(&W->stats[in]) - before));
