@@ -22,7 +22,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
 SECONDS_EACH=${1:-60}
 shift || true
-HARNESSES=${*:-fpm fpm_small config rpc rpc_small dataplane fib}
+HARNESSES=${*:-fpm fpm_small config rpc rpc_small dataplane fib acl}
 JOBS=${JOBS:-1}
 BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
 OUT=$BUILD/fuzz

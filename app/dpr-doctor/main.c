@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "acl/acl.h"
 #include "config/config.h"
 #include "doctor/doctor.h"
 
@@ -37,6 +38,19 @@ usage(FILE *f)
 		"      --json         the findings as a JSON array\n"
 		"      --sysroot DIR  read sysfs and /proc below DIR (default /)\n"
 		"Exit: 0 no errors, 1 errors (or a refused/failed bind), 2 usage.\n");
+}
+
+/* The config's ACLs: bound nowhere, rules shadowed by an earlier one. */
+static void
+acl_findings(struct dpr_doctor_report *r, const struct dpr_config *cfg)
+{
+	json_t *warn = dpr_acl_config_warnings_json(cfg->acls, cfg), *w;
+	size_t i;
+
+	json_array_foreach(warn, i, w)
+		dpr_doctor_add(r, DPR_DOCTOR_WARNING, "acl", "", false, NULL, "%s",
+			       json_string_value(w));
+	json_decref(warn);
 }
 
 static void
@@ -160,6 +174,7 @@ main(int argc, char **argv)
 			}
 			in.ports = ports;
 			in.n_ports = cfg->n_phys;
+			acl_findings(&r, cfg);
 		}
 	}
 

@@ -1172,6 +1172,10 @@ run_doctor(int argc, char **argv)
 	warn = json_object_get(res, "warnings");
 	print_warnings(warn, "warning: ");
 	found = json_array_size(warn);
+	json_array_foreach(json_object_get(res, "acl"), i, f) {
+		printf("warning: acl: %s\n", json_string_value(f));
+		found++;
+	}
 	/* The doctor's findings on the config's VRFs and VLAN interfaces, then
 	 * dpr-doctor's on this machine: errors and warnings, with fixes. */
 	for (i = 0; i < json_array_size(json_object_get(res, "config")) +

@@ -169,6 +169,14 @@ json_t *dpr_acl_list_json(const struct dpr_acl_db *db, const char *const *port_n
 json_t *dpr_acl_get_json(const struct dpr_acl_db *db, const char *name,
 			 const char *const *port_names, unsigned int n_ports);
 
+/**
+ * Hits for metrics: [{"acl", "rule" (its index from 0, or "default"),
+ * "action", "hits"}], summed over the workers and the control thread;
+ * each ACL's default, and its rules that were hit (a 10,000-rule list
+ * would be 10,000 series). @p db NULL: none.
+ */
+json_t *dpr_acl_hits_json(const struct dpr_acl_db *db);
+
 /** Every ACL as the config file's "acls" array (config.get). */
 json_t *dpr_acl_config_json(const struct dpr_acl_db *db);
 
@@ -195,5 +203,12 @@ bool dpr_acl_ctl_out_bound(const struct dpr_acl_db *db, unsigned int port);
 json_t *dpr_acl_stats_json(const struct dpr_acl_db *db, const char *const *port_names,
 			   unsigned int n_ports);
 
-/** Warnings for dpr-doctor: ACLs bound nowhere, rules an earlier rule shadows. */
+/**
+ * Warnings for dpr-doctor and doctor.get, as strings: ACLs bound nowhere,
+ * rules an earlier rule shadows (looked for in ACLs of up to 2048 rules:
+ * the check is quadratic).
+ */
 json_t *dpr_acl_warnings_json(const struct dpr_acl_db *db);
+
+/** The same for a config file's "acls" (@p acls, NULL: none) and bindings. */
+json_t *dpr_acl_config_warnings_json(json_t *acls, const struct dpr_config *cfg);

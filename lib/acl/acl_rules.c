@@ -39,12 +39,16 @@ dpr_acl_action_name(uint8_t action)
 static int __rte_format_printf(4, 5)
 fail(char *err, size_t err_len, const char *path, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[512], *c;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Names and keys from the input are quoted in it: one line, always. */
+	for (c = msg; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	snprintf(err, err_len, "%s: %s", path, msg);
 	return -EINVAL;
 }

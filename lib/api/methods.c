@@ -1843,6 +1843,8 @@ m_doctor_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	}
 	res = json_pack("{s:o,s:o}", "warnings", warn, "ports", ports);
 	json_object_set_new(res, "config", config_findings(r));
+	/* ACLs bound nowhere, rules shadowed by an earlier one (lib/acl). */
+	json_object_set_new(res, "acl", r->acl != NULL ? dpr_acl_warnings_json(r->acl) : json_array());
 	if (v == NULL || json_is_true(v))
 		json_object_set_new(res, "machine", machine_findings(r));
 	return res;
@@ -2587,7 +2589,7 @@ const struct dpr_method dpr_method_table[] = {
 	{ "neigh.list", m_neigh_list, "neighbours and gateways" },
 	{ "port.list", m_port_list, "ports" },
 	{ "port.show", m_port_show, "what the device granted a port, and its warnings: port" },
-	{ "doctor.get", m_doctor_get, "warnings going on, every port's facts, and dpr-doctor's machine checks ([machine: false] leaves them out)" },
+	{ "doctor.get", m_doctor_get, "warnings going on, ACL advice, every port's facts, and dpr-doctor's machine checks ([machine: false] leaves them out)" },
 	{ "capture.start", m_capture_start, "capture drops and exceptions to pcapng: file, [ports], drops and/or exceptions (names or \"all\"), [count, max_bytes, snaplen, seconds]" },
 	{ "capture.get", m_capture_get, "the capture's state and counts" },
 	{ "capture.stop", m_capture_stop, "stop the capture" },

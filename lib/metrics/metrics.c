@@ -15,6 +15,7 @@
 #include <rte_common.h>
 #include <rte_log.h>
 
+#include "../acl/acl.h"
 #include "../api/methods.h"
 #include "../api/server.h"
 #include "../util/addr.h"
@@ -655,6 +656,30 @@ control_text(struct text *t, json_t *stats)
 		gauge(t, o, "connected", "dpr_fpm_connected", "1 while zebra is connected over FPM");
 }
 
+/* Hits of ACL rules (stats "acl_rule_hits", dpr_acl_hits_json()). */
+static void
+acl_text(struct text *t, json_t *stats)
+{
+	json_t *arr = json_object_get(stats, "acl_rule_hits"), *e;
+	char labels[256], a[64], r[64], x[64];
+	json_int_t n;
+	size_t i;
+
+	if (arr == NULL)
+		return;
+	family(t, "dpr_acl_rule_hits_total", "counter",
+	       "Packets each ACL rule matched (rule: its index from 0, or default), summed over workers and the control thread; rules never hit are left out");
+	json_array_foreach(arr, i, e) {
+		if (!get_int(e, "hits", &n))
+			continue;
+		snprintf(labels, sizeof(labels), "acl=\"%s\",rule=\"%s\",action=\"%s\"",
+			 label_value(json_string_value(json_object_get(e, "acl")), a, sizeof(a)),
+			 label_value(json_string_value(json_object_get(e, "rule")), r, sizeof(r)),
+			 label_value(json_string_value(json_object_get(e, "action")), x, sizeof(x)));
+		sample(t, "dpr_acl_rule_hits_total", labels, n);
+	}
+}
+
 char *
 dpr_metrics_text(json_t *stats, size_t *len)
 {
@@ -676,6 +701,7 @@ dpr_metrics_text(json_t *stats, size_t *len)
 	neigh_text(&t, stats);
 	route_source_text(&t, stats);
 	control_text(&t, stats);
+	acl_text(&t, stats);
 	if (t.err != 0) {
 		free(t.p);
 		errno = t.err;
@@ -727,6 +753,8 @@ answer(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 		return reply(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
 
 	stats = dpr_router_stats_json(m->r);
+	if (stats != NULL && m->r->acl != NULL)
+		json_object_set_new(stats, "acl_rule_hits", dpr_acl_hits_json(m->r->acl));
 	text = stats != NULL ? dpr_metrics_text(stats, &len) : NULL;
 	json_decref(stats);
 	if (text == NULL) {

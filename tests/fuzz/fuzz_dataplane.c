@@ -9,9 +9,12 @@
  * 100, DIR-24-8) and blue (VLAN 200, Poptrie), whose subnets are the
  * default VRF's own, so the port's bursts are first split by tag
  * (dpr_vlan_demux_burst(), as the worker does) and each part is looked up
- * in its VRF. Checked: every frame of the burst is forwarded, diverted or
- * dropped exactly once, on the port or one of its VLAN interfaces, and no
- * mbuf is lost.
+ * in its VRF. Both ports have an input ACL (dpr_acl_input(), as
+ * app/dpr/worker.c runs it before the screen) and p1 an output one (the
+ * control thread's sends): ports, ICMP, TCP flags, fragments, IPv6
+ * extension headers, deny and reject. Checked: every frame of the burst is
+ * forwarded, diverted or dropped exactly once, on the port or one of its
+ * VLAN interfaces, and no mbuf is lost.
  *
  * Input: byte 0 picks the port (bit 0), the RX offload flags the frames
  * carry (bits 1-3: IP checksum good/bad/unknown, RSS hash) and a tag the
@@ -31,6 +34,8 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "acl/acl.h"
+#include "acl/acl_dp.h"
 #include "datapath/datapath.h"
 #include "datapath/ip4_dp.h"
 #include "datapath/stats.h"
@@ -43,10 +48,18 @@
 static const char config_text[] =
 	"{\"ports\": ["
 	" {\"name\": \"p0\", \"device\": \"net_null0\", \"mac\": \"02:00:00:00:01:01\","
-	"  \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\"]},"
+	"  \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\"], \"acl_in\": \"edge\"},"
 	" {\"name\": \"p1\", \"device\": \"net_null1\", \"mac\": \"02:00:00:00:02:01\","
 	"  \"addresses\": [\"10.0.2.1/24\", \"2001:db8:2::1/64\"], \"mtu\": 1280,"
-	"  \"broadcast_echo\": true}],"
+	"  \"broadcast_echo\": true, \"acl_in\": \"edge\", \"acl_out\": \"edge\"}],"
+	" \"acls\": [{\"name\": \"edge\", \"default\": \"permit\", \"rules\": ["
+	"   {\"action\": \"deny\", \"proto\": \"tcp\", \"dst\": \"192.0.2.0/25\", \"dst_port\": 22},"
+	"   {\"action\": \"reject\", \"proto\": \"udp\", \"dst_port\": \"1000-2000\"},"
+	"   {\"action\": \"deny\", \"family\": \"ipv6\", \"proto\": \"tcp\", \"tcp_flags\": \"syn,!ack\"},"
+	"   {\"action\": \"reject\", \"proto\": \"icmp\", \"icmp_type\": 13},"
+	"   {\"action\": \"deny\", \"fragment\": \"non-first\", \"dscp\": 46},"
+	"   {\"action\": \"reject\", \"src\": \"2001:db8:1::/64\", \"dst\": \"2001:db8:77::/48\","
+	"    \"proto\": \"udp\", \"src_port\": 53}]}],"
 	" \"vrfs\": [{\"name\": \"red\", \"table\": 100},"
 	"           {\"name\": \"blue\", \"table\": 200, \"fib\": {\"ipv4_algorithm\": \"poptrie\","
 	"            \"ipv6_algorithm\": \"poptrie\"}}],"
@@ -135,6 +148,7 @@ vlan_on_port(unsigned int p)
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	char err[256] = "";
 	unsigned int p;
 
 	(void)argc;
@@ -154,6 +168,11 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	for (p = n_phys; p < R.n_ports; p++)
 		if (vlan_on_port(p) < 0)
 			abort();
+	R.acl = dpr_acl_db_create(NULL, 1, 0);
+	if (R.acl == NULL || dpr_acl_load_config(R.acl, R.cfg->acls, R.cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fuzz_dataplane: %s\n", err);
+		abort();
+	}
 	R.exc = dpr_exc_create(&R);
 	W = rte_zmalloc(NULL, sizeof(*W), RTE_CACHE_LINE_SIZE);
 	if (R.exc == NULL || W == NULL)
@@ -165,6 +184,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	W->nh = dpr_nh_words(R.nh);
 	for (p = 0; p < 2; p++)
 		W->port_index[R.port_dp[p].port_id] = (uint8_t)p;
+	W->acl = dpr_acl_db_binds(R.acl);
 	dpr_worker_prepare(W);
 	W->exc_ring = rte_ring_create("fuzz_exc", 256, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (W->exc_ring == NULL)
@@ -256,6 +276,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	keep = n;
 	if (W->ports[in].vlan_if != NULL)
 		keep = dpr_vlan_demux_burst(W, in, pkts, n);
+	if (keep > 0)
+		keep = dpr_acl_input(W, in, pkts, keep);
 	if (keep > 0)
 		dpr_ip4_input_burst(W, in, pkts, keep);
 	if (accounted(in) - before != n) {

@@ -37,12 +37,20 @@ check "config.get shows the endpoint" \
 # An api route through a gateway nobody has resolved: one incomplete neighbour.
 ctl route add 203.0.113.0/24 via 10.0.2.99 >/dev/null || not_ok "dprctl route add failed"
 
+# An input ACL on p0 that denies UDP to port 7002: its rule's hits and
+# the acl drops come out as metrics.
+ctl acl set m '[{"action": "deny", "proto": "udp", "dst_port": 7002}]' >/dev/null ||
+	not_ok "dprctl acl set failed"
+ctl acl bind m p0 in >/dev/null || not_ok "dprctl acl bind failed"
+
 recv_start "$H2" 7001 r
 raw() { ip netns exec "$H1" python3 "$TRAFFIC" raw-send eth0 "$@" --dport 7001; }
 raw $RMAC $HMAC 10.0.1.2 10.0.2.2 12 --ttl 64                      # forwarded
 raw $RMAC $HMAC 10.0.1.2 10.0.2.2 9 --ttl 1                        # ttl_expired
 raw $RMAC $HMAC 10.0.1.2 10.0.2.2 15 --bad-checksum                # bad_checksum
 raw $RMAC $HMAC 127.0.0.1 10.0.2.2 3                               # martian
+ip netns exec "$H1" python3 "$TRAFFIC" raw-send eth0 $RMAC $HMAC 10.0.1.2 10.0.2.2 4 --ttl 64 \
+	--dport 7002                                                # acl
 got=$(recv_stop r)
 count=${got% *}
 check "h2 received the 12 good datagrams (got $count)" test "$count" -eq 12
@@ -113,6 +121,13 @@ same 'dpr_port_tx_packets_total{port="p1",vrf="default"}' 'port("p1")["tx"]' 12
 same 'dpr_port_rx_packets_total{port="p0",vrf="default"}' 'port("p0")["rx"]'
 same 'dpr_port_drops_total{port="p0",vrf="default",reason="bad_checksum"}' 'port("p0")["drops"]["bad_checksum"]' 15
 same 'dpr_port_drops_total{port="p0",vrf="default",reason="martian"}' 'port("p0")["drops"]["martian"]' 3
+same 'dpr_port_drops_total{port="p0",vrf="default",reason="acl"}' 'port("p0")["drops"]["acl"]' 4
+same 'dpr_port_drops_total{port="p0",vrf="default",reason="urpf"}' 'port("p0")["drops"]["urpf"]' 0
+same 'dpr_port_drops_total{port="p0",vrf="default",reason="control_plane"}' 'port("p0")["drops"]["control_plane"]' 0
+check "dpr_acl_rule_hits_total of the deny rule is 4 (got $(metric 'dpr_acl_rule_hits_total{acl="m",rule="0",action="deny"}'))" \
+	test "$(metric 'dpr_acl_rule_hits_total{acl="m",rule="0",action="deny"}')" = 4
+check "the ACL's default hits are there" \
+	test "$(metric 'dpr_acl_rule_hits_total{acl="m",rule="default",action="permit"}')" != missing
 same 'dpr_port_exceptions_total{port="p0",vrf="default",class="ttl_expired"}' 'port("p0")["exceptions"]["ttl_expired"]' 9
 same 'dpr_worker_forwarded_packets_total{worker="0"}' 'worker(0)["forwarded"]' 12
 same 'dpr_worker_drops_total{worker="0",reason="bad_checksum"}' 'worker(0)["drops"]["bad_checksum"]' 15

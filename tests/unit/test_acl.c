@@ -6,6 +6,7 @@
  * (drops counted, rejects on the exception ring), and the acl.* methods
  * (an acl.set refused keeps the old list, hits summed).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_ip.h>
@@ -393,6 +394,7 @@ test_methods(void)
 		"  \"acl_in\": \"mgmt\"}],"
 		" \"acls\": [{\"name\": \"mgmt\", \"default\": \"permit\", \"rules\": ["
 		"   {\"action\": \"deny\", \"proto\": \"tcp\", \"dst_port\": 22}]}]}";
+	struct dpr_config *cfg2;
 	struct dpr_router r;
 	struct dpr_method_err e;
 	char err[512];
@@ -440,6 +442,24 @@ test_methods(void)
 	json_decref(res);
 	res = rpc(&r, dpr_m_acl_del, "{\"name\": \"web\"}", &e);
 	CHECK(res != NULL, "acl.del: %s", e.message);
+	json_decref(res);
+
+	/* dpr-doctor on the config: mgmt is bound there; a shadowed rule. */
+	res = dpr_acl_config_warnings_json(r.cfg->acls, r.cfg);
+	CHECK(json_array_size(res) == 0, "config: no warning (%zu)", json_array_size(res));
+	json_decref(res);
+	json_array_append_new(json_object_get(json_array_get(r.cfg->acls, 0), "rules"),
+			      json_pack("{s:s,s:s,s:i}", "action", "permit", "proto", "tcp",
+					"dst_port", 22));
+	cfg2 = malloc(sizeof(*cfg2));
+	memcpy(cfg2, r.cfg, sizeof(*cfg2));
+	cfg2->ports[0].acl_in[0] = '\0';
+	res = dpr_acl_config_warnings_json(r.cfg->acls, cfg2);
+	free(cfg2);
+	CHECK(json_array_size(res) == 2 &&
+	      strstr(json_string_value(json_array_get(res, 0)), "mgmt is bound to no interface") &&
+	      strstr(json_string_value(json_array_get(res, 1)), "rule 1 is never reached: rule 0"),
+	      "config: unbound, shadowed");
 	json_decref(res);
 
 	dpr_acl_db_free(r.acl);
