@@ -13,7 +13,8 @@
 #   scripts/fuzz.sh 60              a minute each
 #   scripts/fuzz.sh 0               only build
 #   scripts/fuzz.sh 10 fpm rpc      only these
-#   JOBS=2 scripts/fuzz.sh 600      two processes per harness
+#   JOBS=2 scripts/fuzz.sh 600      two processes per harness, one harness at a time
+#   FUZZ_PARALLEL=1 scripts/fuzz.sh 60   one harness at a time (default: two at once)
 #
 # To reproduce a crash: build-fuzz/tests/fuzz/fuzz_<harness> FILE
 set -uo pipefail
@@ -43,12 +44,12 @@ mkdir -p "$OUT"
 # DPDK keeps its memory to exit: no leak checks (as in scripts/test.sh).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-crashes=0 n=0
-for h in $HARNESSES; do
-	exe=$BUILD/tests/fuzz/fuzz_$h
-	seeds=tests/fuzz/corpus/${h%_small}
-	[ -x "$exe" ] && [ -d "$seeds" ] || { say "$h: no harness or no $seeds"; crashes=$((crashes + 1)); continue; }
-	n=$((n + 1))
+# One harness: its line (and a crash's report) into $OUT/$h.result, and
+# exit status 1 when it crashed.
+run_one() {
+	local h=$1 exe=$BUILD/tests/fuzz/fuzz_$1 seeds=tests/fuzz/corpus/${1%_small}
+	local start par max_len rc secs runs size
+	[ -x "$exe" ] && [ -d "$seeds" ] || { say "$h: no harness or no $seeds" > "$OUT/$h.result"; return 1; }
 	mkdir -p "$OUT/$h"
 	start=$(date +%s.%N)
 	par=()
@@ -66,12 +67,35 @@ for h in $HARNESSES; do
 	runs=$(grep -h 'stat::number_of_executed_units' "$OUT/$h.log" | awk '{s += $2} END {print s + 0}')
 	size=$(ls "$OUT/$h" | wc -l)
 	if [ $rc -ne 0 ]; then
-		crashes=$((crashes + 1))
-		say "$h: CRASH after $runs runs in $secs s (exit $rc): $(ls "$OUT"/crash-"$h"-* 2>/dev/null | head -1)"
-		grep -E 'ERROR|SUMMARY|runtime error|fuzz_' "$OUT/$h.log" | head -5 | sed 's/^/fuzz:   /'
-	else
-		say "$h: $runs runs in $secs s, corpus $(ls "$seeds" | wc -l) seeds + $size found, no crash"
+		{
+			say "$h: CRASH after $runs runs in $secs s (exit $rc): $(ls "$OUT"/crash-"$h"-* 2>/dev/null | head -1)"
+			grep -E 'ERROR|SUMMARY|runtime error|fuzz_' "$OUT/$h.log" | head -5 | sed 's/^/fuzz:   /'
+		} > "$OUT/$h.result"
+		return 1
 	fi
+	say "$h: $runs runs in $secs s, corpus $(ls "$seeds" | wc -l) seeds + $size found, no crash" > "$OUT/$h.result"
+}
+
+# Harnesses two at a time (one process each: the machines have 2 cores);
+# with JOBS > 1, one at a time (libFuzzer's workers share fuzz-*.log here).
+at_once=${FUZZ_PARALLEL:-2}
+[ "$JOBS" -gt 1 ] && at_once=1
+crashes=0 n=0 running=0
+for h in $HARNESSES; do
+	n=$((n + 1))
+	rm -f "$OUT/$h.result"
+	run_one "$h" &
+	running=$((running + 1))
+	if [ "$running" -ge "$at_once" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+done
+wait
+for h in $HARNESSES; do
+	cat "$OUT/$h.result" 2>/dev/null || say "$h: no result"
+	grep -q 'CRASH\|no harness\|^$' "$OUT/$h.result" 2>/dev/null && crashes=$((crashes + 1))
+	[ -s "$OUT/$h.result" ] || crashes=$((crashes + 1))
 done
 say "$n harnesses, $crashes crashes"
 [ $crashes -eq 0 ]
