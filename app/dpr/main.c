@@ -280,6 +280,10 @@ setup_ports(struct dpr_router *d)
 		}
 		d->port_names[p] = d->cfg->ports[p].name;
 	}
+	/* Before they start: a port with VLAN interfaces asks for the VLAN
+	 * offloads its profile grants. */
+	for (p = d->cfg->n_phys; p < d->cfg->n_ports; p++)
+		d->ports[d->cfg->ports[p].parent].has_vlans = true;
 	ret = create_pools(d);
 	if (ret < 0)
 		return ret;
@@ -304,6 +308,7 @@ setup_ports(struct dpr_router *d)
 		d->port_dp[p].urpf = d->cfg->ports[p].urpf;
 		d->port_dp[p].rx_ip_cksum =
 			(port->rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
+		d->port_dp[p].vlan_insert = dpr_port_vlan_insert(port);
 		d->port_dp[p].fib4 = dpr_router_port_rib(d, p)->fib4;
 		d->port_dp[p].fib6 = dpr_router_port_rib(d, p)->fib6;
 	}

@@ -943,7 +943,7 @@ static void
 print_facts(json_t *f)
 {
 	json_t *link = json_object_get(f, "link"), *q = json_object_get(f, "queues");
-	json_t *rss = json_object_get(f, "rss"), *numa = json_object_get(f, "numa"), *w;
+	json_t *rss = json_object_get(f, "rss"), *numa = json_object_get(f, "numa"), *w, *vlan;
 	static const char *const offl[] = { "rx_offloads", "tx_offloads" };
 	char a[512], b[512];
 	size_t i;
@@ -971,6 +971,14 @@ print_facts(json_t *f)
 		printf("  %s offloads: granted %s; refused %s\n", i == 0 ? "rx" : "tx",
 		       names(json_object_get(o, "granted"), a, sizeof(a)),
 		       names(json_object_get(o, "refused"), b, sizeof(b)));
+	}
+	vlan = json_object_get(f, "vlan");
+	if (vlan != NULL) {
+		printf("  vlan:     strip %s%s%s%s, insert %s%s%s%s\n",
+		       str(vlan, "strip"), *str(vlan, "strip_why") ? " (" : "",
+		       str(vlan, "strip_why"), *str(vlan, "strip_why") ? ")" : "",
+		       str(vlan, "insert"), *str(vlan, "insert_why") ? " (" : "",
+		       str(vlan, "insert_why"), *str(vlan, "insert_why") ? ")" : "");
 	}
 	printf("  numa:     port node %" JSON_INTEGER_FORMAT ", mempool node %" JSON_INTEGER_FORMAT
 	       ", workers", num(numa, "port_socket"), num(numa, "mempool_socket"));

@@ -122,6 +122,9 @@ struct dpr_port_dp {
 	bool rx_ip_cksum;   /**< the NIC checks IPv4 checksums: ol_flags say so */
 	bool redirects;     /**< redirects for what leaves where it came in (config) */
 	uint8_t urpf;       /**< enum dpr_urpf (urpf_dp.h): the check on input */
+	/** The device puts VLAN tags on (RTE_MBUF_F_TX_VLAN): a VLAN
+	 * interface's tag goes in vlan_tci, not the data (vlan_dp.h). */
+	bool vlan_insert;
 	uint16_t vlan_tci;  /**< a VLAN interface's tag, put on at TX; 0: a port */
 	/** A port with VLAN interfaces: 1 + the dpr port index of the VLAN
 	 * interface of each VLAN id, 0 for none (4096 entries); NULL: the

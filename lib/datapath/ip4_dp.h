@@ -248,7 +248,7 @@ dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 	/* A VLAN interface's packets take its tag and leave through its
 	 * port's DPDK port, on this worker's queue there. */
 	sent = dpr_vlan_tx_burst(w->ports[p].port_id, (uint16_t)w->index, w->ports[p].vlan_tci,
-				 b->pkts, b->n);
+				 w->ports[p].vlan_insert, b->pkts, b->n);
 	w->stats[p].tx += sent;
 	if (unlikely(sent < b->n)) {
 		uint16_t i;

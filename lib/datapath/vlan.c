@@ -15,7 +15,10 @@
  * order: untagged frames, priority-tagged ones (VLAN id 0, untagged by the
  * screen) and tags for no interface (dropped as unknown_vlan on the port).
  * A tag the PMD took off (vlan_tci) for no interface is put back in the
- * data, so that the screen sees it.
+ * data, so that the screen sees it; a priority tag it took off is
+ * forgotten (the frame is the port's). A port whose device strips tags
+ * keeps its VLAN map, empty or not, for as long as it runs, so that
+ * every burst of it comes here (lib/router/iface.c).
  *
  * The sub-bursts are finished here, before the port's own burst, and not
  * pipelined: they never report RCU quiescence (dpr_ip4_input_burst()), so
@@ -49,8 +52,11 @@ dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 		form = dpr_vlan_rx_tag(m, &tci);
 		v = form != DPR_VLAN_UNTAGGED ? vlan_if[DPR_VLAN_VID(tci)] : 0;
 		if (v == 0) {
-			if (unlikely(form == DPR_VLAN_IN_MBUF && DPR_VLAN_VID(tci) != 0 &&
-				     rte_vlan_insert(&m) != 0)) {
+			/* A priority tag the device took off: the port's
+			 * frame, untagged (802.1Q), and said so. */
+			if (form == DPR_VLAN_IN_MBUF && DPR_VLAN_VID(tci) == 0)
+				dpr_vlan_untag(m, form);
+			else if (unlikely(form == DPR_VLAN_IN_MBUF && !dpr_vlan_push(m, tci))) {
 				/* No room to put the tag back: untagged, the
 				 * screen would take it for the port's own
 				 * frame. It is for no VLAN interface. */

@@ -2,9 +2,11 @@
 #pragma once
 
 /*
- * 802.1Q tags in software, for VLAN interfaces (docs/architecture.md,
- * "VLAN interfaces"): found and taken off on RX, put on before TX. No
- * offload is asked of the device, so the same code serves every PMD.
+ * 802.1Q tags of VLAN interfaces (docs/architecture.md, "VLAN
+ * interfaces"): found and taken off on RX, put on before TX. A port with
+ * VLAN interfaces asks its device for VLAN strip and insert where its
+ * profile grants them (lib/port); what the device does not do is done
+ * here, in software.
  *
  * A received tag comes in one of two forms: in the frame (EtherType
  * 0x8100), as most PMDs give it without the strip offload, and as
@@ -12,6 +14,9 @@
  * back into the data, yet sets RTE_MBUF_F_RX_VLAN_STRIPPED); or taken off
  * by a NIC that strips, in vlan_tci with RTE_MBUF_F_RX_VLAN_STRIPPED and
  * untagged data. The data is read first: the flag alone proves nothing.
+ *
+ * On TX a device that inserts (dpr_port_dp.vlan_insert) gets the tag in
+ * vlan_tci with RTE_MBUF_F_TX_VLAN; otherwise it goes into the data.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -60,9 +65,58 @@ dpr_vlan_rx_tag(const struct rte_mbuf *m, uint16_t *tci)
 static __rte_always_inline void
 dpr_vlan_untag(struct rte_mbuf *m, enum dpr_vlan_form form)
 {
-	if (form == DPR_VLAN_IN_DATA)
-		(void)rte_vlan_strip(m); /* cannot fail: the tag is there */
+	if (form == DPR_VLAN_IN_DATA) {
+		/* rte_vlan_strip() less what dpr_vlan_rx_tag() made sure of
+		 * (the tag and the bytes it needs are there) and the TCI it
+		 * would store: the 12 MAC bytes move 4 forward, loaded before
+		 * they are stored since the two overlap (no memmove() call). */
+		uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+		uint64_t mac8;
+		uint32_t mac4;
+
+		memcpy(&mac8, eth, sizeof(mac8));
+		memcpy(&mac4, eth + 8, sizeof(mac4));
+		memcpy(eth + 4, &mac8, sizeof(mac8));
+		memcpy(eth + 12, &mac4, sizeof(mac4));
+		m->data_off += sizeof(struct rte_vlan_hdr);
+		m->data_len -= sizeof(struct rte_vlan_hdr);
+		m->pkt_len -= sizeof(struct rte_vlan_hdr);
+	}
 	m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
+}
+
+/**
+ * Put tag @p tci into the data of @p m: rte_vlan_insert() with the 12 MAC
+ * bytes moved 4 back by fixed-size loads and stores, for the mbufs a PMD
+ * or dpr's control thread made (direct, not shared, with headroom);
+ * rte_vlan_insert() itself for any other (which refuses those it cannot
+ * tag). @return whether @p m is tagged.
+ */
+static __rte_always_inline bool
+dpr_vlan_push(struct rte_mbuf *m, uint16_t tci)
+{
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	uint64_t mac8;
+	uint32_t mac4, tag;
+
+	if (unlikely(!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1 ||
+		     m->data_off < sizeof(struct rte_vlan_hdr) ||
+		     m->data_len < 2 * RTE_ETHER_ADDR_LEN)) {
+		m->vlan_tci = tci;
+		return rte_vlan_insert(&m) == 0;
+	}
+	memcpy(&mac8, eth, sizeof(mac8));
+	memcpy(&mac4, eth + 8, sizeof(mac4));
+	memcpy(eth - 4, &mac8, sizeof(mac8));
+	memcpy(eth + 4, &mac4, sizeof(mac4));
+	/* EtherType 0x8100 and the TCI, one store. */
+	tag = rte_cpu_to_be_32((uint32_t)RTE_ETHER_TYPE_VLAN << 16 | tci);
+	memcpy(eth + 8, &tag, sizeof(tag));
+	m->data_off -= sizeof(struct rte_vlan_hdr);
+	m->data_len += sizeof(struct rte_vlan_hdr);
+	m->pkt_len += sizeof(struct rte_vlan_hdr);
+	m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN_STRIPPED | RTE_MBUF_F_TX_VLAN);
+	return true;
 }
 
 /**
@@ -81,10 +135,10 @@ dpr_vlan_untag_priority(struct rte_mbuf *m)
 }
 
 /**
- * Put tag @p tci on each of the @p n frames at @p pkts (rte_vlan_insert()).
- * A frame that cannot take one (shared, or without headroom: never one a
- * PMD or dpr's control thread made) is moved after the others.
- * @return the number tagged: pkts[0, return) are ready to send.
+ * Put tag @p tci into the data of each of the @p n frames at @p pkts
+ * (dpr_vlan_push()). A frame that cannot take one (shared, or without
+ * headroom: never one a PMD or dpr's control thread made) is moved after
+ * the others. @return the number tagged: pkts[0, return) are ready to send.
  * Out of line: inlined into dpr_tx_flush(), its loop cost the untagged
  * path's pass 3 half an instruction a packet (callgrind, small table).
  */
@@ -96,8 +150,7 @@ dpr_vlan_tag_bulk(struct rte_mbuf **pkts, uint16_t n, uint16_t tci)
 	while (i < n) {
 		struct rte_mbuf *bad = pkts[i];
 
-		bad->vlan_tci = tci;
-		if (likely(rte_vlan_insert(&pkts[i]) == 0)) {
+		if (likely(dpr_vlan_push(bad, tci))) {
 			i++;
 			continue;
 		}
@@ -108,16 +161,39 @@ dpr_vlan_tag_bulk(struct rte_mbuf **pkts, uint16_t n, uint16_t tci)
 }
 
 /**
+ * Have the device put tag @p tci on each of the @p n frames at @p pkts
+ * (RTE_ETH_TX_OFFLOAD_VLAN_INSERT): the tag in vlan_tci and
+ * RTE_MBUF_F_TX_VLAN set, the data left untagged. Every frame can take it.
+ * Out of line for the reason dpr_vlan_tag_bulk() is.
+ */
+static __rte_noinline void
+dpr_vlan_tag_offload_bulk(struct rte_mbuf **pkts, uint16_t n, uint16_t tci)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		pkts[i]->vlan_tci = tci;
+		pkts[i]->ol_flags |= RTE_MBUF_F_TX_VLAN;
+	}
+}
+
+/**
  * rte_eth_tx_burst() for dpr port or VLAN interface with tag @p tci (0: a
- * port, untagged) on DPDK port @p port_id: the control thread's sends
- * (ARP, NDP, ICMP, frames from a TAP). @return the number sent, from the
- * start of @p pkts; the caller frees the rest, as after rte_eth_tx_burst().
+ * port, untagged) on DPDK port @p port_id, whose device puts tags on if
+ * @p offload (dpr_port_dp.vlan_insert): the worker's flush and the control
+ * thread's sends (ARP, NDP, ICMP, frames from a TAP). @return the number
+ * sent, from the start of @p pkts; the caller frees the rest, as after
+ * rte_eth_tx_burst().
  */
 static inline uint16_t
-dpr_vlan_tx_burst(uint16_t port_id, uint16_t queue, uint16_t tci, struct rte_mbuf **pkts,
-		  uint16_t n)
+dpr_vlan_tx_burst(uint16_t port_id, uint16_t queue, uint16_t tci, bool offload,
+		  struct rte_mbuf **pkts, uint16_t n)
 {
-	if (unlikely(tci != 0))
-		n = dpr_vlan_tag_bulk(pkts, n, tci);
+	if (unlikely(tci != 0)) {
+		if (offload)
+			dpr_vlan_tag_offload_bulk(pkts, n, tci);
+		else
+			n = dpr_vlan_tag_bulk(pkts, n, tci);
+	}
 	return rte_eth_tx_burst(port_id, queue, pkts, n);
 }

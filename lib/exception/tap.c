@@ -317,7 +317,7 @@ dpr_tap_poll(struct dpr_router *r)
 		/* The kernel built the frames (ARP, addresses, MACs): send as is
 		 * (a VLAN interface's tagged), on the control thread's TX queue. */
 		sent = dpr_vlan_tx_burst(port->port_id, (uint16_t)r->n_workers,
-					 port->vlan_id, pkts, n);
+					 port->vlan_id, dpr_port_vlan_insert(port), pkts, n);
 		r->tap_stats.from_kernel += sent;
 		if (sent < n) {
 			r->tap_stats.from_kernel_dropped += n - sent;

@@ -8,6 +8,7 @@
  * Control thread only.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -60,6 +61,45 @@ granted_json(uint64_t wanted, uint64_t granted, const char *(*name)(uint64_t))
 {
 	return json_pack("{s:o,s:o}", "granted", bits_json(granted, name),
 			 "refused", bits_json(wanted & ~granted, name));
+}
+
+/* Why @p port tags in software in direction @p what ("vlan_strip" or
+ * "vlan_insert", the profiles' name; @p bit): "" when the device does it. */
+static const char *
+vlan_why(const struct dpr_port *port, uint64_t profile, uint64_t capa, uint64_t granted,
+	 uint64_t bit, const char *what, char *buf, size_t len)
+{
+	if (granted & bit)
+		return "";
+	if (!port->has_vlans)
+		snprintf(buf, len, "no VLAN interface at start");
+	else if (!(profile & bit))
+		snprintf(buf, len, "profile %s does not list %s", port->profile.source, what);
+	else if (!(capa & bit))
+		snprintf(buf, len, "%s lacks %s", port->driver, what);
+	else
+		snprintf(buf, len, "not granted");
+	return buf;
+}
+
+/*
+ * How the port's VLAN tags are put on and taken off: "offload" (the
+ * device) or "software" (lib/datapath/vlan_dp.h), and why not offloaded.
+ */
+static json_t *
+vlan_json(const struct dpr_port *port, const struct rte_eth_dev_info *info)
+{
+	char rx[PATH_MAX + 64], tx[PATH_MAX + 64];
+
+	return json_pack("{s:s,s:s,s:s,s:s}",
+		"strip", dpr_port_vlan_strip(port) ? "offload" : "software",
+		"insert", dpr_port_vlan_insert(port) ? "offload" : "software",
+		"strip_why", vlan_why(port, port->profile.rx_offloads, info->rx_offload_capa,
+				      port->rx_offloads, RTE_ETH_RX_OFFLOAD_VLAN_STRIP,
+				      "vlan_strip", rx, sizeof(rx)),
+		"insert_why", vlan_why(port, port->profile.tx_offloads, info->tx_offload_capa,
+				       port->tx_offloads, RTE_ETH_TX_OFFLOAD_VLAN_INSERT,
+				       "vlan_insert", tx, sizeof(tx)));
 }
 
 void
@@ -164,10 +204,11 @@ dpr_port_facts_json(const struct dpr_port *port, const unsigned int *lcores, uns
 		"rx_max", info.max_rx_queues, "tx_max", info.max_tx_queues,
 		"rx_desc", port->nb_rxd, "rx_desc_profile", port->profile.rx_desc,
 		"tx_desc", port->nb_txd, "tx_desc_profile", port->profile.tx_desc));
-	json_object_set_new(o, "rx_offloads", granted_json(port->profile.rx_offloads,
+	json_object_set_new(o, "rx_offloads", granted_json(dpr_port_rx_asked(port),
 		port->rx_offloads, rx_offload_name));
-	json_object_set_new(o, "tx_offloads", granted_json(port->profile.tx_offloads,
+	json_object_set_new(o, "tx_offloads", granted_json(dpr_port_tx_asked(port),
 		port->tx_offloads, tx_offload_name));
+	json_object_set_new(o, "vlan", vlan_json(port, &info));
 	/* With one worker RSS is not asked for at all: nothing is refused. */
 	json_object_set_new(o, "rss", json_pack("{s:o,s:o,s:i,s:i}",
 		"granted", bits_json(port->rss_hf, dpr_rss_field_name),

@@ -352,11 +352,11 @@ dpr_port_start(struct dpr_port *port, uint16_t n_workers, struct rte_mempool *po
 	} else {
 		port->rss_hf = 0;
 	}
-	port->rx_offloads = port->profile.rx_offloads & info.rx_offload_capa;
-	port->tx_offloads = port->profile.tx_offloads & info.tx_offload_capa;
-	log_dropped(conf->name, "RX offload", port->profile.rx_offloads,
+	port->rx_offloads = dpr_port_rx_asked(port) & info.rx_offload_capa;
+	port->tx_offloads = dpr_port_tx_asked(port) & info.tx_offload_capa;
+	log_dropped(conf->name, "RX offload", dpr_port_rx_asked(port),
 		    info.rx_offload_capa, rte_eth_dev_rx_offload_name);
-	log_dropped(conf->name, "TX offload", port->profile.tx_offloads,
+	log_dropped(conf->name, "TX offload", dpr_port_tx_asked(port),
 		    info.tx_offload_capa, rte_eth_dev_tx_offload_name);
 	ec.rxmode.offloads = port->rx_offloads;
 	ec.txmode.offloads = port->tx_offloads;
@@ -431,6 +431,10 @@ dpr_port_start(struct dpr_port *port, uint16_t n_workers, struct rte_mempool *po
 		goto fail_ret;
 	port->started = true;
 	open_groups(port, conf->name);
+	if (port->has_vlans)
+		DPR_LOG(INFO, port, "port %s: VLAN tags %s on RX, %s on TX", conf->name,
+			dpr_port_vlan_strip(port) ? "taken off by the device" : "taken off in software",
+			dpr_port_vlan_insert(port) ? "put on by the device" : "put on in software");
 
 	{
 		char mac[RTE_ETHER_ADDR_FMT_SIZE];

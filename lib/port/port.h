@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <jansson.h>
+#include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_mempool.h>
 
@@ -76,6 +77,10 @@ struct dpr_port {
 	uint64_t rx_offloads;
 	uint64_t tx_offloads;
 	struct dpr_profile profile;
+	/** VLAN interfaces are configured on it (set before dpr_port_start()):
+	 * only then does it ask for the VLAN strip and insert offloads its
+	 * profile grants (dpr_port_rx_asked()). */
+	bool has_vlans;
 	bool probed;             /**< port_id is this port's (dpr_port_close() closes it) */
 	enum dpr_port_mcast mcast;
 	bool started;
@@ -192,11 +197,52 @@ unsigned int dpr_port_mbufs_needed(const struct dpr_port *port, uint16_t n_worke
 /**
  * Make @p v the VLAN interface @p conf on port @p parent (started): its
  * DPDK port, MAC, queues, profile and link are the parent's, its MTU its
- * own. Nothing is asked of the device: tags are put in and taken off in
- * software (lib/datapath/vlan_dp.h).
+ * own. Tags are put on and taken off by the device where the parent asked
+ * for VLAN offloads and got them (dpr_port_vlan_strip(),
+ * dpr_port_vlan_insert()), in software otherwise (lib/datapath/vlan_dp.h).
  */
 void dpr_port_vlan_init(struct dpr_port *v, const struct dpr_port *parent,
 			const struct dpr_port_conf *conf);
+
+/**
+ * The RX offloads @p port asks of its device: its profile's, less VLAN
+ * strip on a port without VLAN interfaces (there it would only cost: the
+ * tag of a frame for no interface is put back for the screen to drop).
+ */
+static inline uint64_t
+dpr_port_rx_asked(const struct dpr_port *port)
+{
+	return port->has_vlans ? port->profile.rx_offloads :
+				 port->profile.rx_offloads & ~RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+}
+
+/**
+ * The TX offloads @p port asks of its device: its profile's, less VLAN
+ * insert on a port without VLAN interfaces (some PMDs leave their vector
+ * TX path for any TX offload).
+ */
+static inline uint64_t
+dpr_port_tx_asked(const struct dpr_port *port)
+{
+	return port->has_vlans ? port->profile.tx_offloads :
+				 port->profile.tx_offloads & ~RTE_ETH_TX_OFFLOAD_VLAN_INSERT;
+}
+
+/** Whether the device of @p port (or of a VLAN interface's parent) takes
+ * VLAN tags off on RX: tags come in vlan_tci, the data untagged. */
+static inline bool
+dpr_port_vlan_strip(const struct dpr_port *port)
+{
+	return (port->rx_offloads & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) != 0;
+}
+
+/** Whether the device of @p port (or of a VLAN interface's parent) puts
+ * the tag of an mbuf with RTE_MBUF_F_TX_VLAN on at TX. */
+static inline bool
+dpr_port_vlan_insert(const struct dpr_port *port)
+{
+	return (port->tx_offloads & RTE_ETH_TX_OFFLOAD_VLAN_INSERT) != 0;
+}
 
 /** Whether @p port is a VLAN interface (it has no device of its own). */
 static inline bool

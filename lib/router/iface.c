@@ -363,10 +363,12 @@ dpr_vlan_close(struct dpr_router *r, unsigned int p)
 		dpr_acl_bind(r->acl, NULL, p, DPR_ACL_OUT, err, sizeof(err));
 	}
 	dpr_tap_close_port(r, p);
-	/* A port left with no VLAN interface is not demultiplexed any more. */
+	/* A port left with no VLAN interface is not demultiplexed any more,
+	 * unless its device strips tags: then its map stays, empty, so that
+	 * a tag the device took off is still seen (dpr_vlan_demux_burst()). */
 	for (id = 0; map != NULL && id <= DPR_VLAN_ID_MAX && map[id] == 0; id++)
 		;
-	if (map != NULL && id > DPR_VLAN_ID_MAX)
+	if (map != NULL && id > DPR_VLAN_ID_MAX && !dpr_port_vlan_strip(&r->ports[pc->parent]))
 		__atomic_store_n(&parent->vlan_if, NULL, __ATOMIC_RELEASE);
 	else
 		map = NULL;

@@ -911,6 +911,115 @@ test_vlan(struct rig *r)
 }
 
 /*
+ * VLAN offloads and the software tag's fixed-size moves. A device that
+ * inserts (dpr_port_dp.vlan_insert) gets p0.100's frames untagged, with
+ * vlan_tci 100 and RTE_MBUF_F_TX_VLAN; a priority tag a device took off
+ * (vlan_tci 0) leaves p0's frame as p0's, its RX VLAN flags cleared. The
+ * software tag and untag give the bytes rte_vlan_insert() and
+ * rte_vlan_strip() give.
+ */
+static void
+test_vlan_offload(struct rig *r)
+{
+	struct dpr_worker *w = r->w;
+	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
+	struct rte_ring *txr = rte_ring_create("test_vlan_off_txr", 4, 0,
+					       RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_eth_conf conf = { 0 };
+	const uint32_t h1 = IP(10, 0, 1, 2), h2 = IP(10, 0, 2, 2), v2 = IP(10, 0, 3, 2);
+	struct rte_mbuf *pkts[2], *m, *g, *out[4];
+	const struct rte_ether_hdr *eth;
+	uint16_t n, saved_pid = r->ports[2].port_id;
+	int pid;
+
+	memset(w->stats, 0, sizeof(w->stats));
+	map[100] = 3;
+	r->ports[0].vlan_if = map;
+	r->ports[2].vlan_insert = true;
+	pid = rte_eth_from_ring(txr);
+	CHECK(pid >= 0, "ring port");
+	if (pid < 0)
+		goto out;
+	rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
+	rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
+	rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
+	rte_eth_dev_start((uint16_t)pid);
+	r->ports[2].port_id = (uint16_t)pid;
+
+	/* p0 -> p0.100 (h1 to v2), out of a device that inserts. */
+	pkts[0] = mk_ip4(&mac_p0, h1, v2, 64, 8);
+	w->stats[0].rx++;
+	dpr_ip4_input_burst(w, 0, pkts, 1);
+	CHECK_EQ(w->tx[2].n, 1);
+	dpr_tx_flush(w, 2);
+	CHECK_EQ(w->stats[2].tx, 1);
+	CHECK_EQ(rte_ring_sc_dequeue_burst(txr, (void **)out, 4, NULL), 1);
+	m = out[0];
+	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	CHECK(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+	      m->pkt_len == RTE_ETHER_HDR_LEN + 28 && m->data_len == m->pkt_len,
+	      "the data left untagged for the device");
+	CHECK((m->ol_flags & RTE_MBUF_F_TX_VLAN) && m->vlan_tci == 100,
+	      "vlan_tci 100 and RTE_MBUF_F_TX_VLAN for the device");
+	CHECK(rte_is_same_ether_addr(&eth->src_addr, &mac_p0), "p0's MAC as source");
+	rte_pktmbuf_free(m);
+
+	/* Control-thread form (dpr_vlan_tx_burst()): the same. */
+	m = mk_ip4(&mac_h2, h1, h2, 64, 8);
+	CHECK_EQ(dpr_vlan_tx_burst((uint16_t)pid, 0, 100, true, &m, 1), 1);
+	CHECK_EQ(rte_ring_sc_dequeue_burst(txr, (void **)out, 4, NULL), 1);
+	CHECK(out[0] == m && (m->ol_flags & RTE_MBUF_F_TX_VLAN) && m->vlan_tci == 100 &&
+	      vid_of(m) == -1, "dpr_vlan_tx_burst() leaves the tag to the device");
+	rte_pktmbuf_free(m);
+
+	/* A priority tag the device took off: p0's frame, flags cleared. */
+	memset(w->stats, 0, sizeof(w->stats));
+	m = mk_ip4(&mac_p0, h1, h2, 64, 8);
+	m->ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+	m->vlan_tci = 0xa000; /* PCP 5, VLAN 0 */
+	pkts[0] = m;
+	n = dpr_vlan_demux_burst(w, 0, pkts, 1);
+	CHECK(n == 1 && pkts[0] == m && vid_of(m) == -1 &&
+	      !(m->ol_flags & (RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED)),
+	      "a stripped priority tag leaves p0's frame untagged, flags cleared");
+	w->stats[0].rx += n;
+	dpr_ip4_input_burst(w, 0, pkts, n);
+	CHECK_EQ(w->stats[0].forwarded, 1);
+	CHECK_EQ(w->tx[1].n, 1);
+	rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+	w->tx[1].n = 0;
+
+	/* Software: dpr_vlan_tag_bulk() and dpr_vlan_untag() against DPDK's
+	 * generic functions, byte for byte. */
+	m = mk_ip4(&mac_h2, h1, h2, 64, 8);
+	g = mk_ip4(&mac_h2, h1, h2, 64, 8);
+	out[0] = m;
+	CHECK_EQ(dpr_vlan_tag_bulk(out, 1, 0xa064), 1);
+	g->vlan_tci = 0xa064;
+	CHECK_EQ(rte_vlan_insert(&g), 0);
+	CHECK(m->data_off == g->data_off && m->data_len == g->data_len &&
+	      m->pkt_len == g->pkt_len &&
+	      memcmp(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_mtod(g, void *), m->data_len) == 0,
+	      "software tag as rte_vlan_insert() puts it");
+	dpr_vlan_untag(m, DPR_VLAN_IN_DATA);
+	CHECK_EQ(rte_vlan_strip(g), 0);
+	CHECK(m->data_off == g->data_off && m->data_len == g->data_len &&
+	      m->pkt_len == g->pkt_len && vid_of(m) == -1 &&
+	      memcmp(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_mtod(g, void *), m->data_len) == 0,
+	      "software untag as rte_vlan_strip() takes it off");
+	rte_pktmbuf_free(m);
+	rte_pktmbuf_free(g);
+	rte_eth_dev_stop((uint16_t)pid);
+out:
+	memset(w->stats, 0, sizeof(w->stats));
+	r->ports[2].port_id = saved_pid;
+	r->ports[2].vlan_insert = false;
+	r->ports[0].vlan_if = NULL;
+	rte_ring_free(txr);
+	rte_free(map);
+}
+
+/*
  * The burst code and the reference path agree. Each packet of a random mix
  * (every field the fast path screens, valid or not; padding, chains, runts,
  * NIC checksum verdicts) is made twice from one seed: one copy goes through
@@ -1501,6 +1610,7 @@ main(int argc, char **argv)
 		test_identity_waiting(&r);
 		test_tx_full(&r);
 		test_vlan(&r);
+		test_vlan_offload(&r);
 	}
 	return test_done("test_ip4");
 }
