@@ -56,6 +56,12 @@ sys.exit(not (v["type"] == "vlan" and v["parent"] == "p0" and v["vlan_id"] == 10
 check "dprctl port list shows it as vlan 100@p0" eval "ctl port list | grep -q '^p0.100 *vlan 100@p0 '"
 
 check "port show p0.100 shows its port's device" eval "ctl port show p0.100 | grep -q '^p0.100: net_af_packet'"
+# af_packet's profile grants VLAN strip and insert, and p0 has VLAN
+# interfaces: the PMD handles the tags (all the checks below, on the wire).
+check "port show p0: VLAN strip and insert offloaded" \
+	eval "ctl port show p0 | grep -q '^  vlan: *strip offload, insert offload'"
+check "port show p1 (no VLAN interface): software, and why" \
+	eval "ctl port show p1 | grep -q 'strip software (no VLAN interface at start)'"
 check "doctor answers" eval "ctl doctor > /dev/null"
 # config save keeps the VLAN interfaces, and dpr takes the file back.
 check "config save" ctl config save "$WORK/saved.json"
@@ -132,5 +138,30 @@ check "the frame for VLAN 300 is unknown_vlan on p0" test "$(counter 'port("p0")
 check "and nothing was unsupported_l3" test "$(counter 'S["total"]["drops"]["unsupported_l3"]')" -eq 0
 # h1's 2 pings and the priority-tagged echo request
 check "p0 forwarded its untagged and priority-tagged packets (3)" test "$(counter 'port("p0")["forwarded"]')" -eq 3
+check_accounting
+
+# The same with the tags in software: a profile without vlan_strip and
+# vlan_insert: ARP and ping inside VLAN 100, and the priority tag, once
+# more (forwarding with software tags: tests/unit/test_ip4.c, test_vlan).
+mkdir -p "$WORK/sw-cfg"
+cp "$TOP"/drivers-cfg/*.json "$WORK/sw-cfg/"
+python3 - "$WORK/sw-cfg/net_af_packet.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["rx_offloads"], p["tx_offloads"] = [], []
+json.dump(p, open(sys.argv[1], "w"))
+PY
+start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100 --drivers-cfg "$WORK/sw-cfg"
+check "software profile: port show p0 says software, and why" \
+	eval "ctl port show p0 | grep -q '^  vlan: *strip software (profile .* does not list vlan_strip), insert software'"
+r100=$(probe 100 $HV1 10.77.1.2 10.77.1.1)
+check "software: ARP and ping in VLAN 100 answered tagged 100 ($r100)" \
+	test "$(field "$r100" mac)/$(field "$r100" arp_vid)/$(field "$r100" echo_vid)" = 02:00:00:00:01:01/100/100
+r0=$(probe 0 02:00:00:00:01:02 10.0.1.2 10.0.1.1)
+check "software: a priority-tagged ping to 10.0.1.1 is answered untagged ($r0)" \
+	test "$(field "$r0" arp_vid)/$(field "$r0" echo_vid)" = None/None
+stop_dpr
+check "software: p0.100 received the probe's ARP and echo request" \
+	test "$(counter 'port("p0.100")["rx"]')" -ge 2
 check_accounting
 finish
