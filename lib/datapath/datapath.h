@@ -349,7 +349,7 @@ struct dpr_worker {
  * hash.usr, an argument in hash.fdir.hi (the next hop for UNRESOLVED, the
  * output port for MTU_EXCEEDED). The top 4 bits of hash.usr: its
  * protection class + 1 (lib/copp), set as it passes the gate; 0 for what
- * no gate let through (an ACL's rejects, a worker without the gate).
+ * no gate let through (a worker without the gate).
  */
 #define DPR_EXC_META(cls, port) (((uint32_t)(cls) << 16) | (port))
 #define DPR_EXC_META_CLASS(u) (((u) >> 16) & 0xfff)
