@@ -94,7 +94,7 @@ PASS_CASES="v6_dst_tcp24 v6_fragN_udp9 v6_frag1_udp7000_dscp10 v4_fragN_udp9
 DENY_IN="v6_dst_tcp23 v6_hbh_dst_tcp23 v6_tcp23 v6_frag1_udp9 v6_fragN_dscp10 v6_rfc7112
 	v4_frag1_udp9 v4_fragN_dscp10 v4_tcp_short v4_opt_udp9 v4_big_udp9"
 DENY_OUT="v4_opt_udp10 v4_big_udp10"
-sniff "$H2" 4 h2
+sniff "$H2" 2.5 h2
 # shellcheck disable=SC2086
 from_h1 $PASS_CASES $DENY_IN $DENY_OUT vlan_echo
 sniffed h2
@@ -104,7 +104,7 @@ for c in $DENY_IN $DENY_OUT vlan_echo v4_tcp_short; do
 done
 
 # The output ACL of a VLAN interface.
-sniff "$H1" 2 h1
+sniff "$H1" 1.5 h1
 from_h2 to_vlan_udp12 to_vlan_udp13
 sniffed h1
 check "the host in VLAN 100 got UDP 13" has "$SEEN" to_vlan_udp13
@@ -127,7 +127,7 @@ check "edge-in rule 1 (UDP 9): both first fragments, options, the big one ($(hit
 check "edge-in rule 2 (non-first, DSCP 10): one of each family ($(hits 2))" test "$(hits 2)" -eq 2
 
 # A flood of packets edge-in rejects: cut at the transit class's gate.
-sniff "$H1" 3 rej
+sniff "$H1" 2 rej
 ip netns exec "$H1" python3 "$PROBE" flood eth0 02:00:00:00:01:02 02:00:00:00:01:01 v4_udp5 3000
 sniffed rej
 ctl --json stats > "$WORK/s2.json"
