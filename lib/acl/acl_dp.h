@@ -26,7 +26,6 @@
 
 #include <rte_acl.h>
 #include <rte_byteorder.h>
-#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -346,7 +345,7 @@ dpr_acl_reject_bulk(struct dpr_worker *w, struct rte_mbuf **pkts, unsigned int n
 	if (n == 0)
 		return;
 	if (likely(w->copp.enabled)) {
-		uint64_t now = rte_rdtsc();
+		uint64_t now = dpr_worker_tsc();
 
 		for (i = k = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_jhash.h>
@@ -343,6 +344,18 @@ struct dpr_worker {
 	 * counters; its drained counts alone are the control thread's. */
 	struct dpr_copp_worker copp;
 } __rte_cache_aligned;
+
+/**
+ * The TSC, for a worker's gates and cycle counts, read where a stage
+ * outside lib/datapath needs it (an ACL's rejects: lib/acl/acl_dp.h). The
+ * control thread's timers use dpr_clock_now() (lib/util/clock.h), never
+ * this (tests/unit/control_clock.sh).
+ */
+static __rte_always_inline uint64_t
+dpr_worker_tsc(void)
+{
+	return rte_rdtsc();
+}
 
 /**
  * Exception metadata the worker stores in the mbuf: class and input port in
