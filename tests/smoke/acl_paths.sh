@@ -99,7 +99,8 @@ sniff "$H2" 2.5 h2
 from_h1 $PASS_CASES $DENY_IN $DENY_OUT vlan_echo
 sniffed h2
 for c in $PASS_CASES; do check "h2 got $c" has "$SEEN" "$c"; done
-for c in $DENY_IN $DENY_OUT vlan_echo v4_tcp_short; do
+# v4_tcp_short has no room for a marker: drops.acl's count below shows it.
+for c in ${DENY_IN/v4_tcp_short/} $DENY_OUT vlan_echo; do
 	check "h2 did not get $c" bash -c "$(declare -f has); ! has '$SEEN' $c"
 done
 
