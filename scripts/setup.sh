@@ -31,6 +31,7 @@ TEST_PACKAGES=(
 	bird2 # kernel protocol (kernel_routes.sh), the BGP peers of bgp.sh, bgp_scale.sh
 	clang libclang-rt-14-dev # libFuzzer: scripts/fuzz.sh, tests/fuzz
 	prometheus # promtool check metrics in tests/smoke/metrics.sh
+	thc-ipv6 # atk6-ndpexhaust26: the IPv6 scan of tests/smoke/cp_session.sh
 )
 # What a static DPDK link (meson -Dstatic_dpdk=true) pulls in.
 STATIC_PACKAGES=(

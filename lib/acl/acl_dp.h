@@ -12,8 +12,9 @@
  *         exception class DPR_ACL_EXC_REJECT and the port).
  * Next:   permitted packets stay in the burst, in order; denied ones are
  *         freed (or captured) and counted as drops.acl; rejected ones
- *         too, and go on the exception ring for the control thread to
- *         answer with ICMP(v6) administratively prohibited (rate-limited).
+ *         too, and go on the exception ring, through the "transit"
+ *         class's gates (lib/copp), for the control thread to answer
+ *         with ICMP(v6) administratively prohibited (rate-limited).
  *
  * What a rule sees of each packet (docs/security.md says it for people)
  * is decided in dpr_acl_key() alone: every caller, the control thread's
@@ -31,6 +32,7 @@
 #include <rte_ring.h>
 
 #include "../capture/capture.h"
+#include "../copp/copp_dp.h"
 #include "../datapath/datapath.h"
 #include "acl.h"
 
@@ -325,18 +327,45 @@ dpr_acl_drop_bulk(struct dpr_worker *w, struct rte_mbuf **pkts, unsigned int n)
 		rte_pktmbuf_free_bulk(pkts, n);
 }
 
-/* Rejected packets to the control thread, for their ICMP errors; what
- * the ring refuses is only dropped (no error: as a rate limit would). */
+/*
+ * Rejected packets to the control thread, for their ICMP errors. They pass
+ * the "transit" class's gates first (lib/copp), as the other exceptions
+ * that only draw an ICMP error do, so that a flood of them spends that
+ * class's rate and ring share, not ARP's, BGP's or the ICMP rate limiter's
+ * time on the control thread. What a gate or the ring refuses is only
+ * dropped (no error: as a rate limit would); it is counted as drops.acl
+ * already, and by the class's over_rate or over_share.
+ */
 static inline void
 dpr_acl_reject_bulk(struct dpr_worker *w, struct rte_mbuf **pkts, unsigned int n)
 {
-	unsigned int q;
+	struct rte_mbuf *lost[DPR_ACL_BULK];
+	unsigned int i, q, k = n, nl = 0;
 
 	if (n == 0)
 		return;
-	q = rte_ring_sp_enqueue_burst(w->exc_ring, (void **)pkts, n, NULL);
-	if (q < n)
-		rte_pktmbuf_free_bulk(pkts + q, n - q);
+	if (likely(w->copp.enabled)) {
+		uint64_t now = dpr_worker_tsc();
+
+		for (i = k = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+
+			if (dpr_copp_admit(&w->copp, DPR_COPP_TRANSIT,
+					   (uint16_t)DPR_EXC_META_PORT(m->hash.usr), now)) {
+				m->hash.usr |= (uint32_t)(DPR_COPP_TRANSIT + 1) << DPR_EXC_META_COPP_SHIFT;
+				pkts[k++] = m;
+			} else {
+				lost[nl++] = m;
+			}
+		}
+	}
+	q = k == 0 ? 0 : rte_ring_sp_enqueue_burst(w->exc_ring, (void **)pkts, k, NULL);
+	for (i = q; i < k; i++) {
+		dpr_copp_unpass(&w->copp, pkts[i]);
+		lost[nl++] = pkts[i];
+	}
+	if (nl > 0)
+		rte_pktmbuf_free_bulk(lost, nl);
 }
 
 /*

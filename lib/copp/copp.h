@@ -147,7 +147,7 @@ bool dpr_copp_is_peer(const uint64_t *bits, const struct dpr_ip *ip);
 /**
  * The control thread took a packet off worker @p w's ring whose
  * DPR_EXC_META_COPP is @p meta: its class + 1, or 0 for one no gate let
- * through (an ACL's rejects), which holds no class's share.
+ * through (a worker without the gate), which holds no class's share.
  */
 static inline void
 dpr_copp_drained(struct dpr_copp_worker *w, unsigned int meta)

@@ -134,6 +134,49 @@ dpr_copp_classify(const struct dpr_worker *w, struct rte_mbuf *m, uint32_t exc, 
 }
 
 /**
+ * Whether one packet of class @p c, bucket @p port, may pass worker @p cp's
+ * gates at TSC @p now: within the class's rate and its share of the ring.
+ * One that passes is counted as passed (the caller takes the count back
+ * if the ring then refuses it: dpr_copp_unpass()); one that does not, as
+ * over_rate or over_share.
+ */
+static __rte_always_inline bool
+dpr_copp_admit(struct dpr_copp_worker *cp, unsigned int c, uint16_t port, uint64_t now)
+{
+	uint64_t *tat = &cp->tat[c][port % DPR_COPP_PORTS];
+	uint64_t t, held;
+
+	/* Never more than a burst and a packet ahead, unless the TSC went
+	 * back (a VM restored, util/clock.h): start again. */
+	if (unlikely(*tat > now + cp->tau[c] + cp->interval[c]))
+		*tat = now;
+	t = RTE_MAX(*tat, now);
+	held = cp->passed[c] - __atomic_load_n(&cp->drained[c], __ATOMIC_RELAXED);
+	if (t - now > cp->tau[c]) {
+		cp->over_rate[c]++;
+		return false;
+	}
+	if (held >= cp->ring_cap[c]) {
+		cp->over_share[c]++;
+		return false;
+	}
+	*tat = t + cp->interval[c];
+	cp->passed[c]++;
+	return true;
+}
+
+/** Packet @p m passed its gate but the ring refused it: its class's
+ * count of what it holds there goes back. */
+static __rte_always_inline void
+dpr_copp_unpass(struct dpr_copp_worker *cp, const struct rte_mbuf *m)
+{
+	uint32_t meta = DPR_EXC_META_COPP(m->hash.usr);
+
+	if (meta != 0)
+		cp->passed[meta - 1]--;
+}
+
+/**
  * Let the exceptions of burst @p b through their classes' gates: those
  * that pass stay in b->exc, marked with their class and counted as passed
  * (dpr_burst_finish() takes back the count of any the ring then refuses),
@@ -153,24 +196,8 @@ dpr_copp_gate_burst(struct dpr_worker *w, struct dpr_burst *b, uint64_t now)
 		uint32_t exc = DPR_EXC_META_CLASS(m->hash.usr);
 		uint16_t port;
 		unsigned int c = dpr_copp_classify(w, m, exc, &port);
-		uint64_t *tat = &cp->tat[c][port % DPR_COPP_PORTS];
-		uint64_t t, held;
 
-		/* Never more than a burst and a packet ahead, unless the TSC
-		 * went back (a VM restored, util/clock.h): start again. */
-		if (unlikely(*tat > now + cp->tau[c] + cp->interval[c]))
-			*tat = now;
-		t = RTE_MAX(*tat, now);
-		held = cp->passed[c] -
-			__atomic_load_n(&cp->drained[c], __ATOMIC_RELAXED);
-
-		if (t - now > cp->tau[c]) {
-			cp->over_rate[c]++;
-		} else if (held >= cp->ring_cap[c]) {
-			cp->over_share[c]++;
-		} else {
-			*tat = t + cp->interval[c];
-			cp->passed[c]++;
+		if (dpr_copp_admit(cp, c, port, now)) {
 			m->hash.usr |= (uint32_t)(c + 1) << DPR_EXC_META_COPP_SHIFT;
 			b->exc[k++] = m;
 			continue;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_jhash.h>
@@ -348,11 +349,23 @@ struct dpr_worker {
 } __rte_cache_aligned;
 
 /**
+ * The TSC, for a worker's gates and cycle counts, read where a stage
+ * outside lib/datapath needs it (an ACL's rejects: lib/acl/acl_dp.h). The
+ * control thread's timers use dpr_clock_now() (lib/util/clock.h), never
+ * this (tests/unit/control_clock.sh).
+ */
+static __rte_always_inline uint64_t
+dpr_worker_tsc(void)
+{
+	return rte_rdtsc();
+}
+
+/**
  * Exception metadata the worker stores in the mbuf: class and input port in
  * hash.usr, an argument in hash.fdir.hi (the next hop for UNRESOLVED, the
  * output port for MTU_EXCEEDED). The top 4 bits of hash.usr: its
  * protection class + 1 (lib/copp), set as it passes the gate; 0 for what
- * no gate let through (an ACL's rejects, a worker without the gate).
+ * no gate let through (a worker without the gate).
  */
 #define DPR_EXC_META(cls, port) (((uint32_t)(cls) << 16) | (port))
 #define DPR_EXC_META_CLASS(u) (((u) >> 16) & 0xfff)

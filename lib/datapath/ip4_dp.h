@@ -326,8 +326,7 @@ dpr_burst_finish(struct dpr_worker *w, struct dpr_burst *b)
 		 * still ours: its count moves to the drop. */
 		q = rte_ring_sp_enqueue_burst(w->exc_ring, (void **)b->exc, b->n_exc, NULL);
 		for (i = q; i < b->n_exc; i++) {
-			if (DPR_EXC_META_COPP(b->exc[i]->hash.usr) != 0)
-				w->copp.passed[DPR_EXC_META_COPP(b->exc[i]->hash.usr) - 1]--;
+			dpr_copp_unpass(&w->copp, b->exc[i]);
 			st->exc[DPR_EXC_META_CLASS(b->exc[i]->hash.usr)]--;
 			st->exception--;
 			st->drops[DPR_DROP_EXCEPTION_FULL]++;

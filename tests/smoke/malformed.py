@@ -346,6 +346,52 @@ def frames():
     add("IPv6 in VLAN 100: red has no IPv6 route, not even back to the source",
         dot1q(100, eth(ip6(V6_H1, V6_H2, payload=udp6(b"x")), 0x86dd)),
         "p0.100:exceptions.no_route", {"ipv6.unroutable": 1})
+    # --- what p1's input ACL "mal-in" sees (malformed.sh binds it) ----------------
+    # Its rules need L4 fields, so a packet whose L4 header cannot be read
+    # is dropped (docs/security.md); the ACL runs before the screen, so what
+    # it cannot parse as IP at all it leaves to the screen.
+    def p1(l3, typ=0x0800):
+        return eth(l3, typ, dst=R1, src=M2)
+
+    def tcp(dport, flags=0x02):
+        return struct.pack("!HHIIBBHHH", 40000, dport, 1, 0, 5 << 4, flags, 8192, 0, 0)
+
+    def opts6(nh, size=8):
+        return struct.pack("!BBBB", nh, size // 8 - 1, 1, size - 4) + bytes(size - 4)
+
+    def frag6(nh, offset, more):
+        return struct.pack("!BBHI", nh, 0, offset << 3 | more, 0x77)
+
+    add("ACL: TCP 23 to h1 (denied)", p1(ip4(IP_H2, IP_H1, 6, tcp(23))), "drops.acl", via="p1")
+    add("ACL: IPv6 TCP 23 behind hop-by-hop and destination options (denied)",
+        p1(ip6(V6_H2, V6_H1, 0, opts6(60) + opts6(6, 16) + tcp(23)), 0x86dd), "drops.acl",
+        via="p1")
+    add("ACL: IPv6 UDP behind 9 destination options headers (past the bound of 8)",
+        p1(ip6(V6_H2, V6_H1, 60, b"".join(opts6(60) for _ in range(8)) + opts6(17) +
+               udp6(b"x")), 0x86dd), "drops.acl", via="p1")
+    add("ACL: IPv6 destination options header longer than the packet",
+        p1(ip6(V6_H2, V6_H1, 60, struct.pack("!BBBB", 17, 4, 1, 2) + bytes(4)), 0x86dd),
+        "drops.acl", via="p1")
+    add("ACL: IPv6 first fragment without the whole header chain (RFC 7112)",
+        p1(ip6(V6_H2, V6_H1, 44, frag6(60, 0, 1) + opts6(6)), 0x86dd), "drops.acl", via="p1")
+    add("ACL: IPv6 first fragment with TCP cut to 8 bytes",
+        p1(ip6(V6_H2, V6_H1, 44, frag6(6, 0, 1) + tcp(80)[:8]), 0x86dd), "drops.acl", via="p1")
+    add("ACL: IPv4 TCP header cut to 8 bytes (RFC 1858)",
+        p1(ip4(IP_H2, IP_H1, 6, tcp(80)[:8], frag=0x2000)), "drops.acl", via="p1")
+    add("ACL: IPv4 TCP fragment at offset 8 bytes (RFC 1858 3.4)",
+        p1(ip4(IP_H2, IP_H1, 6, bytes(24), frag=1)), "drops.acl", via="p1")
+    add("ACL: UDP header cut to 4 bytes", p1(ip4(IP_H2, IP_H1, 17, tcp(53)[:4])), "drops.acl",
+        via="p1")
+    add("ACL: ICMP cut to 2 bytes", p1(ip4(IP_H2, IP_H1, 1, b"\x08\x00")), "drops.acl",
+        via="p1")
+    add("ACL: IPv4 header length past the frame: left to the screen",
+        p1(ip4(IP_H2, IP_H1, 17, b"", ihl=15)), "drops.runt", via="p1")
+    add("ACL: IPv4 non-first UDP fragment (no ports: the port-23 rule cannot match)",
+        p1(ip4(IP_H2, IP_H1, 17, tagged(next(n)) + bytes(16), frag=4)), "forwarded",
+        crosses=("h1", None), via="p1")
+    add("ACL: IPv4 UDP to h1 that no rule denies",
+        p1(ip4(IP_H2, IP_H1, 17, udp(tagged(next(n))))), "forwarded", crosses=("h1", None),
+        via="p1")
     return f
 
 

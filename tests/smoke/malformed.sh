@@ -6,7 +6,9 @@
 # broken option lengths, source routes, fragments, MTU), ICMP, IPv6
 # (lengths, martians, scope, hop-by-hop options), NDP and 802.1Q (tags for
 # no interface, on a port with none, priority tags, reserved ids, S-tags,
-# double tags, cut tags; VRFs that must not leak into each other). Each is
+# double tags, cut tags; VRFs that must not leak into each other), and what
+# p1's input ACL must drop (L4 headers cut short, IPv6 extension chains too
+# long, past the packet or cut by a fragment) or let through. Each is
 # counted under the reason it must be, once, on the interface it must be;
 # the exception path counts what it did with it; the hosts receive exactly
 # the frames meant to cross, with the tag they must have; the counters add
@@ -32,8 +34,11 @@ cat > "$WORK/dpr.json" <<JSON
     {"name": "p0", "device": "net_tap_${TAG}a,iface=$A", "mac": "02:00:00:00:01:01", "tap": "$K0",
      "addresses": ["10.0.1.1/24", "2001:db8:1::1/64"]},
     {"name": "p1", "device": "net_tap_${TAG}b,iface=$B", "mac": "02:00:00:00:02:01", "tap": "$K1",
-     "addresses": ["10.0.2.1/24", "2001:db8:2::1/64"], "mtu": 1000}
+     "addresses": ["10.0.2.1/24", "2001:db8:2::1/64"], "mtu": 1000, "acl_in": "mal-in"}
   ],
+  "acls": [{"name": "mal-in", "default": "permit", "rules": [
+    {"action": "deny", "proto": "tcp", "dst_port": 23},
+    {"action": "deny", "proto": "udp", "dst_port": 23}]}],
   "neighbors": [
     {"address": "10.0.1.2", "mac": "02:00:00:00:01:02"},
     {"address": "10.0.2.2", "mac": "02:00:00:00:02:02"},

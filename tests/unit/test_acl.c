@@ -16,6 +16,7 @@
 #include "acl/acl.h"
 #include "acl/acl_dp.h"
 #include "api/acl_methods.h"
+#include "copp/copp.h"
 #include "rig.h"
 #include "test.h"
 
@@ -372,6 +373,75 @@ test_worker(void)
 	dpr_acl_db_free(db);
 }
 
+/* Rejected packets pass the "transit" class's gates before the exception
+ * ring (lib/copp): a flood of them is cut at the class's rate, counted
+ * there, and never reaches the control thread's ICMP limiter. */
+static void
+test_reject_gate(void)
+{
+	struct dpr_acl_db *db = dpr_acl_db_create(NULL, 1, 0);
+	struct dpr_port_dp ports[1] = { { .port_id = 0 } };
+	struct dpr_worker *w = rte_zmalloc(NULL, sizeof(*w), RTE_CACHE_LINE_SIZE);
+	struct dpr_copp_conf conf;
+	struct dpr_copp *cp;
+	struct rte_mbuf *pkts[8], *got[8];
+	struct dpr_acl_list l;
+	char err[512];
+	unsigned int i, q;
+
+	dpr_copp_conf_defaults(&conf);
+	/* One a second, bursts of 3: 3 of 8 at once pass. */
+	conf.cls[DPR_COPP_TRANSIT].rate = 1;
+	conf.cls[DPR_COPP_TRANSIT].burst = 3;
+	cp = dpr_copp_create(&conf, 0);
+	CHECK(db != NULL && w != NULL && cp != NULL, "alloc");
+	if (db == NULL || w == NULL || cp == NULL)
+		return;
+	w->n_ports = 1;
+	w->ports = ports;
+	w->exc_ring = rte_ring_create("acl_gate", 64, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	w->acl = dpr_acl_db_binds(db);
+	dpr_copp_worker_init(cp, &conf, &w->copp, 1, rte_get_tsc_hz(), 64);
+	CHECK(parse(edge, &l, err, sizeof(err)) == 0 && dpr_acl_set(db, &l, err, sizeof(err)) == 0 &&
+	      dpr_acl_bind(db, "edge", 0, DPR_ACL_IN, err, sizeof(err)) == 0, "%s", err);
+	for (i = 0; i < 8; i++)
+		pkts[i] = ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 8000, SYN), 20);
+	CHECK_EQ(dpr_acl_input(w, 0, pkts, 8), 0);
+	CHECK_EQ(w->stats[0].drops[DPR_DROP_ACL], 8);
+	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)got, 8, NULL);
+	CHECK_EQ(q, 3);
+	CHECK_EQ(w->copp.passed[DPR_COPP_TRANSIT], 3);
+	CHECK_EQ(w->copp.over_rate[DPR_COPP_TRANSIT], 5);
+	for (i = 0; i < q; i++) {
+		CHECK_EQ(DPR_EXC_META_CLASS(got[i]->hash.usr), DPR_ACL_EXC_REJECT);
+		CHECK_EQ(DPR_EXC_META_COPP(got[i]->hash.usr), DPR_COPP_TRANSIT + 1);
+		dpr_copp_drained(&w->copp, DPR_EXC_META_COPP(got[i]->hash.usr));
+	}
+	rte_pktmbuf_free_bulk(got, q);
+	/* Other classes keep their own rate: none of theirs was spent. */
+	CHECK_EQ(w->copp.passed[DPR_COPP_ICMP] + w->copp.over_rate[DPR_COPP_ICMP] +
+		 w->copp.passed[DPR_COPP_LOCAL] + w->copp.over_rate[DPR_COPP_LOCAL], 0);
+
+	/* Its share of the ring: one entry; the rate opened wide. A second
+	 * reject while the first is held is refused (over_share). */
+	conf.cls[DPR_COPP_TRANSIT].rate = 1000000;
+	conf.cls[DPR_COPP_TRANSIT].burst = 1000;
+	conf.cls[DPR_COPP_TRANSIT].share = 1;
+	dpr_copp_worker_init(cp, &conf, &w->copp, 1, rte_get_tsc_hz(), 64);
+	for (i = 0; i < 2; i++)
+		pkts[i] = ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 8000, SYN), 20);
+	CHECK_EQ(dpr_acl_input(w, 0, pkts, 2), 0);
+	CHECK_EQ(rte_ring_sc_dequeue_burst(w->exc_ring, (void **)got, 8, NULL), 1);
+	CHECK_EQ(w->copp.over_share[DPR_COPP_TRANSIT], 1);
+	rte_pktmbuf_free(got[0]);
+
+	dpr_acl_bind(db, NULL, 0, DPR_ACL_IN, err, sizeof(err));
+	rte_ring_free(w->exc_ring);
+	rte_free(w);
+	dpr_copp_free(cp);
+	dpr_acl_db_free(db);
+}
+
 /* --- the methods ------------------------------------------------------------------ */
 
 static json_t *
@@ -483,6 +553,7 @@ main(int argc, char **argv)
 	test_parse();
 	test_classify();
 	test_worker();
+	test_reject_gate();
 	test_methods();
 	rte_mempool_free(pool);
 	return test_done("test_acl");
