@@ -74,6 +74,46 @@ def goal_pairs(algos):
     return pairs
 
 
+def variant_pairs(cases):
+    """(label, case a, case b) for the ACL and uRPF cases of a run (issue
+    52): dpr with each ACL against l3fwd's ACL mode with the same rules
+    (goal: at or above it) and against dpr without one; strict uRPF
+    against none on the cached full table (goal: at most 20 % slower)."""
+    pairs = []
+    for c in cases:
+        v, t, algo = c.get("variant"), c["table"], c.get("algorithm")
+        if c["app"] != "dpr" or not v:
+            continue
+        tag = "[%s] " % algo if algo else ""
+        where = {"small": "small table", "pyasn": "cached full table"}.get(t, t)
+        if v.startswith("acl"):
+            pairs += [
+                ("%sACL %s rules, %s: dpr / l3fwd ACL (goal >= 1.0)" % (tag, v[3:], where),
+                 c["name"], "l3fwd-%s %s" % (v, t)),
+                ("%sACL %s rules / no ACL, %s: dpr (no goal)" % (tag, v[3:], where),
+                 c["name"], dpr_case("dpr " + t, algo)),
+                ("ACL %s rules, %s: l3fwd ACL / l3fwd LPM (no goal)" % (v[3:], where),
+                 "l3fwd-%s %s" % (v, t), "l3fwd-lpm " + t)]
+        elif v == "urpf":
+            pairs.append(("%sstrict uRPF / none, %s: dpr (goal >= 0.8)" % (tag, where),
+                          c["name"], dpr_case("dpr " + t, algo)))
+    return pairs
+
+
+def acl_builds(b):
+    """dpr-acl-bench's results for the ACL cases' lists (acl-build-TABLE-N.json)."""
+    out = {}
+    for f in sorted(os.listdir(b)):
+        m = re.match(r"acl-build-(\w+)-(\d+)\.json$", f)
+        if not m:
+            continue
+        try:
+            out["%s %s" % (m.group(1), m.group(2))] = json.load(open(os.path.join(b, f)))
+        except (OSError, ValueError):
+            pass
+    return out
+
+
 def threshold(label):
     """The goal's bound from its label ("goal >= 1.2"), None if it has none."""
     m = re.search(r"goal >= ([0-9.]+)", label)
@@ -194,7 +234,16 @@ def main():
                 ipp[dpr_case("dpr " + t, algo)] = per_packet(
                     b, [os.path.join(b, "callgrind-%s%s-%d.out" % (algo + "-" if algo else "", t, n))
                         for n in (100000, 200000)], 100000, 200000)
-        for m, t in (("lpm", "small"), ("fib", "small"), ("fib", "pyasn"), ("lpm", "small6")):
+        # The ACL and uRPF cases: configs dpr-TABLE-VARIANT-ALGO.json.
+        for c in cases:
+            if c["app"] == "dpr" and c.get("variant"):
+                ipp[c["name"]] = per_packet(
+                    b, [os.path.join(b, "callgrind-%s%s-%s-%d.out" % (
+                        c["algorithm"] + "-" if c.get("algorithm") else "", c["table"],
+                        c["variant"], n)) for n in (100000, 200000)], 100000, 200000)
+        l3fwd_cg = [(c["variant"], c["table"]) for c in cases if c["app"] == "l3fwd-acl"]
+        for m, t in [("lpm", "small"), ("fib", "small"), ("fib", "pyasn"), ("lpm", "small6")] + \
+                l3fwd_cg:
             f = [os.path.join(b, "callgrind-l3fwd-%s-%s-%d.%s" % (m, t, s, "%s")) for s in (2, 4)]
             ipp["l3fwd-%s %s" % (m, t)] = per_packet(b, [f[0] % "out", f[1] % "out"],
                                                       l3fwd_rx(f[0] % "log"), l3fwd_rx(f[1] % "log"))
@@ -225,7 +274,7 @@ def main():
         return 2 / (1 / r4 + 1 / r6) if r4 and r6 else None
 
     goals, goals_by_round, goals_by_instr = {}, {}, {}
-    for label, a, bb in goal_pairs(algos):
+    for label, a, bb in goal_pairs(algos) + variant_pairs(cases):
         if med(a) and med(bb):
             goals[label] = med(a) / med(bb)
             goals_by_round[label] = round_ratio(a, bb)
@@ -282,15 +331,16 @@ def main():
     io = by.get("testpmd-io", {})
     thr["noise_testpmd_io"] = ((io["mpps_max"] - io["mpps_min"]) / io["mpps_median"]
                                if io.get("mpps_median") else None)
+    thr["acl_builds"] = acl_builds(b)
     json.dump(thr, open(os.path.join(b, "results.json"), "w"), indent=2)
 
     perf = any(c.get("own_ns_per_packet_median") is not None for c in cases)
-    print("%-22s %4s %7s %8s %8s %8s %8s %8s %10s %6s%s" % (
+    print("%-28s %4s %7s %8s %8s %8s %8s %8s %10s %6s%s" % (
         "case", "IP", "routes", "Mpps", "min", "max", "x io", "x LPM", "instr/pkt", "fwd",
         "  own ns/pkt  rest ns/pkt" if perf else ""))
     for c in cases:
         f = lambda v, fmt: (fmt % v) if v is not None else "-"
-        print("%-22s %4s %7s %8s %8s %8s %8s %8s %10s %6s%s" % (
+        print("%-28s %4s %7s %8s %8s %8s %8s %8s %10s %6s%s" % (
             c["name"], {"46": "4+6"}.get(c.get("family", "4"), c.get("family", "4")),
             c["routes"] or "-", f(c["mpps_median"], "%.2f"), f(c["mpps_min"], "%.2f"),
             f(c["mpps_max"], "%.2f"), f(c["ratio_testpmd_io"], "%.2f"),
@@ -303,6 +353,11 @@ def main():
     if short:
         print("WARNING: %s sent fewer packets than they received in some round (fwd: the "
               "lowest share): those Mpps are not forwarding rates" % ", ".join(short))
+    for k, a in thr["acl_builds"].items():
+        print("ACL build %-14s %5d rules: CPU %7.1f ms, wall-clock %7.1f ms (medians of %d "
+              "builds, dpr-acl-bench), %.1f MB" % (
+                  k, a["rules"], a.get("cpu_ms_median", 0), a.get("build_ms_median", 0),
+                  len(a.get("build_ms", [])), a.get("memory_bytes", 0) / 1e6))
     reg = thr["regimes"]
     feeds = {"pcap": "fed by net_pcap (one stored mbuf a packet)",
              "array": "fed from one array (tests/bench/feed.c)"}

@@ -557,6 +557,7 @@ def main():
             "forwarded_share_min": min(fwd_share[c["name"]]) if fwd_share[c["name"]] else None,
             "pipelined_by_round": pipelined[c["name"]] if c.get("app") == "dpr" else None,
             "algorithm": c.get("algorithm"),
+            "variant": c.get("variant"),
             "ballast_by_round": ballast_k[c["name"]],
         })
     json.dump({"cases": out, "rounds": a.rounds, "duration_s": a.duration,

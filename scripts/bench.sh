@@ -92,6 +92,25 @@
 #                                          tagged VRF packet costs beside
 #                                          "dpr small ALGO" (dpr only; skipped
 #                                          for a dpr without vrfs)
+#   ACL=0 scripts/bench.sh                 without the ACL cases: dpr with an
+#                                          input ACL of N rules (ACL_RULES,
+#                                          default 100,10000; scripts/acl-rules.py,
+#                                          ClassBench-like, drawn from the table's
+#                                          prefixes, none matching the traffic)
+#                                          on each table of ACL_TABLES (default
+#                                          small; "small pyasn" adds the cached
+#                                          full table), "dpr-aclN TABLE ALGO",
+#                                          beside dpdk-l3fwd --lookup=acl given
+#                                          the same rules and the routes as "R"
+#                                          rules (on pyasn only those the
+#                                          traffic uses), "l3fwd-aclN TABLE";
+#                                          with the first algorithm of ALGOS
+#                                          only; and each list's build time and
+#                                          memory (tests/bench/dpr-acl-bench)
+#   URPF=0 scripts/bench.sh                without "dpr-urpf pyasn ALGO": the
+#                                          cached full table with "urpf":
+#                                          "strict" on the input port, beside
+#                                          "dpr pyasn ALGO" (first algorithm)
 #   BUILD_DIR=build-bench scripts/bench.sh dpr from another Meson build
 #                                          directory (set up and built there);
 #                                          results in BUILD_DIR/bench
@@ -131,6 +150,12 @@ case $FEED in ""|array|pcap) ;; *) echo "bench: FEED must be array or pcap" >&2;
 case $DRAM_FEED in array|pcap) ;; *) echo "bench: DRAM_FEED must be array or pcap" >&2; exit 2 ;; esac
 PIPELINES=${PIPELINES:-1}
 VLAN=${VLAN:-1}
+ACL=${ACL:-1} ACL_RULES=${ACL_RULES:-100,10000} ACL_TABLES=${ACL_TABLES:-small}
+URPF=${URPF:-1}
+for t in $ACL_TABLES; do
+	case $t in small|pyasn) ;; *) echo "bench: ACL_TABLES: \"$t\" is not small or pyasn" >&2; exit 2 ;; esac
+done
+case ,$FAMILIES, in *,4,*) ;; *) ACL=0 URPF=0 ;; esac
 # Worker counts beyond 1 that this machine can hold: N workers and the
 # control thread (or testpmd's main lcore) each on a CPU of their own; with
 # SHARED_MAIN=1 also N workers on N CPUs, the control thread on the last
@@ -148,7 +173,7 @@ for w in $(echo "${WORKERS:-1}" | tr ',' ' '); do
 	fi
 done
 if [ "${1:-}" = "--quick" ] || [ "${QUICK:-0}" = 1 ]; then
-	ROUNDS=1 DURATION=2 WARMUP=1 COUNT=8192 DRAM=0 ZIPF=0 PIPELINES=0
+	ROUNDS=1 DURATION=2 WARMUP=1 COUNT=8192 DRAM=0 ZIPF=0 PIPELINES=0 ACL_RULES=100
 fi
 say() { printf 'bench: %s\n' "$*" >&2; }
 ALGOS=${ALGOS:-dir-24-8,poptrie}
@@ -201,6 +226,17 @@ if [ "$VLAN" = 1 ] && [ "$MICRO" != 1 ]; then
 	fi
 fi
 
+# Whether this dpr has ACLs and uRPF (issue 52): the ACL and uRPF cases.
+if [ "$ACL" = 1 ] || [ "$URPF" = 1 ]; then
+	printf '{"ports": [{"name": "p0", "device": "net_null0", "tap": false, "urpf": "strict", "acl_in": "a"}], %s}\n' \
+		'"acls": [{"name": "a", "rules": [{"action": "deny", "proto": "tcp", "dst_port": 22}]}]' \
+		> "$B/acl-check.json"
+	if [ "$MICRO" != 1 ] && ! "$BUILD/app/dpr" -- -c "$B/acl-check.json" --check >/dev/null 2>&1; then
+		ACL=0 URPF=0
+		say "$BUILD/app/dpr has no acls or urpf (dpr --check $B/acl-check.json): no ACL or uRPF case"
+	fi
+fi
+
 # Traffic: TABLE-vFAMILY.pcap and its route files (make-pcap.py). The IPv4
 # files are always made: the IPv6 cases give l3fwd the small IPv4 rules
 # (it reads rule files only in pairs). Remade when the packet count or the
@@ -250,6 +286,34 @@ if [ "$MICRO" = 1 ]; then
 fi
 L3FWD=$(scripts/build-l3fwd.sh "$B/l3fwd-src" | tail -1)
 POOL=$((COUNT + 32768)) POOL_DRAM=$((DRAM_COUNT + 32768))
+# The ACL cases' rules: acl-TABLE-N.json (dpr's "acls" entry) and
+# acl-TABLE-N.l3fwd (the same rules as l3fwd "@" lines, then the routes as
+# "R" lines), from the table's own prefixes (its .dprctl.routes), so that
+# the traffic's destinations fall in the rules' prefixes and the classifier
+# has to look at the rest; remade when the generator or the traffic change.
+# l3fwd's ACL mode needs an IPv6 file with a route too: acl-v6.l3fwd. Then
+# each list's build time and memory in dpr (dpr-acl-bench, 3 builds).
+if [ "$ACL" = 1 ]; then
+	printf 'R0:0:0:0:0:0:0:0/0\t2001:200:0:0:0:0:0:0/48\t0 : 65535\t0 : 65535\t0/0x0\t1\n' > "$B/acl-v6.l3fwd"
+	agen=$( (cat scripts/acl-rules.py; cat "$B"/small-v4.count "$B"/pyasn-v4.count) | sha256sum | cut -c1-16)
+	for t in $ACL_TABLES; do
+		for n in ${ACL_RULES//,/ }; do
+			f=$B/acl-$t-$n
+			if ! [ -f "$f.l3fwd" ] || [ "$(cat "$f.gen" 2>/dev/null)" != "$agen" ]; then
+				say "ACL: $n rules from the $t table's prefixes ($f.json, $f.l3fwd)"
+				used=()
+				[ "$t" = pyasn ] && used=(--used-by "$B/pyasn-v4.pcap")
+				scripts/acl-rules.py --routes "$B/$t-v4.dprctl.routes" --count "$n" \
+					--name "bench$n" --json "$f.json" --l3fwd "$f.l3fwd" \
+					--l3fwd-routes "$B/$t-v4.l3fwd.routes" "${used[@]}"
+				echo "$agen" > "$f.gen"
+			fi
+			"$BUILD/tests/bench/dpr-acl-bench" --no-pci --no-huge -m 2048 -l 0 \
+				--log-level '*:error' --file-prefix "aclb$$" -- "$f.json" 3 > "$B/acl-build-$t-$n.json" ||
+				say "ACL: dpr-acl-bench $f.json failed"
+		done
+	done
+fi
 # What each regime's destinations touch of a DIR-24-8 table (4-byte tbl24
 # entries, 16 a cache line: dpr's and rte_lpm's), against this L3: all the
 # lines, and the hottest of them that take 90 % of the packets.
@@ -294,6 +358,7 @@ PY
 # file: installed before the ports start, so no packet is measured against a
 # half-loaded table. One config a table and FIB algorithm, dpr-TABLE-ALGO.json
 # (dpr-TABLE-wN-ALGO.json for N workers).
+ACL=$ACL ACL_RULES=$ACL_RULES ACL_TABLES=$ACL_TABLES URPF=$URPF \
 ALGOS=$ALGOS ALGO_KEY=$ALGO_KEY VLAN=$VLAN ZIPF=$ZIPF PIPELINES=$PIPELINES DRAM_FEED=$DRAM_FEED FEED=$FEED FEED_LIB=$(readlink -f "$BUILD/tests/bench/libdpr-bench-feed.so") \
 python3 - "$B" "$BUILD/app/dpr" "$L3FWD" "$POOL" "$FAMILIES" "$POOL_DRAM" "$DRAM" "$COUNT" $WORKERS_RUN <<'PY'
 import hashlib, json, os, sys
@@ -352,13 +417,23 @@ def routes(t):
     return ROUTES[t]
 
 
-def config_path(t, algo, workers=1):
-    return "%s/dpr-%s%s-%s.json" % (B, t, "-w%d" % workers if workers > 1 else "", algo)
+def config_path(t, algo, workers=1, variant=None):
+    return "%s/dpr-%s%s%s-%s.json" % (B, t, "-" + variant if variant else "",
+                                      "-w%d" % workers if workers > 1 else "", algo)
 
 
-def dpr_config(t, algo, workers=1):
+# The ACL and uRPF cases (ACL, URPF): ACL_RULES lists on the ACL_TABLES,
+# strict uRPF on the cached full table; with the first algorithm only (the
+# FIB algorithm does not touch either).
+ACL_RULES = os.environ["ACL_RULES"].split(",") if os.environ.get("ACL") == "1" else []
+ACL_TABLES = os.environ.get("ACL_TABLES", "").split()
+URPF = os.environ.get("URPF") == "1"
+
+
+def dpr_config(t, algo, workers=1, variant=None):
     """Write dpr's config for table @t with FIB algorithm @algo; the number
-    of its routes."""
+    of its routes. @variant: "aclN", the input port with the N-rule ACL
+    acl-TABLE-N.json bound in (acl_in); "urpf", with "urpf": "strict"."""
     feed = t in FEED and workers == 1
     stem, fam = TABLES[t]
     rs = routes(t)
@@ -413,7 +488,15 @@ def dpr_config(t, algo, workers=1):
                              for i, g in enumerate(gws6)]
         # The pyasn IPv6 table needs about 12.4k tbl8 groups.
         cfg["fib"].update({"ipv6_max_routes": 524288, "ipv6_tbl8_groups": 65536})
-    json.dump(cfg, open(config_path(t, algo, workers), "w"))
+    if variant and variant.startswith("acl"):
+        acl = json.load(open("%s/acl-%s-%s.json" % (B, t, variant[3:])))
+        cfg["acls"] = [acl]
+        cfg["ports"][0]["acl_in"] = acl["name"]
+    elif variant == "urpf":
+        cfg["ports"][0]["urpf"] = "strict"
+    if variant:
+        cfg["control"]["socket"] = cfg["control"]["socket"].replace(".sock", "-%s.sock" % variant)
+    json.dump(cfg, open(config_path(t, algo, workers, variant), "w"))
     return len(rs)
 
 
@@ -462,6 +545,31 @@ for t in tables:
                           argv=[l3fwd] + eal + ["-l", "1"] + vdevs(stem, t) +
                                ["--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)", "--lookup", m,
                                 "--parse-ptype"] + l3fwd_rules(t)))
+    # ACLs: dpr with its N-rule input ACL, "dpr-aclN TABLE ALGO", beside
+    # l3fwd's ACL mode given the same rules and the table's routes (on the
+    # full table, the routes the traffic uses) as ACL rules, "l3fwd-aclN
+    # TABLE". Strict uRPF on the cached full table, "dpr-urpf pyasn ALGO".
+    variants = ["acl" + n for n in ACL_RULES] if t in ACL_TABLES else []
+    variants += ["urpf"] if URPF and t == "pyasn" else []
+    for v in variants:
+        algo = ALGOS[0]
+        common["routes"] = dpr_config(t, algo, variant=v)
+        cases.append(dict(common, name="dpr-%s %s %s" % (v, t, algo), app="dpr", algorithm=algo,
+                          variant=v,
+                          argv=[dpr] + eal + ["-l", "0,1", "--", "-c",
+                                              config_path(t, algo, variant=v),
+                                              "--pool-size", POOLS[t],
+                                              "--stats-file", "%s/stats-@CASE@.json" % B]))
+        if v.startswith("acl"):
+            rules = "%s/acl-%s-%s.l3fwd" % (B, t, v[3:])
+            cases.append(dict(common, name="l3fwd-%s %s" % (v, t), app="l3fwd-acl", variant=v,
+                              routes=sum(1 for l in open(rules) if l.startswith("R")),
+                              env=dict(feed_env(t), L3FWD_NB_MBUF=POOLS[t]),
+                              argv=[l3fwd] + eal + ["-l", "1"] + vdevs(stem, t) +
+                                   ["--", "-p", "0x3", "--config", "(0,0,1),(1,0,1)",
+                                    "--lookup", "acl", "--parse-ptype",
+                                    "--rule_ipv4", rules,
+                                    "--rule_ipv6", "%s/acl-v6.l3fwd" % B]))
 if "4" in families:
     for m in ("io", "mac"):
         cases.append({"name": "testpmd-%s" % m, "app": "testpmd-" + m, "table": "none",
@@ -553,14 +661,26 @@ if [ "$CALLGRIND" = 1 ]; then
 	case ,$FAMILIES, in *,4,*) CG_DPR="small pyasn" CG_L3FWD="lpm:small fib:small fib:pyasn" ;; esac
 	[ "$VLAN" = 1 ] && case ,$FAMILIES, in *,4,*) CG_DPR="$CG_DPR vlan" ;; esac
 	case ,$FAMILIES, in *,6,*) CG_DPR="$CG_DPR small6" CG_L3FWD="$CG_L3FWD lpm:small6" ;; esac
+	# The ACL and uRPF configs (dpr-TABLE-VARIANT-ALGO.json), first algorithm.
+	CG_VAR=""
+	if [ "$ACL" = 1 ]; then
+		for t in $ACL_TABLES; do
+			for n in ${ACL_RULES//,/ }; do
+				CG_VAR="$CG_VAR $t-acl$n" CG_L3FWD="$CG_L3FWD acl$n:$t"
+			done
+		done
+	fi
+	[ "$URPF" = 1 ] && CG_VAR="$CG_VAR pyasn-urpf"
 	for a in ${ALGOS//,/ }; do
-		say "callgrind: instructions per packet (dpr $a: $CG_DPR)"
+		say "callgrind: instructions per packet (dpr $a: $CG_DPR${CG_VAR:+ $CG_VAR})"
 		ALGO=$a BENCH_DIR=$B scripts/callgrind-dpr.sh "$BUILD/app/dpr" "$B/callgrind-$a" "$POOL" \
-			$CG_DPR >/dev/null
+			$CG_DPR $CG_VAR >/dev/null
+		CG_VAR=""
 	done
 	say "callgrind: instructions per packet (l3fwd: ${CG_L3FWD//:/ })"
 	for c in $CG_L3FWD; do
 		m=${c%:*} t=${c#*:}
+		lookup=${m%%[0-9]*}   # acl100: --lookup acl
 		rules=$(python3 -c 'import json,sys
 c = [c for c in json.load(open(sys.argv[1]))["cases"] if c["name"] == sys.argv[2]][0]["argv"]
 i = c.index("--rule_ipv4"); print(c[i + 1], c[i + 3])' "$B/cases.json" "l3fwd-$m $t")
@@ -574,7 +694,7 @@ print([a for a in c if a.startswith("net_pcap0,")][0])' "$B/cases.json" "l3fwd-$
 				--callgrind-out-file="$B/callgrind-l3fwd-$m-$t-$secs.out" \
 				"$L3FWD" --no-pci --no-huge -m 3072 --file-prefix cg$$ -l 1 --log-level '*:error' \
 				--vdev "$pcap" --vdev net_null0,no-rx=1 \
-				-- -p 0x3 --config "(0,0,1),(1,0,1)" --lookup "$m" --parse-ptype \
+				-- -p 0x3 --config "(0,0,1),(1,0,1)" --lookup "$lookup" --parse-ptype \
 				--rule_ipv4 "$1" --rule_ipv6 "$2" \
 				> "$B/callgrind-l3fwd-$m-$t-$secs.log" 2>&1 || true
 		done
