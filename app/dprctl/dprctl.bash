@@ -9,6 +9,19 @@ _dprctl_ports()
 	timeout 1 dprctl ${sock:+-s "$sock"} port list 2>/dev/null | awk 'NR > 1 {print $1}'
 }
 
+_dprctl_vrfs()
+{
+	local sock=$1
+	timeout 1 dprctl ${sock:+-s "$sock"} vrf list 2>/dev/null | awk 'NR > 1 {print $1}'
+}
+
+_dprctl_acls()
+{
+	local sock=$1
+	timeout 1 dprctl ${sock:+-s "$sock"} --json acl list 2>/dev/null |
+		python3 -c 'import json, sys; [print(a["name"]) for a in json.load(sys.stdin)]' 2>/dev/null
+}
+
 _dprctl()
 {
 	local cur prev words cword
@@ -44,12 +57,17 @@ _dprctl()
 	source)
 		COMPREPLY=($(compgen -W "router config api fpm kernel" -- "$cur"))
 		return ;;
+	vrf)
+		if [ -n "$sub" ]; then
+			COMPREPLY=($(compgen -W "$(_dprctl_vrfs "$sock")" -- "$cur"))
+			return
+		fi ;;
 	proto)
 		COMPREPLY=($(compgen -W "tcp udp icmp icmpv6" -- "$cur"))
 		return ;;
 	--drop)
 		COMPREPLY=($(compgen -W "all runt other_host unsupported_l3 unknown_vlan bad_header bad_length
-			bad_checksum martian blackhole exception_full tx_full" -- "$cur"))
+			bad_checksum martian blackhole exception_full tx_full acl urpf control_plane" -- "$cur"))
 		return ;;
 	--exception)
 		COMPREPLY=($(compgen -W "all arp local ip_options ttl_expired no_route unresolved
@@ -69,7 +87,7 @@ _dprctl()
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "-s --socket -j --json -6 -h --help -V --version" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "route addr neigh port stats doctor capture config rib call help" -- "$cur"))
+			COMPREPLY=($(compgen -W "route addr neigh vrf vlan acl port stats doctor capture config rib call help" -- "$cur"))
 		fi
 		return
 	fi
@@ -79,15 +97,19 @@ _dprctl()
 		addr | neigh) COMPREPLY=($(compgen -W "add del list" -- "$cur")) ;;
 		port) COMPREPLY=($(compgen -W "list show" -- "$cur")) ;;
 		rib) COMPREPLY=($(compgen -W "check" -- "$cur")) ;;
+		vrf) COMPREPLY=($(compgen -W "list add del" -- "$cur")) ;;
+		vlan) COMPREPLY=($(compgen -W "add del" -- "$cur")) ;;
+		acl) COMPREPLY=($(compgen -W "set show list bind unbind del" -- "$cur")) ;;
 		stats) COMPREPLY=($(compgen -W "$(_dprctl_ports "$sock")" -- "$cur")) ;;
-		help) COMPREPLY=($(compgen -W "route addr neigh port stats doctor capture config rib call" -- "$cur")) ;;
+		help) COMPREPLY=($(compgen -W "route addr neigh vrf vlan acl port stats doctor capture config rib call" -- "$cur")) ;;
 		config) COMPREPLY=($(compgen -W "show save" -- "$cur")) ;;
 		capture) COMPREPLY=($(compgen -W "-w --drop --exception --port -c --snaplen --seconds
 			--max-bytes status stop" -- "$cur")) ;;
 		call) COMPREPLY=($(compgen -W "route.add route.replace route.del route.get
 			route.list route.load addr.add addr.del addr.list neigh.add neigh.del
 			neigh.list port.list port.show doctor.get capture.start capture.get
-			capture.stop stats.get config.get rib.check" -- "$cur")) ;;
+			capture.stop stats.get config.get rib.check vrf.list vrf.add vrf.del
+			vlan.add vlan.del acl.set acl.del acl.list acl.get acl.bind acl.unbind" -- "$cur")) ;;
 		esac
 		return
 	fi
@@ -108,7 +130,28 @@ _dprctl()
 	capture/*)
 		COMPREPLY=($(compgen -W "-w --drop --exception --port -c --snaplen --seconds
 			--max-bytes" -- "$cur")) ;;
-	route/load) COMPREPLY=($(compgen -f -W "--partial" -- "$cur")) ;;
+	route/load) COMPREPLY=($(compgen -f -W "--partial vrf" -- "$cur")) ;;
+	vrf/del)
+		((cword == cmd_at + 2)) &&
+			COMPREPLY=($(compgen -W "$(_dprctl_vrfs "$sock")" -- "$cur")) ;;
+	vrf/add)
+		((cword > cmd_at + 2)) && COMPREPLY=($(compgen -W "table poptrie" -- "$cur")) ;;
+	vlan/add)
+		((cword > cmd_at + 2)) && COMPREPLY=($(compgen -W "dev id vrf mtu notap" -- "$cur")) ;;
+	vlan/del)
+		((cword == cmd_at + 2)) &&
+			COMPREPLY=($(compgen -W "$(_dprctl_ports "$sock")" -- "$cur")) ;;
+	acl/show | acl/del | acl/set)
+		((cword == cmd_at + 2)) &&
+			COMPREPLY=($(compgen -W "$(_dprctl_acls "$sock")" -- "$cur")) ;;
+	acl/bind | acl/unbind)
+		if ((cword == cmd_at + 2)); then
+			COMPREPLY=($(compgen -W "$(_dprctl_acls "$sock")" -- "$cur"))
+		elif ((cword == cmd_at + 3)); then
+			COMPREPLY=($(compgen -W "$(_dprctl_ports "$sock")" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "in out" -- "$cur"))
+		fi ;;
 	config/save)
 		((cword == cmd_at + 2)) && COMPREPLY=($(compgen -f -- "$cur")) ;;
 	addr/add | addr/del)

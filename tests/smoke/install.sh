@@ -73,9 +73,11 @@ complete_words() {
 		_ "$ROOT$DATADIR/bash-completion/completions/dprctl" "$@"
 }
 got=$(complete_words dprctl "")
-check "completion offers the commands ($got)" test "$got" = "route addr neigh port stats doctor capture config rib call help"
+check "completion offers the commands ($got)" test "$got" = "route addr neigh vrf vlan acl port stats doctor capture config rib call help"
 got=$(complete_words dprctl -s /tmp/x route "")
 check "completion offers route's subcommands ($got)" test "$got" = "add replace del get list load"
+got=$(complete_words dprctl acl bind edge p0 "")
+check "completion offers acl bind's directions ($got)" test "$got" = "in out"
 got=$(complete_words dprctl capture --drop mar)
 check "completion offers capture's drop reasons ($got)" test "$got" = "martian"
 got=$(complete_words dprctl neigh add 10.0.0.1 "")
