@@ -8,41 +8,13 @@
 
 #define FAIL(code, ...) (dpr_method_fail(e, code, __VA_ARGS__), (json_t *)NULL)
 
-/* Reject keys a method does not know, so that typos do not pass silently. */
-static int
-keys_ok(json_t *params, const char *method, const char *const *known, struct dpr_method_err *e)
-{
-	const char *key;
-	json_t *v;
-
-	if (params == NULL)
-		return 0;
-	if (!json_is_object(params))
-		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: params must be an object",
-				       method);
-	json_object_foreach(params, key, v) {
-		unsigned int i;
-
-		for (i = 0; known[i] != NULL && strcmp(known[i], key) != 0; i++)
-			;
-		if (known[i] == NULL)
-			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: unknown parameter \"%s\"",
-					       method, key);
-	}
-	return 0;
-}
-
+/* Parameter @p key, a string, or NULL with the error in @p e. */
 static const char *
 string_param(json_t *params, const char *method, const char *key, struct dpr_method_err *e)
 {
-	json_t *v = params != NULL ? json_object_get(params, key) : NULL;
+	const char *v = NULL;
 
-	if (v == NULL || !json_is_string(v)) {
-		dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: parameter \"%s\" (a string) is missing",
-				method, key);
-		return NULL;
-	}
-	return json_string_value(v);
+	return dpr_param_str(params, method, key, true, &v, e) < 0 ? NULL : v;
 }
 
 static int
@@ -106,7 +78,7 @@ dpr_m_acl_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	char err[256];
 	int ret;
 
-	if (ready(r, "acl.del", e) < 0 || keys_ok(params, "acl.del", keys, e) < 0 ||
+	if (ready(r, "acl.del", e) < 0 || dpr_param_keys(params, "acl.del", keys, e) < 0 ||
 	    (name = string_param(params, "acl.del", "name", e)) == NULL)
 		return NULL;
 	ret = dpr_acl_del(r->acl, name, err, sizeof(err));
@@ -120,7 +92,7 @@ dpr_m_acl_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { NULL };
 
-	if (ready(r, "acl.list", e) < 0 || keys_ok(params, "acl.list", keys, e) < 0)
+	if (ready(r, "acl.list", e) < 0 || dpr_param_keys(params, "acl.list", keys, e) < 0)
 		return NULL;
 	return json_pack("{s:o,s:o}", "acls", dpr_acl_list_json(r->acl, r->port_names, r->n_ports),
 			 "warnings", dpr_acl_warnings_json(r->acl));
@@ -133,7 +105,7 @@ dpr_m_acl_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	const char *name;
 	json_t *res;
 
-	if (ready(r, "acl.get", e) < 0 || keys_ok(params, "acl.get", keys, e) < 0 ||
+	if (ready(r, "acl.get", e) < 0 || dpr_param_keys(params, "acl.get", keys, e) < 0 ||
 	    (name = string_param(params, "acl.get", "name", e)) == NULL)
 		return NULL;
 	res = dpr_acl_get_json(r->acl, name, r->port_names, r->n_ports);
@@ -151,7 +123,7 @@ dpr_m_acl_bind(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	char err[256];
 	int port;
 
-	if (ready(r, "acl.bind", e) < 0 || keys_ok(params, "acl.bind", keys, e) < 0 ||
+	if (ready(r, "acl.bind", e) < 0 || dpr_param_keys(params, "acl.bind", keys, e) < 0 ||
 	    (name = string_param(params, "acl.bind", "name", e)) == NULL ||
 	    iface_dir(r, params, "acl.bind", &port, &dir, e) < 0)
 		return NULL;
@@ -170,7 +142,7 @@ dpr_m_acl_unbind(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	char err[256];
 	int port;
 
-	if (ready(r, "acl.unbind", e) < 0 || keys_ok(params, "acl.unbind", keys, e) < 0 ||
+	if (ready(r, "acl.unbind", e) < 0 || dpr_param_keys(params, "acl.unbind", keys, e) < 0 ||
 	    iface_dir(r, params, "acl.unbind", &port, &dir, e) < 0)
 		return NULL;
 	was = dpr_acl_bound(r->acl, (unsigned int)port, dir);

@@ -9,63 +9,15 @@
 
 #define FAIL(code, ...) (dpr_method_fail(e, code, __VA_ARGS__), (json_t *)NULL)
 
-/* Reject keys a method does not know, so that typos do not pass silently. */
+/* Required integer @p key of @p params from @p min to @p max. */
 static int
-keys_ok(json_t *obj, const char *ctx, const char *const *known, struct dpr_method_err *e)
+uint_required(json_t *params, const char *method, const char *key, uint64_t min, uint64_t max,
+	      uint64_t *out, struct dpr_method_err *e)
 {
-	const char *key;
-	json_t *v;
-
-	if (obj == NULL)
-		return 0;
-	if (!json_is_object(obj))
-		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s must be an object", ctx);
-	json_object_foreach(obj, key, v) {
-		unsigned int i;
-
-		for (i = 0; known[i] != NULL && strcmp(known[i], key) != 0; i++)
-			;
-		if (known[i] == NULL)
-			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: unknown parameter \"%s\"",
-					       ctx, key);
-	}
-	return 0;
-}
-
-/* @p key of @p obj as a string into *@p out (left as it is when absent and
- * not @p required). */
-static int
-str_param(json_t *obj, const char *ctx, const char *key, bool required, const char **out,
-	  struct dpr_method_err *e)
-{
-	json_t *v = obj != NULL ? json_object_get(obj, key) : NULL;
-
-	if (v == NULL && !required)
-		return 0;
-	if (v == NULL || !json_is_string(v))
-		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: parameter \"%s\" (a string) is %s",
-				       ctx, key, v == NULL ? "missing" : "not a string");
-	*out = json_string_value(v);
-	return 0;
-}
-
-/* @p key of @p obj as an integer from @p min to @p max (left as it is when
- * absent and not @p required). */
-static int
-uint_param(json_t *obj, const char *ctx, const char *key, bool required, uint64_t min,
-	   uint64_t max, uint64_t *out, struct dpr_method_err *e)
-{
-	json_t *v = obj != NULL ? json_object_get(obj, key) : NULL;
-
-	if (v == NULL && !required)
-		return 0;
-	if (v == NULL || !json_is_integer(v) || json_integer_value(v) < (json_int_t)min ||
-	    (uint64_t)json_integer_value(v) > max)
-		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-				       "%s: parameter \"%s\" must be an integer from %" PRIu64 " to %" PRIu64,
-				       ctx, key, min, max);
-	*out = (uint64_t)json_integer_value(v);
-	return 0;
+	if (params == NULL || json_object_get(params, key) == NULL)
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: missing parameter \"%s\"",
+				       method, key);
+	return dpr_param_uint(params, method, key, min, max, out, e);
 }
 
 /* The VRF named @p name (NULL: the default one), or -1 with the error. */
@@ -92,48 +44,22 @@ rpc_code(int err)
 	}
 }
 
-/* A FIB algorithm by name (dpr_fib_algo_name()). */
-static int
-algo_param(json_t *fib, const char *ctx, const char *key, enum dpr_fib_algo *out,
-	   struct dpr_method_err *e)
-{
-	static const enum dpr_fib_algo algos[] = { DPR_FIB_DIR24_8, DPR_FIB_POPTRIE };
-	const char *name = NULL;
-	unsigned int i;
-
-	if (str_param(fib, ctx, key, false, &name, e) < 0)
-		return -1;
-	if (name == NULL)
-		return 0;
-	for (i = 0; i < RTE_DIM(algos); i++)
-		if (strcmp(name, dpr_fib_algo_name(algos[i])) == 0) {
-			*out = algos[i];
-			return 0;
-		}
-	return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
-			       "%s: %s \"%s\": expected \"dir-24-8\" or \"poptrie\"", ctx, key, name);
-}
-
 json_t *
 dpr_m_vrf_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { "name", "table", "fib", NULL };
-	static const char *const fib_keys[] = {
-		"ipv4_max_routes", "ipv4_tbl8_groups", "ipv6_max_routes", "ipv6_tbl8_groups",
-		"ipv4_algorithm", "ipv6_algorithm", NULL
-	};
 	/* The sizes of a VRF the config file gives (its "fib"), defaults
 	 * those of the default VRF. */
 	struct dpr_vrf_conf vc = r->vrfs[DPR_VRF_DEFAULT].conf;
 	json_t *fib = params != NULL ? json_object_get(params, "fib") : NULL;
 	const char *name = NULL;
 	char ctx[64], err[512];
-	uint64_t table = 0, x;
+	uint64_t table = 0;
 	int ret;
 
-	if (keys_ok(params, "vrf.add", keys, e) < 0 ||
-	    str_param(params, "vrf.add", "name", true, &name, e) < 0 ||
-	    uint_param(params, "vrf.add", "table", true, 0, UINT32_MAX, &table, e) < 0)
+	if (dpr_param_keys(params, "vrf.add", keys, e) < 0 ||
+	    dpr_param_str(params, "vrf.add", "name", true, &name, e) < 0 ||
+	    uint_required(params, "vrf.add", "table", 0, UINT32_MAX, &table, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "vrf.add %s", name);
 	if (strlen(name) > DPR_VRF_NAME_MAX)
@@ -141,32 +67,9 @@ dpr_m_vrf_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			    DPR_VRF_NAME_MAX);
 	snprintf(vc.name, sizeof(vc.name), "%s", name);
 	vc.table = (uint32_t)table;
-	if (fib != NULL) {
-		char fctx[80];
-
-		snprintf(fctx, sizeof(fctx), "%s: fib", ctx);
-		if (keys_ok(fib, fctx, fib_keys, e) < 0)
-			return NULL;
-		x = vc.ip4_max_routes;
-		if (uint_param(fib, fctx, "ipv4_max_routes", false, 16, 16u << 20, &x, e) < 0)
-			return NULL;
-		vc.ip4_max_routes = (uint32_t)x;
-		x = vc.ip4_tbl8_groups;
-		if (uint_param(fib, fctx, "ipv4_tbl8_groups", false, 16, 1u << 24, &x, e) < 0)
-			return NULL;
-		vc.ip4_tbl8_groups = (uint32_t)x;
-		x = vc.ip6_max_routes;
-		if (uint_param(fib, fctx, "ipv6_max_routes", false, 16, 16u << 20, &x, e) < 0)
-			return NULL;
-		vc.ip6_max_routes = (uint32_t)x;
-		x = vc.ip6_tbl8_groups;
-		if (uint_param(fib, fctx, "ipv6_tbl8_groups", false, 16, 1u << 23, &x, e) < 0)
-			return NULL;
-		vc.ip6_tbl8_groups = (uint32_t)x;
-		if (algo_param(fib, fctx, "ipv4_algorithm", &vc.ip4_algorithm, e) < 0 ||
-		    algo_param(fib, fctx, "ipv6_algorithm", &vc.ip6_algorithm, e) < 0)
-			return NULL;
-	}
+	/* Its "fib" as the config file's vrfs[] take it. */
+	if (fib != NULL && dpr_config_vrf_fib(fib, "fib", &vc, err, sizeof(err)) < 0)
+		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: %s", ctx, err);
 	ret = dpr_vrf_add(r, &vc, err, sizeof(err));
 	if (ret < 0)
 		return FAIL(rpc_code(ret), "%s: %s", ctx, err);
@@ -183,8 +86,8 @@ dpr_m_vrf_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	char ctx[64], err[512];
 	int v, ret;
 
-	if (keys_ok(params, "vrf.del", keys, e) < 0 ||
-	    str_param(params, "vrf.del", "name", true, &name, e) < 0)
+	if (dpr_param_keys(params, "vrf.del", keys, e) < 0 ||
+	    dpr_param_str(params, "vrf.del", "name", true, &name, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "vrf.del %s", name);
 	v = vrf_by_name(r, ctx, name, e);
@@ -250,12 +153,12 @@ dpr_m_vlan_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	int parent, v, p, ret;
 	size_t i;
 
-	if (keys_ok(params, "vlan.add", keys, e) < 0 ||
-	    str_param(params, "vlan.add", "name", true, &name, e) < 0 ||
-	    str_param(params, "vlan.add", "port", true, &port, e) < 0 ||
-	    uint_param(params, "vlan.add", "id", true, 0, UINT16_MAX, &id, e) < 0 ||
-	    str_param(params, "vlan.add", "vrf", false, &vrf, e) < 0 ||
-	    uint_param(params, "vlan.add", "mtu", false, 68, 9702, &mtu, e) < 0)
+	if (dpr_param_keys(params, "vlan.add", keys, e) < 0 ||
+	    dpr_param_str(params, "vlan.add", "name", true, &name, e) < 0 ||
+	    dpr_param_str(params, "vlan.add", "port", true, &port, e) < 0 ||
+	    uint_required(params, "vlan.add", "id", 0, UINT16_MAX, &id, e) < 0 ||
+	    dpr_param_str(params, "vlan.add", "vrf", false, &vrf, e) < 0 ||
+	    dpr_param_uint(params, "vlan.add", "mtu", 68, 9702, &mtu, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "vlan.add %s", name);
 	if (strlen(name) > DPR_PORT_NAME_MAX)
@@ -337,8 +240,8 @@ dpr_m_vlan_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	char ctx[96], err[512];
 	int p;
 
-	if (keys_ok(params, "vlan.del", keys, e) < 0 ||
-	    str_param(params, "vlan.del", "name", true, &name, e) < 0)
+	if (dpr_param_keys(params, "vlan.del", keys, e) < 0 ||
+	    dpr_param_str(params, "vlan.del", "name", true, &name, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "vlan.del %s", name);
 	p = dpr_config_port_index(r->cfg, name);

@@ -50,8 +50,8 @@ dpr_method_fail(struct dpr_method_err *e, int code, const char *fmt, ...)
 
 /* --- parameters ------------------------------------------------------ */
 
-static int
-param_str(json_t *params, const char *method, const char *key, bool required,
+int
+dpr_param_str(json_t *params, const char *method, const char *key, bool required,
 	  const char **out, struct dpr_method_err *e)
 {
 	json_t *v = params ? json_object_get(params, key) : NULL;
@@ -70,8 +70,8 @@ param_str(json_t *params, const char *method, const char *key, bool required,
 	return 0;
 }
 
-static int
-param_uint(json_t *params, const char *method, const char *key, uint64_t min,
+int
+dpr_param_uint(json_t *params, const char *method, const char *key, uint64_t min,
 	   uint64_t max, uint64_t *out, struct dpr_method_err *e)
 {
 	json_t *v = params ? json_object_get(params, key) : NULL;
@@ -87,9 +87,8 @@ param_uint(json_t *params, const char *method, const char *key, uint64_t min,
 	return 0;
 }
 
-/* Reject keys a method does not know, so typos do not pass silently. */
-static int
-param_keys(json_t *params, const char *method, const char *const *known,
+int
+dpr_param_keys(json_t *params, const char *method, const char *const *known,
 	   struct dpr_method_err *e)
 {
 	const char *key;
@@ -144,7 +143,7 @@ vrf_param(struct dpr_router *r, json_t *params, const char *ctx, struct dpr_meth
 	unsigned int v;
 	int idx;
 
-	if (param_str(params, ctx, "vrf", false, &name, e) < 0)
+	if (dpr_param_str(params, ctx, "vrf", false, &name, e) < 0)
 		return NULL;
 	idx = dpr_router_vrf_index(r, name);
 	if (idx < 0) {
@@ -288,8 +287,8 @@ nexthops_param(json_t *o, const char *ctx, struct nh_spec *nhs, unsigned int *n,
 	memset(nhs, 0, sizeof(*nhs));
 	*n = 1;
 	if (a == NULL)
-		return param_str(o, ctx, "via", false, &nhs[0].via, e) < 0 ||
-		       param_str(o, ctx, "port", false, &nhs[0].port, e) < 0 ? -1 : 0;
+		return dpr_param_str(o, ctx, "via", false, &nhs[0].via, e) < 0 ||
+		       dpr_param_str(o, ctx, "port", false, &nhs[0].port, e) < 0 ? -1 : 0;
 	if (json_object_get(o, "via") != NULL || json_object_get(o, "port") != NULL)
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 				       "%s: give \"via\" and \"port\", or \"nexthops\", not both", ctx);
@@ -308,10 +307,10 @@ nexthops_param(json_t *o, const char *ctx, struct nh_spec *nhs, unsigned int *n,
 					       "%s: expected an object like {\"via\": \"10.0.2.2\", \"weight\": 2}",
 					       sub);
 		memset(&nhs[i], 0, sizeof(nhs[i]));
-		if (param_keys(v, sub, keys, e) < 0 ||
-		    param_str(v, sub, "via", true, &nhs[i].via, e) < 0 ||
-		    param_str(v, sub, "port", false, &nhs[i].port, e) < 0 ||
-		    param_uint(v, sub, "weight", 1, DPR_NH_WEIGHT_MAX, &wt, e) < 0)
+		if (dpr_param_keys(v, sub, keys, e) < 0 ||
+		    dpr_param_str(v, sub, "via", true, &nhs[i].via, e) < 0 ||
+		    dpr_param_str(v, sub, "port", false, &nhs[i].port, e) < 0 ||
+		    dpr_param_uint(v, sub, "weight", 1, DPR_NH_WEIGHT_MAX, &wt, e) < 0)
 			return -1;
 		nhs[i].weight = (uint16_t)wt;
 	}
@@ -820,8 +819,8 @@ route_add_common(struct dpr_router *r, json_t *params, struct dpr_method_err *e,
 	char ctx[128];
 	uint32_t old;
 
-	if (param_keys(params, method, keys, e) < 0 ||
-	    param_str(params, method, "prefix", true, &prefix, e) < 0 ||
+	if (dpr_param_keys(params, method, keys, e) < 0 ||
+	    dpr_param_str(params, method, "prefix", true, &prefix, e) < 0 ||
 	    nexthops_param(params, method, nhs, &n, e) < 0 ||
 	    (rib = vrf_param(r, params, method, e)) == NULL)
 		return NULL;
@@ -867,8 +866,8 @@ m_route_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	const char *prefix;
 	uint32_t old;
 
-	if (param_keys(params, "route.del", keys, e) < 0 ||
-	    param_str(params, "route.del", "prefix", true, &prefix, e) < 0 ||
+	if (dpr_param_keys(params, "route.del", keys, e) < 0 ||
+	    dpr_param_str(params, "route.del", "prefix", true, &prefix, e) < 0 ||
 	    (rib = vrf_param(r, params, "route.del", e)) == NULL)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "route.del %s", prefix);
@@ -918,7 +917,7 @@ flow_parse(json_t *params, const char *addr, const struct dpr_ip *dst, struct dp
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 				       "route.get %s: a flow needs \"source\" (an address of the destination's family)",
 				       addr);
-	if (param_str(params, "route.get", "source", true, &s, e) < 0)
+	if (dpr_param_str(params, "route.get", "source", true, &s, e) < 0)
 		return -1;
 	if (dpr_ip_parse(s, src) < 0 || src->af != dst->af)
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
@@ -940,8 +939,8 @@ flow_parse(json_t *params, const char *addr, const struct dpr_ip *dst, struct dp
 					       addr);
 		*proto = protos[i].num;
 	}
-	if (param_uint(params, "route.get", "source_port", 0, UINT16_MAX, &sp, e) < 0 ||
-	    param_uint(params, "route.get", "destination_port", 0, UINT16_MAX, &dp, e) < 0)
+	if (dpr_param_uint(params, "route.get", "source_port", 0, UINT16_MAX, &sp, e) < 0 ||
+	    dpr_param_uint(params, "route.get", "destination_port", 0, UINT16_MAX, &dp, e) < 0)
 		return -1;
 	if (*proto == IPPROTO_TCP || *proto == IPPROTO_UDP) {
 		if (sp == UINT64_MAX || dp == UINT64_MAX)
@@ -978,8 +977,8 @@ m_route_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	uint32_t nh;
 	json_t *o;
 
-	if (param_keys(params, "route.get", keys, e) < 0 ||
-	    param_str(params, "route.get", "address", true, &addr, e) < 0 ||
+	if (dpr_param_keys(params, "route.get", keys, e) < 0 ||
+	    dpr_param_str(params, "route.get", "address", true, &addr, e) < 0 ||
 	    (rib = vrf_param(r, params, "route.get", e)) == NULL)
 		return NULL;
 	if (dpr_ip_parse(addr, &ip) < 0)
@@ -1054,12 +1053,12 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	struct dpr_rib *rib;
 	int i, n;
 
-	if (param_keys(params, "route.list", keys, e) < 0 ||
-	    param_uint(params, "route.list", "limit", 1, LIST_MAX, &limit, e) < 0 ||
-	    param_str(params, "route.list", "after", false, &after, e) < 0 ||
-	    param_str(params, "route.list", "source", false, &source, e) < 0 ||
-	    param_str(params, "route.list", "prefix", false, &prefix, e) < 0 ||
-	    param_str(params, "route.list", "port", false, &port, e) < 0 ||
+	if (dpr_param_keys(params, "route.list", keys, e) < 0 ||
+	    dpr_param_uint(params, "route.list", "limit", 1, LIST_MAX, &limit, e) < 0 ||
+	    dpr_param_str(params, "route.list", "after", false, &after, e) < 0 ||
+	    dpr_param_str(params, "route.list", "source", false, &source, e) < 0 ||
+	    dpr_param_str(params, "route.list", "prefix", false, &prefix, e) < 0 ||
+	    dpr_param_str(params, "route.list", "port", false, &port, e) < 0 ||
 	    (rib = vrf_param(r, params, "route.list", e)) == NULL)
 		return NULL;
 	if (source != NULL && strcmp(source, "router") != 0 && dpr_route_src_parse(source) < 0)
@@ -1212,7 +1211,7 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	struct dpr_rib *rib;
 	size_t idx;
 
-	if (param_keys(params, "route.load", keys, e) < 0 ||
+	if (dpr_param_keys(params, "route.load", keys, e) < 0 ||
 	    (rib = vrf_param(r, params, "route.load", e)) == NULL)
 		return NULL;
 	if (check != NULL && !json_is_boolean(check))
@@ -1240,9 +1239,9 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			const char *prefix;
 			unsigned int k;
 
-			ret = param_keys(v, ctx, rkeys, e);
+			ret = dpr_param_keys(v, ctx, rkeys, e);
 			if (ret == 0)
-				ret = param_str(v, ctx, "prefix", true, &prefix, e);
+				ret = dpr_param_str(v, ctx, "prefix", true, &prefix, e);
 			if (ret == 0)
 				ret = nexthops_param(v, ctx, nhs, &k, e);
 			if (ret == 0)
@@ -1333,9 +1332,9 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	struct dpr_rib *rib;
 	int p, ret, n;
 
-	if (param_keys(params, "addr.add", keys, e) < 0 ||
-	    param_str(params, "addr.add", "port", true, &port, e) < 0 ||
-	    param_str(params, "addr.add", "address", true, &addr, e) < 0)
+	if (dpr_param_keys(params, "addr.add", keys, e) < 0 ||
+	    dpr_param_str(params, "addr.add", "port", true, &port, e) < 0 ||
+	    dpr_param_str(params, "addr.add", "address", true, &addr, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "addr.add %s %s", port, addr);
 	if (port_by_name(r, ctx, port, &p, e) < 0)
@@ -1428,9 +1427,9 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	char ctx[128];
 	int p, i, n;
 
-	if (param_keys(params, "addr.del", keys, e) < 0 ||
-	    param_str(params, "addr.del", "port", true, &port, e) < 0 ||
-	    param_str(params, "addr.del", "address", true, &addr, e) < 0)
+	if (dpr_param_keys(params, "addr.del", keys, e) < 0 ||
+	    dpr_param_str(params, "addr.del", "port", true, &port, e) < 0 ||
+	    dpr_param_str(params, "addr.del", "address", true, &addr, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "addr.del %s %s", port, addr);
 	if (port_by_name(r, ctx, port, &p, e) < 0)
@@ -1484,8 +1483,8 @@ m_addr_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	unsigned int i, k, n;
 	int only = -1;
 
-	if (param_keys(params, "addr.list", keys, e) < 0 ||
-	    param_str(params, "addr.list", "port", false, &port, e) < 0 ||
+	if (dpr_param_keys(params, "addr.list", keys, e) < 0 ||
+	    dpr_param_str(params, "addr.list", "port", false, &port, e) < 0 ||
 	    (port != NULL && port_by_name(r, "addr.list", port, &only, e) < 0)) {
 		json_decref(res);
 		return NULL;
@@ -1600,10 +1599,10 @@ m_neigh_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	char ctx[128], err[256];
 	int p, idx;
 
-	if (param_keys(params, "neigh.add", keys, e) < 0 ||
-	    param_str(params, "neigh.add", "address", true, &addr, e) < 0 ||
-	    param_str(params, "neigh.add", "mac", true, &mac, e) < 0 ||
-	    param_str(params, "neigh.add", "port", false, &port, e) < 0)
+	if (dpr_param_keys(params, "neigh.add", keys, e) < 0 ||
+	    dpr_param_str(params, "neigh.add", "address", true, &addr, e) < 0 ||
+	    dpr_param_str(params, "neigh.add", "mac", true, &mac, e) < 0 ||
+	    dpr_param_str(params, "neigh.add", "port", false, &port, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "neigh.add %s", addr);
 	if (neigh_addr(r, params, ctx, addr, port, &ip, &p, e) < 0)
@@ -1628,9 +1627,9 @@ m_neigh_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	char ctx[128];
 	int p;
 
-	if (param_keys(params, "neigh.del", keys, e) < 0 ||
-	    param_str(params, "neigh.del", "address", true, &addr, e) < 0 ||
-	    param_str(params, "neigh.del", "port", false, &port, e) < 0)
+	if (dpr_param_keys(params, "neigh.del", keys, e) < 0 ||
+	    dpr_param_str(params, "neigh.del", "address", true, &addr, e) < 0 ||
+	    dpr_param_str(params, "neigh.del", "port", false, &port, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "neigh.del %s", addr);
 	if (neigh_addr(r, params, ctx, addr, port, &ip, &p, e) < 0)
@@ -1649,7 +1648,7 @@ m_neigh_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	json_t *res;
 	uint32_t i;
 
-	if (param_keys(params, "neigh.list", keys, e) < 0 ||
+	if (dpr_param_keys(params, "neigh.list", keys, e) < 0 ||
 	    (rib = vrf_param(r, params, "neigh.list", e)) == NULL)
 		return NULL;
 	res = json_array();
@@ -1673,7 +1672,7 @@ m_port_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	json_t *res;
 	unsigned int i;
 
-	if (param_keys(params, "port.list", keys, e) < 0)
+	if (dpr_param_keys(params, "port.list", keys, e) < 0)
 		return NULL;
 	res = json_array();
 	for (i = 0; i < r->n_ports; i++) {
@@ -1750,8 +1749,8 @@ m_port_show(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	const char *name;
 	int p;
 
-	if (param_keys(params, "port.show", keys, e) < 0 ||
-	    param_str(params, "port.show", "port", true, &name, e) < 0 ||
+	if (dpr_param_keys(params, "port.show", keys, e) < 0 ||
+	    dpr_param_str(params, "port.show", "port", true, &name, e) < 0 ||
 	    port_by_name(r, "port.show", name, &p, e) < 0)
 		return NULL;
 	return port_facts(r, (unsigned int)p, now_s());
@@ -1827,7 +1826,7 @@ m_doctor_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	uint64_t now = now_s();
 	unsigned int p;
 
-	if (param_keys(params, "doctor.get", keys, e) < 0)
+	if (dpr_param_keys(params, "doctor.get", keys, e) < 0)
 		return NULL;
 	if (v != NULL && !json_is_boolean(v)) {
 		dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "doctor.get: \"machine\" must be true or false");
@@ -1904,17 +1903,17 @@ m_capture_start(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	size_t k;
 	json_t *x;
 
-	if (param_keys(params, "capture.start", keys, e) < 0 ||
-	    param_str(params, "capture.start", "file", true, &spec.file, e) < 0 ||
+	if (dpr_param_keys(params, "capture.start", keys, e) < 0 ||
+	    dpr_param_str(params, "capture.start", "file", true, &spec.file, e) < 0 ||
 	    names_param(params, "drops", dpr_drop_names, 1, DPR_DROP_MAX, &spec.drops, e) < 0 ||
 	    names_param(params, "exceptions", dpr_exc_names, 0, DPR_EXC_MAX, &spec.exceptions,
 			e) < 0 ||
-	    param_uint(params, "capture.start", "count", 1, 1000000, &spec.max_packets, e) < 0 ||
-	    param_uint(params, "capture.start", "max_bytes", 4096, UINT64_C(1) << 32,
+	    dpr_param_uint(params, "capture.start", "count", 1, 1000000, &spec.max_packets, e) < 0 ||
+	    dpr_param_uint(params, "capture.start", "max_bytes", 4096, UINT64_C(1) << 32,
 		       &spec.max_bytes, e) < 0 ||
-	    param_uint(params, "capture.start", "snaplen", 64, DPR_CAPTURE_SNAPLEN_MAX, &snaplen,
+	    dpr_param_uint(params, "capture.start", "snaplen", 64, DPR_CAPTURE_SNAPLEN_MAX, &snaplen,
 		       e) < 0 ||
-	    param_uint(params, "capture.start", "seconds", 1, 86400, &seconds, e) < 0)
+	    dpr_param_uint(params, "capture.start", "seconds", 1, 86400, &seconds, e) < 0)
 		return NULL;
 	spec.snaplen = (uint32_t)snaplen;
 	spec.seconds = (uint32_t)seconds;
@@ -1946,7 +1945,7 @@ m_capture_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { NULL };
 
-	if (param_keys(params, "capture.get", keys, e) < 0)
+	if (dpr_param_keys(params, "capture.get", keys, e) < 0)
 		return NULL;
 	return dpr_capture_json(r);
 }
@@ -1956,7 +1955,7 @@ m_capture_stop(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { NULL };
 
-	if (param_keys(params, "capture.stop", keys, e) < 0)
+	if (dpr_param_keys(params, "capture.stop", keys, e) < 0)
 		return NULL;
 	dpr_capture_stop(r, "stopped by request");
 	return dpr_capture_json(r);
@@ -2135,7 +2134,7 @@ m_stats_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = { NULL };
 
-	if (param_keys(params, "stats.get", keys, e) < 0)
+	if (dpr_param_keys(params, "stats.get", keys, e) < 0)
 		return NULL;
 	return dpr_router_stats_json(r);
 }
@@ -2436,9 +2435,9 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	const char *after;
 	unsigned int i;
 
-	if (param_keys(params, "config.get", keys, e) < 0 ||
-	    param_uint(params, "config.get", "limit", 1, LIST_MAX, &limit, e) < 0 ||
-	    param_str(params, "config.get", "after", false, &after, e) < 0)
+	if (dpr_param_keys(params, "config.get", keys, e) < 0 ||
+	    dpr_param_uint(params, "config.get", "limit", 1, LIST_MAX, &limit, e) < 0 ||
+	    dpr_param_str(params, "config.get", "after", false, &after, e) < 0)
 		return NULL;
 	if (after != NULL && dpr_prefix_parse(after, false, &cursor, NULL, 0) < 0)
 		return FAIL(DPR_RPC_INVALID_PARAMS,
@@ -2531,7 +2530,7 @@ m_rib_check(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	static const char *const keys[] = { NULL };
 	char why[512];
 
-	if (param_keys(params, "rib.check", keys, e) < 0)
+	if (dpr_param_keys(params, "rib.check", keys, e) < 0)
 		return NULL;
 	if (dpr_router_check(r, why, sizeof(why)) < 0)
 		return FAIL(DPR_RPC_INTERNAL_ERROR, "rib.check: %s (a defect: please report it with this line)",
@@ -2549,7 +2548,7 @@ m_vrf_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	json_t *res;
 	unsigned int v, p;
 
-	if (param_keys(params, "vrf.list", keys, e) < 0)
+	if (dpr_param_keys(params, "vrf.list", keys, e) < 0)
 		return NULL;
 	res = json_array();
 	for (v = 0; v < DPR_MAX_VRFS; v++) {

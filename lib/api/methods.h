@@ -24,6 +24,24 @@ extern const struct dpr_method dpr_method_table[];
 /** Set @p e; returns -1 so callers can `return dpr_method_fail(...)`. */
 int dpr_method_fail(struct dpr_method_err *e, int code, const char *fmt, ...);
 
+/*
+ * A method's parameters, checked with messages that name the method
+ * (@p method) and the key: every method file takes them from here.
+ */
+
+/** String @p key of @p params into *@p out (NULL when absent and not @p required). */
+int dpr_param_str(json_t *params, const char *method, const char *key, bool required,
+		  const char **out, struct dpr_method_err *e);
+
+/** Integer @p key of @p params from @p min to @p max into *@p out, left as it is when absent. */
+int dpr_param_uint(json_t *params, const char *method, const char *key, uint64_t min,
+		   uint64_t max, uint64_t *out, struct dpr_method_err *e);
+
+/** Refuse keys of @p params not in @p known (NULL-terminated), so typos do not pass
+ * silently; @p params must be an object or NULL. */
+int dpr_param_keys(json_t *params, const char *method, const char *const *known,
+		   struct dpr_method_err *e);
+
 /** Route @p pf to next hop @p nh, of either family, as the API shows it. */
 json_t *dpr_route_json(struct dpr_router *r, struct dpr_rib *rib, const struct dpr_prefix *pf,
 		       uint32_t nh);

@@ -39,8 +39,13 @@ fail(struct parser *ps, const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(ps->err, ps->err_len, "config: %s: %s%s%s", ps->origin,
-		 path != NULL ? path : "", path != NULL ? ": " : "", msg);
+	/* No origin: a check the control API shares, its message bare. */
+	if (ps->origin == NULL)
+		snprintf(ps->err, ps->err_len, "%s%s%s", path != NULL ? path : "",
+			 path != NULL ? ": " : "", msg);
+	else
+		snprintf(ps->err, ps->err_len, "config: %s: %s%s%s", ps->origin,
+			 path != NULL ? path : "", path != NULL ? ": " : "", msg);
 	return -EINVAL;
 }
 
@@ -485,6 +490,7 @@ parse_vlan_link(struct parser *ps, const char *path, json_t *obj, struct dpr_por
 			    *mtu, port, cfg->ports[pc->parent].mtu, pc->parent);
 	return 0;
 }
+
 
 /* @path.vrf: a VRF by name into *@p out, left as it is when absent. */
 static int
@@ -1366,6 +1372,22 @@ parse_fib(struct parser *ps, json_t *o)
 	return 0;
 }
 
+int
+dpr_config_vrf_fib(json_t *fib, const char *path, struct dpr_vrf_conf *v, char *err, size_t len)
+{
+	static const char *const fib_keys[] = {
+		"ipv4_max_routes", "ipv4_tbl8_groups", "ipv6_max_routes", "ipv6_tbl8_groups",
+		"ipv4_algorithm", "ipv6_algorithm", NULL
+	};
+	struct parser ps = { .err = err, .err_len = len };
+	int ret;
+
+	if ((ret = get_object(&ps, path, fib)) < 0 ||
+	    (ret = check_keys(&ps, path, fib, fib_keys)) < 0)
+		return ret;
+	return parse_fib_sizes(&ps, path, fib, v);
+}
+
 /*
  * "vrfs": [{"name": "red", "table": 100, "fib": {...}}]: VRFs besides the
  * default one, each with its kernel table (unique; not the kernel's own
@@ -1375,10 +1397,6 @@ static int
 parse_vrfs(struct parser *ps, json_t *root)
 {
 	static const char *const keys[] = { "name", "table", "fib", NULL };
-	static const char *const fib_keys[] = {
-		"ipv4_max_routes", "ipv4_tbl8_groups", "ipv6_max_routes", "ipv6_tbl8_groups",
-		"ipv4_algorithm", "ipv6_algorithm", NULL
-	};
 	struct dpr_config *cfg = ps->cfg;
 	json_t *a = json_object_get(root, "vrfs"), *o;
 	unsigned int j;
@@ -1426,10 +1444,12 @@ parse_vrfs(struct parser *ps, json_t *root)
 		v->table = (uint32_t)table;
 		f = json_object_get(o, "fib");
 		snprintf(fp, sizeof(fp), "%s.fib", path);
-		if (f != NULL && ((ret = get_object(ps, fp, f)) < 0 ||
-				  (ret = check_keys(ps, fp, f, fib_keys)) < 0 ||
-				  (ret = parse_fib_sizes(ps, fp, f, v)) < 0))
-			return ret;
+		if (f != NULL && dpr_config_vrf_fib(f, fp, v, ps->err, ps->err_len) < 0) {
+			char msg[768];
+
+			snprintf(msg, sizeof(msg), "%s", ps->err);
+			return fail(ps, NULL, "%s", msg);
+		}
 		cfg->n_vrfs++;
 	}
 	return 0;

@@ -284,6 +284,15 @@ dpr_port_conf_is_vlan(const struct dpr_port_conf *pc)
 /** Index of the VRF named @p name (vrfs[]; "default" is 0), or -1. */
 int dpr_config_vrf_index(const struct dpr_config *cfg, const char *name);
 
+/**
+ * A VRF's "fib" object @p fib (sizes and algorithms; @p path names it in
+ * messages) into @p v, which holds what applies to a key left out: the
+ * config file's vrfs[] and vrf.add take it alike.
+ * @return 0, or -EINVAL with "PATH.KEY: what is wrong" in @p err.
+ */
+int dpr_config_vrf_fib(struct json_t *fib, const char *path, struct dpr_vrf_conf *v,
+		       char *err, size_t len);
+
 /** Is @p name one a VRF of vrfs[] may have: 1 to DPR_VRF_NAME_MAX letters,
  * digits, '-' or '_', and not the default VRF's? */
 bool dpr_vrf_name_valid(const char *name);

@@ -2339,6 +2339,12 @@ test_vrf_vlan_live(void)
 	    "expected \"dir-24-8\" or \"poptrie\"");
 	ERR(DPR_RPC_INVALID_PARAMS, "vrf.add", "{'name':'blue','table':7,'size':1}",
 	    "unknown parameter \"size\"");
+	/* The fib is checked as the config file's: the same keys and ranges. */
+	ERR(DPR_RPC_INVALID_PARAMS, "vrf.add", "{'name':'blue','table':7,'fib':{'ipv4_max_routes':8}}",
+	    "vrf.add blue: fib.ipv4_max_routes: expected an integer from 16");
+	ERR(DPR_RPC_INVALID_PARAMS, "vrf.add", "{'name':'blue','table':7,'fib':{'learned_neighbors_max':8}}",
+	    "fib: unknown key \"learned_neighbors_max\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "vrf.add", "{'name':'blue'}", "missing parameter \"table\"");
 
 	res = OK("vlan.add", "{'name':'p0.100','port':'p0','id':100,'vrf':'red','tap':false,'addresses':['10.0.1.1/24']}");
 	HAS_STR(res, "vrf", "red");
