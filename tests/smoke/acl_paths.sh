@@ -77,12 +77,14 @@ host_addr "$H1" eth0 02:00:00:00:01:02 10.0.1.2/24 10.0.1.1 02:00:00:00:01:01
 # Whatever h1's kernel sent on its way up has landed before the counts.
 sleep 0.5
 
-# sniff NS SECONDS NAME: aclprobe.py sniff in the background; sniffed NAME
-# waits for it and sets SEEN to what it saw (JSON).
+# sniff NS SECONDS NAME: aclprobe.py sniff in the background, returning
+# once its socket is bound (a loaded machine takes a while to start python);
+# sniffed NAME waits for it and sets SEEN to what it saw (JSON).
 sniff() {
+	rm -f "$WORK/$3.json.ready"
 	ip netns exec "$1" python3 "$PROBE" sniff eth0 "$2" "$WORK/$3.json" &
 	eval "SNIFF_$3=$!"
-	sleep 0.3
+	listening "$WORK/$3.json"
 }
 sniffed() { eval "wait \$SNIFF_$1"; SEEN=$(cat "$WORK/$1.json"); }
 has() { python3 -c 'import json, sys; sys.exit(sys.argv[2] not in json.loads(sys.argv[1])["cases"])' "$1" "$2"; }
@@ -128,7 +130,7 @@ check "edge-in rule 1 (UDP 9): both first fragments, options, the big one ($(hit
 check "edge-in rule 2 (non-first, DSCP 10): one of each family ($(hits 2))" test "$(hits 2)" -eq 2
 
 # A flood of packets edge-in rejects: cut at the transit class's gate.
-sniff "$H1" 2 rej
+sniff "$H1" 3 rej
 ip netns exec "$H1" python3 "$PROBE" flood eth0 02:00:00:00:01:02 02:00:00:00:01:01 v4_udp5 3000
 sniffed rej
 ctl --json stats > "$WORK/s2.json"

@@ -11,7 +11,8 @@ sniffer on the far side can tell which arrived.
   aclprobe.py flood IFACE SRC_MAC DST_MAC CASE COUNT
       send CASE COUNT times, as fast as a raw socket takes them.
   aclprobe.py sniff IFACE SECONDS OUT
-      until SECONDS have passed, write to OUT (JSON) {"cases": [names of the
+      (OUT.ready is created once the socket is bound) until SECONDS have
+      passed, write to OUT (JSON) {"cases": [names of the
       markers seen], "icmp_admin": n (ICMP/ICMPv6 administratively
       prohibited received)}. A tagged frame's tag is in the socket's
       auxdata, not in the data: the IP header follows the Ethernet header.
@@ -177,6 +178,8 @@ def sender(iface):
 def sniff(iface, seconds, out):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     s.bind((iface, 0))
+    # Bound: whatever arrives from now on is seen. The caller waits for this.
+    open(out + ".ready", "w").close()
     seen, admin = set(), 0
     end = time.time() + seconds
     while time.time() < end:

@@ -45,6 +45,13 @@ wait_for() {
 	return 1
 }
 
+# listening OUT: wait until a background probe (aclprobe.py sniff,
+# vlanhost.py serve) has bound its socket and created OUT.ready: python
+# starts slowly on a loaded machine, and a frame sent before then is lost
+listening() {
+	wait_for 10 test -e "$1.ready" || die "no listener for $1 after 10 s"
+}
+
 # reap SECONDS PID: wait for a background job, killed if it is still
 # running after SECONDS (a listener whose client gave up must not hang the
 # test, nor a watchdog outlive it holding the test's output open)

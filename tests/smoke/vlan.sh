@@ -103,7 +103,7 @@ check "a priority-tagged ARP and ping to 10.0.1.1 are answered, untagged ($r0)" 
 ip netns exec "$H1" python3 "$VH" serve eth0 6 "$WORK/served.json" \
 	100,$HS1,10.77.1.3 200,$HS2,10.77.2.3 &
 SERVE=$!
-sleep 0.5
+listening "$WORK/served.json"
 check "h2 pings the host in VLAN 100 through dpr" ip netns exec "$H2" ping -c 3 -i 0.2 -W 2 -q 10.77.1.3
 check "h2 pings the host in VLAN 200 through dpr" ip netns exec "$H2" ping -c 3 -i 0.2 -W 2 -q 10.77.2.3
 check "h1 (untagged) pings h2 through dpr" ip netns exec "$H1" ping -c 2 -i 0.2 -W 2 -q 10.0.2.2

@@ -12,6 +12,7 @@ id it had on the wire (None: untagged).
       answer ARP requests and ICMP echo requests for IP, tagged as they
       came; write to OUT (JSON) what each host saw: {"IP": {"arp": n,
       "echo": n, "vids": [...]}} and "unknown": frames for none of them.
+      OUT.ready is created once the socket is bound.
   vlanhost.py probe IFACE VID MAC IP TARGET
       as host VID,MAC,IP: ARP for TARGET, then ping it once; print JSON
       {"mac": ..., "arp_vid": ..., "echo_vid": ...} (null where no answer).
@@ -120,6 +121,8 @@ def tagged_vid(vid):
 
 def serve(iface, seconds, out, hosts):
     s = open_sock(iface)
+    # Bound: the caller waits for OUT.ready before it sends anything.
+    open(out + ".ready", "w").close()
     by_ip = {}
     for h in hosts:
         vid, mac, ip = h.split(",")

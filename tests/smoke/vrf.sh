@@ -79,7 +79,8 @@ ip netns exec "$H1" python3 "$VH" serve eth0 6 "$WORK/h1red.json" 100,$RH1,10.0.
 S1=$!
 ip netns exec "$H2" python3 "$VH" serve eth0 6 "$WORK/h2red.json" 100,$RH2,10.0.2.2 &
 S2=$!
-sleep 0.5
+listening "$WORK/h1red.json"
+listening "$WORK/h2red.json"
 check "default: h1 pings h2 (10.0.2.2) through dpr" \
 	ip netns exec "$H1" ping -c 3 -i 0.2 -W 2 -q 10.0.2.2
 check "default: h2 pings h1 (10.0.1.2) through dpr" \

@@ -53,7 +53,7 @@ check "p0.100 answers ARP and ping in VLAN 100 ($r)" \
 	test "$(field "$r" mac)/$(field "$r" arp_vid)/$(field "$r" echo_vid)" = 02:00:00:00:01:01/100/100
 ip netns exec "$H2" python3 "$VH" serve eth0 3 "$WORK/h2red.json" 100,$RH2,10.0.2.2 &
 S2=$!
-sleep 0.5
+listening "$WORK/h2red.json"
 for i in 1 2 3; do
 	ip netns exec "$H1" python3 "$VH" echo eth0 100 $RH1 02:00:00:00:01:01 10.0.1.2 10.0.2.2
 	sleep 0.3
