@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../kernel/kvrf.h"
 #include "iface_methods.h"
 #include "rpc.h"
 
@@ -55,7 +56,7 @@ dpr_m_vrf_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	const char *name = NULL;
 	char ctx[64], err[512];
 	uint64_t table = 0;
-	int ret;
+	int v, ret;
 
 	if (dpr_param_keys(params, "vrf.add", keys, e) < 0 ||
 	    dpr_param_str(params, "vrf.add", "name", true, &name, e) < 0 ||
@@ -73,9 +74,13 @@ dpr_m_vrf_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	ret = dpr_vrf_add(r, &vc, err, sizeof(err));
 	if (ret < 0)
 		return FAIL(rpc_code(ret), "%s: %s", ctx, err);
-	return json_pack("{s:s,s:I,s:s,s:s}", "name", vc.name, "table", (json_int_t)vc.table,
+	/* Its kernel VRF device, as the config file's VRFs get at start. */
+	v = dpr_router_vrf_index(r, vc.name);
+	dpr_kvrf_add(r, (unsigned int)v);
+	return json_pack("{s:s,s:I,s:s,s:s,s:o}", "name", vc.name, "table", (json_int_t)vc.table,
 			 "ipv4_algorithm", dpr_fib_algo_name(vc.ip4_algorithm),
-			 "ipv6_algorithm", dpr_fib_algo_name(vc.ip6_algorithm));
+			 "ipv6_algorithm", dpr_fib_algo_name(vc.ip6_algorithm),
+			 "kernel_device", dpr_kvrf_json(r, (unsigned int)v));
 }
 
 json_t *
@@ -96,6 +101,7 @@ dpr_m_vrf_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	ret = dpr_vrf_del(r, (unsigned int)v, err, sizeof(err));
 	if (ret < 0)
 		return FAIL(rpc_code(ret), "%s: %s", ctx, err);
+	dpr_kvrf_del(r, (unsigned int)v);
 	return json_pack("{s:s}", "name", name);
 }
 

@@ -362,9 +362,14 @@ dpr_tap_link(struct dpr_router *r, uint16_t p, bool up)
 int
 dpr_tap_open_port(struct dpr_router *r, unsigned int p, char *err, size_t err_len)
 {
+	int ret;
+
 	if (r->cfg->ports[p].tap[0] == '\0')
 		return 0;
-	return tap_open(r, p, err, err_len);
+	ret = tap_open(r, p, err, err_len);
+	if (ret == 0)
+		dpr_kvrf_enslave(r, p); /* a VRF's interface added at run time */
+	return ret;
 }
 
 void

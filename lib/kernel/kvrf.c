@@ -289,6 +289,41 @@ dpr_kvrf_enslave(struct dpr_router *r, unsigned int port)
 		dpr_tap_addr(r, (uint16_t)port, &a[i], true);
 }
 
+/* The router's device table, made on first use. NULL: out of memory. */
+static struct dpr_kvrf *
+kvrf_get(struct dpr_router *r)
+{
+	struct dpr_kvrf *k = r->kvrf;
+
+	if (k != NULL)
+		return k;
+	k = calloc(1, sizeof(*k));
+	if (k == NULL) {
+		VLOG(WARNING, "out of memory: no kernel VRF devices");
+		return NULL;
+	}
+	k->supported = -1;
+	r->kvrf = k;
+	return k;
+}
+
+/* Delete VRF @p v's device if dpr made it, and forget it. */
+static void
+dev_close(struct dpr_kvrf *k, unsigned int v)
+{
+	struct kvrf_dev *d = &k->dev[v];
+	int ret;
+
+	/* The TAPs leave it as it goes. */
+	if (d->created) {
+		ret = link_del(d->ifindex);
+		if (ret < 0 && ret != -ENODEV)
+			VLOG(WARNING, "cannot delete kernel VRF device %s: %s", d->name,
+			     strerror(-ret));
+	}
+	memset(d, 0, sizeof(*d));
+}
+
 unsigned int
 dpr_kvrf_setup(struct dpr_router *r)
 {
@@ -299,13 +334,9 @@ dpr_kvrf_setup(struct dpr_router *r)
 		;
 	if (v == DPR_MAX_VRFS)
 		return 0; /* the default VRF alone: the kernel's own */
-	k = calloc(1, sizeof(*k));
-	if (k == NULL) {
-		VLOG(WARNING, "out of memory: no kernel VRF devices");
+	k = kvrf_get(r);
+	if (k == NULL)
 		return 0;
-	}
-	k->supported = -1;
-	r->kvrf = k;
 	for (v = 1; v < DPR_MAX_VRFS; v++) {
 		if (dpr_router_rib(r, v) == NULL)
 			continue;
@@ -318,23 +349,37 @@ dpr_kvrf_setup(struct dpr_router *r)
 }
 
 void
+dpr_kvrf_add(struct dpr_router *r, unsigned int vrf)
+{
+	struct dpr_kvrf *k;
+
+	if (vrf == 0 || vrf >= DPR_MAX_VRFS || dpr_router_rib(r, vrf) == NULL)
+		return;
+	k = kvrf_get(r);
+	if (k == NULL)
+		return;
+	dev_close(k, vrf); /* a slot used before */
+	dev_open(r, k, vrf);
+}
+
+void
+dpr_kvrf_del(struct dpr_router *r, unsigned int vrf)
+{
+	if (r->kvrf != NULL && vrf != 0 && vrf < DPR_MAX_VRFS)
+		dev_close(r->kvrf, vrf);
+}
+
+void
 dpr_kvrf_close(struct dpr_router *r)
 {
 	struct dpr_kvrf *k = r->kvrf;
 	unsigned int v;
-	int ret;
 
 	if (k == NULL)
 		return;
-	for (v = 1; v < DPR_MAX_VRFS; v++) {
-		if (!k->dev[v].created)
-			continue;
-		/* The TAPs leave it as it goes (they are gone already at exit). */
-		ret = link_del(k->dev[v].ifindex);
-		if (ret < 0 && ret != -ENODEV)
-			VLOG(WARNING, "cannot delete kernel VRF device %s: %s", k->dev[v].name,
-			     strerror(-ret));
-	}
+	/* The TAPs are gone already at exit. */
+	for (v = 1; v < DPR_MAX_VRFS; v++)
+		dev_close(k, v);
 	free(k);
 	r->kvrf = NULL;
 }

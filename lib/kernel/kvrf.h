@@ -24,8 +24,12 @@
  * works the same: routes per VRF still come by table id, from FPM and from
  * the kernel tables, and the TAPs stay in the kernel's default VRF.
  *
- * Threads: control thread only, at start, when a TAP is made again, and
- * at exit. Netlink requests wait for the kernel's answer.
+ * VRFs added at run time (vrf.add) get their device the same way, and
+ * TAPs made at run time (vlan.add, a TAP made again) are enslaved as they
+ * come; vrf.del deletes the device dpr made for it.
+ *
+ * Threads: control thread only, at start, on vrf.add/vrf.del, when a TAP
+ * is made, and at exit. Netlink requests wait for the kernel's answer.
  */
 #include <stdbool.h>
 
@@ -40,6 +44,16 @@ struct dpr_router;
  * @return the number of VRFs with a device.
  */
 unsigned int dpr_kvrf_setup(struct dpr_router *r);
+
+/**
+ * Make the device of VRF @p vrf, added at run time (vrf.add); its
+ * interfaces' TAPs come later and are enslaved as they are made. Never
+ * fails the VRF: what cannot be done is logged and in dpr_kvrf_json().
+ */
+void dpr_kvrf_add(struct dpr_router *r, unsigned int vrf);
+
+/** Delete VRF @p vrf's device if dpr made it (vrf.del); forget it either way. */
+void dpr_kvrf_del(struct dpr_router *r, unsigned int vrf);
 
 /** Enslave interface @p port's TAP to its VRF's device (a TAP made again). */
 void dpr_kvrf_enslave(struct dpr_router *r, unsigned int port);

@@ -45,6 +45,12 @@ wait_for() {
 	return 1
 }
 
+# kernel_vrf NS: whether this kernel has VRF devices (CONFIG_NET_VRF)
+kernel_vrf() {
+	ip -n "$1" link add "vt$TAG" type vrf table 10 2>/dev/null || return 1
+	ip -n "$1" link del "vt$TAG"
+}
+
 # listening OUT: wait until a background probe (aclprobe.py sniff,
 # vlanhost.py serve) has bound its socket and created OUT.ready: python
 # starts slowly on a loaded machine, and a frame sent before then is lost

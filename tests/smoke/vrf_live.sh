@@ -48,6 +48,17 @@ check "addr add 10.0.2.1/24 dev p1.100" ctl addr add 10.0.2.1/24 dev p1.100
 check "port list shows p1.100 in red" eval "ctl port list | grep -Eq '^p1.100 .* red +.*10.0.2.1/24'"
 check "vrf list: red on p0.100 and p1.100" \
 	eval "ctl vrf list | grep -Eq '^red +100 .* p0.100 p1.100'"
+# A VRF added at run time gets its kernel device as a configured one does.
+kdev=$(ctl call stats.get | python3 -c 'import json, sys
+print(json.dumps(next(v for v in json.load(sys.stdin)["vrfs"] if v["name"] == "red")["kernel_device"]))')
+if kernel_vrf "$R"; then KVRF=1; else KVRF=0; fi
+if [ "$KVRF" = 1 ]; then
+	check "kernel VRF device red made by vrf add, with p0.100's TAP in it" \
+		eval "ip -n $R link show master red | grep -q dpr-p0.100:"
+else
+	check "stats.get: red, added at run time, says why it has no kernel device ($kdev)" \
+		grep -q 'no VRF devices' <<<"$kdev"
+fi
 r=$(probe "$H1" 100 $RH1 10.0.1.2 10.0.1.1)
 check "p0.100 answers ARP and ping in VLAN 100 ($r)" \
 	test "$(field "$r" mac)/$(field "$r" arp_vid)/$(field "$r" echo_vid)" = 02:00:00:00:01:01/100/100
@@ -103,6 +114,8 @@ check "route del 10.66.0.0/16 vrf red" ctl route del 10.66.0.0/16 vrf red
 check "vlan del p0.100" ctl vlan del p0.100
 check "vlan del p1.100" ctl vlan del p1.100
 check "vrf del red" ctl vrf del red
+[ "$KVRF" = 0 ] || check "vrf del took kernel VRF device red away" \
+	eval "! ip -n $R link show red 2>/dev/null"
 check "vrf list: default only" eval "[ \"\$(ctl vrf list | tail -n +2 | awk '{print \$1}')\" = default ]"
 check "port list: p0 and p1 only" eval "[ \"\$(ctl port list | tail -n +2 | awk '{print \$1}' | tr '\n' ' ')\" = 'p0 p1 ' ]"
 check "rib check after" ctl rib check

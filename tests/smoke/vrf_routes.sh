@@ -39,12 +39,7 @@ cat > "$WORK/dpr.json" <<JSON
 JSON
 
 # Does this kernel have VRF devices? (CONFIG_NET_VRF)
-if ip -n "$R" link add "vt$TAG" type vrf table 10 2>/dev/null; then
-	ip -n "$R" link del "vt$TAG"
-	KVRF=1
-else
-	KVRF=0
-fi
+if kernel_vrf "$R"; then KVRF=1; else KVRF=0; fi
 
 start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100
 
