@@ -61,8 +61,11 @@ qinq_tags(const struct rte_mbuf *m, bool strip, uint16_t *outer, uint16_t *inner
 		return eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ? 0 : -1;
 	*outer = rte_be_to_cpu_16(t1->vlan_tci);
 	*inner = rte_be_to_cpu_16(t1[1].vlan_tci);
-	/* net_af_packet put back as 0x8100 what the kernel took off. */
-	*tpid = (fl & RTE_MBUF_F_RX_VLAN_STRIPPED) ? 0 : rte_be_to_cpu_16(eth->ether_type);
+	/* net_af_packet put back as 0x8100 what the kernel took off
+	 * (rte_vlan_insert(), which leaves RTE_MBUF_F_RX_VLAN set and clears
+	 * RTE_MBUF_F_RX_VLAN_STRIPPED): the outer TPID is unknown. */
+	*tpid = (fl & (RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED)) ? 0 :
+		rte_be_to_cpu_16(eth->ether_type);
 	*bytes = 2 * sizeof(*t1);
 	return 1;
 }

@@ -19,9 +19,10 @@
  *   dpr_qinq_map.strip), net_af_packet with strip among them;
  * - both in the mbuf (RTE_MBUF_F_RX_QINQ_STRIPPED: vlan_tci_outer and
  *   vlan_tci), from a device that strips QinQ;
- * - both in the data with RTE_MBUF_F_RX_VLAN_STRIPPED on a port that does
- *   not strip: net_af_packet put the outer tag the kernel took off back,
- *   as 0x8100 whatever it was (DPDK 22.11). The outer TPID is then
+ * - both in the data with RTE_MBUF_F_RX_VLAN on a port that does not
+ *   strip: net_af_packet put the outer tag the kernel took off back, as
+ *   0x8100 whatever it was (DPDK 22.11, rte_vlan_insert(), which clears
+ *   RTE_MBUF_F_RX_VLAN_STRIPPED). The outer TPID is then
  *   unknown, and the pair alone names the interface; that is why a pair
  *   names one interface on a port whatever its outer TPID
  *   (dpr_config_vlan_check()).
