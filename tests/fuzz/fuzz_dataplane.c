@@ -20,7 +20,9 @@
  * Input: byte 0 picks the port (bit 0), the RX offload flags the frames
  * carry (bits 1-3: IP checksum good/bad/unknown, RSS hash) and a tag the
  * PMD took off (bits 4-5: none, VLAN 100, VLAN 200, VLAN 300 with
- * priority 5, in vlan_tci with RTE_MBUF_F_RX_VLAN_STRIPPED); then frames,
+ * priority 5, in vlan_tci with RTE_MBUF_F_RX_VLAN_STRIPPED), and whether
+ * p0's device is taken to strip (bit 6: dpr_qinq_map.strip, which says
+ * where a QinQ frame's outer tag is when that flag is set); then frames,
  * each a 2-byte big-endian length and that many bytes.
  */
 #include <stdint.h>
@@ -280,6 +282,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n == 0)
 		return 0;
 
+	/* The rig's own map: no worker runs beside it. */
+	((struct dpr_qinq_map *)(uintptr_t)R.port_dp[0].qinq)->strip = (data[0] & 0x40) != 0;
 	before = accounted(in);
 	/* As the worker: the VLAN interfaces' frames first, then the rest. */
 	keep = n;
