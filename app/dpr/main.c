@@ -19,6 +19,7 @@
 #include "acl/acl.h"
 #include "api/server.h"
 #include "capture/capture.h"
+#include "datapath/qinq_dp.h"
 #include "dpr.h"
 #include "dpr_paths.h"
 #include "exception/exception.h"
@@ -237,19 +238,33 @@ setup_vlans(struct dpr_router *d)
 				return -ENOMEM;
 			parent->vlan_if = map;
 		}
-		map[pc->vlan_id] = (uint8_t)(p + 1);
+		/* A QinQ interface's port keeps a VLAN map too, empty
+		 * maybe (dpr_qinq_demux_burst() runs before the VLAN demux). */
+		if (pc->outer_id == 0)
+			map[pc->vlan_id] = (uint8_t)(p + 1);
+		else if (dpr_qinq_map_set(parent, pc->outer_id, pc->vlan_id, (uint8_t)(p + 1),
+					  d->ports[pc->parent].socket,
+					  dpr_port_vlan_strip(&d->ports[pc->parent])) < 0)
+			return -ENOMEM;
 		dpr_port_vlan_init(&d->ports[p], &d->ports[pc->parent], pc);
 		d->port_names[p] = pc->name;
 		d->port_dp[p] = *parent;
 		d->port_dp[p].vlan_if = NULL;
+		d->port_dp[p].qinq = NULL;
+		d->port_dp[p].vlan_outer = d->ports[p].vlan_outer;
 		d->port_dp[p].mtu = pc->mtu;
 		d->port_dp[p].vlan_tci = pc->vlan_id;
 		d->port_dp[p].redirects = pc->redirects;
 		d->port_dp[p].urpf = pc->urpf;
 		d->port_dp[p].fib4 = dpr_router_port_rib(d, p)->fib4;
 		d->port_dp[p].fib6 = dpr_router_port_rib(d, p)->fib6;
-		DPR_LOG(INFO, port, "VLAN interface %s: VLAN %u on port %s", pc->name, pc->vlan_id,
-			d->cfg->ports[pc->parent].name);
+		if (pc->outer_id != 0)
+			DPR_LOG(INFO, port, "QinQ interface %s: VLAN %u (%s) then %u on port %s",
+				pc->name, pc->outer_id, dpr_config_outer_proto_name(pc->outer_tpid),
+				pc->vlan_id, d->cfg->ports[pc->parent].name);
+		else
+			DPR_LOG(INFO, port, "VLAN interface %s: VLAN %u on port %s", pc->name,
+				pc->vlan_id, d->cfg->ports[pc->parent].name);
 	}
 	d->n_ports = d->cfg->n_ports;
 	return 0;
@@ -507,8 +522,10 @@ teardown(struct dpr_router *d)
 	dpr_acl_db_free(d->acl); /* the workers are gone */
 	dpr_copp_free(d->copp);
 	rte_free(d->qsbr);
-	for (i = 0; d->port_dp != NULL && i < d->n_ports; i++)
+	for (i = 0; d->port_dp != NULL && i < d->n_ports; i++) {
 		rte_free((void *)(uintptr_t)d->port_dp[i].vlan_if);
+		dpr_qinq_map_free(&d->port_dp[i]);
+	}
 	rte_free(d->port_dp);
 	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
 		rte_mempool_free(d->pools[i]);

@@ -97,6 +97,10 @@ dpr_worker_main(void *arg)
 			got += n;
 			/* One test a burst for ports without VLAN interfaces. */
 			if (unlikely(w->ports[rq->port].vlan_if != NULL)) {
+				/* A port with QinQ interfaces has a VLAN
+				 * map too: its double tags go first. */
+				if (unlikely(w->ports[rq->port].qinq != NULL))
+					n = dpr_qinq_demux_burst(w, rq->port, next->pkts, n);
 				n = dpr_vlan_demux_burst(w, rq->port, next->pkts, n);
 				if (n == 0)
 					continue;

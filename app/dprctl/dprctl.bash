@@ -137,7 +137,7 @@ _dprctl()
 	vrf/add)
 		((cword > cmd_at + 2)) && COMPREPLY=($(compgen -W "table poptrie" -- "$cur")) ;;
 	vlan/add)
-		((cword > cmd_at + 2)) && COMPREPLY=($(compgen -W "dev id vrf mtu notap" -- "$cur")) ;;
+		((cword > cmd_at + 2)) && COMPREPLY=($(compgen -W "dev outer proto id vrf mtu notap" -- "$cur")) ;;
 	vlan/del)
 		((cword == cmd_at + 2)) &&
 			COMPREPLY=($(compgen -W "$(_dprctl_ports "$sock")" -- "$cur")) ;;

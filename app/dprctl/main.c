@@ -1072,11 +1072,12 @@ run_vrf_del(int argc, char **argv)
 	json_decref(res);
 }
 
-/* vlan add NAME dev PORT id N [vrf V] [mtu M] [notap]. */
+/* vlan add NAME dev PORT [outer N [proto P]] id N [vrf V] [mtu M] [notap]. */
 static void
 run_vlan_add(int argc, char **argv)
 {
-	static const char usage_line[] = "usage: vlan add NAME dev PORT id N [vrf V] [mtu M] [notap]";
+	static const char usage_line[] =
+		"usage: vlan add NAME dev PORT [outer N [proto 802.1ad|802.1q]] id N [vrf V] [mtu M] [notap]";
 	json_t *params, *res;
 	int i;
 
@@ -1097,6 +1098,11 @@ run_vlan_add(int argc, char **argv)
 		else if (strcmp(argv[i], "mtu") == 0)
 			json_object_set_new(params, "mtu",
 					    json_integer((json_int_t)number("mtu", argv[i + 1])));
+		else if (strcmp(argv[i], "outer") == 0)
+			json_object_set_new(params, "outer_id",
+					    json_integer((json_int_t)number("outer", argv[i + 1])));
+		else if (strcmp(argv[i], "proto") == 0)
+			json_object_set_new(params, "outer_proto", json_string(argv[i + 1]));
 		else
 			die(2, "vlan add: unexpected \"%s\" (%s)", argv[i], usage_line);
 		i++;
@@ -1144,8 +1150,12 @@ run_port_list(int argc, char **argv)
 	json_array_foreach(res, i, p) {
 		char drv[64];
 
-		/* A VLAN interface: its id and port instead of the driver. */
-		if (strcmp(str(p, "type"), "vlan") == 0)
+		/* A VLAN interface: its id (a QinQ one's outer.inner) and port
+		 * instead of the driver. */
+		if (strcmp(str(p, "type"), "vlan") == 0 && json_object_get(p, "outer_id") != NULL)
+			snprintf(drv, sizeof(drv), "vlan %" JSON_INTEGER_FORMAT ".%" JSON_INTEGER_FORMAT "@%s",
+				 num(p, "outer_id"), num(p, "vlan_id"), str(p, "parent"));
+		else if (strcmp(str(p, "type"), "vlan") == 0)
 			snprintf(drv, sizeof(drv), "vlan %" JSON_INTEGER_FORMAT "@%s",
 				 num(p, "vlan_id"), str(p, "parent"));
 		else
@@ -2005,10 +2015,13 @@ static const struct cmd cmds[] = {
 	{ "vrf del", NULL, "NAME",
 	  "Delete a VRF and its routes; refused while interfaces are in it.",
 	  "dprctl vrf del red", run_vrf_del },
-	{ "vlan add", NULL, "NAME dev PORT id N [vrf V] [mtu M] [notap]",
+	{ "vlan add", NULL, "NAME dev PORT [outer N [proto 802.1ad|802.1q]] id N [vrf V] [mtu M] [notap]",
 	  "Add a VLAN interface (802.1Q id N on PORT) at run time, with a TAP\n"
-	  "dpr-NAME unless notap; addresses follow with \"addr add\".",
-	  "dprctl vlan add p0.100 dev p0 id 100 vrf red", run_vlan_add },
+	  "dpr-NAME unless notap; addresses follow with \"addr add\". With outer,\n"
+	  "a QinQ interface: outer tag N (TPID 0x88a8, or 0x8100 with proto 802.1q),\n"
+	  "then inner tag id.",
+	  "dprctl vlan add p0.100 dev p0 id 100 vrf red\n"
+	  "dprctl vlan add p0.100.20 dev p0 outer 100 id 20", run_vlan_add },
 	{ "vlan del", NULL, "NAME",
 	  "Delete a VLAN interface with its addresses, routes and neighbours;\n"
 	  "refused while routes go through it.",

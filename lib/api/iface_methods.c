@@ -148,14 +148,14 @@ json_t *
 dpr_m_vlan_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = {
-		"name", "port", "id", "vrf", "addresses", "mtu", "tap", NULL
+		"name", "port", "id", "outer_id", "outer_proto", "vrf", "addresses", "mtu", "tap", NULL
 	};
 	struct dpr_port_conf pc = { .parent = -1, .redirects = true };
 	json_t *addrs = params != NULL ? json_object_get(params, "addresses") : NULL;
-	json_t *tap = params != NULL ? json_object_get(params, "tap") : NULL, *a;
-	const char *name = NULL, *port = NULL, *vrf = NULL;
+	json_t *tap = params != NULL ? json_object_get(params, "tap") : NULL, *a, *res;
+	const char *name = NULL, *port = NULL, *vrf = NULL, *proto = NULL;
 	char ctx[96], err[512];
-	uint64_t id = 0, mtu = 0;
+	uint64_t id = 0, outer = 0, mtu = 0;
 	int parent, v, p, ret;
 	size_t i;
 
@@ -163,10 +163,22 @@ dpr_m_vlan_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	    dpr_param_str(params, "vlan.add", "name", true, &name, e) < 0 ||
 	    dpr_param_str(params, "vlan.add", "port", true, &port, e) < 0 ||
 	    uint_required(params, "vlan.add", "id", 0, UINT16_MAX, &id, e) < 0 ||
+	    dpr_param_uint(params, "vlan.add", "outer_id", 1, UINT16_MAX, &outer, e) < 0 ||
+	    dpr_param_str(params, "vlan.add", "outer_proto", false, &proto, e) < 0 ||
 	    dpr_param_str(params, "vlan.add", "vrf", false, &vrf, e) < 0 ||
 	    dpr_param_uint(params, "vlan.add", "mtu", 68, 9702, &mtu, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "vlan.add %s", name);
+	/* A QinQ interface: outer_id, and its TPID as the file's vlans[]. */
+	if (proto != NULL && outer == 0)
+		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: outer_proto \"%s\": only a QinQ interface (with outer_id) has an outer tag",
+			    ctx, proto);
+	if (proto != NULL && strcmp(proto, "802.1ad") != 0 && strcmp(proto, "802.1q") != 0)
+		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: outer_proto \"%s\": expected \"802.1ad\" (TPID 0x88a8, the default) or \"802.1q\" (0x8100)",
+			    ctx, proto);
+	pc.outer_id = (uint16_t)outer;
+	pc.outer_tpid = outer == 0 ? 0 :
+			proto != NULL && strcmp(proto, "802.1q") == 0 ? DPR_QINQ_TPID_Q : DPR_QINQ_TPID_AD;
 	if (strlen(name) > DPR_PORT_NAME_MAX)
 		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: name longer than %d characters", ctx,
 			    DPR_PORT_NAME_MAX);
@@ -234,8 +246,14 @@ dpr_m_vlan_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		dpr_vlan_close(r, (unsigned int)p);
 		return FAIL(DPR_RPC_NO_SPACE, "%s: no memory for port %s's VLAN map", ctx, port);
 	}
-	return json_pack("{s:s,s:s,s:i,s:s,s:i}", "name", name, "port", port, "id", (int)id,
-			 "vrf", r->vrfs[v].conf.name, "mtu", (int)pc.mtu);
+	res = json_pack("{s:s,s:s,s:i,s:s,s:i}", "name", name, "port", port, "id", (int)id,
+			"vrf", r->vrfs[v].conf.name, "mtu", (int)pc.mtu);
+	if (res != NULL && pc.outer_id != 0) {
+		json_object_set_new(res, "outer_id", json_integer(pc.outer_id));
+		json_object_set_new(res, "outer_proto",
+				    json_string(dpr_config_outer_proto_name(pc.outer_tpid)));
+	}
+	return res;
 }
 
 json_t *

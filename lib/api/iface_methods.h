@@ -19,5 +19,5 @@ json_t *dpr_m_vlan_del(struct dpr_router *r, json_t *params, struct dpr_method_e
 #define DPR_IFACE_METHODS \
 	{ "vrf.add", dpr_m_vrf_add, "add a VRF at run time: name, table, [fib]" }, \
 	{ "vrf.del", dpr_m_vrf_del, "delete a VRF no interface is in, its routes with it: name" }, \
-	{ "vlan.add", dpr_m_vlan_add, "add a VLAN interface at run time: name, port, id, [vrf], [addresses], [mtu], [tap]" }, \
+	{ "vlan.add", dpr_m_vlan_add, "add a VLAN interface at run time: name, port, id, [outer_id], [outer_proto], [vrf], [addresses], [mtu], [tap]" }, \
 	{ "vlan.del", dpr_m_vlan_del, "delete a VLAN interface, its addresses, routes and neighbours: name" },

@@ -1706,6 +1706,11 @@ m_port_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			json_object_set_new(o, "parent", json_string(
 				r->cfg->ports[p->conf->parent].name));
 			json_object_set_new(o, "vlan_id", json_integer(p->conf->vlan_id));
+			if (p->conf->outer_id != 0) {
+				json_object_set_new(o, "outer_id", json_integer(p->conf->outer_id));
+				json_object_set_new(o, "outer_proto", json_string(
+					dpr_config_outer_proto_name(p->conf->outer_tpid)));
+			}
 		} else {
 			json_object_set_new(o, "type", json_string("port"));
 		}
@@ -2054,6 +2059,9 @@ dpr_router_stats_json(struct dpr_router *r)
 			json_object_set_new(po, "parent", json_string(
 				r->cfg->ports[r->ports[k].conf->parent].name));
 			json_object_set_new(po, "vlan_id", json_integer(r->ports[k].vlan_id));
+			if (r->ports[k].conf->outer_id != 0)
+				json_object_set_new(po, "outer_id",
+						    json_integer(r->ports[k].conf->outer_id));
 		}
 		if (k >= r->n_ports || dpr_port_is_vlan(&r->ports[k]) ||
 		    rte_eth_stats_get(r->ports[k].port_id, &es) < 0)
@@ -2340,6 +2348,11 @@ port_conf_json(struct dpr_router *r, unsigned int port)
 	if (dpr_port_conf_is_vlan(pc)) {
 		json_object_set_new(o, "port", json_string(r->cfg->ports[pc->parent].name));
 		json_object_set_new(o, "id", json_integer(pc->vlan_id));
+		if (pc->outer_id != 0) {
+			json_object_set_new(o, "outer_id", json_integer(pc->outer_id));
+			if (pc->outer_tpid == DPR_QINQ_TPID_Q)
+				json_object_set_new(o, "outer_proto", json_string("802.1q"));
+		}
 	} else {
 		json_object_set_new(o, "device", json_string(pc->device));
 	}

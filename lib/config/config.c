@@ -448,30 +448,103 @@ parse_ra(struct parser *ps, const char *path, json_t *obj, struct dpr_ra_conf_po
 	return 0;
 }
 
+const char *
+dpr_config_outer_proto_name(uint16_t tpid)
+{
+	return tpid == DPR_QINQ_TPID_Q ? "802.1q" : "802.1ad";
+}
+
+/* "VLAN 100" or "VLAN 100.20" (outer.inner) of VLAN interface @p pc. */
+static const char *
+vlan_pair_str(const struct dpr_port_conf *pc, char *buf, size_t len)
+{
+	if (pc->outer_id != 0)
+		snprintf(buf, len, "VLAN %u.%u", pc->outer_id, pc->vlan_id);
+	else
+		snprintf(buf, len, "VLAN %u", pc->vlan_id);
+	return buf;
+}
+
+int
+dpr_config_vlan_check(const struct dpr_config *cfg, const struct dpr_port_conf *pc,
+		      unsigned int skip, char *err, size_t len)
+{
+	const char *port = cfg->ports[pc->parent].name;
+	char a[32], b[32];
+	unsigned int i;
+
+	if (pc->vlan_id < DPR_VLAN_ID_MIN || pc->vlan_id > DPR_VLAN_ID_MAX) {
+		snprintf(err, len, "id %u: expected a VLAN id from %d to %d (0 only marks priority, 4095 is reserved)",
+			 pc->vlan_id, DPR_VLAN_ID_MIN, DPR_VLAN_ID_MAX);
+		return -EINVAL;
+	}
+	if (pc->outer_id != 0 && pc->outer_id > DPR_VLAN_ID_MAX) {
+		snprintf(err, len, "outer_id %u: expected a VLAN id from %d to %d (4095 is reserved)",
+			 pc->outer_id, DPR_VLAN_ID_MIN, DPR_VLAN_ID_MAX);
+		return -EINVAL;
+	}
+	for (i = cfg->n_phys; i < skip && i < DPR_MAX_PORTS; i++) {
+		const struct dpr_port_conf *o = &cfg->ports[i];
+
+		if (o == pc || o->name[0] == '\0' || o->parent != pc->parent)
+			continue;
+		/* The same pair, whatever the outer TPID: net_af_packet
+		 * hands an 802.1ad outer tag back as 0x8100. */
+		if (o->outer_id == pc->outer_id && o->vlan_id == pc->vlan_id) {
+			snprintf(err, len, "%s on port %s is %s's already",
+				 vlan_pair_str(pc, a, sizeof(a)), port, o->name);
+			return -EEXIST;
+		}
+		/* One 0x8100 tag as a single-tagged interface's and as a
+		 * "double tagged" one's outer: the frame 0x8100/id/0x8100/x
+		 * would belong to both. */
+		if ((pc->outer_tpid == DPR_QINQ_TPID_Q && o->outer_id == 0 && o->vlan_id == pc->outer_id) ||
+		    (o->outer_tpid == DPR_QINQ_TPID_Q && pc->outer_id == 0 && pc->vlan_id == o->outer_id)) {
+			snprintf(err, len, "%s on port %s and %s's %s share the 0x8100 tag %u (outer_proto 802.1q); give the QinQ interface outer_proto 802.1ad, or another id",
+				 vlan_pair_str(pc, a, sizeof(a)), port, o->name,
+				 vlan_pair_str(o, b, sizeof(b)), pc->outer_id != 0 ? pc->outer_id : pc->vlan_id);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
 /*
  * What a VLAN interface (vlans[]) has instead of a device: its port, a
- * port of ports[] (not another VLAN interface: no QinQ), and its id. Its
- * MTU is its port's unless given, and at most that.
+ * port of ports[] (not another VLAN interface: a QinQ interface names both
+ * tags, outer_id and id, on the port), and its id. Its MTU is its port's
+ * unless given, and at most that.
  */
 static int
 parse_vlan_link(struct parser *ps, const char *path, json_t *obj, struct dpr_port_conf *pc,
 		uint64_t *mtu)
 {
 	const struct dpr_config *cfg = ps->cfg;
-	const char *port;
-	uint64_t id;
+	const char *port, *proto = NULL;
+	uint64_t id, outer = 0;
+	char err[256];
 	unsigned int i;
 	int ret;
 
 	if ((ret = get_string(ps, path, obj, "port", true, &port)) < 0 ||
-	    (ret = get_uint(ps, path, obj, "id", 0, UINT32_MAX, &id)) < 0)
+	    (ret = get_uint(ps, path, obj, "id", 0, UINT32_MAX, &id)) < 0 ||
+	    (ret = get_uint(ps, path, obj, "outer_id", 0, UINT32_MAX, &outer)) < 0 ||
+	    (ret = get_string(ps, path, obj, "outer_proto", false, &proto)) < 0)
 		return ret;
 	if (json_object_get(obj, "id") == NULL)
 		return fail(ps, path, "missing required key \"id\" (the VLAN id, %d to %d)",
 			    DPR_VLAN_ID_MIN, DPR_VLAN_ID_MAX);
-	if (id < DPR_VLAN_ID_MIN || id > DPR_VLAN_ID_MAX)
-		return fail(ps, path, "id %" PRIu64 ": expected a VLAN id from %d to %d (0 only marks priority, 4095 is reserved)",
-			    id, DPR_VLAN_ID_MIN, DPR_VLAN_ID_MAX);
+	if (id > UINT16_MAX || (json_object_get(obj, "outer_id") != NULL && outer == 0) ||
+	    outer > UINT16_MAX)
+		return fail(ps, path, "%s %" PRIu64 ": expected a VLAN id from %d to %d",
+			    id > UINT16_MAX ? "id" : "outer_id", id > UINT16_MAX ? id : outer,
+			    DPR_VLAN_ID_MIN, DPR_VLAN_ID_MAX);
+	if (proto != NULL && outer == 0)
+		return fail(ps, path, "outer_proto \"%s\": only a QinQ interface (with outer_id) has an outer tag",
+			    proto);
+	if (proto != NULL && strcmp(proto, "802.1ad") != 0 && strcmp(proto, "802.1q") != 0)
+		return fail(ps, path, "outer_proto \"%s\": expected \"802.1ad\" (TPID 0x88a8, the default) or \"802.1q\" (0x8100)",
+			    proto);
 	for (i = 0; i < cfg->n_phys && strcmp(cfg->ports[i].name, port) != 0; i++)
 		;
 	if (i == cfg->n_phys)
@@ -479,10 +552,11 @@ parse_vlan_link(struct parser *ps, const char *path, json_t *obj, struct dpr_por
 			    port);
 	pc->parent = (int)i;
 	pc->vlan_id = (uint16_t)id;
-	for (i = cfg->n_phys; &cfg->ports[i] != pc; i++)
-		if (cfg->ports[i].parent == pc->parent && cfg->ports[i].vlan_id == id)
-			return fail(ps, path, "id %" PRIu64 " on port \"%s\" is already vlans[%u]",
-				    id, port, i - cfg->n_phys);
+	pc->outer_id = (uint16_t)outer;
+	pc->outer_tpid = outer == 0 ? 0 :
+			 proto != NULL && strcmp(proto, "802.1q") == 0 ? DPR_QINQ_TPID_Q : DPR_QINQ_TPID_AD;
+	if (dpr_config_vlan_check(cfg, pc, (unsigned int)(pc - cfg->ports), err, sizeof(err)) < 0)
+		return fail(ps, path, "%s", err);
 	if (json_object_get(obj, "mtu") == NULL)
 		*mtu = cfg->ports[pc->parent].mtu;
 	else if (*mtu > cfg->ports[pc->parent].mtu)
@@ -521,7 +595,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		"router_advertisements", "vrf", "acl_in", "acl_out", "urpf", NULL
 	};
 	static const char *const vlan_keys[] = {
-		"name", "port", "id", "addresses", "mtu", "tap", "transparent", "broadcast_echo", "redirects",
+		"name", "port", "id", "outer_id", "outer_proto", "addresses", "mtu", "tap", "transparent", "broadcast_echo", "redirects",
 		"forward_directed_broadcast", "neighbor_learning",
 		"router_advertisements", "vrf", "acl_in", "acl_out", "urpf", NULL
 	};

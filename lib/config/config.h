@@ -115,6 +115,11 @@ struct dpr_vrf_conf {
 #define DPR_VLAN_ID_MIN 1
 #define DPR_VLAN_ID_MAX 4094
 
+/** The outer tag's TPID of a QinQ interface (vlans[].outer_proto):
+ * 802.1ad's S-tag (the default) or 802.1Q's C-tag ("double tagged"). */
+#define DPR_QINQ_TPID_AD 0x88a8
+#define DPR_QINQ_TPID_Q 0x8100
+
 /**
  * A port (ports[]) or a VLAN interface (vlans[]): the same per-interface
  * settings; a VLAN interface has no device of its own but a parent port
@@ -124,6 +129,10 @@ struct dpr_port_conf {
 	char name[DPR_PORT_NAME_MAX + 1];
 	int parent;              /**< -1: a port; else vlans[]: index of its port */
 	uint16_t vlan_id;        /**< DPR_VLAN_ID_MIN to DPR_VLAN_ID_MAX; 0 for a port */
+	/** A QinQ interface's outer (service) VLAN id, vlan_id its inner
+	 * (customer) one; 0: single-tagged, or a port. */
+	uint16_t outer_id;
+	uint16_t outer_tpid;     /**< DPR_QINQ_TPID_AD or _Q with outer_id; else 0 */
 	uint16_t vrf;            /**< index into vrfs[] (0: the default VRF) */
 	char device[DPR_DEVICE_MAX]; /**< "" for a VLAN interface */
 	bool has_mac;
@@ -296,6 +305,22 @@ int dpr_config_vrf_fib(struct json_t *fib, const char *path, struct dpr_vrf_conf
 /** Is @p name one a VRF of vrfs[] may have: 1 to DPR_VRF_NAME_MAX letters,
  * digits, '-' or '_', and not the default VRF's? */
 bool dpr_vrf_name_valid(const char *name);
+
+/**
+ * Whether VLAN interface @p pc (parent, vlan_id, outer_id, outer_tpid)
+ * may join the VLAN interfaces of @p cfg: its ids in range, and no other
+ * interface on its port with the same (outer, inner) pair, whatever the
+ * outer TPID (net_af_packet loses it), nor a single-tagged one whose id is
+ * a 0x8100 outer id of @p pc, or the reverse (the one tag would name both).
+ * Interfaces of @p cfg from @p skip on are not compared (the config file
+ * checks each against those before it). @return 0, or -EINVAL (a range)
+ * or -EEXIST with what is wrong in @p err.
+ */
+int dpr_config_vlan_check(const struct dpr_config *cfg, const struct dpr_port_conf *pc,
+			  unsigned int skip, char *err, size_t len);
+
+/** "802.1ad" or "802.1q" for TPID @p tpid (outer_proto). */
+const char *dpr_config_outer_proto_name(uint16_t tpid);
 
 /** Whether @p name may name a port (@p vlan false) or a VLAN interface
  * (which may have '.' too): 1 to DPR_PORT_NAME_MAX letters, digits, '-', '_'. */

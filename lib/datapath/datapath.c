@@ -349,9 +349,11 @@ dpr_ip4_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint
 			EXCEPT(b, m, DPR_EXC_ARP);
 		else if (dpr_l2_control(m, mac))
 			EXCEPT(b, m, DPR_EXC_L2_CONTROL);
-		else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN))
+		else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
+			 eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_QINQ))
 			/* What dpr_vlan_demux_burst() and the priority
-			 * tags dpr_l3_screen_other() takes off leave. */
+			 * tags dpr_l3_screen_other() takes off leave, and
+			 * 802.1ad tags on a port without QinQ interfaces. */
 			DROP(b, m, DPR_DROP_UNKNOWN_VLAN);
 		else
 			DROP(b, m, DPR_DROP_UNSUPPORTED_L3);

@@ -131,6 +131,12 @@ struct dpr_port_dp {
 	 * interface of each VLAN id, 0 for none (4096 entries); NULL: the
 	 * port has none, and its bursts are not demultiplexed. */
 	const uint8_t *vlan_if;
+	/** A QinQ interface's outer tag (DPR_QINQ_OUTER(): TPID, VLAN id),
+	 * put on outside vlan_tci at TX; 0: none (qinq_dp.h). */
+	uint32_t vlan_outer;
+	/** A port with QinQ interfaces: their map, never NULL again once
+	 * set (its vlan_if is not either); NULL: none (qinq_dp.h). */
+	const struct dpr_qinq_map *qinq;
 	/** The FIBs of the interface's VRF, where what it receives is looked
 	 * up; NULL: the worker's own (w->fib, w->fib6: a unit rig's). */
 	struct dpr_fib4 *fib4;
@@ -745,6 +751,18 @@ bool dpr_l3_hairpin(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *
  * @return how many stay, for the caller to count and forward as the port's.
  */
 uint16_t dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
+			      uint16_t n);
+
+/**
+ * Take out of a burst of @p n packets received on dpr port @p in, which
+ * has QinQ interfaces (w->ports[in].qinq), the double-tagged and the
+ * 0x88a8-tagged frames (lib/datapath/qinq.c): those of its QinQ interfaces
+ * are untagged, counted and forwarded as received there, the others
+ * dropped as unknown_vlan on the port; the rest (single 0x8100 tags,
+ * untagged) stay at the start of @p pkts, in order, for
+ * dpr_vlan_demux_burst(). @return how many stay.
+ */
+uint16_t dpr_qinq_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 			      uint16_t n);
 
 /** Per worker lcore entry point for rte_eal_remote_launch(). */

@@ -39,6 +39,7 @@
 #include "../copp/copp_dp.h"
 #include "datapath.h"
 #include "ip6_dp.h"
+#include "qinq_dp.h"
 #include "vlan_dp.h"
 
 #define DPR_PREFETCH_AHEAD 4
@@ -247,8 +248,13 @@ dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 	}
 	/* A VLAN interface's packets take its tag and leave through its
 	 * port's DPDK port, on this worker's queue there. */
-	sent = dpr_vlan_tx_burst(w->ports[p].port_id, (uint16_t)w->index, w->ports[p].vlan_tci,
-				 w->ports[p].vlan_insert, b->pkts, b->n);
+	if (unlikely(w->ports[p].vlan_outer != 0))
+		sent = dpr_qinq_tx_burst(w->ports[p].port_id, (uint16_t)w->index,
+					 w->ports[p].vlan_tci, w->ports[p].vlan_outer, b->pkts, b->n);
+	else
+		sent = dpr_vlan_tx_burst(w->ports[p].port_id, (uint16_t)w->index,
+					 w->ports[p].vlan_tci, w->ports[p].vlan_insert, b->pkts,
+					 b->n);
 	w->stats[p].tx += sent;
 	if (unlikely(sent < b->n)) {
 		uint16_t i;

@@ -149,7 +149,7 @@ dpr_doctor_check_vlan_links(const struct dpr_config *cfg, const char *sysroot,
 	for (p = cfg->n_phys; p < cfg->n_ports; p++) {
 		const struct dpr_port_conf *vc = &cfg->ports[p];
 		const struct dpr_port_conf *pc = &cfg->ports[vc->parent];
-		char iface[64], path[512], state[32] = "", how[128], fix[256];
+		char iface[64], path[512], state[32] = "", how[128], fix[256], vid[16];
 		bool down;
 
 		if (link_up != NULL) {
@@ -179,10 +179,15 @@ dpr_doctor_check_vlan_links(const struct dpr_config *cfg, const char *sysroot,
 		}
 		if (!down)
 			continue;
+		/* A QinQ interface's VLAN is its pair, outer.inner. */
+		if (vc->outer_id != 0)
+			snprintf(vid, sizeof(vid), "%u.%u", vc->outer_id, vc->vlan_id);
+		else
+			snprintf(vid, sizeof(vid), "%u", vc->vlan_id);
 		if ((ret = dpr_doctor_add(r, DPR_DOCTOR_WARNING, "vlan", vc->name, false, fix,
-					  "VLAN interface %s (VLAN %u of %s, VRF %s): %s, so nothing is sent or received in VLAN %u",
-					  vc->name, vc->vlan_id, pc->name, cfg->vrfs[vc->vrf].name, how,
-					  vc->vlan_id)) < 0)
+					  "VLAN interface %s (VLAN %s of %s, VRF %s): %s, so nothing is sent or received in VLAN %s",
+					  vc->name, vid, pc->name, cfg->vrfs[vc->vrf].name, how,
+					  vid)) < 0)
 			return ret;
 	}
 	return 0;

@@ -96,9 +96,14 @@ dpr_exc_tx(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
 	 * for a neighbour and the router's own pass it too. */
 	if (unlikely(dpr_acl_ctl_out_bound(x->r->acl, port)) && !acl_out_ok(x, port, m))
 		return;
-	if (dpr_vlan_tx_burst(p->port_id, (uint16_t)x->r->n_workers, p->vlan_id,
-			      dpr_port_vlan_insert(p), &m, 1) == 1)
+	if (unlikely(p->vlan_outer != 0)) {
+		if (dpr_qinq_tx_burst(p->port_id, (uint16_t)x->r->n_workers, p->vlan_id,
+				      p->vlan_outer, &m, 1) == 1)
+			return;
+	} else if (dpr_vlan_tx_burst(p->port_id, (uint16_t)x->r->n_workers, p->vlan_id,
+				     dpr_port_vlan_insert(p), &m, 1) == 1) {
 		return;
+	}
 	x->c.tx_failed++;
 	rte_pktmbuf_free(m);
 }

@@ -14,6 +14,7 @@
 #include <rte_ethdev.h>
 
 #include "../acl/acl.h"
+#include "../datapath/qinq_dp.h"
 #include "../datapath/vlan_dp.h"
 #include "../kernel/kvrf.h"
 #include "../util/log.h"
@@ -316,8 +317,12 @@ dpr_tap_poll(struct dpr_router *r)
 		}
 		/* The kernel built the frames (ARP, addresses, MACs): send as is
 		 * (a VLAN interface's tagged), on the control thread's TX queue. */
-		sent = dpr_vlan_tx_burst(port->port_id, (uint16_t)r->n_workers,
-					 port->vlan_id, dpr_port_vlan_insert(port), pkts, n);
+		if (port->vlan_outer != 0)
+			sent = dpr_qinq_tx_burst(port->port_id, (uint16_t)r->n_workers,
+						 port->vlan_id, port->vlan_outer, pkts, n);
+		else
+			sent = dpr_vlan_tx_burst(port->port_id, (uint16_t)r->n_workers,
+						 port->vlan_id, dpr_port_vlan_insert(port), pkts, n);
 		r->tap_stats.from_kernel += sent;
 		if (sent < n) {
 			r->tap_stats.from_kernel_dropped += n - sent;

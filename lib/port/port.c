@@ -460,6 +460,7 @@ dpr_port_vlan_init(struct dpr_port *v, const struct dpr_port *parent,
 	*v = *parent;
 	v->conf = conf;
 	v->vlan_id = conf->vlan_id;
+	v->vlan_outer = conf->outer_id != 0 ? (uint32_t)conf->outer_tpid << 16 | conf->outer_id : 0;
 	v->mtu = conf->mtu;
 	v->probed = false;
 	v->started = false;

@@ -65,6 +65,9 @@ struct dpr_port {
 	const struct dpr_port_conf *conf;
 	uint16_t port_id;
 	uint16_t vlan_id;        /**< a VLAN interface's id (conf->vlan_id); 0: a port */
+	/** A QinQ interface's outer tag, DPR_QINQ_OUTER(conf->outer_tpid,
+	 * conf->outer_id) of lib/datapath/qinq_dp.h; 0: none. */
+	uint32_t vlan_outer;
 	int socket;
 	char driver[64];
 	struct rte_ether_addr mac;

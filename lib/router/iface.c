@@ -23,6 +23,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "../acl/acl.h"
+#include "../datapath/qinq_dp.h"
 #include "../exception/icmp6.h"
 #include "../exception/tap.h"
 #include "../neigh/neigh.h"
@@ -44,19 +45,6 @@ free_slot(const struct dpr_router *r)
 
 	for (p = r->cfg->n_phys; p < DPR_MAX_PORTS; p++)
 		if (r->cfg->ports[p].name[0] == '\0')
-			return (int)p;
-	return -1;
-}
-
-/* The VLAN interface of VLAN @p id on port @p parent, or -1. */
-static int
-vlan_on(const struct dpr_router *r, int parent, uint16_t id)
-{
-	unsigned int p;
-
-	for (p = r->cfg->n_phys; p < r->n_ports; p++)
-		if (dpr_router_iface_used(r, p) && r->cfg->ports[p].parent == parent &&
-		    r->cfg->ports[p].vlan_id == id)
 			return (int)p;
 	return -1;
 }
@@ -100,7 +88,7 @@ dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, s
 	struct dpr_rib *rib;
 	uint8_t ll[16];
 	unsigned int w;
-	int p, other, ret;
+	int p, ret;
 
 	if (r->conf == NULL || r->port_dp == NULL) {
 		snprintf(err, len, "this dpr cannot add interfaces at run time");
@@ -121,17 +109,9 @@ dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, s
 		return -EINVAL;
 	}
 	parent = &r->cfg->ports[pc->parent];
-	if (pc->vlan_id < DPR_VLAN_ID_MIN || pc->vlan_id > DPR_VLAN_ID_MAX) {
-		snprintf(err, len, "id %u: expected a VLAN id from %d to %d (0 only marks priority, 4095 is reserved)",
-			 pc->vlan_id, DPR_VLAN_ID_MIN, DPR_VLAN_ID_MAX);
-		return -EINVAL;
-	}
-	other = vlan_on(r, pc->parent, pc->vlan_id);
-	if (other >= 0) {
-		snprintf(err, len, "VLAN %u on port %s is %s's already", pc->vlan_id, parent->name,
-			 r->cfg->ports[other].name);
-		return -EEXIST;
-	}
+	ret = dpr_config_vlan_check(r->cfg, pc, r->n_ports, err, len);
+	if (ret < 0)
+		return ret;
 	rib = dpr_router_rib(r, pc->vrf);
 	if (rib == NULL) {
 		snprintf(err, len, "no VRF in slot %u", pc->vrf);
@@ -169,6 +149,8 @@ dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, s
 	/* The workers' view, which none of them reaches yet. */
 	r->port_dp[p] = r->port_dp[pc->parent];
 	r->port_dp[p].vlan_if = NULL;
+	r->port_dp[p].qinq = NULL;
+	r->port_dp[p].vlan_outer = r->ports[p].vlan_outer;
 	r->port_dp[p].mtu = pc->mtu;
 	r->port_dp[p].redirects = pc->redirects;
 	r->port_dp[p].vlan_tci = pc->vlan_id;
@@ -237,6 +219,18 @@ dpr_vlan_publish(struct dpr_router *r, unsigned int p)
 		if (map == NULL)
 			return -ENOMEM;
 		__atomic_store_n(&parent->vlan_if, map, __ATOMIC_RELEASE);
+	}
+	if (pc->outer_id != 0) {
+		/* The QinQ map first: a worker that sees the VLAN map it
+		 * may need for the first time sees this one too. */
+		if (dpr_qinq_map_set(parent, pc->outer_id, pc->vlan_id, (uint8_t)(p + 1),
+				     r->ports[pc->parent].socket,
+				     dpr_port_vlan_strip(&r->ports[pc->parent])) < 0)
+			return -ENOMEM;
+		DPR_LOG(INFO, port, "QinQ interface %s: VLAN %u (%s) then %u on port %s, VRF %s (added)",
+			pc->name, pc->outer_id, dpr_config_outer_proto_name(pc->outer_tpid),
+			pc->vlan_id, r->cfg->ports[pc->parent].name, r->vrfs[pc->vrf].conf.name);
+		return 0;
 	}
 	__atomic_store_n(&map[pc->vlan_id], (uint8_t)(p + 1), __ATOMIC_RELEASE);
 	DPR_LOG(INFO, port, "VLAN interface %s: VLAN %u on port %s, VRF %s (added)", pc->name,
@@ -326,7 +320,10 @@ dpr_vlan_unpublish(struct dpr_router *r, unsigned int p)
 	const struct dpr_port_conf *pc = &r->cfg->ports[p];
 	uint8_t *map = (uint8_t *)(uintptr_t)r->port_dp[pc->parent].vlan_if;
 
-	if (map != NULL)
+	if (pc->outer_id != 0)
+		(void)dpr_qinq_map_set(&r->port_dp[pc->parent], pc->outer_id, pc->vlan_id, 0, 0,
+				       false); /* clears: never allocates */
+	else if (map != NULL)
 		__atomic_store_n(&map[pc->vlan_id], 0, __ATOMIC_RELEASE);
 	/* No worker is in a sub-burst of it any more. */
 	grace_period(r);
@@ -365,10 +362,12 @@ dpr_vlan_close(struct dpr_router *r, unsigned int p)
 	dpr_tap_close_port(r, p);
 	/* A port left with no VLAN interface is not demultiplexed any more,
 	 * unless its device strips tags: then its map stays, empty, so that
-	 * a tag the device took off is still seen (dpr_vlan_demux_burst()). */
+	 * a tag the device took off is still seen (dpr_vlan_demux_burst()),
+	 * or it has a QinQ map (which stays, qinq_dp.h, and needs it). */
 	for (id = 0; map != NULL && id <= DPR_VLAN_ID_MAX && map[id] == 0; id++)
 		;
-	if (map != NULL && id > DPR_VLAN_ID_MAX && !dpr_port_vlan_strip(&r->ports[pc->parent]))
+	if (map != NULL && id > DPR_VLAN_ID_MAX && !dpr_port_vlan_strip(&r->ports[pc->parent]) &&
+	    parent->qinq == NULL)
 		__atomic_store_n(&parent->vlan_if, NULL, __ATOMIC_RELEASE);
 	else
 		map = NULL;

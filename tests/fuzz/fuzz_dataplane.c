@@ -9,7 +9,8 @@
  * 100, DIR-24-8) and blue (VLAN 200, Poptrie), whose subnets are the
  * default VRF's own, so the port's bursts are first split by tag
  * (dpr_vlan_demux_burst(), as the worker does) and each part is looked up
- * in its VRF. Both ports have an input ACL (dpr_acl_input(), as
+ * in its VRF; p0 also has a QinQ interface, 802.1ad 100 then 7, whose
+ * frames dpr_qinq_demux_burst() takes out first. Both ports have an input ACL (dpr_acl_input(), as
  * app/dpr/worker.c runs it before the screen) and p1 an output one (the
  * control thread's sends): ports, ICMP, TCP flags, fragments, IPv6
  * extension headers, deny and reject. Checked: every frame of the burst is
@@ -19,7 +20,9 @@
  * Input: byte 0 picks the port (bit 0), the RX offload flags the frames
  * carry (bits 1-3: IP checksum good/bad/unknown, RSS hash) and a tag the
  * PMD took off (bits 4-5: none, VLAN 100, VLAN 200, VLAN 300 with
- * priority 5, in vlan_tci with RTE_MBUF_F_RX_VLAN_STRIPPED); then frames,
+ * priority 5, in vlan_tci with RTE_MBUF_F_RX_VLAN_STRIPPED), and whether
+ * p0's device is taken to strip (bit 6: dpr_qinq_map.strip, which says
+ * where a QinQ frame's outer tag is when that flag is set); then frames,
  * each a 2-byte big-endian length and that many bytes.
  */
 #include <stdint.h>
@@ -70,7 +73,9 @@ static const char config_text[] =
 	"            {\"name\": \"p0.200\", \"port\": \"p0\", \"id\": 200, \"vrf\": \"blue\","
 	"             \"addresses\": [\"10.0.1.1/24\"], \"broadcast_echo\": true},"
 	"            {\"name\": \"p1.200\", \"port\": \"p1\", \"id\": 200, \"vrf\": \"blue\","
-	"             \"addresses\": [\"10.0.2.1/24\", \"2001:db8:2::1/64\"]}],"
+	"             \"addresses\": [\"10.0.2.1/24\", \"2001:db8:2::1/64\"]},"
+	"            {\"name\": \"p0.100.7\", \"port\": \"p0\", \"outer_id\": 100, \"id\": 7,"
+	"             \"addresses\": [\"10.0.7.1/24\"]}],"
 	" \"neighbors\": [{\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"},"
 	"               {\"address\": \"2001:db8:1::2\", \"mac\": \"02:00:00:00:01:02\", \"port\": \"p0\"},"
 	"               {\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:03\", \"port\": \"p0.100\"},"
@@ -132,11 +137,17 @@ vlan_on_port(unsigned int p)
 			return -1;
 		parent->vlan_if = map;
 	}
-	map[pc->vlan_id] = (uint8_t)(p + 1);
+	if (pc->outer_id == 0)
+		map[pc->vlan_id] = (uint8_t)(p + 1);
+	else if (dpr_qinq_map_set(parent, pc->outer_id, pc->vlan_id, (uint8_t)(p + 1),
+				  SOCKET_ID_ANY, false) < 0)
+		return -1;
 	dpr_port_vlan_init(&R.ports[p], &R.ports[pc->parent], pc);
 	R.port_names[p] = pc->name;
 	R.port_dp[p] = *parent;
 	R.port_dp[p].vlan_if = NULL;
+	R.port_dp[p].qinq = NULL;
+	R.port_dp[p].vlan_outer = R.ports[p].vlan_outer;
 	R.port_dp[p].mtu = pc->mtu;
 	R.port_dp[p].vlan_tci = pc->vlan_id;
 	R.port_dp[p].redirects = pc->redirects;
@@ -271,11 +282,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n == 0)
 		return 0;
 
+	/* The rig's own map: no worker runs beside it. */
+	((struct dpr_qinq_map *)(uintptr_t)R.port_dp[0].qinq)->strip = (data[0] & 0x40) != 0;
 	before = accounted(in);
 	/* As the worker: the VLAN interfaces' frames first, then the rest. */
 	keep = n;
+	if (W->ports[in].qinq != NULL)
+		keep = dpr_qinq_demux_burst(W, in, pkts, keep);
 	if (W->ports[in].vlan_if != NULL)
-		keep = dpr_vlan_demux_burst(W, in, pkts, n);
+		keep = dpr_vlan_demux_burst(W, in, pkts, keep);
 	if (keep > 0)
 		keep = dpr_acl_input(W, in, pkts, keep);
 	if (keep > 0)

@@ -312,12 +312,12 @@ def frames():
         dot1q(0, v4(IP_H1, IP_H2, tagged(next(n)))), "forwarded", crosses=True)
     add("priority tag with priority 6: forwarded untagged",
         dot1q(0, v4(IP_H1, IP_H2, tagged(next(n))), pcp=6), "forwarded", crosses=True)
-    add("802.1ad S-tag (0x88a8): no QinQ", dot1q(100, v4(IP_H1, IP_H2), tpid=0x88a8),
-        "drops.unsupported_l3")
+    add("802.1ad S-tag (0x88a8) alone: no interface's", dot1q(100, v4(IP_H1, IP_H2), tpid=0x88a8),
+        "drops.unknown_vlan")
     add("802.1Q tag cut short (no EtherType after it): for no interface",
         R0 + M1 + b"\x81\x00\x00\x64", "drops.unknown_vlan")
-    add("VLAN 100 inside VLAN 100 (double tag)", dot1q(100, dot1q(100, v4(IP_H1, IP_H2))),
-        "p0.100:drops.unknown_vlan")
+    add("VLAN 100 inside VLAN 100 (double tag): a pair for no QinQ interface",
+        dot1q(100, dot1q(100, v4(IP_H1, IP_H2))), "drops.unknown_vlan")
     add("VLAN 100 to another MAC", dot1q(100, eth(ip4(IP_H1, IP_H2, payload=udp(b"x")),
                                                   dst=OTHER)),
         "p0.100:drops.other_host")
@@ -346,6 +346,23 @@ def frames():
     add("IPv6 in VLAN 100: red has no IPv6 route, not even back to the source",
         dot1q(100, eth(ip6(V6_H1, V6_H2, payload=udp6(b"x")), 0x86dd)),
         "p0.100:exceptions.no_route", {"ipv6.unroutable": 1})
+    # --- QinQ (p0.100.7: 802.1ad 100, then 7; 10.0.7.1/24, default VRF) ----------
+    qinq = lambda outer, inner, frame, tpid=0x88a8: dot1q(outer, dot1q(inner, frame), tpid=tpid)
+    add("QinQ 100.7 to h2: forwarded untagged",
+        qinq(100, 7, v4(IP_H1, IP_H2, tagged(next(n)))), "p0.100.7:forwarded", crosses=True)
+    add("ARP request in QinQ 100.7 for the router",
+        qinq(100, 7, arp(sip="10.0.7.2", tip="10.0.7.1")), "p0.100.7:exceptions.arp",
+        {"arp_requests_in": 1, "arp_replies_sent": 1})
+    add("QinQ 100.7 to another MAC",
+        qinq(100, 7, eth(ip4(IP_H1, IP_H2, payload=udp(b"x")), dst=OTHER)),
+        "p0.100.7:drops.other_host")
+    add("QinQ 100.8: a pair for no interface", qinq(100, 8, v4(IP_H1, IP_H2)),
+        "drops.unknown_vlan")
+    add("QinQ 100.7 with an 0x8100 outer tag: p0.100.7's is 802.1ad",
+        qinq(100, 7, v4(IP_H1, IP_H2), tpid=0x8100), "drops.unknown_vlan")
+    add("QinQ inner priority tag (100.0)", qinq(100, 0, v4(IP_H1, IP_H2)), "drops.unknown_vlan")
+    add("QinQ inner tag cut short", R0 + M1 + b"\x88\xa8\x00\x64\x81\x00\x00\x07",
+        "drops.unknown_vlan")
     # --- what p1's input ACL "mal-in" sees (malformed.sh binds it) ----------------
     # Its rules need L4 fields, so a packet whose L4 header cannot be read
     # is dropped (docs/security.md); the ACL runs before the screen, so what
@@ -499,7 +516,10 @@ def main():
         u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         u.bind(("0.0.0.0", 5001))
         return u
+    # And on h1's, for what p1 sends to h1 (the ACL cases): its port
+    # unreachable would carry the marker to h2.
     udp = in_netns(ns2, listener)
+    udp1 = in_netns(ns1, listener)
     got, stop = set(), []
 
     # (host, VLAN id, marker) of every marked frame a host received.
@@ -563,12 +583,13 @@ def main():
     for t in threads:
         t.join()
     udp.close()
+    udp1.close()
     if got == want_tags:
         print("ok - the hosts received exactly the %d frames meant to cross, with their tags"
               % len(want_tags))
     else:
         bad += 1
-        print("not ok - h2 received %s, want %s" % (sorted(got), sorted(want_tags)))
+        print("not ok - h2 received %s, want %s" % (sorted(got, key=str), sorted(want_tags, key=str)))
     print("# %d frames, %d not as expected" % (len(fr), bad))
     return 1 if bad else 0
 

@@ -6,7 +6,8 @@
 # broken option lengths, source routes, fragments, MTU), ICMP, IPv6
 # (lengths, martians, scope, hop-by-hop options), NDP and 802.1Q (tags for
 # no interface, on a port with none, priority tags, reserved ids, S-tags,
-# double tags, cut tags; VRFs that must not leak into each other), and what
+# double tags, cut tags; VRFs that must not leak into each other), QinQ
+# (pairs for no interface, the wrong outer TPID, cut inner tags), and what
 # p1's input ACL must drop (L4 headers cut short, IPv6 extension chains too
 # long, past the packet or cut by a fragment) or let through. Each is
 # counted under the reason it must be, once, on the interface it must be;
@@ -54,6 +55,8 @@ cat > "$WORK/dpr.json" <<JSON
     {"name": "p0.100", "port": "p0", "id": 100, "vrf": "red", "addresses": ["10.0.1.1/24"],
      "tap": false, "redirects": false},
     {"name": "p0.200", "port": "p0", "id": 200, "vrf": "blue", "addresses": ["10.0.1.1/24"],
+     "tap": false},
+    {"name": "p0.100.7", "port": "p0", "outer_id": 100, "id": 7, "addresses": ["10.0.7.1/24"],
      "tap": false}
   ],
   "routes": [{"prefix": "192.0.2.0/24", "via": "10.0.1.2"},

@@ -21,6 +21,13 @@ id it had on the wire (None: untagged).
       request; {"mac": ..., "na_vid": ..., "echo_vid": ...}.
   vlanhost.py echo IFACE VID SRC_MAC DST_MAC SRC_IP DST_IP
       send one ICMP echo request tagged VID (0: priority-tagged) and leave.
+
+VID is an 802.1Q id (0: priority-tagged), or for QinQ OUTER.INNER: an
+802.1ad S-tag (TPID 0x88a8) OUTER, then a C-tag INNER; qOUTER.INNER: both
+0x8100 ("double tagged"); sOUTER: an S-tag alone. Received double tags are
+named the same way: the kernel takes the OUTER tag off into PACKET_AUXDATA
+(tp_vlan_tci, and its TPID in tp_vlan_tpid where TP_STATUS_VLAN_TPID_VALID
+says so), and the inner one stays in the data.
 """
 import ctypes
 import json
@@ -33,6 +40,8 @@ import time
 SOL_PACKET = 263
 PACKET_AUXDATA = 8
 TP_STATUS_VLAN_VALID = 1 << 4
+TP_STATUS_VLAN_TPID_VALID = 1 << 6
+ETH_P_8021AD = 0x88a8
 ETH_P_ALL = 0x0003
 ETH_P_IP = 0x0800
 ETH_P_ARP = 0x0806
@@ -79,23 +88,49 @@ def recv(s, timeout):
     data, anc, _, addr = s.recvmsg(65535, socket.CMSG_SPACE(ctypes.sizeof(Auxdata)))
     if addr[2] == socket.PACKET_OUTGOING:
         return False
-    vid = None
+    vid, tpid = None, ETH_P_8021Q
     for level, kind, cdata in anc:
         if level == SOL_PACKET and kind == PACKET_AUXDATA:
             aux = Auxdata.from_buffer_copy(cdata.ljust(ctypes.sizeof(Auxdata), b"\0"))
             if aux.tp_status & TP_STATUS_VLAN_VALID:
                 vid = aux.tp_vlan_tci & 0xfff
+                if aux.tp_status & TP_STATUS_VLAN_TPID_VALID:
+                    tpid = aux.tp_vlan_tpid
     # A tag still in the data (no auxdata for it): take it off here.
-    if vid is None and len(data) >= 18 and struct.unpack("!H", data[12:14])[0] == ETH_P_8021Q:
+    if vid is None and len(data) >= 18 and struct.unpack("!H", data[12:14])[0] in (ETH_P_8021Q, ETH_P_8021AD):
+        tpid = struct.unpack("!H", data[12:14])[0]
         vid = struct.unpack("!H", data[14:16])[0] & 0xfff
         data = data[:12] + data[16:]
+    # A second (inner) tag, in the data: a QinQ frame, named OUTER.INNER.
+    if vid is not None and len(data) >= 18 and struct.unpack("!H", data[12:14])[0] == ETH_P_8021Q:
+        inner = struct.unpack("!H", data[14:16])[0] & 0xfff
+        data = data[:12] + data[16:]
+        return ("q" if tpid == ETH_P_8021Q else "") + "%d.%d" % (vid, inner), data
+    if vid is not None and tpid == ETH_P_8021AD:
+        return "s%d" % vid, data
     return vid, data
 
 
+def parse_vid(s):
+    """An int for an 802.1Q id, the string as given for QinQ (see above)."""
+    return int(s) if s.isdigit() else s
+
+
+def tags(vid):
+    if vid is None:
+        return b""
+    if isinstance(vid, int):
+        return struct.pack("!HH", ETH_P_8021Q, vid)
+    if vid.startswith("s"):
+        return struct.pack("!HH", ETH_P_8021AD, int(vid[1:]))
+    outer_tpid = ETH_P_8021Q if vid.startswith("q") else ETH_P_8021AD
+    outer, inner = vid.lstrip("q").split(".")
+    return struct.pack("!HHHH", outer_tpid, int(outer), ETH_P_8021Q, int(inner))
+
+
 def frame(dst, src, vid, ethertype, payload):
-    """vid None: untagged; 0: priority-tagged."""
-    tag = b"" if vid is None else struct.pack("!HH", ETH_P_8021Q, vid)
-    return dst + src + tag + struct.pack("!H", ethertype) + payload
+    """vid None: untagged; 0: priority-tagged; a string: QinQ (parse_vid())."""
+    return dst + src + tags(vid) + struct.pack("!H", ethertype) + payload
 
 
 def arp(op, smac, sip, tmac, tip):
@@ -126,7 +161,7 @@ def serve(iface, seconds, out, hosts):
     by_ip = {}
     for h in hosts:
         vid, mac, ip = h.split(",")
-        by_ip[ip] = {"vid": int(vid), "mac": mac_bytes(mac), "arp": 0, "echo": 0, "vids": []}
+        by_ip[ip] = {"vid": parse_vid(vid), "mac": mac_bytes(mac), "arp": 0, "echo": 0, "vids": []}
     unknown = 0
     end = time.time() + seconds
     while time.time() < end:
@@ -264,11 +299,11 @@ def main(argv):
     if len(argv) >= 5 and argv[1] == "serve":
         serve(argv[2], float(argv[3]), argv[4], argv[5:])
     elif len(argv) == 7 and argv[1] == "probe":
-        probe(argv[2], int(argv[3]), argv[4], argv[5], argv[6])
+        probe(argv[2], parse_vid(argv[3]), argv[4], argv[5], argv[6])
     elif len(argv) == 7 and argv[1] == "probe6":
-        probe6(argv[2], int(argv[3]), argv[4], argv[5], argv[6])
+        probe6(argv[2], parse_vid(argv[3]), argv[4], argv[5], argv[6])
     elif len(argv) == 8 and argv[1] == "echo":
-        echo(argv[2], int(argv[3]), *argv[4:])
+        echo(argv[2], parse_vid(argv[3]), *argv[4:])
     else:
         sys.stderr.write(__doc__)
         return 2

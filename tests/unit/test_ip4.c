@@ -19,6 +19,7 @@
 #include "config/config.h"
 #include "datapath/datapath.h"
 #include "datapath/ip4_dp.h"
+#include "datapath/qinq_dp.h"
 #include "datapath/stats.h"
 #include "route/route.h"
 #include "test.h"
@@ -1574,6 +1575,140 @@ test_tune(void)
 	CHECK(t.last_median_ratio > UINT64_C(1) << 16, "split pairs: median above 1");
 }
 
+/* @p m with QinQ tags in its data: outer @p outer of TPID @p tpid, then
+ * 0x8100 @p inner. */
+static struct rte_mbuf *
+qtag(struct rte_mbuf *m, uint16_t tpid, uint16_t outer, uint16_t inner)
+{
+	m = tag(tag(m, inner), outer);
+	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type = rte_cpu_to_be_16(tpid);
+	return m;
+}
+
+/*
+ * QinQ: p0.100 (dpr port 2) made a QinQ interface, 802.1ad 100 then 20, in
+ * p0's QinQ map. dpr_qinq_demux_burst() takes its frames in every form
+ * (both tags in the data; the outer put back as 0x8100 by net_af_packet,
+ * RTE_MBUF_F_RX_VLAN; both in the mbuf; the outer in vlan_tci where the
+ * device strips), untagged, counted there; drops a wrong outer TPID, a
+ * pair for no interface and a lone S-tag as unknown_vlan on p0; leaves
+ * untagged and single-tagged frames to p0, in order. dpr_qinq_tx_burst()
+ * puts 0x88a8 100 and 0x8100 20 on, and moves a shared frame after the rest.
+ */
+static void
+test_qinq(struct rig *r)
+{
+	struct dpr_worker *w = r->w;
+	struct dpr_qinq_map *q = rte_zmalloc(NULL, sizeof(*q), 0);
+	uint8_t *inner = rte_zmalloc(NULL, 4096, 0);
+	struct rte_ring *txr = rte_ring_create("test_qinq_txr", 4, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_eth_conf conf = { 0 };
+	const uint32_t h1 = IP(10, 0, 1, 2), h2 = IP(10, 0, 2, 2), v2 = IP(10, 0, 3, 2);
+	static const uint8_t want[] = { 0x88, 0xa8, 0x00, 0x64, 0x81, 0x00, 0x00, 0x14, 0x08, 0x00 };
+	struct rte_mbuf *pkts[10], *m, *a, *d, *out[4];
+	const struct rte_ether_hdr *eth;
+	uint16_t n, k = 0, saved_pid = r->ports[2].port_id;
+	unsigned int i;
+	int pid;
+
+	memset(w->stats, 0, sizeof(w->stats));
+	inner[20] = 3;
+	q->inner[100] = inner;
+	r->ports[0].qinq = q;
+	r->ports[2].vlan_tci = 20;
+	r->ports[2].vlan_outer = DPR_QINQ_OUTER(0x88a8, 100);
+
+	pkts[k++] = a = mk_ip4(&mac_p0, h1, h2, 64, 8);                          /* p0 */
+	pkts[k++] = qtag(mk_ip4(&mac_p0, v2, h2, 64, 8), 0x88a8, 100, 20);       /* 100.20 */
+	pkts[k++] = qtag(mk_ip4(&mac_p0, v2, h2, 64, 8), 0x8100, 100, 20);       /* wrong TPID */
+	m = qtag(mk_ip4(&mac_p0, v2, h2, 64, 8), 0x8100, 100, 20);               /* af_packet's */
+	m->ol_flags |= RTE_MBUF_F_RX_VLAN;
+	pkts[k++] = m;
+	pkts[k++] = d = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 20);                 /* VLAN 20: p0 */
+	m = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 100);                            /* S-tag alone */
+	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type = RTE_BE16(0x88a8);
+	pkts[k++] = m;
+	pkts[k++] = qtag(mk_ip4(&mac_p0, v2, h2, 64, 8), 0x88a8, 100, 21);       /* no pair */
+	m = mk_ip4(&mac_p0, v2, h2, 64, 8);                                      /* both off */
+	m->ol_flags |= RTE_MBUF_F_RX_QINQ | RTE_MBUF_F_RX_QINQ_STRIPPED | RTE_MBUF_F_RX_VLAN |
+		       RTE_MBUF_F_RX_VLAN_STRIPPED;
+	m->vlan_tci_outer = 100;
+	m->vlan_tci = 20;
+	pkts[k++] = m;
+	n = dpr_qinq_demux_burst(w, 0, pkts, k);
+	CHECK(n == 2 && pkts[0] == a && pkts[1] == d, "p0 keeps its untagged and VLAN 20 frames");
+	CHECK_EQ(w->stats[0].rx, 3);
+	CHECK_EQ(w->stats[0].drops[DPR_DROP_UNKNOWN_VLAN], 3);
+	CHECK_EQ(w->stats[2].rx, 3);
+	CHECK_EQ(w->stats[2].forwarded, 3);
+	CHECK_EQ(w->tx[1].n, 3);
+	for (i = 0; i < w->tx[1].n; i++) {
+		m = w->tx[1].pkts[i];
+		eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+		CHECK(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+		      rte_is_same_ether_addr(&eth->dst_addr, &mac_h2) &&
+		      m->pkt_len == RTE_ETHER_HDR_LEN + 28 &&
+		      !(m->ol_flags & (RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_QINQ_STRIPPED)),
+		      "100.20 packet %u to h2 untagged, of its length", i);
+	}
+	rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+	w->tx[1].n = 0;
+	rte_pktmbuf_free_bulk(pkts, n);
+
+	/* A device that strips: the outer tag in vlan_tci, the inner in the
+	 * data; a single stripped tag stays p0's (the VLAN demux's). */
+	memset(w->stats, 0, sizeof(w->stats));
+	q->strip = true;
+	m = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 20);
+	m->ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+	m->vlan_tci = 100;
+	pkts[0] = m;
+	a = mk_ip4(&mac_p0, v2, h2, 64, 8);
+	a->ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+	a->vlan_tci = 100;
+	pkts[1] = a;
+	n = dpr_qinq_demux_burst(w, 0, pkts, 2);
+	CHECK(n == 1 && pkts[0] == a, "a single stripped tag stays p0's");
+	CHECK_EQ(w->stats[2].forwarded, 1);
+	CHECK_EQ(w->tx[1].n, 1);
+	rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+	w->tx[1].n = 0;
+	rte_pktmbuf_free(a);
+
+	/* Out of it: both tags, 0x88a8 100 outside 0x8100 20; a shared frame
+	 * is left unsent, after the rest. */
+	pid = rte_eth_from_ring(txr);
+	CHECK(pid >= 0, "ring port");
+	if (pid >= 0) {
+		rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
+		rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
+		rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
+		rte_eth_dev_start((uint16_t)pid);
+		m = mk_ip4(&mac_h2, h1, h2, 64, 8);
+		out[0] = m;
+		out[1] = rte_pktmbuf_clone(m, pool);
+		out[2] = a = mk_ip4(&mac_h2, h1, h2, 64, 8);
+		CHECK_EQ(dpr_qinq_tx_burst((uint16_t)pid, 0, 20, DPR_QINQ_OUTER(0x88a8, 100), out, 3), 1);
+		CHECK(out[0] == a, "the frame it could tag is sent first");
+		CHECK_EQ(rte_ring_sc_dequeue_burst(txr, (void **)pkts, 4, NULL), 1);
+		CHECK(pkts[0] == a && a->pkt_len == RTE_ETHER_HDR_LEN + 8 + 28 &&
+		      memcmp(rte_pktmbuf_mtod(a, uint8_t *) + 12, want, sizeof(want)) == 0 &&
+		      rte_is_same_ether_addr(rte_pktmbuf_mtod(a, struct rte_ether_addr *), &mac_h2),
+		      "0x88a8 100, 0x8100 20, IPv4, behind the same MACs");
+		rte_pktmbuf_free(a);
+		rte_pktmbuf_free(out[1]);
+		rte_pktmbuf_free(out[2]);
+	}
+
+	memset(w->stats, 0, sizeof(w->stats));
+	r->ports[2].port_id = saved_pid;
+	r->ports[2].vlan_tci = 100;
+	r->ports[2].vlan_outer = 0;
+	r->ports[0].qinq = NULL;
+	rte_free(inner);
+	rte_free(q);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1611,6 +1746,7 @@ main(int argc, char **argv)
 		test_tx_full(&r);
 		test_vlan(&r);
 		test_vlan_offload(&r);
+		test_qinq(&r);
 	}
 	return test_done("test_ip4");
 }

@@ -18,10 +18,12 @@
 
 #include <rte_eal.h>
 #include <rte_ethdev.h>
+#include <rte_malloc.h>
 
 #include "api/methods.h"
 #include "api/rpc.h"
 #include "config/config.h"
+#include "datapath/qinq_dp.h"
 #include "fib/fib.h"
 #include "neigh/neigh.h"
 #include "nexthop/nexthop.h"
@@ -2399,6 +2401,43 @@ test_vrf_vlan_live(void)
 	OK("vlan.add", "{'name':'p1.5','port':'p1','id':5,'tap':false,'addresses':['10.5.0.1/24']}");
 	CHECK(dp[1].vlan_if != NULL && dp[1].vlan_if[5] == 3, "p1.5 in slot 2");
 	OK("vlan.del", "{'name':'p1.5'}");
+
+	/* QinQ: the pair in p1's QinQ map (and p1 with a VLAN map, empty),
+	 * the outer tag for TX in the interface's slot. */
+	res = OK("vlan.add", "{'name':'p1.100.20','port':'p1','outer_id':100,'id':20,'tap':false}");
+	HAS_STR(res, "outer_proto", "802.1ad");
+	CHECK(dp[1].qinq != NULL && dp[1].qinq->inner[100] != NULL &&
+	      dp[1].qinq->inner[100][20] == 3, "p1's QinQ map names slot 2 for 100.20");
+	CHECK(dp[1].vlan_if != NULL && dp[1].vlan_if[20] == 0 && dp[1].vlan_if[100] == 0,
+	      "p1 has a VLAN map, without 20 or 100 in it");
+	CHECK(dp[2].vlan_tci == 20 && dp[2].vlan_outer == DPR_QINQ_OUTER(0x88a8, 100),
+	      "p1.100.20 tags 0x88a8 100, then 20");
+	ERR(DPR_RPC_EXISTS, "vlan.add", "{'name':'x','port':'p1','outer_id':100,'id':20,'outer_proto':'802.1q','tap':false}",
+	    "VLAN 100.20 on port p1 is p1.100.20's already");
+	/* An 802.1ad outer id may be a single-tagged id; an 802.1q one not. */
+	OK("vlan.add", "{'name':'p1.100','port':'p1','id':100,'tap':false}");
+	ERR(DPR_RPC_EXISTS, "vlan.add", "{'name':'y','port':'p1','outer_id':100,'id':21,'outer_proto':'802.1q','tap':false}",
+	    "share the 0x8100 tag 100");
+	ERR(DPR_RPC_INVALID_PARAMS, "vlan.add", "{'name':'y','port':'p1','outer_id':4095,'id':21,'tap':false}",
+	    "outer_id 4095: expected a VLAN id from 1 to 4094");
+	ERR(DPR_RPC_INVALID_PARAMS, "vlan.add", "{'name':'y','port':'p1','outer_id':5,'id':21,'outer_proto':'0x9100'}",
+	    "expected \"802.1ad\" (TPID 0x88a8, the default) or \"802.1q\"");
+	ERR(DPR_RPC_INVALID_PARAMS, "vlan.add", "{'name':'y','port':'p1','id':21,'outer_proto':'802.1q'}",
+	    "only a QinQ interface (with outer_id) has an outer tag");
+	res = OK("config.get", NULL);
+	v = json_array_get(json_object_get(res, "vlans"), 0);
+	HAS_STR(v, "name", "p1.100.20");
+	CHECK(json_integer_value(json_object_get(v, "outer_id")) == 100 &&
+	      json_object_get(v, "outer_proto") == NULL, "config.get: outer_id 100, 802.1ad unsaid");
+	res = OK("port.list", NULL);
+	HAS_STR(json_array_get(res, 2), "outer_proto", "802.1ad");
+	OK("vlan.del", "{'name':'p1.100.20'}");
+	CHECK(dp[1].qinq->inner[100][20] == 0, "p1's QinQ map forgets 100.20");
+	OK("vlan.del", "{'name':'p1.100'}");
+	CHECK(dp[1].vlan_if != NULL, "p1 keeps its VLAN map while it has a QinQ map");
+	dpr_qinq_map_free(&dp[1]);
+	rte_free((void *)(uintptr_t)dp[1].vlan_if);
+	dp[1].vlan_if = NULL;
 
 	R.conf = NULL;
 	R.port_dp = NULL;
