@@ -232,7 +232,7 @@ setup_vlans(struct dpr_router *d)
 		uint8_t *map = (uint8_t *)(uintptr_t)parent->vlan_if;
 
 		if (map == NULL) {
-			map = rte_zmalloc_socket("dpr_vlan_if", DPR_VLAN_ID_MAX + 1, RTE_CACHE_LINE_SIZE,
+			map = rte_zmalloc_socket("dpr_vlan_if", DPR_VLAN_MAP_SIZE, RTE_CACHE_LINE_SIZE,
 						 d->ports[pc->parent].socket);
 			if (map == NULL)
 				return -ENOMEM;

@@ -114,6 +114,9 @@ struct dpr_vrf_conf {
  * priority only, 4095 is reserved). */
 #define DPR_VLAN_ID_MIN 1
 #define DPR_VLAN_ID_MAX 4094
+/** Entries of a map indexed by a received tag's VID (12 bits: 0 to 4095,
+ * the reserved 4095 included, which a frame may still carry). */
+#define DPR_VLAN_MAP_SIZE 4096
 
 /** The outer tag's TPID of a QinQ interface (vlans[].outer_proto):
  * 802.1ad's S-tag (the default) or 802.1Q's C-tag ("double tagged"). */

@@ -178,7 +178,7 @@ dpr_qinq_map_set(struct dpr_port_dp *parent, uint16_t outer, uint16_t inner, uin
 	if (map == NULL) {
 		if (v == 0)
 			return 0;
-		map = rte_zmalloc_socket("dpr_qinq_inner", 4096, RTE_CACHE_LINE_SIZE,
+		map = rte_zmalloc_socket("dpr_qinq_inner", DPR_VLAN_MAP_SIZE, RTE_CACHE_LINE_SIZE,
 					 socket);
 		if (map == NULL)
 			return -ENOMEM;

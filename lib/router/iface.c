@@ -214,7 +214,7 @@ dpr_vlan_publish(struct dpr_router *r, unsigned int p)
 	 * n_ports or an unfilled head[p]. */
 	grace_period(r);
 	if (map == NULL) {
-		map = rte_zmalloc_socket("dpr_vlan_if", DPR_VLAN_ID_MAX + 1, RTE_CACHE_LINE_SIZE,
+		map = rte_zmalloc_socket("dpr_vlan_if", DPR_VLAN_MAP_SIZE, RTE_CACHE_LINE_SIZE,
 					 r->ports[pc->parent].socket);
 		if (map == NULL)
 			return -ENOMEM;
