@@ -591,6 +591,9 @@ def main():
         bad += 1
         print("not ok - h2 received %s, want %s" % (sorted(got, key=str), sorted(want_tags, key=str)))
     print("# %d frames, %d not as expected" % (len(fr), bad))
+    # The shell counts ok/not ok lines: this last one says the run ended
+    # (a crash before it is a failure there, not fewer checks).
+    print("END %d" % len(fr))
     return 1 if bad else 0
 
 

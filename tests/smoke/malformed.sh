@@ -81,14 +81,18 @@ ip -n "$H2" link set "$B" mtu 1000
 # Whatever the hosts' kernels sent on their way up has landed before the
 # first probe is judged (each probe compares p0's counters before and after).
 sleep 0.5
+ended=
 while read -r line; do
 	case $line in
+	"END "*) ended=${line#END } ;;
 	"ok - "*) check "${line#ok - }" true ;;
 	"not ok - "*) echo "# ${line#not ok - }"; check "${line#not ok - }" false ;;
 	*) echo "$line" ;;
 	esac
 done < <(python3 "$SMOKE_DIR/malformed.py" "$SOCK" "$H1" "$A" "$H2" "$B" RUN 2>&1)
 n=$(python3 "$SMOKE_DIR/malformed.py" "$SOCK" "$H1" "$A" "$H2" "$B" LIST | wc -l)
+check "malformed.py judged all $n frames and ran to its end (${ended:-it did not})" \
+	test "${ended:-0}" -eq "$n"
 check "at least 60 distinct frames were judged ($n)" test "$n" -ge 60
 
 stop_dpr
