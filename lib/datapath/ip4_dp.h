@@ -945,7 +945,8 @@ dpr_pt4_lookup_burst(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *c
 	const struct dpr_pt_tables *t = dpr_pt_tables(fib->pt);
 	const uint32_t *dp = t->dp;
 	uint32_t node[DPR_PT_BURST_MAX];
-	uint64_t key[DPR_PT_BURST_MAX], todo = 0;
+	uint32_t addr[DPR_PT_BURST_MAX];
+	uint64_t todo = 0;
 	unsigned int i;
 	uint32_t a, e;
 
@@ -959,12 +960,12 @@ dpr_pt4_lookup_burst(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *c
 		walk = (e >> 31) ^ 1;
 		ent[i] = e & ~DPR_PT_LEAF;
 		node[i] = e;
-		key[i] = (uint64_t)(a | DPR_IP4_DST_LAST(ethp[i])) << (32 + DPR_PT_DP_BITS);
+		addr[i] = a | DPR_IP4_DST_LAST(ethp[i]);
 		todo |= (uint64_t)walk << i;
 		rte_prefetch0(&t->nodes[e & (0 - walk)]);
 	}
 	if (todo != 0)
-		dpr_pt_walk4_burst(t, node, key, todo, ent);
+		dpr_pt_walk4_burst(t, node, addr, todo, ent);
 }
 
 /**

@@ -269,50 +269,70 @@ dpr_pt_lookup6(const struct dpr_pt_tables *t, const uint8_t ip[16])
 
 /**
  * One level of a lockstep walk for lookup @p i at node @p node[i], slot
- * @p v: with no branch on the node's answer (child or leaf, which random
- * keys make a coin toss the predictor loses), @p node[i] becomes the child
- * node's index or the leaf's, that one is asked for, and the returned mask
- * has bit @p i set when the walk goes on. Both popcounts cost less than the
- * mispredicts they save.
+ * @p v: @p node[i] becomes the child node's index or the leaf's, that one
+ * is asked for, and the returned mask has bit @p i set when the walk goes
+ * on. With @p branchless (a constant), there is no branch on the node's
+ * answer: IPv6 walks end at any level, a coin toss for the predictor, and
+ * computing both answers costs less than its mispredicts. IPv4 walks
+ * nearly all end at their first node (routes past /24 are rare), which the
+ * predictor learns, and the branch is cheaper there.
  */
 static __rte_always_inline uint64_t
-dpr_pt_step(const struct dpr_pt_tables *t, uint32_t *node, unsigned int i, uint64_t v)
+dpr_pt_step(const struct dpr_pt_tables *t, uint32_t *node, unsigned int i, uint64_t v,
+	    const bool branchless)
 {
 	const struct dpr_pt_node *n = &t->nodes[node[i]];
 	uint64_t vec = n->vector, more = (vec >> v) & 1;
-	uint32_t child = n->base1 + (uint32_t)__builtin_popcountll(dpr_pt_upto(vec, v)) - 1;
-	uint32_t leaf = n->base0 +
-		(uint32_t)__builtin_popcountll(dpr_pt_upto(n->leafvec, v)) - 1;
-	const char *next = more ? (const char *)&t->nodes[child] : (const char *)&t->leaves[leaf];
+	uint32_t child, leaf;
+	uint64_t pick;
+	uintptr_t next;
 
-	node[i] = more ? child : leaf;
-	rte_prefetch0(next);
+	if (!branchless) {
+		if (likely(!more)) {
+			leaf = n->base0 +
+				(uint32_t)__builtin_popcountll(dpr_pt_upto(n->leafvec, v)) - 1;
+			node[i] = leaf;
+			rte_prefetch0(&t->leaves[leaf]);
+			return 0;
+		}
+		child = n->base1 + (uint32_t)__builtin_popcountll(dpr_pt_upto(vec, v)) - 1;
+		node[i] = child;
+		rte_prefetch0(&t->nodes[child]);
+		return UINT64_C(1) << i;
+	}
+	child = n->base1 + (uint32_t)__builtin_popcountll(dpr_pt_upto(vec, v)) - 1;
+	leaf = n->base0 + (uint32_t)__builtin_popcountll(dpr_pt_upto(n->leafvec, v)) - 1;
+	/* Masks, not ?:, which GCC turns back into a branch. */
+	pick = 0 - more;
+	next = ((uintptr_t)&t->nodes[child] & pick) | ((uintptr_t)&t->leaves[leaf] & ~pick);
+	node[i] = (child & (uint32_t)pick) | (leaf & ~(uint32_t)pick);
+	rte_prefetch0((const void *)next);
 	return more << i;
 }
 
 /**
  * The walks of a burst below the direct-pointing array in lockstep, a level
- * at a time (IPv4): lookup i (bit i of @p todo) is at node @p node[i], the
- * key's bits not yet used left-aligned in @p key[i]. At each level every
- * walk reads its node, which the level before asked for, and asks for the
- * next node or its leaf, so that the burst's misses overlap instead of each
- * walk waiting for its own; the leaves are read last. The answers go to
- * @p nh[i]; @p node is clobbered.
+ * at a time (IPv4): lookup i (bit i of @p todo) is at node @p node[i], for
+ * address @p ip[i] (host order). At each level every walk reads its node,
+ * which the level before asked for, and asks for the next node or its leaf,
+ * so that the burst's misses overlap instead of each walk waiting for its
+ * own; the leaves are read last. The answers go to @p nh[i]; @p node is
+ * clobbered.
  */
 static __rte_always_inline void
-dpr_pt_walk4_burst(const struct dpr_pt_tables *t, uint32_t *node, uint64_t *key, uint64_t todo,
-		   uint32_t *nh)
+dpr_pt_walk4_burst(const struct dpr_pt_tables *t, uint32_t *node, const uint32_t *ip,
+		   uint64_t todo, uint32_t *nh)
 {
 	uint64_t m, walk, more;
 	unsigned int i, used;
 
-	/* The walks of a level have all used the same @p used bits of their
-	 * keys: no key is shifted and stored back. */
-	for (walk = todo, used = 0; todo != 0; todo = more, used += DPR_PT_STRIDE) {
+	/* The walks of a level have all used the same bits of their keys;
+	 * the last level, at bit 30, reads 2 bits of key and 4 zeros. */
+	for (walk = todo, used = DPR_PT_DP_BITS; todo != 0; todo = more, used += DPR_PT_STRIDE) {
 		more = 0;
 		for (m = todo; m != 0; m &= m - 1) {
 			i = (unsigned int)__builtin_ctzll(m);
-			more |= dpr_pt_step(t, node, i, key[i] << used >> (64 - DPR_PT_STRIDE));
+			more |= dpr_pt_step(t, node, i, ip[i] << used >> (32 - DPR_PT_STRIDE), false);
 		}
 	}
 	for (; walk != 0; walk &= walk - 1) {
@@ -347,7 +367,7 @@ dpr_pt_walk6_burst(const struct dpr_pt_tables *t, uint32_t *node, uint64_t *hi, 
 		more = 0;
 		for (m = todo; m != 0; m &= m - 1) {
 			i = (unsigned int)__builtin_ctzll(m);
-			more |= dpr_pt_step(t, node, i, hi[i] << used >> (64 - DPR_PT_STRIDE));
+			more |= dpr_pt_step(t, node, i, hi[i] << used >> (64 - DPR_PT_STRIDE), true);
 		}
 	}
 	for (; walk != 0; walk &= walk - 1) {
@@ -387,7 +407,7 @@ dpr_pt_lookup4_bulk(const struct dpr_poptrie *pt, const uint32_t *ip, uint32_t *
 	const struct dpr_pt_tables *t = dpr_pt_tables(pt);
 	const uint32_t *dp = t->dp;
 	uint32_t node[DPR_PT_BURST_MAX];
-	uint64_t key[DPR_PT_BURST_MAX], todo;
+	uint64_t todo;
 	unsigned int i, b, m;
 
 	for (b = 0; b < n; b += m) {
@@ -403,11 +423,10 @@ dpr_pt_lookup4_bulk(const struct dpr_poptrie *pt, const uint32_t *ip, uint32_t *
 			/* A node's index, for now, where the walk answers. */
 			nh[b + i] = e & ~DPR_PT_LEAF;
 			node[i] = e;
-			key[i] = (uint64_t)ip[b + i] << (32 + DPR_PT_DP_BITS);
 			todo |= (uint64_t)walk << i;
 			rte_prefetch0(&t->nodes[e & (0 - walk)]);
 		}
-		dpr_pt_walk4_burst(t, node, key, todo, nh + b);
+		dpr_pt_walk4_burst(t, node, ip + b, todo, nh + b);
 	}
 }
 
