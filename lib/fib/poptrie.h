@@ -304,7 +304,9 @@ dpr_pt_step(const struct dpr_pt_tables *t, uint32_t *node, unsigned int i, uint6
 	leaf = n->base0 + (uint32_t)__builtin_popcountll(dpr_pt_upto(n->leafvec, v)) - 1;
 	/* Masks, not ?:, which GCC turns back into a branch. */
 	pick = 0 - more;
-	next = ((uintptr_t)&t->nodes[child] & pick) | ((uintptr_t)&t->leaves[leaf] & ~pick);
+	/* Addresses as integers: the one not taken may be past its array. */
+	next = (((uintptr_t)t->nodes + (uintptr_t)child * sizeof(*t->nodes)) & pick) |
+	       (((uintptr_t)t->leaves + (uintptr_t)leaf * sizeof(*t->leaves)) & ~pick);
 	node[i] = (child & (uint32_t)pick) | (leaf & ~(uint32_t)pick);
 	rte_prefetch0((const void *)next);
 	return more << i;
