@@ -1999,11 +1999,14 @@ neigh_counts_json(struct dpr_router *r)
 static json_t *
 fib_stats_json(const struct dpr_rib *rib)
 {
+	/* tbl8 groups are DIR-24-8's: Poptrie has none (0, not the setting). */
+	bool dir4 = rib->fib4->conf.algorithm == DPR_FIB_DIR24_8;
+	bool dir6 = rib->fib6 != NULL && rib->fib6->conf.algorithm == DPR_FIB_DIR24_8;
 	json_t *fib = json_pack("{s:i,s:I,s:i,s:i}",
 		"ipv4_routes", (json_int_t)rib->fib4->n_routes,
 		"ipv4_memory_bytes", (json_int_t)dpr_fib4_memory(rib->fib4),
 		"ipv4_max_routes", (json_int_t)rib->fib4->conf.max_routes,
-		"ipv4_tbl8_groups", (json_int_t)rib->fib4->conf.tbl8_groups);
+		"ipv4_tbl8_groups", (json_int_t)(dir4 ? rib->fib4->conf.tbl8_groups : 0));
 
 	json_object_set_new(fib, "ipv4_tbl8_used", json_integer(dpr_fib4_tbl8_used(rib->fib4)));
 	json_object_set_new(fib, "ipv4_algorithm",
@@ -2021,12 +2024,12 @@ fib_stats_json(const struct dpr_rib *rib)
 		json_object_set_new(fib, "ipv6_max_routes",
 				    json_integer(rib->fib6->conf.max_routes));
 		json_object_set_new(fib, "ipv6_tbl8_groups",
-				    json_integer(rib->fib6->conf.tbl8_groups));
+				    json_integer(dir6 ? rib->fib6->conf.tbl8_groups : 0));
 		json_object_set_new(fib, "ipv6_tbl8_used",
 				    json_integer(dpr_fib6_tbl8_used(rib->fib6)));
 		json_object_set_new(fib, "ipv6_deep", json_boolean(rib->fib6->deep));
 		json_object_set_new(fib, "ipv6_deep_groups",
-				    json_integer(rib->fib6->conf.deep_groups));
+				    json_integer(dir6 ? rib->fib6->conf.deep_groups : 0));
 	}
 	return fib;
 }

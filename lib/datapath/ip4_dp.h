@@ -942,8 +942,7 @@ dpr_ip4_lookup_one(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *con
  * Poptrie FIB: the whole lookup, into @p ent[i] (a next hop, which
  * dpr_fib4_resolve() gives back as it is). The direct-pointing entries were
  * prefetched in pass 1; each walk's first node is asked for before any
- * walk starts. The last octet is read only past /18, as
- * DIR-24-8 reads it only for a tbl8 entry.
+ * walk starts, and the walks go in lockstep (dpr_pt_walk4_burst()).
  */
 static __rte_noinline void
 dpr_pt4_lookup_burst(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *const *ethp,
@@ -952,28 +951,27 @@ dpr_pt4_lookup_burst(const struct dpr_fib4 *fib, const uint64_t *t24, uint8_t *c
 	const struct dpr_pt_tables *t = dpr_pt_tables(fib->pt);
 	const uint32_t *dp = t->dp;
 	uint32_t node[DPR_PT_BURST_MAX];
-	uint64_t key[DPR_PT_BURST_MAX], todo = 0;
+	uint32_t addr[DPR_PT_BURST_MAX];
+	uint64_t todo = 0;
 	unsigned int i;
 	uint32_t a, e;
 
+	/* No branch on the entry, as dpr_pt_lookup4_bulk(). */
 	for (; v4 != 0; v4 &= v4 - 1) {
+		uint32_t walk;
+
 		i = (unsigned int)__builtin_ctz(v4);
 		a = (uint32_t)t24[i] << 8;
 		e = __atomic_load_n(&dp[a >> (32 - DPR_PT_DP_BITS)], __ATOMIC_RELAXED);
-		if (likely(e & DPR_PT_LEAF)) {
-			ent[i] = e & ~DPR_PT_LEAF;
-			continue;
-		}
+		walk = (e >> 31) ^ 1;
+		ent[i] = e & ~DPR_PT_LEAF;
 		node[i] = e;
-		key[i] = (uint64_t)(a | DPR_IP4_DST_LAST(ethp[i])) << (32 + DPR_PT_DP_BITS);
-		todo |= UINT64_C(1) << i;
-		rte_prefetch0(&t->nodes[e]);
+		addr[i] = a | DPR_IP4_DST_LAST(ethp[i]);
+		todo |= (uint64_t)walk << i;
+		rte_prefetch0(&t->nodes[e & (0 - walk)]);
 	}
-	/* One walk after the other, as dpr_pt_lookup4_bulk(). */
-	for (; todo != 0; todo &= todo - 1) {
-		i = (unsigned int)__builtin_ctzll(todo);
-		ent[i] = dpr_pt_walk4(t, node[i], key[i]);
-	}
+	if (todo != 0)
+		dpr_pt_walk4_burst(t, node, addr, todo, ent);
 }
 
 /**

@@ -127,7 +127,9 @@ void dpr_fib4_free(struct dpr_fib4 *fib);
  *   tbl8 group for a route longer than /24, -ENOMEM: fib.ipv4_max_routes
  *   routes are installed already, or no memory to grow the rule table,
  *   -ENOENT: deleting a missing route, -EINVAL: depth over 32 or next hop
- *   index over 24 bits); the ops before it stay applied, none after it.
+ *   index over the algorithm's limit: DPR_FIB4_NH_BITS for DIR-24-8,
+ *   DPR_PT_NH_MAX for Poptrie); the ops before it stay applied, none after
+ *   it.
  */
 unsigned int dpr_fib4_update(struct dpr_fib4 *fib, struct dpr_fib4_op *ops,
 			     unsigned int n, int *err);

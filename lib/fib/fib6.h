@@ -158,7 +158,8 @@ void dpr_fib6_free(struct dpr_fib6 *fib);
  *   free tbl8 groups for the chain a route longer than /24 needs, -ENOMEM:
  *   max_routes routes are installed already, or no memory to grow the rule
  *   table, -ENOENT: deleting a missing route, -EINVAL: depth over 128 or
- *   next hop index over DPR_FIB6_NH_BITS); the ops before it stay applied,
+ *   next hop index over the algorithm's limit: DPR_FIB6_NH_BITS for
+ *   DIR-24-8, DPR_PT_NH_MAX for Poptrie); the ops before it stay applied,
  *   none after it, and the failed op changed nothing.
  */
 unsigned int dpr_fib6_update(struct dpr_fib6 *fib, struct dpr_fib6_op *ops,

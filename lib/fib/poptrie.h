@@ -268,38 +268,113 @@ dpr_pt_lookup6(const struct dpr_pt_tables *t, const uint8_t ip[16])
 #define DPR_PT_BURST_MAX 64u
 
 /**
+ * One level of a lockstep walk for lookup @p i at node @p node[i], slot
+ * @p v: @p node[i] becomes the child node's index or the leaf's, that one
+ * is asked for, and the returned mask has bit @p i set when the walk goes
+ * on. With @p branchless (a constant), there is no branch on the node's
+ * answer: IPv6 walks end at any level, a coin toss for the predictor, and
+ * computing both answers costs less than its mispredicts. IPv4 walks
+ * nearly all end at their first node (routes past /24 are rare), which the
+ * predictor learns, and the branch is cheaper there.
+ */
+static __rte_always_inline uint64_t
+dpr_pt_step(const struct dpr_pt_tables *t, uint32_t *node, unsigned int i, uint64_t v,
+	    const bool branchless)
+{
+	const struct dpr_pt_node *n = &t->nodes[node[i]];
+	uint64_t vec = n->vector, more = (vec >> v) & 1;
+	uint32_t child, leaf;
+	uint64_t pick;
+	uintptr_t next;
+
+	if (!branchless) {
+		if (likely(!more)) {
+			leaf = n->base0 +
+				(uint32_t)__builtin_popcountll(dpr_pt_upto(n->leafvec, v)) - 1;
+			node[i] = leaf;
+			rte_prefetch0(&t->leaves[leaf]);
+			return 0;
+		}
+		child = n->base1 + (uint32_t)__builtin_popcountll(dpr_pt_upto(vec, v)) - 1;
+		node[i] = child;
+		rte_prefetch0(&t->nodes[child]);
+		return UINT64_C(1) << i;
+	}
+	child = n->base1 + (uint32_t)__builtin_popcountll(dpr_pt_upto(vec, v)) - 1;
+	leaf = n->base0 + (uint32_t)__builtin_popcountll(dpr_pt_upto(n->leafvec, v)) - 1;
+	/* Masks, not ?:, which GCC turns back into a branch. */
+	pick = 0 - more;
+	/* Addresses as integers: the one not taken may be past its array. */
+	next = (((uintptr_t)t->nodes + (uintptr_t)child * sizeof(*t->nodes)) & pick) |
+	       (((uintptr_t)t->leaves + (uintptr_t)leaf * sizeof(*t->leaves)) & ~pick);
+	node[i] = (child & (uint32_t)pick) | (leaf & ~(uint32_t)pick);
+	rte_prefetch0((const void *)next);
+	return more << i;
+}
+
+/**
  * The walks of a burst below the direct-pointing array in lockstep, a level
- * at a time (IPv6): lookup i (bit i of @p todo) is at node @p node[i], the
- * key's bits not yet used left-aligned in @p hi[i]:@p lo[i]. At each level
- * every walk reads its node, which the level before asked for, and asks
- * for the next one, so that the burst's misses overlap instead of each walk
- * waiting for its own (42 against 27 M lookups/s one walk after the other,
- * dpr-fib6-bench, a 200k-route synthetic table). The answers go to @p nh[i].
+ * at a time (IPv4): lookup i (bit i of @p todo) is at node @p node[i], for
+ * address @p ip[i] (host order). At each level every walk reads its node,
+ * which the level before asked for, and asks for the next node or its leaf,
+ * so that the burst's misses overlap instead of each walk waiting for its
+ * own; the leaves are read last. The answers go to @p nh[i]; @p node is
+ * clobbered.
+ */
+static __rte_always_inline void
+dpr_pt_walk4_burst(const struct dpr_pt_tables *t, uint32_t *node, const uint32_t *ip,
+		   uint64_t todo, uint32_t *nh)
+{
+	uint64_t m, walk, more;
+	unsigned int i, used;
+
+	/* The walks of a level have all used the same bits of their keys;
+	 * the last level, at bit 30, reads 2 bits of key and 4 zeros. */
+	for (walk = todo, used = DPR_PT_DP_BITS; todo != 0; todo = more, used += DPR_PT_STRIDE) {
+		more = 0;
+		for (m = todo; m != 0; m &= m - 1) {
+			i = (unsigned int)__builtin_ctzll(m);
+			more |= dpr_pt_step(t, node, i, ip[i] << used >> (32 - DPR_PT_STRIDE), false);
+		}
+	}
+	for (; walk != 0; walk &= walk - 1) {
+		i = (unsigned int)__builtin_ctzll(walk);
+		nh[i] = t->leaves[node[i]];
+	}
+}
+
+/**
+ * dpr_pt_walk4_burst() for IPv6, the key's bits not yet used left-aligned
+ * in @p hi[i]:@p lo[i] (a /48 is five levels below the direct-pointing
+ * array).
  */
 static __rte_always_inline void
 dpr_pt_walk6_burst(const struct dpr_pt_tables *t, uint32_t *node, uint64_t *hi, uint64_t *lo,
 		   uint64_t todo, uint32_t *nh)
 {
-	const struct dpr_pt_node *nodes = t->nodes;
-	uint64_t m;
+	uint64_t m, walk, more;
+	unsigned int i, used;
 
-	while (todo != 0) {
-		for (m = todo; m != 0; m &= m - 1) {
-			unsigned int i = (unsigned int)__builtin_ctzll(m);
-			const struct dpr_pt_node *n = &nodes[node[i]];
-			uint64_t v = hi[i] >> (64 - DPR_PT_STRIDE), vec = n->vector;
-
-			if (!(vec & (UINT64_C(1) << v))) {
-				nh[i] = t->leaves[n->base0 +
-					(uint32_t)__builtin_popcountll(dpr_pt_upto(n->leafvec, v)) - 1];
-				todo &= ~(UINT64_C(1) << i);
-				continue;
+	/* As dpr_pt_walk4_burst(), @p hi[i] shifted only when a level's
+	 * bits would leave it (past /82). */
+	for (walk = todo, used = 0; todo != 0; todo = more, used += DPR_PT_STRIDE) {
+		if (unlikely(used + DPR_PT_STRIDE > 64)) {
+			for (m = todo; m != 0; m &= m - 1) {
+				i = (unsigned int)__builtin_ctzll(m);
+				hi[i] = hi[i] << used | lo[i] >> (64 - used);
+				lo[i] <<= used;
 			}
-			node[i] = n->base1 + (uint32_t)__builtin_popcountll(dpr_pt_upto(vec, v)) - 1;
-			hi[i] = hi[i] << DPR_PT_STRIDE | lo[i] >> (64 - DPR_PT_STRIDE);
-			lo[i] <<= DPR_PT_STRIDE;
-			rte_prefetch0(&nodes[node[i]]);
+			used = 0;
 		}
+		more = 0;
+		for (m = todo; m != 0; m &= m - 1) {
+			i = (unsigned int)__builtin_ctzll(m);
+			more |= dpr_pt_step(t, node, i, hi[i] << used >> (64 - DPR_PT_STRIDE), true);
+		}
+	}
+	for (; walk != 0; walk &= walk - 1) {
+		i = (unsigned int)__builtin_ctzll(walk);
+		nh[i] = t->leaves[node[i]];
 	}
 }
 
@@ -322,8 +397,10 @@ dpr_pt_key6(const uint8_t ip[16], uint64_t *hi, uint64_t *lo)
 
 /**
  * dpr_pt_lookup4() for @p n addresses: their direct-pointing entries are
- * prefetched first, so that the misses of a burst overlap, then read, and
- * the first node of each walk asked for before any walk starts.
+ * prefetched first, so that the misses of a burst overlap, then read with
+ * no branch on what they hold (about a third of uniform keys over a full
+ * table need a node: a branch there is mispredicted for most of them), and
+ * the walks go in lockstep (dpr_pt_walk4_burst()).
  */
 static __rte_always_inline void
 dpr_pt_lookup4_bulk(const struct dpr_poptrie *pt, const uint32_t *ip, uint32_t *nh,
@@ -332,7 +409,7 @@ dpr_pt_lookup4_bulk(const struct dpr_poptrie *pt, const uint32_t *ip, uint32_t *
 	const struct dpr_pt_tables *t = dpr_pt_tables(pt);
 	const uint32_t *dp = t->dp;
 	uint32_t node[DPR_PT_BURST_MAX];
-	uint64_t key[DPR_PT_BURST_MAX], todo;
+	uint64_t todo;
 	unsigned int i, b, m;
 
 	for (b = 0; b < n; b += m) {
@@ -343,24 +420,15 @@ dpr_pt_lookup4_bulk(const struct dpr_poptrie *pt, const uint32_t *ip, uint32_t *
 		for (i = 0; i < m; i++) {
 			uint32_t e = __atomic_load_n(&dp[ip[b + i] >> (32 - DPR_PT_DP_BITS)],
 						     __ATOMIC_RELAXED);
+			uint32_t walk = (e >> 31) ^ 1;
 
-			if (e & DPR_PT_LEAF) {
-				nh[b + i] = e & ~DPR_PT_LEAF;
-				continue;
-			}
+			/* A node's index, for now, where the walk answers. */
+			nh[b + i] = e & ~DPR_PT_LEAF;
 			node[i] = e;
-			key[i] = (uint64_t)ip[b + i] << (32 + DPR_PT_DP_BITS);
-			todo |= UINT64_C(1) << i;
-			rte_prefetch0(&t->nodes[e]);
+			todo |= (uint64_t)walk << i;
+			rte_prefetch0(&t->nodes[e & (0 - walk)]);
 		}
-		/* One walk after the other: IPv4 walks are at most three
-		 * nodes, mostly in L2, and the lockstep loop's bookkeeping
-		 * cost more than the overlap won (180 against 228 M lookups/s,
-		 * dpr-fib-bench, uniform keys over the pyasn table). */
-		for (; todo != 0; todo &= todo - 1) {
-			i = (unsigned int)__builtin_ctzll(todo);
-			nh[b + i] = dpr_pt_walk4(t, node[i], key[i]);
-		}
+		dpr_pt_walk4_burst(t, node, ip + b, todo, nh + b);
 	}
 }
 
@@ -384,14 +452,13 @@ dpr_pt_lookup6_bulk(const struct dpr_poptrie *pt, const uint8_t *const *ip, uint
 			uint32_t e = __atomic_load_n(&dp[dpr_pt_dp_index6(ip[b + i])],
 						     __ATOMIC_RELAXED);
 
-			if (e & DPR_PT_LEAF) {
-				nh[b + i] = e & ~DPR_PT_LEAF;
-				continue;
-			}
+			uint32_t walk = (e >> 31) ^ 1;
+
+			nh[b + i] = e & ~DPR_PT_LEAF;
 			node[i] = e;
 			dpr_pt_key6(ip[b + i], &hi[i], &lo[i]);
-			todo |= UINT64_C(1) << i;
-			rte_prefetch0(&t->nodes[e]);
+			todo |= (uint64_t)walk << i;
+			rte_prefetch0(&t->nodes[e & (0 - walk)]);
 		}
 		dpr_pt_walk6_burst(t, node, hi, lo, todo, nh + b);
 	}

@@ -2333,6 +2333,15 @@ test_vrf_vlan_live(void)
 
 	res = OK("vrf.add", "{'name':'red','table':100,'fib':{'ipv4_algorithm':'poptrie','ipv6_algorithm':'poptrie','ipv4_max_routes':1024}}");
 	HAS_STR(res, "ipv4_algorithm", "poptrie");
+	/* Poptrie has no tbl8 groups: stats.get says 0, not the setting. */
+	res = OK("stats.get", NULL);
+	v = json_array_get(json_object_get(res, "vrfs"), 1);
+	HAS_STR(v, "name", "red");
+	v = json_object_get(v, "fib");
+	HAS_INT(v, "ipv4_tbl8_groups", 0);
+	HAS_INT(v, "ipv6_tbl8_groups", 0);
+	HAS_INT(v, "ipv6_deep_groups", 0);
+	HAS_INT(json_object_get(res, "fib"), "ipv4_tbl8_groups", R.fib4->conf.tbl8_groups);
 	ERR(DPR_RPC_EXISTS, "vrf.add", "{'name':'red','table':101}", "exists already");
 	ERR(DPR_RPC_EXISTS, "vrf.add", "{'name':'blue','table':100}", "table 100 is VRF red's already");
 	ERR(DPR_RPC_INVALID_PARAMS, "vrf.add", "{'name':'blue','table':254}", "the kernel's own");
