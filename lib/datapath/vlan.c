@@ -96,3 +96,72 @@ dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 	}
 	return keep;
 }
+
+/*
+ * A burst all of one VLAN interface of port @p in, its tags in the data
+ * (the common case on a trunk: a NIC's RX queue hands out what came, and
+ * RSS or a switch often puts one VLAN's flows together): every frame's tag
+ * word (dpr_vlan_word()) names the VLAN id of the first, which has an
+ * interface. Found with one load and compare a frame; then each frame is
+ * untagged and marked as the interface's (mbuf->port, dpr_mbuf_port()),
+ * and the burst goes on whole, as one received there, through the
+ * worker's pipeline: no split, no copy, no L3 stages of its own.
+ * A frame of another VLAN, untagged, or tagged by the device
+ * (RTE_MBUF_F_RX_VLAN_STRIPPED, untagged data) is left to
+ * dpr_vlan_demux_burst(), with the burst untouched.
+ * @return 1 + the interface's dpr port, or 0.
+ */
+static __rte_always_inline uint16_t
+vlan_one_burst(struct dpr_worker *w, const uint8_t *vlan_if, struct rte_mbuf **pkts, uint16_t n)
+{
+	const uint32_t mask = DPR_VLAN_WORD_MASK;
+	uint32_t word = dpr_vlan_word(rte_pktmbuf_mtod(pkts[0], const uint8_t *)) & mask;
+	uint16_t i, mport;
+	uint8_t v;
+
+	if ((word & rte_cpu_to_be_32(UINT32_C(0xffff0000))) != DPR_VLAN_WORD(0))
+		return 0;
+	v = vlan_if[dpr_vlan_word_vid(word)];
+	if (v == 0)
+		return 0;
+	/* Frames too short for the tag are dpr_vlan_rx_tag()'s, untagged:
+	 * the demultiplexer's. */
+	for (i = 0; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
+
+		if ((dpr_vlan_word(rte_pktmbuf_mtod(m, const uint8_t *)) & mask) != word ||
+		    m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr))
+			return 0;
+	}
+	mport = dpr_mbuf_port(w->ports, (uint16_t)(v - 1));
+	for (i = 0; i < n; i++) {
+		dpr_vlan_untag_data(pkts[i]);
+		pkts[i]->port = mport;
+	}
+	return v;
+}
+
+uint16_t
+dpr_input_stages_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts, uint16_t n)
+{
+	const uint8_t *vlan_if = __atomic_load_n(&w->ports[*in].vlan_if, __ATOMIC_ACQUIRE);
+	uint16_t p = *in;
+
+	if (vlan_if != NULL) {
+		uint16_t v = vlan_one_burst(w, vlan_if, pkts, n);
+
+		if (v != 0) {
+			p = (uint16_t)(v - 1);
+			*in = p;
+		} else {
+			n = dpr_vlan_demux_burst(w, p, pkts, n);
+			if (n == 0)
+				return 0;
+		}
+	}
+	w->stats[p].rx += n;
+	n = dpr_acl_input(w, p, pkts, n);
+	if (n == 0)
+		return 0;
+	return dpr_urpf_input(w, p, pkts, n);
+}

@@ -57,32 +57,68 @@ dpr_vlan_rx_tag(const struct rte_mbuf *m, uint16_t *tci)
 	return DPR_VLAN_UNTAGGED;
 }
 
+/*
+ * The 802.1Q tag of a frame as one 32-bit word: its bytes 12-15 (EtherType
+ * 0x8100, then the TCI) as they lie in memory. Masked with
+ * DPR_VLAN_WORD_MASK (priority and DEI bits off), it equals
+ * DPR_VLAN_WORD(vid) for a tag of VLAN vid: one load and compare a packet
+ * tells a burst that is all of one VLAN (vlan.c).
+ */
+#define DPR_VLAN_WORD(vid) rte_cpu_to_be_32((uint32_t)RTE_ETHER_TYPE_VLAN << 16 | (vid))
+#define DPR_VLAN_WORD_MASK rte_cpu_to_be_32(UINT32_C(0xffff0fff))
+
+/** The tag word (DPR_VLAN_WORD) of the frame at @p eth, 16 bytes readable. */
+static __rte_always_inline uint32_t
+dpr_vlan_word(const uint8_t *eth)
+{
+	uint32_t v;
+
+	memcpy(&v, eth + 2 * RTE_ETHER_ADDR_LEN, sizeof(v));
+	return v;
+}
+
+/** The VLAN id in tag word @p v (DPR_VLAN_WORD). */
+static __rte_always_inline uint16_t
+dpr_vlan_word_vid(uint32_t v)
+{
+	return DPR_VLAN_VID(rte_be_to_cpu_32(v));
+}
+
+/**
+ * Take the tag in the data off @p m, which has one and the 18 bytes it
+ * needs: rte_vlan_strip() less those checks and the TCI it would store.
+ * The 12 MAC bytes move 4 forward, loaded before they are stored since the
+ * two overlap (no memmove() call), and the RX VLAN flags are cleared, so
+ * that nothing downstream (the exception path, a TAP) takes it for tagged.
+ */
+static __rte_always_inline void
+dpr_vlan_untag_data(struct rte_mbuf *m)
+{
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	uint64_t mac8;
+	uint32_t mac4;
+
+	memcpy(&mac8, eth, sizeof(mac8));
+	memcpy(&mac4, eth + 8, sizeof(mac4));
+	memcpy(eth + 4, &mac8, sizeof(mac8));
+	memcpy(eth + 12, &mac4, sizeof(mac4));
+	m->data_off += sizeof(struct rte_vlan_hdr);
+	m->data_len -= sizeof(struct rte_vlan_hdr);
+	m->pkt_len -= sizeof(struct rte_vlan_hdr);
+	m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
+}
+
 /**
  * Take the tag dpr_vlan_rx_tag() found in form @p form off @p m: the frame
- * is untagged and its RX VLAN flags cleared, so that nothing downstream
- * (the exception path, a TAP) takes it for tagged.
+ * is untagged and its RX VLAN flags cleared (dpr_vlan_untag_data()).
  */
 static __rte_always_inline void
 dpr_vlan_untag(struct rte_mbuf *m, enum dpr_vlan_form form)
 {
-	if (form == DPR_VLAN_IN_DATA) {
-		/* rte_vlan_strip() less what dpr_vlan_rx_tag() made sure of
-		 * (the tag and the bytes it needs are there) and the TCI it
-		 * would store: the 12 MAC bytes move 4 forward, loaded before
-		 * they are stored since the two overlap (no memmove() call). */
-		uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
-		uint64_t mac8;
-		uint32_t mac4;
-
-		memcpy(&mac8, eth, sizeof(mac8));
-		memcpy(&mac4, eth + 8, sizeof(mac4));
-		memcpy(eth + 4, &mac8, sizeof(mac8));
-		memcpy(eth + 12, &mac4, sizeof(mac4));
-		m->data_off += sizeof(struct rte_vlan_hdr);
-		m->data_len -= sizeof(struct rte_vlan_hdr);
-		m->pkt_len -= sizeof(struct rte_vlan_hdr);
-	}
-	m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
+	if (form == DPR_VLAN_IN_DATA)
+		dpr_vlan_untag_data(m);
+	else
+		m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
 }
 
 /**

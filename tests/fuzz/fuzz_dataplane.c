@@ -7,9 +7,10 @@
  * error it builds, the hold queue), on a router built here whose two ports
  * send into rings. Each port has VLAN interfaces in two VRFs, red (VLAN
  * 100, DIR-24-8) and blue (VLAN 200, Poptrie), whose subnets are the
- * default VRF's own, so the port's bursts are first split by tag
- * (dpr_vlan_demux_burst(), as the worker does) and each part is looked up
- * in its VRF. Both ports have an input ACL (dpr_acl_input(), as
+ * default VRF's own, so the port's bursts go first through the worker's
+ * input stages (dpr_input_stages_burst(): a burst all of one VLAN goes on
+ * as that interface's, a mixed one is split by tag) and each part is
+ * looked up in its VRF. Both ports have an input ACL (dpr_acl_input(), as
  * app/dpr/worker.c runs it before the screen) and p1 an output one (the
  * control thread's sends): ports, ICMP, TCP flags, fragments, IPv6
  * extension headers, deny and reject. Checked: every frame of the burst is
@@ -233,7 +234,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	static const uint16_t stripped[4] = { 0, 100, 200, 0xa000 | 300 };
 	struct rte_mbuf *pkts[DPR_BURST], *m;
-	uint16_t in, n = 0, keep;
+	uint16_t in, rx_in, n = 0, keep;
 	uint64_t before;
 	size_t off = 1;
 
@@ -272,14 +273,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 
 	before = accounted(in);
-	/* As the worker: the VLAN interfaces' frames first, then the rest. */
-	keep = n;
-	if (W->ports[in].vlan_if != NULL)
-		keep = dpr_vlan_demux_burst(W, in, pkts, n);
+	/* As the worker: a burst all of one VLAN interface goes on as its,
+	 * a mixed one is split, the VLAN interfaces' frames first; then
+	 * the input ACL and the rest. */
+	rx_in = in;
+	keep = dpr_input_stages_burst(W, &rx_in, pkts, n);
 	if (keep > 0)
-		keep = dpr_acl_input(W, in, pkts, keep);
-	if (keep > 0)
-		dpr_ip4_input_burst(W, in, pkts, keep);
+		dpr_ip4_input_burst(W, rx_in, pkts, keep);
 	if (accounted(in) - before != n) {
 		fprintf(stderr, "fuzz_dataplane: %u frames in, %llu accounted for\n", n,
 			(unsigned long long)(accounted(in) - before));
