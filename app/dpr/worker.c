@@ -5,6 +5,7 @@
 
 #include "datapath/datapath.h"
 #include "datapath/ip4_dp.h"
+#include "datapath/urpf_dp.h"
 
 /* Empty polls before an idle worker may sleep. */
 #define IDLE_POLLS 256
@@ -78,6 +79,7 @@ dpr_worker_main(void *arg)
 			const struct dpr_rxq *rq = &w->rxq[q];
 			struct dpr_ip4_pending *next = &pend[cur];
 			uint16_t want = DPR_BURST, n, in;
+			uint8_t stages;
 
 			if (unlikely(w->max_rx != 0)) {
 				if (w->rx_total >= w->max_rx)
@@ -98,9 +100,9 @@ dpr_worker_main(void *arg)
 			/* One test a burst for a port without VLAN
 			 * interfaces, input ACL or uRPF; a burst all of one
 			 * VLAN interface goes on as that interface's. */
-			if (unlikely(__atomic_load_n(&w->ports[in].in_stages,
-						     __ATOMIC_RELAXED) != 0)) {
-				n = dpr_input_stages_burst(w, &in, next->pkts, n);
+			stages = __atomic_load_n(&w->ports[in].in_stages, __ATOMIC_RELAXED);
+			if (unlikely(stages != 0)) {
+				n = dpr_input_stages(w, &in, next->pkts, n, stages);
 				if (n == 0)
 					continue;
 			} else {

@@ -772,12 +772,19 @@ uint16_t dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf
 			      uint16_t n);
 
 /**
- * The input stages of dpr port *@p in (its in_stages not 0) over a burst
- * of @p n packets it received at @p pkts (vlan.c): a burst all of one of
- * its VLAN interfaces becomes that interface's (*@p in set to it), a mixed
- * one is split (dpr_vlan_demux_burst()); then the rx count, the input ACL
- * and uRPF of the interface. @return how many packets stay, in order at
- * the start of @p pkts, to forward as received on *@p in.
+ * The VLAN stage of dpr port *@p in, which has VLAN interfaces, over a
+ * burst of @p n packets it received at @p pkts (vlan.c): a burst all of
+ * one of its VLAN interfaces becomes that interface's (*@p in set to it),
+ * a mixed one is split (dpr_vlan_demux_burst()).
+ * @return how many packets stay, in order at the start of @p pkts, for
+ *   *@p in, not counted yet (dpr_input_stages(), urpf_dp.h).
+ */
+uint16_t dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
+			      uint16_t n);
+
+/**
+ * dpr_input_stages() (urpf_dp.h) out of line, for harnesses: every input
+ * stage of dpr port *@p in as its in_stages say.
  */
 uint16_t dpr_input_stages_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
 				uint16_t n);

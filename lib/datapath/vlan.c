@@ -142,44 +142,36 @@ vlan_one_run(struct dpr_worker *w, const uint8_t *vlan_if, struct rte_mbuf **pkt
 	return i;
 }
 
-/* Received on interface @p p: counted, then its input ACL and uRPF. */
-static __rte_always_inline uint16_t
-input_acl_urpf(struct dpr_worker *w, uint16_t p, struct rte_mbuf **pkts, uint16_t n)
+uint16_t
+dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts, uint16_t n)
 {
-	w->stats[p].rx += n;
-	n = dpr_acl_input(w, p, pkts, n);
-	if (n == 0)
-		return 0;
-	return dpr_urpf_input(w, p, pkts, n);
+	const uint8_t *vlan_if = __atomic_load_n(&w->ports[*in].vlan_if, __ATOMIC_ACQUIRE);
+	uint16_t run, k;
+	uint8_t vif = 0;
+
+	/* The map went (vlan.del) after the worker read in_stages. */
+	if (unlikely(vlan_if == NULL))
+		return n;
+	run = vlan_one_run(w, vlan_if, pkts, n, &vif);
+	if (likely(run == n)) {
+		*in = (uint16_t)(vif - 1);
+		return n;
+	}
+	/* Mixed: the run, untagged already, as a sub-burst of its interface
+	 * (as dpr_vlan_demux_burst() forwards its own), then the rest split. */
+	if (run > 0) {
+		k = dpr_input_acl_urpf(w, (uint16_t)(vif - 1), pkts, run);
+		if (k > 0)
+			dpr_ip4_input_burst(w, (uint16_t)(vif - 1), pkts, k);
+		n -= run;
+		memmove(pkts, pkts + run, n * sizeof(*pkts));
+	}
+	return dpr_vlan_demux_burst(w, *in, pkts, n);
 }
 
 uint16_t
 dpr_input_stages_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts, uint16_t n)
 {
-	const uint8_t *vlan_if = __atomic_load_n(&w->ports[*in].vlan_if, __ATOMIC_ACQUIRE);
-	uint16_t p = *in, run, k;
-	uint8_t vif = 0;
-
-	if (vlan_if != NULL) {
-		run = vlan_one_run(w, vlan_if, pkts, n, &vif);
-		if (likely(run == n)) {
-			p = (uint16_t)(vif - 1);
-			*in = p;
-			return input_acl_urpf(w, p, pkts, n);
-		}
-		/* Mixed: the run, untagged already, as a sub-burst of its
-		 * interface (as dpr_vlan_demux_burst() forwards its own),
-		 * then the rest split. */
-		if (run > 0) {
-			k = input_acl_urpf(w, (uint16_t)(vif - 1), pkts, run);
-			if (k > 0)
-				dpr_ip4_input_burst(w, (uint16_t)(vif - 1), pkts, k);
-			n -= run;
-			memmove(pkts, pkts + run, n * sizeof(*pkts));
-		}
-		n = dpr_vlan_demux_burst(w, p, pkts, n);
-		if (n == 0)
-			return 0;
-	}
-	return input_acl_urpf(w, p, pkts, n);
+	return dpr_input_stages(w, in, pkts, n, __atomic_load_n(&w->ports[*in].in_stages,
+								  __ATOMIC_RELAXED));
 }

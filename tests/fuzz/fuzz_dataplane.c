@@ -174,6 +174,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		fprintf(stderr, "fuzz_dataplane: %s\n", err);
 		abort();
 	}
+	/* Which input stages each interface runs, as dpr sets them at start. */
+	dpr_router_in_stages_sync(&R);
 	R.exc = dpr_exc_create(&R);
 	W = rte_zmalloc(NULL, sizeof(*W), RTE_CACHE_LINE_SIZE);
 	if (R.exc == NULL || W == NULL)

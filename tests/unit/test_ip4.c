@@ -930,6 +930,8 @@ test_vlan_one_burst(struct rig *r)
 	memset(w->stats, 0, sizeof(w->stats));
 	map[100] = 3;
 	r->ports[0].vlan_if = map;
+	dpr_port_in_stages_sync(r->ports, 1, NULL);
+	CHECK_EQ(r->ports[0].in_stages, DPR_IN_VLAN);
 	pkts[0] = a = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 100);
 	pkts[1] = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 0xa064); /* PCP 5, VLAN 100 */
 	pkts[2] = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 100);
@@ -973,6 +975,8 @@ test_vlan_one_burst(struct rig *r)
 	}
 	memset(w->stats, 0, sizeof(w->stats));
 	r->ports[0].vlan_if = NULL;
+	dpr_port_in_stages_sync(r->ports, 1, NULL);
+	CHECK_EQ(r->ports[0].in_stages, 0);
 	rte_free(map);
 }
 
