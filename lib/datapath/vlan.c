@@ -149,8 +149,9 @@ dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
 	uint16_t run, k;
 	uint8_t vif = 0;
 
-	/* The map went (vlan.del) after the worker read in_stages. */
-	if (unlikely(vlan_if == NULL))
+	/* The map went (vlan.del) after the worker read in_stages; or a
+	 * harness's empty burst. */
+	if (unlikely(vlan_if == NULL || n == 0))
 		return n;
 	run = vlan_one_run(w, vlan_if, pkts, n, &vif);
 	if (likely(run == n)) {
