@@ -612,6 +612,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpr: %s\n", err);
 		goto out;
 	}
+	dpr_router_in_stages_sync(&d);
 	watch_ports(&d);
 	d.server = dpr_server_create(&d, d.cfg->socket, d.cfg->socket_group, err, sizeof(err));
 	if (d.server == NULL) {

@@ -78,7 +78,8 @@ dpr_worker_main(void *arg)
 		for (q = 0; q < w->n_rxq; q++) {
 			const struct dpr_rxq *rq = &w->rxq[q];
 			struct dpr_ip4_pending *next = &pend[cur];
-			uint16_t want = DPR_BURST, n;
+			uint16_t want = DPR_BURST, n, in;
+			uint8_t stages;
 
 			if (unlikely(w->max_rx != 0)) {
 				if (w->rx_total >= w->max_rx)
@@ -95,28 +96,24 @@ dpr_worker_main(void *arg)
 			w->rx_total += n;
 			w->rx_bursts++;
 			got += n;
-			/* One test a burst for ports without VLAN interfaces. */
-			if (unlikely(w->ports[rq->port].vlan_if != NULL)) {
-				/* A port with QinQ interfaces has a VLAN
-				 * map too: its double tags go first. */
-				if (unlikely(w->ports[rq->port].qinq != NULL))
-					n = dpr_qinq_demux_burst(w, rq->port, next->pkts, n);
-				n = dpr_vlan_demux_burst(w, rq->port, next->pkts, n);
+			in = rq->port;
+			/* One test a burst for a port without VLAN
+			 * interfaces, input ACL or uRPF; a burst all of one
+			 * VLAN interface goes on as that interface's. */
+			stages = __atomic_load_n(&w->ports[in].in_stages, __ATOMIC_RELAXED);
+			if (unlikely(stages != 0)) {
+				n = dpr_input_stages(w, &in, next->pkts, n, stages);
 				if (n == 0)
 					continue;
+			} else {
+				w->stats[in].rx += n;
 			}
-			w->stats[rq->port].rx += n;
-			/* One test a burst for interfaces without an input ACL. */
-			n = dpr_acl_input(w, rq->port, next->pkts, n);
-			if (n == 0)
-				continue;
-			/* And for interfaces without uRPF. */
-			n = dpr_urpf_input(w, rq->port, next->pkts, n);
-			if (n == 0)
-				continue;
-			waiting = dpr_ip4_pipeline(w, rq->port, n, next, waiting);
+			waiting = dpr_ip4_pipeline(w, in, n, next, waiting);
 			cur ^= 1;
-			if (!pipelined) {
+			/* A VLAN interface's burst never waits across a
+			 * quiescent report: vlan.del resets and reuses its
+			 * slot one grace period after unpublishing it. */
+			if (!pipelined || unlikely(in != rq->port)) {
 				dpr_ip4_finish_burst(w, waiting);
 				waiting = NULL;
 			}

@@ -129,6 +129,7 @@ dpr_m_acl_bind(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return NULL;
 	if (dpr_acl_bind(r->acl, name, (unsigned int)port, dir, err, sizeof(err)) < 0)
 		return FAIL(DPR_RPC_NOT_FOUND, "acl.bind: %s", err);
+	dpr_router_in_stages_sync(r);
 	return json_pack("{s:s,s:s,s:s}", "name", name, "interface", r->port_names[port],
 			 "direction", dir == DPR_ACL_IN ? "in" : "out");
 }
@@ -155,6 +156,7 @@ dpr_m_acl_unbind(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return FAIL(DPR_RPC_NOT_FOUND, "acl.unbind: %s %s is bound to ACL %s, not that one",
 			    r->port_names[port], dir == DPR_ACL_IN ? "in" : "out", was);
 	dpr_acl_bind(r->acl, NULL, (unsigned int)port, dir, err, sizeof(err));
+	dpr_router_in_stages_sync(r);
 	return json_pack("{s:s,s:s}", "interface", r->port_names[port],
 			 "direction", dir == DPR_ACL_IN ? "in" : "out");
 }

@@ -166,6 +166,27 @@ dpr_worker_prepare(struct dpr_worker *w)
 	w->redirect_gap = rte_get_tsc_hz() / DPR_REDIRECT_DIVERTS_PER_S;
 }
 
+void
+dpr_port_in_stages_sync(struct dpr_port_dp *ports, unsigned int n,
+			const struct dpr_acl_binds *acl)
+{
+	unsigned int p;
+
+	for (p = 0; p < n; p++) {
+		uint8_t s = 0;
+
+		if (__atomic_load_n(&ports[p].vlan_if, __ATOMIC_RELAXED) != NULL)
+			s |= DPR_IN_VLAN;
+		if (acl != NULL && __atomic_load_n(&acl->in[p], __ATOMIC_RELAXED) != NULL)
+			s |= DPR_IN_ACL;
+		if (ports[p].urpf != 0)
+			s |= DPR_IN_URPF;
+		/* After the setting it stands for (the caller stored that
+		 * first): a worker that sees the bit finds the stage's data. */
+		__atomic_store_n(&ports[p].in_stages, s, __ATOMIC_RELEASE);
+	}
+}
+
 int dpr_rss_dynfield = -1;
 
 int

@@ -141,7 +141,31 @@ struct dpr_port_dp {
 	 * up; NULL: the worker's own (w->fib, w->fib6: a unit rig's). */
 	struct dpr_fib4 *fib4;
 	struct dpr_fib6 *fib6;
+	/** Which input stages a burst received here goes through before L3
+	 * (enum dpr_in_stage bits; 0: none, the common case: one test a
+	 * burst, dpr_input_stages_burst()). Derived from vlan_if, urpf and
+	 * the ACL bound in (dpr_port_in_stages_sync()), rewritten by the
+	 * control thread (an atomic store) when one of those changes; each
+	 * stage tests its own setting again, so a worker that sees the
+	 * byte a moment late runs a stage that is off, or skips one just
+	 * turned on, as it would have a burst earlier. */
+	uint8_t in_stages;
 };
+
+/** Bits of dpr_port_dp.in_stages. */
+enum dpr_in_stage {
+	DPR_IN_VLAN = 1 << 0, /**< vlan_if: bursts split by VLAN (vlan.c) */
+	DPR_IN_ACL = 1 << 1,  /**< an input ACL (lib/acl/acl_dp.h) */
+	DPR_IN_URPF = 1 << 2, /**< uRPF on (urpf_dp.h) */
+};
+
+/**
+ * Set in_stages of the @p n interfaces at @p ports from their settings
+ * and the input ACLs bound in @p acl (NULL: none). The control thread's,
+ * at start and after any change of a VLAN map, uRPF or an ACL binding.
+ */
+void dpr_port_in_stages_sync(struct dpr_port_dp *ports, unsigned int n,
+			     const struct dpr_acl_binds *acl);
 
 /*
  * mbuf->port of a packet received on dpr port @p p of @p ports: a port's
@@ -764,6 +788,25 @@ uint16_t dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf
  */
 uint16_t dpr_qinq_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 			      uint16_t n);
+
+/**
+ * The VLAN stage of dpr port *@p in, which has VLAN interfaces, over a
+ * burst of @p n packets it received at @p pkts (vlan.c): a burst all of
+ * one of its VLAN interfaces becomes that interface's (*@p in set to it),
+ * a mixed one is split (dpr_vlan_demux_burst()); a port with QinQ
+ * interfaces passes dpr_qinq_demux_burst() first.
+ * @return how many packets stay, in order at the start of @p pkts, for
+ *   *@p in, not counted yet (dpr_input_stages(), urpf_dp.h).
+ */
+uint16_t dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
+			      uint16_t n);
+
+/**
+ * dpr_input_stages() (urpf_dp.h) out of line, for harnesses: every input
+ * stage of dpr port *@p in as its in_stages say.
+ */
+uint16_t dpr_input_stages_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
+				uint16_t n);
 
 /** Per worker lcore entry point for rte_eal_remote_launch(). */
 int dpr_worker_main(void *arg);

@@ -139,3 +139,38 @@ dpr_urpf_input(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16
 		return n;
 	return dpr_urpf_burst(w, in, mode, pkts, n);
 }
+
+/**
+ * The input stages after the VLAN split for a burst of @p n packets that
+ * interface @p in received: counted (rx), then its input ACL and uRPF,
+ * each one test a burst when off. @return how many packets stay.
+ */
+static __rte_always_inline uint16_t
+dpr_input_acl_urpf(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n)
+{
+	w->stats[in].rx += n;
+	n = dpr_acl_input(w, in, pkts, n);
+	if (n == 0)
+		return 0;
+	return dpr_urpf_input(w, in, pkts, n);
+}
+
+/**
+ * All input stages of dpr port *@p in, whose in_stages are @p stages (not
+ * 0), over a burst of @p n packets it received: the VLAN split
+ * (dpr_vlan_input_burst(), out of line; *@p in may become a VLAN
+ * interface), then dpr_input_acl_urpf(), inline, so that a port with an
+ * ACL or uRPF alone pays no call for them.
+ * @return how many packets stay, to forward as received on *@p in.
+ */
+static __rte_always_inline uint16_t
+dpr_input_stages(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts, uint16_t n,
+		 uint8_t stages)
+{
+	if (stages & DPR_IN_VLAN) {
+		n = dpr_vlan_input_burst(w, in, pkts, n);
+		if (n == 0)
+			return 0;
+	}
+	return dpr_input_acl_urpf(w, *in, pkts, n);
+}

@@ -96,3 +96,90 @@ dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 	}
 	return keep;
 }
+
+/*
+ * The frames of one VLAN interface of port @p in at the start of a burst,
+ * their tags in the data (the common case on a trunk: a NIC's RX queue
+ * hands out what came, and one VLAN's flows often come together): each
+ * frame's tag word (dpr_vlan_word()) names the VLAN id of the first, which
+ * has an interface (*@p vif: 1 + its dpr port). Found with one load and
+ * compare a frame, each untagged there and then and marked as the
+ * interface's (mbuf->port, dpr_mbuf_port()). A burst all of them goes on
+ * whole, as one received there, through the worker's pipeline: no split,
+ * no copy, no L3 stages of its own. The first frame of another VLAN,
+ * untagged, too short for a tag, or tagged by the device
+ * (RTE_MBUF_F_RX_VLAN_STRIPPED, untagged data) ends the run; it and the
+ * rest are dpr_vlan_demux_burst()'s.
+ * @return how many frames at the start of @p pkts are the interface's.
+ */
+static __rte_always_inline uint16_t
+vlan_one_run(struct dpr_worker *w, const uint8_t *vlan_if, struct rte_mbuf **pkts, uint16_t n,
+	     uint8_t *vif)
+{
+	const uint32_t mask = DPR_VLAN_WORD_MASK;
+	uint32_t word = dpr_vlan_word(rte_pktmbuf_mtod(pkts[0], const uint8_t *)) & mask;
+	uint16_t i, mport;
+	uint8_t v;
+
+	if ((word & rte_cpu_to_be_32(UINT32_C(0xffff0000))) != DPR_VLAN_WORD(0))
+		return 0;
+	v = vlan_if[dpr_vlan_word_vid(word)];
+	if (v == 0)
+		return 0;
+	*vif = v;
+	mport = dpr_mbuf_port(w->ports, (uint16_t)(v - 1));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		/* A frame too short for its tag is dpr_vlan_rx_tag()'s,
+		 * untagged: the demultiplexer's. */
+		if (unlikely((dpr_vlan_word(rte_pktmbuf_mtod(m, const uint8_t *)) & mask) != word ||
+			     m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr)))
+			break;
+		dpr_vlan_untag_data(m);
+		m->port = mport;
+	}
+	return i;
+}
+
+uint16_t
+dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts, uint16_t n)
+{
+	const uint8_t *vlan_if = __atomic_load_n(&w->ports[*in].vlan_if, __ATOMIC_ACQUIRE);
+	uint16_t run, k;
+	uint8_t vif = 0;
+
+	/* The map went (vlan.del) after the worker read in_stages; or a
+	 * harness's empty burst. */
+	if (unlikely(vlan_if == NULL || n == 0))
+		return n;
+	/* A port with QinQ interfaces has a VLAN map too: its double tags
+	 * (and 802.1ad ones) go first. */
+	if (unlikely(w->ports[*in].qinq != NULL)) {
+		n = dpr_qinq_demux_burst(w, *in, pkts, n);
+		if (n == 0)
+			return 0;
+	}
+	run = vlan_one_run(w, vlan_if, pkts, n, &vif);
+	if (likely(run == n)) {
+		*in = (uint16_t)(vif - 1);
+		return n;
+	}
+	/* Mixed: the run, untagged already, as a sub-burst of its interface
+	 * (as dpr_vlan_demux_burst() forwards its own), then the rest split. */
+	if (run > 0) {
+		k = dpr_input_acl_urpf(w, (uint16_t)(vif - 1), pkts, run);
+		if (k > 0)
+			dpr_ip4_input_burst(w, (uint16_t)(vif - 1), pkts, k);
+		n -= run;
+		memmove(pkts, pkts + run, n * sizeof(*pkts));
+	}
+	return dpr_vlan_demux_burst(w, *in, pkts, n);
+}
+
+uint16_t
+dpr_input_stages_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts, uint16_t n)
+{
+	return dpr_input_stages(w, in, pkts, n, __atomic_load_n(&w->ports[*in].in_stages,
+								  __ATOMIC_RELAXED));
+}

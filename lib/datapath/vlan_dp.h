@@ -11,7 +11,8 @@
  * A received tag comes in one of two forms: in the frame (EtherType
  * 0x8100), as most PMDs give it without the strip offload, and as
  * net_af_packet gives it too (DPDK 22.11 puts the tag the kernel took off
- * back into the data, yet sets RTE_MBUF_F_RX_VLAN_STRIPPED); or taken off
+ * back into the data with rte_vlan_insert(), which clears
+ * RTE_MBUF_F_RX_VLAN_STRIPPED but leaves RTE_MBUF_F_RX_VLAN); or taken off
  * by a NIC that strips, in vlan_tci with RTE_MBUF_F_RX_VLAN_STRIPPED and
  * untagged data. The data is read first: the flag alone proves nothing.
  *
@@ -57,65 +58,119 @@ dpr_vlan_rx_tag(const struct rte_mbuf *m, uint16_t *tci)
 	return DPR_VLAN_UNTAGGED;
 }
 
+/*
+ * The 802.1Q tag of a frame as one 32-bit word: its bytes 12-15 (EtherType
+ * 0x8100, then the TCI) as they lie in memory. Masked with
+ * DPR_VLAN_WORD_MASK (priority and DEI bits off), it equals
+ * DPR_VLAN_WORD(vid) for a tag of VLAN vid: one load and compare a packet
+ * tells a burst that is all of one VLAN (vlan.c).
+ */
+#define DPR_VLAN_WORD(tci) rte_cpu_to_be_32((uint32_t)RTE_ETHER_TYPE_VLAN << 16 | (tci))
+#define DPR_VLAN_WORD_MASK rte_cpu_to_be_32(UINT32_C(0xffff0fff))
+
+/** The tag word (DPR_VLAN_WORD) of the frame at @p eth, 16 bytes readable. */
+static __rte_always_inline uint32_t
+dpr_vlan_word(const uint8_t *eth)
+{
+	uint32_t v;
+
+	memcpy(&v, eth + 2 * RTE_ETHER_ADDR_LEN, sizeof(v));
+	return v;
+}
+
+/** The VLAN id in tag word @p v (DPR_VLAN_WORD). */
+static __rte_always_inline uint16_t
+dpr_vlan_word_vid(uint32_t v)
+{
+	return DPR_VLAN_VID(rte_be_to_cpu_32(v));
+}
+
 /**
- * Take the tag dpr_vlan_rx_tag() found in form @p form off @p m: the frame
- * is untagged and its RX VLAN flags cleared, so that nothing downstream
- * (the exception path, a TAP) takes it for tagged.
+ * Take the tag in the data off @p m, which has one and the 18 bytes it
+ * needs: rte_vlan_strip() less those checks and the TCI it would store.
+ * The 12 MAC bytes move 4 forward, loaded before they are stored since the
+ * two overlap (no memmove() call), and the RX VLAN flags are cleared, so
+ * that nothing downstream (the exception path, a TAP) takes it for tagged.
  */
 static __rte_always_inline void
-dpr_vlan_untag(struct rte_mbuf *m, enum dpr_vlan_form form)
+dpr_vlan_untag_data(struct rte_mbuf *m)
 {
-	if (form == DPR_VLAN_IN_DATA) {
-		/* rte_vlan_strip() less what dpr_vlan_rx_tag() made sure of
-		 * (the tag and the bytes it needs are there) and the TCI it
-		 * would store: the 12 MAC bytes move 4 forward, loaded before
-		 * they are stored since the two overlap (no memmove() call). */
-		uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
-		uint64_t mac8;
-		uint32_t mac4;
+	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
+	uint64_t mac8;
+	uint32_t mac4;
 
-		memcpy(&mac8, eth, sizeof(mac8));
-		memcpy(&mac4, eth + 8, sizeof(mac4));
-		memcpy(eth + 4, &mac8, sizeof(mac8));
-		memcpy(eth + 12, &mac4, sizeof(mac4));
-		m->data_off += sizeof(struct rte_vlan_hdr);
-		m->data_len -= sizeof(struct rte_vlan_hdr);
-		m->pkt_len -= sizeof(struct rte_vlan_hdr);
-	}
+	memcpy(&mac8, eth, sizeof(mac8));
+	memcpy(&mac4, eth + 8, sizeof(mac4));
+	memcpy(eth + 4, &mac8, sizeof(mac8));
+	memcpy(eth + 12, &mac4, sizeof(mac4));
+	m->data_off += sizeof(struct rte_vlan_hdr);
+	m->data_len -= sizeof(struct rte_vlan_hdr);
+	m->pkt_len -= sizeof(struct rte_vlan_hdr);
 	m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
 }
 
 /**
- * Put tag @p tci into the data of @p m: rte_vlan_insert() with the 12 MAC
- * bytes moved 4 back by fixed-size loads and stores, for the mbufs a PMD
- * or dpr's control thread made (direct, not shared, with headroom);
- * rte_vlan_insert() itself for any other (which refuses those it cannot
- * tag). @return whether @p m is tagged.
+ * Take the tag dpr_vlan_rx_tag() found in form @p form off @p m: the frame
+ * is untagged and its RX VLAN flags cleared (dpr_vlan_untag_data()).
+ */
+static __rte_always_inline void
+dpr_vlan_untag(struct rte_mbuf *m, enum dpr_vlan_form form)
+{
+	if (form == DPR_VLAN_IN_DATA)
+		dpr_vlan_untag_data(m);
+	else
+		m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
+}
+
+/**
+ * Whether dpr_vlan_push_in_place() may tag @p m: the mbufs a PMD or dpr's
+ * control thread made (direct, not shared, with headroom for the tag).
  */
 static __rte_always_inline bool
-dpr_vlan_push(struct rte_mbuf *m, uint16_t tci)
+dpr_vlan_push_in_place_ok(const struct rte_mbuf *m)
+{
+	return RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
+	       m->data_off >= sizeof(struct rte_vlan_hdr) &&
+	       m->data_len >= 2 * RTE_ETHER_ADDR_LEN;
+}
+
+/**
+ * Put tag word @p tag (DPR_VLAN_WORD() of the TCI) into the data of @p m,
+ * which dpr_vlan_push_in_place_ok() accepts: rte_vlan_insert() with the 12
+ * MAC bytes moved 4 back by fixed-size loads and stores.
+ */
+static __rte_always_inline void
+dpr_vlan_push_in_place(struct rte_mbuf *m, uint32_t tag)
 {
 	uint8_t *eth = rte_pktmbuf_mtod(m, uint8_t *);
 	uint64_t mac8;
-	uint32_t mac4, tag;
+	uint32_t mac4;
 
-	if (unlikely(!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1 ||
-		     m->data_off < sizeof(struct rte_vlan_hdr) ||
-		     m->data_len < 2 * RTE_ETHER_ADDR_LEN)) {
-		m->vlan_tci = tci;
-		return rte_vlan_insert(&m) == 0;
-	}
 	memcpy(&mac8, eth, sizeof(mac8));
 	memcpy(&mac4, eth + 8, sizeof(mac4));
 	memcpy(eth - 4, &mac8, sizeof(mac8));
 	memcpy(eth + 4, &mac4, sizeof(mac4));
 	/* EtherType 0x8100 and the TCI, one store. */
-	tag = rte_cpu_to_be_32((uint32_t)RTE_ETHER_TYPE_VLAN << 16 | tci);
 	memcpy(eth + 8, &tag, sizeof(tag));
 	m->data_off -= sizeof(struct rte_vlan_hdr);
 	m->data_len += sizeof(struct rte_vlan_hdr);
 	m->pkt_len += sizeof(struct rte_vlan_hdr);
 	m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN_STRIPPED | RTE_MBUF_F_TX_VLAN);
+}
+
+/**
+ * Put tag @p tci into the data of @p m: dpr_vlan_push_in_place() where it
+ * may, rte_vlan_insert() itself for any other mbuf (which refuses those it
+ * cannot tag). @return whether @p m is tagged.
+ */
+static __rte_always_inline bool
+dpr_vlan_push(struct rte_mbuf *m, uint16_t tci)
+{
+	if (unlikely(!dpr_vlan_push_in_place_ok(m))) {
+		m->vlan_tci = tci;
+		return rte_vlan_insert(&m) == 0;
+	}
+	dpr_vlan_push_in_place(m, DPR_VLAN_WORD(tci));
 	return true;
 }
 
@@ -135,15 +190,13 @@ dpr_vlan_untag_priority(struct rte_mbuf *m)
 }
 
 /**
- * Put tag @p tci into the data of each of the @p n frames at @p pkts
- * (dpr_vlan_push()). A frame that cannot take one (shared, or without
- * headroom: never one a PMD or dpr's control thread made) is moved after
- * the others. @return the number tagged: pkts[0, return) are ready to send.
- * Out of line: inlined into dpr_tx_flush(), its loop cost the untagged
- * path's pass 3 half an instruction a packet (callgrind, small table).
+ * dpr_vlan_tag_bulk() from the first frame dpr_vlan_push_in_place() may
+ * not tag (shared, or without headroom: never one a PMD or dpr's control
+ * thread made): each is tagged by dpr_vlan_push(), and one that cannot take
+ * a tag is moved after the others. @return the number tagged.
  */
-static __rte_noinline uint16_t
-dpr_vlan_tag_bulk(struct rte_mbuf **pkts, uint16_t n, uint16_t tci)
+static __rte_noinline __rte_cold uint16_t
+dpr_vlan_tag_bulk_slow(struct rte_mbuf **pkts, uint16_t n, uint16_t tci)
 {
 	uint16_t i = 0;
 
@@ -156,6 +209,30 @@ dpr_vlan_tag_bulk(struct rte_mbuf **pkts, uint16_t n, uint16_t tci)
 		}
 		memmove(&pkts[i], &pkts[i + 1], (size_t)(n - i - 1) * sizeof(*pkts));
 		pkts[--n] = bad;
+	}
+	return n;
+}
+
+/**
+ * Put tag @p tci into the data of each of the @p n frames at @p pkts
+ * (dpr_vlan_push()). A frame that cannot take one is moved after the
+ * others. @return the number tagged: pkts[0, return) are ready to send.
+ * Out of line: inlined into dpr_tx_flush(), its loop cost the untagged
+ * path's pass 3 half an instruction a packet (callgrind, small table).
+ * The common frame costs one test of dpr_vlan_push_in_place_ok() and the
+ * push; the rest is dpr_vlan_tag_bulk_slow()'s.
+ */
+static __rte_noinline uint16_t
+dpr_vlan_tag_bulk(struct rte_mbuf **pkts, uint16_t n, uint16_t tci)
+{
+	const uint32_t tag = DPR_VLAN_WORD(tci);
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (unlikely(!dpr_vlan_push_in_place_ok(pkts[i])))
+			return (uint16_t)(i + dpr_vlan_tag_bulk_slow(&pkts[i], (uint16_t)(n - i),
+								     tci));
+		dpr_vlan_push_in_place(pkts[i], tag);
 	}
 	return n;
 }

@@ -156,6 +156,7 @@ dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, s
 	r->port_dp[p].vlan_tci = pc->vlan_id;
 	r->port_dp[p].fib4 = rib->fib4;
 	r->port_dp[p].fib6 = rib->fib6;
+	dpr_port_in_stages_sync(&r->port_dp[p], 1, NULL); /* no ACL bound yet */
 	for (w = 0; w < r->n_workers; w++) {
 		struct dpr_worker *wk = r->workers[w];
 		uint32_t fast = (uint32_t)pc->mtu + RTE_ETHER_HDR_LEN;
@@ -203,6 +204,15 @@ fail:
 	return ret;
 }
 
+void
+dpr_router_in_stages_sync(struct dpr_router *r)
+{
+	/* A router without workers (a unit test's) has no port_dp. */
+	if (r->port_dp != NULL)
+		dpr_port_in_stages_sync(r->port_dp, r->n_ports,
+					r->acl != NULL ? dpr_acl_db_binds(r->acl) : NULL);
+}
+
 int
 dpr_vlan_publish(struct dpr_router *r, unsigned int p)
 {
@@ -233,6 +243,7 @@ dpr_vlan_publish(struct dpr_router *r, unsigned int p)
 		return 0;
 	}
 	__atomic_store_n(&map[pc->vlan_id], (uint8_t)(p + 1), __ATOMIC_RELEASE);
+	dpr_router_in_stages_sync(r);
 	DPR_LOG(INFO, port, "VLAN interface %s: VLAN %u on port %s, VRF %s (added)", pc->name,
 		pc->vlan_id, r->cfg->ports[pc->parent].name, r->vrfs[pc->vrf].conf.name);
 	return 0;
@@ -371,6 +382,7 @@ dpr_vlan_close(struct dpr_router *r, unsigned int p)
 		__atomic_store_n(&parent->vlan_if, NULL, __ATOMIC_RELEASE);
 	else
 		map = NULL;
+	dpr_router_in_stages_sync(r);
 	/* Nothing routes to it now: after this, every worker has flushed its
 	 * TX buffer for the last time and counts nothing more on it. */
 	grace_period(r);

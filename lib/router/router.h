@@ -236,6 +236,13 @@ void dpr_vlan_unpublish(struct dpr_router *r, unsigned int p);
  */
 void dpr_vlan_close(struct dpr_router *r, unsigned int p);
 
+/**
+ * Store each interface's in_stages (dpr_port_in_stages_sync()) from its
+ * VLAN map, uRPF and input ACL binding: at start, and after each change of
+ * one of those (vlan.add, vlan.del, acl.bind, acl.unbind).
+ */
+void dpr_router_in_stages_sync(struct dpr_router *r);
+
 /** The workers' lcores, in worker order, into @p lcores (room for RTE_MAX_LCORE). */
 static inline unsigned int
 dpr_router_worker_lcores(const struct dpr_router *r, unsigned int *lcores)

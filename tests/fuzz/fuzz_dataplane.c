@@ -7,10 +7,11 @@
  * error it builds, the hold queue), on a router built here whose two ports
  * send into rings. Each port has VLAN interfaces in two VRFs, red (VLAN
  * 100, DIR-24-8) and blue (VLAN 200, Poptrie), whose subnets are the
- * default VRF's own, so the port's bursts are first split by tag
- * (dpr_vlan_demux_burst(), as the worker does) and each part is looked up
- * in its VRF; p0 also has a QinQ interface, 802.1ad 100 then 7, whose
- * frames dpr_qinq_demux_burst() takes out first. Both ports have an input ACL (dpr_acl_input(), as
+ * default VRF's own, so the port's bursts go first through the worker's
+ * input stages (dpr_input_stages_burst(): p0 also has a QinQ interface,
+ * 802.1ad 100 then 7, whose frames dpr_qinq_demux_burst() takes out first;
+ * a burst all of one VLAN goes on as that interface's, a mixed one is split
+ * by tag) and each part is looked up in its VRF. Both ports have an input ACL (dpr_acl_input(), as
  * app/dpr/worker.c runs it before the screen) and p1 an output one (the
  * control thread's sends): ports, ICMP, TCP flags, fragments, IPv6
  * extension headers, deny and reject. Checked: every frame of the burst is
@@ -184,6 +185,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		fprintf(stderr, "fuzz_dataplane: %s\n", err);
 		abort();
 	}
+	/* Which input stages each interface runs, as dpr sets them at start. */
+	dpr_router_in_stages_sync(&R);
 	R.exc = dpr_exc_create(&R);
 	W = rte_zmalloc(NULL, sizeof(*W), RTE_CACHE_LINE_SIZE);
 	if (R.exc == NULL || W == NULL)
@@ -244,7 +247,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	static const uint16_t stripped[4] = { 0, 100, 200, 0xa000 | 300 };
 	struct rte_mbuf *pkts[DPR_BURST], *m;
-	uint16_t in, n = 0, keep;
+	uint16_t in, rx_in, n = 0, keep;
 	uint64_t before;
 	size_t off = 1;
 
@@ -285,16 +288,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The rig's own map: no worker runs beside it. */
 	((struct dpr_qinq_map *)(uintptr_t)R.port_dp[0].qinq)->strip = (data[0] & 0x40) != 0;
 	before = accounted(in);
-	/* As the worker: the VLAN interfaces' frames first, then the rest. */
-	keep = n;
-	if (W->ports[in].qinq != NULL)
-		keep = dpr_qinq_demux_burst(W, in, pkts, keep);
-	if (W->ports[in].vlan_if != NULL)
-		keep = dpr_vlan_demux_burst(W, in, pkts, keep);
+	/* As the worker: a burst all of one VLAN interface goes on as its,
+	 * a mixed one is split, the VLAN interfaces' frames first; then
+	 * the input ACL and the rest. */
+	rx_in = in;
+	keep = dpr_input_stages_burst(W, &rx_in, pkts, n);
 	if (keep > 0)
-		keep = dpr_acl_input(W, in, pkts, keep);
-	if (keep > 0)
-		dpr_ip4_input_burst(W, in, pkts, keep);
+		dpr_ip4_input_burst(W, rx_in, pkts, keep);
 	if (accounted(in) - before != n) {
 		fprintf(stderr, "fuzz_dataplane: %u frames in, %llu accounted for\n", n,
 			(unsigned long long)(accounted(in) - before));

@@ -912,6 +912,76 @@ test_vlan(struct rig *r)
 }
 
 /*
+ * The worker's input stages (dpr_input_stages_burst()): a burst all of
+ * VLAN 100 (priority bits aside) goes on whole as p0.100's, untagged and
+ * marked as received there, counted in its rx, and forwards as p0.100's;
+ * a burst with one frame of another VLAN, or one too short for its tag,
+ * is split as before (p0 keeps what is its own) and stays p0's.
+ */
+static void
+test_vlan_one_burst(struct rig *r)
+{
+	struct dpr_worker *w = r->w;
+	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
+	const uint32_t h2 = IP(10, 0, 2, 2), v2 = IP(10, 0, 3, 2);
+	struct rte_mbuf *pkts[4], *a, *b;
+	uint16_t n, in;
+	unsigned int i;
+
+	memset(w->stats, 0, sizeof(w->stats));
+	map[100] = 3;
+	r->ports[0].vlan_if = map;
+	dpr_port_in_stages_sync(r->ports, 1, NULL);
+	CHECK_EQ(r->ports[0].in_stages, DPR_IN_VLAN);
+	pkts[0] = a = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 100);
+	pkts[1] = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 0xa064); /* PCP 5, VLAN 100 */
+	pkts[2] = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 100);
+	in = 0;
+	n = dpr_input_stages_burst(w, &in, pkts, 3);
+	CHECK(n == 3 && in == 2 && pkts[0] == a, "one VLAN's burst goes on whole as p0.100's");
+	CHECK_EQ(w->stats[2].rx, 3);
+	CHECK_EQ(w->stats[0].rx, 0);
+	for (i = 0; i < n; i++)
+		CHECK(vid_of(pkts[i]) == -1 && pkts[i]->port == RTE_MAX_ETHPORTS + 2 &&
+		      pkts[i]->pkt_len == RTE_ETHER_HDR_LEN + 28,
+		      "frame %u untagged, as p0.100's", i);
+	dpr_ip4_input_burst(w, in, pkts, n);
+	CHECK_EQ(w->stats[2].forwarded, 3);
+	CHECK_EQ(w->tx[1].n, 3);
+	rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+	w->tx[1].n = 0;
+
+	/* Mixed: VLAN 100 then VLAN 300; a runt after a good frame. */
+	memset(w->stats, 0, sizeof(w->stats));
+	pkts[0] = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 100);
+	pkts[1] = b = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 300);
+	in = 0;
+	n = dpr_input_stages_burst(w, &in, pkts, 2);
+	CHECK(n == 1 && in == 0 && pkts[0] == b && vid_of(b) == 300,
+	      "a mixed burst is split: p0 keeps the unknown VLAN's frame");
+	CHECK_EQ(w->stats[2].rx, 1);
+	CHECK_EQ(w->stats[2].forwarded, 1);
+	CHECK_EQ(w->stats[0].rx, 1);
+	rte_pktmbuf_free(b);
+	pkts[0] = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 100);
+	pkts[1] = b = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 100);
+	b->data_len = b->pkt_len = RTE_ETHER_HDR_LEN + 2;
+	in = 0;
+	n = dpr_input_stages_burst(w, &in, pkts, 2);
+	CHECK(n == 1 && in == 0 && pkts[0] == b, "a runt is not taken for VLAN 100's");
+	rte_pktmbuf_free(b);
+	for (i = 0; i < 3; i++) {
+		rte_pktmbuf_free_bulk(w->tx[i].pkts, w->tx[i].n);
+		w->tx[i].n = 0;
+	}
+	memset(w->stats, 0, sizeof(w->stats));
+	r->ports[0].vlan_if = NULL;
+	dpr_port_in_stages_sync(r->ports, 1, NULL);
+	CHECK_EQ(r->ports[0].in_stages, 0);
+	rte_free(map);
+}
+
+/*
  * VLAN offloads and the software tag's fixed-size moves. A device that
  * inserts (dpr_port_dp.vlan_insert) gets p0.100's frames untagged, with
  * vlan_tci 100 and RTE_MBUF_F_TX_VLAN; a priority tag a device took off
@@ -1745,6 +1815,7 @@ main(int argc, char **argv)
 		test_identity_waiting(&r);
 		test_tx_full(&r);
 		test_vlan(&r);
+		test_vlan_one_burst(&r);
 		test_vlan_offload(&r);
 		test_qinq(&r);
 	}
