@@ -45,7 +45,9 @@ struct dpr_acl_dp {
 	 * fragments, IPv6, IPv6 non-first fragments (acl.c, rule_in_ctx());
 	 * NULL: no rule there, the default applies. */
 	struct rte_acl_ctx *ctx[4];
-	const uint8_t *action;       /**< [0]: the default; [i]: rule i - 1's */
+	/** [0]: the default; [i]: rule i - 1's; [DPR_ACL_DEFAULT_RULE()]:
+	 * the default again (its rule in every context). */
+	const uint8_t *action;
 	uint64_t *hits;              /**< [row * stride + i], i as action[] */
 	uint32_t stride;
 	uint32_t n_rules;
@@ -67,6 +69,10 @@ extern const struct dpr_acl_binds dpr_acl_unbound;
 /** Exception class of a rejected packet, beside lib/exception's own
  * (OWN_PACKET is DPR_EXC_MAX): never counted as an exception. */
 #define DPR_ACL_EXC_REJECT (DPR_EXC_MAX + 1)
+
+/** The userdata (action[] index) of the default's rule in the contexts
+ * of a list of @p n rules, after the rules' 1 to n. */
+#define DPR_ACL_DEFAULT_RULE(n) ((n) + 1)
 
 /** Packets one classification takes at most: a TX buffer. */
 #define DPR_ACL_BULK 64
@@ -282,63 +288,82 @@ bad:
 }
 
 /*
- * dpr_acl_key_walk()'s answer, with the common packets' keys built here:
- * untagged TCP or UDP whose whole header is there, right behind an IPv4
- * header without options that is no non-first fragment, or right behind
- * the IPv6 header. These fields are what the walk reads for such a packet
- * (tests/unit/test_acl.c holds the two to the same keys); the walk's
- * tests, loops and memset cost about half of key building's instructions.
+ * The common packets' keys, built without the walk: untagged TCP or UDP
+ * whose whole header is there, right behind an IPv4 header without
+ * options that is no non-first fragment (dpr_acl_key4_fast()), or right
+ * behind the IPv6 header (dpr_acl_key6_fast()). These fields are what
+ * dpr_acl_key_walk() reads for such a packet (tests/unit/test_acl.c holds
+ * dpr_acl_key() to the walk's keys); its tests, loops and memset cost
+ * about half of key building's instructions. @return whether @p m is one
+ * of them (DPR_ACL_K_IP4 or DPR_ACL_K_IP6, the key filled).
  */
+static __rte_always_inline bool
+dpr_acl_key4_fast(const struct rte_mbuf *m, struct dpr_acl_key4 *k)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	const uint8_t *l4 = (const uint8_t *)(ip + 1);
+	int32_t len = (int32_t)m->data_len - RTE_ETHER_HDR_LEN, avail;
+	uint8_t proto;
+
+	if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
+	    len < (int32_t)sizeof(struct rte_ipv4_hdr) + 8)
+		return false;
+	proto = ip->next_proto_id;
+	avail = RTE_MIN(len, (int32_t)rte_be_to_cpu_16(ip->total_length)) - (int32_t)sizeof(*ip);
+	if (ip->version_ihl != 0x45 ||
+	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) != 0 ||
+	    !((proto == IPPROTO_UDP && avail >= 8) || (proto == IPPROTO_TCP && avail >= 20)))
+		return false;
+	*k = (struct dpr_acl_key4){
+		.proto = proto,
+		.dscp = ip->type_of_service >> 2,
+		.tcp_flags = proto == IPPROTO_TCP ? l4[13] : 0,
+		.src = ip->src_addr,
+		.dst = ip->dst_addr,
+	};
+	memcpy(&k->sport, l4, 4);
+	return true;
+}
+
+static __rte_always_inline bool
+dpr_acl_key6_fast(const struct rte_mbuf *m, struct dpr_acl_key6 *k)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eth + 1);
+	const uint8_t *l4 = (const uint8_t *)(ip + 1);
+	int32_t len = (int32_t)m->data_len - RTE_ETHER_HDR_LEN, avail;
+	uint32_t vtc;
+	uint8_t proto;
+
+	if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6) ||
+	    len < (int32_t)sizeof(struct rte_ipv6_hdr) + 8)
+		return false;
+	vtc = rte_be_to_cpu_32(ip->vtc_flow);
+	proto = ip->proto;
+	avail = RTE_MIN(len - (int32_t)sizeof(*ip), (int32_t)rte_be_to_cpu_16(ip->payload_len));
+	if ((vtc >> 28) != 6 ||
+	    !((proto == IPPROTO_UDP && avail >= 8) || (proto == IPPROTO_TCP && avail >= 20)))
+		return false;
+	*k = (struct dpr_acl_key6){
+		.proto = proto,
+		.dscp = (uint8_t)((vtc >> 22) & 0x3f),
+		.tcp_flags = proto == IPPROTO_TCP ? l4[13] : 0,
+	};
+	memcpy(k->src, ip->src_addr, 16);
+	memcpy(k->dst, ip->dst_addr, 16);
+	memcpy(&k->sport, l4, 4);
+	return true;
+}
+
+/* The key of @p m as dpr_acl_key_walk() fills it, the common ones faster. */
 static __rte_always_inline unsigned int
 dpr_acl_key(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_acl_key6 *k6)
 {
-	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	int32_t len = (int32_t)m->data_len - RTE_ETHER_HDR_LEN, avail;
-
-	if (likely(eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
-		   len >= (int32_t)sizeof(struct rte_ipv4_hdr) + 8)) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
-		const uint8_t *l4 = (const uint8_t *)(ip + 1);
-		uint8_t proto = ip->next_proto_id;
-
-		avail = RTE_MIN(len, (int32_t)rte_be_to_cpu_16(ip->total_length)) -
-			(int32_t)sizeof(*ip);
-		if (likely(ip->version_ihl == 0x45 &&
-			   (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) == 0 &&
-			   ((proto == IPPROTO_UDP && avail >= 8) ||
-			    (proto == IPPROTO_TCP && avail >= 20)))) {
-			*k4 = (struct dpr_acl_key4){
-				.proto = proto,
-				.dscp = ip->type_of_service >> 2,
-				.tcp_flags = proto == IPPROTO_TCP ? l4[13] : 0,
-				.src = ip->src_addr,
-				.dst = ip->dst_addr,
-			};
-			memcpy(&k4->sport, l4, 4);
-			return DPR_ACL_K_IP4;
-		}
-	} else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
-		   len >= (int32_t)sizeof(struct rte_ipv6_hdr) + 8) {
-		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eth + 1);
-		const uint8_t *l4 = (const uint8_t *)(ip + 1);
-		uint32_t vtc = rte_be_to_cpu_32(ip->vtc_flow);
-		uint8_t proto = ip->proto;
-
-		avail = RTE_MIN(len - (int32_t)sizeof(*ip),
-				(int32_t)rte_be_to_cpu_16(ip->payload_len));
-		if ((vtc >> 28) == 6 && ((proto == IPPROTO_UDP && avail >= 8) ||
-					 (proto == IPPROTO_TCP && avail >= 20))) {
-			*k6 = (struct dpr_acl_key6){
-				.proto = proto,
-				.dscp = (uint8_t)((vtc >> 22) & 0x3f),
-				.tcp_flags = proto == IPPROTO_TCP ? l4[13] : 0,
-			};
-			memcpy(k6->src, ip->src_addr, 16);
-			memcpy(k6->dst, ip->dst_addr, 16);
-			memcpy(&k6->sport, l4, 4);
-			return DPR_ACL_K_IP6;
-		}
-	}
+	if (likely(dpr_acl_key4_fast(m, k4)))
+		return DPR_ACL_K_IP4;
+	if (dpr_acl_key6_fast(m, k6))
+		return DPR_ACL_K_IP6;
 	return dpr_acl_key_walk(m, k4, k6);
 }
 
@@ -357,32 +382,50 @@ dpr_acl_classify_bulk(const struct dpr_acl_dp *a, unsigned int row, struct rte_m
 	const uint8_t *data[RTE_DIM(a->ctx)][DPR_ACL_BULK];
 	uint32_t res[DPR_ACL_BULK];
 	uint8_t idx[RTE_DIM(a->ctx)][DPR_ACL_BULK];
-	unsigned int cnt[RTE_DIM(a->ctx)] = { 0 }, n4 = 0, n6 = 0, i, c, j, denied = 0;
+	unsigned int cnt[RTE_DIM(a->ctx)] = { 0 }, n0 = 0, n4 = 0, n6 = 0, i, c, j, denied = 0;
 	const uint8_t *action = a->action;
 	uint64_t *hits = a->hits + (size_t)row * a->stride;
 
+	/* The common packet (an IPv4 TCP or UDP one) alone in the loop's
+	 * first lines, its context's count in a register: the general case's
+	 * bookkeeping doubled key building. */
 	for (i = 0; i < n; i++) {
-		unsigned int kind = dpr_acl_key(pkts[i], &k4[n4], &k6[n6]);
+		unsigned int kind;
 
-		if (likely(kind == DPR_ACL_K_IP4)) {
-			c = DPR_ACL_CTX(0, 0);
-			data[c][cnt[c]] = (const uint8_t *)&k4[n4++];
-		} else if (kind == DPR_ACL_K_OTHER) {
+		if (likely(dpr_acl_key4_fast(pkts[i], &k4[n4]))) {
+			data[0][n0] = (const uint8_t *)&k4[n4++];
+			idx[0][n0++] = (uint8_t)i;
+			continue;
+		}
+		if (dpr_acl_key6_fast(pkts[i], &k6[n6]))
+			kind = DPR_ACL_K_IP6;
+		else
+			kind = dpr_acl_key_walk(pkts[i], &k4[n4], &k6[n6]);
+		if (kind == DPR_ACL_K_OTHER) {
 			act[i] = DPR_ACL_PERMIT;
 			continue;
-		} else if ((kind & DPR_ACL_K_BAD_L4) && a->l4) {
+		}
+		if ((kind & DPR_ACL_K_BAD_L4) && a->l4) {
 			act[i] = DPR_ACL_DENY;
 			denied++;
 			continue;
-		} else if ((kind & (DPR_ACL_K_IP4 | DPR_ACL_K_IP6)) == DPR_ACL_K_IP4) {
-			c = DPR_ACL_CTX(0, (kind & DPR_ACL_K_NONFIRST) != 0);
-			data[c][cnt[c]] = (const uint8_t *)&k4[n4++];
-		} else {
-			c = DPR_ACL_CTX(1, (kind & DPR_ACL_K_NONFIRST) != 0);
-			data[c][cnt[c]] = (const uint8_t *)&k6[n6++];
 		}
+		if ((kind & (DPR_ACL_K_IP4 | DPR_ACL_K_IP6)) == DPR_ACL_K_IP4) {
+			if (kind & DPR_ACL_K_NONFIRST) {
+				c = DPR_ACL_CTX(0, 1);
+				data[c][cnt[c]] = (const uint8_t *)&k4[n4++];
+				idx[c][cnt[c]++] = (uint8_t)i;
+			} else {
+				data[0][n0] = (const uint8_t *)&k4[n4++];
+				idx[0][n0++] = (uint8_t)i;
+			}
+			continue;
+		}
+		c = DPR_ACL_CTX(1, (kind & DPR_ACL_K_NONFIRST) != 0);
+		data[c][cnt[c]] = (const uint8_t *)&k6[n6++];
 		idx[c][cnt[c]++] = (uint8_t)i;
 	}
+	cnt[0] = n0;
 	for (c = 0; c < RTE_DIM(a->ctx); c++) {
 		if (cnt[c] == 0)
 			continue;

@@ -316,6 +316,15 @@ test_classify(void)
 		      dpr_acl_action_name(act[i]), dpr_acl_action_name(c[i].want));
 	CHECK_EQ(dp->hits[0 + 1], 1);  /* rule 0 */
 	CHECK_EQ(dp->hits[1 + 1], 1);  /* rule 1 */
+	{
+		/* The default's hits, its rule's in the contexts among them:
+		 * the 9 permitted above that no rule matched. */
+		json_t *g = dpr_acl_get_json(db, "edge", NULL, 0);
+
+		CHECK(g != NULL, "acl.get");
+		CHECK_EQ(json_integer_value(json_object_get(g, "default_hits")), 9);
+		json_decref(g);
+	}
 	rte_pktmbuf_free_bulk(pkts, n);
 
 	/* Replace: the bound slot now holds the new list, hits from 0. */
