@@ -116,7 +116,11 @@ _Static_assert(offsetof(struct dpr_acl_key4, src) == 8 &&
 	       offsetof(struct dpr_acl_key4, sport) == 16 &&
 	       offsetof(struct dpr_acl_key6, src) == 8 &&
 	       offsetof(struct dpr_acl_key6, sport) == 40 &&
-	       offsetof(struct dpr_acl_key4, flags) == 4, "ACL key layout as defs_fill() says");
+	       offsetof(struct dpr_acl_key4, flags) == 4 &&
+	       offsetof(struct dpr_acl_key4, dscp) == 5 &&
+	       offsetof(struct dpr_acl_key4, tcp_flags) == 6 &&
+	       offsetof(struct dpr_acl_key4, dst) == 12,
+	       "ACL key layout as defs_fill() and dpr_acl_key4_fast() say");
 
 /* The fields every family has, for rule @p r. */
 static void

@@ -304,6 +304,7 @@ dpr_acl_key4_fast(const struct rte_mbuf *m, struct dpr_acl_key4 *k)
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
 	const uint8_t *l4 = (const uint8_t *)(ip + 1);
 	int32_t len = (int32_t)m->data_len - RTE_ETHER_HDR_LEN, avail;
+	uint64_t w;
 	uint8_t proto;
 
 	if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
@@ -315,13 +316,14 @@ dpr_acl_key4_fast(const struct rte_mbuf *m, struct dpr_acl_key4 *k)
 	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) != 0 ||
 	    !((proto == IPPROTO_UDP && avail >= 8) || (proto == IPPROTO_TCP && avail >= 20)))
 		return false;
-	*k = (struct dpr_acl_key4){
-		.proto = proto,
-		.dscp = ip->type_of_service >> 2,
-		.tcp_flags = proto == IPPROTO_TCP ? l4[13] : 0,
-		.src = ip->src_addr,
-		.dst = ip->dst_addr,
-	};
+	/* Three stores: the first 8 bytes composed in a register (proto,
+	 * pad, flags 0, DSCP, TCP flags, pad: memory order, hence the _le),
+	 * then the addresses and the ports as they lie in the packet. */
+	w = rte_cpu_to_le_64((uint64_t)proto |
+			     (uint64_t)(ip->type_of_service >> 2) << 40 |
+			     (uint64_t)(proto == IPPROTO_TCP ? l4[13] : 0) << 48);
+	memcpy(k, &w, 8);
+	memcpy(&k->src, &ip->src_addr, 8);
 	memcpy(&k->sport, l4, 4);
 	return true;
 }
