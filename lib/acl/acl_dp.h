@@ -17,8 +17,9 @@
  *         with ICMP(v6) administratively prohibited (rate-limited).
  *
  * What a rule sees of each packet (docs/security.md says it for people)
- * is decided in dpr_acl_key() alone: every caller, the control thread's
- * included, classifies through it.
+ * is decided in dpr_acl_key_walk() alone: every caller, the control
+ * thread's included, classifies through dpr_acl_classify_bulk(), whose
+ * fast paths for common packets the unit test holds to the walk's keys.
  */
 #include <stdbool.h>
 #include <stdint.h>
