@@ -17,8 +17,9 @@
  *         with ICMP(v6) administratively prohibited (rate-limited).
  *
  * What a rule sees of each packet (docs/security.md says it for people)
- * is decided in dpr_acl_key() alone: every caller, the control thread's
- * included, classifies through it.
+ * is decided in dpr_acl_key_walk() alone: every caller, the control
+ * thread's included, classifies through dpr_acl_classify_bulk(), whose
+ * fast paths for common packets the unit test holds to the walk's keys.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,8 +42,13 @@
  * row by the control thread). Freed a grace period after it was unbound
  * or replaced everywhere. */
 struct dpr_acl_dp {
-	struct rte_acl_ctx *ctx[2];  /**< IPv4, IPv6; NULL: no rule of that family */
-	const uint8_t *action;       /**< [0]: the default; [i]: rule i - 1's */
+	/** By DPR_ACL_CTX(family, non-first fragment): IPv4, IPv4 non-first
+	 * fragments, IPv6, IPv6 non-first fragments (acl.c, rule_in_ctx());
+	 * NULL: no rule there, the default applies. */
+	struct rte_acl_ctx *ctx[4];
+	/** [0]: the default; [i]: rule i - 1's; [DPR_ACL_DEFAULT_RULE()]:
+	 * the default again (its rule in every context). */
+	const uint8_t *action;
 	uint64_t *hits;              /**< [row * stride + i], i as action[] */
 	uint32_t stride;
 	uint32_t n_rules;
@@ -65,6 +71,10 @@ extern const struct dpr_acl_binds dpr_acl_unbound;
  * (OWN_PACKET is DPR_EXC_MAX): never counted as an exception. */
 #define DPR_ACL_EXC_REJECT (DPR_EXC_MAX + 1)
 
+/** The userdata (action[] index) of the default's rule in the contexts
+ * of a list of @p n rules, after the rules' 1 to n. */
+#define DPR_ACL_DEFAULT_RULE(n) ((n) + 1)
+
 /** Packets one classification takes at most: a TX buffer. */
 #define DPR_ACL_BULK 64
 
@@ -73,6 +83,10 @@ extern const struct dpr_acl_binds dpr_acl_unbound;
 
 /** The key's flags byte: a non-first fragment (no L4 fields). */
 #define DPR_ACL_F_NONFIRST 0x01
+
+/** Index of struct dpr_acl_dp ctx: @p f 0 for IPv4, 1 for IPv6; @p nf 1
+ * for a non-first fragment. */
+#define DPR_ACL_CTX(f, nf) (2 * (f) + (nf))
 
 /*
  * What rte_acl classifies: the packet's fields, normalised. rte_acl takes
@@ -113,6 +127,8 @@ enum dpr_acl_kind {
 };
 /** Or-ed into the kind: the L4 fields could not be read. */
 #define DPR_ACL_K_BAD_L4 0x10
+/** Or-ed into the kind: a non-first fragment (the key's DPR_ACL_F_NONFIRST). */
+#define DPR_ACL_K_NONFIRST 0x20
 
 /*
  * The L4 fields of upper-layer protocol @p proto at @p l4, of which
@@ -155,10 +171,12 @@ dpr_acl_key_l4(uint8_t proto, const uint8_t *l4, int32_t avail, rte_be16_t *spor
 /*
  * Fill the key of @p m, a frame from its Ethernet header: @p k4 for IPv4,
  * @p k6 for IPv6. @return enum dpr_acl_kind, with DPR_ACL_K_BAD_L4 when
- * the L4 header is cut short or not found.
+ * the L4 header is cut short or not found, DPR_ACL_K_NONFIRST for a
+ * non-first fragment. Every case, walked in full:
+ * dpr_acl_key() takes the common ones itself and this for the rest.
  */
-static inline unsigned int
-dpr_acl_key(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_acl_key6 *k6)
+static __rte_noinline unsigned int
+dpr_acl_key_walk(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_acl_key6 *k6)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	int32_t len = m->data_len, off = RTE_ETHER_HDR_LEN, avail;
@@ -195,7 +213,7 @@ dpr_acl_key(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_acl_ke
 			k4->flags = DPR_ACL_F_NONFIRST;
 			/* RFC 1858 3.4: a TCP fragment at offset 1 (8 bytes)
 			 * can only be there to overwrite the first's flags. */
-			return DPR_ACL_K_IP4 |
+			return DPR_ACL_K_IP4 | DPR_ACL_K_NONFIRST |
 				(frag == 1 && k4->proto == IPPROTO_TCP ? DPR_ACL_K_BAD_L4 : 0);
 		}
 		avail = (int32_t)RTE_MIN((uint32_t)(len - off), tot) - (int32_t)hlen;
@@ -251,7 +269,7 @@ dpr_acl_key(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_acl_ke
 				if ((rte_be_to_cpu_16(*(const unaligned_uint16_t *)(h + pos + 2)) >> 3) != 0) {
 					k6->proto = nh;
 					k6->flags = DPR_ACL_F_NONFIRST;
-					return DPR_ACL_K_IP6;
+					return DPR_ACL_K_IP6 | DPR_ACL_K_NONFIRST;
 				}
 				pos += 8;
 				continue;
@@ -270,47 +288,161 @@ bad:
 	return DPR_ACL_K_OTHER;
 }
 
+/*
+ * The common packets' keys, built without the walk: untagged TCP or UDP
+ * whose whole header is there, right behind an IPv4 header without
+ * options that is no non-first fragment (dpr_acl_key4_fast()), or right
+ * behind the IPv6 header (dpr_acl_key6_fast()). These fields are what
+ * dpr_acl_key_walk() reads for such a packet (tests/unit/test_acl.c holds
+ * dpr_acl_key() to the walk's keys); its tests, loops and memset cost
+ * about half of key building's instructions. @return whether @p m is one
+ * of them (DPR_ACL_K_IP4 or DPR_ACL_K_IP6, the key filled).
+ */
+static __rte_always_inline bool
+dpr_acl_key4_fast(const struct rte_mbuf *m, struct dpr_acl_key4 *k)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	const uint8_t *l4 = (const uint8_t *)(ip + 1);
+	int32_t len = (int32_t)m->data_len - RTE_ETHER_HDR_LEN, avail;
+	uint64_t w;
+	uint8_t proto;
+
+	if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
+	    len < (int32_t)sizeof(struct rte_ipv4_hdr) + 8)
+		return false;
+	proto = ip->next_proto_id;
+	avail = RTE_MIN(len, (int32_t)rte_be_to_cpu_16(ip->total_length)) - (int32_t)sizeof(*ip);
+	if (ip->version_ihl != 0x45 ||
+	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) != 0 ||
+	    !((proto == IPPROTO_UDP && avail >= 8) || (proto == IPPROTO_TCP && avail >= 20)))
+		return false;
+	/* Three stores: the first 8 bytes composed in a register (proto,
+	 * pad, flags 0, DSCP, TCP flags, pad: memory order, hence the _le),
+	 * then the addresses and the ports as they lie in the packet. */
+	w = rte_cpu_to_le_64((uint64_t)proto |
+			     (uint64_t)(ip->type_of_service >> 2) << 40 |
+			     (uint64_t)(proto == IPPROTO_TCP ? l4[13] : 0) << 48);
+	memcpy(k, &w, 8);
+	memcpy(&k->src, &ip->src_addr, 8);
+	memcpy(&k->sport, l4, 4);
+	return true;
+}
+
+static __rte_always_inline bool
+dpr_acl_key6_fast(const struct rte_mbuf *m, struct dpr_acl_key6 *k)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eth + 1);
+	const uint8_t *l4 = (const uint8_t *)(ip + 1);
+	int32_t len = (int32_t)m->data_len - RTE_ETHER_HDR_LEN, avail;
+	uint32_t vtc;
+	uint8_t proto;
+
+	if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6) ||
+	    len < (int32_t)sizeof(struct rte_ipv6_hdr) + 8)
+		return false;
+	vtc = rte_be_to_cpu_32(ip->vtc_flow);
+	proto = ip->proto;
+	avail = RTE_MIN(len - (int32_t)sizeof(*ip), (int32_t)rte_be_to_cpu_16(ip->payload_len));
+	if ((vtc >> 28) != 6 ||
+	    !((proto == IPPROTO_UDP && avail >= 8) || (proto == IPPROTO_TCP && avail >= 20)))
+		return false;
+	*k = (struct dpr_acl_key6){
+		.proto = proto,
+		.dscp = (uint8_t)((vtc >> 22) & 0x3f),
+		.tcp_flags = proto == IPPROTO_TCP ? l4[13] : 0,
+	};
+	memcpy(k->src, ip->src_addr, 16);
+	memcpy(k->dst, ip->dst_addr, 16);
+	memcpy(&k->sport, l4, 4);
+	return true;
+}
+
+/* The key of @p m as dpr_acl_key_walk() fills it, the common ones faster. */
+static __rte_always_inline unsigned int
+dpr_acl_key(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_acl_key6 *k6)
+{
+	if (likely(dpr_acl_key4_fast(m, k4)))
+		return DPR_ACL_K_IP4;
+	if (dpr_acl_key6_fast(m, k6))
+		return DPR_ACL_K_IP6;
+	return dpr_acl_key_walk(m, k4, k6);
+}
+
 /**
  * The action ACL @p a takes on each of the @p n (at most DPR_ACL_BULK)
  * packets at @p pkts, into @p act; hits counted in row @p row. One
- * rte_acl_classify() per family.
+ * rte_acl_classify() per context that has packets: nearly always one,
+ * for the whole burst. @return how many are not permitted.
  */
-static inline void
+static inline unsigned int
 dpr_acl_classify_bulk(const struct dpr_acl_dp *a, unsigned int row, struct rte_mbuf *const *pkts,
 		      unsigned int n, uint8_t *act)
 {
 	struct dpr_acl_key4 k4[DPR_ACL_BULK];
 	struct dpr_acl_key6 k6[DPR_ACL_BULK];
-	const uint8_t *data[2][DPR_ACL_BULK];
-	uint32_t res[2][DPR_ACL_BULK];
-	uint8_t idx[2][DPR_ACL_BULK];
-	unsigned int cnt[2] = { 0, 0 }, i, f, j;
+	const uint8_t *data[RTE_DIM(a->ctx)][DPR_ACL_BULK];
+	uint32_t res[DPR_ACL_BULK];
+	uint8_t idx[RTE_DIM(a->ctx)][DPR_ACL_BULK];
+	unsigned int cnt[RTE_DIM(a->ctx)] = { 0 }, n0 = 0, n4 = 0, n6 = 0, i, c, j, denied = 0;
+	const uint8_t *action = a->action;
 	uint64_t *hits = a->hits + (size_t)row * a->stride;
 
+	/* The common packet (an IPv4 TCP or UDP one) alone in the loop's
+	 * first lines, its context's count in a register: the general case's
+	 * bookkeeping doubled key building. */
 	for (i = 0; i < n; i++) {
-		unsigned int kind = dpr_acl_key(pkts[i], &k4[cnt[0]], &k6[cnt[1]]);
+		unsigned int kind;
 
-		act[i] = DPR_ACL_PERMIT;
-		if (kind == DPR_ACL_K_OTHER)
+		if (likely(dpr_acl_key4_fast(pkts[i], &k4[n4]))) {
+			data[0][n0] = (const uint8_t *)&k4[n4++];
+			idx[0][n0++] = (uint8_t)i;
 			continue;
+		}
+		if (dpr_acl_key6_fast(pkts[i], &k6[n6]))
+			kind = DPR_ACL_K_IP6;
+		else
+			kind = dpr_acl_key_walk(pkts[i], &k4[n4], &k6[n6]);
+		if (kind == DPR_ACL_K_OTHER) {
+			act[i] = DPR_ACL_PERMIT;
+			continue;
+		}
 		if ((kind & DPR_ACL_K_BAD_L4) && a->l4) {
 			act[i] = DPR_ACL_DENY;
+			denied++;
 			continue;
 		}
-		f = (kind & ~DPR_ACL_K_BAD_L4) == DPR_ACL_K_IP4 ? 0 : 1;
-		data[f][cnt[f]] = f == 0 ? (const uint8_t *)&k4[cnt[0]] : (const uint8_t *)&k6[cnt[1]];
-		idx[f][cnt[f]++] = (uint8_t)i;
-	}
-	for (f = 0; f < 2; f++) {
-		if (cnt[f] == 0)
+		if ((kind & (DPR_ACL_K_IP4 | DPR_ACL_K_IP6)) == DPR_ACL_K_IP4) {
+			if (kind & DPR_ACL_K_NONFIRST) {
+				c = DPR_ACL_CTX(0, 1);
+				data[c][cnt[c]] = (const uint8_t *)&k4[n4++];
+				idx[c][cnt[c]++] = (uint8_t)i;
+			} else {
+				data[0][n0] = (const uint8_t *)&k4[n4++];
+				idx[0][n0++] = (uint8_t)i;
+			}
 			continue;
-		if (a->ctx[f] == NULL || rte_acl_classify(a->ctx[f], data[f], res[f], cnt[f], 1) != 0)
-			memset(res[f], 0, cnt[f] * sizeof(res[f][0]));
-		for (j = 0; j < cnt[f]; j++) {
-			act[idx[f][j]] = a->action[res[f][j]];
-			hits[res[f][j]]++;
+		}
+		c = DPR_ACL_CTX(1, (kind & DPR_ACL_K_NONFIRST) != 0);
+		data[c][cnt[c]] = (const uint8_t *)&k6[n6++];
+		idx[c][cnt[c]++] = (uint8_t)i;
+	}
+	cnt[0] = n0;
+	for (c = 0; c < RTE_DIM(a->ctx); c++) {
+		if (cnt[c] == 0)
+			continue;
+		if (a->ctx[c] == NULL || rte_acl_classify(a->ctx[c], data[c], res, cnt[c], 1) != 0)
+			memset(res, 0, cnt[c] * sizeof(res[0]));
+		for (j = 0; j < cnt[c]; j++) {
+			uint8_t x = action[res[j]];
+
+			act[idx[c][j]] = x;
+			denied += x != DPR_ACL_PERMIT;
+			hits[res[j]]++;
 		}
 	}
+	return denied;
 }
 
 /* Free @p n dropped packets of worker @p w, or capture them. */
@@ -382,7 +514,8 @@ dpr_acl_apply_burst(struct dpr_worker *w, const struct dpr_acl_dp *a, uint16_t p
 	uint8_t act[DPR_ACL_BULK];
 	uint16_t i, keep = 0, nd = 0, nr = 0;
 
-	dpr_acl_classify_bulk(a, w->index, pkts, n, act);
+	if (likely(dpr_acl_classify_bulk(a, w->index, pkts, n, act) == 0))
+		return n;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint16_t in = port;

@@ -287,6 +287,12 @@ test_classify(void)
 	    DPR_ACL_DENY, "IPv6 first fragment without the whole TCP header (RFC 7112)");
 	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_FRAGMENT, frag_later, 8, tcp(1, 80, SYN), 20),
 	    DPR_ACL_PERMIT, "IPv6 non-first fragment: no ports");
+	/* Non-first fragments have contexts of their own: the rules without
+	 * L4 fields are there too, in their order. */
+	ADD(ip6("2001:db8:bad::1", "2001:db8:9::1", IPPROTO_FRAGMENT, frag_later, 8, tcp(1, 80, SYN), 20),
+	    DPR_ACL_DENY, "IPv6 non-first fragment from a denied source prefix");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 46 << 2, 100, tcp(5555, 22, SYN), 20),
+	    DPR_ACL_DENY, "non-first TCP fragment, dscp 46");
 	memset(chain, 0, sizeof(chain));
 	for (i = 0; i < 9; i++)
 		chain[8 * i] = i < 8 ? IPPROTO_DSTOPTS : IPPROTO_TCP;
@@ -310,6 +316,15 @@ test_classify(void)
 		      dpr_acl_action_name(act[i]), dpr_acl_action_name(c[i].want));
 	CHECK_EQ(dp->hits[0 + 1], 1);  /* rule 0 */
 	CHECK_EQ(dp->hits[1 + 1], 1);  /* rule 1 */
+	{
+		/* The default's hits, its rule's in the contexts among them:
+		 * the 9 permitted above that no rule matched. */
+		json_t *g = dpr_acl_get_json(db, "edge", NULL, 0);
+
+		CHECK(g != NULL, "acl.get");
+		CHECK_EQ(json_integer_value(json_object_get(g, "default_hits")), 9);
+		json_decref(g);
+	}
 	rte_pktmbuf_free_bulk(pkts, n);
 
 	/* Replace: the bound slot now holds the new list, hits from 0. */
@@ -328,6 +343,93 @@ test_classify(void)
 	CHECK(dpr_acl_db_binds(db)->in[0] == NULL, "unbound");
 	CHECK(dpr_acl_del(db, "edge", err, sizeof(err)) == 0, "del: %s", err);
 	dpr_acl_db_free(db);
+}
+
+/*
+ * dpr_acl_key()'s fast paths give the key and kind that the full walk
+ * (dpr_acl_key_walk()) gives, byte for byte, on random frames near the
+ * fast paths' edges: VLAN tags, IPv4 options and bad IHLs, fragments,
+ * short and lying lengths, extension headers, every L4 protocol that has
+ * fields. Each key starts as different garbage, so a byte one of them
+ * leaves unwritten shows.
+ */
+static uint32_t
+rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return (uint32_t)(*s >> 11);
+}
+
+static void
+test_key_paths(void)
+{
+	static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP, IPPROTO_SCTP,
+		IPPROTO_ICMPV6, IPPROTO_HOPOPTS, IPPROTO_DSTOPTS, IPPROTO_ROUTING, IPPROTO_FRAGMENT,
+		IPPROTO_AH, 47, 59 };
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	unsigned int i, fast = 0, bad = 0;
+
+	for (i = 0; i < 100000 && test_failures < 10; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+		struct dpr_acl_key4 a4, b4;
+		struct dpr_acl_key6 a6, b6;
+		uint32_t r = rnd(&seed), k, n;
+		unsigned int ka, kb;
+		uint8_t *f;
+		bool v6 = r & 1, vlan = (r & 0x30) == 0x30;
+		uint16_t l3 = vlan ? 18 : 14, size = (uint16_t)(l3 + (v6 ? 40 : 20) + 64);
+
+		if (m == NULL)
+			break;
+		f = (uint8_t *)rte_pktmbuf_append(m, size);
+		for (k = 0; k < size; k++)
+			f[k] = (uint8_t)rnd(&seed);
+		f[12] = vlan ? 0x81 : (v6 ? 0x86 : 0x08);
+		f[13] = vlan ? 0x00 : (v6 ? 0xdd : 0x00);
+		if (vlan) {
+			f[16] = v6 ? 0x86 : 0x08;
+			f[17] = v6 ? 0xdd : 0x00;
+		}
+		if ((r & 0x1c0) == 0)
+			f[13] ^= 1;   /* neither family */
+		if (!v6) {
+			f[l3] = (r & 0x600) != 0 ? 0x45 : (uint8_t)(0x40 + (rnd(&seed) & 0x1f));
+			f[l3 + 9] = protos[rnd(&seed) % 6];
+			n = rnd(&seed) % 4;   /* fragment: none, MF, offset 1, later */
+			f[l3 + 6] = n == 1 ? 0x20 : (uint8_t)(f[l3 + 6] & 0xc0);
+			f[l3 + 7] = n == 2 ? 1 : (n == 3 ? 100 : 0);
+			n = rnd(&seed) % 4 == 0 ? rnd(&seed) % 100 : 20 + rnd(&seed) % 45;
+		} else {
+			f[l3] = (r & 0x600) != 0 ? 0x60 : (uint8_t)rnd(&seed);
+			f[l3 + 6] = protos[rnd(&seed) % RTE_DIM(protos)];
+			for (k = 0; k < 64; k += 8) {   /* short extension headers */
+				f[l3 + 40 + k] = protos[rnd(&seed) % RTE_DIM(protos)];
+				f[l3 + 41 + k] = (uint8_t)(rnd(&seed) % 2);
+			}
+			n = rnd(&seed) % 4 == 0 ? rnd(&seed) % 100 : rnd(&seed) % 65;
+		}
+		f[l3 + (v6 ? 4 : 2)] = (uint8_t)(n >> 8);
+		f[l3 + (v6 ? 5 : 3)] = (uint8_t)n;
+		rte_pktmbuf_trim(m, (uint16_t)(rnd(&seed) % 3 == 0 ? rnd(&seed) % size : 0));
+		memset(&a4, 0xa5, sizeof(a4));
+		memset(&b4, 0x5a, sizeof(b4));
+		memset(&a6, 0xa5, sizeof(a6));
+		memset(&b6, 0x5a, sizeof(b6));
+		ka = dpr_acl_key(m, &a4, &a6);
+		kb = dpr_acl_key_walk(m, &b4, &b6);
+		CHECK(ka == kb, "frame %u: kind %#x, the walk's %#x", i, ka, kb);
+		if ((ka & (DPR_ACL_K_IP4 | DPR_ACL_K_IP6)) == DPR_ACL_K_IP4)
+			CHECK(memcmp(&a4, &b4, sizeof(a4)) == 0, "frame %u: IPv4 keys differ", i);
+		if ((ka & (DPR_ACL_K_IP4 | DPR_ACL_K_IP6)) == DPR_ACL_K_IP6)
+			CHECK(memcmp(&a6, &b6, sizeof(a6)) == 0, "frame %u: IPv6 keys differ", i);
+		fast += ka != DPR_ACL_K_OTHER && !(ka & DPR_ACL_K_BAD_L4);
+		bad += (ka & DPR_ACL_K_BAD_L4) != 0;
+		rte_pktmbuf_free(m);
+	}
+	/* Both sides of each edge were seen. */
+	CHECK(fast > 10000 && bad > 5000, "keys %u, cut short %u", fast, bad);
 }
 
 /* The worker's input stage: denied ones counted as drops.acl, rejected
@@ -552,6 +654,7 @@ main(int argc, char **argv)
 	}
 	test_parse();
 	test_classify();
+	test_key_paths();
 	test_worker();
 	test_reject_gate();
 	test_methods();
