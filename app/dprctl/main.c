@@ -1072,12 +1072,12 @@ run_vrf_del(int argc, char **argv)
 	json_decref(res);
 }
 
-/* vlan add NAME dev PORT [outer N [proto P]] id N [vrf V] [mtu M] [notap]. */
+/* vlan add NAME dev PORT [outer N [proto P]] id N [vrf V] [mtu M] [urpf strict|loose|off] [notap]. */
 static void
 run_vlan_add(int argc, char **argv)
 {
 	static const char usage_line[] =
-		"usage: vlan add NAME dev PORT [outer N [proto 802.1ad|802.1q]] id N [vrf V] [mtu M] [notap]";
+		"usage: vlan add NAME dev PORT [outer N [proto 802.1ad|802.1q]] id N [vrf V] [mtu M] [urpf strict|loose|off] [notap]";
 	json_t *params, *res;
 	int i;
 
@@ -1103,6 +1103,8 @@ run_vlan_add(int argc, char **argv)
 					    json_integer((json_int_t)number("outer", argv[i + 1])));
 		else if (strcmp(argv[i], "proto") == 0)
 			json_object_set_new(params, "outer_proto", json_string(argv[i + 1]));
+		else if (strcmp(argv[i], "urpf") == 0)
+			json_object_set_new(params, "urpf", json_string(argv[i + 1]));
 		else
 			die(2, "vlan add: unexpected \"%s\" (%s)", argv[i], usage_line);
 		i++;
@@ -2015,7 +2017,7 @@ static const struct cmd cmds[] = {
 	{ "vrf del", NULL, "NAME",
 	  "Delete a VRF and its routes; refused while interfaces are in it.",
 	  "dprctl vrf del red", run_vrf_del },
-	{ "vlan add", NULL, "NAME dev PORT [outer N [proto 802.1ad|802.1q]] id N [vrf V] [mtu M] [notap]",
+	{ "vlan add", NULL, "NAME dev PORT [outer N [proto 802.1ad|802.1q]] id N [vrf V] [mtu M] [urpf strict|loose|off] [notap]",
 	  "Add a VLAN interface (802.1Q id N on PORT) at run time, with a TAP\n"
 	  "dpr-NAME unless notap; addresses follow with \"addr add\". With outer,\n"
 	  "a QinQ interface: outer tag N (TPID 0x88a8, or 0x8100 with proto 802.1q),\n"

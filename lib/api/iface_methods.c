@@ -148,15 +148,16 @@ json_t *
 dpr_m_vlan_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
 	static const char *const keys[] = {
-		"name", "port", "id", "outer_id", "outer_proto", "vrf", "addresses", "mtu", "tap", NULL
+		"name", "port", "id", "outer_id", "outer_proto", "vrf", "addresses", "mtu", "tap",
+		"urpf", NULL
 	};
 	struct dpr_port_conf pc = { .parent = -1, .redirects = true };
 	json_t *addrs = params != NULL ? json_object_get(params, "addresses") : NULL;
 	json_t *tap = params != NULL ? json_object_get(params, "tap") : NULL, *a, *res;
-	const char *name = NULL, *port = NULL, *vrf = NULL, *proto = NULL;
+	const char *name = NULL, *port = NULL, *vrf = NULL, *proto = NULL, *urpf = NULL;
 	char ctx[96], err[512];
 	uint64_t id = 0, outer = 0, mtu = 0;
-	int parent, v, p, ret;
+	int parent, v, p, ret, mode;
 	size_t i;
 
 	if (dpr_param_keys(params, "vlan.add", keys, e) < 0 ||
@@ -166,9 +167,15 @@ dpr_m_vlan_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	    dpr_param_uint(params, "vlan.add", "outer_id", 1, UINT16_MAX, &outer, e) < 0 ||
 	    dpr_param_str(params, "vlan.add", "outer_proto", false, &proto, e) < 0 ||
 	    dpr_param_str(params, "vlan.add", "vrf", false, &vrf, e) < 0 ||
-	    dpr_param_uint(params, "vlan.add", "mtu", 68, 9702, &mtu, e) < 0)
+	    dpr_param_uint(params, "vlan.add", "mtu", 68, 9702, &mtu, e) < 0 ||
+	    dpr_param_str(params, "vlan.add", "urpf", false, &urpf, e) < 0)
 		return NULL;
 	snprintf(ctx, sizeof(ctx), "vlan.add %s", name);
+	/* Its own, as the file's vlans[] (default off), not its port's. */
+	mode = urpf != NULL ? dpr_config_urpf_mode(urpf) : 0;
+	if (mode < 0)
+		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: %s", ctx, DPR_CONFIG_URPF_EXPECTED);
+	pc.urpf = (uint8_t)mode;
 	/* A QinQ interface: outer_id, and its TPID as the file's vlans[]. */
 	if (proto != NULL && outer == 0)
 		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: outer_proto \"%s\": only a QinQ interface (with outer_id) has an outer tag",
@@ -246,8 +253,9 @@ dpr_m_vlan_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		dpr_vlan_close(r, (unsigned int)p);
 		return FAIL(DPR_RPC_NO_SPACE, "%s: no memory for port %s's VLAN map", ctx, port);
 	}
-	res = json_pack("{s:s,s:s,s:i,s:s,s:i}", "name", name, "port", port, "id", (int)id,
-			"vrf", r->vrfs[v].conf.name, "mtu", (int)pc.mtu);
+	res = json_pack("{s:s,s:s,s:i,s:s,s:i,s:s}", "name", name, "port", port, "id", (int)id,
+			"vrf", r->vrfs[v].conf.name, "mtu", (int)pc.mtu,
+			"urpf", mode == 2 ? "strict" : mode == 1 ? "loose" : "off");
 	if (res != NULL && pc.outer_id != 0) {
 		json_object_set_new(res, "outer_id", json_integer(pc.outer_id));
 		json_object_set_new(res, "outer_proto",

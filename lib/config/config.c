@@ -454,6 +454,18 @@ dpr_config_outer_proto_name(uint16_t tpid)
 	return tpid == DPR_QINQ_TPID_Q ? "802.1q" : "802.1ad";
 }
 
+int
+dpr_config_urpf_mode(const char *text)
+{
+	static const char *const modes[] = { "off", "loose", "strict" };
+	unsigned int k;
+
+	for (k = 0; text != NULL && k < RTE_DIM(modes); k++)
+		if (strcmp(text, modes[k]) == 0)
+			return (int)k;
+	return -1;
+}
+
 /* "VLAN 100" or "VLAN 100.20" (outer.inner) of VLAN interface @p pc. */
 static const char *
 vlan_pair_str(const struct dpr_port_conf *pc, char *buf, size_t len)
@@ -698,14 +710,11 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		}
 		tr = json_object_get(obj, "urpf");
 		if (tr != NULL) {
-			static const char *const modes[] = { "off", "loose", "strict" };
-			const char *v = json_is_string(tr) ? json_string_value(tr) : "";
+			int mode = dpr_config_urpf_mode(json_string_value(tr));
 
-			for (k = 0; k < RTE_DIM(modes) && strcmp(v, modes[k]) != 0; k++)
-				;
-			if (k == RTE_DIM(modes))
-				return fail(ps, path, "urpf: expected \"strict\", \"loose\" or \"off\" (RFC 3704 unicast reverse-path forwarding)");
-			pc->urpf = (uint8_t)k;
+			if (mode < 0)
+				return fail(ps, path, DPR_CONFIG_URPF_EXPECTED);
+			pc->urpf = (uint8_t)mode;
 		}
 		tr = json_object_get(obj, "neighbor_learning");
 		if (tr != NULL) {

@@ -325,6 +325,17 @@ int dpr_config_vlan_check(const struct dpr_config *cfg, const struct dpr_port_co
 /** "802.1ad" or "802.1q" for TPID @p tpid (outer_proto). */
 const char *dpr_config_outer_proto_name(uint16_t tpid);
 
+/** The message for a uRPF mode that is none of dpr_config_urpf_mode()'s. */
+#define DPR_CONFIG_URPF_EXPECTED \
+	"urpf: expected \"strict\", \"loose\" or \"off\" (RFC 3704 unicast reverse-path forwarding)"
+
+/**
+ * A port's or VLAN interface's "urpf" (the file's and vlan.add's):
+ * @return 0 "off", 1 "loose", 2 "strict" (enum dpr_urpf), or -1 for
+ *   anything else (NULL included).
+ */
+int dpr_config_urpf_mode(const char *text);
+
 /** Whether @p name may name a port (@p vlan false) or a VLAN interface
  * (which may have '.' too): 1 to DPR_PORT_NAME_MAX letters, digits, '-', '_'. */
 bool dpr_port_name_valid(const char *name, bool vlan);

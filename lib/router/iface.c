@@ -153,6 +153,7 @@ dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, s
 	r->port_dp[p].vlan_outer = r->ports[p].vlan_outer;
 	r->port_dp[p].mtu = pc->mtu;
 	r->port_dp[p].redirects = pc->redirects;
+	r->port_dp[p].urpf = pc->urpf; /* its own, not its port's */
 	r->port_dp[p].vlan_tci = pc->vlan_id;
 	r->port_dp[p].fib4 = rib->fib4;
 	r->port_dp[p].fib6 = rib->fib6;

@@ -2357,8 +2357,16 @@ test_vrf_vlan_live(void)
 	    "fib: unknown key \"learned_neighbors_max\"");
 	ERR(DPR_RPC_INVALID_PARAMS, "vrf.add", "{'name':'blue'}", "missing parameter \"table\"");
 
+	/* A VLAN interface's uRPF is its own (off by default), not its
+	 * port's, as in the config file. */
+	dp[0].urpf = 2;
+	ERR(DPR_RPC_INVALID_PARAMS, "vlan.add", "{'name':'p0.100','port':'p0','id':100,'urpf':'on'}",
+	    "urpf: expected \"strict\", \"loose\" or \"off\"");
 	res = OK("vlan.add", "{'name':'p0.100','port':'p0','id':100,'vrf':'red','tap':false,'addresses':['10.0.1.1/24']}");
 	HAS_STR(res, "vrf", "red");
+	HAS_STR(res, "urpf", "off");
+	CHECK(dp[2].urpf == 0, "p0.100 has no uRPF though p0 has strict");
+	dp[0].urpf = 0;
 	CHECK_EQ(R.cfg->n_ports, 3u);
 	CHECK(dp[0].vlan_if != NULL && dp[0].vlan_if[100] == 3, "p0's VLAN map names slot 2 for VLAN 100");
 	CHECK(dp[2].vlan_tci == 100 && dp[2].fib4 == R.vrfs[1].rib->fib4,
