@@ -19,15 +19,24 @@
 
 const struct dpr_acl_binds dpr_acl_unbound;
 
-/* Fields of the keys (struct dpr_acl_key4, dpr_acl_key6), in order. */
+/* Fields of the IPv6 key (struct dpr_acl_key6), in order. */
 enum {
 	F_PROTO, F_FLAGS, F_DSCP, F_TCP, F_PAD,
-	F_ADDRS, /* IPv4: src, dst; IPv6: src[4], dst[4] */
+	F_ADDRS, /* src[4], dst[4] */
 };
-#define FIELDS4 (F_ADDRS + 2 + 2)
 #define FIELDS6 (F_ADDRS + 8 + 2)
 
-RTE_ACL_RULE_DEF(acl_rule4, FIELDS4);
+/* Fields of IPv4 (struct dpr_acl_key4: its header's image), in the order
+ * of their input groups: the protocol; the DSCP's 4 bytes; TCP flags' 4;
+ * the destination, the source (dst first: see defs_fill()); the ports. */
+enum {
+	F4_PROTO,
+	F4_VIHL, F4_TOS, F4_LEN0, F4_LEN1,
+	F4_TCP, F4_TCP1, F4_TCP2, F4_TCP3,
+	F4_DST, F4_SRC, F4_SPORT, F4_DPORT,
+	FIELDS4
+};
+
 RTE_ACL_RULE_DEF(acl_rule6, FIELDS6);
 
 struct acl_entry {
@@ -57,8 +66,7 @@ defs_common(struct rte_acl_field_def *d)
 		[F_PROTO] = { RTE_ACL_FIELD_TYPE_BITMASK, 0, 0 },
 		/* F_FLAGS and F_PAD are always wildcards (an input group is
 		 * 4 bytes of trie); rte_acl_build() drops the group when no
-		 * rule has a DSCP or TCP flags either, which leaves an IPv4
-		 * walk 1 + 3 x 4 bytes, as l3fwd's ACL mode reads. */
+		 * rule has a DSCP or TCP flags either. */
 		[F_FLAGS] = { RTE_ACL_FIELD_TYPE_BITMASK, 4, 1 },
 		[F_DSCP] = { RTE_ACL_FIELD_TYPE_BITMASK, 5, 1 },
 		[F_TCP] = { RTE_ACL_FIELD_TYPE_BITMASK, 6, 1 },
@@ -112,15 +120,86 @@ defs_fill(struct rte_acl_field_def *d, unsigned int n_addr)
 	return k;
 }
 
-_Static_assert(offsetof(struct dpr_acl_key4, src) == 8 &&
-	       offsetof(struct dpr_acl_key4, sport) == 16 &&
+/*
+ * IPv4's fields at their offsets in the IPv4 header (struct dpr_acl_key4).
+ * The wildcard bytes fill the DSCP's and TCP flags' input groups (4 bytes
+ * of trie each); rte_acl_build() drops a group in which no rule has a
+ * field, which leaves the bench's lists an IPv4 walk of 1 + 3 x 4 bytes,
+ * as l3fwd's ACL mode reads, and reads no byte of the dropped groups.
+ */
+static unsigned int
+defs4(struct rte_acl_field_def *d)
+{
+	static const struct { uint8_t type, size, input; uint32_t off; } f[FIELDS4] = {
+		[F4_PROTO] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 0,
+			       offsetof(struct dpr_acl_key4, proto) },
+		[F4_VIHL] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 1, 0 },
+		[F4_TOS] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 1, 1 },
+		[F4_LEN0] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 1, 2 },
+		[F4_LEN1] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 1, 3 },
+		[F4_TCP] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 2,
+			     offsetof(struct dpr_acl_key4, tcp_flags) },
+		[F4_TCP1] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 2,
+			      offsetof(struct dpr_acl_key4, tcp_flags) + 1 },
+		[F4_TCP2] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 2,
+			      offsetof(struct dpr_acl_key4, tcp_flags) + 2 },
+		[F4_TCP3] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 2,
+			      offsetof(struct dpr_acl_key4, tcp_flags) + 3 },
+		[F4_DST] = { RTE_ACL_FIELD_TYPE_MASK, 4, 3, offsetof(struct dpr_acl_key4, dst) },
+		[F4_SRC] = { RTE_ACL_FIELD_TYPE_MASK, 4, 4, offsetof(struct dpr_acl_key4, src) },
+		[F4_SPORT] = { RTE_ACL_FIELD_TYPE_RANGE, 2, 5,
+			       offsetof(struct dpr_acl_key4, sport) },
+		[F4_DPORT] = { RTE_ACL_FIELD_TYPE_RANGE, 2, 5,
+			       offsetof(struct dpr_acl_key4, dport) },
+	};
+	unsigned int i;
+
+	for (i = 0; i < FIELDS4; i++)
+		d[i] = (struct rte_acl_field_def){ .type = f[i].type, .size = f[i].size,
+			.field_index = (uint8_t)i, .input_index = f[i].input,
+			.offset = f[i].off };
+	return FIELDS4;
+}
+
+/* IPv4's rule @p r (the ports but for the caller's). */
+static void
+rule4(const struct dpr_acl_rule *r, struct rte_acl_field *f)
+{
+	if (r->match & DPR_ACL_M_PROTO) {
+		f[F4_PROTO].value.u8 = r->proto;
+		f[F4_PROTO].mask_range.u8 = 0xff;
+	}
+	if (r->match & DPR_ACL_M_DSCP) {
+		f[F4_TOS].value.u8 = (uint8_t)(r->dscp << 2);
+		f[F4_TOS].mask_range.u8 = 0xfc;
+	}
+	if (r->match & DPR_ACL_M_TCP_FLAGS) {
+		f[F4_TCP].value.u8 = r->tcp_set;
+		f[F4_TCP].mask_range.u8 = r->tcp_mask;
+	}
+	if (r->match & DPR_ACL_M_SRC) {
+		f[F4_SRC].value.u32 = r->src.addr.ip4;
+		f[F4_SRC].mask_range.u32 = r->src.len;
+	}
+	if (r->match & DPR_ACL_M_DST) {
+		f[F4_DST].value.u32 = r->dst.addr.ip4;
+		f[F4_DST].mask_range.u32 = r->dst.len;
+	}
+}
+
+_Static_assert(offsetof(struct dpr_acl_key4, tos) == 1 &&
+	       offsetof(struct dpr_acl_key4, proto) == 9 &&
+	       offsetof(struct dpr_acl_key4, src) == 12 &&
+	       offsetof(struct dpr_acl_key4, dst) == 16 &&
+	       offsetof(struct dpr_acl_key4, sport) == 20 &&
+	       offsetof(struct dpr_acl_key4, tcp_flags) == 20 + 13 &&
+	       sizeof(struct dpr_acl_key4) >= offsetof(struct dpr_acl_key4, tcp_flags) + 4 &&
+	       offsetof(struct rte_ipv4_hdr, next_proto_id) == 9 &&
+	       offsetof(struct rte_ipv4_hdr, src_addr) == 12 &&
 	       offsetof(struct dpr_acl_key6, src) == 8 &&
-	       offsetof(struct dpr_acl_key6, sport) == 40 &&
-	       offsetof(struct dpr_acl_key4, flags) == 4 &&
-	       offsetof(struct dpr_acl_key4, dscp) == 5 &&
-	       offsetof(struct dpr_acl_key4, tcp_flags) == 6 &&
-	       offsetof(struct dpr_acl_key4, dst) == 12,
-	       "ACL key layout as defs_fill() and dpr_acl_key4_fast() say");
+	       offsetof(struct dpr_acl_key6, sport) == 40,
+	       "ACL key layouts as defs4(), defs_fill() and dpr_acl_ip4_inplace() say");
+_Static_assert(FIELDS4 <= FIELDS6, "a rule of either family fits struct acl_rule6");
 
 /* The fields every family has, for rule @p r. */
 static void
@@ -198,7 +277,7 @@ build_ctx(struct dpr_acl_db *db, const struct dpr_acl_list *l, uint8_t af, bool 
 {
 	struct rte_acl_field_def defs[FIELDS6];
 	struct rte_acl_config cfg = { .num_categories = 1 };
-	unsigned int nf = defs_fill(defs, af == DPR_AF_IP4 ? 2 : 8);
+	unsigned int nf = af == DPR_AF_IP4 ? defs4(defs) : defs_fill(defs, 8);
 	struct rte_acl_param prm = {
 		.socket_id = db->socket,
 		.rule_size = RTE_ACL_RULE_SZ(nf),
@@ -231,18 +310,11 @@ build_ctx(struct dpr_acl_db *db, const struct dpr_acl_list *l, uint8_t af, bool 
 		ar->data.category_mask = 1;
 		ar->data.priority = (int32_t)(RTE_ACL_MIN_PRIORITY + DPR_ACL_RULES_MAX - i);
 		ar->data.userdata = i + 1;
-		rule_common(r, ar->field);
 		if (af == DPR_AF_IP4) {
-			if (r->match & DPR_ACL_M_SRC) {
-				ar->field[F_ADDRS].value.u32 = r->src.addr.ip4;
-				ar->field[F_ADDRS].mask_range.u32 = r->src.len;
-			}
-			if (r->match & DPR_ACL_M_DST) {
-				ar->field[F_ADDRS + 1].value.u32 = r->dst.addr.ip4;
-				ar->field[F_ADDRS + 1].mask_range.u32 = r->dst.len;
-			}
-			rule_ports(r, &ar->field[F_ADDRS + 2]);
+			rule4(r, ar->field);
+			rule_ports(r, &ar->field[F4_SPORT]);
 		} else {
+			rule_common(r, ar->field);
 			rule_addr6(&r->src, r->match & DPR_ACL_M_SRC, &ar->field[F_ADDRS]);
 			rule_addr6(&r->dst, r->match & DPR_ACL_M_DST, &ar->field[F_ADDRS + 4]);
 			rule_ports(r, &ar->field[F_ADDRS + 8]);

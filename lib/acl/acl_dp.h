@@ -81,7 +81,7 @@ extern const struct dpr_acl_binds dpr_acl_unbound;
 /** IPv6 extension headers walked before the upper-layer header, at most. */
 #define DPR_ACL_EH_MAX 8
 
-/** The key's flags byte: a non-first fragment (no L4 fields). */
+/** The IPv6 key's flags byte: a non-first fragment (no L4 fields; never read). */
 #define DPR_ACL_F_NONFIRST 0x01
 
 /** Index of struct dpr_acl_dp ctx: @p f 0 for IPv4, 1 for IPv6; @p nf 1
@@ -89,23 +89,39 @@ extern const struct dpr_acl_binds dpr_acl_unbound;
 #define DPR_ACL_CTX(f, nf) (2 * (f) + (nf))
 
 /*
- * What rte_acl classifies: the packet's fields, normalised. rte_acl takes
- * the first byte alone, then groups of 4 bytes (struct rte_acl_field_def);
- * multi-byte fields in network order, as rte_acl expects input.
+ * What rte_acl classifies. rte_acl takes the first byte alone, then groups
+ * of 4 bytes (struct rte_acl_field_def); multi-byte fields in network
+ * order, as rte_acl expects input.
+ *
+ * IPv4: the IPv4 header itself and the 20 bytes after it, at the offsets
+ * a header without options has them, so that the common packet (TCP or
+ * UDP behind a 20-byte header, no non-first fragment: dpr_acl_ip4_inplace())
+ * is classified where it lies, as l3fwd's ACL mode does, and every other
+ * IPv4 packet through a key built in this image of one (zero where the
+ * contexts read nothing). The contexts read: the protocol (byte 9), the
+ * DSCP (byte 1, masked 0xfc), the addresses (12-19), the ports (20-23;
+ * ICMP's type and code in a built key), TCP's flags (byte 33, in a rule
+ * that needs proto tcp); a group no rule looks at is not read at all.
  */
 struct dpr_acl_key4 {
-	uint8_t proto;
-	uint8_t pad0[3];
-	uint8_t flags;       /**< DPR_ACL_F_* */
-	uint8_t dscp;
-	uint8_t tcp_flags;
-	uint8_t pad1;
-	rte_be32_t src;
+	uint8_t version_ihl;  /**< never read */
+	uint8_t tos;          /**< the DSCP, in the packet's place */
+	uint8_t pad0[7];
+	uint8_t proto;        /**< byte 9 */
+	uint8_t pad1[2];
+	rte_be32_t src;       /**< byte 12 */
 	rte_be32_t dst;
-	rte_be16_t sport;    /**< ICMP: the type */
-	rte_be16_t dport;    /**< ICMP: the code */
+	rte_be16_t sport;     /**< byte 20; ICMP: the type */
+	rte_be16_t dport;     /**< ICMP: the code */
+	uint8_t pad2[9];
+	uint8_t tcp_flags;    /**< byte 33: TCP header byte 13 */
+	uint8_t pad3[6];
 };
 
+/** Bytes of a frame from its IPv4 header that a context may read. */
+#define DPR_ACL_IP4_READ ((int32_t)sizeof(struct dpr_acl_key4))
+
+/* IPv6: its own key, built for every packet. */
 struct dpr_acl_key6 {
 	uint8_t proto;       /**< the upper-layer header's */
 	uint8_t pad0[3];
@@ -127,7 +143,7 @@ enum dpr_acl_kind {
 };
 /** Or-ed into the kind: the L4 fields could not be read. */
 #define DPR_ACL_K_BAD_L4 0x10
-/** Or-ed into the kind: a non-first fragment (the key's DPR_ACL_F_NONFIRST). */
+/** Or-ed into the kind: a non-first fragment (an IPv6 key's DPR_ACL_F_NONFIRST). */
 #define DPR_ACL_K_NONFIRST 0x20
 
 /*
@@ -205,12 +221,11 @@ dpr_acl_key_walk(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_a
 			return DPR_ACL_K_OTHER;
 		memset(k4, 0, sizeof(*k4));
 		k4->proto = ip->next_proto_id;
-		k4->dscp = ip->type_of_service >> 2;
+		k4->tos = ip->type_of_service & 0xfc;
 		k4->src = ip->src_addr;
 		k4->dst = ip->dst_addr;
 		frag = rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK;
 		if (frag != 0) {
-			k4->flags = DPR_ACL_F_NONFIRST;
 			/* RFC 1858 3.4: a TCP fragment at offset 1 (8 bytes)
 			 * can only be there to overwrite the first's flags. */
 			return DPR_ACL_K_IP4 | DPR_ACL_K_NONFIRST |
@@ -289,46 +304,40 @@ bad:
 }
 
 /*
- * The common packets' keys, built without the walk: untagged TCP or UDP
- * whose whole header is there, right behind an IPv4 header without
- * options that is no non-first fragment (dpr_acl_key4_fast()), or right
- * behind the IPv6 header (dpr_acl_key6_fast()). These fields are what
- * dpr_acl_key_walk() reads for such a packet (tests/unit/test_acl.c holds
- * dpr_acl_key() to the walk's keys); its tests, loops and memset cost
- * about half of key building's instructions. @return whether @p m is one
- * of them (DPR_ACL_K_IP4 or DPR_ACL_K_IP6, the key filled).
+ * The common IPv4 packet, classified in place: untagged TCP or UDP whose
+ * whole header is there, right behind an IPv4 header without options
+ * that is no non-first fragment, in a segment that holds the
+ * DPR_ACL_IP4_READ bytes a context may read. What a context reads of it
+ * is what dpr_acl_key_walk() puts in its key (tests/unit/test_acl.c holds
+ * the two together). @return its IPv4 header, or NULL (a key is built).
  */
-static __rte_always_inline bool
-dpr_acl_key4_fast(const struct rte_mbuf *m, struct dpr_acl_key4 *k)
+static __rte_always_inline const uint8_t *
+dpr_acl_ip4_inplace(const struct rte_mbuf *m)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
-	const uint8_t *l4 = (const uint8_t *)(ip + 1);
-	int32_t len = (int32_t)m->data_len - RTE_ETHER_HDR_LEN, avail;
-	uint64_t w;
-	uint8_t proto;
+	uint16_t tot;
 
 	if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
-	    len < (int32_t)sizeof(struct rte_ipv4_hdr) + 8)
-		return false;
-	proto = ip->next_proto_id;
-	avail = RTE_MIN(len, (int32_t)rte_be_to_cpu_16(ip->total_length)) - (int32_t)sizeof(*ip);
-	if (ip->version_ihl != 0x45 ||
-	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) != 0 ||
-	    !((proto == IPPROTO_UDP && avail >= 8) || (proto == IPPROTO_TCP && avail >= 20)))
-		return false;
-	/* Three stores: the first 8 bytes composed in a register (proto,
-	 * pad, flags 0, DSCP, TCP flags, pad: memory order, hence the _le),
-	 * then the addresses and the ports as they lie in the packet. */
-	w = rte_cpu_to_le_64((uint64_t)proto |
-			     (uint64_t)(ip->type_of_service >> 2) << 40 |
-			     (uint64_t)(proto == IPPROTO_TCP ? l4[13] : 0) << 48);
-	memcpy(k, &w, 8);
-	memcpy(&k->src, &ip->src_addr, 8);
-	memcpy(&k->sport, l4, 4);
-	return true;
+	    m->data_len < RTE_ETHER_HDR_LEN + DPR_ACL_IP4_READ || ip->version_ihl != 0x45 ||
+	    (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) != 0)
+		return NULL;
+	/* The segment holds 40 bytes of it: the L4 header is cut short only
+	 * by the total length. */
+	tot = rte_be_to_cpu_16(ip->total_length);
+	if (!((ip->next_proto_id == IPPROTO_UDP && tot >= 20 + 8) ||
+	      (ip->next_proto_id == IPPROTO_TCP && tot >= 20 + 20)))
+		return NULL;
+	return (const uint8_t *)ip;
 }
 
+/*
+ * The common IPv6 packet's key, built without the walk: TCP or UDP whose
+ * whole header is right behind the IPv6 header. Its fields are what
+ * dpr_acl_key_walk() reads for such a packet (tests/unit/test_acl.c holds
+ * dpr_acl_key() to the walk's keys). @return whether @p m is one (the key
+ * filled).
+ */
 static __rte_always_inline bool
 dpr_acl_key6_fast(const struct rte_mbuf *m, struct dpr_acl_key6 *k)
 {
@@ -359,12 +368,11 @@ dpr_acl_key6_fast(const struct rte_mbuf *m, struct dpr_acl_key6 *k)
 	return true;
 }
 
-/* The key of @p m as dpr_acl_key_walk() fills it, the common ones faster. */
+/* The key of @p m as dpr_acl_key_walk() fills it, the common IPv6 ones
+ * faster. */
 static __rte_always_inline unsigned int
 dpr_acl_key(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_acl_key6 *k6)
 {
-	if (likely(dpr_acl_key4_fast(m, k4)))
-		return DPR_ACL_K_IP4;
 	if (dpr_acl_key6_fast(m, k6))
 		return DPR_ACL_K_IP6;
 	return dpr_acl_key_walk(m, k4, k6);
@@ -390,13 +398,14 @@ dpr_acl_classify_bulk(const struct dpr_acl_dp *a, unsigned int row, struct rte_m
 	uint64_t *hits = a->hits + (size_t)row * a->stride;
 
 	/* The common packet (an IPv4 TCP or UDP one) alone in the loop's
-	 * first lines, its context's count in a register: the general case's
-	 * bookkeeping doubled key building. */
+	 * first lines, classified in place, its context's count in a
+	 * register: the general case's bookkeeping doubled key building. */
 	for (i = 0; i < n; i++) {
+		const uint8_t *ip4 = dpr_acl_ip4_inplace(pkts[i]);
 		unsigned int kind;
 
-		if (likely(dpr_acl_key4_fast(pkts[i], &k4[n4]))) {
-			data[0][n0] = (const uint8_t *)&k4[n4++];
+		if (likely(ip4 != NULL)) {
+			data[0][n0] = ip4;
 			idx[0][n0++] = (uint8_t)i;
 			continue;
 		}

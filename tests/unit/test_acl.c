@@ -347,10 +347,11 @@ test_classify(void)
 
 /*
  * dpr_acl_key()'s fast paths give the key and kind that the full walk
- * (dpr_acl_key_walk()) gives, byte for byte, on random frames near the
- * fast paths' edges: VLAN tags, IPv4 options and bad IHLs, fragments,
- * short and lying lengths, extension headers, every L4 protocol that has
- * fields. Each key starts as different garbage, so a byte one of them
+ * (dpr_acl_key_walk()) gives, byte for byte, and a frame classified in
+ * place (dpr_acl_ip4_inplace()) holds the walk's key where the IPv4
+ * contexts read, on random frames near the fast paths' edges: VLAN
+ * tags, IPv4 options and bad IHLs, fragments, short and lying lengths,
+ * extension headers, every L4 protocol that has fields. Each key starts as different garbage, so a byte one of them
  * leaves unwritten shows.
  */
 static uint32_t
@@ -369,9 +370,10 @@ test_key_paths(void)
 		IPPROTO_ICMPV6, IPPROTO_HOPOPTS, IPPROTO_DSTOPTS, IPPROTO_ROUTING, IPPROTO_FRAGMENT,
 		IPPROTO_AH, 47, 59 };
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
-	unsigned int i, fast = 0, bad = 0;
+	unsigned int i, fast = 0, bad = 0, inplace = 0;
 
 	for (i = 0; i < 100000 && test_failures < 10; i++) {
+		const uint8_t *ip;
 		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 		struct dpr_acl_key4 a4, b4;
 		struct dpr_acl_key6 a6, b6;
@@ -426,10 +428,24 @@ test_key_paths(void)
 			CHECK(memcmp(&a6, &b6, sizeof(a6)) == 0, "frame %u: IPv6 keys differ", i);
 		fast += ka != DPR_ACL_K_OTHER && !(ka & DPR_ACL_K_BAD_L4);
 		bad += (ka & DPR_ACL_K_BAD_L4) != 0;
+		ip = dpr_acl_ip4_inplace(m);
+		if (ip != NULL) {
+			/* Classified in place: what a context reads there is
+			 * the walk's key; TCP flags only in a rule for TCP. */
+			inplace++;
+			CHECK(kb == DPR_ACL_K_IP4, "frame %u: in place, the walk's kind %#x", i, kb);
+			CHECK(ip + DPR_ACL_IP4_READ <= rte_pktmbuf_mtod(m, uint8_t *) + m->data_len,
+			      "frame %u: in place past the segment", i);
+			CHECK((ip[1] & 0xfc) == b4.tos && ip[9] == b4.proto &&
+			      memcmp(ip + 12, &b4.src, 12) == 0 &&
+			      (b4.proto != IPPROTO_TCP || ip[33] == b4.tcp_flags),
+			      "frame %u: in place, not the walk's key", i);
+		}
 		rte_pktmbuf_free(m);
 	}
 	/* Both sides of each edge were seen. */
-	CHECK(fast > 10000 && bad > 5000, "keys %u, cut short %u", fast, bad);
+	CHECK(fast > 10000 && bad > 5000 && inplace > 1000, "keys %u, cut short %u, in place %u",
+	      fast, bad, inplace);
 }
 
 /* The worker's input stage: denied ones counted as drops.acl, rejected
