@@ -378,33 +378,31 @@ dpr_acl_key(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_acl_ke
 	return dpr_acl_key_walk(m, k4, k6);
 }
 
-/**
- * The action ACL @p a takes on each of the @p n (at most DPR_ACL_BULK)
- * packets at @p pkts, into @p act; hits counted in row @p row. One
- * rte_acl_classify() per context that has packets: nearly always one,
- * for the whole burst. @return how many are not permitted.
+/*
+ * The general case of dpr_acl_classify_bulk(): packets @p i on, the @p i
+ * before them classified in place (in order: data0 holds them).
  */
-static inline unsigned int
-dpr_acl_classify_bulk(const struct dpr_acl_dp *a, unsigned int row, struct rte_mbuf *const *pkts,
-		      unsigned int n, uint8_t *act)
+static __rte_noinline unsigned int
+dpr_acl_classify_rest(const struct dpr_acl_dp *a, uint64_t *hits, struct rte_mbuf *const *pkts,
+		      unsigned int i, unsigned int n, uint8_t *act, const uint8_t **data0)
 {
 	struct dpr_acl_key4 k4[DPR_ACL_BULK];
 	struct dpr_acl_key6 k6[DPR_ACL_BULK];
 	const uint8_t *data[RTE_DIM(a->ctx)][DPR_ACL_BULK];
 	uint32_t res[DPR_ACL_BULK];
 	uint8_t idx[RTE_DIM(a->ctx)][DPR_ACL_BULK];
-	unsigned int cnt[RTE_DIM(a->ctx)] = { 0 }, n0 = 0, n4 = 0, n6 = 0, i, c, j, denied = 0;
+	unsigned int cnt[RTE_DIM(a->ctx)] = { 0 }, n0, n4 = 0, n6 = 0, c, j, denied = 0;
 	const uint8_t *action = a->action;
-	uint64_t *hits = a->hits + (size_t)row * a->stride;
 
-	/* The common packet (an IPv4 TCP or UDP one) alone in the loop's
-	 * first lines, classified in place, its context's count in a
-	 * register: the general case's bookkeeping doubled key building. */
-	for (i = 0; i < n; i++) {
+	for (n0 = 0; n0 < i; n0++) {
+		data[0][n0] = data0[n0];
+		idx[0][n0] = (uint8_t)n0;
+	}
+	for (; i < n; i++) {
 		const uint8_t *ip4 = dpr_acl_ip4_inplace(pkts[i]);
 		unsigned int kind;
 
-		if (likely(ip4 != NULL)) {
+		if (ip4 != NULL) {
 			data[0][n0] = ip4;
 			idx[0][n0++] = (uint8_t)i;
 			continue;
@@ -452,6 +450,62 @@ dpr_acl_classify_bulk(const struct dpr_acl_dp *a, unsigned int row, struct rte_m
 		}
 	}
 	return denied;
+}
+
+/* The actions and hits of @p n packets in order whose rules are @p res. */
+static __rte_noinline unsigned int
+dpr_acl_results(const struct dpr_acl_dp *a, uint64_t *hits, const uint32_t *res, unsigned int n,
+		uint8_t *act)
+{
+	unsigned int j, denied = 0;
+
+	for (j = 0; j < n; j++) {
+		uint8_t x = a->action[res[j]];
+
+		act[j] = x;
+		denied += x != DPR_ACL_PERMIT;
+		hits[res[j]]++;
+	}
+	return denied;
+}
+
+/**
+ * The action ACL @p a takes on each of the @p n (at most DPR_ACL_BULK)
+ * packets at @p pkts, into @p act; hits counted in row @p row. One
+ * rte_acl_classify() per context that has packets: nearly always one,
+ * for the whole burst. @return how many are not permitted.
+ */
+static inline unsigned int
+dpr_acl_classify_bulk(const struct dpr_acl_dp *a, unsigned int row, struct rte_mbuf *const *pkts,
+		      unsigned int n, uint8_t *act)
+{
+	const uint8_t *data[DPR_ACL_BULK];
+	uint32_t res[DPR_ACL_BULK], dflt = DPR_ACL_DEFAULT_RULE(a->n_rules), diff = 0;
+	uint64_t *hits = a->hits + (size_t)row * a->stride;
+	unsigned int i;
+	uint8_t x;
+
+	/* The common burst: every packet an IPv4 TCP or UDP one, classified
+	 * in place, and none matching a rule (the default's rule for all,
+	 * counted at once); anything else, from the first packet that is
+	 * not one of them, in the general case's loops. */
+	for (i = 0; i < n; i++) {
+		data[i] = dpr_acl_ip4_inplace(pkts[i]);
+		if (unlikely(data[i] == NULL))
+			return dpr_acl_classify_rest(a, hits, pkts, i, n, act, data);
+	}
+	if (unlikely(a->ctx[0] == NULL || rte_acl_classify(a->ctx[0], data, res, n, 1) != 0)) {
+		memset(res, 0, n * sizeof(res[0]));
+		return dpr_acl_results(a, hits, res, n, act);
+	}
+	for (i = 0; i < n; i++)
+		diff |= res[i] ^ dflt;
+	if (unlikely(diff != 0))
+		return dpr_acl_results(a, hits, res, n, act);
+	hits[dflt] += n;
+	x = a->action[dflt];
+	memset(act, x, n);
+	return x == DPR_ACL_PERMIT ? 0 : n;
 }
 
 /* Free @p n dropped packets of worker @p w, or capture them. */
