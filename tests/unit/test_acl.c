@@ -219,6 +219,7 @@ static void
 test_classify(void)
 {
 	static const uint8_t echo[8] = { 8, 0 }, reply[8] = { 0 }, udp[8] = { 0, 53, 0, 53 };
+	static const uint8_t udp_syn[26] = { 0, 53, 0, 53, 0, 26, [13] = 0x02 };
 	static const uint8_t echo6[8] = { 128, 0 };
 	struct {
 		struct rte_mbuf *m;
@@ -261,6 +262,13 @@ test_classify(void)
 	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_ICMP, 0, 0, reply, 8), DPR_ACL_PERMIT, "echo reply");
 	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_UDP, 46 << 2, 0, udp, 8), DPR_ACL_DENY, "dscp 46");
 	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_UDP, 0, 0, udp, 8), DPR_ACL_PERMIT, "plain udp");
+	/* 60-byte frames: classified in place (dpr_acl_ip4_inplace()). */
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_UDP, 46 << 2 | 3, 0, udp_syn, 26), DPR_ACL_DENY,
+	    "dscp 46 (ECN set), in place");
+	ADD(ip4("10.2.2.3", "10.9.0.1", IPPROTO_UDP, 45 << 2, 0, udp_syn, 26), DPR_ACL_PERMIT,
+	    "UDP in place, a SYN's bits where TCP has its flags, dscp 45");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_UDP, 0, 0, udp_syn, 26), DPR_ACL_PERMIT,
+	    "plain udp, in place");
 	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_UDP, 0, 100, udp, 8), DPR_ACL_DENY,
 	    "non-first UDP fragment");
 	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_UDP, 0, RTE_IPV4_HDR_MF_FLAG, udp, 8), DPR_ACL_PERMIT,
@@ -318,14 +326,25 @@ test_classify(void)
 	CHECK_EQ(dp->hits[1 + 1], 1);  /* rule 1 */
 	{
 		/* The default's hits, its rule's in the contexts among them:
-		 * the 9 permitted above that no rule matched. */
+		 * the 11 permitted above that no rule matched. */
 		json_t *g = dpr_acl_get_json(db, "edge", NULL, 0);
 
 		CHECK(g != NULL, "acl.get");
-		CHECK_EQ(json_integer_value(json_object_get(g, "default_hits")), 9);
+		CHECK_EQ(json_integer_value(json_object_get(g, "default_hits")), 11);
 		json_decref(g);
 	}
 	rte_pktmbuf_free_bulk(pkts, n);
+
+	/* A burst all in place that no rule matches: counted at once. */
+	for (i = 0; i < 3; i++)
+		pkts[i] = ip4("10.2.2.3", "10.0.0.1", i == 1 ? IPPROTO_TCP : IPPROTO_UDP, 0, 0,
+			      i == 1 ? tcp(5555, 443, ACK) : udp_syn, i == 1 ? 20 : 26);
+	memset(act, 0xff, sizeof(act));
+	CHECK_EQ(dpr_acl_classify_bulk(dp, 0, pkts, 3, act), 0);
+	CHECK(act[0] == DPR_ACL_PERMIT && act[1] == DPR_ACL_PERMIT && act[2] == DPR_ACL_PERMIT,
+	      "all permitted");
+	CHECK_EQ(dp->hits[0] + dp->hits[DPR_ACL_DEFAULT_RULE(dp->n_rules)], 11 + 3);
+	rte_pktmbuf_free_bulk(pkts, 3);
 
 	/* Replace: the bound slot now holds the new list, hits from 0. */
 	CHECK(parse("{\"name\":\"edge\",\"default\":\"deny\",\"rules\":[]}", &l, err, sizeof(err)) == 0,
