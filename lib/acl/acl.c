@@ -27,13 +27,11 @@ enum {
 #define FIELDS6 (F_ADDRS + 8 + 2)
 
 /* Fields of IPv4 (struct dpr_acl_key4: its header's image), in the order
- * of their input groups: the protocol; the DSCP's 4 bytes; TCP flags' 4;
- * the destination, the source (dst first: see defs_fill()); the ports. */
+ * of their input groups: the protocol; the 4 bytes from the header's
+ * first (the DSCP in the second); the 4 from TCP's flags; the destination,
+ * the source (dst first: see defs_fill()); the ports. */
 enum {
-	F4_PROTO,
-	F4_VIHL, F4_TOS, F4_LEN0, F4_LEN1,
-	F4_TCP, F4_TCP1, F4_TCP2, F4_TCP3,
-	F4_DST, F4_SRC, F4_SPORT, F4_DPORT,
+	F4_PROTO, F4_DSCP, F4_TCP, F4_DST, F4_SRC, F4_SPORT, F4_DPORT,
 	FIELDS4
 };
 
@@ -122,10 +120,11 @@ defs_fill(struct rte_acl_field_def *d, unsigned int n_addr)
 
 /*
  * IPv4's fields at their offsets in the IPv4 header (struct dpr_acl_key4).
- * The wildcard bytes fill the DSCP's and TCP flags' input groups (4 bytes
- * of trie each); rte_acl_build() drops a group in which no rule has a
- * field, which leaves the bench's lists an IPv4 walk of 1 + 3 x 4 bytes,
- * as l3fwd's ACL mode reads, and reads no byte of the dropped groups.
+ * The DSCP and TCP's flags are a byte of a 4-byte bitmask each (an input
+ * group is 4 bytes of trie; a 4-byte field's value is in host order, its
+ * first byte the most significant); rte_acl_build() drops a field no rule
+ * has, which leaves the bench's lists an IPv4 walk of 1 + 3 x 4 bytes, as
+ * l3fwd's ACL mode reads, and reads no byte of it.
  */
 static unsigned int
 defs4(struct rte_acl_field_def *d)
@@ -133,18 +132,9 @@ defs4(struct rte_acl_field_def *d)
 	static const struct { uint8_t type, size, input; uint32_t off; } f[FIELDS4] = {
 		[F4_PROTO] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 0,
 			       offsetof(struct dpr_acl_key4, proto) },
-		[F4_VIHL] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 1, 0 },
-		[F4_TOS] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 1, 1 },
-		[F4_LEN0] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 1, 2 },
-		[F4_LEN1] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 1, 3 },
-		[F4_TCP] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 2,
+		[F4_DSCP] = { RTE_ACL_FIELD_TYPE_BITMASK, 4, 1, 0 },
+		[F4_TCP] = { RTE_ACL_FIELD_TYPE_BITMASK, 4, 2,
 			     offsetof(struct dpr_acl_key4, tcp_flags) },
-		[F4_TCP1] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 2,
-			      offsetof(struct dpr_acl_key4, tcp_flags) + 1 },
-		[F4_TCP2] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 2,
-			      offsetof(struct dpr_acl_key4, tcp_flags) + 2 },
-		[F4_TCP3] = { RTE_ACL_FIELD_TYPE_BITMASK, 1, 2,
-			      offsetof(struct dpr_acl_key4, tcp_flags) + 3 },
 		[F4_DST] = { RTE_ACL_FIELD_TYPE_MASK, 4, 3, offsetof(struct dpr_acl_key4, dst) },
 		[F4_SRC] = { RTE_ACL_FIELD_TYPE_MASK, 4, 4, offsetof(struct dpr_acl_key4, src) },
 		[F4_SPORT] = { RTE_ACL_FIELD_TYPE_RANGE, 2, 5,
@@ -169,13 +159,14 @@ rule4(const struct dpr_acl_rule *r, struct rte_acl_field *f)
 		f[F4_PROTO].value.u8 = r->proto;
 		f[F4_PROTO].mask_range.u8 = 0xff;
 	}
+	/* Bytes 1 and 33: the second and the first of their words. */
 	if (r->match & DPR_ACL_M_DSCP) {
-		f[F4_TOS].value.u8 = (uint8_t)(r->dscp << 2);
-		f[F4_TOS].mask_range.u8 = 0xfc;
+		f[F4_DSCP].value.u32 = (uint32_t)r->dscp << (2 + 16);
+		f[F4_DSCP].mask_range.u32 = 0xfcu << 16;
 	}
 	if (r->match & DPR_ACL_M_TCP_FLAGS) {
-		f[F4_TCP].value.u8 = r->tcp_set;
-		f[F4_TCP].mask_range.u8 = r->tcp_mask;
+		f[F4_TCP].value.u32 = (uint32_t)r->tcp_set << 24;
+		f[F4_TCP].mask_range.u32 = (uint32_t)r->tcp_mask << 24;
 	}
 	if (r->match & DPR_ACL_M_SRC) {
 		f[F4_SRC].value.u32 = r->src.addr.ip4;
