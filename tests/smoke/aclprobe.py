@@ -12,12 +12,13 @@ sniffer on the far side can tell which arrived.
       send CASE COUNT times, as fast as a raw socket takes them.
   aclprobe.py sniff IFACE SECONDS OUT
       (OUT.ready is created once the socket is bound) until SECONDS have
-      passed, write to OUT (JSON) {"cases": [names of the
+      passed or OUT.stop exists, write to OUT (JSON) {"cases": [names of the
       markers seen], "icmp_admin": n (ICMP/ICMPv6 administratively
       prohibited received)}. A tagged frame's tag is in the socket's
       auxdata, not in the data: the IP header follows the Ethernet header.
 """
 import json
+import os
 import select
 import socket
 import struct
@@ -181,8 +182,9 @@ def sniff(iface, seconds, out):
     # Bound: whatever arrives from now on is seen. The caller waits for this.
     open(out + ".ready", "w").close()
     seen, admin = set(), 0
-    end = time.time() + seconds
-    while time.time() < end:
+    # Monotonic: a step of the wall clock must not end the window early.
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not os.path.exists(out + ".stop"):
         if not select.select([s], [], [], 0.05)[0]:
             continue
         b, addr = s.recvfrom(65535)

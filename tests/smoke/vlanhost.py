@@ -163,9 +163,9 @@ def serve(iface, seconds, out, hosts):
         vid, mac, ip = h.split(",")
         by_ip[ip] = {"vid": parse_vid(vid), "mac": mac_bytes(mac), "arp": 0, "echo": 0, "vids": []}
     unknown = 0
-    end = time.time() + seconds
-    while time.time() < end:
-        got = recv(s, end - time.time())
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        got = recv(s, end - time.monotonic())
         if not got:
             continue
         vid, data = got
@@ -206,9 +206,9 @@ def probe(iface, vid, mac, ip, target):
     res = {"mac": None, "arp_vid": None, "echo_vid": None}
     bcast = b"\xff" * 6
     s.send(frame(bcast, mac, vid, ETH_P_ARP, arp(1, mac, ip, b"\0" * 6, target)))
-    end = time.time() + 2
-    while time.time() < end and res["mac"] is None:
-        got = recv(s, end - time.time())
+    end = time.monotonic() + 2
+    while time.monotonic() < end and res["mac"] is None:
+        got = recv(s, end - time.monotonic())
         if not got:
             continue
         v, data = got
@@ -223,9 +223,9 @@ def probe(iface, vid, mac, ip, target):
         return
     s.send(frame(mac_bytes(res["mac"]), mac, vid, ETH_P_IP,
                  ipv4(ip, target, 1, icmp_echo(8, 0x4242, 1))))
-    end = time.time() + 2
-    while time.time() < end:
-        got = recv(s, end - time.time())
+    end = time.monotonic() + 2
+    while time.monotonic() < end:
+        got = recv(s, end - time.monotonic())
         if not got:
             continue
         v, data = got
@@ -256,9 +256,9 @@ def probe6(iface, vid, mac, ip, target):
     ns = struct.pack("!BBHI", 135, 0, 0, 0) + t + struct.pack("!BB6s", 1, 1, mac)
     s.send(frame(b"\x33\x33" + socket.inet_pton(socket.AF_INET6, snm)[12:], mac, vid,
                  ETH_P_IPV6, ipv6(ip, snm, 58, ns)))
-    end = time.time() + 2
-    while time.time() < end and res["mac"] is None:
-        got = recv(s, end - time.time())
+    end = time.monotonic() + 2
+    while time.monotonic() < end and res["mac"] is None:
+        got = recv(s, end - time.monotonic())
         if not got:
             continue
         v, data = got
@@ -275,9 +275,9 @@ def probe6(iface, vid, mac, ip, target):
         return
     req = struct.pack("!BBHHH", 128, 0, 0, 0x4444, 1) + b"dpr-vlan"
     s.send(frame(mac_bytes(res["mac"]), mac, vid, ETH_P_IPV6, ipv6(ip, target, 58, req, 64)))
-    end = time.time() + 2
-    while time.time() < end:
-        got = recv(s, end - time.time())
+    end = time.monotonic() + 2
+    while time.monotonic() < end:
+        got = recv(s, end - time.monotonic())
         if not got:
             continue
         v, data = got
