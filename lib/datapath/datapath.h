@@ -767,6 +767,15 @@ bool dpr_l3_hairpin(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *
 		    bool v6);
 
 /**
+ * Forward @p nt untagged frames @p tagged, frame k received on VLAN (or
+ * QinQ) interface @p to[k], as sub-bursts of their interfaces, each in the
+ * order received: counted as received there, its input ACL and uRPF, then
+ * dpr_ip4_input_burst(). Both arrays are reordered. The VLAN and QinQ
+ * demuxes' common tail.
+ */
+void dpr_vif_deliver(struct dpr_worker *w, struct rte_mbuf **tagged, uint8_t *to, uint16_t nt);
+
+/**
  * Split a burst of @p n packets received on dpr port @p in, which has VLAN
  * interfaces (w->ports[in].vlan_if), by VLAN (lib/datapath/vlan.c): the
  * packets of its VLAN interfaces are untagged, counted and forwarded as

@@ -114,28 +114,9 @@ dpr_qinq_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 		to[nt++] = (uint8_t)(v - 1);
 	}
 
-	/* By interface, each in the order received, as dpr_vlan_demux_burst()
-	 * does it: the sub-bursts never report RCU quiescence. */
-	while (nt > 0) {
-		struct rte_mbuf *sub[DPR_BURST];
-		uint8_t vif = to[0];
-		uint16_t ns = 0, left = 0;
-
-		for (i = 0; i < nt; i++) {
-			if (to[i] == vif) {
-				sub[ns++] = tagged[i];
-			} else {
-				tagged[left] = tagged[i];
-				to[left++] = to[i];
-			}
-		}
-		nt = left;
-		w->stats[vif].rx += ns;
-		ns = dpr_acl_input(w, vif, sub, ns);
-		ns = dpr_urpf_input(w, vif, sub, ns);
-		if (ns > 0)
-			dpr_ip4_input_burst(w, vif, sub, ns);
-	}
+	/* By interface, as dpr_vlan_demux_burst() does it: the sub-bursts
+	 * never report RCU quiescence. */
+	dpr_vif_deliver(w, tagged, to, nt);
 	return keep;
 }
 

@@ -24,6 +24,34 @@
  * pipelined: they never report RCU quiescence (dpr_ip4_input_burst()), so
  * a burst of the port waiting with FIB entries is safe across them.
  */
+void
+dpr_vif_deliver(struct dpr_worker *w, struct rte_mbuf **tagged, uint8_t *to, uint16_t nt)
+{
+	uint16_t i;
+
+	/* By interface, each in the order received (usually all one). */
+	while (nt > 0) {
+		struct rte_mbuf *sub[DPR_BURST];
+		uint8_t vif = to[0];
+		uint16_t ns = 0, left = 0;
+
+		for (i = 0; i < nt; i++) {
+			if (to[i] == vif) {
+				sub[ns++] = tagged[i];
+			} else {
+				tagged[left] = tagged[i];
+				to[left++] = to[i];
+			}
+		}
+		nt = left;
+		w->stats[vif].rx += ns;
+		ns = dpr_acl_input(w, vif, sub, ns);
+		ns = dpr_urpf_input(w, vif, sub, ns);
+		if (ns > 0)
+			dpr_ip4_input_burst(w, vif, sub, ns);
+	}
+}
+
 uint16_t
 dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -73,27 +101,7 @@ dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 		to[nt++] = (uint8_t)(v - 1);
 	}
 
-	/* By interface, each in the order received (usually all one). */
-	while (nt > 0) {
-		struct rte_mbuf *sub[DPR_BURST];
-		uint8_t vif = to[0];
-		uint16_t ns = 0, left = 0;
-
-		for (i = 0; i < nt; i++) {
-			if (to[i] == vif) {
-				sub[ns++] = tagged[i];
-			} else {
-				tagged[left] = tagged[i];
-				to[left++] = to[i];
-			}
-		}
-		nt = left;
-		w->stats[vif].rx += ns;
-		ns = dpr_acl_input(w, vif, sub, ns);
-		ns = dpr_urpf_input(w, vif, sub, ns);
-		if (ns > 0)
-			dpr_ip4_input_burst(w, vif, sub, ns);
-	}
+	dpr_vif_deliver(w, tagged, to, nt);
 	return keep;
 }
 
