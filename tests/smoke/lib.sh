@@ -45,6 +45,31 @@ wait_for() {
 	return 1
 }
 
+# vlan_rig PREFIX: dpr in namespace R ($DPR_NETNS), h1 (10.0.1.2) behind
+# veth V0 and h2 (10.0.2.2) behind V1, named with PREFIX; VH is the raw
+# socket host (vlanhost.py) that speaks tagged frames beside them
+vlan_rig() {
+	R=r-$TAG DPR_NETNS=r-$TAG H1=h1-$TAG H2=h2-$TAG V0=$1${TAG}a V1=$1${TAG}b
+	VH="$SMOKE_DIR/vlanhost.py"
+	netns "$R"; netns "$H1"; netns "$H2"
+	router_veth "$R" "$H1" "$V0"; router_veth "$R" "$H2" "$V1"
+	host_addr "$H1" eth0 02:00:00:00:01:02 10.0.1.2/24 10.0.1.1 02:00:00:00:01:01
+	host_addr "$H2" eth0 02:00:00:00:02:02 10.0.2.2/24 10.0.2.1 02:00:00:00:02:01
+}
+
+# no_vlan_offloads DIR: the driver profiles in DIR with net_af_packet's
+# offloads taken away (for --drivers-cfg DIR): VLAN tags in software
+no_vlan_offloads() {
+	mkdir -p "$1"
+	cp "$TOP"/drivers-cfg/*.json "$1/"
+	python3 - "$1/net_af_packet.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["rx_offloads"], p["tx_offloads"] = [], []
+json.dump(p, open(sys.argv[1], "w"))
+PY
+}
+
 # kernel_vrf NS: whether this kernel has VRF devices (CONFIG_NET_VRF)
 kernel_vrf() {
 	ip -n "$1" link add "vt$TAG" type vrf table 10 2>/dev/null || return 1

@@ -9,12 +9,7 @@ source "$(dirname "$0")/lib.sh"
 need_root
 has() { grep -q -- "$1" <<<"$2"; } # has PATTERN TEXT
 
-R=r-$TAG DPR_NETNS=r-$TAG H1=h1-$TAG H2=h2-$TAG V0=dq${TAG}a V1=dq${TAG}b
-VH="$SMOKE_DIR/vlanhost.py"
-netns "$R"; netns "$H1"; netns "$H2"
-router_veth "$R" "$H1" "$V0"; router_veth "$R" "$H2" "$V1"
-host_addr "$H1" eth0 02:00:00:00:01:02 10.0.1.2/24 10.0.1.1 02:00:00:00:01:01
-host_addr "$H2" eth0 02:00:00:00:02:02 10.0.2.2/24 10.0.2.1 02:00:00:00:02:01
+vlan_rig dq
 HQ=02:00:00:78:01:02 HS=02:00:00:78:01:03
 ip -n "$H2" route add 10.78.0.0/16 via 10.0.2.1
 
@@ -125,14 +120,7 @@ check_accounting
 
 # The same with the tags in software: af_packet puts the outer tag back in
 # the data as 0x8100, and dpr tags on TX.
-mkdir -p "$WORK/sw-cfg"
-cp "$TOP"/drivers-cfg/*.json "$WORK/sw-cfg/"
-python3 - "$WORK/sw-cfg/net_af_packet.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-p["rx_offloads"], p["tx_offloads"] = [], []
-json.dump(p, open(sys.argv[1], "w"))
-PY
+no_vlan_offloads "$WORK/sw-cfg"
 start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100 --drivers-cfg "$WORK/sw-cfg"
 r=$(probe 100.20 $HQ 10.78.1.2 10.78.1.1)
 check "software: ARP and ping in 100.20 answered, tagged 100.20 ($r)" \

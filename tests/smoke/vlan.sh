@@ -143,14 +143,7 @@ check_accounting
 # The same with the tags in software: a profile without vlan_strip and
 # vlan_insert: ARP and ping inside VLAN 100, and the priority tag, once
 # more (forwarding with software tags: tests/unit/test_ip4.c, test_vlan).
-mkdir -p "$WORK/sw-cfg"
-cp "$TOP"/drivers-cfg/*.json "$WORK/sw-cfg/"
-python3 - "$WORK/sw-cfg/net_af_packet.json" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-p["rx_offloads"], p["tx_offloads"] = [], []
-json.dump(p, open(sys.argv[1], "w"))
-PY
+no_vlan_offloads "$WORK/sw-cfg"
 start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100 --drivers-cfg "$WORK/sw-cfg"
 check "software profile: port show p0 says software, and why" \
 	eval "ctl port show p0 | grep -q '^  vlan: *strip software (profile .* does not list vlan_strip), insert software'"

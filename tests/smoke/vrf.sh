@@ -10,12 +10,7 @@ source "$(dirname "$0")/lib.sh"
 need_root
 has() { grep -q -- "$1" <<<"$2"; } # has PATTERN TEXT
 
-R=r-$TAG DPR_NETNS=r-$TAG H1=h1-$TAG H2=h2-$TAG V0=dv${TAG}a V1=dv${TAG}b
-VH="$SMOKE_DIR/vlanhost.py"
-netns "$R"; netns "$H1"; netns "$H2"
-router_veth "$R" "$H1" "$V0"; router_veth "$R" "$H2" "$V1"
-host_addr "$H1" eth0 02:00:00:00:01:02 10.0.1.2/24 10.0.1.1 02:00:00:00:01:01
-host_addr "$H2" eth0 02:00:00:00:02:02 10.0.2.2/24 10.0.2.1 02:00:00:00:02:01
+vlan_rig dv
 # The red hosts: same addresses, other MACs, in VLAN 100.
 RH1=02:00:00:aa:01:02 RH2=02:00:00:aa:02:02
 
