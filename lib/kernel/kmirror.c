@@ -732,6 +732,76 @@ dpr_kmirror_sweep_nexthops(struct dpr_kmirror *m)
 	return n;
 }
 
+/*
+ * Where the kernel's dump may have hidden stale IPv6 route @p e: the first
+ * of the ECMP siblings (two or more) of its metric that the dump listed;
+ * NULL when the dump could not have hidden it.
+ *
+ * fib6_dump_node() dumps a route with siblings as one message and then
+ * jumps to its last sibling, skipping whatever lies between them in the
+ * kernel's list. A route that cannot be a sibling (a blackhole, a route by
+ * object or without gateway) appended after the first sibling and before
+ * a later one is there: no dump lists it (`ip -6 route show` neither), yet
+ * the kernel selects it once the siblings before it are dead or deleted.
+ * Only its events told the mirror of it.
+ */
+static struct km_route **
+ip6_hidden_behind(struct km_prefix *p, const struct km_route *e, uint32_t gen)
+{
+	struct km_route **at, **first = NULL;
+	unsigned int n = 0;
+
+	if (p->pf.addr.af != DPR_AF_IP6 || ip6_ecmp(e))
+		return NULL;
+	for (at = &p->routes; *at != NULL; at = &(*at)->next) {
+		if ((*at)->gen != gen || (*at)->priority != e->priority || !ip6_ecmp(*at))
+			continue;
+		if (first == NULL)
+			first = at;
+		n++;
+	}
+	return n >= 2 ? first : NULL;
+}
+
+/*
+ * Keep @p p's stale IPv6 routes that the dump could not list (see
+ * ip6_hidden_behind()), behind the first sibling of their metric in their
+ * old order, as the kernel has them. @return how many.
+ */
+static unsigned int
+ip6_keep_hidden(struct dpr_kmirror *m, struct km_prefix *p)
+{
+	struct km_route *kept = NULL, **tail = &kept, **at, **first, *e;
+	unsigned int n = 0;
+
+	for (at = &p->routes; *at != NULL;) {
+		e = *at;
+		if (e->gen == m->gen || ip6_hidden_behind(p, e, m->gen) == NULL) {
+			at = &e->next;
+			continue;
+		}
+		*at = e->next;
+		e->next = NULL;
+		e->gen = m->gen;
+		*tail = e;
+		tail = &e->next;
+	}
+	while ((e = kept) != NULL) {
+		kept = e->next;
+		first = ip6_hidden_behind(p, e, m->gen);
+		/* After the first sibling and the routes kept before it. */
+		for (at = &(*first)->next; *at != NULL && (*at)->priority == e->priority &&
+		     !ip6_ecmp(*at); at = &(*at)->next)
+			;
+		e->next = *at;
+		*at = e;
+		n++;
+	}
+	if (n > 0)
+		dirty(m, p);
+	return n;
+}
+
 unsigned int
 dpr_kmirror_sweep_routes(struct dpr_kmirror *m)
 {
@@ -740,8 +810,10 @@ dpr_kmirror_sweep_routes(struct dpr_kmirror *m)
 	unsigned int b, n = 0;
 
 	m->dump_prev = NULL;
+	m->n.hidden = 0;
 	for (b = 0; b < m->n_buckets; b++) {
 		for (p = m->pfx[b]; p != NULL; p = p->hnext) {
+			m->n.hidden += ip6_keep_hidden(m, p);
 			for (at = &p->routes; *at != NULL;) {
 				if ((*at)->gen != m->gen) {
 					route_unlink(m, at);

@@ -111,7 +111,12 @@ unsigned int dpr_kmirror_mark_stale(struct dpr_kmirror *m);
 /** The next-hop dump ended: forget the objects it did not list. @return how many. */
 unsigned int dpr_kmirror_sweep_nexthops(struct dpr_kmirror *m);
 
-/** The route dump ended: remove the routes it did not list. @return how many. */
+/**
+ * The route dump ended: remove the routes it did not list, except IPv6
+ * routes the kernel's dump cannot list (behind ECMP siblings of their
+ * metric: the kernel skips them), which are kept as their events gave them.
+ * @return how many were removed.
+ */
 unsigned int dpr_kmirror_sweep_routes(struct dpr_kmirror *m);
 
 /**
@@ -131,6 +136,9 @@ struct dpr_kmirror_counts {
 	uint32_t prefixes;
 	uint32_t nexthops;  /**< next-hop objects the kernel announced */
 	uint32_t held;      /**< prefixes dpr holds a route for */
+	/** IPv6 routes the last resync's dump could not list (behind ECMP
+	 * siblings: dpr_kmirror_sweep_routes()), kept as their events gave them. */
+	uint32_t hidden;
 };
 
 void dpr_kmirror_counts(const struct dpr_kmirror *m, struct dpr_kmirror_counts *c);

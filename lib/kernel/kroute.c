@@ -810,9 +810,10 @@ dpr_kroute_stats_json(struct dpr_router *r)
 	json_object_set_new(o, "swept", json_integer((json_int_t)k->st.swept));
 	json_object_set_new(o, "swept_last", json_integer(k->st.last_swept));
 	dpr_kmirror_counts(k->mirror, &mc);
-	json_object_set_new(o, "kernel_table", json_pack("{s:I,s:I,s:I,s:I}",
+	json_object_set_new(o, "kernel_table", json_pack("{s:I,s:I,s:I,s:I,s:I}",
 		"routes", (json_int_t)mc.routes, "prefixes", (json_int_t)mc.prefixes,
-		"nexthops", (json_int_t)mc.nexthops, "prefixes_held", (json_int_t)mc.held));
+		"nexthops", (json_int_t)mc.nexthops, "prefixes_held", (json_int_t)mc.held,
+		"hidden_from_dump", (json_int_t)mc.hidden));
 	json_object_set_new(o, "nexthop_events", json_integer((json_int_t)k->st.nexthop_events));
 	json_object_set_new(o, "nexthops_swept", json_integer((json_int_t)k->st.nexthops_swept));
 	return o;

@@ -20,11 +20,18 @@ What the kernel forwards with comes from `ip -j -d route show table TABLE`
 fib_table_lookup(), net/ipv6/route.c): per prefix, IPv4: the first route of
 TOS 0, in the kernel's order, that is a reject kind or has a path not
 marked dead (a route by next-hop object with none ends the lookup); IPv6:
-the first live route of the lowest metric, with its live siblings. dpr's
-side is route.list with source kernel. Waiting for dpr is bounded (a
+the first live route of the lowest metric, with its live siblings. A dump
+cannot show an IPv6 route that lies between ECMP siblings (the kernel
+skips to the last sibling), so in random mode, where a rule sends the
+random prefixes to TABLE and IPv6 forwarding is on (no neighbour scoring),
+each IPv6 prefix's route is the kernel's own lookup: `ip -6 route get
+fibmatch`, whose reject kinds answer with their errors. dpr's side is
+route.list with source kernel. Waiting for dpr is bounded (a
 broken mirror must fail, not hang) and never a measurement.
 """
+import ipaddress
 import json
+import os
 import random
 import socket
 import subprocess
@@ -180,9 +187,46 @@ def kernel_ip6(routes):
     return out
 
 
+# What `ip -6 route get` says for a reject route (ip6_rt_type_to_error()).
+GET_ERRORS = {"Invalid argument": ("blackhole",), "No route to host": ("unreachable",),
+              "Permission denied": ("unreachable",)}
+# The random sequence's IPv6 prefixes, which a rule sends to its table.
+RANDOM6 = "2001:db8:90::/56"
+LOOKUP6 = False
+
+
+def kernel_lookup6(netns, pf, model):
+    """The kernel's own choice for IPv6 prefix @pf (see the docstring)."""
+    addr = str(ipaddress.ip_network(pf).network_address + 1)
+    p = subprocess.run(["ip", "-n", netns, "-6", "-j", "-d", "route", "get", "fibmatch", addr],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        for err, v in GET_ERRORS.items():
+            if err in p.stderr:
+                return v
+        return model  # no route at all: as the dump says
+    r = json.loads(p.stdout)[0]
+    if norm_prefix(r["dst"], True) != pf:
+        return model
+    t = r.get("type", "unicast")
+    if t != "unicast":
+        return (REJECT[t],) if t in REJECT else None
+    return unicast([q for q in paths_of(r) if not q[3]])
+
+
 def kernel_routes(netns, table):
     k = kernel_ip4(ip_json(netns, "-4", table))
-    k.update(kernel_ip6(ip_json(netns, "-6", table)))
+    routes6 = ip_json(netns, "-6", table)
+    k6 = kernel_ip6(routes6)
+    if LOOKUP6:
+        net = ipaddress.ip_network(RANDOM6)
+        for pf in {norm_prefix(r["dst"], True) for r in routes6}:
+            if ipaddress.ip_network(pf).subnet_of(net):
+                v = kernel_lookup6(netns, pf, k6.get(pf))
+                k6.pop(pf, None)
+                if v is not None:
+                    k6[pf] = v
+    k.update(k6)
     return k
 
 
@@ -212,6 +256,9 @@ def settle(netns, rpc, table, what):
             return False
         time.sleep(0.2)
 
+
+# Compare every N steps (KROUTE_EVERY=1 finds the first step that differs).
+EVERY = int(os.environ.get("KROUTE_EVERY", "25"))
 
 G4 = {"p1": ["10.0.2.2", "10.0.2.3"], "p2": ["10.0.3.2", "10.0.3.3"]}
 G6 = {"p1": ["2001:db8:2::2", "2001:db8:2::3"], "p2": ["2001:db8:3::2", "2001:db8:3::3"]}
@@ -271,6 +318,12 @@ def main():
     if mode == "compare":
         sys.exit(0 if settle(netns, rpc, table, "compare") else 1)
     seed, steps = int(sys.argv[5]), int(sys.argv[6])
+    global LOOKUP6
+    subprocess.run(["ip", "-n", netns, "-6", "rule", "add", "to", RANDOM6, "lookup", str(table),
+                    "pref", "50"], check=True)
+    subprocess.run(["ip", "netns", "exec", netns, "sysctl", "-qw",
+                    "net.ipv6.conf.all.forwarding=1"], check=True)
+    LOOKUP6 = True
     print("# random sequence: seed %d, %d steps" % (seed, steps), flush=True)
     rnd = random.Random(seed)
     ok, refused = True, 0
@@ -281,7 +334,7 @@ def main():
         if "-v" in sys.argv:
             print("# %d: ip %s%s" % (i, " ".join(cmd), "" if p.returncode == 0 else
                                      " (refused: %s)" % p.stderr.strip()), flush=True)
-        if i % 25 == 0 or i == steps:
+        if i % EVERY == 0 or i == steps:
             if not settle(netns, rpc, table, "after step %d (seed %d)" % (i, seed)):
                 ok = False
                 break

@@ -404,6 +404,73 @@ test_resync(void)
 	dpr_kmirror_free(m);
 }
 
+/*
+ * Linux dumps an IPv6 route with ECMP siblings as one message and skips to
+ * its last sibling: a blackhole appended between the first sibling and a
+ * later one is in no dump. A resync keeps it from its events, and the
+ * kernel's choice with it (found with seed 17339 of kernel_mirror.sh's
+ * random sequence: the blackhole was swept, and once the siblings were
+ * deleted the kernel dropped with it while dpr had no route).
+ */
+static void
+test_ip6_hidden(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_route s1 = rt("2001:db8:90::/64", 1024, RTN_UNICAST), both = s1, dead = s1;
+	struct dpr_nl_route bh = rt("2001:db8:90::/64", 1024, RTN_BLACKHOLE);
+	struct dpr_nl_route one = rt("2001:db8:91::/64", 1024, RTN_UNICAST);
+	struct dpr_nl_route bh1 = rt("2001:db8:91::/64", 1024, RTN_BLACKHOLE);
+	struct dpr_kmirror_counts c;
+	const struct seen *s, *s91;
+
+	n_seen = 0;
+	/* ip -6 route append P via 2001:db8:3::2; append blackhole P;
+	 * append P via 2001:db8:2::3: the kernel has [3::2, blackhole, 2::3]
+	 * and announces the siblings together. */
+	nh(&s1, "2001:db8:3::2", 6, 0);
+	apply(m, s1, APP, false);
+	CHECK_GW(apply(m, bh, APP, false), "2001:db8:3::2");
+	nh(&both, "2001:db8:3::2", 6, 0);
+	nh(&both, "2001:db8:2::3", 5, 0);
+	s = apply(m, both, APP, false);
+	CHECK(s->held && s->sel.n_paths == 2, "two paths (%u)", s->sel.n_paths);
+	/* Beside it, a blackhole behind a lone gateway route: a dump lists it. */
+	nh(&one, "2001:db8:2::2", 5, 0);
+	apply(m, one, ADD, false);
+	s91 = apply(m, bh1, APP, false);
+	CHECK_GW(s91, "2001:db8:2::2");
+
+	/* A resync after the TAP of 2001:db8:3::2 went down: the dump lists
+	 * the siblings, the first one dead, and neither blackhole; the second
+	 * blackhole is really gone. */
+	nh(&dead, "2001:db8:3::2", 6, RTNH_F_DEAD | RTNH_F_LINKDOWN);
+	nh(&dead, "2001:db8:2::3", 5, 0);
+	dpr_kmirror_mark_stale(m);
+	CHECK(dpr_kmirror_route(m, &dead, NLM_F_MULTI, true, 0) == 0, "dump siblings");
+	CHECK(dpr_kmirror_route(m, &one, NLM_F_MULTI, true, 0) == 0, "dump lone route");
+	CHECK_EQ(dpr_kmirror_sweep_routes(m), 1);
+	dpr_kmirror_counts(m, &c);
+	CHECK_EQ(c.hidden, 1);
+	CHECK_EQ(c.routes, 4);
+	dpr_kmirror_flush(m, record, NULL, false);
+	/* The kernel's lookup: 3::2 is dead, the blackhole is next
+	 * (`ip -6 route get` answers EINVAL, a blackhole's error). */
+	CHECK_GW(s, "blackhole");
+	CHECK_GW(s91, "2001:db8:2::2");
+
+	/* The link is back: another resync, the siblings live again. */
+	dpr_kmirror_mark_stale(m);
+	CHECK(dpr_kmirror_route(m, &both, NLM_F_MULTI, true, 0) == 0, "dump siblings");
+	CHECK(dpr_kmirror_route(m, &one, NLM_F_MULTI, true, 0) == 0, "dump lone route");
+	CHECK_EQ(dpr_kmirror_sweep_routes(m), 0);
+	dpr_kmirror_flush(m, record, NULL, false);
+	CHECK(s->held && s->sel.type == RTN_UNICAST && s->sel.n_paths == 2,
+	      "the siblings again (%s)", gw_of(s));
+	/* ip -6 route del P: the siblings go in one message, the blackhole stays. */
+	CHECK_GW(apply(m, both, 0, true), "blackhole");
+	dpr_kmirror_free(m);
+}
+
 /* One mirror, two tables (two VRFs): the same prefix in each is its own. */
 static void
 test_tables(void)
@@ -443,6 +510,7 @@ main(int argc, char **argv)
 	test_nexthop_objects();
 	test_ip6();
 	test_resync();
+	test_ip6_hidden();
 	test_tables();
 	return test_done("kmirror");
 }
