@@ -811,6 +811,15 @@ uint16_t dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbu
 			      uint16_t n);
 
 /**
+ * Send @p n packets of VLAN or QinQ interface @p pd (vlan_tci != 0) through
+ * its port's DPDK port, on queue @p queue: its tags put on, in the data or
+ * by the device (vlan.c). @return how many were sent; the rest are the
+ * caller's, untagged or not.
+ */
+uint16_t dpr_vif_tx_burst(const struct dpr_port_dp *pd, uint16_t queue, struct rte_mbuf **pkts,
+			  uint16_t n);
+
+/**
  * dpr_input_stages() (urpf_dp.h) out of line, for harnesses: every input
  * stage of dpr port *@p in as its in_stages say.
  */

@@ -246,15 +246,13 @@ dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 		if (b->n == 0)
 			return;
 	}
-	/* A VLAN interface's packets take its tag and leave through its
-	 * port's DPDK port, on this worker's queue there. */
-	if (unlikely(w->ports[p].vlan_outer != 0))
-		sent = dpr_qinq_tx_burst(w->ports[p].port_id, (uint16_t)w->index,
-					 w->ports[p].vlan_tci, w->ports[p].vlan_outer, b->pkts, b->n);
+	/* A VLAN interface's packets take its tag (a QinQ interface's, both:
+	 * its inner id is never 0 either) and leave through its port's DPDK
+	 * port, on this worker's queue there. A port: one test. */
+	if (likely(w->ports[p].vlan_tci == 0))
+		sent = rte_eth_tx_burst(w->ports[p].port_id, (uint16_t)w->index, b->pkts, b->n);
 	else
-		sent = dpr_vlan_tx_burst(w->ports[p].port_id, (uint16_t)w->index,
-					 w->ports[p].vlan_tci, w->ports[p].vlan_insert, b->pkts,
-					 b->n);
+		sent = dpr_vif_tx_burst(&w->ports[p], (uint16_t)w->index, b->pkts, b->n);
 	w->stats[p].tx += sent;
 	if (unlikely(sent < b->n)) {
 		uint16_t i;

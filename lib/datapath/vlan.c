@@ -3,6 +3,7 @@
 
 #include "datapath.h"
 #include "ip4_dp.h"
+#include "qinq_dp.h"
 #include "urpf_dp.h"
 #include "vlan_dp.h"
 
@@ -183,6 +184,14 @@ dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
 		memmove(pkts, pkts + run, n * sizeof(*pkts));
 	}
 	return dpr_vlan_demux_burst(w, *in, pkts, n);
+}
+
+uint16_t
+dpr_vif_tx_burst(const struct dpr_port_dp *pd, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
+{
+	if (pd->vlan_outer != 0)
+		return dpr_qinq_tx_burst(pd->port_id, queue, pd->vlan_tci, pd->vlan_outer, pkts, n);
+	return dpr_vlan_tx_burst(pd->port_id, queue, pd->vlan_tci, pd->vlan_insert, pkts, n);
 }
 
 uint16_t
