@@ -102,10 +102,6 @@ dpr_l2_control(const struct rte_mbuf *m, const struct rte_ether_addr *mac)
 	return false;
 }
 
-const uint8_t dpr_ip4_special_octet[256] = {
-	[0] = 1, [127] = 1, [224 ... 255] = 1,
-};
-
 /* ::/8 (unspecified, loopback, IPv4-mapped among others), fe00::/8
  * (link-local fe80::/10 among others) and ff00::/8 (multicast). */
 const uint8_t dpr_ip6_special_byte[256] = {
@@ -184,6 +180,12 @@ dpr_port_in_stages_sync(struct dpr_port_dp *ports, unsigned int n,
 		/* After the setting it stands for (the caller stored that
 		 * first): a worker that sees the bit finds the stage's data. */
 		__atomic_store_n(&ports[p].in_stages, s, __ATOMIC_RELEASE);
+		s = 0;
+		if (acl != NULL && __atomic_load_n(&acl->out[p], __ATOMIC_RELAXED) != NULL)
+			s |= DPR_OUT_ACL;
+		if (ports[p].vlan_tci != 0)
+			s |= DPR_OUT_TAG;
+		__atomic_store_n(&ports[p].out_stages, s, __ATOMIC_RELEASE);
 	}
 }
 

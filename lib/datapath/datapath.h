@@ -150,6 +150,12 @@ struct dpr_port_dp {
 	 * byte a moment late runs a stage that is off, or skips one just
 	 * turned on, as it would have a burst earlier. */
 	uint8_t in_stages;
+	/** Which output stages a flush to here goes through (enum
+	 * dpr_out_stage bits; 0: none, one test a flush, dpr_tx_flush()):
+	 * the ACL bound out, the interface's tags (vlan_tci). Kept as
+	 * in_stages is; the tag bit is set before any worker can send here
+	 * and stays while the interface exists. */
+	uint8_t out_stages;
 };
 
 /** Bits of dpr_port_dp.in_stages. */
@@ -159,10 +165,17 @@ enum dpr_in_stage {
 	DPR_IN_URPF = 1 << 2, /**< uRPF on (urpf_dp.h) */
 };
 
+/** Bits of dpr_port_dp.out_stages. */
+enum dpr_out_stage {
+	DPR_OUT_ACL = 1 << 0, /**< an output ACL (lib/acl/acl_dp.h) */
+	DPR_OUT_TAG = 1 << 1, /**< a VLAN or QinQ interface: tags put on (vlan.c) */
+};
+
 /**
- * Set in_stages of the @p n interfaces at @p ports from their settings
- * and the input ACLs bound in @p acl (NULL: none). The control thread's,
- * at start and after any change of a VLAN map, uRPF or an ACL binding.
+ * Set in_stages and out_stages of the @p n interfaces at @p ports from
+ * their settings and the ACLs bound in @p acl (NULL: none). The control
+ * thread's, at start, for a new interface before workers reach it, and
+ * after any change of a VLAN map, uRPF or an ACL binding.
  */
 void dpr_port_in_stages_sync(struct dpr_port_dp *ports, unsigned int n,
 			     const struct dpr_acl_binds *acl);
@@ -438,9 +451,6 @@ dpr_burst_all(unsigned int n)
 {
 	return (uint32_t)((UINT64_C(1) << n) - 1);
 }
-
-/** 1 for first octets never forwarded as such: 0, 127, 224-255. */
-extern const uint8_t dpr_ip4_special_octet[256];
 
 /** Fill in the fields the fast path derives from ports (after w->ports). */
 void dpr_worker_prepare(struct dpr_worker *w);

@@ -229,30 +229,42 @@ dpr_ip4_ttl_dec(struct rte_ipv4_hdr *ip)
 	ip->hdr_checksum = (uint16_t)(sum + ((sum + 1) >> 16));
 }
 
+/**
+ * The output stages of dpr port @p p (out_stages set) over its TX buffer
+ * @p b: its output ACL, then its tags as it sends. Out of line: a port
+ * with neither pays one test a flush (dpr_tx_flush()).
+ * @return how many of b->n (which the ACL may have lowered) were sent.
+ */
+static __rte_noinline uint16_t
+dpr_tx_stages(struct dpr_worker *w, uint16_t p, struct dpr_txbuf *b)
+{
+	const struct dpr_acl_dp *acl = __atomic_load_n(&w->acl->out[p], __ATOMIC_ACQUIRE);
+
+	if (acl != NULL) {
+		b->n = dpr_acl_out_burst(w, acl, p, b->pkts, b->n);
+		if (b->n == 0)
+			return 0;
+	}
+	/* A VLAN interface's packets take its tag (a QinQ interface's, both)
+	 * and leave through its port's DPDK port, on this worker's queue. */
+	if (w->ports[p].vlan_tci != 0)
+		return dpr_vif_tx_burst(&w->ports[p], (uint16_t)w->index, b->pkts, b->n);
+	return rte_eth_tx_burst(w->ports[p].port_id, (uint16_t)w->index, b->pkts, b->n);
+}
+
 /** Send what is buffered for dpr port @p p; unsent packets are counted drops. */
 static __rte_always_inline void
 dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 {
 	struct dpr_txbuf *b = &w->tx[p];
-	const struct dpr_acl_dp *acl;
 	uint16_t sent;
 
 	if (b->n == 0)
 		return;
-	/* One test a flush when no output ACL is bound. */
-	acl = __atomic_load_n(&w->acl->out[p], __ATOMIC_ACQUIRE);
-	if (unlikely(acl != NULL)) {
-		b->n = dpr_acl_out_burst(w, acl, p, b->pkts, b->n);
-		if (b->n == 0)
-			return;
-	}
-	/* A VLAN interface's packets take its tag (a QinQ interface's, both:
-	 * its inner id is never 0 either) and leave through its port's DPDK
-	 * port, on this worker's queue there. A port: one test. */
-	if (likely(w->ports[p].vlan_tci == 0))
+	if (likely(__atomic_load_n(&w->ports[p].out_stages, __ATOMIC_RELAXED) == 0))
 		sent = rte_eth_tx_burst(w->ports[p].port_id, (uint16_t)w->index, b->pkts, b->n);
 	else
-		sent = dpr_vif_tx_burst(&w->ports[p], (uint16_t)w->index, b->pkts, b->n);
+		sent = dpr_tx_stages(w, p, b);
 	w->stats[p].tx += sent;
 	if (unlikely(sent < b->n)) {
 		uint16_t i;
@@ -405,7 +417,7 @@ struct dpr_ip4_fast {
 	uint32_t max_span;       /**< w->fast_max_len less a bare header */
 	const uint32_t *tbl24;   /**< the FIB's first level, to prefetch from */
 	uint32_t t24_shift;      /**< from a /24 index to tbl24's (dpr_fib4_first_level()) */
-	const uint8_t *src_bcast; /**< the FIB's source marks (struct dpr_fib4) */
+	const uint8_t *marks;    /**< the FIB's screen marks (struct dpr_fib4) */
 	uint32_t slow;           /**< as struct dpr_ip4_pending's */
 	uint32_t gone;
 };
@@ -505,9 +517,9 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pend
 	 * shift of daddr); and the source's last octet, when it ends some
 	 * connected subnet's broadcast address (the reference looks the
 	 * source up). */
-	if (unlikely(dpr_ip4_special_octet[((const uint8_t *)&ip->src_addr)[0]] |
-		     dpr_ip4_special_octet[((const uint8_t *)&ip->dst_addr)[0]] |
-		     f->src_bcast[((const uint8_t *)&ip->src_addr)[3]]))
+	if (unlikely(f->marks[DPR_FIB4_MARK_FIRST + ((const uint8_t *)&ip->src_addr)[0]] |
+		     f->marks[DPR_FIB4_MARK_FIRST + ((const uint8_t *)&ip->dst_addr)[0]] |
+		     f->marks[DPR_FIB4_MARK_SRC_BCAST + ((const uint8_t *)&ip->src_addr)[3]]))
 		goto slow;
 	if (hw_cksum) {
 		/* One bit test each: BAD and NONE (both have the BAD bit)
@@ -563,7 +575,7 @@ dpr_ip4_fast_init(const struct dpr_worker *w, const struct dpr_burst *b)
 	struct dpr_ip4_fast f = {
 		.head = w->head[b->in], .head_mask = w->head_mask,
 		.max_span = w->fast_max_len - (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)),
-		.src_bcast = b->fib4->src_bcast, .slow = 0, .gone = 0,
+		.marks = b->fib4->marks, .slow = 0, .gone = 0,
 	};
 
 	f.tbl24 = dpr_fib4_first_level(b->fib4, &f.t24_shift);

@@ -277,7 +277,11 @@ covering_entry(const struct dpr_fib4 *fib, uint32_t ip, uint8_t depth)
 	return 0;
 }
 
-/* Keep src_bcast in step with the /32 routes to DPR_NH_BCAST: @p was and
+const uint8_t dpr_ip4_special_octet[256] = {
+	[0] = 1, [127] = 1, [224 ... 255] = 1,
+};
+
+/* Keep the source broadcast marks in step with the /32 routes to DPR_NH_BCAST: @p was and
  * @p now say whether the route at @p ip pointed there before and after. */
 static void
 bcast_mark(struct dpr_fib4 *fib, uint32_t ip, bool was, bool now)
@@ -287,7 +291,8 @@ bcast_mark(struct dpr_fib4 *fib, uint32_t ip, bool was, bool now)
 	if (was == now)
 		return;
 	fib->bcast_routes[o] += now ? 1 : (uint32_t)-1;
-	__atomic_store_n(&fib->src_bcast[o], fib->bcast_routes[o] != 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fib->marks[DPR_FIB4_MARK_SRC_BCAST + o], fib->bcast_routes[o] != 0,
+			 __ATOMIC_RELAXED);
 }
 
 static int
@@ -456,6 +461,7 @@ create_poptrie(const struct dpr_fib4_conf *conf, struct rte_rcu_qsbr *qsbr)
 	fib->conf = *conf;
 	fib->qsbr = qsbr;
 	fib->gen = 1;
+	memcpy(&fib->marks[DPR_FIB4_MARK_FIRST], dpr_ip4_special_octet, 256);
 	fib->pt = dpr_pt_create(&(struct dpr_poptrie_conf){ .key_bits = 32,
 		.max_routes = conf->max_routes, .socket = conf->socket, .name = "IPv4" }, qsbr);
 	if (fib->pt == NULL)
@@ -491,6 +497,7 @@ dpr_fib4_create(const struct dpr_fib4_conf *conf, struct rte_rcu_qsbr *qsbr)
 	fib->conf = *conf;
 	fib->qsbr = qsbr;
 	fib->gen = 1;
+	memcpy(&fib->marks[DPR_FIB4_MARK_FIRST], dpr_ip4_special_octet, 256);
 	fib->tbl24 = rte_zmalloc_socket("dpr_fib4_tbl24",
 					DPR_FIB4_TBL24_SIZE * sizeof(*fib->tbl24),
 					RTE_CACHE_LINE_SIZE, socket);

@@ -68,6 +68,13 @@ struct dpr_fib4_route {
 	uint32_t nh;
 };
 
+/** 1 for first octets never forwarded as such: 0, 127, 224-255. */
+extern const uint8_t dpr_ip4_special_octet[256];
+
+/** Offsets in struct dpr_fib4's marks. */
+#define DPR_FIB4_MARK_FIRST 0
+#define DPR_FIB4_MARK_SRC_BCAST 256
+
 /**
  * The FIB. Workers read tbl24 and tbl8 only (the pointers never change) with
  * dpr_fib4_lookup() and dpr_fib4_lookup_bulk(); everything else belongs to
@@ -78,14 +85,18 @@ struct dpr_fib4 {
 	uint32_t *tbl8;             /**< tbl8_groups x 256 entries */
 	struct dpr_poptrie *pt;     /**< Poptrie's table; NULL with DIR-24-8 */
 	/*
-	 * 1 for each last octet that some /32 route to DPR_NH_BCAST (a
-	 * connected subnet's broadcast address) ends in: the worker's screen
-	 * sends a source ending in one of them to the reference path, which
-	 * looks the source up (RFC 1812 5.3.7). Written with byte stores as
-	 * those routes come and go; a worker seeing a mark late only forwards
-	 * as before the route existed.
+	 * The worker's screen marks, one base for both (a register fewer in
+	 * its loop; dpr_ip4_screen()):
+	 * [DPR_FIB4_MARK_FIRST + o]: 1 for first octets never forwarded as
+	 * such (dpr_ip4_special_octet, a copy made at creation);
+	 * [DPR_FIB4_MARK_SRC_BCAST + o]: 1 for each last octet that some /32
+	 * route to DPR_NH_BCAST (a connected subnet's broadcast address) ends
+	 * in: the screen sends a source ending in one of them to the reference
+	 * path, which looks the source up (RFC 1812 5.3.7). Written with byte
+	 * stores as those routes come and go; a worker seeing a mark late only
+	 * forwards as before the route existed.
 	 */
-	uint8_t src_bcast[256];
+	uint8_t marks[512];
 
 	/* Control thread only, on its own cache lines. */
 	uint32_t n_routes __rte_cache_aligned;

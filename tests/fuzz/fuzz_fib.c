@@ -522,10 +522,16 @@ check(struct target *t, const struct op *ops, unsigned int n_ops, unsigned int p
 		for (i = 0; i < t->n; i++)
 			if (t->ref[i].depth == 32 && t->ref[i].nh == DPR_NH_BCAST)
 				marks[key_ip4(t->ref[i].key) & 0xff]++;
-		for (i = 0; i < 256; i++)
-			if (t->fib4->src_bcast[i] != (marks[i] != 0))
-				fail(t, "src_bcast[%u] %u, want %u", i, t->fib4->src_bcast[i],
-				     marks[i] != 0);
+		for (i = 0; i < 256; i++) {
+			const uint8_t *m = t->fib4->marks;
+
+			if (m[DPR_FIB4_MARK_SRC_BCAST + i] != (marks[i] != 0))
+				fail(t, "source broadcast mark %u: %u, want %u", i,
+				     m[DPR_FIB4_MARK_SRC_BCAST + i], marks[i] != 0);
+			if (m[DPR_FIB4_MARK_FIRST + i] != dpr_ip4_special_octet[i])
+				fail(t, "first octet mark %u: %u, want %u", i,
+				     m[DPR_FIB4_MARK_FIRST + i], dpr_ip4_special_octet[i]);
+		}
 	}
 	if (n_ops > 0)
 		check_list(t, page, ops[0].key, ops[0].depth);

@@ -16,6 +16,7 @@
 
 #include "config/config.h"
 #include "fib/fib.h"
+#include "kernel/kvrf.h"
 #include "neigh/neigh.h"
 #include "nexthop/nexthop.h"
 #include "route/route.h"
@@ -82,6 +83,7 @@ test_router_free(struct dpr_router *r)
 	unsigned int v;
 
 	dpr_neigh_free(r->neigh);
+	dpr_kvrf_close(r); /* vrf.add's kernel devices, tried */
 	for (v = 1; v < DPR_MAX_VRFS; v++)
 		dpr_vrf_close(r, v);
 	dpr_route_srcs_free(r->rib.srcs, r->nh);
