@@ -483,6 +483,18 @@ ip6_route(struct dpr_kmirror *m, struct km_prefix *p, const struct dpr_nl_route 
 
 	if (n == 0)
 		return -ENOMEM;
+	/* A next-hop object's change (`ip nexthop replace`) announces the
+	 * routes that use it again with NLM_F_REPLACE (the kernel's
+	 * fib6_rt_update()), as for IPv4: the record stays where it is, it
+	 * replaces no other route of its metric (a blackhole before it). */
+	if (!dump && (flags & NLM_F_REPLACE) && e[0]->nhid != 0 &&
+	    (at = ip6_find(p, e[0])) != NULL) {
+		route_unlink(m, at);
+		rc = route_link(m, p, at, e[0]);
+		if (rc < 0)
+			free(e[0]);
+		return rc;
+	}
 	if (!dump && (flags & NLM_F_REPLACE)) {
 		struct km_route **t = ip6_replaced(p, e[0]);
 

@@ -471,6 +471,41 @@ test_ip6_hidden(void)
 	dpr_kmirror_free(m);
 }
 
+/*
+ * `ip nexthop replace` announces the IPv6 routes by that object again with
+ * NLM_F_REPLACE (fib6_rt_update()): such a route keeps its place, behind
+ * a blackhole of its metric, and replaces nothing (found with seed 20004
+ * of kernel_mirror.sh's random sequence: the blackhole was replaced, and
+ * dpr forwarded where the kernel dropped).
+ */
+static void
+test_ip6_nexthop_update(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_route bh = rt("2001:db8:93::/64", 10, RTN_BLACKHOLE);
+	struct dpr_nl_route byobj = rt("2001:db8:93::/64", 10, RTN_UNICAST);
+	struct dpr_kmirror_counts c;
+	const struct seen *s;
+
+	n_seen = 0;
+	byobj.nhg_id = 4;
+	nh(&byobj, "2001:db8:2::2", 5, 0); /* as nexthop_compat_mode expands it */
+	apply(m, bh, APP, false);
+	s = apply(m, byobj, APP, false);
+	CHECK_GW(s, "blackhole");
+	/* ip nexthop replace id 4 via 2001:db8:2::3 dev ...: the route again */
+	byobj.nh[0] = hop("2001:db8:2::3", 5, 0);
+	s = apply(m, byobj, REP, false);
+	CHECK_GW(s, "blackhole");
+	dpr_kmirror_counts(m, &c);
+	CHECK_EQ(c.routes, 2);
+	/* ip -6 route del blackhole ...: the route by object is what is left */
+	s = apply(m, bh, 0, true);
+	CHECK(s->held && s->sel.type == RTN_UNICAST && s->sel.nhid == 4,
+	      "the route by object 4 (%s)", gw_of(s));
+	dpr_kmirror_free(m);
+}
+
 /* One mirror, two tables (two VRFs): the same prefix in each is its own. */
 static void
 test_tables(void)
@@ -511,6 +546,7 @@ main(int argc, char **argv)
 	test_ip6();
 	test_resync();
 	test_ip6_hidden();
+	test_ip6_nexthop_update();
 	test_tables();
 	return test_done("kmirror");
 }
