@@ -74,6 +74,7 @@ extern const uint8_t dpr_ip4_special_octet[256];
 /** Offsets in struct dpr_fib4's marks. */
 #define DPR_FIB4_MARK_FIRST 0
 #define DPR_FIB4_MARK_SRC_BCAST 256
+#define DPR_FIB4_MARKS 512
 
 /**
  * The FIB. Workers read tbl24 and tbl8 only (the pointers never change) with
@@ -96,7 +97,7 @@ struct dpr_fib4 {
 	 * stores as those routes come and go; a worker seeing a mark late only
 	 * forwards as before the route existed.
 	 */
-	uint8_t marks[512];
+	uint8_t marks[DPR_FIB4_MARKS];
 
 	/* Control thread only, on its own cache lines. */
 	uint32_t n_routes __rte_cache_aligned;

@@ -261,6 +261,22 @@ route_unlink(struct dpr_kmirror *m, struct km_route **at)
 	free(e);
 }
 
+/*
+ * Put @p e in the place of the record at *@p at (the same route announced
+ * again). Linked before the old one goes, so that a next-hop object they
+ * share is held throughout: nothing to allocate, and on -ENOMEM (a new
+ * object's record) the mirror is as it was.
+ */
+static int
+route_relink(struct dpr_kmirror *m, struct km_prefix *p, struct km_route **at, struct km_route *e)
+{
+	int rc = route_link(m, p, at, e);
+
+	if (rc == 0)
+		route_unlink(m, &e->next);
+	return rc;
+}
+
 static bool
 path_equal(const struct dpr_nl_nh *a, const struct dpr_nl_nh *b)
 {
@@ -355,10 +371,8 @@ ip4_route(struct dpr_kmirror *m, struct km_prefix *p, struct km_route *e, uint16
 	 * routes that use it again with NLM_F_REPLACE (the kernel's
 	 * fib_info_notify_update()): the record stays where it is, it
 	 * replaces no other route of its metric. */
-	if ((flags & NLM_F_REPLACE) && e->nhid != 0 && (old = route_find(p, e)) != NULL) {
-		route_unlink(m, old);
-		return route_link(m, p, old, e);
-	}
+	if ((flags & NLM_F_REPLACE) && e->nhid != 0 && (old = route_find(p, e)) != NULL)
+		return route_relink(m, p, old, e);
 	if (flags & NLM_F_REPLACE) {
 		/* `ip route replace`: the first route of the TOS and metric. */
 		at = ip4_pos(p, e->tos, e->priority, false);
@@ -370,8 +384,7 @@ ip4_route(struct dpr_kmirror *m, struct km_prefix *p, struct km_route *e, uint16
 	if (old != NULL) {
 		/* Announced again (a next-hop object's change): the kernel's
 		 * record stays where it is. */
-		route_unlink(m, old);
-		return route_link(m, p, old, e);
+		return route_relink(m, p, old, e);
 	}
 	/* NLM_F_APPEND: `ip route append`, after the last of its TOS and
 	 * metric; otherwise before the first (`ip route add`, `prepend`). */
@@ -489,8 +502,7 @@ ip6_route(struct dpr_kmirror *m, struct km_prefix *p, const struct dpr_nl_route 
 	 * replaces no other route of its metric (a blackhole before it). */
 	if (!dump && (flags & NLM_F_REPLACE) && e[0]->nhid != 0 &&
 	    (at = ip6_find(p, e[0])) != NULL) {
-		route_unlink(m, at);
-		rc = route_link(m, p, at, e[0]);
+		rc = route_relink(m, p, at, e[0]);
 		if (rc < 0)
 			free(e[0]);
 		return rc;
@@ -745,7 +757,8 @@ dpr_kmirror_sweep_nexthops(struct dpr_kmirror *m)
 }
 
 /*
- * Where the kernel's dump may have hidden stale IPv6 route @p e: the first
+ * Where the kernel's dump may have hidden stale route @p e of IPv6 prefix
+ * @p p: the first
  * of the ECMP siblings (two or more) of its metric that the dump listed;
  * NULL when the dump could not have hidden it.
  *
@@ -763,7 +776,7 @@ ip6_hidden_behind(struct km_prefix *p, const struct km_route *e, uint32_t gen)
 	struct km_route **at, **first = NULL;
 	unsigned int n = 0;
 
-	if (p->pf.addr.af != DPR_AF_IP6 || ip6_ecmp(e))
+	if (ip6_ecmp(e))
 		return NULL;
 	for (at = &p->routes; *at != NULL; at = &(*at)->next) {
 		if ((*at)->gen != gen || (*at)->priority != e->priority || !ip6_ecmp(*at))
@@ -786,6 +799,8 @@ ip6_keep_hidden(struct dpr_kmirror *m, struct km_prefix *p)
 	struct km_route *kept = NULL, **tail = &kept, **at, **first, *e;
 	unsigned int n = 0;
 
+	if (p->pf.addr.af != DPR_AF_IP6)
+		return 0;
 	for (at = &p->routes; *at != NULL;) {
 		e = *at;
 		if (e->gen == m->gen || ip6_hidden_behind(p, e, m->gen) == NULL) {

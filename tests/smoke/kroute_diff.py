@@ -177,14 +177,18 @@ def kernel_ip6(routes):
                 best = r
         if best is None:
             continue
-        t = best.get("type", "unicast")
-        if t != "unicast":
-            v = (REJECT[t],) if t in REJECT else None
-        else:
-            v = unicast([p for p in paths_of(best) if not p[3]])
+        v = route_value(best)
         if v is not None:
             out[pf] = v
     return out
+
+
+def route_value(r):
+    """What one IPv6 route (`ip -j`) forwards with: its kind, or its live paths."""
+    t = r.get("type", "unicast")
+    if t != "unicast":
+        return (REJECT[t],) if t in REJECT else None
+    return unicast([p for p in paths_of(r) if not p[3]])
 
 
 # What `ip -6 route get` says for a reject route (ip6_rt_type_to_error()).
@@ -208,10 +212,7 @@ def kernel_lookup6(netns, pf, model):
     r = json.loads(p.stdout)[0]
     if norm_prefix(r["dst"], True) != pf:
         return model
-    t = r.get("type", "unicast")
-    if t != "unicast":
-        return (REJECT[t],) if t in REJECT else None
-    return unicast([q for q in paths_of(r) if not q[3]])
+    return route_value(r)
 
 
 def kernel_routes(netns, table):
