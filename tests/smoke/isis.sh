@@ -20,13 +20,17 @@ routed_peer "\"fpm\": {\"listen\": \"127.0.0.1:$FPM_PORT\"}"
 start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100
 
 # isis_conf DIR NAME NET INTERFACE [ROUTER-LINE...]: DIR/isisd.conf, level
-# 2 only, hellos every second (an adjacency in seconds, not tens of them)
+# 2 only, hellos every second (an adjacency in seconds, not tens of them),
+# LSPs regenerated a second after a change, set before `net` starts the
+# first one (FRR's default is 30 s: the LSP that lists the new adjacency,
+# without which SPF uses no route of the peer's, came 30 s after it)
 isis_conf() {
 	local dir=$1 name=$2 net=$3 ifc=$4
 	shift 4
 	printf '%s\n' "hostname $name" "log file $dir/isisd.log" \
 		"interface $ifc" " ip router isis 1" " isis hello-interval 1" \
-		"router isis 1" " net $net" " is-type level-2-only" "$@" > "$dir/isisd.conf"
+		"router isis 1" " lsp-gen-interval 1" " net $net" " is-type level-2-only" \
+		"$@" > "$dir/isisd.conf"
 }
 isis_conf "$FRR" "dpr-$TAG" 49.0001.0000.0000.0001.00 dpr-p1
 frr_start

@@ -96,7 +96,8 @@ reap() {
 # so that a TIMEOUT in CI names the command that hung.
 watchdog() {
 	local me=$BASHPID
-	sleep "${SMOKE_WATCHDOG:-240}"
+	# cleanup() kills the sleep first: the test is over, nothing to say.
+	sleep "${SMOKE_WATCHDOG:-240}" || exit 0
 	echo "# --- $T still running after ${SMOKE_WATCHDOG:-240} s; its processes: ---"
 	ps -eo pid=,ppid=,etimes=,args= | awk -v top="$TEST_PID" -v self="$me" '
 		{ parent[$1] = $2; line[$1] = $0; order[NR] = $1 }
