@@ -98,12 +98,20 @@ for i in range(10000 - len(rules)):
 json.dump({"default": "permit", "rules": rules}, open(sys.argv[1], "w"))
 PY
 recv_start "$H2" 6000 r6000
+fwd() { ctl --json stats > "$WORK/live.json" && counter 'port("p0")["forwarded"]' "$WORK/live.json"; }
+fwd0=$(fwd)
 bg_in "$H1" "$WORK/send.log" python3 "$TRAFFIC" udp-send 10.0.2.2 6000 2000 --gap 0.001
+SENDER=${BG_PIDS[-1]}
+# The replacements must come while the packets flow, not before the
+# sender's first (python starts slowly on a loaded machine).
+check "the traffic flows before the list is replaced" wait_for 10 eval '[ "$(fwd)" -gt "$fwd0" ]'
 for i in 1 2; do
 	check "acl set edge-in: 10,000 rules (replacement $i, under traffic)" \
 		ctl acl set edge-in "$WORK/big.json"
 done
-wait_for 20 bash -c "! pgrep -f 'udp-send 10.0.2.2 6000' >/dev/null"
+# (Not `pgrep -f`: it matched the waiting shell's own command line and
+# waited out the 20 s every time.)
+reap 20 "$SENDER"
 got=$(recv_stop r6000)
 check "nothing permitted was lost while the list was replaced (2000 sent, got ${got%% *})" \
 	test "${got%% *}" = 2000
