@@ -596,7 +596,7 @@ diff_gw(unsigned int k, unsigned int g, char *gw, size_t len)
 }
 
 static void
-test_differential(void)
+test_differential(unsigned int seed)
 {
 	unsigned int gw_a[DIFF_PF] = { 0 }, gw_b[DIFF_PF] = { 0 }; /* 0: none, else g + 1 */
 	bool addr[DIFF_PF] = { false };
@@ -606,7 +606,7 @@ test_differential(void)
 	char dst[64], ga[64], gb[64], req[512], why[512];
 	uint8_t plen;
 
-	srandom(50);
+	srandom(seed);
 	for (step = 0; step < 120; step++) {
 		unsigned int n = 1 + (unsigned int)random() % 5, i;
 
@@ -669,10 +669,11 @@ test_differential(void)
 				want = nh_of(ga, 0);
 			}
 			if (got != want && wrong++ < 5)
-				CHECK(false, "step %u: %s: FIB next hop %ld, want %ld", step, pfx, got, want);
+				CHECK(false, "seed %u step %u: %s: FIB next hop %ld, want %ld", seed,
+				      step, pfx, got, want);
 		}
 		if (dpr_router_check(&R, why, sizeof(why)) < 0 && wrong++ < 5)
-			CHECK(false, "step %u: %s", step, why);
+			CHECK(false, "seed %u step %u: %s", seed, step, why);
 	}
 	CHECK_EQ(wrong, 0);
 	/* Clean up: zebra's routes and the addresses go. */
@@ -860,8 +861,20 @@ main(int argc, char **argv)
 	RIB_OK();
 	test_interface_route();
 	RIB_OK();
-	test_differential();
+	test_differential(50);
 	RIB_OK();
+	/* DPR_TEST_SEEDS=FIRST-LAST: the differential with those seeds too
+	 * (a search for sequences seed 50 misses). */
+	if (getenv("DPR_TEST_SEEDS") != NULL) {
+		unsigned int seed, first, last;
+
+		CHECK(sscanf(getenv("DPR_TEST_SEEDS"), "%u-%u", &first, &last) == 2,
+		      "DPR_TEST_SEEDS: FIRST-LAST");
+		for (seed = first; seed <= last; seed++) {
+			test_differential(seed);
+			RIB_OK();
+		}
+	}
 	test_vrf();
 	RIB_OK();
 	test_stale();

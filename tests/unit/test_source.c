@@ -513,7 +513,16 @@ rib_close(void)
 int
 main(int argc, char **argv)
 {
+	/* DPR_TEST_SEEDS=FIRST-LAST: test_random() with those seeds too, in
+	 * both FIBs (a search for sequences the fixed seeds miss). */
+	const char *seeds = getenv("DPR_TEST_SEEDS");
+	unsigned int seed, seed_first = 1, seed_last = 0;
+
 	(void)argc;
+	if (seeds != NULL && sscanf(seeds, "%u-%u", &seed_first, &seed_last) != 2) {
+		fprintf(stderr, "DPR_TEST_SEEDS: FIRST-LAST, not \"%s\"\n", seeds);
+		return 1;
+	}
 	if (test_eal_init(argv[0]) < 0)
 		return 1;
 	if (rib_open(1024, 1024, 64) == 0) {
@@ -528,6 +537,8 @@ main(int argc, char **argv)
 		test_stale_sweep();
 		RIB_OK();
 		test_random(12345);
+		for (seed = seed_first; seed <= seed_last; seed++)
+			test_random(seed);
 	}
 	rib_close();
 	/* A FIB of a few routes: refusals all the time. */
@@ -535,6 +546,8 @@ main(int argc, char **argv)
 		test_full_fib();
 		test_random(1);
 		test_random(2);
+		for (seed = seed_first; seed <= seed_last; seed++)
+			test_random(seed);
 	}
 	rib_close();
 	if (rib_open(16, 8, 2) == 0)
