@@ -47,7 +47,7 @@ build() { # build DIR MESON-OPTIONS...
 
 # run_suites DIR LABEL: meson test per suite; every test counts once
 run_suites() {
-	local dir=$1 label=$2 s result name skip=
+	local dir=$1 label=$2 s result name skip= start
 	# The full-table smoke tests (suite "table") and the long table
 	# churns and saves (suite "long") run in the release build only: a
 	# minute or more each under the sanitizers, for checks of tables the
@@ -55,9 +55,12 @@ run_suites() {
 	[ "$label" = asan ] && skip="--no-suite table --no-suite long"
 	for s in $SUITES; do
 		rm -f "$dir/meson-logs/testlog.json"
+		start=$SECONDS
 		# shellcheck disable=SC2086
 		meson test -C "$dir" --suite "$s" $skip --print-errorlogs --num-processes 2 \
 			> "$LOG/$label-$s.txt" 2>&1
+		# The suite's wall-clock time (the whole run has a 15-minute budget).
+		echo "# $label/$s: $((SECONDS - start)) s"
 		if [ ! -s "$dir/meson-logs/testlog.json" ]; then
 			failed=$((failed + 1))
 			failures+=("$label/$s: no tests ran")
@@ -154,7 +157,9 @@ fi
 if [ "$FUZZ_SECONDS" -gt 0 ]; then
 	[ -n "${BG:-}" ] && wait "$BG" 2>/dev/null
 	# One result per harness: "fuzz: NAME: ... no crash" or "... CRASH ...".
+	start=$SECONDS
 	scripts/fuzz.sh "$FUZZ_SECONDS" > "$LOG/fuzz.txt" 2>&1
+	echo "# fuzz: $((SECONDS - start)) s"
 	found=0
 	while read -r _ name rest; do
 		name=${name%:}
@@ -173,5 +178,6 @@ if [ "$FUZZ_SECONDS" -gt 0 ]; then
 fi
 
 for f in "${failures[@]}"; do echo "failed: $f (logs: $LOG)"; done
+echo "# total: $SECONDS s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
