@@ -63,6 +63,13 @@ struct dpr_kmirror {
 	struct km_route *dump_prev;   /* the last dump message's route */
 	uint32_t gen;
 	struct dpr_kmirror_counts n;
+	/* The message being applied (dpr_kmirror_origin()), and the last
+	 * next-hop object announced: the routes that use it, and the groups
+	 * holding it, come again with its origin after an `ip nexthop
+	 * replace` (ip6_reannounced()). */
+	uint32_t seq, pid;
+	uint32_t nh_seq, nh_pid, nh_id;
+	bool nh_valid;
 };
 
 static uint32_t
@@ -486,6 +493,32 @@ ip6_replaced(struct km_prefix *p, const struct km_route *e)
 	return first;
 }
 
+/*
+ * Whether an IPv6 route by object @p nhid, announced with NLM_F_REPLACE, is
+ * the kernel announcing it again after `ip nexthop replace` (its
+ * fib6_rt_update(), for the object and each group holding it) rather than
+ * an `ip -6 route replace`, which takes the place of the first route of
+ * its metric that is as ECMP-able, even where an identical route by the
+ * same object already is. Both come with NLM_F_REPLACE; only the first
+ * follows the object's RTM_NEWNEXTHOP within the same request.
+ */
+static bool
+ip6_reannounced(const struct dpr_kmirror *m, uint32_t nhid)
+{
+	const struct km_nh *o;
+	unsigned int i;
+
+	if (!m->nh_valid || m->seq != m->nh_seq || m->pid != m->nh_pid)
+		return false;
+	if (nhid == m->nh_id)
+		return true;
+	o = nh_find(m, nhid);
+	for (i = 0; o != NULL && o->group && i < o->n_grp; i++)
+		if (o->grp[i].id == m->nh_id)
+			return true;
+	return false;
+}
+
 static int
 ip6_route(struct dpr_kmirror *m, struct km_prefix *p, const struct dpr_nl_route *r,
 	  uint16_t flags, bool dump, uint8_t bad)
@@ -499,9 +532,11 @@ ip6_route(struct dpr_kmirror *m, struct km_prefix *p, const struct dpr_nl_route 
 	/* A next-hop object's change (`ip nexthop replace`) announces the
 	 * routes that use it again with NLM_F_REPLACE (the kernel's
 	 * fib6_rt_update()), as for IPv4: the record stays where it is, it
-	 * replaces no other route of its metric (a blackhole before it). */
+	 * replaces no other route of its metric (a blackhole before it).
+	 * Not so `ip -6 route replace ... nhid N`, below, even when a route
+	 * by N is there already (the kernel then holds two). */
 	if (!dump && (flags & NLM_F_REPLACE) && e[0]->nhid != 0 &&
-	    (at = ip6_find(p, e[0])) != NULL) {
+	    ip6_reannounced(m, e[0]->nhid) && (at = ip6_find(p, e[0])) != NULL) {
 		rc = route_relink(m, p, at, e[0]);
 		if (rc < 0)
 			free(e[0]);
@@ -701,11 +736,22 @@ nh_remove(struct dpr_kmirror *m, struct km_nh *o)
 		nh_remove(m, g);
 }
 
+void
+dpr_kmirror_origin(struct dpr_kmirror *m, uint32_t seq, uint32_t pid)
+{
+	m->seq = seq;
+	m->pid = pid;
+}
+
 int
 dpr_kmirror_nexthop(struct dpr_kmirror *m, const struct dpr_nl_nexthop *nh)
 {
 	struct km_nh *o;
 
+	m->nh_valid = !nh->del;
+	m->nh_seq = m->seq;
+	m->nh_pid = m->pid;
+	m->nh_id = nh->id;
 	if (nh->del) {
 		o = nh_find(m, nh->id);
 		if (o != NULL)

@@ -72,6 +72,15 @@ struct dpr_kmirror *dpr_kmirror_create(void);
 void dpr_kmirror_free(struct dpr_kmirror *m);
 
 /**
+ * Where the next message given to dpr_kmirror_route() or
+ * dpr_kmirror_nexthop() came from: its header's nlmsg_seq and nlmsg_pid.
+ * The kernel copies the requester's into its notifications, so the routes
+ * an `ip nexthop replace` announces again carry the seq and port id of the
+ * RTM_NEWNEXTHOP before them, and a later request does not.
+ */
+void dpr_kmirror_origin(struct dpr_kmirror *m, uint32_t seq, uint32_t pid);
+
+/**
  * Apply one route message of a mirrored table (r->table): @p r as decoded, with
  * @p nlmsg_flags (NLM_F_REPLACE, NLM_F_APPEND, NLM_F_CREATE, NLM_F_EXCL
  * say where the kernel put an IPv4 route among those of its prefix, TOS

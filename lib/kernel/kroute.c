@@ -337,6 +337,7 @@ route_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh, bool dump)
 		}
 	}
 mirror:
+	dpr_kmirror_origin(k->mirror, nlh->nlmsg_seq, nlh->nlmsg_pid);
 	if (dpr_kmirror_route(k->mirror, &nl, nlh->nlmsg_flags, dump, bad) < 0)
 		mirror_error(k);
 }
@@ -362,6 +363,7 @@ nexthop_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
 		return;
 	}
 	k->st.nexthop_events++;
+	dpr_kmirror_origin(k->mirror, nlh->nlmsg_seq, nlh->nlmsg_pid);
 	if (dpr_kmirror_nexthop(k->mirror, &nh) < 0)
 		mirror_error(k);
 }

@@ -472,11 +472,17 @@ test_ip6_hidden(void)
 }
 
 /*
- * `ip nexthop replace` announces the IPv6 routes by that object again with
- * NLM_F_REPLACE (fib6_rt_update()): such a route keeps its place, behind
- * a blackhole of its metric, and replaces nothing (found with seed 20004
- * of kernel_mirror.sh's random sequence: the blackhole was replaced, and
- * dpr forwarded where the kernel dropped).
+ * `ip nexthop replace` announces the IPv6 routes by that object (and by
+ * the groups holding it) again with NLM_F_REPLACE (fib6_rt_update()),
+ * with the request's seq and port id, after the object's RTM_NEWNEXTHOP:
+ * such a route keeps its place, behind a blackhole of its metric, and
+ * replaces nothing (found with seed 20004 of kernel_mirror.sh's random
+ * sequence: the blackhole was replaced, and dpr forwarded where the kernel
+ * dropped). An `ip -6 route replace ... nhid 4`, a request of its own,
+ * comes with the same flags and does replace the blackhole, though a
+ * route by 4 is there already: the kernel then holds two (seeds 50094,
+ * 50096 and 50137: dpr kept the blackhole and dropped what the kernel
+ * forwarded).
  */
 static void
 test_ip6_nexthop_update(void)
@@ -484,25 +490,55 @@ test_ip6_nexthop_update(void)
 	struct dpr_kmirror *m = dpr_kmirror_create();
 	struct dpr_nl_route bh = rt("2001:db8:93::/64", 10, RTN_BLACKHOLE);
 	struct dpr_nl_route byobj = rt("2001:db8:93::/64", 10, RTN_UNICAST);
+	struct dpr_nl_route bygrp = rt("2001:db8:93::/64", 10, RTN_UNICAST);
+	struct dpr_nl_nexthop n4 = nho(4, "2001:db8:2::2", 5);
+	struct dpr_nl_nexthop g6 = { .id = 6, .n_grp = 1, .grp = { { 4, 1 } } };
 	struct dpr_kmirror_counts c;
 	const struct seen *s;
 
 	n_seen = 0;
+	n4.af = DPR_AF_IP6;
+	dpr_kmirror_origin(m, 1, 100);
+	CHECK(dpr_kmirror_nexthop(m, &n4) == 0, "nh 4");
+	dpr_kmirror_origin(m, 2, 100);
+	CHECK(dpr_kmirror_nexthop(m, &g6) == 0, "group 6");
 	byobj.nhg_id = 4;
 	nh(&byobj, "2001:db8:2::2", 5, 0); /* as nexthop_compat_mode expands it */
+	bygrp.nhg_id = 6;
+	nh(&bygrp, "2001:db8:2::2", 5, 0);
+	dpr_kmirror_origin(m, 3, 100);
 	apply(m, bh, APP, false);
+	dpr_kmirror_origin(m, 4, 100);
 	s = apply(m, byobj, APP, false);
+	dpr_kmirror_origin(m, 5, 100);
+	s = apply(m, bygrp, APP, false);
 	CHECK_GW(s, "blackhole");
-	/* ip nexthop replace id 4 via 2001:db8:2::3 dev ...: the route again */
+	/* ip nexthop replace id 4 via 2001:db8:2::3 dev ... (request 6):
+	 * the object, then its route and its group's route again. */
+	n4.nh = hop("2001:db8:2::3", 5, 0);
+	dpr_kmirror_origin(m, 6, 100);
+	CHECK(dpr_kmirror_nexthop(m, &n4) == 0, "replace 4");
 	byobj.nh[0] = hop("2001:db8:2::3", 5, 0);
+	bygrp.nh[0] = byobj.nh[0];
 	s = apply(m, byobj, REP, false);
 	CHECK_GW(s, "blackhole");
+	s = apply(m, bygrp, REP, false);
+	CHECK_GW(s, "blackhole");
 	dpr_kmirror_counts(m, &c);
-	CHECK_EQ(c.routes, 2);
-	/* ip -6 route del blackhole ...: the route by object is what is left */
-	s = apply(m, bh, 0, true);
+	CHECK_EQ(c.routes, 3);
+	/* ip -6 route replace 2001:db8:93::/64 nhid 4 (request 7, another
+	 * process): the blackhole, first of the metric, is replaced. */
+	dpr_kmirror_origin(m, 7, 200);
+	s = apply(m, byobj, REP, false);
 	CHECK(s->held && s->sel.type == RTN_UNICAST && s->sel.nhid == 4,
-	      "the route by object 4 (%s)", gw_of(s));
+	      "the blackhole replaced by a route by object 4 (%s)", gw_of(s));
+	dpr_kmirror_counts(m, &c);
+	CHECK_EQ(c.routes, 3);
+	/* ip -6 route del ... nhid 4: the first of the two goes, the other
+	 * is still first of the metric. */
+	s = apply(m, byobj, 0, true);
+	CHECK(s->held && s->sel.type == RTN_UNICAST && s->sel.nhid == 4,
+	      "the other route by object 4 (%s)", gw_of(s));
 	dpr_kmirror_free(m);
 }
 
