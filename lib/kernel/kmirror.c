@@ -66,7 +66,7 @@ struct dpr_kmirror {
 	/* The message being applied (dpr_kmirror_origin()), and the last
 	 * next-hop object announced: the routes that use it, and the groups
 	 * holding it, come again with its origin after an `ip nexthop
-	 * replace` (ip6_reannounced()). */
+	 * replace` (reannounced()). */
 	uint32_t seq, pid;
 	uint32_t nh_seq, nh_pid, nh_id;
 	bool nh_valid;
@@ -369,6 +369,34 @@ ip4_pos(struct km_prefix *p, uint8_t tos, uint32_t prio, bool after)
 	return at;
 }
 
+/*
+ * Whether a route by object @p nhid, announced with NLM_F_REPLACE, is the
+ * kernel announcing it again after `ip nexthop replace` (for the object
+ * and each group holding it: fib_info_notify_update() for IPv4,
+ * fib6_rt_update() for IPv6) rather than an `ip route replace`, which takes
+ * the place of the first route of its metric (IPv6: that is as ECMP-able),
+ * even where a route by the same object is there already (IPv6; IPv4 when
+ * they differ in what the mirror does not compare: source, protocol,
+ * metrics). Both come with NLM_F_REPLACE; only the first follows the
+ * object's RTM_NEWNEXTHOP within the same request (dpr_kmirror_origin()).
+ */
+static bool
+reannounced(const struct dpr_kmirror *m, uint32_t nhid)
+{
+	const struct km_nh *o;
+	unsigned int i;
+
+	if (!m->nh_valid || m->seq != m->nh_seq || m->pid != m->nh_pid)
+		return false;
+	if (nhid == m->nh_id)
+		return true;
+	o = nh_find(m, nhid);
+	for (i = 0; o != NULL && o->group && i < o->n_grp; i++)
+		if (o->grp[i].id == m->nh_id)
+			return true;
+	return false;
+}
+
 static int
 ip4_route(struct dpr_kmirror *m, struct km_prefix *p, struct km_route *e, uint16_t flags)
 {
@@ -378,7 +406,8 @@ ip4_route(struct dpr_kmirror *m, struct km_prefix *p, struct km_route *e, uint16
 	 * routes that use it again with NLM_F_REPLACE (the kernel's
 	 * fib_info_notify_update()): the record stays where it is, it
 	 * replaces no other route of its metric. */
-	if ((flags & NLM_F_REPLACE) && e->nhid != 0 && (old = route_find(p, e)) != NULL)
+	if ((flags & NLM_F_REPLACE) && e->nhid != 0 && reannounced(m, e->nhid) &&
+	    (old = route_find(p, e)) != NULL)
 		return route_relink(m, p, old, e);
 	if (flags & NLM_F_REPLACE) {
 		/* `ip route replace`: the first route of the TOS and metric. */
@@ -493,32 +522,6 @@ ip6_replaced(struct km_prefix *p, const struct km_route *e)
 	return first;
 }
 
-/*
- * Whether an IPv6 route by object @p nhid, announced with NLM_F_REPLACE, is
- * the kernel announcing it again after `ip nexthop replace` (its
- * fib6_rt_update(), for the object and each group holding it) rather than
- * an `ip -6 route replace`, which takes the place of the first route of
- * its metric that is as ECMP-able, even where an identical route by the
- * same object already is. Both come with NLM_F_REPLACE; only the first
- * follows the object's RTM_NEWNEXTHOP within the same request.
- */
-static bool
-ip6_reannounced(const struct dpr_kmirror *m, uint32_t nhid)
-{
-	const struct km_nh *o;
-	unsigned int i;
-
-	if (!m->nh_valid || m->seq != m->nh_seq || m->pid != m->nh_pid)
-		return false;
-	if (nhid == m->nh_id)
-		return true;
-	o = nh_find(m, nhid);
-	for (i = 0; o != NULL && o->group && i < o->n_grp; i++)
-		if (o->grp[i].id == m->nh_id)
-			return true;
-	return false;
-}
-
 static int
 ip6_route(struct dpr_kmirror *m, struct km_prefix *p, const struct dpr_nl_route *r,
 	  uint16_t flags, bool dump, uint8_t bad)
@@ -534,9 +537,9 @@ ip6_route(struct dpr_kmirror *m, struct km_prefix *p, const struct dpr_nl_route 
 	 * fib6_rt_update()), as for IPv4: the record stays where it is, it
 	 * replaces no other route of its metric (a blackhole before it).
 	 * Not so `ip -6 route replace ... nhid N`, below, even when a route
-	 * by N is there already (the kernel then holds two). */
+	 * by N is there already (the kernel then holds two: reannounced()). */
 	if (!dump && (flags & NLM_F_REPLACE) && e[0]->nhid != 0 &&
-	    ip6_reannounced(m, e[0]->nhid) && (at = ip6_find(p, e[0])) != NULL) {
+	    reannounced(m, e[0]->nhid) && (at = ip6_find(p, e[0])) != NULL) {
 		rc = route_relink(m, p, at, e[0]);
 		if (rc < 0)
 			free(e[0]);

@@ -542,6 +542,54 @@ test_ip6_nexthop_update(void)
 	dpr_kmirror_free(m);
 }
 
+/*
+ * IPv4 alike: `ip nexthop replace` announces the route by the object again
+ * (fib_info_notify_update()) and it keeps its place behind a blackhole of
+ * its metric; an `ip route replace ... nhid 4 proto static` (a request of
+ * its own) replaces the first route of the TOS and metric, the blackhole,
+ * though the mirror holds a route by 4 that differs only in what it does
+ * not compare (the protocol: the kernel has no duplicate to refuse).
+ */
+static void
+test_ip4_nexthop_update(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_route bh = rt("10.94.0.0/24", 10, RTN_BLACKHOLE);
+	struct dpr_nl_route byobj = rt("10.94.0.0/24", 10, RTN_UNICAST);
+	struct dpr_nl_nexthop n4 = nho(4, "10.0.2.2", 5);
+	struct dpr_kmirror_counts c;
+	const struct seen *s;
+
+	n_seen = 0;
+	dpr_kmirror_origin(m, 1, 100);
+	CHECK(dpr_kmirror_nexthop(m, &n4) == 0, "nh 4");
+	byobj.nhg_id = 4;
+	nh(&byobj, "10.0.2.2", 5, 0);
+	dpr_kmirror_origin(m, 2, 100);
+	apply(m, bh, APP, false);
+	dpr_kmirror_origin(m, 3, 100);
+	s = apply(m, byobj, APP, false);
+	CHECK_GW(s, "blackhole");
+	/* ip nexthop replace id 4 via 10.0.2.3 ... (request 4) */
+	n4.nh = hop("10.0.2.3", 5, 0);
+	dpr_kmirror_origin(m, 4, 100);
+	CHECK(dpr_kmirror_nexthop(m, &n4) == 0, "replace 4");
+	byobj.nh[0] = hop("10.0.2.3", 5, 0);
+	s = apply(m, byobj, REP, false);
+	CHECK_GW(s, "blackhole");
+	dpr_kmirror_counts(m, &c);
+	CHECK_EQ(c.routes, 2);
+	/* ip route replace 10.94.0.0/24 nhid 4 metric 10 proto static (request 5) */
+	byobj.protocol = RTPROT_STATIC;
+	dpr_kmirror_origin(m, 5, 200);
+	s = apply(m, byobj, REP, false);
+	CHECK(s->held && s->sel.type == RTN_UNICAST && s->sel.nhid == 4,
+	      "the blackhole replaced by a route by object 4 (%s)", gw_of(s));
+	dpr_kmirror_counts(m, &c);
+	CHECK_EQ(c.routes, 2);
+	dpr_kmirror_free(m);
+}
+
 /* One mirror, two tables (two VRFs): the same prefix in each is its own. */
 static void
 test_tables(void)
@@ -583,6 +631,7 @@ main(int argc, char **argv)
 	test_resync();
 	test_ip6_hidden();
 	test_ip6_nexthop_update();
+	test_ip4_nexthop_update();
 	test_tables();
 	return test_done("kmirror");
 }
