@@ -35,6 +35,25 @@ test_eal_init(const char *prog)
 	return rte_eal_init(RTE_DIM(args), args);
 }
 
+/*
+ * The extra seeds a random test runs, from DPR_TEST_SEEDS=FIRST-LAST (a
+ * search for sequences its fixed seeds miss): *@p first to *@p last, an
+ * empty range (1 to 0) when unset. A malformed value is a failed check.
+ */
+static inline void
+test_seeds(unsigned int *first, unsigned int *last)
+{
+	const char *v = getenv("DPR_TEST_SEEDS");
+
+	*first = 1;
+	*last = 0;
+	if (v != NULL && sscanf(v, "%u-%u", first, last) != 2) {
+		CHECK(false, "DPR_TEST_SEEDS: FIRST-LAST, not \"%s\"", v);
+		*first = 1;
+		*last = 0;
+	}
+}
+
 static inline int
 test_done(const char *name)
 {

@@ -822,6 +822,7 @@ main(int argc, char **argv)
 {
 	struct dpr_config *cfg;
 	uint32_t nh_before;
+	unsigned int seed, seed_first, seed_last;
 	char err[512];
 
 	(void)argc;
@@ -863,17 +864,11 @@ main(int argc, char **argv)
 	RIB_OK();
 	test_differential(50);
 	RIB_OK();
-	/* DPR_TEST_SEEDS=FIRST-LAST: the differential with those seeds too
-	 * (a search for sequences seed 50 misses). */
-	if (getenv("DPR_TEST_SEEDS") != NULL) {
-		unsigned int seed, first, last;
-
-		CHECK(sscanf(getenv("DPR_TEST_SEEDS"), "%u-%u", &first, &last) == 2,
-		      "DPR_TEST_SEEDS: FIRST-LAST");
-		for (seed = first; seed <= last; seed++) {
-			test_differential(seed);
-			RIB_OK();
-		}
+	/* The differential with DPR_TEST_SEEDS's seeds too. */
+	test_seeds(&seed_first, &seed_last);
+	for (seed = seed_first; seed <= seed_last; seed++) {
+		test_differential(seed);
+		RIB_OK();
 	}
 	test_vrf();
 	RIB_OK();

@@ -513,16 +513,11 @@ rib_close(void)
 int
 main(int argc, char **argv)
 {
-	/* DPR_TEST_SEEDS=FIRST-LAST: test_random() with those seeds too, in
-	 * both FIBs (a search for sequences the fixed seeds miss). */
-	const char *seeds = getenv("DPR_TEST_SEEDS");
-	unsigned int seed, seed_first = 1, seed_last = 0;
+	/* test_random() with DPR_TEST_SEEDS's seeds too, in both FIBs. */
+	unsigned int seed, seed_first, seed_last;
 
 	(void)argc;
-	if (seeds != NULL && sscanf(seeds, "%u-%u", &seed_first, &seed_last) != 2) {
-		fprintf(stderr, "DPR_TEST_SEEDS: FIRST-LAST, not \"%s\"\n", seeds);
-		return 1;
-	}
+	test_seeds(&seed_first, &seed_last);
 	if (test_eal_init(argv[0]) < 0)
 		return 1;
 	if (rib_open(1024, 1024, 64) == 0) {
