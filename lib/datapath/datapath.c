@@ -131,6 +131,8 @@ dpr_worker_prepare_port(struct dpr_worker *w, uint16_t p)
 	b[12] = RTE_ETHER_TYPE_IPV6 >> 8;
 	b[13] = RTE_ETHER_TYPE_IPV6 & 0xff;
 	memcpy(&w->src_mac_type6[p], b + RTE_ETHER_ADDR_LEN, sizeof(uint64_t));
+	w->tag_word[p] = w->ports[p].vlan_tci != 0 && w->ports[p].vlan_outer == 0 ?
+		DPR_VLAN_WORD(w->ports[p].vlan_tci) : 0;
 	w->redirect_tsc[p] = 0;
 }
 
@@ -185,6 +187,9 @@ dpr_port_in_stages_sync(struct dpr_port_dp *ports, unsigned int n,
 			s |= DPR_OUT_ACL;
 		if (ports[p].vlan_tci != 0)
 			s |= DPR_OUT_TAG;
+		if (ports[p].vlan_tci != 0 && ports[p].vlan_outer == 0 && !ports[p].vlan_insert &&
+		    !(s & DPR_OUT_ACL))
+			s |= DPR_OUT_PRETAG;
 		__atomic_store_n(&ports[p].out_stages, s, __ATOMIC_RELEASE);
 	}
 }

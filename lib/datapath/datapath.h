@@ -169,6 +169,10 @@ enum dpr_in_stage {
 enum dpr_out_stage {
 	DPR_OUT_ACL = 1 << 0, /**< an output ACL (lib/acl/acl_dp.h) */
 	DPR_OUT_TAG = 1 << 1, /**< a VLAN or QinQ interface: tags put on (vlan.c) */
+	/** A VLAN interface (one tag) whose device does not insert tags and
+	 * with no output ACL: pass 3 of a burst received still tagged writes
+	 * the tag with the MACs (vlan_tagged_input_burst(), vlan.c). */
+	DPR_OUT_PRETAG = 1 << 2,
 };
 
 /**
@@ -215,6 +219,10 @@ dpr_mbuf_in_port_(const struct dpr_port_dp *ports, const uint8_t *port_index, ui
 
 struct dpr_txbuf {
 	uint16_t n;
+	/** How many of the n already carry the interface's tag in their data,
+	 * written by pass 3 of a burst received still tagged (vlan.c): only
+	 * an interface with DPR_OUT_PRETAG has any; its flush resets it. */
+	uint16_t pretagged;
 	struct rte_mbuf *pkts[DPR_TXBUF];
 };
 _Static_assert(sizeof(struct dpr_txbuf) == 512, "TX buffer size");
@@ -370,6 +378,9 @@ struct dpr_worker {
 	rte_xmm_t head6_mask;        /**< what dpr_ip6_screen() compares */
 	rte_xmm_t head6[DPR_MAX_PORTS];       /**< port MAC, IPv6, version 6 */
 	uint64_t src_mac_type6[DPR_MAX_PORTS]; /**< port MAC + IPv6 ether type */
+	/** A VLAN interface's tag as it lies in a frame (DPR_VLAN_WORD()); 0 for
+	 * a port or a QinQ interface. */
+	uint32_t tag_word[DPR_MAX_PORTS];
 	uint64_t redirect_gap;       /**< TSC cycles between two hairpin diverts of a port */
 
 	/* Written by the worker only; a freed interface's slot of redirect_tsc,

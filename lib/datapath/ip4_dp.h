@@ -239,15 +239,25 @@ static __rte_noinline uint16_t
 dpr_tx_stages(struct dpr_worker *w, uint16_t p, struct dpr_txbuf *b)
 {
 	const struct dpr_acl_dp *acl = __atomic_load_n(&w->acl->out[p], __ATOMIC_ACQUIRE);
+	uint16_t pretagged = b->pretagged;
 
+	b->pretagged = 0;
+	/* Frames pass 3 tagged (DPR_OUT_PRETAG, the ACL bound since): the
+	 * ACL and the taggers below see every frame untagged. */
+	if (unlikely(pretagged != 0 && (acl != NULL || pretagged != b->n))) {
+		dpr_vlan_untag_pretagged(b->pkts, b->n, w->tag_word[p]);
+		pretagged = 0;
+	}
 	if (acl != NULL) {
 		b->n = dpr_acl_out_burst(w, acl, p, b->pkts, b->n);
 		if (b->n == 0)
 			return 0;
 	}
 	/* A VLAN interface's packets take its tag (a QinQ interface's, both)
-	 * and leave through its port's DPDK port, on this worker's queue. */
-	if (w->ports[p].vlan_tci != 0)
+	 * and leave through its port's DPDK port, on this worker's queue;
+	 * those of a burst received tagged have it already, all of them (the
+	 * common case on a trunk) or none. */
+	if (w->ports[p].vlan_tci != 0 && pretagged == 0)
 		return dpr_vif_tx_burst(&w->ports[p], (uint16_t)w->index, b->pkts, b->n);
 	return rte_eth_tx_burst(w->ports[p].port_id, (uint16_t)w->index, b->pkts, b->n);
 }
@@ -311,6 +321,67 @@ dpr_ip4_set_macs(struct dpr_worker *w, uint8_t *eth, uint64_t h, uint64_t port)
 	 * into the source MAC), then the port's MAC and the IPv4 type. */
 	memcpy(eth, &h, sizeof(h));
 	memcpy(eth + RTE_ETHER_ADDR_LEN, &w->src_mac_type[port], sizeof(uint64_t));
+}
+
+/**
+ * Whether VLAN interface @p port takes its tag from pass 3 of a burst
+ * received still tagged (DPR_OUT_PRETAG; vlan_tagged_input_burst(),
+ * vlan.c).
+ */
+static __rte_always_inline bool
+dpr_port_pretags(const struct dpr_worker *w, uint64_t port)
+{
+	return (__atomic_load_n(&w->ports[port].out_stages, __ATOMIC_RELAXED) &
+		DPR_OUT_PRETAG) != 0;
+}
+
+/**
+ * Pass 3 of a burst received still tagged leaves exit @p tport, whose
+ * frames of the burst are those from @p run to @p tx, @p untagged of them
+ * untagged: if it takes its tag from pass 3 (@p tpre is @p tport), count
+ * those tagged (dpr_txbuf.pretagged), and write back its TX count.
+ */
+static __rte_always_inline void
+dpr_pass3_tagged_exit(struct dpr_worker *w, uint64_t tport, uint64_t tpre,
+		      struct rte_mbuf **tx, struct rte_mbuf **run, unsigned int untagged)
+{
+	w->tx[tport].n = (uint16_t)(tx - w->tx[tport].pkts);
+	if (tport == tpre)
+		w->tx[tport].pretagged += (uint16_t)(tx - run - untagged);
+}
+
+/**
+ * Ethernet header and tag for next-hop word @p h, whose port @p port
+ * takes its tag from pass 3 (dpr_port_pretags()), of a frame received
+ * still tagged, @p eth 4 bytes into it (where the untagged frame would
+ * start): the next hop's MAC (its last 2 bytes spill), the port's MAC
+ * (with the IPv4 type, overwritten next), the tag. Three stores; no byte
+ * moved, the frame's length unchanged.
+ */
+static __rte_always_inline void
+dpr_ip4_set_macs_tag(struct dpr_worker *w, uint8_t *eth, uint64_t h, uint64_t port)
+{
+	uint8_t *frame = eth - sizeof(struct rte_vlan_hdr);
+
+	memcpy(frame, &h, sizeof(h));
+	memcpy(frame + RTE_ETHER_ADDR_LEN, &w->src_mac_type[port], sizeof(uint64_t));
+	memcpy(frame + 2 * RTE_ETHER_ADDR_LEN, &w->tag_word[port], sizeof(uint32_t));
+}
+
+/**
+ * Ethernet header for next-hop word @p h, whose port is @p port (any other
+ * than dpr_port_pretags() takes), of frame @p m received still tagged,
+ * @p eth 4 bytes into it: the MACs at @p eth, where the frame now starts.
+ */
+static __rte_always_inline void
+dpr_ip4_set_macs_untag(struct dpr_worker *w, struct rte_mbuf *m, uint8_t *eth, uint64_t h,
+		       uint64_t port)
+{
+	dpr_ip4_set_macs(w, eth, h, port);
+	m->data_off += sizeof(struct rte_vlan_hdr);
+	m->data_len -= sizeof(struct rte_vlan_hdr);
+	m->pkt_len -= sizeof(struct rte_vlan_hdr);
+	m->ol_flags &= ~(RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED);
 }
 
 /**
@@ -420,6 +491,12 @@ struct dpr_ip4_fast {
 	const uint8_t *marks;    /**< the FIB's screen marks (struct dpr_fib4) */
 	uint32_t slow;           /**< as struct dpr_ip4_pending's */
 	uint32_t gone;
+	/* A burst received still tagged (vlan_tagged_input_burst(), vlan.c) only. */
+	uint32_t dst4;           /**< the destination MAC's first 4 bytes */
+	uint32_t tag;            /**< the tag word, masked (DPR_VLAN_WORD_MASK) */
+	uint16_t mport;          /**< mbuf->port of the interface's packets */
+	uint16_t n_foreign;      /**< frames not of the interface, in foreign[] */
+	struct rte_mbuf **foreign;
 };
 
 /** The frame's first 16 bytes match f->head where f->head_mask is set. */
@@ -491,23 +568,35 @@ dpr_l3_screen_other(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *
  */
 static __rte_always_inline void
 dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pending *p,
-	       unsigned int i, const bool hw_cksum)
+	       unsigned int i, const bool hw_cksum, const bool tagged)
 {
+	/* The frame's link-layer header: a tagged one's is 4 bytes longer,
+	 * and eth points 4 bytes into it, where an untagged one would start
+	 * (vlan_tagged_input_burst(), vlan.c). */
+	const uint32_t l2 = tagged ? RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr) :
+		RTE_ETHER_HDR_LEN;
 	struct rte_mbuf *m = p->pkts[i];
 	const uint8_t *eth = p->eth[i];
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
-	uint32_t dlen, tlen, daddr, sdst, ttlw;
+	uint32_t dlen, tlen, daddr, sdst, ttlw, dst4;
 
 	/* Reading before the length check stays inside the mbuf's data
 	 * room, which is far larger than these 34 bytes. */
 	if (unlikely(!dpr_ip4_head_ok(eth, f)))
 		goto slow;
+	/* A tagged frame's head compare covers the MAC's last 2 bytes and
+	 * the tag (priority bits aside). */
+	if (tagged) {
+		memcpy(&dst4, eth - sizeof(struct rte_vlan_hdr), sizeof(dst4));
+		if (unlikely(dst4 != f->dst4))
+			goto slow;
+	}
 	/* The lengths are checked from the frame's side: data_len from a
 	 * bare header up to what every port's MTU takes here, and the IP
 	 * total length against it below, where a mismatch can still be
 	 * padding. */
 	dlen = m->data_len;
-	if (unlikely(dlen - (uint32_t)(RTE_ETHER_HDR_LEN + sizeof(*ip)) > f->max_span))
+	if (unlikely(dlen - (uint32_t)(l2 + sizeof(*ip)) > f->max_span))
 		goto slow;
 	ttlw = dpr_ip4_ttlw_load(ip);
 	if (unlikely(!dpr_ip4_ttlw_early_ok(ttlw)))
@@ -539,23 +628,42 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pend
 	 * stored). Link-layer padding (short packets, TCP ACKs) is trimmed,
 	 * after the range check the total length then still needs; a chain
 	 * or a frame shorter than its packet is the reference's. */
-	if (unlikely(ip->total_length != rte_cpu_to_be_16((uint16_t)(dlen - RTE_ETHER_HDR_LEN)) ||
+	if (unlikely(ip->total_length != rte_cpu_to_be_16((uint16_t)(dlen - l2)) ||
 		     m->pkt_len != dlen)) {
 		/* Reload here: the compares above can then use memory
 		 * operands instead of loading into registers for this. */
 		rte_compiler_barrier();
 		tlen = rte_be_to_cpu_16(ip->total_length);
-		if (m->pkt_len != dlen || tlen < sizeof(*ip) || dlen < tlen + RTE_ETHER_HDR_LEN)
+		if (m->pkt_len != dlen || tlen < sizeof(*ip) || dlen < tlen + l2)
 			goto slow;
-		m->data_len = (uint16_t)(tlen + RTE_ETHER_HDR_LEN);
-		m->pkt_len = tlen + RTE_ETHER_HDR_LEN;
+		m->data_len = (uint16_t)(tlen + l2);
+		m->pkt_len = tlen + l2;
 	}
 	/* TTL and checksum now, while the line is at hand (see above). */
 	dpr_ip4_ttlw_store((struct rte_ipv4_hdr *)(uintptr_t)ip, ttlw + DPR_IP4_TTLW_DEC);
 	rte_prefetch0(&f->tbl24[daddr >> 8 >> f->t24_shift]);
 	p->t24[i] = daddr >> 8;
+	if (tagged)
+		m->port = f->mport;
 	return;
 slow:
+	if (tagged) {
+		/* Not the interface's (another VLAN, untagged, too short
+		 * for a tag): the port's demultiplexer takes it after the
+		 * burst (vlan.c). */
+		if (unlikely((dpr_vlan_word(eth - sizeof(struct rte_vlan_hdr)) &
+			      DPR_VLAN_WORD_MASK) != f->tag ||
+			     m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr))) {
+			f->foreign[f->n_foreign++] = m;
+			f->gone |= UINT32_C(1) << i;
+			p->t24[i] = 0;
+			return;
+		}
+		/* Untagged now, as the reference takes it: the frame
+		 * starts at eth. */
+		dpr_vlan_untag_data(m);
+		m->port = f->mport;
+	}
 	/* Its own variable: daddr's address is never taken, so it stays in
 	 * a register on the fast path. It brings the packet's index in. */
 	sdst = i;
@@ -609,7 +717,7 @@ dpr_ip6_screen_at(struct dpr_worker *w, struct dpr_ip4_fast *f, const struct dpr
 	} else if (((const struct rte_ether_hdr *)eth)->ether_type !=
 		   RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
 		k->not_v6 |= UINT32_C(1) << i;
-		dpr_ip4_screen(w, f, p, i, hw_cksum);
+		dpr_ip4_screen(w, f, p, i, hw_cksum, false);
 		return;
 	} else {
 		r = dpr_ip6_screen(w, f6, &p->b, p->pkts[i], eth, &p->ent[i], false);
@@ -665,30 +773,38 @@ dpr_ip6_screen_loop(struct dpr_worker *w, struct dpr_ip4_pending *p, unsigned in
 	return (f.slow | v6) | (uint64_t)f.gone << 32;
 }
 
-/** Pass 1 over @p n packets, @p hw_cksum a constant (see dpr_ip4_screen()). */
+/**
+ * Pass 1 over @p n packets, @p hw_cksum and @p tagged constants (see
+ * dpr_ip4_screen()).
+ */
 static __rte_always_inline void
 dpr_ip4_screen_loop(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pending *p,
-		    unsigned int n, const bool hw_cksum)
+		    unsigned int n, const bool hw_cksum, const bool tagged)
 {
+	/* A tagged frame's eth: where its untagged form starts, past the
+	 * tag (which the reference's untagging moves the MACs over). */
+	const unsigned int skip = tagged ? sizeof(struct rte_vlan_hdr) : 0;
 	unsigned int i;
 
 	/* Each frame's address is taken when it is prefetched, and kept
-	 * for the screen and pass 3 (nothing in pass 1 moves the data start;
-	 * pass 2 may read a gone packet's header, its mbuf still ours). */
+	 * for the screen and pass 3 (nothing in pass 1 moves the data start
+	 * but the untagging of a tagged frame, to eth; pass 2 may read a gone
+	 * packet's header, its mbuf still ours). */
 	for (i = 0; i < n && i < DPR_PREFETCH_AHEAD; i++) {
-		p->eth[i] = rte_pktmbuf_mtod(p->pkts[i], uint8_t *);
+		p->eth[i] = rte_pktmbuf_mtod_offset(p->pkts[i], uint8_t *, skip);
 		rte_prefetch0(p->eth[i]);
 	}
 #pragma GCC unroll 2
 	for (i = 0; i + DPR_PREFETCH_AHEAD < n; i++) {
-		uint8_t *eth = rte_pktmbuf_mtod(p->pkts[i + DPR_PREFETCH_AHEAD], uint8_t *);
+		uint8_t *eth = rte_pktmbuf_mtod_offset(p->pkts[i + DPR_PREFETCH_AHEAD], uint8_t *,
+						       skip);
 
 		p->eth[i + DPR_PREFETCH_AHEAD] = eth;
 		rte_prefetch0(eth);
-		dpr_ip4_screen(w, f, p, i, hw_cksum);
+		dpr_ip4_screen(w, f, p, i, hw_cksum, tagged);
 	}
 	for (; i < n; i++)
-		dpr_ip4_screen(w, f, p, i, hw_cksum);
+		dpr_ip4_screen(w, f, p, i, hw_cksum, tagged);
 }
 
 /**
@@ -728,9 +844,9 @@ dpr_ip4_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n,
 		f.slow = (uint32_t)marks;
 		f.gone = (uint32_t)(marks >> 32);
 	} else if (w->ports[in].rx_ip_cksum)
-		dpr_ip4_screen_loop(w, &f, p, n, true);
+		dpr_ip4_screen_loop(w, &f, p, n, true, false);
 	else
-		dpr_ip4_screen_loop(w, &f, p, n, false);
+		dpr_ip4_screen_loop(w, &f, p, n, false, false);
 	p->slow = f.slow;
 	p->gone = f.gone;
 }
@@ -789,7 +905,8 @@ enum dpr_l3_mix {
  * @return the number of packets forwarded.
  */
 static __rte_always_inline unsigned int
-dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3_mix mix)
+dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3_mix mix,
+	      const bool tagged)
 {
 	const bool irregular = mix == DPR_L3_MIXED;
 	const union dpr_nh_word *nhw = w->nh;
@@ -808,6 +925,13 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 	/* Most bursts leave by the port the last one did. */
 	uint64_t tport = w->tx_last;
 	struct rte_mbuf **tx = &w->tx[tport].pkts[w->tx[tport].n];
+	/* @p tagged: tport if it takes its tag from pass 3, else none
+	 * (UINT64_MAX), so that the common packet has one compare; where
+	 * tport's frames of this burst start, and how many of them are not
+	 * tagged (packets that left the fast path and came back). */
+	uint64_t tpre = tagged && dpr_port_pretags(w, tport) ? tport : UINT64_MAX;
+	struct rte_mbuf **run = tx;
+	unsigned int untagged = 0;
 	/* A mixed burst goes family by family, its IPv4 packets first: the
 	 * test of each packet's family is then true from one point of the
 	 * burst on, where in arrival order (a dual-stack link's) it went
@@ -856,6 +980,8 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 		uint8_t *eth;
 		/* Indices as 64-bit values: no zero-extension before each use. */
 		uint64_t nh, h, port;
+		/* Still tagged (@p tagged: an IPv4 packet the screen passed). */
+		bool lazy;
 
 		i = irregular ? order[k] : k;
 		m = pkts[i];
@@ -882,6 +1008,7 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 			}
 			goto out6;
 		}
+		lazy = tagged && !(irregular && (slow & (UINT32_C(1) << i)));
 		nh = dpr_fib4_resolve(fib, ent[i], DPR_IP4_DST_LAST(eth));
 		h = __atomic_load_n(&nhw[nh].u64, __ATOMIC_RELAXED);
 		port = dpr_nh_word_fwd_port(h);
@@ -891,9 +1018,13 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 			union dpr_nh_word hs;
 
 			/* A screened packet had its TTL updated early: the
-			 * reference sees the header as it came. */
+			 * reference sees the header as it came, untagged. */
 			if (!(irregular && (slow & (UINT32_C(1) << i))))
 				dpr_ip4_ttl_undo(ip);
+			if (lazy) {
+				dpr_vlan_untag_data(m);
+				lazy = false;
+			}
 			/* nh once more, from memory: kept live from above, it
 			 * costs every packet a register move. */
 			rte_compiler_barrier();
@@ -907,8 +1038,38 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 			dpr_ip4_ttl_dec(ip);
 		}
 		/* Back out where it came in: a redirect may be due. */
-		if (unlikely(port == in) && dpr_l3_hairpin(w, &p->b, m, eth, false)) {
-			n_out++;
+		if (unlikely(port == in)) {
+			if (lazy) {
+				dpr_vlan_untag_data(m);
+				lazy = false;
+			}
+			if (dpr_l3_hairpin(w, &p->b, m, eth, false)) {
+				n_out++;
+				continue;
+			}
+		}
+		if (lazy) {
+			/* Its own exit, one that takes the tag from here. */
+			if (likely(port == tpre)) {
+				dpr_ip4_set_macs_tag(w, eth, h, port);
+				*tx++ = m;
+				continue;
+			}
+			if (port != tport) {
+				dpr_pass3_tagged_exit(w, tport, tpre, tx, run, untagged);
+				untagged = 0;
+				tport = port;
+				tx = &w->tx[tport].pkts[w->tx[tport].n];
+				run = tx;
+				tpre = dpr_port_pretags(w, tport) ? tport : UINT64_MAX;
+				if (port == tpre) {
+					dpr_ip4_set_macs_tag(w, eth, h, port);
+					*tx++ = m;
+					continue;
+				}
+			}
+			dpr_ip4_set_macs_untag(w, m, eth, h, port);
+			*tx++ = m;
 			continue;
 		}
 		dpr_ip4_set_macs(w, eth, h, port);
@@ -923,14 +1084,24 @@ queue:
 		if (likely(port == tport)) {
 			/* Its own exit: tport then needs no move here. */
 			*tx++ = m;
+			if (tagged && port == tpre)
+				untagged++;
 			continue;
 		}
 		w->tx[tport].n = (uint16_t)(tx - w->tx[tport].pkts);
+		if (tagged) {
+			dpr_pass3_tagged_exit(w, tport, tpre, tx, run, untagged);
+			tpre = dpr_port_pretags(w, port) ? port : UINT64_MAX;
+			untagged = tagged && port == tpre;
+		}
 		tport = port;
 		tx = &w->tx[tport].pkts[w->tx[tport].n];
+		run = tx;
 		*tx++ = m;
 	}
 	w->tx[tport].n = (uint16_t)(tx - w->tx[tport].pkts);
+	if (tagged)
+		dpr_pass3_tagged_exit(w, tport, tpre, tx, run, untagged);
 	w->tx_last = tport;
 	return n - n_out;
 }
@@ -1046,7 +1217,7 @@ dpr_ip4_lookup_burst(struct dpr_ip4_pending *p)
 static __rte_noinline unsigned int
 dpr_l3_pass3_mixed(struct dpr_worker *w, struct dpr_ip4_pending *p)
 {
-	return dpr_ip4_pass3(w, p, DPR_L3_MIXED);
+	return dpr_ip4_pass3(w, p, DPR_L3_MIXED, false);
 }
 
 /** Whether @p p, screened, holds IPv6 packets only, none gone or slow. */
@@ -1111,17 +1282,17 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
 	dpr_tx_reserve(w);
 	/* IPv6 packets are marked slow too: an IPv4 burst has one test. */
 	if (likely((p->slow | p->gone) == 0)) {
-		n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP4);
+		n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP4, false);
 	} else if (dpr_ip6_only_burst(p)) {
 		/* A stepped burst's entries are the first tbl8 level's, whatever
 		 * the hint says now. */
 		if (p->stage == DPR_PEND_STEPPED) {
-			n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6_DEEP);
+			n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6_DEEP, false);
 		} else if (__atomic_load_n(&p->b.fib6->deep, __ATOMIC_RELAXED)) {
 			dpr_ip6_first_step_burst(p);
-			n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6_DEEP);
+			n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6_DEEP, false);
 		} else {
-			n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6);
+			n_fwd = dpr_ip4_pass3(w, p, DPR_L3_IP6, false);
 		}
 	} else {
 		n_fwd = dpr_l3_pass3_mixed(w, p);
@@ -1209,3 +1380,4 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	dpr_l3_screen_burst(w, in, n, &p);
 	dpr_ip4_finish_burst(w, &p);
 }
+

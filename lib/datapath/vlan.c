@@ -107,56 +107,148 @@ dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 }
 
 /*
- * The frames of one VLAN interface of port @p in at the start of a burst,
- * their tags in the data (the common case on a trunk: a NIC's RX queue
- * hands out what came, and one VLAN's flows often come together): each
- * frame's tag word (dpr_vlan_word()) names the VLAN id of the first, which
- * has an interface (*@p vif: 1 + its dpr port). Found with one load and
- * compare a frame, each untagged there and then and marked as the
- * interface's (mbuf->port, dpr_mbuf_port()). A burst all of them goes on
- * whole, as one received there, through the worker's pipeline: no split,
- * no copy, no L3 stages of its own. The first frame of another VLAN,
- * untagged, too short for a tag, or tagged by the device
- * (RTE_MBUF_F_RX_VLAN_STRIPPED, untagged data) ends the run; it and the
- * rest are dpr_vlan_demux_burst()'s.
- * @return how many frames at the start of @p pkts are the interface's.
+ * The VLAN interface (1 + its dpr port) whose tag the first of the frames
+ * at @p pkts carries in its data, as its tag word (dpr_vlan_word(),
+ * masked) into *@p word; 0: none (untagged, another form, or a VLAN id
+ * with no interface).
+ */
+static __rte_always_inline uint8_t
+vlan_first(const uint8_t *vlan_if, struct rte_mbuf *const *pkts, uint32_t *word)
+{
+	uint32_t v = dpr_vlan_word(rte_pktmbuf_mtod(pkts[0], const uint8_t *)) &
+		DPR_VLAN_WORD_MASK;
+
+	if ((v & rte_cpu_to_be_32(UINT32_C(0xffff0000))) != DPR_VLAN_WORD(0))
+		return 0;
+	*word = v;
+	return vlan_if[dpr_vlan_word_vid(v)];
+}
+
+/*
+ * How many frames at the start of @p pkts carry tag word @p word (masked)
+ * in their data, the first one's (the common case on a trunk: a NIC's RX
+ * queue hands out what came, and one VLAN's flows often come together):
+ * one load and compare a frame. The first frame of another VLAN, untagged,
+ * too short for a tag, or tagged by the device
+ * (RTE_MBUF_F_RX_VLAN_STRIPPED, untagged data) ends the run.
  */
 static __rte_always_inline uint16_t
-vlan_one_run(struct dpr_worker *w, const uint8_t *vlan_if, struct rte_mbuf **pkts, uint16_t n,
-	     uint8_t *vif)
+vlan_run(struct rte_mbuf *const *pkts, uint16_t n, uint32_t word)
 {
-	const uint32_t mask = DPR_VLAN_WORD_MASK;
-	uint32_t word = dpr_vlan_word(rte_pktmbuf_mtod(pkts[0], const uint8_t *)) & mask;
-	uint16_t i, mport;
-	uint8_t v;
+	uint16_t i;
 
-	if ((word & rte_cpu_to_be_32(UINT32_C(0xffff0000))) != DPR_VLAN_WORD(0))
-		return 0;
-	v = vlan_if[dpr_vlan_word_vid(word)];
-	if (v == 0)
-		return 0;
-	*vif = v;
-	mport = dpr_mbuf_port(w->ports, (uint16_t)(v - 1));
 	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
+		const struct rte_mbuf *m = pkts[i];
 
 		/* A frame too short for its tag is dpr_vlan_rx_tag()'s,
 		 * untagged: the demultiplexer's. */
-		if (unlikely((dpr_vlan_word(rte_pktmbuf_mtod(m, const uint8_t *)) & mask) != word ||
+		if (unlikely((dpr_vlan_word(rte_pktmbuf_mtod(m, const uint8_t *)) &
+			      DPR_VLAN_WORD_MASK) != word ||
 			     m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr)))
 			break;
-		dpr_vlan_untag_data(m);
-		m->port = mport;
 	}
 	return i;
+}
+
+/*
+ * Forward, divert or drop the frames of VLAN interface @p in (one tag,
+ * software tags on its input: no ACL or uRPF there) among the @p n (at
+ * most DPR_BURST) its port received at @p pkts, at once, without taking
+ * their tags off; the first is the interface's, and IPv4
+ * (vlan_stay_tagged()). The L3 stages read each frame 4 bytes in, where
+ * its untagged form would start: the screen's head compare covers the
+ * MAC's last 2 bytes and the tag (priority bits aside), the MAC's first 4
+ * bytes are compared on their own, the lengths with the longer header;
+ * pass 3 writes MACs and tag in place for a VLAN interface that takes
+ * them (DPR_OUT_PRETAG: no byte moved, no length changed), or the MACs
+ * and the shorter frame for any other port. Wherever a packet leaves the
+ * fast path (the reference, a diversion, a hairpin) it is untagged first
+ * (dpr_vlan_untag_data()), so nothing past the fast path sees a tag; IPv6
+ * packets among the IPv4 ones go that way. Frames that are not the
+ * interface's (another VLAN, untagged, too short for a tag) are left out,
+ * in their order, for the port's demultiplexer. Never reports RCU
+ * quiescence, as dpr_ip4_input_burst().
+ * @return how many frames were not the interface's: at the start of
+ *   @p pkts now.
+ */
+static __rte_noinline uint16_t
+vlan_tagged_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct dpr_ip4_pending p;
+	struct dpr_ip4_fast f;
+	const uint8_t *head;
+	unsigned int n_fwd;
+
+	RTE_ASSERT(n <= DPR_BURST);
+	memcpy(p.pkts, pkts, n * sizeof(*pkts));
+	dpr_burst_begin(w, &p.b, in);
+	f = dpr_ip4_fast_init(w, &p.b);
+	/* The interface's head seen from 4 bytes into a tagged frame: the
+	 * MAC's last 2 bytes, the tag, the inner EtherType, version and
+	 * IHL; the MAC's first 4 bytes apart. */
+	head = w->head[in].u8;
+	memset(&f.head, 0, sizeof(f.head));
+	memset(&f.head_mask, 0, sizeof(f.head_mask));
+	memcpy(&f.head.u8[0], head + 4, 2);
+	memset(&f.head_mask.u8[0], 0xff, 2);
+	f.tag = w->tag_word[in] & DPR_VLAN_WORD_MASK;
+	memcpy(&f.head.u8[8], &f.tag, sizeof(f.tag));
+	memcpy(&f.head_mask.u8[8], &(const uint32_t){ DPR_VLAN_WORD_MASK }, sizeof(uint32_t));
+	memcpy(&f.head.u8[12], head + 12, 3);
+	memset(&f.head_mask.u8[12], 0xff, 3);
+	memcpy(&f.dst4, head, sizeof(f.dst4));
+	f.mport = dpr_mbuf_port(w->ports, in);
+	f.n_foreign = 0;
+	f.foreign = pkts;
+	p.n = n;
+	p.v6 = 0;
+	p.v6_slow = 0;
+	p.stage = DPR_PEND_SCREENED;
+	if (w->ports[in].rx_ip_cksum)
+		dpr_ip4_screen_loop(w, &f, &p, n, true, true);
+	else
+		dpr_ip4_screen_loop(w, &f, &p, n, false, true);
+	p.slow = f.slow;
+	p.gone = f.gone;
+	w->stats[in].rx += n - f.n_foreign;
+	dpr_ip4_lookup_burst(&p);
+	dpr_tx_reserve(w);
+	if (likely((p.slow | p.gone) == 0))
+		n_fwd = dpr_ip4_pass3(w, &p, DPR_L3_IP4, true);
+	else
+		n_fwd = dpr_ip4_pass3(w, &p, DPR_L3_MIXED, true);
+	w->stats[in].forwarded += n_fwd;
+	dpr_burst_finish(w, &p.b);
+	return f.n_foreign;
+}
+
+/*
+ * Whether the frames of VLAN interface @p vif (dpr port) of a burst led by
+ * one of them may go through the L3 stages still tagged
+ * (vlan_tagged_input_burst()): one tag, no input ACL or uRPF (which read
+ * frames untagged), and the first frame IPv4 (a burst led by IPv6 takes
+ * the IPv6 screen, which reads untagged frames).
+ */
+static __rte_always_inline bool
+vlan_stay_tagged(const struct dpr_worker *w, uint16_t vif, const struct rte_mbuf *first)
+{
+	const uint8_t *eth = rte_pktmbuf_mtod(first, const uint8_t *);
+	uint16_t type;
+
+	memcpy(&type, eth + RTE_ETHER_HDR_LEN + sizeof(uint16_t), sizeof(type));
+	return type == RTE_BE16(RTE_ETHER_TYPE_IPV4) && w->ports[vif].vlan_outer == 0 &&
+		first->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr) &&
+		(__atomic_load_n(&w->ports[vif].in_stages, __ATOMIC_RELAXED) &
+		 (DPR_IN_ACL | DPR_IN_URPF)) == 0;
 }
 
 uint16_t
 dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts, uint16_t n)
 {
 	const uint8_t *vlan_if = __atomic_load_n(&w->ports[*in].vlan_if, __ATOMIC_ACQUIRE);
-	uint16_t run, k;
-	uint8_t vif = 0;
+	uint16_t run = 0, k, vif = 0, mport;
+	uint32_t word = 0;
+	uint8_t v;
 
 	/* The map went (vlan.del) after the worker read in_stages; or a
 	 * harness's empty burst. */
@@ -169,17 +261,38 @@ dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
 		if (n == 0)
 			return 0;
 	}
-	run = vlan_one_run(w, vlan_if, pkts, n, &vif);
-	if (likely(run == n)) {
-		*in = (uint16_t)(vif - 1);
-		return n;
+	v = vlan_first(vlan_if, pkts, &word);
+	if (v != 0) {
+		vif = (uint16_t)(v - 1);
+		/* The first frame's interface takes its frames still tagged
+		 * where it may; the others of the burst are split below. */
+		if (likely(vlan_stay_tagged(w, vif, pkts[0]))) {
+			n = vlan_tagged_input_burst(w, vif, pkts, n);
+			if (likely(n == 0))
+				return 0;
+			return dpr_vlan_demux_burst(w, *in, pkts, n);
+		}
+		run = vlan_run(pkts, n, word);
 	}
+	/* A burst all of one VLAN interface goes on whole, as one received
+	 * there, untagged here, each frame marked as the interface's
+	 * (mbuf->port, dpr_mbuf_port()); through the worker's pipeline, no
+	 * split, no copy. */
+	if (likely(run == n))
+		*in = vif;
+	mport = run > 0 ? dpr_mbuf_port(w->ports, vif) : 0;
+	for (k = 0; k < run; k++) {
+		dpr_vlan_untag_data(pkts[k]);
+		pkts[k]->port = mport;
+	}
+	if (run == n)
+		return n;
 	/* Mixed: the run, untagged already, as a sub-burst of its interface
 	 * (as dpr_vlan_demux_burst() forwards its own), then the rest split. */
 	if (run > 0) {
-		k = dpr_input_acl_urpf(w, (uint16_t)(vif - 1), pkts, run);
+		k = dpr_input_acl_urpf(w, vif, pkts, run);
 		if (k > 0)
-			dpr_ip4_input_burst(w, (uint16_t)(vif - 1), pkts, k);
+			dpr_ip4_input_burst(w, vif, pkts, k);
 		n -= run;
 		memmove(pkts, pkts + run, n * sizeof(*pkts));
 	}

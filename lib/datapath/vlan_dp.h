@@ -175,6 +175,23 @@ dpr_vlan_push(struct rte_mbuf *m, uint16_t tci)
 }
 
 /**
+ * Untag those of the @p n frames at @p pkts whose data carries tag word
+ * @p tag (DPR_VLAN_WORD()): pass 3's tagged frames in a TX buffer that
+ * also holds untagged ones, or that an output ACL (bound since) is to see
+ * (dpr_tx_stages()). Every other frame a worker queues there is IP, its
+ * EtherType where the tag's would be.
+ */
+static __rte_noinline __rte_cold __rte_unused void
+dpr_vlan_untag_pretagged(struct rte_mbuf **pkts, uint16_t n, uint32_t tag)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		if (dpr_vlan_word(rte_pktmbuf_mtod(pkts[i], const uint8_t *)) == tag)
+			dpr_vlan_untag_data(pkts[i]);
+}
+
+/**
  * Take a priority tag (VLAN id 0, in the data) off @p m: 802.1Q makes the
  * frame the port's, untagged. @return whether it had one.
  */

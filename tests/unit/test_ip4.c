@@ -31,9 +31,12 @@ static const char config_text[] =
 	" {\"name\": \"p0\", \"device\": \"net_null0\", \"addresses\": [\"10.0.1.1/24\"]},"
 	" {\"name\": \"p1\", \"device\": \"net_null1\", \"addresses\": [\"10.0.2.1/24\"]}],"
 	" \"vlans\": [{\"name\": \"p0.100\", \"port\": \"p0\", \"id\": 100,"
-	"  \"addresses\": [\"10.0.3.1/24\"]}],"
+	"  \"addresses\": [\"10.0.3.1/24\"]},"
+	" {\"name\": \"p0.200\", \"port\": \"p0\", \"id\": 200,"
+	"  \"addresses\": [\"10.0.4.1/24\"]}],"
 	" \"neighbors\": ["
 	" {\"address\": \"10.0.3.2\", \"mac\": \"02:00:00:00:03:02\"},"
+	" {\"address\": \"10.0.4.2\", \"mac\": \"02:00:00:00:04:02\"},"
 	" {\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:02\"},"
 	" {\"address\": \"10.0.2.2\", \"mac\": \"02:00:00:00:02:02\"}],"
 	" \"routes\": ["
@@ -231,16 +234,19 @@ rig_init(struct rig *r)
 	CHECK_EQ(dpr_route_install_config(&(struct dpr_rib){ .fib4 = r->fib, .nh = r->nh },
 					  r->cfg, &r->addrs, err, sizeof(err)), 0);
 
-	r->ports = rte_zmalloc(NULL, sizeof(*r->ports) * 3, 0);
+	r->ports = rte_zmalloc(NULL, sizeof(*r->ports) * 4, 0);
 	r->ports[0] = (struct dpr_port_dp){ .mac = mac_p0, .port_id = 0, .mtu = 1500,
 					    .rx_ip_cksum = true };
 	r->ports[1] = (struct dpr_port_dp){ .mac = mac_p1, .port_id = 1, .mtu = 1500 };
 	/* p0.100, VLAN 100 on p0; p0 demultiplexes only in test_vlan(). */
 	r->ports[2] = r->ports[0];
 	r->ports[2].vlan_tci = 100;
-	dpr_port_in_stages_sync(r->ports, 3, NULL); /* p0.100's tag (out_stages) */
+	/* p0.200, VLAN 200 on p0: an exit for p0.100 that is tagged too. */
+	r->ports[3] = r->ports[2];
+	r->ports[3].vlan_tci = 200;
+	dpr_port_in_stages_sync(r->ports, 4, NULL); /* the tags (out_stages) */
 	r->w = rte_zmalloc(NULL, sizeof(*r->w), RTE_CACHE_LINE_SIZE);
-	r->w->n_ports = 3;
+	r->w->n_ports = 4;
 	r->w->ports = r->ports;
 	r->w->fib = r->fib;
 	r->w->nh = dpr_nh_words(r->nh);
@@ -929,10 +935,12 @@ test_vlan(struct rig *r)
 
 /*
  * The worker's input stages (dpr_input_stages_burst()): a burst all of
- * VLAN 100 (priority bits aside) goes on whole as p0.100's, untagged and
- * marked as received there, counted in its rx, and forwards as p0.100's;
- * a burst with one frame of another VLAN, or one too short for its tag,
- * is split as before (p0 keeps what is its own) and stays p0's.
+ * VLAN 100 (priority bits aside), led by IPv4, is forwarded there and
+ * then as p0.100's, still tagged through the L3 stages: counted in its
+ * rx and forwarded, marked as received there, and untagged only as it
+ * leaves by p1; led by IPv6, it goes on whole as p0.100's, untagged and
+ * marked; a burst with one frame of another VLAN, or one too short for
+ * its tag, is split as before (p0 keeps what is its own) and stays p0's.
  */
 static void
 test_vlan_one_burst(struct rig *r)
@@ -954,18 +962,67 @@ test_vlan_one_burst(struct rig *r)
 	pkts[2] = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 100);
 	in = 0;
 	n = dpr_input_stages_burst(w, &in, pkts, 3);
-	CHECK(n == 3 && in == 2 && pkts[0] == a, "one VLAN's burst goes on whole as p0.100's");
+	CHECK(n == 0, "one VLAN's IPv4 burst is forwarded as p0.100's, still tagged");
 	CHECK_EQ(w->stats[2].rx, 3);
+	CHECK_EQ(w->stats[2].forwarded, 3);
+	CHECK_EQ(w->stats[0].rx, 0);
+	CHECK_EQ(w->tx[1].n, 3);
+	CHECK(w->tx[1].pkts[0] == a, "in order");
+	for (i = 0; i < w->tx[1].n; i++) {
+		const struct rte_mbuf *m = w->tx[1].pkts[i];
+		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+		CHECK(vid_of(m) == -1 && m->port == RTE_MAX_ETHPORTS + 2 &&
+		      m->pkt_len == RTE_ETHER_HDR_LEN + 28 && m->data_len == m->pkt_len &&
+		      rte_is_same_ether_addr(&eth->dst_addr, &mac_h2) &&
+		      rte_is_same_ether_addr(&eth->src_addr, &mac_p1) &&
+		      ip_of((struct rte_mbuf *)(uintptr_t)m)->time_to_live == 63,
+		      "frame %u out of p1 untagged, as p0.100's", i);
+	}
+	CHECK_EQ(w->tx[1].pretagged, 0);
+	rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+	w->tx[1].n = 0;
+
+	/* To p0.200: MACs and tag 200 written in place, counted as such;
+	 * its flush sends them as they are. */
+	memset(w->stats, 0, sizeof(w->stats));
+	pkts[0] = a = tag(mk_ip4(&mac_p0, v2, IP(10, 0, 4, 2), 64, 8), 100);
+	pkts[1] = tag(mk_ip4(&mac_p0, v2, IP(10, 0, 4, 2), 64, 8), 100);
+	in = 0;
+	CHECK_EQ(dpr_input_stages_burst(w, &in, pkts, 2), 0);
+	CHECK_EQ(w->tx[3].n, 2);
+	CHECK_EQ(w->tx[3].pretagged, 2);
+	for (i = 0; i < w->tx[3].n; i++) {
+		const struct rte_mbuf *m = w->tx[3].pkts[i];
+		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+		CHECK(vid_of(m) == 200 && m->pkt_len == RTE_ETHER_HDR_LEN + 4 + 28 &&
+		      eth->dst_addr.addr_bytes[4] == 4 && eth->dst_addr.addr_bytes[5] == 2 &&
+		      rte_is_same_ether_addr(&eth->src_addr, &mac_p0),
+		      "frame %u out of p0.200 tagged 200 in place", i);
+	}
+	rte_pktmbuf_free_bulk(w->tx[3].pkts, w->tx[3].n);
+	w->tx[3].n = 0;
+	w->tx[3].pretagged = 0;
+
+	/* Led by IPv6: untagged here, on to the worker's pipeline. */
+	memset(w->stats, 0, sizeof(w->stats));
+	for (i = 0; i < 2; i++) {
+		pkts[i] = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 100);
+		rte_pktmbuf_mtod_offset(pkts[i], struct rte_vlan_hdr *,
+					RTE_ETHER_HDR_LEN)->eth_proto = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	}
+	a = pkts[0];
+	in = 0;
+	n = dpr_input_stages_burst(w, &in, pkts, 2);
+	CHECK(n == 2 && in == 2 && pkts[0] == a, "an IPv6-led burst goes on whole as p0.100's");
+	CHECK_EQ(w->stats[2].rx, 2);
 	CHECK_EQ(w->stats[0].rx, 0);
 	for (i = 0; i < n; i++)
 		CHECK(vid_of(pkts[i]) == -1 && pkts[i]->port == RTE_MAX_ETHPORTS + 2 &&
 		      pkts[i]->pkt_len == RTE_ETHER_HDR_LEN + 28,
 		      "frame %u untagged, as p0.100's", i);
-	dpr_ip4_input_burst(w, in, pkts, n);
-	CHECK_EQ(w->stats[2].forwarded, 3);
-	CHECK_EQ(w->tx[1].n, 3);
-	rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
-	w->tx[1].n = 0;
+	rte_pktmbuf_free_bulk(pkts, n);
 
 	/* Mixed: VLAN 100 then VLAN 300; a runt after a good frame. */
 	memset(w->stats, 0, sizeof(w->stats));
@@ -994,6 +1051,82 @@ test_vlan_one_burst(struct rig *r)
 	r->ports[0].vlan_if = NULL;
 	dpr_port_in_stages_sync(r->ports, 1, NULL);
 	CHECK_EQ(r->ports[0].in_stages, 0);
+	rte_free(map);
+}
+
+/*
+ * The flush of a VLAN interface whose frames pass 3 tagged
+ * (dpr_txbuf.pretagged): all of them go as they are; a buffer that also
+ * holds untagged frames (from p1 here) has every frame tagged exactly
+ * once, in order.
+ */
+static void
+test_vlan_pretagged_flush(struct rig *r)
+{
+	struct dpr_worker *w = r->w;
+	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
+	struct rte_ring *txr = rte_ring_create("test_pretag_txr", 8, 0,
+					       RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_eth_conf conf = { 0 };
+	const uint32_t v2 = IP(10, 0, 3, 2), u2 = IP(10, 0, 4, 2);
+	struct rte_mbuf *pkts[3], *out[8];
+	uint16_t saved_pid = r->ports[3].port_id, in;
+	unsigned int i, q, round;
+	int pid;
+
+	map[100] = 3;
+	r->ports[0].vlan_if = map;
+	dpr_port_in_stages_sync(r->ports, 1, NULL);
+	pid = rte_eth_from_ring(txr);
+	CHECK(pid >= 0, "ring port");
+	if (pid < 0)
+		goto out;
+	rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
+	rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
+	rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
+	rte_eth_dev_start((uint16_t)pid);
+	r->ports[3].port_id = (uint16_t)pid;
+
+	for (round = 0; round < 2; round++) {
+		memset(w->stats, 0, sizeof(w->stats));
+		pkts[0] = tag(mk_ip4(&mac_p0, v2, u2, 64, 8), 100);
+		pkts[1] = tag(mk_ip4(&mac_p0, v2, u2, 64, 9), 100);
+		in = 0;
+		CHECK_EQ(dpr_input_stages_burst(w, &in, pkts, 2), 0);
+		if (round == 1) {
+			pkts[2] = mk_ip4(&mac_p1, IP(10, 0, 2, 2), u2, 64, 10);
+			w->stats[1].rx++;
+			dpr_ip4_input_burst(w, 1, &pkts[2], 1);
+		}
+		CHECK_EQ(w->tx[3].n, 2 + round);
+		CHECK_EQ(w->tx[3].pretagged, 2);
+		dpr_tx_flush(w, 3);
+		CHECK_EQ(w->tx[3].pretagged, 0);
+		CHECK_EQ(w->stats[3].tx, 2 + round);
+		q = rte_ring_sc_dequeue_burst(txr, (void **)out, RTE_DIM(out), NULL);
+		CHECK_EQ(q, 2 + round);
+		for (i = 0; i < q; i++) {
+			const struct rte_ether_hdr *eth =
+				rte_pktmbuf_mtod(out[i], const struct rte_ether_hdr *);
+
+			CHECK(vid_of(out[i]) == 200 &&
+			      out[i]->pkt_len == RTE_ETHER_HDR_LEN + 4 + 28 + i &&
+			      rte_pktmbuf_mtod_offset(out[i], struct rte_vlan_hdr *,
+						      RTE_ETHER_HDR_LEN)->eth_proto ==
+			      RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+			      eth->dst_addr.addr_bytes[4] == 4 && eth->dst_addr.addr_bytes[5] == 2,
+			      "round %u, frame %u: tagged 200 once, in order", round, i);
+		}
+		rte_pktmbuf_free_bulk(out, q);
+	}
+	r->ports[3].port_id = saved_pid;
+	rte_eth_dev_stop((uint16_t)pid);
+	rte_eth_dev_close((uint16_t)pid);
+out:
+	memset(w->stats, 0, sizeof(w->stats));
+	r->ports[0].vlan_if = NULL;
+	dpr_port_in_stages_sync(r->ports, 1, NULL);
+	rte_ring_free(txr);
 	rte_free(map);
 }
 
@@ -1367,6 +1500,201 @@ test_fast_matches_reference(struct rig *r, bool pipelined)
 	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
 	free(fast);
 	free(ref);
+}
+
+/*
+ * gen_packet(@p seed) as it comes in on trunk p0: mostly tagged VLAN 100
+ * (p0.100, some with priority bits), else VLAN 300 (no interface), a
+ * priority tag, or untagged; a third go to 10.0.4.2, out of p0.200
+ * (tagged), to 10.0.3.2, back out of p0.100 (a hairpin), or to 10.0.1.2,
+ * out of p0 (untagged); a few are for a MAC that differs from p0's in its
+ * first 4 bytes only.
+ * *@p in: the interface it is for (2: p0.100, 0: p0).
+ */
+static struct rte_mbuf *
+gen_tagged(uint64_t seed, uint16_t *in)
+{
+	static const uint32_t dsts[] = { IP(10, 0, 3, 2), IP(10, 0, 1, 2), IP(10, 0, 4, 2),
+					 IP(10, 0, 4, 2) };
+	struct rte_mbuf *m = gen_packet(seed);
+	uint64_t x = seed * 0x2545f4914f6cdd1dull + 7;
+	uint64_t r = xorshift(&x);
+
+	if (r % 3 == 0 && m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)) {
+		struct rte_ipv4_hdr *ip = ip_of(m);
+		uint32_t dst = rte_cpu_to_be_32(dsts[(r >> 8) % RTE_DIM(dsts)]);
+		uint32_t sum = (uint16_t)~rte_be_to_cpu_16(ip->hdr_checksum);
+
+		/* RFC 1624: a checksum gen_packet() spoiled stays spoiled. */
+		sum += (uint16_t)~rte_be_to_cpu_16((uint16_t)ip->dst_addr) +
+			(uint16_t)~rte_be_to_cpu_16((uint16_t)(ip->dst_addr >> 16)) +
+			rte_be_to_cpu_16((uint16_t)dst) + rte_be_to_cpu_16((uint16_t)(dst >> 16));
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
+		ip->dst_addr = dst;
+	}
+	r = xorshift(&x);
+	if (r % 32 == 0 && m->data_len >= RTE_ETHER_ADDR_LEN)
+		rte_pktmbuf_mtod(m, uint8_t *)[(r >> 8) % 4] ^= 0x10;
+	r = xorshift(&x) % 20;
+	*in = 0;
+	if (r >= 18)
+		return m;
+	/* rte_vlan_insert() refuses some of gen_packet()'s frames (a chain
+	 * whose first segment is a runt): they come untagged. */
+	m->vlan_tci = r == 0 ? 0xa064 : r < 15 ? 100 : r < 17 ? 300 : 0;
+	if (rte_vlan_insert(&m) == 0 && r < 15)
+		*in = 2;
+	return m;
+}
+
+/*
+ * Record and free what went out and was diverted, as drain_fast(), each
+ * sent packet numbered within what came in on its interface (*@p from,
+ * by packet) and left by its port: bursts of p0's trunk go interface by
+ * interface, each in its order. Frames pass 3 tagged for a VLAN
+ * interface count in its pretagged, and are untagged here to compare
+ * with the untagged path's.
+ */
+static void
+drain_tagged(struct dpr_worker *w, struct outcome *o, const uint16_t *from,
+	     uint32_t seqs[][3])
+{
+	struct rte_mbuf *out[64];
+	unsigned int j, q, tagged;
+	uint16_t p;
+
+	for (p = 0; p < w->n_ports; p++) {
+		tagged = 0;
+		for (j = 0; j < w->tx[p].n; j++) {
+			struct rte_mbuf *m = w->tx[p].pkts[j];
+			uint32_t id = m->dynfield1[0];
+
+			if (w->ports[p].vlan_tci != 0 && vid_of(m) == w->ports[p].vlan_tci) {
+				tagged++;
+				dpr_vlan_untag_data(m);
+			}
+			record(&o[id], 1, p, seqs[p][from[id]]++, m);
+		}
+		CHECK(w->tx[p].pretagged == tagged, "port %u: pretagged %u, %u frames tagged", p,
+		      w->tx[p].pretagged, tagged);
+		rte_pktmbuf_free_bulk(w->tx[p].pkts, w->tx[p].n);
+		w->tx[p].n = 0;
+		w->tx[p].pretagged = 0;
+	}
+	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)out, RTE_DIM(out), NULL);
+	for (j = 0; j < q; j++)
+		record(&o[out[j]->dynfield1[0]], 2, DPR_EXC_META_CLASS(out[j]->hash.usr),
+		       DPR_EXC_ARG(out[j]), out[j]);
+	rte_pktmbuf_free_bulk(out, q);
+}
+
+/*
+ * The trunk's bursts still tagged (vlan_tagged_input_burst(): tags kept
+ * through the L3 stages, written by pass 3) against the same packets one
+ * at a time through the untagging demultiplexer (dpr_vlan_demux_burst()):
+ * byte-exact outcomes, each interface's packets in their order out of
+ * each port, the same counters on p0 and p0.100, and the count of frames
+ * pass 3 tagged equal to the tagged frames in p0.100's TX buffer.
+ */
+static void
+test_tagged_matches_untagged(struct rig *r)
+{
+	enum { N = 20000 };
+	struct dpr_worker *w = r->w;
+	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
+	struct outcome *fast = calloc(N, sizeof(*fast)), *ref = calloc(N, sizeof(*ref));
+	uint16_t *from = calloc(N, sizeof(*from));
+	struct dpr_port_counters got[3];
+	struct rte_mbuf *pkts[32];
+	uint32_t seqs[2][DPR_MAX_PORTS][3];
+	unsigned int i, j, k, differ = 0, fwd_tagged = 0, forwarded = 0, diverted = 0;
+	uint16_t n, in;
+
+	memset(seqs, 0, sizeof(seqs));
+	map[100] = 3;
+	r->ports[0].vlan_if = map;
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
+	CHECK(r->ports[3].out_stages & DPR_OUT_PRETAG, "p0.200 takes its tag from pass 3");
+	/* Every hairpin out of p0.100 goes to the control thread for its
+	 * redirect: no rate limit, which reads the clock. */
+	r->ports[2].redirects = true;
+	w->redirect_gap = 0;
+	memset(w->stats, 0, sizeof(w->stats));
+	for (i = 0; i < N; i += k) {
+		k = RTE_MIN(N - i, 1 + (unsigned int)(rte_rand() % 32));
+		for (j = 0; j < k; j++) {
+			pkts[j] = gen_tagged(i + j, &from[i + j]);
+			pkts[j]->dynfield1[0] = i + j;
+		}
+		in = 0;
+		n = dpr_input_stages_burst(w, &in, pkts, (uint16_t)k);
+		if (n > 0)
+			dpr_ip4_input_burst(w, in, pkts, n);
+		drain_tagged(w, fast, from, seqs[0]);
+	}
+	memcpy(got, w->stats, sizeof(got));
+
+	memset(w->stats, 0, sizeof(w->stats));
+	for (i = 0; i < N; i++) {
+		pkts[0] = gen_tagged(i, &in);
+		pkts[0]->dynfield1[0] = i;
+		n = dpr_vlan_demux_burst(w, 0, pkts, 1);
+		if (n > 0) {
+			w->stats[0].rx += n;
+			dpr_ip4_input_burst(w, 0, pkts, n);
+		}
+		drain_tagged(w, ref, from, seqs[1]);
+	}
+
+	for (i = 0; i < N; i++) {
+		const struct outcome *a = &fast[i], *b = &ref[i];
+		bool same = a->kind == b->kind && a->port_or_class == b->port_or_class &&
+			(a->kind != 2 || b->port_or_class != DPR_EXC_MTU_EXCEEDED ||
+			 a->arg == b->arg) &&
+			(a->kind != 1 || a->arg == b->arg) && a->len == b->len &&
+			(a->kind == 0 || (a->sane && b->sane)) &&
+			memcmp(a->bytes, b->bytes, sizeof(a->bytes)) == 0;
+
+		forwarded += a->kind == 1;
+		fwd_tagged += a->kind == 1 && from[i] == 2;
+		diverted += a->kind == 2;
+		if (!same && differ++ < 5) {
+			unsigned int at = 0;
+
+			while (at < sizeof(a->bytes) && a->bytes[at] == b->bytes[at])
+				at++;
+			CHECK(false, "packet %u (from %u): tagged kind %d/%u/%u len %u sane %d, untagged kind %d/%u/%u len %u sane %d, bytes differ from %u",
+			      i, from[i], a->kind, a->port_or_class, a->arg, a->len, a->sane,
+			      b->kind, b->port_or_class, b->arg, b->len, b->sane, at);
+		}
+	}
+	CHECK(differ == 0, "%u of %u packets differ", differ, (unsigned int)N);
+	for (in = 0; in < 3; in++) {
+		CHECK(got[in].rx == w->stats[in].rx && got[in].forwarded == w->stats[in].forwarded &&
+		      got[in].exception == w->stats[in].exception,
+		      "port %u: rx %" PRIu64 "/%" PRIu64 ", forwarded %" PRIu64 "/%" PRIu64, in,
+		      got[in].rx, w->stats[in].rx, got[in].forwarded, w->stats[in].forwarded);
+		for (i = 0; i < DPR_DROP_MAX; i++)
+			CHECK(got[in].drops[i] == w->stats[in].drops[i],
+			      "port %u drop %s: tagged %" PRIu64 ", untagged %" PRIu64, in,
+			      dpr_drop_names[i], got[in].drops[i], w->stats[in].drops[i]);
+	}
+	CHECK_EQ(accounted(&got[2]) + accounted(&got[0]), N);
+	CHECK(fwd_tagged > N / 8 && diverted > N / 20 && got[2].drops[DPR_DROP_BAD_CHECKSUM] > 0 &&
+	      got[0].drops[DPR_DROP_UNKNOWN_VLAN] > 0, "%u forwarded from p0.100, %u diverted",
+	      fwd_tagged, diverted);
+	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
+	memset(w->stats, 0, sizeof(w->stats));
+	r->ports[0].vlan_if = NULL;
+	r->ports[2].redirects = false;
+	dpr_worker_prepare(w);
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
+	rte_free(map);
+	free(fast);
+	free(ref);
+	free(from);
 }
 
 /*
@@ -1832,6 +2160,8 @@ main(int argc, char **argv)
 		test_tx_full(&r);
 		test_vlan(&r);
 		test_vlan_one_burst(&r);
+		test_tagged_matches_untagged(&r);
+		test_vlan_pretagged_flush(&r);
 		test_vlan_offload(&r);
 		test_qinq(&r);
 	}
