@@ -733,6 +733,23 @@ test_identity_waiting(struct rig *r)
 	w->tx[1].n = 0;
 }
 
+/* A started ethdev that sends into @p txr, or -1 (a failed check). */
+static int
+ring_port(struct rte_ring *txr)
+{
+	struct rte_eth_conf conf = { 0 };
+	int pid = rte_eth_from_ring(txr);
+
+	CHECK(pid >= 0, "ring port");
+	if (pid < 0)
+		return -1;
+	rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
+	rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
+	rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
+	rte_eth_dev_start((uint16_t)pid);
+	return pid;
+}
+
 /* A TX queue that takes only part of a burst: the rest are tx_full drops,
  * charged to the input port, and the counters still add up. */
 static void
@@ -740,19 +757,13 @@ test_tx_full(struct rig *r)
 {
 	struct dpr_worker *w = r->w;
 	struct rte_ring *txr = rte_ring_create("test_txr", 4, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	struct rte_eth_conf conf = { 0 };
 	struct rte_mbuf *pkts[8];
 	unsigned int i;
 	int pid;
 
-	pid = rte_eth_from_ring(txr);
-	CHECK(pid >= 0, "ring port");
+	pid = ring_port(txr);
 	if (pid < 0)
 		return;
-	rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
-	rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
-	rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
-	rte_eth_dev_start((uint16_t)pid);
 	r->ports[1].port_id = (uint16_t)pid;
 	w->port_index[pid] = 1;
 
@@ -808,7 +819,6 @@ test_vlan(struct rig *r)
 	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
 	struct rte_ring *txr = rte_ring_create("test_vlan_txr", 2, 0,
 					       RING_F_SP_ENQ | RING_F_SC_DEQ);
-	struct rte_eth_conf conf = { 0 };
 	const uint32_t h1 = IP(10, 0, 1, 2), h2 = IP(10, 0, 2, 2), v2 = IP(10, 0, 3, 2);
 	struct rte_mbuf *pkts[9], *m, *a, *d, *e, *f, *out[4];
 	const struct rte_ether_hdr *eth;
@@ -867,13 +877,8 @@ test_vlan(struct rig *r)
 
 	/* Out of p0.100: on a ring standing in for p0's DPDK port, which
 	 * takes 1 of 2; the refused one is charged to p0, where it came in. */
-	pid = rte_eth_from_ring(txr);
-	CHECK(pid >= 0, "ring port");
+	pid = ring_port(txr);
 	if (pid >= 0) {
-		rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
-		rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
-		rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
-		rte_eth_dev_start((uint16_t)pid);
 		r->ports[2].port_id = (uint16_t)pid;
 		w->tx[2].pkts[w->tx[2].n++] = w->tx[0].pkts[0];
 		w->tx[0].n = 0;
@@ -1067,7 +1072,6 @@ test_vlan_pretagged_flush(struct rig *r)
 	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
 	struct rte_ring *txr = rte_ring_create("test_pretag_txr", 8, 0,
 					       RING_F_SP_ENQ | RING_F_SC_DEQ);
-	struct rte_eth_conf conf = { 0 };
 	const uint32_t v2 = IP(10, 0, 3, 2), u2 = IP(10, 0, 4, 2);
 	struct rte_mbuf *pkts[3], *out[8];
 	uint16_t saved_pid = r->ports[3].port_id, in;
@@ -1077,14 +1081,9 @@ test_vlan_pretagged_flush(struct rig *r)
 	map[100] = 3;
 	r->ports[0].vlan_if = map;
 	dpr_port_in_stages_sync(r->ports, 1, NULL);
-	pid = rte_eth_from_ring(txr);
-	CHECK(pid >= 0, "ring port");
+	pid = ring_port(txr);
 	if (pid < 0)
 		goto out;
-	rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
-	rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
-	rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
-	rte_eth_dev_start((uint16_t)pid);
 	r->ports[3].port_id = (uint16_t)pid;
 
 	for (round = 0; round < 2; round++) {
@@ -1145,7 +1144,6 @@ test_vlan_offload(struct rig *r)
 	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
 	struct rte_ring *txr = rte_ring_create("test_vlan_off_txr", 4, 0,
 					       RING_F_SP_ENQ | RING_F_SC_DEQ);
-	struct rte_eth_conf conf = { 0 };
 	const uint32_t h1 = IP(10, 0, 1, 2), h2 = IP(10, 0, 2, 2), v2 = IP(10, 0, 3, 2);
 	struct rte_mbuf *pkts[2], *m, *g, *out[4];
 	const struct rte_ether_hdr *eth;
@@ -1156,14 +1154,9 @@ test_vlan_offload(struct rig *r)
 	map[100] = 3;
 	r->ports[0].vlan_if = map;
 	r->ports[2].vlan_insert = true;
-	pid = rte_eth_from_ring(txr);
-	CHECK(pid >= 0, "ring port");
+	pid = ring_port(txr);
 	if (pid < 0)
 		goto out;
-	rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
-	rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
-	rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
-	rte_eth_dev_start((uint16_t)pid);
 	r->ports[2].port_id = (uint16_t)pid;
 
 	/* p0 -> p0.100 (h1 to v2), out of a device that inserts. */
@@ -1368,12 +1361,52 @@ record(struct outcome *o, int kind, uint32_t a, uint32_t arg, struct rte_mbuf *m
 		memcpy(o->bytes, d, n);
 }
 
+/* Record and free what the worker diverted so far (its exception ring). */
+static void
+drain_exc(struct dpr_worker *w, struct outcome *o)
+{
+	struct rte_mbuf *out[64];
+	unsigned int j, q;
+
+	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)out, RTE_DIM(out), NULL);
+	for (j = 0; j < q; j++)
+		record(&o[out[j]->dynfield1[0]], 2, DPR_EXC_META_CLASS(out[j]->hash.usr),
+		       DPR_EXC_ARG(out[j]), out[j]);
+	rte_pktmbuf_free_bulk(out, q);
+}
+
+/*
+ * Whether two outcomes of a packet are the same: kind, port or class, the
+ * TX sequence (the MTU for a packet too big), length, sane mbufs, bytes;
+ * else a failed check naming @p what (first 5 only: *@p differ counts).
+ */
+static bool
+same_outcome(const struct outcome *a, const struct outcome *b, const char *what,
+	     unsigned int i, unsigned int *differ)
+{
+	bool same = a->kind == b->kind && a->port_or_class == b->port_or_class &&
+		(a->kind != 2 || b->port_or_class != DPR_EXC_MTU_EXCEEDED || a->arg == b->arg) &&
+		(a->kind != 1 || a->arg == b->arg) &&
+		a->len == b->len && (a->kind == 0 || (a->sane && b->sane)) &&
+		memcmp(a->bytes, b->bytes, sizeof(a->bytes)) == 0;
+
+	if (!same && (*differ)++ < 5) {
+		unsigned int at = 0;
+
+		while (at < sizeof(a->bytes) && a->bytes[at] == b->bytes[at])
+			at++;
+		CHECK(false, "packet %u (%s): kind %d/%u/%u len %u sane %d against %d/%u/%u len %u sane %d, bytes differ from %u",
+		      i, what, a->kind, a->port_or_class, a->arg, a->len, a->sane,
+		      b->kind, b->port_or_class, b->arg, b->len, b->sane, at);
+	}
+	return same;
+}
+
 /* Record and free what the fast path sent and diverted so far. */
 static void
 drain_fast(struct dpr_worker *w, struct outcome *fast, uint32_t *seqs)
 {
-	struct rte_mbuf *out[64];
-	unsigned int j, q;
+	unsigned int j;
 	uint16_t p;
 
 	for (p = 0; p < w->n_ports; p++) {
@@ -1385,11 +1418,7 @@ drain_fast(struct dpr_worker *w, struct outcome *fast, uint32_t *seqs)
 		rte_pktmbuf_free_bulk(w->tx[p].pkts, w->tx[p].n);
 		w->tx[p].n = 0;
 	}
-	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)out, RTE_DIM(out), NULL);
-	for (j = 0; j < q; j++)
-		record(&fast[out[j]->dynfield1[0]], 2, DPR_EXC_META_CLASS(out[j]->hash.usr),
-		       DPR_EXC_ARG(out[j]), out[j]);
-	rte_pktmbuf_free_bulk(out, q);
+	drain_exc(w, fast);
 }
 
 /*
@@ -1470,25 +1499,9 @@ test_fast_matches_reference(struct rig *r, bool pipelined)
 	memcpy(ref_drops, w->stats[0].drops, sizeof(ref_drops));
 
 	for (i = 0; i < N; i++) {
-		const struct outcome *a = &fast[i], *b = &ref[i];
-		bool same = a->kind == b->kind && a->port_or_class == b->port_or_class &&
-			(a->kind != 2 || b->port_or_class != DPR_EXC_MTU_EXCEEDED ||
-			 a->arg == b->arg) &&
-			(a->kind != 1 || a->arg == b->arg) &&
-			a->len == b->len && (a->kind == 0 || (a->sane && b->sane)) &&
-			memcmp(a->bytes, b->bytes, sizeof(a->bytes)) == 0;
-
-		forwarded += a->kind == 1;
-		diverted += a->kind == 2;
-		if (!same && differ++ < 5) {
-			unsigned int at = 0;
-
-			while (at < sizeof(a->bytes) && a->bytes[at] == b->bytes[at])
-				at++;
-			CHECK(false, "packet %u: fast kind %d/%u/%u len %u sane %d, reference kind %d/%u/%u len %u sane %d, bytes differ from %u",
-			      i, a->kind, a->port_or_class, a->arg, a->len, a->sane,
-			      b->kind, b->port_or_class, b->arg, b->len, b->sane, at);
-		}
+		(void)same_outcome(&fast[i], &ref[i], "fast against reference", i, &differ);
+		forwarded += fast[i].kind == 1;
+		diverted += fast[i].kind == 2;
 	}
 	CHECK(differ == 0, "%u of %u packets differ", differ, (unsigned int)N);
 	for (i = 0; i < DPR_DROP_MAX; i++)
@@ -1561,8 +1574,7 @@ static void
 drain_tagged(struct dpr_worker *w, struct outcome *o, const uint16_t *from,
 	     uint32_t seqs[][3])
 {
-	struct rte_mbuf *out[64];
-	unsigned int j, q, tagged;
+	unsigned int j, tagged;
 	uint16_t p;
 
 	for (p = 0; p < w->n_ports; p++) {
@@ -1583,11 +1595,7 @@ drain_tagged(struct dpr_worker *w, struct outcome *o, const uint16_t *from,
 		w->tx[p].n = 0;
 		w->tx[p].pretagged = 0;
 	}
-	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)out, RTE_DIM(out), NULL);
-	for (j = 0; j < q; j++)
-		record(&o[out[j]->dynfield1[0]], 2, DPR_EXC_META_CLASS(out[j]->hash.usr),
-		       DPR_EXC_ARG(out[j]), out[j]);
-	rte_pktmbuf_free_bulk(out, q);
+	drain_exc(w, o);
 }
 
 /*
@@ -1609,7 +1617,7 @@ test_tagged_matches_untagged(struct rig *r)
 	struct dpr_port_counters got[3];
 	struct rte_mbuf *pkts[32];
 	uint32_t seqs[2][DPR_MAX_PORTS][3];
-	unsigned int i, j, k, differ = 0, fwd_tagged = 0, forwarded = 0, diverted = 0;
+	unsigned int i, j, k, differ = 0, fwd_tagged = 0, diverted = 0;
 	uint16_t n, in;
 
 	memset(seqs, 0, sizeof(seqs));
@@ -1649,26 +1657,11 @@ test_tagged_matches_untagged(struct rig *r)
 	}
 
 	for (i = 0; i < N; i++) {
-		const struct outcome *a = &fast[i], *b = &ref[i];
-		bool same = a->kind == b->kind && a->port_or_class == b->port_or_class &&
-			(a->kind != 2 || b->port_or_class != DPR_EXC_MTU_EXCEEDED ||
-			 a->arg == b->arg) &&
-			(a->kind != 1 || a->arg == b->arg) && a->len == b->len &&
-			(a->kind == 0 || (a->sane && b->sane)) &&
-			memcmp(a->bytes, b->bytes, sizeof(a->bytes)) == 0;
-
-		forwarded += a->kind == 1;
-		fwd_tagged += a->kind == 1 && from[i] == 2;
-		diverted += a->kind == 2;
-		if (!same && differ++ < 5) {
-			unsigned int at = 0;
-
-			while (at < sizeof(a->bytes) && a->bytes[at] == b->bytes[at])
-				at++;
-			CHECK(false, "packet %u (from %u): tagged kind %d/%u/%u len %u sane %d, untagged kind %d/%u/%u len %u sane %d, bytes differ from %u",
-			      i, from[i], a->kind, a->port_or_class, a->arg, a->len, a->sane,
-			      b->kind, b->port_or_class, b->arg, b->len, b->sane, at);
-		}
+		(void)same_outcome(&fast[i], &ref[i],
+				   from[i] == 2 ? "p0.100, tagged against untagged" :
+				   "p0, tagged against untagged", i, &differ);
+		fwd_tagged += fast[i].kind == 1 && from[i] == 2;
+		diverted += fast[i].kind == 2;
 	}
 	CHECK(differ == 0, "%u of %u packets differ", differ, (unsigned int)N);
 	for (in = 0; in < 3; in++) {
@@ -2016,7 +2009,6 @@ test_qinq(struct rig *r)
 	struct dpr_qinq_map *q = rte_zmalloc(NULL, sizeof(*q), 0);
 	uint8_t *inner = rte_zmalloc(NULL, 4096, 0);
 	struct rte_ring *txr = rte_ring_create("test_qinq_txr", 4, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	struct rte_eth_conf conf = { 0 };
 	const uint32_t h1 = IP(10, 0, 1, 2), h2 = IP(10, 0, 2, 2), v2 = IP(10, 0, 3, 2);
 	static const uint8_t want[] = { 0x88, 0xa8, 0x00, 0x64, 0x81, 0x00, 0x00, 0x14, 0x08, 0x00 };
 	struct rte_mbuf *pkts[10], *m, *a, *d, *out[4];
@@ -2091,13 +2083,8 @@ test_qinq(struct rig *r)
 
 	/* Out of it: both tags, 0x88a8 100 outside 0x8100 20; a shared frame
 	 * is left unsent, after the rest. */
-	pid = rte_eth_from_ring(txr);
-	CHECK(pid >= 0, "ring port");
+	pid = ring_port(txr);
 	if (pid >= 0) {
-		rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
-		rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
-		rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
-		rte_eth_dev_start((uint16_t)pid);
 		m = mk_ip4(&mac_h2, h1, h2, 64, 8);
 		out[0] = m;
 		out[1] = rte_pktmbuf_clone(m, pool);
