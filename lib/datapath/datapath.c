@@ -133,6 +133,13 @@ dpr_worker_prepare_port(struct dpr_worker *w, uint16_t p)
 	memcpy(&w->src_mac_type6[p], b + RTE_ETHER_ADDR_LEN, sizeof(uint64_t));
 	w->tag_word[p] = w->ports[p].vlan_tci != 0 && w->ports[p].vlan_outer == 0 ?
 		DPR_VLAN_WORD(w->ports[p].vlan_tci) : 0;
+	memset(b, 0, sizeof(b));
+	memcpy(b, &w->ports[p].mac.addr_bytes[4], 2);
+	memcpy(b + 8, &w->tag_word[p], sizeof(uint32_t));
+	b[12] = RTE_ETHER_TYPE_IPV4 >> 8;
+	b[13] = RTE_ETHER_TYPE_IPV4 & 0xff;
+	b[14] = 0x45;
+	memcpy(&w->head_tag[p], b, sizeof(b));
 	w->redirect_tsc[p] = 0;
 }
 
@@ -151,11 +158,17 @@ dpr_worker_prepare(struct dpr_worker *w)
 	static const uint8_t mask6[16] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xf0, 0,
 	};
+	/* IPv4 seen 4 bytes into a tagged frame: the MAC's last 2 bytes,
+	 * the tag less its priority bits, EtherType, version/IHL. */
+	static const uint8_t mask_tag[16] = {
+		0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0x0f, 0xff, 0xff, 0xff, 0xff, 0,
+	};
 
 	if (w->acl == NULL)
 		w->acl = &dpr_acl_unbound;
 	memcpy(&w->head_mask, mask, sizeof(mask));
 	memcpy(&w->head6_mask, mask6, sizeof(mask6));
+	memcpy(&w->head_tag_mask, mask_tag, sizeof(mask_tag));
 	for (p = 0; p < w->n_ports; p++) {
 		dpr_worker_prepare_port(w, p);
 		min_mtu = RTE_MIN(min_mtu, (uint32_t)w->ports[p].mtu);

@@ -381,6 +381,11 @@ struct dpr_worker {
 	/** A VLAN interface's tag as it lies in a frame (DPR_VLAN_WORD()); 0 for
 	 * a port or a QinQ interface. */
 	uint32_t tag_word[DPR_MAX_PORTS];
+	/** A VLAN interface's head[] as seen 4 bytes into a tagged frame (the
+	 * MAC's last 2 bytes, the tag, the inner EtherType, version and IHL),
+	 * where the screen of a burst kept tagged compares (vlan.c). */
+	rte_xmm_t head_tag[DPR_MAX_PORTS];
+	rte_xmm_t head_tag_mask;
 	uint64_t redirect_gap;       /**< TSC cycles between two hairpin diverts of a port */
 
 	/* Written by the worker only; a freed interface's slot of redirect_tsc,

@@ -125,20 +125,22 @@ vlan_first(const uint8_t *vlan_if, struct rte_mbuf *const *pkts, uint32_t *word)
 }
 
 /*
- * How many frames at the start of @p pkts carry tag word @p word (masked)
+ * The frames at the start of @p pkts that carry tag word @p word (masked)
  * in their data, the first one's (the common case on a trunk: a NIC's RX
- * queue hands out what came, and one VLAN's flows often come together):
- * one load and compare a frame. The first frame of another VLAN, untagged,
- * too short for a tag, or tagged by the device
- * (RTE_MBUF_F_RX_VLAN_STRIPPED, untagged data) ends the run.
+ * queue hands out what came, and one VLAN's flows often come together),
+ * found with one load and compare a frame, each untagged there and then
+ * and marked as its interface's (@p mport, dpr_mbuf_port()). The first
+ * frame of another VLAN, untagged, too short for a tag, or tagged by the
+ * device (RTE_MBUF_F_RX_VLAN_STRIPPED, untagged data) ends the run.
+ * @return how many frames it has.
  */
 static __rte_always_inline uint16_t
-vlan_run(struct rte_mbuf *const *pkts, uint16_t n, uint32_t word)
+vlan_untag_run(struct rte_mbuf *const *pkts, uint16_t n, uint32_t word, uint16_t mport)
 {
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct rte_mbuf *m = pkts[i];
+		struct rte_mbuf *m = pkts[i];
 
 		/* A frame too short for its tag is dpr_vlan_rx_tag()'s,
 		 * untagged: the demultiplexer's. */
@@ -146,6 +148,8 @@ vlan_run(struct rte_mbuf *const *pkts, uint16_t n, uint32_t word)
 			      DPR_VLAN_WORD_MASK) != word ||
 			     m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr)))
 			break;
+		dpr_vlan_untag_data(m);
+		m->port = mport;
 	}
 	return i;
 }
@@ -176,27 +180,16 @@ vlan_tagged_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkt
 {
 	struct dpr_ip4_pending p;
 	struct dpr_ip4_fast f;
-	const uint8_t *head;
 	unsigned int n_fwd;
 
 	RTE_ASSERT(n <= DPR_BURST);
 	memcpy(p.pkts, pkts, n * sizeof(*pkts));
 	dpr_burst_begin(w, &p.b, in);
 	f = dpr_ip4_fast_init(w, &p.b);
-	/* The interface's head seen from 4 bytes into a tagged frame: the
-	 * MAC's last 2 bytes, the tag, the inner EtherType, version and
-	 * IHL; the MAC's first 4 bytes apart. */
-	head = w->head[in].u8;
-	memset(&f.head, 0, sizeof(f.head));
-	memset(&f.head_mask, 0, sizeof(f.head_mask));
-	memcpy(&f.head.u8[0], head + 4, 2);
-	memset(&f.head_mask.u8[0], 0xff, 2);
+	f.head = w->head_tag[in];
+	f.head_mask = w->head_tag_mask;
 	f.tag = w->tag_word[in] & DPR_VLAN_WORD_MASK;
-	memcpy(&f.head.u8[8], &f.tag, sizeof(f.tag));
-	memcpy(&f.head_mask.u8[8], &(const uint32_t){ DPR_VLAN_WORD_MASK }, sizeof(uint32_t));
-	memcpy(&f.head.u8[12], head + 12, 3);
-	memset(&f.head_mask.u8[12], 0xff, 3);
-	memcpy(&f.dst4, head, sizeof(f.dst4));
+	memcpy(&f.dst4, &w->ports[in].mac, sizeof(f.dst4));
 	f.mport = dpr_mbuf_port(w->ports, in);
 	f.n_foreign = 0;
 	f.foreign = pkts;
@@ -246,7 +239,7 @@ uint16_t
 dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts, uint16_t n)
 {
 	const uint8_t *vlan_if = __atomic_load_n(&w->ports[*in].vlan_if, __ATOMIC_ACQUIRE);
-	uint16_t run = 0, k, vif = 0, mport;
+	uint16_t run = 0, k, vif = 0;
 	uint32_t word = 0;
 	uint8_t v;
 
@@ -272,21 +265,14 @@ dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
 				return 0;
 			return dpr_vlan_demux_burst(w, *in, pkts, n);
 		}
-		run = vlan_run(pkts, n, word);
+		run = vlan_untag_run(pkts, n, word, dpr_mbuf_port(w->ports, vif));
 	}
 	/* A burst all of one VLAN interface goes on whole, as one received
-	 * there, untagged here, each frame marked as the interface's
-	 * (mbuf->port, dpr_mbuf_port()); through the worker's pipeline, no
-	 * split, no copy. */
-	if (likely(run == n))
+	 * there, untagged: through the worker's pipeline, no split, no copy. */
+	if (likely(run == n)) {
 		*in = vif;
-	mport = run > 0 ? dpr_mbuf_port(w->ports, vif) : 0;
-	for (k = 0; k < run; k++) {
-		dpr_vlan_untag_data(pkts[k]);
-		pkts[k]->port = mport;
-	}
-	if (run == n)
 		return n;
+	}
 	/* Mixed: the run, untagged already, as a sub-burst of its interface
 	 * (as dpr_vlan_demux_burst() forwards its own), then the rest split. */
 	if (run > 0) {
