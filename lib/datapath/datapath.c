@@ -140,6 +140,10 @@ dpr_worker_prepare_port(struct dpr_worker *w, uint16_t p)
 	b[13] = RTE_ETHER_TYPE_IPV4 & 0xff;
 	b[14] = 0x45;
 	memcpy(&w->head_tag[p], b, sizeof(b));
+	b[12] = RTE_ETHER_TYPE_IPV6 >> 8;
+	b[13] = RTE_ETHER_TYPE_IPV6 & 0xff;
+	b[14] = 0x60;
+	memcpy(&w->head6_tag[p], b, sizeof(b));
 	w->redirect_tsc[p] = 0;
 }
 
@@ -163,12 +167,16 @@ dpr_worker_prepare(struct dpr_worker *w)
 	static const uint8_t mask_tag[16] = {
 		0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0x0f, 0xff, 0xff, 0xff, 0xff, 0,
 	};
+	static const uint8_t mask6_tag[16] = {
+		0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0x0f, 0xff, 0xff, 0xff, 0xf0, 0,
+	};
 
 	if (w->acl == NULL)
 		w->acl = &dpr_acl_unbound;
 	memcpy(&w->head_mask, mask, sizeof(mask));
 	memcpy(&w->head6_mask, mask6, sizeof(mask6));
 	memcpy(&w->head_tag_mask, mask_tag, sizeof(mask_tag));
+	memcpy(&w->head6_tag_mask, mask6_tag, sizeof(mask6_tag));
 	for (p = 0; p < w->n_ports; p++) {
 		dpr_worker_prepare_port(w, p);
 		min_mtu = RTE_MIN(min_mtu, (uint32_t)w->ports[p].mtu);

@@ -171,7 +171,7 @@ enum dpr_out_stage {
 	DPR_OUT_TAG = 1 << 1, /**< a VLAN or QinQ interface: tags put on (vlan.c) */
 	/** A VLAN interface (one tag) whose device does not insert tags and
 	 * with no output ACL: pass 3 of a burst received still tagged writes
-	 * the tag with the MACs (vlan_tagged_input_burst(), vlan.c). */
+	 * the tag with the MACs (vlan_tagged_burst(), vlan.c). */
 	DPR_OUT_PRETAG = 1 << 2,
 };
 
@@ -386,6 +386,8 @@ struct dpr_worker {
 	 * where the screen of a burst kept tagged compares (vlan.c). */
 	rte_xmm_t head_tag[DPR_MAX_PORTS];
 	rte_xmm_t head_tag_mask;
+	rte_xmm_t head6_tag[DPR_MAX_PORTS];   /**< the same for IPv6 (head6[]) */
+	rte_xmm_t head6_tag_mask;
 	uint64_t redirect_gap;       /**< TSC cycles between two hairpin diverts of a port */
 
 	/* Written by the worker only; a freed interface's slot of redirect_tsc,

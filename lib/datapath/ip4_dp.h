@@ -325,7 +325,7 @@ dpr_ip4_set_macs(struct dpr_worker *w, uint8_t *eth, uint64_t h, uint64_t port)
 
 /**
  * Whether VLAN interface @p port takes its tag from pass 3 of a burst
- * received still tagged (DPR_OUT_PRETAG; vlan_tagged_input_burst(),
+ * received still tagged (DPR_OUT_PRETAG; vlan_tagged_burst(),
  * vlan.c).
  */
 static __rte_always_inline bool
@@ -355,29 +355,32 @@ dpr_pass3_tagged_exit(struct dpr_worker *w, uint64_t tport, uint64_t tpre,
  * takes its tag from pass 3 (dpr_port_pretags()), of a frame received
  * still tagged, @p eth 4 bytes into it (where the untagged frame would
  * start): the next hop's MAC (its last 2 bytes spill), the port's MAC
- * (with the IPv4 type, overwritten next), the tag. Three stores; no byte
- * moved, the frame's length unchanged.
+ * (@p smt[port]: with the EtherType, overwritten next), the tag. Three
+ * stores; no byte moved, the frame's length unchanged.
  */
 static __rte_always_inline void
-dpr_ip4_set_macs_tag(struct dpr_worker *w, uint8_t *eth, uint64_t h, uint64_t port)
+dpr_set_macs_tag(struct dpr_worker *w, const uint64_t *smt, uint8_t *eth, uint64_t h,
+		 uint64_t port)
 {
 	uint8_t *frame = eth - sizeof(struct rte_vlan_hdr);
 
 	memcpy(frame, &h, sizeof(h));
-	memcpy(frame + RTE_ETHER_ADDR_LEN, &w->src_mac_type[port], sizeof(uint64_t));
+	memcpy(frame + RTE_ETHER_ADDR_LEN, &smt[port], sizeof(uint64_t));
 	memcpy(frame + 2 * RTE_ETHER_ADDR_LEN, &w->tag_word[port], sizeof(uint32_t));
 }
 
 /**
  * Ethernet header for next-hop word @p h, whose port is @p port (any other
  * than dpr_port_pretags() takes), of frame @p m received still tagged,
- * @p eth 4 bytes into it: the MACs at @p eth, where the frame now starts.
+ * @p eth 4 bytes into it: the MACs at @p eth (the port's, with the
+ * EtherType, from @p smt[port]), where the frame now starts.
  */
 static __rte_always_inline void
-dpr_ip4_set_macs_untag(struct dpr_worker *w, struct rte_mbuf *m, uint8_t *eth, uint64_t h,
-		       uint64_t port)
+dpr_set_macs_untag(struct rte_mbuf *m, const uint64_t *smt, uint8_t *eth, uint64_t h,
+		   uint64_t port)
 {
-	dpr_ip4_set_macs(w, eth, h, port);
+	memcpy(eth, &h, sizeof(h));
+	memcpy(eth + RTE_ETHER_ADDR_LEN, &smt[port], sizeof(uint64_t));
 	m->data_off += sizeof(struct rte_vlan_hdr);
 	m->data_len -= sizeof(struct rte_vlan_hdr);
 	m->pkt_len -= sizeof(struct rte_vlan_hdr);
@@ -445,6 +448,10 @@ struct dpr_ip4_pending {
 	struct dpr_burst b;
 	uint16_t n;                     /**< packets received */
 	uint8_t stage;                  /**< how far past pass 1 (enum dpr_pend_stage) */
+	/** A burst kept tagged (vlan.c), led by IPv6: its IPv6 packets the
+	 * screen passed are still tagged; led by IPv4, they were untagged
+	 * for dpr_l3_screen_other(). Read by the tagged pass 3 only. */
+	uint8_t v6_tagged;
 	uint32_t slow;                  /**< bit i: packet i came the slow path, goes on */
 	uint32_t gone;                  /**< bit i: pass 1 dropped or diverted packet i */
 	uint32_t v6;                    /**< bit i: packet i is IPv6 (ip6_dp.h) */
@@ -491,12 +498,11 @@ struct dpr_ip4_fast {
 	const uint8_t *marks;    /**< the FIB's screen marks (struct dpr_fib4) */
 	uint32_t slow;           /**< as struct dpr_ip4_pending's */
 	uint32_t gone;
-	/* A burst received still tagged (vlan_tagged_input_burst(), vlan.c) only. */
+	/* A burst received still tagged (vlan_tagged_burst(), vlan.c) only. */
 	uint32_t dst4;           /**< the destination MAC's first 4 bytes */
 	uint32_t tag;            /**< the tag word, masked (DPR_VLAN_WORD_MASK) */
 	uint16_t mport;          /**< mbuf->port of the interface's packets */
-	uint16_t n_foreign;      /**< frames not of the interface, in foreign[] */
-	struct rte_mbuf **foreign;
+	struct dpr_vlan_left *left; /**< where frames not of the interface go */
 };
 
 /** The frame's first 16 bytes match f->head where f->head_mask is set. */
@@ -549,7 +555,7 @@ dpr_l3_screen_other(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *
 	if (((const struct rte_ether_hdr *)eth)->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6))
 		return dpr_ip4_slow(w, b, m, dst);
 	f6 = dpr_ip6_fast_init(w, b);
-	r = dpr_ip6_screen(w, &f6, b, m, eth, &p->ent[*dst], false);
+	r = dpr_ip6_screen(w, &f6, b, m, eth, &p->ent[*dst], false, false);
 	*dst = 0;
 	if (r & DPR_SCREEN_V6)
 		p->v6 |= bit;
@@ -572,7 +578,7 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pend
 {
 	/* The frame's link-layer header: a tagged one's is 4 bytes longer,
 	 * and eth points 4 bytes into it, where an untagged one would start
-	 * (vlan_tagged_input_burst(), vlan.c). */
+	 * (vlan_tagged_burst(), vlan.c). */
 	const uint32_t l2 = tagged ? RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr) :
 		RTE_ETHER_HDR_LEN;
 	struct rte_mbuf *m = p->pkts[i];
@@ -651,10 +657,8 @@ slow:
 		/* Not the interface's (another VLAN, untagged, too short
 		 * for a tag): the port's demultiplexer takes it after the
 		 * burst (vlan.c). */
-		if (unlikely((dpr_vlan_word(eth - sizeof(struct rte_vlan_hdr)) &
-			      DPR_VLAN_WORD_MASK) != f->tag ||
-			     m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr))) {
-			f->foreign[f->n_foreign++] = m;
+		if (unlikely(!dpr_vlan_is_tagged(m, eth, f->tag))) {
+			f->left->pkts[f->left->n++] = m;
 			f->gone |= UINT32_C(1) << i;
 			p->t24[i] = 0;
 			return;
@@ -691,6 +695,27 @@ dpr_ip4_fast_init(const struct dpr_worker *w, const struct dpr_burst *b)
 }
 
 /**
+ * dpr_ip4_fast_init() for a burst of VLAN interface b->in received still
+ * tagged (vlan.c), whose frames not the interface's go to @p left: the
+ * head compared 4 bytes into a frame (head_tag), the MAC's first 4 bytes
+ * apart.
+ */
+static __rte_always_inline struct dpr_ip4_fast
+dpr_ip4_fast_init_tagged(const struct dpr_worker *w, const struct dpr_burst *b,
+			 struct dpr_vlan_left *left)
+{
+	struct dpr_ip4_fast f = dpr_ip4_fast_init(w, b);
+
+	f.head = w->head_tag[b->in];
+	f.head_mask = w->head_tag_mask;
+	f.tag = w->tag_word[b->in] & DPR_VLAN_WORD_MASK;
+	memcpy(&f.dst4, &w->ports[b->in].mac, sizeof(f.dst4));
+	f.mport = dpr_mbuf_port(w->ports, b->in);
+	f.left = left;
+	return f;
+}
+
+/**
  * The marks of a burst that starts with an IPv6 packet, as pass 1 sets
  * them: the packets that are not IPv6 packets going on (IPv4 ones, and
  * IPv6 ones gone), so that the common packet sets no mark.
@@ -703,7 +728,7 @@ struct dpr_l3_marks {
 static __rte_always_inline void
 dpr_ip6_screen_at(struct dpr_worker *w, struct dpr_ip4_fast *f, const struct dpr_ip6_fast *f6,
 		  struct dpr_ip4_pending *p, struct dpr_l3_marks *k, unsigned int i,
-		  const bool hw_cksum)
+		  const bool hw_cksum, const bool tagged)
 {
 	const uint8_t *eth = p->eth[i];
 	unsigned int r;
@@ -713,14 +738,14 @@ dpr_ip6_screen_at(struct dpr_worker *w, struct dpr_ip4_fast *f, const struct dpr
 	 * The IPv6 head compare first: it covers the EtherType, so the
 	 * common packet tests its family no further (2 instructions). */
 	if (likely(dpr_ip6_head_ok_own(eth, &f6->head, &f6->head_mask))) {
-		r = dpr_ip6_screen(w, f6, &p->b, p->pkts[i], eth, &p->ent[i], true);
+		r = dpr_ip6_screen(w, f6, &p->b, p->pkts[i], eth, &p->ent[i], true, tagged);
 	} else if (((const struct rte_ether_hdr *)eth)->ether_type !=
 		   RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
 		k->not_v6 |= UINT32_C(1) << i;
-		dpr_ip4_screen(w, f, p, i, hw_cksum, false);
+		dpr_ip4_screen(w, f, p, i, hw_cksum, tagged);
 		return;
 	} else {
-		r = dpr_ip6_screen(w, f6, &p->b, p->pkts[i], eth, &p->ent[i], false);
+		r = dpr_ip6_screen(w, f6, &p->b, p->pkts[i], eth, &p->ent[i], false, tagged);
 	}
 	if (likely(r == DPR_SCREEN_V6))
 		return;
@@ -744,33 +769,46 @@ dpr_ip6_screen_at(struct dpr_worker *w, struct dpr_ip4_fast *f, const struct dpr
  * packet tests whether one is left to prefetch.
  * @return the slow marks in the low 32 bits, the gone ones in the high.
  */
-static __rte_noinline uint64_t
-dpr_ip6_screen_loop(struct dpr_worker *w, struct dpr_ip4_pending *p, unsigned int n,
-		    const bool hw_cksum)
+static __rte_always_inline uint64_t
+dpr_ip6_screen_loop_(struct dpr_worker *w, struct dpr_ip4_pending *p, unsigned int n,
+		     const bool hw_cksum, const bool tagged, struct dpr_vlan_left *left)
 {
-	struct dpr_ip4_fast f = dpr_ip4_fast_init(w, &p->b);
-	const struct dpr_ip6_fast f6 = dpr_ip6_fast_init(w, &p->b);
+	struct dpr_ip4_fast f = tagged ? dpr_ip4_fast_init_tagged(w, &p->b, left) :
+		dpr_ip4_fast_init(w, &p->b);
+	const struct dpr_ip6_fast f6 = tagged ? dpr_ip6_fast_init_tagged(w, &p->b, left) :
+		dpr_ip6_fast_init(w, &p->b);
+	/* As in dpr_ip4_screen_loop(). */
+	const unsigned int skip = tagged ? sizeof(struct rte_vlan_hdr) : 0;
 	struct dpr_l3_marks k = { 0, 0 };
 	unsigned int i;
 	uint32_t v6;
 
 	for (i = 0; i < n && i < DPR_PREFETCH_AHEAD; i++) {
-		p->eth[i] = rte_pktmbuf_mtod(p->pkts[i], uint8_t *);
+		p->eth[i] = rte_pktmbuf_mtod_offset(p->pkts[i], uint8_t *, skip);
 		rte_prefetch0(p->eth[i]);
 	}
 	for (i = 0; i + DPR_PREFETCH_AHEAD < n; i++) {
-		uint8_t *next = rte_pktmbuf_mtod(p->pkts[i + DPR_PREFETCH_AHEAD], uint8_t *);
+		uint8_t *next = rte_pktmbuf_mtod_offset(p->pkts[i + DPR_PREFETCH_AHEAD], uint8_t *,
+							skip);
 
 		p->eth[i + DPR_PREFETCH_AHEAD] = next;
 		rte_prefetch0(next);
-		dpr_ip6_screen_at(w, &f, &f6, p, &k, i, hw_cksum);
+		dpr_ip6_screen_at(w, &f, &f6, p, &k, i, hw_cksum, tagged);
 	}
 	for (; i < n; i++)
-		dpr_ip6_screen_at(w, &f, &f6, p, &k, i, hw_cksum);
+		dpr_ip6_screen_at(w, &f, &f6, p, &k, i, hw_cksum, tagged);
 	v6 = dpr_burst_all(n) & ~k.not_v6;
 	p->v6 |= v6;
 	p->v6_slow |= k.v6_slow;
 	return (f.slow | v6) | (uint64_t)f.gone << 32;
+}
+
+/* dpr_ip6_screen_loop_() of a burst received untagged. */
+static __rte_noinline uint64_t
+dpr_ip6_screen_loop(struct dpr_worker *w, struct dpr_ip4_pending *p, unsigned int n,
+		    const bool hw_cksum)
+{
+	return dpr_ip6_screen_loop_(w, p, n, hw_cksum, false, NULL);
 }
 
 /**
@@ -884,6 +922,42 @@ dpr_l3_screen_burst(struct dpr_worker *w, uint16_t in, uint16_t n, struct dpr_ip
 		dpr_ip4_screen_burst(w, in, n, p, false);
 }
 
+/**
+ * Queue packet @p m of a burst kept tagged (vlan.c), still tagged, @p eth 4
+ * bytes into its frame, for next-hop word @p h, whose port is @p port;
+ * @p smt: the ports' MACs with the packet's EtherType (src_mac_type or
+ * src_mac_type6). Pass 3's exit (*@p tport, its TX slot *@p tx, and
+ * *@p tpre, *@p run, *@p untagged as there) changes here if need be. Most
+ * packets leave by the exit of the one before, which takes the tag from
+ * pass 3: one compare.
+ */
+static __rte_always_inline void
+dpr_pass3_tagged_queue(struct dpr_worker *w, struct rte_mbuf *m, uint8_t *eth, uint64_t h,
+		       uint64_t port, const uint64_t *smt, uint64_t *tport, uint64_t *tpre,
+		       struct rte_mbuf ***tx, struct rte_mbuf ***run, unsigned int *untagged)
+{
+	if (likely(port == *tpre)) {
+		dpr_set_macs_tag(w, smt, eth, h, port);
+		*(*tx)++ = m;
+		return;
+	}
+	if (port != *tport) {
+		dpr_pass3_tagged_exit(w, *tport, *tpre, *tx, *run, *untagged);
+		*untagged = 0;
+		*tport = port;
+		*tx = &w->tx[port].pkts[w->tx[port].n];
+		*run = *tx;
+		*tpre = dpr_port_pretags(w, port) ? port : UINT64_MAX;
+		if (port == *tpre) {
+			dpr_set_macs_tag(w, smt, eth, h, port);
+			*(*tx)++ = m;
+			return;
+		}
+	}
+	dpr_set_macs_untag(m, smt, eth, h, port);
+	*(*tx)++ = m;
+}
+
 /** Which packets a burst holds, for pass 3 (a constant in each copy). */
 enum dpr_l3_mix {
 	DPR_L3_IP4,   /**< IPv4 only, none gone or slow: no mark is tested */
@@ -980,16 +1054,17 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 		uint8_t *eth;
 		/* Indices as 64-bit values: no zero-extension before each use. */
 		uint64_t nh, h, port;
-		/* Still tagged (@p tagged: an IPv4 packet the screen passed). */
-		bool lazy;
+		/* Still tagged (@p tagged: a packet the screen passed). */
+		bool lazy = false;
 
 		i = irregular ? order[k] : k;
 		m = pkts[i];
 		eth = ethp[i];
 
 		if (mix == DPR_L3_IP6 || mix == DPR_L3_IP6_DEEP) {
+			lazy = tagged;
 			if (!dpr_ip6_forward(w, &p->b, m, eth, ent[i], deep6, false, tbl8,
-					     nhw, &h, &port)) {
+					     nhw, &h, &port, tagged ? &lazy : NULL)) {
 				n_out++;
 				continue;
 			}
@@ -1000,9 +1075,10 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 			continue;
 		}
 		if (irregular && k >= n4) {
+			lazy = tagged && p->v6_tagged && !(p->v6_slow & (UINT32_C(1) << i));
 			if (!dpr_ip6_forward(w, &p->b, m, eth, ent[i], deep6,
 					     p->v6_slow & (UINT32_C(1) << i), tbl8, nhw, &h,
-					     &port)) {
+					     &port, tagged ? &lazy : NULL)) {
 				n_out++;
 				continue;
 			}
@@ -1049,37 +1125,30 @@ dpr_ip4_pass3(struct dpr_worker *w, struct dpr_ip4_pending *p, const enum dpr_l3
 			}
 		}
 		if (lazy) {
-			/* Its own exit, one that takes the tag from here. */
-			if (likely(port == tpre)) {
-				dpr_ip4_set_macs_tag(w, eth, h, port);
-				*tx++ = m;
-				continue;
-			}
-			if (port != tport) {
-				dpr_pass3_tagged_exit(w, tport, tpre, tx, run, untagged);
-				untagged = 0;
-				tport = port;
-				tx = &w->tx[tport].pkts[w->tx[tport].n];
-				run = tx;
-				tpre = dpr_port_pretags(w, tport) ? tport : UINT64_MAX;
-				if (port == tpre) {
-					dpr_ip4_set_macs_tag(w, eth, h, port);
-					*tx++ = m;
-					continue;
-				}
-			}
-			dpr_ip4_set_macs_untag(w, m, eth, h, port);
-			*tx++ = m;
+			dpr_pass3_tagged_queue(w, m, eth, h, port, w->src_mac_type, &tport, &tpre, &tx,
+					       &run, &untagged);
 			continue;
 		}
 		dpr_ip4_set_macs(w, eth, h, port);
 		goto queue;
 out6:
-		if (unlikely(port == in) && dpr_l3_hairpin(w, &p->b, m, eth, true)) {
-			n_out++;
+		if (unlikely(port == in)) {
+			if (lazy) {
+				dpr_vlan_untag_data(m);
+				lazy = false;
+			}
+			if (dpr_l3_hairpin(w, &p->b, m, eth, true)) {
+				n_out++;
+				continue;
+			}
+		}
+		if (lazy) {
+			dpr_pass3_tagged_queue(w, m, eth, h, port, w->src_mac_type6, &tport, &tpre,
+					       &tx, &run, &untagged);
 			continue;
 		}
 		dpr_ip6_set_macs(w, eth, h, port);
+		goto queue;
 queue:
 		if (likely(port == tport)) {
 			/* Its own exit: tport then needs no move here. */
@@ -1381,3 +1450,30 @@ dpr_ip4_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts,
 	dpr_ip4_finish_burst(w, &p);
 }
 
+/* Pass 3 of a burst kept tagged (vlan.c) with marks or of both families. */
+static __rte_noinline unsigned int
+dpr_l3_pass3_mixed_tagged(struct dpr_worker *w, struct dpr_ip4_pending *p)
+{
+	return dpr_ip4_pass3(w, p, DPR_L3_MIXED, true);
+}
+
+/**
+ * Pass 3 of a burst kept tagged (vlan.c) and led by @p v6 (a constant),
+ * after its pass 2, as dpr_ip4_forward_burst() does it for one received
+ * untagged. @return the number of packets forwarded.
+ */
+static __rte_always_inline unsigned int
+dpr_l3_pass3_tagged(struct dpr_worker *w, struct dpr_ip4_pending *p, const bool v6)
+{
+	dpr_tx_reserve(w);
+	if (!v6 && likely((p->slow | p->gone) == 0))
+		return dpr_ip4_pass3(w, p, DPR_L3_IP4, true);
+	if (v6 && dpr_ip6_only_burst(p)) {
+		if (__atomic_load_n(&p->b.fib6->deep, __ATOMIC_RELAXED)) {
+			dpr_ip6_first_step_burst(p);
+			return dpr_ip4_pass3(w, p, DPR_L3_IP6_DEEP, true);
+		}
+		return dpr_ip4_pass3(w, p, DPR_L3_IP6, true);
+	}
+	return dpr_l3_pass3_mixed_tagged(w, p);
+}

@@ -33,6 +33,7 @@
 
 #include "../fib/fib6.h"
 #include "datapath.h"
+#include "vlan_dp.h"
 
 /** 1 for the first bytes of addresses the screen leaves to the reference. */
 extern const uint8_t dpr_ip6_special_byte[256];
@@ -128,6 +129,11 @@ struct dpr_ip6_fast {
 	uint32_t max_span;      /**< w->fast_max_len less a bare header */
 	const uint32_t *tbl24;  /**< the IPv6 FIB's first level, to prefetch from */
 	uint32_t t24_shift;     /**< from a /24 index to tbl24's (dpr_fib6_first_level()) */
+	/* A burst received still tagged (vlan.c) only: as struct dpr_ip4_fast's. */
+	uint32_t dst4;
+	uint32_t tag;
+	uint16_t mport;
+	struct dpr_vlan_left *left;
 };
 
 static __rte_always_inline struct dpr_ip6_fast
@@ -144,6 +150,25 @@ dpr_ip6_fast_init(const struct dpr_worker *w, const struct dpr_burst *b)
 }
 
 /**
+ * dpr_ip6_fast_init() for a burst of VLAN interface b->in received still
+ * tagged (vlan.c), whose frames not the interface's go to @p left.
+ */
+static __rte_always_inline struct dpr_ip6_fast
+dpr_ip6_fast_init_tagged(const struct dpr_worker *w, const struct dpr_burst *b,
+			 struct dpr_vlan_left *left)
+{
+	struct dpr_ip6_fast f = dpr_ip6_fast_init(w, b);
+
+	f.head = w->head6_tag[b->in];
+	f.head_mask = w->head6_tag_mask;
+	f.tag = w->tag_word[b->in] & DPR_VLAN_WORD_MASK;
+	memcpy(&f.dst4, &w->ports[b->in].mac, sizeof(f.dst4));
+	f.mport = dpr_mbuf_port(w->ports, b->in);
+	f.left = left;
+	return f;
+}
+
+/**
  * Screen the IPv6 packet @p m (frame @p eth) that dpr port @p in received
  * in burst @p b (pass 1), against @p f (dpr_ip6_fast_init() for @p in):
  * DPR_SCREEN_V6 when it goes on, its FIB entry prefetched and that entry's
@@ -155,16 +180,26 @@ dpr_ip6_fast_init(const struct dpr_worker *w, const struct dpr_burst *b)
  */
 static __rte_always_inline unsigned int
 dpr_ip6_screen(struct dpr_worker *w, const struct dpr_ip6_fast *f, struct dpr_burst *b,
-	       struct rte_mbuf *m, const uint8_t *eth, uint32_t *idx, const bool head_ok)
+	       struct rte_mbuf *m, const uint8_t *eth, uint32_t *idx, const bool head_ok,
+	       const bool tagged)
 {
+	/* As in dpr_ip4_screen(): a tagged frame's eth is 4 bytes into it. */
+	const uint32_t l2 = tagged ? RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr) :
+		RTE_ETHER_HDR_LEN;
 	const struct rte_ipv6_hdr *ip = DPR_IP6_HDR(eth);
 	uint32_t dlen = m->data_len;
-	uint32_t span;
+	uint32_t span, dst4;
 	uint64_t t;
 
 	if (!head_ok && unlikely(!dpr_ip6_head_ok(eth, &f->head, &f->head_mask)))
 		goto slow;
-	span = dlen - (uint32_t)(RTE_ETHER_HDR_LEN + sizeof(*ip));
+	if (tagged) {
+		memcpy(&dst4, eth - sizeof(struct rte_vlan_hdr), sizeof(dst4));
+		if (unlikely(dst4 != f->dst4))
+			goto slow;
+	}
+	/* max_span is the IP packet's (less a bare header) either way. */
+	span = dlen - (uint32_t)(l2 + sizeof(*ip));
 	if (unlikely(span > f->max_span))
 		goto slow;
 	if (unlikely(ip->hop_limits <= 1 || ip->proto == IPPROTO_HOPOPTS))
@@ -181,8 +216,20 @@ dpr_ip6_screen(struct dpr_worker *w, const struct dpr_ip6_fast *f, struct dpr_bu
 	t = dpr_fib6_tbl24_index(ip->dst_addr);
 	dpr_fib6_prefetch(f->tbl24, t >> f->t24_shift);
 	*idx = (uint32_t)t;
+	if (tagged)
+		m->port = f->mport;
 	return DPR_SCREEN_V6;
 slow:
+	if (tagged) {
+		/* Not the interface's: the port's demultiplexer takes it
+		 * after the burst (vlan.c). */
+		if (unlikely(!dpr_vlan_is_tagged(m, eth, f->tag))) {
+			f->left->pkts[f->left->n++] = m;
+			return DPR_SCREEN_GONE;
+		}
+		dpr_vlan_untag_data(m);
+		m->port = f->mport;
+	}
 	if (!dpr_ip6_slow(w, b, m))
 		return DPR_SCREEN_GONE;
 	t = dpr_fib6_tbl24_index(ip->dst_addr);
@@ -316,12 +363,13 @@ dpr_ip6_step(const uint32_t *tbl8, uint8_t *const *ethp, unsigned int i, uint32_
  * sent, its hop limit decremented; otherwise it was diverted or dropped.
  * @p slow: the reference let it through, so its next hop is decided the
  * long way. @p tbl8 and @p nhw are the burst's IPv6 FIB's tbl8 array and w->nh, held by
- * the caller for the burst.
+ * the caller for the burst. @p lazy (NULL: never): *@p lazy when the frame
+ * is still tagged (vlan.c), cleared when it is untagged for the reference.
  */
 static __rte_always_inline bool
 dpr_ip6_forward(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
 		uint8_t *eth, uint32_t e, bool deep, bool slow, const uint32_t *tbl8,
-		const union dpr_nh_word *nhw, uint64_t *hp, uint64_t *portp)
+		const union dpr_nh_word *nhw, uint64_t *hp, uint64_t *portp, bool *lazy)
 {
 	const uint8_t *dst = DPR_IP6_DST(eth);
 	uint64_t h, port, nh;
@@ -337,6 +385,12 @@ dpr_ip6_forward(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m,
 	if (unlikely(port > 0xff || slow)) {
 		union dpr_nh_word hs;
 
+		/* Still tagged (a burst kept tagged, vlan.c): untagged for
+		 * the reference. */
+		if (lazy != NULL && *lazy) {
+			dpr_vlan_untag_data(m);
+			*lazy = false;
+		}
 		if (!dpr_ip6_act(w, b, m, (uint32_t)nh, false, &hs))
 			return false;
 		h = hs.u64;

@@ -158,78 +158,94 @@ vlan_untag_run(struct rte_mbuf *const *pkts, uint16_t n, uint32_t word, uint16_t
  * Forward, divert or drop the frames of VLAN interface @p in (one tag,
  * software tags on its input: no ACL or uRPF there) among the @p n (at
  * most DPR_BURST) its port received at @p pkts, at once, without taking
- * their tags off; the first is the interface's, and IPv4
- * (vlan_stay_tagged()). The L3 stages read each frame 4 bytes in, where
- * its untagged form would start: the screen's head compare covers the
- * MAC's last 2 bytes and the tag (priority bits aside), the MAC's first 4
- * bytes are compared on their own, the lengths with the longer header;
- * pass 3 writes MACs and tag in place for a VLAN interface that takes
- * them (DPR_OUT_PRETAG: no byte moved, no length changed), or the MACs
- * and the shorter frame for any other port. Wherever a packet leaves the
- * fast path (the reference, a diversion, a hairpin) it is untagged first
- * (dpr_vlan_untag_data()), so nothing past the fast path sees a tag; IPv6
- * packets among the IPv4 ones go that way. Frames that are not the
- * interface's (another VLAN, untagged, too short for a tag) are left out,
- * in their order, for the port's demultiplexer. Never reports RCU
+ * their tags off; the first is the interface's, and IPv6 if @p v6_first,
+ * else IPv4 (vlan_stay_tagged()). The L3 stages read each frame 4 bytes
+ * in, where its untagged form would start: the screens' head compares
+ * cover the MAC's last 2 bytes and the tag (priority bits aside), the
+ * MAC's first 4 bytes are compared on their own, the lengths with the
+ * longer header; pass 3 writes MACs and tag in place for a VLAN interface
+ * that takes them (DPR_OUT_PRETAG: no byte moved, no length changed), or
+ * the MACs and the shorter frame for any other port. Wherever a packet
+ * leaves the fast path (the reference, a diversion, a hairpin) it is
+ * untagged first (dpr_vlan_untag_data()), so nothing past the fast path
+ * sees a tag; in a burst led by IPv4, its IPv6 packets go that way, to
+ * dpr_l3_screen_other(), as in an untagged one. Frames that are not the
+ * interface's (another VLAN, untagged, too short for a tag) are left
+ * out, in their order, for the port's demultiplexer. Never reports RCU
  * quiescence, as dpr_ip4_input_burst().
  * @return how many frames were not the interface's: at the start of
  *   @p pkts now.
  */
-static __rte_noinline uint16_t
-vlan_tagged_input_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n)
+static __rte_always_inline uint16_t
+vlan_tagged_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n,
+		  const bool v6_first)
 {
+	struct dpr_vlan_left left = { .pkts = pkts, .n = 0 };
+	const bool hw = w->ports[in].rx_ip_cksum;
 	struct dpr_ip4_pending p;
-	struct dpr_ip4_fast f;
-	unsigned int n_fwd;
 
 	RTE_ASSERT(n <= DPR_BURST);
 	memcpy(p.pkts, pkts, n * sizeof(*pkts));
 	dpr_burst_begin(w, &p.b, in);
-	f = dpr_ip4_fast_init(w, &p.b);
-	f.head = w->head_tag[in];
-	f.head_mask = w->head_tag_mask;
-	f.tag = w->tag_word[in] & DPR_VLAN_WORD_MASK;
-	memcpy(&f.dst4, &w->ports[in].mac, sizeof(f.dst4));
-	f.mport = dpr_mbuf_port(w->ports, in);
-	f.n_foreign = 0;
-	f.foreign = pkts;
 	p.n = n;
 	p.v6 = 0;
 	p.v6_slow = 0;
 	p.stage = DPR_PEND_SCREENED;
-	if (w->ports[in].rx_ip_cksum)
-		dpr_ip4_screen_loop(w, &f, &p, n, true, true);
-	else
-		dpr_ip4_screen_loop(w, &f, &p, n, false, true);
-	p.slow = f.slow;
-	p.gone = f.gone;
-	w->stats[in].rx += n - f.n_foreign;
+	p.v6_tagged = v6_first;
+	if (v6_first) {
+		uint64_t marks = hw ? dpr_ip6_screen_loop_(w, &p, n, true, true, &left) :
+			dpr_ip6_screen_loop_(w, &p, n, false, true, &left);
+
+		p.slow = (uint32_t)marks;
+		p.gone = (uint32_t)(marks >> 32);
+	} else {
+		struct dpr_ip4_fast f = dpr_ip4_fast_init_tagged(w, &p.b, &left);
+
+		if (hw)
+			dpr_ip4_screen_loop(w, &f, &p, n, true, true);
+		else
+			dpr_ip4_screen_loop(w, &f, &p, n, false, true);
+		p.slow = f.slow;
+		p.gone = f.gone;
+	}
+	w->stats[in].rx += n - left.n;
 	dpr_ip4_lookup_burst(&p);
-	dpr_tx_reserve(w);
-	if (likely((p.slow | p.gone) == 0))
-		n_fwd = dpr_ip4_pass3(w, &p, DPR_L3_IP4, true);
-	else
-		n_fwd = dpr_ip4_pass3(w, &p, DPR_L3_MIXED, true);
-	w->stats[in].forwarded += n_fwd;
+	w->stats[in].forwarded += dpr_l3_pass3_tagged(w, &p, v6_first);
 	dpr_burst_finish(w, &p.b);
-	return f.n_foreign;
+	return left.n;
+}
+
+/* vlan_tagged_burst() led by IPv4; a copy of its own, out of line. */
+static __rte_noinline uint16_t
+vlan_tagged_burst4(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n)
+{
+	return vlan_tagged_burst(w, in, pkts, n, false);
+}
+
+/* vlan_tagged_burst() led by IPv6. */
+static __rte_noinline uint16_t
+vlan_tagged_burst6(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n)
+{
+	return vlan_tagged_burst(w, in, pkts, n, true);
 }
 
 /*
  * Whether the frames of VLAN interface @p vif (dpr port) of a burst led by
  * one of them may go through the L3 stages still tagged
- * (vlan_tagged_input_burst()): one tag, no input ACL or uRPF (which read
- * frames untagged), and the first frame IPv4 (a burst led by IPv6 takes
- * the IPv6 screen, which reads untagged frames).
+ * (vlan_tagged_burst()): one tag, no input ACL or uRPF (which read
+ * frames untagged), and the first frame IP, IPv6 into *@p v6 (the burst's
+ * screen is that family's, as for an untagged burst).
  */
 static __rte_always_inline bool
-vlan_stay_tagged(const struct dpr_worker *w, uint16_t vif, const struct rte_mbuf *first)
+vlan_stay_tagged(const struct dpr_worker *w, uint16_t vif, const struct rte_mbuf *first,
+		 bool *v6)
 {
 	const uint8_t *eth = rte_pktmbuf_mtod(first, const uint8_t *);
 	uint16_t type;
 
 	memcpy(&type, eth + RTE_ETHER_HDR_LEN + sizeof(uint16_t), sizeof(type));
-	return type == RTE_BE16(RTE_ETHER_TYPE_IPV4) && w->ports[vif].vlan_outer == 0 &&
+	*v6 = type == RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	return (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) || *v6) && w->ports[vif].vlan_outer == 0 &&
 		first->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr) &&
 		(__atomic_load_n(&w->ports[vif].in_stages, __ATOMIC_RELAXED) &
 		 (DPR_IN_ACL | DPR_IN_URPF)) == 0;
@@ -241,6 +257,7 @@ dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
 	const uint8_t *vlan_if = __atomic_load_n(&w->ports[*in].vlan_if, __ATOMIC_ACQUIRE);
 	uint16_t run = 0, k, vif = 0;
 	uint32_t word = 0;
+	bool v6;
 	uint8_t v;
 
 	/* The map went (vlan.del) after the worker read in_stages; or a
@@ -259,8 +276,9 @@ dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
 		vif = (uint16_t)(v - 1);
 		/* The first frame's interface takes its frames still tagged
 		 * where it may; the others of the burst are split below. */
-		if (likely(vlan_stay_tagged(w, vif, pkts[0]))) {
-			n = vlan_tagged_input_burst(w, vif, pkts, n);
+		if (likely(vlan_stay_tagged(w, vif, pkts[0], &v6))) {
+			n = v6 ? vlan_tagged_burst6(w, vif, pkts, n) :
+				vlan_tagged_burst4(w, vif, pkts, n);
 			if (likely(n == 0))
 				return 0;
 			return dpr_vlan_demux_burst(w, *in, pkts, n);

@@ -175,6 +175,27 @@ dpr_vlan_push(struct rte_mbuf *m, uint16_t tci)
 }
 
 /**
+ * Frames a burst kept tagged leaves to the port's demultiplexer (vlan.c):
+ * those not of its VLAN interface.
+ */
+struct dpr_vlan_left {
+	struct rte_mbuf **pkts;
+	uint16_t n;
+};
+
+/**
+ * Whether frame @p m, @p eth 4 bytes into its data, carries tag word @p tag
+ * (DPR_VLAN_WORD(), masked with DPR_VLAN_WORD_MASK) and is long enough for
+ * it: a frame of a burst kept tagged that is its VLAN interface's.
+ */
+static __rte_always_inline bool
+dpr_vlan_is_tagged(const struct rte_mbuf *m, const uint8_t *eth, uint32_t tag)
+{
+	return (dpr_vlan_word(eth - sizeof(struct rte_vlan_hdr)) & DPR_VLAN_WORD_MASK) == tag &&
+		m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr);
+}
+
+/**
  * Untag those of the @p n frames at @p pkts whose data carries tag word
  * @p tag (DPR_VLAN_WORD()): pass 3's tagged frames in a TX buffer that
  * also holds untagged ones, or that an output ACL (bound since) is to see

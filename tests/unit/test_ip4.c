@@ -20,6 +20,7 @@
 #include "datapath/datapath.h"
 #include "datapath/ip4_dp.h"
 #include "datapath/qinq_dp.h"
+#include "datapath/urpf_dp.h"
 #include "datapath/stats.h"
 #include "route/route.h"
 #include "test.h"
@@ -943,8 +944,8 @@ test_vlan(struct rig *r)
  * VLAN 100 (priority bits aside), led by IPv4, is forwarded there and
  * then as p0.100's, still tagged through the L3 stages: counted in its
  * rx and forwarded, marked as received there, and untagged only as it
- * leaves by p1; led by IPv6, it goes on whole as p0.100's, untagged and
- * marked; a burst with one frame of another VLAN, or one too short for
+ * leaves by p1; with uRPF on p0.100, it goes on whole as p0.100's,
+ * untagged and marked; a burst with one frame of another VLAN, or one too short for
  * its tag, is split as before (p0 keeps what is its own) and stays p0's.
  */
 static void
@@ -1010,23 +1011,26 @@ test_vlan_one_burst(struct rig *r)
 	w->tx[3].n = 0;
 	w->tx[3].pretagged = 0;
 
-	/* Led by IPv6: untagged here, on to the worker's pipeline. */
+	/* With uRPF on p0.100 (which reads frames untagged): untagged here,
+	 * on to the worker's pipeline. */
 	memset(w->stats, 0, sizeof(w->stats));
-	for (i = 0; i < 2; i++) {
+	r->ports[2].urpf = DPR_URPF_STRICT;
+	dpr_port_in_stages_sync(r->ports, 3, NULL);
+	for (i = 0; i < 2; i++)
 		pkts[i] = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 100);
-		rte_pktmbuf_mtod_offset(pkts[i], struct rte_vlan_hdr *,
-					RTE_ETHER_HDR_LEN)->eth_proto = RTE_BE16(RTE_ETHER_TYPE_IPV6);
-	}
 	a = pkts[0];
 	in = 0;
 	n = dpr_input_stages_burst(w, &in, pkts, 2);
-	CHECK(n == 2 && in == 2 && pkts[0] == a, "an IPv6-led burst goes on whole as p0.100's");
+	CHECK(n == 2 && in == 2 && pkts[0] == a,
+	      "a burst of an interface with uRPF goes on whole as p0.100's");
 	CHECK_EQ(w->stats[2].rx, 2);
 	CHECK_EQ(w->stats[0].rx, 0);
 	for (i = 0; i < n; i++)
 		CHECK(vid_of(pkts[i]) == -1 && pkts[i]->port == RTE_MAX_ETHPORTS + 2 &&
 		      pkts[i]->pkt_len == RTE_ETHER_HDR_LEN + 28,
 		      "frame %u untagged, as p0.100's", i);
+	r->ports[2].urpf = DPR_URPF_OFF;
+	dpr_port_in_stages_sync(r->ports, 3, NULL);
 	rte_pktmbuf_free_bulk(pkts, n);
 
 	/* Mixed: VLAN 100 then VLAN 300; a runt after a good frame. */
@@ -1599,7 +1603,7 @@ drain_tagged(struct dpr_worker *w, struct outcome *o, const uint16_t *from,
 }
 
 /*
- * The trunk's bursts still tagged (vlan_tagged_input_burst(): tags kept
+ * The trunk's bursts still tagged (vlan_tagged_burst(): tags kept
  * through the L3 stages, written by pass 3) against the same packets one
  * at a time through the untagging demultiplexer (dpr_vlan_demux_burst()):
  * byte-exact outcomes, each interface's packets in their order out of

@@ -45,7 +45,14 @@ static const char config_text[] =
 	"  \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\", \"fe80::1/64\"]},"
 	" {\"name\": \"p1\", \"device\": \"net_null1\","
 	"  \"addresses\": [\"10.0.2.1/24\", \"2001:db8:2::1/64\", \"fe80::2/64\"]}],"
+	" \"vlans\": ["
+	" {\"name\": \"p0.100\", \"port\": \"p0\", \"id\": 100,"
+	"  \"addresses\": [\"10.0.3.1/24\", \"2001:db8:3::1/64\"]},"
+	" {\"name\": \"p0.200\", \"port\": \"p0\", \"id\": 200,"
+	"  \"addresses\": [\"10.0.4.1/24\", \"2001:db8:4::1/64\"]}],"
 	" \"neighbors\": ["
+	" {\"address\": \"2001:db8:3::2\", \"mac\": \"02:00:00:00:03:02\"},"
+	" {\"address\": \"2001:db8:4::2\", \"mac\": \"02:00:00:00:04:02\"},"
 	" {\"address\": \"10.0.1.2\", \"mac\": \"02:00:00:00:01:02\"},"
 	" {\"address\": \"10.0.2.2\", \"mac\": \"02:00:00:00:02:02\"},"
 	" {\"address\": \"2001:db8:1::2\", \"mac\": \"02:00:00:00:01:02\"},"
@@ -298,7 +305,7 @@ worker_new(struct rig *r, unsigned int index)
 	w->qsbr = r->qsbr;
 	rte_rcu_qsbr_thread_register(w->qsbr, index);
 	rte_rcu_qsbr_thread_online(w->qsbr, index);
-	w->n_ports = 2;
+	w->n_ports = 4;
 	w->ports = r->ports;
 	w->fib = r->fib;
 	w->fib6 = r->fib6;
@@ -361,12 +368,19 @@ rig_init(struct rig *r)
 	r->nh_gw_unres = (uint32_t)idx;
 	CHECK_EQ(dpr_route_get(&r->rib, &conn, &r->nh_conn_p1), 0);
 
-	r->ports = rte_zmalloc(NULL, sizeof(*r->ports) * 2, 0);
+	r->ports = rte_zmalloc(NULL, sizeof(*r->ports) * 4, 0);
 	if (r->ports == NULL)
 		return -1;
 	r->ports[0] = (struct dpr_port_dp){ .mac = mac_p0, .port_id = 0, .mtu = MTU_P0,
 					    .rx_ip_cksum = true };
 	r->ports[1] = (struct dpr_port_dp){ .mac = mac_p1, .port_id = 1, .mtu = MTU_P1 };
+	/* p0.100 and p0.200: VLAN interfaces on p0, tagged in software;
+	 * p0 splits its bursts by tag only in test_tagged(). */
+	r->ports[2] = r->ports[0];
+	r->ports[2].vlan_tci = 100;
+	r->ports[3] = r->ports[0];
+	r->ports[3].vlan_tci = 200;
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
 	r->qsbr = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(RTE_DIM(r->w)), RTE_CACHE_LINE_SIZE);
 	if (r->qsbr == NULL || rte_rcu_qsbr_init(r->qsbr, RTE_DIM(r->w)) != 0)
 		return -1;
@@ -1847,6 +1861,193 @@ test_tx_full(struct rig *r)
 }
 
 /*
+ * gen_packet() as it comes in on trunk p0: mostly tagged VLAN 100 (p0.100,
+ * some with priority bits), else VLAN 300 (no interface), a priority tag,
+ * or untagged; a third of the IPv6 ones go to 2001:db8:4::2 (out of
+ * p0.200, tagged), 2001:db8:3::2 (back out of p0.100), 2001:db8:1::2 (out
+ * of p0, untagged) or 2001:db8:2::2 (p1); a few are for a MAC that differs
+ * from p0's in its first 4 bytes only. *@p from: the interface it is for
+ * (2: p0.100, 0: p0).
+ */
+static struct rte_mbuf *
+gen_tagged(uint64_t seed, const struct dpr_port_dp *ports, uint16_t *from)
+{
+	static const char *const dsts[] = {
+		"2001:db8:4::2", "2001:db8:4::2", "2001:db8:3::2", "2001:db8:1::2", "2001:db8:2::2",
+	};
+	struct rte_mbuf *m = gen_packet(seed, 2, ports);
+	uint64_t x = seed * 0x2545f4914f6cdd1dull + 7;
+	uint64_t r = xorshift(&x);
+
+	if (r % 3 == 0 && rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type ==
+	    RTE_BE16(RTE_ETHER_TYPE_IPV6) && m->data_len >= RTE_ETHER_HDR_LEN + 40)
+		memcpy(ip6_hdr(m)->dst_addr, a6(dsts[(r >> 8) % RTE_DIM(dsts)]), 16);
+	r = xorshift(&x);
+	if (r % 32 == 0 && m->data_len >= RTE_ETHER_ADDR_LEN)
+		rte_pktmbuf_mtod(m, uint8_t *)[(r >> 8) % 4] ^= 0x10;
+	r = xorshift(&x) % 20;
+	*from = 0;
+	if (r >= 18)
+		return m;
+	/* rte_vlan_insert() refuses a chain whose first segment is a runt:
+	 * such a frame comes untagged. */
+	m->vlan_tci = r == 0 ? 0xa064 : r < 15 ? 100 : r < 17 ? 300 : 0;
+	if (rte_vlan_insert(&m) == 0 && r < 15)
+		*from = 2;
+	return m;
+}
+
+/*
+ * drain() for a trunk's bursts: each sent packet numbered within what came
+ * in on its interface (@p from, by packet), by port and family; frames
+ * pass 3 tagged for a VLAN interface (counted in its pretagged, checked
+ * here) are untagged to compare with the untagging path's.
+ */
+static void
+drain_tagged(struct dpr_worker *w, struct outcome *out, const uint16_t *from,
+	     uint32_t seqs[][SEQS])
+{
+	struct rte_mbuf *exc[256];
+	unsigned int j, q, tagged;
+	uint16_t p;
+
+	for (p = 0; p < w->n_ports; p++) {
+		tagged = 0;
+		for (j = 0; j < w->tx[p].n; j++) {
+			struct rte_mbuf *m = w->tx[p].pkts[j];
+			const struct rte_ether_hdr *eth =
+				rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+			const struct rte_vlan_hdr *v = (const struct rte_vlan_hdr *)(eth + 1);
+			uint32_t id = m->dynfield1[0];
+
+			if (w->ports[p].vlan_tci != 0 &&
+			    eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) &&
+			    (rte_be_to_cpu_16(v->vlan_tci) & 0xfff) == w->ports[p].vlan_tci) {
+				tagged++;
+				dpr_vlan_untag_data(m);
+			}
+			record(&out[id], 1, p, next_seq(seqs[from[id]], p, m), 0, m);
+		}
+		CHECK(w->tx[p].pretagged == tagged, "port %u: pretagged %u, %u frames tagged", p,
+		      w->tx[p].pretagged, tagged);
+		rte_pktmbuf_free_bulk(w->tx[p].pkts, w->tx[p].n);
+		w->tx[p].n = 0;
+		w->tx[p].pretagged = 0;
+	}
+	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)exc, RTE_DIM(exc), NULL);
+	for (j = 0; j < q; j++)
+		record(&out[exc[j]->dynfield1[0]], 2, DPR_EXC_META_CLASS(exc[j]->hash.usr),
+		       DPR_EXC_ARG(exc[j]), DPR_EXC_META_PORT(exc[j]->hash.usr), exc[j]);
+	rte_pktmbuf_free_bulk(exc, q);
+}
+
+/*
+ * The trunk's bursts kept tagged through the L3 stages (vlan.c), led by
+ * either family, against the same packets one at a time through the
+ * untagging demultiplexer (dpr_vlan_demux_burst()) and the burst code:
+ * byte-exact outcomes, each interface's packets in their order out of
+ * each port and family, the same counters on p0 and p0.100, and the
+ * frames pass 3 tagged counted as such. Hairpins out of p0.100 are all
+ * diverted for their redirect.
+ */
+static void
+test_tagged(struct rig *r)
+{
+	enum { N = 20000 };
+	struct dpr_worker *w = r->w[0];
+	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
+	struct outcome *fast = calloc(N, sizeof(*fast)), *ref = calloc(N, sizeof(*ref));
+	uint16_t *from = calloc(N, sizeof(*from));
+	struct dpr_port_counters got[3];
+	struct rte_mbuf *pkts[DPR_BURST];
+	static uint32_t seqs[2][3][SEQS];
+	unsigned int i, j, k, differ = 0, fwd6 = 0, led6 = 0;
+	uint16_t n, in;
+
+	if (fast == NULL || ref == NULL || from == NULL || map == NULL)
+		abort();
+	memset(seqs, 0, sizeof(seqs));
+	map[100] = 3;
+	map[200] = 4;
+	r->ports[0].vlan_if = map;
+	r->ports[2].redirects = true;
+	w->redirect_gap = 0;
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
+	CHECK(r->ports[3].out_stages & DPR_OUT_PRETAG, "p0.200 takes its tag from pass 3");
+	memset(w->stats, 0, sizeof(w->stats));
+	for (i = 0; i < N; i += k) {
+		k = RTE_MIN(N - i, 1 + (unsigned int)(rte_rand() % DPR_BURST));
+		for (j = 0; j < k; j++) {
+			pkts[j] = gen_tagged(i + j, r->ports, &from[i + j]);
+			pkts[j]->dynfield1[0] = i + j;
+		}
+		led6 += from[i] == 2 && rte_pktmbuf_mtod_offset(pkts[0], struct rte_vlan_hdr *,
+							       RTE_ETHER_HDR_LEN)->eth_proto ==
+			RTE_BE16(RTE_ETHER_TYPE_IPV6);
+		in = 0;
+		n = dpr_input_stages_burst(w, &in, pkts, (uint16_t)k);
+		if (n > 0)
+			dpr_ip4_input_burst(w, in, pkts, n);
+		drain_tagged(w, fast, from, seqs[0]);
+	}
+	memcpy(got, w->stats, sizeof(got));
+
+	memset(w->stats, 0, sizeof(w->stats));
+	for (i = 0; i < N; i++) {
+		pkts[0] = gen_tagged(i, r->ports, &in);
+		pkts[0]->dynfield1[0] = i;
+		n = dpr_vlan_demux_burst(w, 0, pkts, 1);
+		if (n > 0) {
+			w->stats[0].rx += n;
+			dpr_ip4_input_burst(w, 0, pkts, n);
+		}
+		drain_tagged(w, ref, from, seqs[1]);
+	}
+
+	for (i = 0; i < N; i++) {
+		const struct outcome *a = &fast[i], *b = &ref[i];
+
+		fwd6 += a->kind == 1 && from[i] == 2 && a->bytes[12] == 0x86 && a->bytes[13] == 0xdd;
+		if (!same_outcome(a, b) && differ++ < 5) {
+			unsigned int at = 0;
+
+			while (at < sizeof(a->bytes) && a->bytes[at] == b->bytes[at])
+				at++;
+			CHECK(false, "packet %u (from p%u): tagged kind %d/%u/%u in %u len %u segs %u sane %d, untagged kind %d/%u/%u in %u len %u segs %u sane %d, first %u bytes equal, sums %s",
+			      i, from[i], a->kind, a->where, a->arg, a->in, a->len, a->segs, a->sane,
+			      b->kind, b->where, b->arg, b->in, b->len, b->segs, b->sane, at,
+			      a->sum == b->sum ? "equal" : "differ");
+		}
+	}
+	CHECK(differ == 0, "tagged: %u of %u packets differ", differ, (unsigned int)N);
+	for (in = 0; in < 3; in++) {
+		CHECK(got[in].rx == w->stats[in].rx && got[in].forwarded == w->stats[in].forwarded &&
+		      got[in].exception == w->stats[in].exception,
+		      "port %u: rx %" PRIu64 "/%" PRIu64 ", forwarded %" PRIu64 "/%" PRIu64, in,
+		      got[in].rx, w->stats[in].rx, got[in].forwarded, w->stats[in].forwarded);
+		for (i = 0; i < DPR_DROP_MAX; i++)
+			CHECK(got[in].drops[i] == w->stats[in].drops[i],
+			      "port %u drop %s: tagged %" PRIu64 ", untagged %" PRIu64, in,
+			      dpr_drop_names[i], got[in].drops[i], w->stats[in].drops[i]);
+	}
+	CHECK_EQ(accounted(&got[2]) + accounted(&got[0]), N);
+	printf("tagged mix: %u packets, %u bursts led by p0.100's IPv6, %u IPv6 forwarded from p0.100, %" PRIu64 " redirects\n",
+	       (unsigned int)N, led6, fwd6, got[2].exc[DPR_EXC_REDIRECT]);
+	CHECK(led6 > 50 && fwd6 > N / 20 && got[2].exc[DPR_EXC_REDIRECT] > 10 &&
+	      got[0].drops[DPR_DROP_UNKNOWN_VLAN] > 0, "the mix reaches the tagged paths");
+	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
+	memset(w->stats, 0, sizeof(w->stats));
+	r->ports[0].vlan_if = NULL;
+	r->ports[2].redirects = false;
+	dpr_worker_prepare(w);
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
+	rte_free(map);
+	free(fast);
+	free(ref);
+	free(from);
+}
+
+/*
  * Hairpinning, IPv6 (RFC 4861 8.2): packets from p0 routed back out of p0
  * (2001:db8:100:0:1::/80 via 2001:db8:1::2). With p0's redirects on, the
  * worker hands one a burst to the control thread as class redirect (which
@@ -1951,6 +2152,7 @@ main(int argc, char **argv)
 				test_fast_matches_reference(&r, in, false);
 				test_fast_matches_reference(&r, in, true);
 			}
+			test_tagged(&r);
 		}
 		test_deep_hysteresis(&r);
 		test_identity(&r);
