@@ -35,9 +35,10 @@ GOALS = (
     ("dpr IPv6 / IPv4, full table (goal >= 0.85)", "dpr pyasn6", "dpr pyasn"),
     ("l3fwd LPM full / small table, cached", "l3fwd-lpm pyasn", "l3fwd-lpm small"),
     ("tagged VRF / untagged default VRF, small table (no goal)", "dpr vlan", "dpr small"),
+    ("tagged VRF / untagged default VRF, small IPv6 table (no goal)", "dpr vlan6", "dpr small6"),
 )
 # The tables on which the algorithms are compared with each other.
-ALGO_TABLES = ("small", "pyasn", "dram", "zipf", "small6", "pyasn6", "mix", "vlan")
+ALGO_TABLES = ("small", "pyasn", "dram", "zipf", "small6", "pyasn6", "mix", "vlan", "vlan6")
 
 
 def dpr_case(name, algo):
@@ -229,7 +230,7 @@ def main():
 
     ipp = {}
     if callgrind:
-        for t in ("small", "pyasn", "small6", "vlan"):
+        for t in ("small", "pyasn", "small6", "vlan", "vlan6"):
             for algo in algos:
                 ipp[dpr_case("dpr " + t, algo)] = per_packet(
                     b, [os.path.join(b, "callgrind-%s%s-%d.out" % (algo + "-" if algo else "", t, n))

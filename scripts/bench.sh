@@ -83,14 +83,16 @@
 #                                          seconds back (0.1); the case
 #                                          started first ran up to 10 %
 #                                          faster DRAM-bound (benchmarks.md)
-#   VLAN=0 scripts/bench.sh                without the tagged case "dpr vlan
-#                                          ALGO": the small table in VRF "red"
+#   VLAN=0 scripts/bench.sh                without the tagged cases "dpr vlan
+#                                          ALGO" and "dpr vlan6 ALGO": the
+#                                          small table (IPv4, IPv6) in VRF "red"
 #                                          on VLAN 100 of both ports (in.100,
 #                                          out.100), every frame tagged 100 in
 #                                          and out, the default VRF empty but
 #                                          for its connected routes: what a
 #                                          tagged VRF packet costs beside
-#                                          "dpr small ALGO" (dpr only; skipped
+#                                          "dpr small ALGO" and "dpr small6
+#                                          ALGO" (dpr only; skipped
 #                                          for a dpr without vrfs)
 #   ACL=0 scripts/bench.sh                 without the ACL cases: dpr with an
 #                                          input ACL of N rules (ACL_RULES,
@@ -246,6 +248,7 @@ gen=$( (cat scripts/make-pcap.py scripts/pyasn-routes.py scripts/pyasn6-routes.p
 TRAFFIC="small:4 pyasn:4"
 [ "$VLAN" = 1 ] && case ,$FAMILIES, in *,4,*) TRAFFIC="$TRAFFIC small:4:vlan" ;; esac
 case ,$FAMILIES, in *,6,*) TRAFFIC="$TRAFFIC small:6 pyasn:6 pyasn:46" ;; esac
+[ "$VLAN" = 1 ] && case ,$FAMILIES, in *,6,*) TRAFFIC="$TRAFFIC small:6:vlan" ;; esac
 [ "$DRAM" = 1 ] && case ,$FAMILIES, in *,4,*) TRAFFIC="$TRAFFIC pyasn:4:dram" ;; esac
 [ "$ZIPF" = 1 ] && case ,$FAMILIES, in *,4,*) TRAFFIC="$TRAFFIC pyasn:4:zipf" ;; esac
 # MICRO: the full tables' destinations only (IPv4 cached and DRAM-bound, IPv6).
@@ -385,9 +388,12 @@ if dram == "1":
     TABLES["dram"] = ("pyasn-dram-v4", "4")
 if os.environ.get("ZIPF") == "1":
     TABLES["zipf"] = ("pyasn-zipf-v4", "4")
-# "vlan": the small table's traffic tagged 100, routed in VRF "red" (dpr only).
+# "vlan", "vlan6": the small tables' traffic tagged 100, routed in VRF "red"
+# (dpr only).
+VLAN_TABLES = ("vlan", "vlan6")
 if os.environ.get("VLAN") == "1":
     TABLES["vlan"] = ("small-vlan-v4", "4")
+    TABLES["vlan6"] = ("small-vlan-v6", "6")
 tables = [t for t, (_, f) in TABLES.items() if f == "4" and "4" in families or
           f != "4" and "6" in families]
 # The regimes fed from the array (tests/bench/feed.c): their RX port is
@@ -461,7 +467,17 @@ def dpr_config(t, algo, workers=1, variant=None):
     # A dpr from before the algorithm setting (ALGO_KEY=0) has DIR-24-8 only.
     if os.environ["ALGO_KEY"] == "1":
         cfg["fib"].update({"ipv4_algorithm": algo, "ipv6_algorithm": algo})
-    if t == "vlan":
+    if feed:
+        # The frames are addressed to net_pcap0's MAC (make-pcap.py).
+        cfg["ports"][0]["mac"] = "02:70:63:61:70:00"
+    if fam != "4":
+        cfg["ports"][0]["addresses"].append("2001:db8:1::1/64")
+        cfg["ports"][1]["addresses"].append("2001:db8:2::1/64")
+        cfg["neighbors"] += [{"address": g, "mac": "02:00:00:00:06:%02x" % (i + 2)}
+                             for i, g in enumerate(gws6)]
+        # The pyasn IPv6 table needs about 12.4k tbl8 groups.
+        cfg["fib"].update({"ipv6_max_routes": 524288, "ipv6_tbl8_groups": 65536})
+    if t in VLAN_TABLES:
         # Both ports' addresses, the routes and the gateways move to VRF
         # "red" on VLAN 100 of each port; the ports keep other subnets in
         # the default VRF, untagged and unused.
@@ -475,19 +491,11 @@ def dpr_config(t, algo, workers=1, variant=None):
         for n in cfg["neighbors"]:
             n.update(vrf="red", port="out.100")
         cfg["fib"] = {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64}
+        if fam != "4":
+            cfg["fib"].update({"ipv6_max_routes": 1024, "ipv6_tbl8_groups": 64})
         if os.environ["ALGO_KEY"] == "1":
             cfg["fib"].update({"ipv4_algorithm": algo, "ipv6_algorithm": algo})
             cfg["vrfs"][0]["fib"].update({"ipv4_algorithm": algo, "ipv6_algorithm": algo})
-    if feed:
-        # The frames are addressed to net_pcap0's MAC (make-pcap.py).
-        cfg["ports"][0]["mac"] = "02:70:63:61:70:00"
-    if fam != "4":
-        cfg["ports"][0]["addresses"].append("2001:db8:1::1/64")
-        cfg["ports"][1]["addresses"].append("2001:db8:2::1/64")
-        cfg["neighbors"] += [{"address": g, "mac": "02:00:00:00:06:%02x" % (i + 2)}
-                             for i, g in enumerate(gws6)]
-        # The pyasn IPv6 table needs about 12.4k tbl8 groups.
-        cfg["fib"].update({"ipv6_max_routes": 524288, "ipv6_tbl8_groups": 65536})
     if variant and variant.startswith("acl"):
         acl = json.load(open("%s/acl-%s-%s.json" % (B, t, variant[3:])))
         cfg["acls"] = [acl]
@@ -527,7 +535,7 @@ for t in tables:
     # regime the tuner's choice (--pipeline auto) against both ways forced,
     # "dpr-on TABLE ALGO" and "dpr-off TABLE ALGO".
     ways = [None] + (["on", "off"] if os.environ.get("PIPELINES") == "1" and fam == "4" and
-                     t != "vlan" else [])
+                     t not in VLAN_TABLES else [])
     for algo in ALGOS:
         common["routes"] = dpr_config(t, algo)
         for way in ways:
@@ -539,7 +547,8 @@ for t in tables:
                                    ["--stats-file", "%s/stats-@CASE@.json" % B]))
     # l3fwd FIB on the IPv4 tables; its IPv6 side is not asked for. l3fwd
     # routes no tagged frame: dpr alone on "vlan".
-    for m in ("lpm", "fib") if fam == "4" and t != "vlan" else ("lpm",) if t != "vlan" else ():
+    for m in ("lpm", "fib") if fam == "4" and t not in VLAN_TABLES else \
+            ("lpm",) if t not in VLAN_TABLES else ():
         cases.append(dict(common, name="l3fwd-%s %s" % (m, t), app="l3fwd-" + m,
                           env=dict(feed_env(t), L3FWD_NB_MBUF=POOLS[t]),
                           argv=[l3fwd] + eal + ["-l", "1"] + vdevs(stem, t) +
@@ -661,6 +670,7 @@ if [ "$CALLGRIND" = 1 ]; then
 	case ,$FAMILIES, in *,4,*) CG_DPR="small pyasn" CG_L3FWD="lpm:small fib:small fib:pyasn" ;; esac
 	[ "$VLAN" = 1 ] && case ,$FAMILIES, in *,4,*) CG_DPR="$CG_DPR vlan" ;; esac
 	case ,$FAMILIES, in *,6,*) CG_DPR="$CG_DPR small6" CG_L3FWD="$CG_L3FWD lpm:small6" ;; esac
+	[ "$VLAN" = 1 ] && case ,$FAMILIES, in *,6,*) CG_DPR="$CG_DPR vlan6" ;; esac
 	# The ACL and uRPF configs (dpr-TABLE-VARIANT-ALGO.json), first algorithm.
 	CG_VAR=""
 	if [ "$ACL" = 1 ]; then
