@@ -24,6 +24,7 @@
 #include "datapath/stats.h"
 #include "route/route.h"
 #include "test.h"
+#include "trunk.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
 
@@ -1552,17 +1553,7 @@ gen_tagged(uint64_t seed, uint16_t *in)
 		ip->dst_addr = dst;
 	}
 	r = xorshift(&x);
-	if (r % 32 == 0 && m->data_len >= RTE_ETHER_ADDR_LEN)
-		rte_pktmbuf_mtod(m, uint8_t *)[(r >> 8) % 4] ^= 0x10;
-	r = xorshift(&x) % 20;
-	*in = 0;
-	if (r >= 18)
-		return m;
-	/* rte_vlan_insert() refuses some of gen_packet()'s frames (a chain
-	 * whose first segment is a runt): they come untagged. */
-	m->vlan_tci = r == 0 ? 0xa064 : r < 15 ? 100 : r < 17 ? 300 : 0;
-	if (rte_vlan_insert(&m) == 0 && r < 15)
-		*in = 2;
+	*in = trunk_tag(&m, r, xorshift(&x));
 	return m;
 }
 
@@ -1587,17 +1578,10 @@ drain_tagged(struct dpr_worker *w, struct outcome *o, const uint16_t *from,
 			struct rte_mbuf *m = w->tx[p].pkts[j];
 			uint32_t id = m->dynfield1[0];
 
-			if (w->ports[p].vlan_tci != 0 && vid_of(m) == w->ports[p].vlan_tci) {
-				tagged++;
-				dpr_vlan_untag_data(m);
-			}
+			tagged += (unsigned int)trunk_untag_sent(w, p, m);
 			record(&o[id], 1, p, seqs[p][from[id]]++, m);
 		}
-		CHECK(w->tx[p].pretagged == tagged, "port %u: pretagged %u, %u frames tagged", p,
-		      w->tx[p].pretagged, tagged);
-		rte_pktmbuf_free_bulk(w->tx[p].pkts, w->tx[p].n);
-		w->tx[p].n = 0;
-		w->tx[p].pretagged = 0;
+		trunk_tx_done(w, p, tagged);
 	}
 	drain_exc(w, o);
 }
@@ -1668,16 +1652,7 @@ test_tagged_matches_untagged(struct rig *r)
 		diverted += fast[i].kind == 2;
 	}
 	CHECK(differ == 0, "%u of %u packets differ", differ, (unsigned int)N);
-	for (in = 0; in < 3; in++) {
-		CHECK(got[in].rx == w->stats[in].rx && got[in].forwarded == w->stats[in].forwarded &&
-		      got[in].exception == w->stats[in].exception,
-		      "port %u: rx %" PRIu64 "/%" PRIu64 ", forwarded %" PRIu64 "/%" PRIu64, in,
-		      got[in].rx, w->stats[in].rx, got[in].forwarded, w->stats[in].forwarded);
-		for (i = 0; i < DPR_DROP_MAX; i++)
-			CHECK(got[in].drops[i] == w->stats[in].drops[i],
-			      "port %u drop %s: tagged %" PRIu64 ", untagged %" PRIu64, in,
-			      dpr_drop_names[i], got[in].drops[i], w->stats[in].drops[i]);
-	}
+	trunk_same_counters(got, w->stats);
 	CHECK_EQ(accounted(&got[2]) + accounted(&got[0]), N);
 	CHECK(fwd_tagged > N / 8 && diverted > N / 20 && got[2].drops[DPR_DROP_BAD_CHECKSUM] > 0 &&
 	      got[0].drops[DPR_DROP_UNKNOWN_VLAN] > 0, "%u forwarded from p0.100, %u diverted",

@@ -30,6 +30,7 @@
 #include "nexthop/nexthop.h"
 #include "route/route.h"
 #include "test.h"
+#include "trunk.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
 
@@ -532,13 +533,26 @@ next_seq(uint32_t *seqs, uint16_t port, const struct rte_mbuf *m)
 	return seqs[2 * port + v6]++;
 }
 
+/* Record and free what worker @p w diverted so far (its exception ring). */
+static void
+drain_exc(struct dpr_worker *w, struct outcome *out)
+{
+	struct rte_mbuf *exc[256];
+	unsigned int j, q;
+
+	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)exc, RTE_DIM(exc), NULL);
+	for (j = 0; j < q; j++)
+		record(&out[exc[j]->dynfield1[0]], 2, DPR_EXC_META_CLASS(exc[j]->hash.usr),
+		       DPR_EXC_ARG(exc[j]), DPR_EXC_META_PORT(exc[j]->hash.usr), exc[j]);
+	rte_pktmbuf_free_bulk(exc, q);
+}
+
 /* Record and free what worker @p w sent and diverted so far; packets are
  * named by dynfield1[0]. */
 static void
 drain(struct dpr_worker *w, struct outcome *out, uint32_t *seqs)
 {
-	struct rte_mbuf *exc[256];
-	unsigned int j, q;
+	unsigned int j;
 	uint16_t p;
 
 	for (p = 0; p < w->n_ports; p++) {
@@ -550,11 +564,7 @@ drain(struct dpr_worker *w, struct outcome *out, uint32_t *seqs)
 		rte_pktmbuf_free_bulk(w->tx[p].pkts, w->tx[p].n);
 		w->tx[p].n = 0;
 	}
-	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)exc, RTE_DIM(exc), NULL);
-	for (j = 0; j < q; j++)
-		record(&out[exc[j]->dynfield1[0]], 2, DPR_EXC_META_CLASS(exc[j]->hash.usr),
-		       DPR_EXC_ARG(exc[j]), DPR_EXC_META_PORT(exc[j]->hash.usr), exc[j]);
-	rte_pktmbuf_free_bulk(exc, q);
+	drain_exc(w, out);
 }
 
 /*
@@ -1883,17 +1893,7 @@ gen_tagged(uint64_t seed, const struct dpr_port_dp *ports, uint16_t *from)
 	    RTE_BE16(RTE_ETHER_TYPE_IPV6) && m->data_len >= RTE_ETHER_HDR_LEN + 40)
 		memcpy(ip6_hdr(m)->dst_addr, a6(dsts[(r >> 8) % RTE_DIM(dsts)]), 16);
 	r = xorshift(&x);
-	if (r % 32 == 0 && m->data_len >= RTE_ETHER_ADDR_LEN)
-		rte_pktmbuf_mtod(m, uint8_t *)[(r >> 8) % 4] ^= 0x10;
-	r = xorshift(&x) % 20;
-	*from = 0;
-	if (r >= 18)
-		return m;
-	/* rte_vlan_insert() refuses a chain whose first segment is a runt:
-	 * such a frame comes untagged. */
-	m->vlan_tci = r == 0 ? 0xa064 : r < 15 ? 100 : r < 17 ? 300 : 0;
-	if (rte_vlan_insert(&m) == 0 && r < 15)
-		*from = 2;
+	*from = trunk_tag(&m, r, xorshift(&x));
 	return m;
 }
 
@@ -1907,38 +1907,21 @@ static void
 drain_tagged(struct dpr_worker *w, struct outcome *out, const uint16_t *from,
 	     uint32_t seqs[][SEQS])
 {
-	struct rte_mbuf *exc[256];
-	unsigned int j, q, tagged;
+	unsigned int j, tagged;
 	uint16_t p;
 
 	for (p = 0; p < w->n_ports; p++) {
 		tagged = 0;
 		for (j = 0; j < w->tx[p].n; j++) {
 			struct rte_mbuf *m = w->tx[p].pkts[j];
-			const struct rte_ether_hdr *eth =
-				rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-			const struct rte_vlan_hdr *v = (const struct rte_vlan_hdr *)(eth + 1);
 			uint32_t id = m->dynfield1[0];
 
-			if (w->ports[p].vlan_tci != 0 &&
-			    eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) &&
-			    (rte_be_to_cpu_16(v->vlan_tci) & 0xfff) == w->ports[p].vlan_tci) {
-				tagged++;
-				dpr_vlan_untag_data(m);
-			}
+			tagged += (unsigned int)trunk_untag_sent(w, p, m);
 			record(&out[id], 1, p, next_seq(seqs[from[id]], p, m), 0, m);
 		}
-		CHECK(w->tx[p].pretagged == tagged, "port %u: pretagged %u, %u frames tagged", p,
-		      w->tx[p].pretagged, tagged);
-		rte_pktmbuf_free_bulk(w->tx[p].pkts, w->tx[p].n);
-		w->tx[p].n = 0;
-		w->tx[p].pretagged = 0;
+		trunk_tx_done(w, p, tagged);
 	}
-	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)exc, RTE_DIM(exc), NULL);
-	for (j = 0; j < q; j++)
-		record(&out[exc[j]->dynfield1[0]], 2, DPR_EXC_META_CLASS(exc[j]->hash.usr),
-		       DPR_EXC_ARG(exc[j]), DPR_EXC_META_PORT(exc[j]->hash.usr), exc[j]);
-	rte_pktmbuf_free_bulk(exc, q);
+	drain_exc(w, out);
 }
 
 /*
@@ -2020,16 +2003,7 @@ test_tagged(struct rig *r)
 		}
 	}
 	CHECK(differ == 0, "tagged: %u of %u packets differ", differ, (unsigned int)N);
-	for (in = 0; in < 3; in++) {
-		CHECK(got[in].rx == w->stats[in].rx && got[in].forwarded == w->stats[in].forwarded &&
-		      got[in].exception == w->stats[in].exception,
-		      "port %u: rx %" PRIu64 "/%" PRIu64 ", forwarded %" PRIu64 "/%" PRIu64, in,
-		      got[in].rx, w->stats[in].rx, got[in].forwarded, w->stats[in].forwarded);
-		for (i = 0; i < DPR_DROP_MAX; i++)
-			CHECK(got[in].drops[i] == w->stats[in].drops[i],
-			      "port %u drop %s: tagged %" PRIu64 ", untagged %" PRIu64, in,
-			      dpr_drop_names[i], got[in].drops[i], w->stats[in].drops[i]);
-	}
+	trunk_same_counters(got, w->stats);
 	CHECK_EQ(accounted(&got[2]) + accounted(&got[0]), N);
 	printf("tagged mix: %u packets, %u bursts led by p0.100's IPv6, %u IPv6 forwarded from p0.100, %" PRIu64 " redirects\n",
 	       (unsigned int)N, led6, fwd6, got[2].exc[DPR_EXC_REDIRECT]);
