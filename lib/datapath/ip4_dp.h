@@ -674,6 +674,12 @@ slow:
 	if (dpr_l3_screen_other(w, &p->b, m, &sdst)) {
 		f->slow |= UINT32_C(1) << i;
 		p->t24[i] = sdst >> 8;
+		/* An IPv6 packet here, in a burst kept tagged and led by
+		 * IPv6 (one with a priority tag inside the VLAN's), is
+		 * untagged: marked slow, pass 3 does not take it for still
+		 * tagged (v6_tagged). Led by IPv4, none is. */
+		if (tagged && p->v6_tagged)
+			p->v6_slow |= p->v6 & (UINT32_C(1) << i);
 	} else {
 		f->gone |= UINT32_C(1) << i;
 		p->t24[i] = 0;

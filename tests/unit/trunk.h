@@ -18,8 +18,8 @@
 
 /*
  * Frame *@p m as trunk p0 delivers it, by random word @p r and @p t: mostly
- * tagged VLAN 100 (p0.100, some with priority bits), else VLAN 300 (no
- * interface), a priority tag, or untagged; one in 32 for a MAC that
+ * tagged VLAN 100 (p0.100, some with priority bits, some with a priority
+ * tag inside), else VLAN 300 (no interface), a priority tag, or untagged; one in 32 for a MAC that
  * differs from p0's in its first 4 bytes only. rte_vlan_insert() refuses
  * a chain whose first segment is a runt: such a frame comes untagged.
  * @return the interface it is for: 2 (p0.100) or 0 (p0).
@@ -32,6 +32,12 @@ trunk_tag(struct rte_mbuf **m, uint64_t r, uint64_t t)
 	t %= 20;
 	if (t >= 18)
 		return 0;
+	/* A priority tag inside VLAN 100's: p0.100's frame, untagged twice. */
+	if (t == 1) {
+		(*m)->vlan_tci = 0x2000;
+		if (rte_vlan_insert(m) != 0)
+			return 0;
+	}
 	(*m)->vlan_tci = t == 0 ? 0xa064 : t < 15 ? 100 : t < 17 ? 300 : 0;
 	return rte_vlan_insert(m) == 0 && t < 15 ? 2 : 0;
 }
