@@ -674,12 +674,6 @@ slow:
 	if (dpr_l3_screen_other(w, &p->b, m, &sdst)) {
 		f->slow |= UINT32_C(1) << i;
 		p->t24[i] = sdst >> 8;
-		/* An IPv6 packet here, in a burst kept tagged and led by
-		 * IPv6 (one with a priority tag inside the VLAN's), is
-		 * untagged: marked slow, pass 3 does not take it for still
-		 * tagged (v6_tagged). Led by IPv4, none is. */
-		if (tagged && p->v6_tagged)
-			p->v6_slow |= p->v6 & (UINT32_C(1) << i);
 	} else {
 		f->gone |= UINT32_C(1) << i;
 		p->t24[i] = 0;
@@ -749,6 +743,12 @@ dpr_ip6_screen_at(struct dpr_worker *w, struct dpr_ip4_fast *f, const struct dpr
 		   RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
 		k->not_v6 |= UINT32_C(1) << i;
 		dpr_ip4_screen(w, f, p, i, hw_cksum, tagged);
+		/* An IPv6 packet the IPv4 screen passed on (a priority tag
+		 * inside the VLAN's, dpr_l3_screen_other()) is untagged now:
+		 * marked slow, pass 3 does not take it for still tagged
+		 * (v6_tagged). */
+		if (tagged)
+			k->v6_slow |= p->v6 & (UINT32_C(1) << i);
 		return;
 	} else {
 		r = dpr_ip6_screen(w, f6, &p->b, p->pkts[i], eth, &p->ent[i], false, tagged);
