@@ -1567,7 +1567,7 @@ gen_tagged(uint64_t seed, uint16_t *in)
  */
 static void
 drain_tagged(struct dpr_worker *w, struct outcome *o, const uint16_t *from,
-	     uint32_t seqs[][3])
+	     uint32_t seqs[][4])
 {
 	unsigned int j, tagged;
 	uint16_t p;
@@ -1591,31 +1591,34 @@ drain_tagged(struct dpr_worker *w, struct outcome *o, const uint16_t *from,
  * through the L3 stages, written by pass 3) against the same packets one
  * at a time through the untagging demultiplexer (dpr_vlan_demux_burst()):
  * byte-exact outcomes, each interface's packets in their order out of
- * each port, the same counters on p0 and p0.100, and the count of frames
- * pass 3 tagged equal to the tagged frames in p0.100's TX buffer.
+ * each port, the same counters on every interface, and the count of
+ * frames pass 3 tagged equal to the tagged frames in each TX buffer.
+ * @p redirects: hairpins out of p0.100 go to the control thread, or are
+ * forwarded.
  */
 static void
-test_tagged_matches_untagged(struct rig *r)
+test_tagged_matches_untagged(struct rig *r, bool redirects)
 {
 	enum { N = 20000 };
 	struct dpr_worker *w = r->w;
 	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
 	struct outcome *fast = calloc(N, sizeof(*fast)), *ref = calloc(N, sizeof(*ref));
 	uint16_t *from = calloc(N, sizeof(*from));
-	struct dpr_port_counters got[3];
+	struct dpr_port_counters got[4];
 	struct rte_mbuf *pkts[32];
-	uint32_t seqs[2][DPR_MAX_PORTS][3];
+	uint32_t seqs[2][DPR_MAX_PORTS][4];
 	unsigned int i, j, k, differ = 0, fwd_tagged = 0, diverted = 0;
 	uint16_t n, in;
 
 	memset(seqs, 0, sizeof(seqs));
 	map[100] = 3;
+	map[200] = 4;
 	r->ports[0].vlan_if = map;
 	dpr_port_in_stages_sync(r->ports, 4, NULL);
 	CHECK(r->ports[3].out_stages & DPR_OUT_PRETAG, "p0.200 takes its tag from pass 3");
-	/* Every hairpin out of p0.100 goes to the control thread for its
-	 * redirect: no rate limit, which reads the clock. */
-	r->ports[2].redirects = true;
+	/* With @p redirects, every hairpin out of p0.100 goes to the control
+	 * thread for its redirect: no rate limit, which reads the clock. */
+	r->ports[2].redirects = redirects;
 	w->redirect_gap = 0;
 	memset(w->stats, 0, sizeof(w->stats));
 	for (i = 0; i < N; i += k) {
@@ -1647,13 +1650,14 @@ test_tagged_matches_untagged(struct rig *r)
 	for (i = 0; i < N; i++) {
 		(void)same_outcome(&fast[i], &ref[i],
 				   from[i] == 2 ? "p0.100, tagged against untagged" :
+				   from[i] == 3 ? "p0.200, tagged against untagged" :
 				   "p0, tagged against untagged", i, &differ);
 		fwd_tagged += fast[i].kind == 1 && from[i] == 2;
 		diverted += fast[i].kind == 2;
 	}
 	CHECK(differ == 0, "%u of %u packets differ", differ, (unsigned int)N);
 	trunk_same_counters(got, w->stats);
-	CHECK_EQ(accounted(&got[2]) + accounted(&got[0]), N);
+	CHECK_EQ(accounted(&got[0]) + accounted(&got[2]) + accounted(&got[3]), N);
 	CHECK(fwd_tagged > N / 8 && diverted > N / 20 && got[2].drops[DPR_DROP_BAD_CHECKSUM] > 0 &&
 	      got[0].drops[DPR_DROP_UNKNOWN_VLAN] > 0, "%u forwarded from p0.100, %u diverted",
 	      fwd_tagged, diverted);
@@ -2126,7 +2130,8 @@ main(int argc, char **argv)
 		test_tx_full(&r);
 		test_vlan(&r);
 		test_vlan_one_burst(&r);
-		test_tagged_matches_untagged(&r);
+		test_tagged_matches_untagged(&r, true);
+		test_tagged_matches_untagged(&r, false);
 		test_vlan_pretagged_flush(&r);
 		test_vlan_offload(&r);
 		test_qinq(&r);

@@ -1930,20 +1930,20 @@ drain_tagged(struct dpr_worker *w, struct outcome *out, const uint16_t *from,
  * untagging demultiplexer (dpr_vlan_demux_burst()) and the burst code:
  * byte-exact outcomes, each interface's packets in their order out of
  * each port and family, the same counters on p0 and p0.100, and the
- * frames pass 3 tagged counted as such. Hairpins out of p0.100 are all
- * diverted for their redirect.
+ * frames pass 3 tagged counted as such. @p redirects: hairpins out of
+ * p0.100 are all diverted for their redirect, or all forwarded.
  */
 static void
-test_tagged(struct rig *r)
+test_tagged(struct rig *r, bool redirects)
 {
 	enum { N = 20000 };
 	struct dpr_worker *w = r->w[0];
 	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
 	struct outcome *fast = calloc(N, sizeof(*fast)), *ref = calloc(N, sizeof(*ref));
 	uint16_t *from = calloc(N, sizeof(*from));
-	struct dpr_port_counters got[3];
+	struct dpr_port_counters got[4];
 	struct rte_mbuf *pkts[DPR_BURST];
-	static uint32_t seqs[2][3][SEQS];
+	static uint32_t seqs[2][4][SEQS];
 	unsigned int i, j, k, differ = 0, fwd6 = 0, led6 = 0;
 	uint16_t n, in;
 
@@ -1953,7 +1953,7 @@ test_tagged(struct rig *r)
 	map[100] = 3;
 	map[200] = 4;
 	r->ports[0].vlan_if = map;
-	r->ports[2].redirects = true;
+	r->ports[2].redirects = redirects;
 	w->redirect_gap = 0;
 	dpr_port_in_stages_sync(r->ports, 4, NULL);
 	CHECK(r->ports[3].out_stages & DPR_OUT_PRETAG, "p0.200 takes its tag from pass 3");
@@ -2004,10 +2004,10 @@ test_tagged(struct rig *r)
 	}
 	CHECK(differ == 0, "tagged: %u of %u packets differ", differ, (unsigned int)N);
 	trunk_same_counters(got, w->stats);
-	CHECK_EQ(accounted(&got[2]) + accounted(&got[0]), N);
+	CHECK_EQ(accounted(&got[0]) + accounted(&got[2]) + accounted(&got[3]), N);
 	printf("tagged mix: %u packets, %u bursts led by p0.100's IPv6, %u IPv6 forwarded from p0.100, %" PRIu64 " redirects\n",
 	       (unsigned int)N, led6, fwd6, got[2].exc[DPR_EXC_REDIRECT]);
-	CHECK(led6 > 50 && fwd6 > N / 20 && got[2].exc[DPR_EXC_REDIRECT] > 10 &&
+	CHECK(led6 > 50 && fwd6 > N / 20 && (got[2].exc[DPR_EXC_REDIRECT] > 10) == redirects &&
 	      got[0].drops[DPR_DROP_UNKNOWN_VLAN] > 0, "the mix reaches the tagged paths");
 	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
 	memset(w->stats, 0, sizeof(w->stats));
@@ -2126,7 +2126,8 @@ main(int argc, char **argv)
 				test_fast_matches_reference(&r, in, false);
 				test_fast_matches_reference(&r, in, true);
 			}
-			test_tagged(&r);
+			test_tagged(&r, true);
+			test_tagged(&r, false);
 		}
 		test_deep_hysteresis(&r);
 		test_identity(&r);

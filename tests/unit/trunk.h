@@ -19,10 +19,11 @@
 /*
  * Frame *@p m as trunk p0 delivers it, by random word @p r and @p t: mostly
  * tagged VLAN 100 (p0.100, some with priority bits, some with a priority
- * tag inside), else VLAN 300 (no interface), a priority tag, or untagged; one in 32 for a MAC that
+ * tag inside), else VLAN 200 (p0.200), VLAN 300 (no interface), a
+ * priority tag, or untagged; one in 32 for a MAC that
  * differs from p0's in its first 4 bytes only. rte_vlan_insert() refuses
  * a chain whose first segment is a runt: such a frame comes untagged.
- * @return the interface it is for: 2 (p0.100) or 0 (p0).
+ * @return the interface it is for: 2 (p0.100), 3 (p0.200) or 0 (p0).
  */
 static inline uint16_t
 trunk_tag(struct rte_mbuf **m, uint64_t r, uint64_t t)
@@ -38,8 +39,10 @@ trunk_tag(struct rte_mbuf **m, uint64_t r, uint64_t t)
 		if (rte_vlan_insert(m) != 0)
 			return 0;
 	}
-	(*m)->vlan_tci = t == 0 ? 0xa064 : t < 15 ? 100 : t < 17 ? 300 : 0;
-	return rte_vlan_insert(m) == 0 && t < 15 ? 2 : 0;
+	(*m)->vlan_tci = t == 0 ? 0xa064 : t < 14 ? 100 : t < 16 ? 200 : t < 17 ? 300 : 0;
+	if (rte_vlan_insert(m) != 0)
+		return 0;
+	return t < 14 ? 2 : t < 16 ? 3 : 0;
 }
 
 /*
@@ -53,8 +56,9 @@ trunk_untag_sent(const struct dpr_worker *w, uint16_t p, struct rte_mbuf *m)
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	const struct rte_vlan_hdr *v = (const struct rte_vlan_hdr *)(eth + 1);
 
+	/* The whole TCI: pass 3 writes no priority bits. */
 	if (w->ports[p].vlan_tci == 0 || eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
-	    (rte_be_to_cpu_16(v->vlan_tci) & 0xfff) != w->ports[p].vlan_tci)
+	    rte_be_to_cpu_16(v->vlan_tci) != w->ports[p].vlan_tci)
 		return 0;
 	dpr_vlan_untag_data(m);
 	return 1;
@@ -62,15 +66,15 @@ trunk_untag_sent(const struct dpr_worker *w, uint16_t p, struct rte_mbuf *m)
 
 /*
  * What the tagged run counted in @p got against what the untagging one
- * counted in @p want, on p0, p1 and p0.100: rx, forwarded, exceptions and
- * every drop reason the same.
+ * counted in @p want, on p0, p1, p0.100 and p0.200: rx, forwarded,
+ * exceptions and every drop reason the same.
  */
 static inline void
 trunk_same_counters(const struct dpr_port_counters *got, const struct dpr_port_counters *want)
 {
 	unsigned int p, i;
 
-	for (p = 0; p < 3; p++) {
+	for (p = 0; p < 4; p++) {
 		CHECK(got[p].rx == want[p].rx && got[p].forwarded == want[p].forwarded &&
 		      got[p].exception == want[p].exception,
 		      "port %u: rx %" PRIu64 "/%" PRIu64 ", forwarded %" PRIu64 "/%" PRIu64, p,
