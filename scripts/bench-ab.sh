@@ -12,7 +12,8 @@
 #   ROUNDS=9 DURATION=5 scripts/bench-ab.sh A_BIN B_BIN
 #
 # Tables: TABLES (default "small pyasn", IPv4; also small6, pyasn6: IPv6, and
-# mix: both full tables 50/50; vlan: the small table tagged, in a VRF). A
+# mix: both full tables 50/50; vlan, vlan6: the small tables tagged, in a
+# VRF). A
 # table whose config a binary rejects
 # (dpr --check: a binary from before IPv6) is skipped with a note.
 # INSTR=1: instructions per packet of both binaries instead (callgrind,
@@ -47,8 +48,8 @@ else
 fi
 FAMILIES=4
 for t in $TABLES; do
-	case $t in small|pyasn|vlan) ;; small6|pyasn6|mix) FAMILIES=4,6 ;;
-	*) echo "bench-ab: table $t: one of small pyasn small6 pyasn6 mix vlan" >&2; exit 2 ;; esac
+	case $t in small|pyasn|vlan) ;; small6|pyasn6|mix|vlan6) FAMILIES=4,6 ;;
+	*) echo "bench-ab: table $t: one of small pyasn small6 pyasn6 mix vlan vlan6" >&2; exit 2 ;; esac
 done
 
 ALGOS=$ALGO FAMILIES=$FAMILIES PREPARE=1 scripts/bench.sh >&2
