@@ -1587,6 +1587,39 @@ drain_tagged(struct dpr_worker *w, struct outcome *o, const uint16_t *from,
 }
 
 /*
+ * Flush every TX buffer (dpr_tx_flush(): the VLAN interfaces' tags put on,
+ * or sent as pass 3 wrote them) into rings @p txr[0] (p0's DPDK port, which
+ * p0.100 and p0.200 share) and @p txr[1] (p1's), then record and free what
+ * the rings hold as drain_tagged() does, tags and all: a frame's dpr port
+ * is its ring's, or for p0's the VLAN interface its tag names.
+ */
+static void
+drain_wire(struct dpr_worker *w, struct rte_ring *const *txr, struct outcome *o,
+	   const uint16_t *from, uint32_t seqs[][4])
+{
+	struct rte_mbuf *out[64];
+	unsigned int r, j, q;
+	uint16_t p;
+
+	for (p = 0; p < w->n_ports; p++)
+		dpr_tx_flush(w, p);
+	for (r = 0; r < 2; r++) {
+		while ((q = rte_ring_sc_dequeue_burst(txr[r], (void **)out, RTE_DIM(out),
+						      NULL)) > 0) {
+			for (j = 0; j < q; j++) {
+				uint32_t id = out[j]->dynfield1[0];
+				int vid = vid_of(out[j]);
+
+				p = r == 1 ? 1 : vid == 100 ? 2 : vid == 200 ? 3 : 0;
+				record(&o[id], 1, p, seqs[p][from[id]]++, out[j]);
+			}
+			rte_pktmbuf_free_bulk(out, q);
+		}
+	}
+	drain_exc(w, o);
+}
+
+/*
  * The trunk's bursts still tagged (vlan_tagged_burst(): tags kept
  * through the L3 stages, written by pass 3) against the same packets one
  * at a time through the untagging demultiplexer (dpr_vlan_demux_burst()):
@@ -1594,10 +1627,12 @@ drain_tagged(struct dpr_worker *w, struct outcome *o, const uint16_t *from,
  * each port, the same counters on every interface, and the count of
  * frames pass 3 tagged equal to the tagged frames in each TX buffer.
  * @p redirects: hairpins out of p0.100 go to the control thread, or are
- * forwarded.
+ * forwarded. @p wire: what leaves is compared as sent (drain_wire()), the
+ * tagged way's TX buffers flushed only every few bursts, so that frames
+ * pass 3 tagged and ones it did not share a buffer and a flush.
  */
 static void
-test_tagged_matches_untagged(struct rig *r, bool redirects)
+test_tagged_matches_untagged(struct rig *r, bool redirects, bool wire)
 {
 	enum { N = 20000 };
 	struct dpr_worker *w = r->w;
@@ -1607,10 +1642,31 @@ test_tagged_matches_untagged(struct rig *r, bool redirects)
 	struct dpr_port_counters got[4];
 	struct rte_mbuf *pkts[32];
 	uint32_t seqs[2][DPR_MAX_PORTS][4];
-	unsigned int i, j, k, differ = 0, fwd_tagged = 0, diverted = 0;
-	uint16_t n, in;
+	unsigned int i, j, k, differ = 0, fwd_tagged = 0, diverted = 0, held = 0;
+	uint16_t n, in, saved[4] = { 0 }, p;
+	struct rte_ring *txr[2] = { NULL, NULL };
+	int pid[2] = { -1, -1 };
 
 	memset(seqs, 0, sizeof(seqs));
+	/* @p wire: both ways flush through the ports onto rings; the tagged
+	 * way holds its TX buffers over 1 to 4 bursts first. */
+	if (wire) {
+		for (j = 0; j < 2; j++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "test_wire%u", j);
+			txr[j] = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+			pid[j] = txr[j] != NULL ? ring_port(txr[j]) : -1;
+			if (pid[j] < 0)
+				goto out;
+		}
+		for (p = 0; p < 4; p++) {
+			saved[p] = r->ports[p].port_id;
+			r->ports[p].port_id = (uint16_t)pid[p == 1];
+		}
+		w->port_index[pid[0]] = 0;
+		w->port_index[pid[1]] = 1;
+	}
 	map[100] = 3;
 	map[200] = 4;
 	r->ports[0].vlan_if = map;
@@ -1631,7 +1687,12 @@ test_tagged_matches_untagged(struct rig *r, bool redirects)
 		n = dpr_input_stages_burst(w, &in, pkts, (uint16_t)k);
 		if (n > 0)
 			dpr_ip4_input_burst(w, in, pkts, n);
-		drain_tagged(w, fast, from, seqs[0]);
+		if (!wire)
+			drain_tagged(w, fast, from, seqs[0]);
+		else if (held-- == 0 || i + k == N) {
+			drain_wire(w, txr, fast, from, seqs[0]);
+			held = (unsigned int)(rte_rand() % 4);
+		}
 	}
 	memcpy(got, w->stats, sizeof(got));
 
@@ -1644,7 +1705,10 @@ test_tagged_matches_untagged(struct rig *r, bool redirects)
 			w->stats[0].rx += n;
 			dpr_ip4_input_burst(w, 0, pkts, n);
 		}
-		drain_tagged(w, ref, from, seqs[1]);
+		if (wire)
+			drain_wire(w, txr, ref, from, seqs[1]);
+		else
+			drain_tagged(w, ref, from, seqs[1]);
 	}
 
 	for (i = 0; i < N; i++) {
@@ -1662,6 +1726,18 @@ test_tagged_matches_untagged(struct rig *r, bool redirects)
 	      got[0].drops[DPR_DROP_UNKNOWN_VLAN] > 0, "%u forwarded from p0.100, %u diverted",
 	      fwd_tagged, diverted);
 	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
+out:
+	if (wire) {
+		for (p = 0; p < 4 && pid[0] >= 0 && pid[1] >= 0; p++)
+			r->ports[p].port_id = saved[p];
+		for (j = 0; j < 2; j++) {
+			if (pid[j] >= 0) {
+				rte_eth_dev_stop((uint16_t)pid[j]);
+				rte_eth_dev_close((uint16_t)pid[j]);
+			}
+			rte_ring_free(txr[j]);
+		}
+	}
 	memset(w->stats, 0, sizeof(w->stats));
 	r->ports[0].vlan_if = NULL;
 	r->ports[2].redirects = false;
@@ -2130,8 +2206,9 @@ main(int argc, char **argv)
 		test_tx_full(&r);
 		test_vlan(&r);
 		test_vlan_one_burst(&r);
-		test_tagged_matches_untagged(&r, true);
-		test_tagged_matches_untagged(&r, false);
+		test_tagged_matches_untagged(&r, true, false);
+		test_tagged_matches_untagged(&r, false, false);
+		test_tagged_matches_untagged(&r, true, true);
 		test_vlan_pretagged_flush(&r);
 		test_vlan_offload(&r);
 		test_qinq(&r);
