@@ -828,9 +828,11 @@ uint16_t dpr_qinq_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf
 
 /**
  * The VLAN stage of dpr port *@p in, which has VLAN interfaces, over a
- * burst of @p n packets it received at @p pkts (vlan.c): a burst all of
- * one of its VLAN interfaces becomes that interface's (*@p in set to it),
- * a mixed one is split (dpr_vlan_demux_burst()); a port with QinQ
+ * burst of @p n packets it received at @p pkts (vlan.c): the frames of the
+ * VLAN interface of the first one are forwarded there and then, still
+ * tagged, where that interface may (vlan_tagged_burst()); else a burst all
+ * of one of its VLAN interfaces becomes that interface's (*@p in set to
+ * it); what is left is split (dpr_vlan_demux_burst()); a port with QinQ
  * interfaces passes dpr_qinq_demux_burst() first.
  * @return how many packets stay, in order at the start of @p pkts, for
  *   *@p in, not counted yet (dpr_input_stages(), urpf_dp.h).

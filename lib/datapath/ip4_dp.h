@@ -498,11 +498,7 @@ struct dpr_ip4_fast {
 	const uint8_t *marks;    /**< the FIB's screen marks (struct dpr_fib4) */
 	uint32_t slow;           /**< as struct dpr_ip4_pending's */
 	uint32_t gone;
-	/* A burst received still tagged (vlan_tagged_burst(), vlan.c) only. */
-	uint32_t dst4;           /**< the destination MAC's first 4 bytes */
-	uint32_t tag;            /**< the tag word, masked (DPR_VLAN_WORD_MASK) */
-	uint16_t mport;          /**< mbuf->port of the interface's packets */
-	struct dpr_vlan_left *left; /**< where frames not of the interface go */
+	struct dpr_vlan_kept kept; /**< a burst kept tagged only (vlan.c) */
 };
 
 /** The frame's first 16 bytes match f->head where f->head_mask is set. */
@@ -584,7 +580,7 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pend
 	struct rte_mbuf *m = p->pkts[i];
 	const uint8_t *eth = p->eth[i];
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
-	uint32_t dlen, tlen, daddr, sdst, ttlw, dst4;
+	uint32_t dlen, tlen, daddr, sdst, ttlw;
 
 	/* Reading before the length check stays inside the mbuf's data
 	 * room, which is far larger than these 34 bytes. */
@@ -592,11 +588,8 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pend
 		goto slow;
 	/* A tagged frame's head compare covers the MAC's last 2 bytes and
 	 * the tag (priority bits aside). */
-	if (tagged) {
-		memcpy(&dst4, eth - sizeof(struct rte_vlan_hdr), sizeof(dst4));
-		if (unlikely(dst4 != f->dst4))
-			goto slow;
-	}
+	if (tagged && unlikely(!dpr_vlan_kept_mac_ok(&f->kept, eth)))
+		goto slow;
 	/* The lengths are checked from the frame's side: data_len from a
 	 * bare header up to what every port's MTU takes here, and the IP
 	 * total length against it below, where a mismatch can still be
@@ -650,23 +643,13 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pend
 	rte_prefetch0(&f->tbl24[daddr >> 8 >> f->t24_shift]);
 	p->t24[i] = daddr >> 8;
 	if (tagged)
-		m->port = f->mport;
+		m->port = f->kept.mport;
 	return;
 slow:
-	if (tagged) {
-		/* Not the interface's (another VLAN, untagged, too short
-		 * for a tag): the port's demultiplexer takes it after the
-		 * burst (vlan.c). */
-		if (unlikely(!dpr_vlan_is_tagged(m, eth, f->tag))) {
-			f->left->pkts[f->left->n++] = m;
-			f->gone |= UINT32_C(1) << i;
-			p->t24[i] = 0;
-			return;
-		}
-		/* Untagged now, as the reference takes it: the frame
-		 * starts at eth. */
-		dpr_vlan_untag_data(m);
-		m->port = f->mport;
+	if (tagged && !dpr_vlan_kept_untag(&f->kept, m, eth)) {
+		f->gone |= UINT32_C(1) << i;
+		p->t24[i] = 0;
+		return;
 	}
 	/* Its own variable: daddr's address is never taken, so it stays in
 	 * a register on the fast path. It brings the packet's index in. */
@@ -708,10 +691,8 @@ dpr_ip4_fast_init_tagged(const struct dpr_worker *w, const struct dpr_burst *b,
 
 	f.head = w->head_tag[b->in];
 	f.head_mask = w->head_tag_mask;
-	f.tag = w->tag_word[b->in] & DPR_VLAN_WORD_MASK;
-	memcpy(&f.dst4, &w->ports[b->in].mac, sizeof(f.dst4));
-	f.mport = dpr_mbuf_port(w->ports, b->in);
-	f.left = left;
+	f.kept = dpr_vlan_kept_init(&w->ports[b->in].mac, w->tag_word[b->in],
+				    dpr_mbuf_port(w->ports, b->in), left);
 	return f;
 }
 

@@ -129,11 +129,7 @@ struct dpr_ip6_fast {
 	uint32_t max_span;      /**< w->fast_max_len less a bare header */
 	const uint32_t *tbl24;  /**< the IPv6 FIB's first level, to prefetch from */
 	uint32_t t24_shift;     /**< from a /24 index to tbl24's (dpr_fib6_first_level()) */
-	/* A burst received still tagged (vlan.c) only: as struct dpr_ip4_fast's. */
-	uint32_t dst4;
-	uint32_t tag;
-	uint16_t mport;
-	struct dpr_vlan_left *left;
+	struct dpr_vlan_kept kept; /**< a burst kept tagged only (vlan.c) */
 };
 
 static __rte_always_inline struct dpr_ip6_fast
@@ -161,10 +157,8 @@ dpr_ip6_fast_init_tagged(const struct dpr_worker *w, const struct dpr_burst *b,
 
 	f.head = w->head6_tag[b->in];
 	f.head_mask = w->head6_tag_mask;
-	f.tag = w->tag_word[b->in] & DPR_VLAN_WORD_MASK;
-	memcpy(&f.dst4, &w->ports[b->in].mac, sizeof(f.dst4));
-	f.mport = dpr_mbuf_port(w->ports, b->in);
-	f.left = left;
+	f.kept = dpr_vlan_kept_init(&w->ports[b->in].mac, w->tag_word[b->in],
+				    dpr_mbuf_port(w->ports, b->in), left);
 	return f;
 }
 
@@ -188,16 +182,13 @@ dpr_ip6_screen(struct dpr_worker *w, const struct dpr_ip6_fast *f, struct dpr_bu
 		RTE_ETHER_HDR_LEN;
 	const struct rte_ipv6_hdr *ip = DPR_IP6_HDR(eth);
 	uint32_t dlen = m->data_len;
-	uint32_t span, dst4;
+	uint32_t span;
 	uint64_t t;
 
 	if (!head_ok && unlikely(!dpr_ip6_head_ok(eth, &f->head, &f->head_mask)))
 		goto slow;
-	if (tagged) {
-		memcpy(&dst4, eth - sizeof(struct rte_vlan_hdr), sizeof(dst4));
-		if (unlikely(dst4 != f->dst4))
-			goto slow;
-	}
+	if (tagged && unlikely(!dpr_vlan_kept_mac_ok(&f->kept, eth)))
+		goto slow;
 	/* max_span is the IP packet's (less a bare header) either way. */
 	span = dlen - (uint32_t)(l2 + sizeof(*ip));
 	if (unlikely(span > f->max_span))
@@ -217,19 +208,11 @@ dpr_ip6_screen(struct dpr_worker *w, const struct dpr_ip6_fast *f, struct dpr_bu
 	dpr_fib6_prefetch(f->tbl24, t >> f->t24_shift);
 	*idx = (uint32_t)t;
 	if (tagged)
-		m->port = f->mport;
+		m->port = f->kept.mport;
 	return DPR_SCREEN_V6;
 slow:
-	if (tagged) {
-		/* Not the interface's: the port's demultiplexer takes it
-		 * after the burst (vlan.c). */
-		if (unlikely(!dpr_vlan_is_tagged(m, eth, f->tag))) {
-			f->left->pkts[f->left->n++] = m;
-			return DPR_SCREEN_GONE;
-		}
-		dpr_vlan_untag_data(m);
-		m->port = f->mport;
-	}
+	if (tagged && !dpr_vlan_kept_untag(&f->kept, m, eth))
+		return DPR_SCREEN_GONE;
 	if (!dpr_ip6_slow(w, b, m))
 		return DPR_SCREEN_GONE;
 	t = dpr_fib6_tbl24_index(ip->dst_addr);

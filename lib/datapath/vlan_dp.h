@@ -184,15 +184,58 @@ struct dpr_vlan_left {
 };
 
 /**
- * Whether frame @p m, @p eth 4 bytes into its data, carries tag word @p tag
- * (DPR_VLAN_WORD(), masked with DPR_VLAN_WORD_MASK) and is long enough for
- * it: a frame of a burst kept tagged that is its VLAN interface's.
+ * What the screens of a burst kept tagged (vlan.c) check and mark besides
+ * their head compare, which starts 4 bytes into a frame (@p eth there):
+ * one for both families (dpr_ip4_screen(), dpr_ip6_screen()).
+ */
+struct dpr_vlan_kept {
+	uint32_t dst4;              /**< the destination MAC's first 4 bytes */
+	uint32_t tag;               /**< the tag word, masked (DPR_VLAN_WORD_MASK) */
+	uint16_t mport;             /**< mbuf->port of the interface's packets */
+	struct dpr_vlan_left *left; /**< where frames not of the interface go */
+};
+
+/** The checks of a burst of VLAN interface @p mac, @p tag_word, @p mport. */
+static __rte_always_inline struct dpr_vlan_kept
+dpr_vlan_kept_init(const struct rte_ether_addr *mac, uint32_t tag_word, uint16_t mport,
+		   struct dpr_vlan_left *left)
+{
+	struct dpr_vlan_kept k = {
+		.tag = tag_word & DPR_VLAN_WORD_MASK, .mport = mport, .left = left,
+	};
+
+	memcpy(&k.dst4, mac, sizeof(k.dst4));
+	return k;
+}
+
+/** The MAC's first 4 bytes, which the head compare leaves out, match. */
+static __rte_always_inline bool
+dpr_vlan_kept_mac_ok(const struct dpr_vlan_kept *k, const uint8_t *eth)
+{
+	uint32_t dst4;
+
+	memcpy(&dst4, eth - sizeof(struct rte_vlan_hdr), sizeof(dst4));
+	return dst4 == k->dst4;
+}
+
+/**
+ * The slow branch of a screen of a burst kept tagged for frame @p m:
+ * false when it is not the interface's (another VLAN, untagged, too short
+ * for a tag: it goes to k->left, for the port's demultiplexer after the
+ * burst, vlan.c); else true, the frame untagged now, as the reference
+ * takes it, starting at @p eth, and marked as the interface's.
  */
 static __rte_always_inline bool
-dpr_vlan_is_tagged(const struct rte_mbuf *m, const uint8_t *eth, uint32_t tag)
+dpr_vlan_kept_untag(const struct dpr_vlan_kept *k, struct rte_mbuf *m, const uint8_t *eth)
 {
-	return (dpr_vlan_word(eth - sizeof(struct rte_vlan_hdr)) & DPR_VLAN_WORD_MASK) == tag &&
-		m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr);
+	if (unlikely((dpr_vlan_word(eth - sizeof(struct rte_vlan_hdr)) & DPR_VLAN_WORD_MASK) !=
+		     k->tag || m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr))) {
+		k->left->pkts[k->left->n++] = m;
+		return false;
+	}
+	dpr_vlan_untag_data(m);
+	m->port = k->mport;
+	return true;
 }
 
 /**

@@ -164,6 +164,8 @@ dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, s
 
 		dpr_worker_prepare_port(wk, (uint16_t)p);
 		memset(&wk->stats[p], 0, sizeof(wk->stats[p]));
+		/* Its last flush reset it; a slot a port had never set it. */
+		wk->tx[p].pretagged = 0;
 		if (fast < wk->fast_max_len)
 			__atomic_store_n(&wk->fast_max_len, fast, __ATOMIC_RELAXED);
 		if (wk->n_ports <= p)
