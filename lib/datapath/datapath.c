@@ -134,7 +134,12 @@ dpr_worker_prepare_port(struct dpr_worker *w, uint16_t p)
 	w->tag_word[p] = w->ports[p].vlan_tci != 0 && w->ports[p].vlan_outer == 0 ?
 		DPR_VLAN_WORD(w->ports[p].vlan_tci) : 0;
 	memset(b, 0, sizeof(b));
+	memcpy(b + RTE_ETHER_ADDR_LEN, &w->ports[p].mac, RTE_ETHER_ADDR_LEN);
+	memcpy(b + 2 * RTE_ETHER_ADDR_LEN, &w->tag_word[p], sizeof(uint32_t));
+	memcpy(&w->tag_head[p], b, sizeof(b));
+	memset(b, 0, sizeof(b));
 	memcpy(b, &w->ports[p].mac.addr_bytes[4], 2);
+	memcpy(b + 4, &w->ports[p].mac, 4);
 	memcpy(b + 8, &w->tag_word[p], sizeof(uint32_t));
 	b[12] = RTE_ETHER_TYPE_IPV4 >> 8;
 	b[13] = RTE_ETHER_TYPE_IPV4 & 0xff;
@@ -163,12 +168,13 @@ dpr_worker_prepare(struct dpr_worker *w)
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xf0, 0,
 	};
 	/* IPv4 seen 4 bytes into a tagged frame: the MAC's last 2 bytes,
+	 * its first 4 (put where the source MAC's last 4 are, dpr_head_ok()),
 	 * the tag less its priority bits, EtherType, version/IHL. */
 	static const uint8_t mask_tag[16] = {
-		0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0x0f, 0xff, 0xff, 0xff, 0xff, 0,
+		0xff, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0xff, 0xff, 0xff, 0xff, 0,
 	};
 	static const uint8_t mask6_tag[16] = {
-		0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0x0f, 0xff, 0xff, 0xff, 0xf0, 0,
+		0xff, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0xff, 0xff, 0xff, 0xf0, 0,
 	};
 
 	if (w->acl == NULL)

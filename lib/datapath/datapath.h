@@ -372,7 +372,7 @@ struct dpr_worker {
 	const volatile bool *quit;
 	/* Derived by dpr_worker_prepare() for the fast path. */
 	uint32_t fast_max_len;       /**< frames up to this fit every port's MTU */
-	rte_xmm_t head_mask;         /**< what dpr_ip4_head_ok() compares */
+	rte_xmm_t head_mask;         /**< what dpr_head_ok() compares of head[] */
 	rte_xmm_t head[DPR_MAX_PORTS];        /**< port MAC, IPv4, version 4, IHL 5 */
 	uint64_t src_mac_type[DPR_MAX_PORTS]; /**< port MAC + IPv4 ether type */
 	rte_xmm_t head6_mask;        /**< what dpr_ip6_screen() compares */
@@ -383,11 +383,18 @@ struct dpr_worker {
 	uint32_t tag_word[DPR_MAX_PORTS];
 	/** A VLAN interface's head[] as seen 4 bytes into a tagged frame (the
 	 * MAC's last 2 bytes, the tag, the inner EtherType, version and IHL),
-	 * where the screen of a burst kept tagged compares (vlan.c). */
+	 * where the screen of a burst kept tagged compares (vlan.c), with the
+	 * MAC's first 4 bytes in bytes 4-7 (the source MAC's there: the
+	 * screen puts the frame's first 4 bytes in their place,
+	 * dpr_head_ok()). */
 	rte_xmm_t head_tag[DPR_MAX_PORTS];
 	rte_xmm_t head_tag_mask;
 	rte_xmm_t head6_tag[DPR_MAX_PORTS];   /**< the same for IPv6 (head6[]) */
 	rte_xmm_t head6_tag_mask;
+	/** A VLAN interface's tagged frame's first 16 bytes as pass 3 writes
+	 * them, less the next hop's MAC (bytes 0-5, zero): its MAC, its tag
+	 * (dpr_set_macs_tag()). */
+	rte_xmm_t tag_head[DPR_MAX_PORTS];
 	uint64_t redirect_gap;       /**< TSC cycles between two hairpin diverts of a port */
 
 	/* Written by the worker only; a freed interface's slot of redirect_tsc,

@@ -354,19 +354,27 @@ dpr_pass3_tagged_exit(struct dpr_worker *w, uint64_t tport, uint64_t tpre,
  * Ethernet header and tag for next-hop word @p h, whose port @p port
  * takes its tag from pass 3 (dpr_port_pretags()), of a frame received
  * still tagged, @p eth 4 bytes into it (where the untagged frame would
- * start): the next hop's MAC (its last 2 bytes spill), the port's MAC
- * (@p smt[port]: with the EtherType, overwritten next), the tag. Three
- * stores; no byte moved, the frame's length unchanged.
+ * start): the next hop's MAC, then the port's MAC and tag (tag_head[]),
+ * one 16-byte store blended from the two; no byte moved, the frame's
+ * length unchanged.
  */
 static __rte_always_inline void
-dpr_set_macs_tag(struct dpr_worker *w, const uint64_t *smt, uint8_t *eth, uint64_t h,
-		 uint64_t port)
+dpr_set_macs_tag(const struct dpr_worker *w, uint8_t *eth, uint64_t h, uint64_t port)
 {
 	uint8_t *frame = eth - sizeof(struct rte_vlan_hdr);
+#if defined(RTE_ARCH_X86)
+	/* The next hop's MAC in 16-bit lanes 0-2, tag_head[] in 3-7 (h's
+	 * last 2 bytes, its port, are not the frame's). */
+	__m128i v = _mm_blend_epi16(_mm_cvtsi64_si128((long long)h), w->tag_head[port].x, 0xf8);
 
+	_mm_storeu_si128((__m128i *)(void *)frame, v);
+#else
+	/* The next hop's MAC (its last 2 bytes spill), the port's MAC and
+	 * tag over them. */
 	memcpy(frame, &h, sizeof(h));
-	memcpy(frame + RTE_ETHER_ADDR_LEN, &smt[port], sizeof(uint64_t));
-	memcpy(frame + 2 * RTE_ETHER_ADDR_LEN, &w->tag_word[port], sizeof(uint32_t));
+	memcpy(frame + RTE_ETHER_ADDR_LEN, &w->tag_head[port].u8[RTE_ETHER_ADDR_LEN],
+	       RTE_ETHER_ADDR_LEN + sizeof(uint32_t));
+#endif
 }
 
 /**
@@ -501,23 +509,6 @@ struct dpr_ip4_fast {
 	struct dpr_vlan_kept kept; /**< a burst kept tagged only (vlan.c) */
 };
 
-/** The frame's first 16 bytes match f->head where f->head_mask is set. */
-static __rte_always_inline bool
-dpr_ip4_head_ok(const uint8_t *eth, const struct dpr_ip4_fast *f)
-{
-#if defined(RTE_ARCH_X86)
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)eth);
-
-	return _mm_testz_si128(_mm_xor_si128(v, f->head.x), f->head_mask.x);
-#else
-	uint64_t v[2];
-
-	memcpy(v, eth, sizeof(v));
-	return ((v[0] ^ f->head.u64[0]) & f->head_mask.u64[0]) == 0 &&
-		((v[1] ^ f->head.u64[1]) & f->head_mask.u64[1]) == 0;
-#endif
-}
-
 /**
  * Pass 1 for packet @p m of burst @p b when it is not IPv4 of the common
  * kind. The burst splits by EtherType here, once: an IPv6 packet is the
@@ -584,11 +575,9 @@ dpr_ip4_screen(struct dpr_worker *w, struct dpr_ip4_fast *f, struct dpr_ip4_pend
 
 	/* Reading before the length check stays inside the mbuf's data
 	 * room, which is far larger than these 34 bytes. */
-	if (unlikely(!dpr_ip4_head_ok(eth, f)))
-		goto slow;
-	/* A tagged frame's head compare covers the MAC's last 2 bytes and
-	 * the tag (priority bits aside). */
-	if (tagged && unlikely(!dpr_vlan_kept_mac_ok(&f->kept, eth)))
+	/* A tagged frame's covers its whole MAC and the tag (priority bits
+	 * aside). */
+	if (unlikely(!dpr_head_ok(eth, &f->head, &f->head_mask, tagged, false)))
 		goto slow;
 	/* The lengths are checked from the frame's side: data_len from a
 	 * bare header up to what every port's MTU takes here, and the IP
@@ -681,7 +670,7 @@ dpr_ip4_fast_init(const struct dpr_worker *w, const struct dpr_burst *b)
  * dpr_ip4_fast_init() for a burst of VLAN interface b->in received still
  * tagged (vlan.c), whose frames not the interface's go to @p left: the
  * head compared 4 bytes into a frame (head_tag), the MAC's first 4 bytes
- * apart.
+ * put in (dpr_head_ok()).
  */
 static __rte_always_inline struct dpr_ip4_fast
 dpr_ip4_fast_init_tagged(const struct dpr_worker *w, const struct dpr_burst *b,
@@ -691,8 +680,7 @@ dpr_ip4_fast_init_tagged(const struct dpr_worker *w, const struct dpr_burst *b,
 
 	f.head = w->head_tag[b->in];
 	f.head_mask = w->head_tag_mask;
-	f.kept = dpr_vlan_kept_init(&w->ports[b->in].mac, w->tag_word[b->in],
-				    dpr_mbuf_port(w->ports, b->in), left);
+	f.kept = dpr_vlan_kept_init(w->tag_word[b->in], dpr_mbuf_port(w->ports, b->in), left);
 	return f;
 }
 
@@ -718,7 +706,7 @@ dpr_ip6_screen_at(struct dpr_worker *w, struct dpr_ip4_fast *f, const struct dpr
 	/* No t24 if it goes on: pass 2 reads its tbl24 index from ent[].
 	 * The IPv6 head compare first: it covers the EtherType, so the
 	 * common packet tests its family no further (2 instructions). */
-	if (likely(dpr_ip6_head_ok_own(eth, &f6->head, &f6->head_mask))) {
+	if (likely(dpr_head_ok(eth, &f6->head, &f6->head_mask, tagged, true))) {
 		r = dpr_ip6_screen(w, f6, &p->b, p->pkts[i], eth, &p->ent[i], true, tagged);
 	} else if (((const struct rte_ether_hdr *)eth)->ether_type !=
 		   RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
@@ -924,7 +912,7 @@ dpr_pass3_tagged_queue(struct dpr_worker *w, struct rte_mbuf *m, uint8_t *eth, u
 		       struct rte_mbuf ***tx, struct rte_mbuf ***run, unsigned int *untagged)
 {
 	if (likely(port == *tpre)) {
-		dpr_set_macs_tag(w, smt, eth, h, port);
+		dpr_set_macs_tag(w, eth, h, port);
 		*(*tx)++ = m;
 		return;
 	}
@@ -936,7 +924,7 @@ dpr_pass3_tagged_queue(struct dpr_worker *w, struct rte_mbuf *m, uint8_t *eth, u
 		*run = *tx;
 		*tpre = dpr_port_pretags(w, port) ? port : UINT64_MAX;
 		if (port == *tpre) {
-			dpr_set_macs_tag(w, smt, eth, h, port);
+			dpr_set_macs_tag(w, eth, h, port);
 			*(*tx)++ = m;
 			return;
 		}

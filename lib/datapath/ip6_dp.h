@@ -75,39 +75,45 @@ dpr_ip6_addr_class(const uint8_t *a)
 #define DPR_IP6_DST(eth) \
 	((eth) + RTE_ETHER_HDR_LEN + offsetof(struct rte_ipv6_hdr, dst_addr))
 
-/** The frame's first 16 bytes match the port's IPv6 head (MAC, type, version). */
-static __rte_always_inline bool
-dpr_ip6_head_ok(const uint8_t *eth, const rte_xmm_t *head, const rte_xmm_t *mask)
-{
-#if defined(RTE_ARCH_X86)
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)eth);
-
-	return _mm_testz_si128(_mm_xor_si128(v, head->x), mask->x);
-#else
-	uint64_t v[2];
-
-	memcpy(v, eth, sizeof(v));
-	return ((v[0] ^ head->u64[0]) & mask->u64[0]) == 0 &&
-		((v[1] ^ head->u64[1]) & mask->u64[1]) == 0;
-#endif
-}
-
 /**
- * dpr_ip6_head_ok() with a load of its own, for a screen that may give the
- * frame to the IPv4 one next (dpr_ip6_screen_at()): GCC shared a plain
- * load with the IPv4 screen's of the same bytes and kept it, xoring into
- * a copy of head (one instruction more a packet, objdump).
+ * The 16 bytes at @p eth match @p head where @p mask has bits (a port's
+ * head[] or head6[]: MAC, EtherType, version). @p tagged (a constant):
+ * @p eth is 4 bytes into a frame kept tagged (head_tag[], head6_tag[]),
+ * and bytes 4-7 of what is compared are the frame's first 4 (the
+ * destination MAC's, one load into the vector) instead of those at @p eth
+ * (the source MAC's, never compared). @p own (a constant): a load of its
+ * own, for a screen that may give the frame to the IPv4 one next
+ * (dpr_ip6_screen_at()): GCC shared a plain load with the IPv4 screen's
+ * of the same bytes and kept it, xoring into a copy of head (one
+ * instruction more a packet, objdump).
  */
 static __rte_always_inline bool
-dpr_ip6_head_ok_own(const uint8_t *eth, const rte_xmm_t *head, const rte_xmm_t *mask)
+dpr_head_ok(const uint8_t *eth, const rte_xmm_t *head, const rte_xmm_t *mask,
+	    const bool tagged, const bool own)
 {
 #if defined(RTE_ARCH_X86)
 	__m128i v;
 
-	__asm__("movdqu %1, %0" : "=x" (v) : "m" (*(const uint8_t (*)[16])eth));
+	if (own)
+		__asm__("movdqu %1, %0" : "=x" (v) : "m" (*(const uint8_t (*)[16])eth));
+	else
+		v = _mm_loadu_si128((const __m128i *)(const void *)eth);
+	if (tagged) {
+		uint32_t dst4;
+
+		memcpy(&dst4, eth - sizeof(struct rte_vlan_hdr), sizeof(dst4));
+		v = _mm_insert_epi32(v, (int)dst4, 1);
+	}
 	return _mm_testz_si128(_mm_xor_si128(v, head->x), mask->x);
 #else
-	return dpr_ip6_head_ok(eth, head, mask);
+	uint64_t v[2];
+
+	RTE_SET_USED(own);
+	memcpy(v, eth, sizeof(v));
+	if (tagged)
+		memcpy((uint8_t *)v + 4, eth - sizeof(struct rte_vlan_hdr), sizeof(uint32_t));
+	return ((v[0] ^ head->u64[0]) & mask->u64[0]) == 0 &&
+		((v[1] ^ head->u64[1]) & mask->u64[1]) == 0;
 #endif
 }
 
@@ -157,8 +163,7 @@ dpr_ip6_fast_init_tagged(const struct dpr_worker *w, const struct dpr_burst *b,
 
 	f.head = w->head6_tag[b->in];
 	f.head_mask = w->head6_tag_mask;
-	f.kept = dpr_vlan_kept_init(&w->ports[b->in].mac, w->tag_word[b->in],
-				    dpr_mbuf_port(w->ports, b->in), left);
+	f.kept = dpr_vlan_kept_init(w->tag_word[b->in], dpr_mbuf_port(w->ports, b->in), left);
 	return f;
 }
 
@@ -170,7 +175,7 @@ dpr_ip6_fast_init_tagged(const struct dpr_worker *w, const struct dpr_burst *b,
  * through (pass 3 decides its next hop the long way: hop limit, MTU);
  * DPR_SCREEN_GONE when it was dropped or diverted (*@p idx unspecified).
  * @p head_ok, a constant: the caller found the frame's head to match
- * (dpr_ip6_head_ok()), which then is not compared again.
+ * (dpr_head_ok()), which then is not compared again.
  */
 static __rte_always_inline unsigned int
 dpr_ip6_screen(struct dpr_worker *w, const struct dpr_ip6_fast *f, struct dpr_burst *b,
@@ -185,9 +190,7 @@ dpr_ip6_screen(struct dpr_worker *w, const struct dpr_ip6_fast *f, struct dpr_bu
 	uint32_t span;
 	uint64_t t;
 
-	if (!head_ok && unlikely(!dpr_ip6_head_ok(eth, &f->head, &f->head_mask)))
-		goto slow;
-	if (tagged && unlikely(!dpr_vlan_kept_mac_ok(&f->kept, eth)))
+	if (!head_ok && unlikely(!dpr_head_ok(eth, &f->head, &f->head_mask, tagged, false)))
 		goto slow;
 	/* max_span is the IP packet's (less a bare header) either way. */
 	span = dlen - (uint32_t)(l2 + sizeof(*ip));

@@ -185,37 +185,23 @@ struct dpr_vlan_left {
 
 /**
  * What the screens of a burst kept tagged (vlan.c) check and mark besides
- * their head compare, which starts 4 bytes into a frame (@p eth there):
- * one for both families (dpr_ip4_screen(), dpr_ip6_screen()).
+ * their head compare (dpr_head_ok(), 4 bytes into a frame, with the MAC's
+ * first 4 bytes): one for both families (dpr_ip4_screen(),
+ * dpr_ip6_screen()).
  */
 struct dpr_vlan_kept {
-	uint32_t dst4;              /**< the destination MAC's first 4 bytes */
 	uint32_t tag;               /**< the tag word, masked (DPR_VLAN_WORD_MASK) */
 	uint16_t mport;             /**< mbuf->port of the interface's packets */
 	struct dpr_vlan_left *left; /**< where frames not of the interface go */
 };
 
-/** The checks of a burst of VLAN interface @p mac, @p tag_word, @p mport. */
+/** The checks of a burst of the VLAN interface of @p tag_word, @p mport. */
 static __rte_always_inline struct dpr_vlan_kept
-dpr_vlan_kept_init(const struct rte_ether_addr *mac, uint32_t tag_word, uint16_t mport,
-		   struct dpr_vlan_left *left)
+dpr_vlan_kept_init(uint32_t tag_word, uint16_t mport, struct dpr_vlan_left *left)
 {
-	struct dpr_vlan_kept k = {
+	return (struct dpr_vlan_kept){
 		.tag = tag_word & DPR_VLAN_WORD_MASK, .mport = mport, .left = left,
 	};
-
-	memcpy(&k.dst4, mac, sizeof(k.dst4));
-	return k;
-}
-
-/** The MAC's first 4 bytes, which the head compare leaves out, match. */
-static __rte_always_inline bool
-dpr_vlan_kept_mac_ok(const struct dpr_vlan_kept *k, const uint8_t *eth)
-{
-	uint32_t dst4;
-
-	memcpy(&dst4, eth - sizeof(struct rte_vlan_hdr), sizeof(dst4));
-	return dst4 == k->dst4;
 }
 
 /**
