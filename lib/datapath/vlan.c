@@ -53,10 +53,14 @@ dpr_vif_deliver(struct dpr_worker *w, struct rte_mbuf **tagged, uint8_t *to, uin
 	}
 }
 
-uint16_t
-dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n)
+/*
+ * dpr_vlan_demux_burst() with the port's map @p vlan_if as the caller read
+ * it: read once a burst, as vlan.del may take it away (NULL) meanwhile.
+ */
+static uint16_t
+vlan_demux(struct dpr_worker *w, uint16_t in, const uint8_t *vlan_if, struct rte_mbuf **pkts,
+	   uint16_t n)
 {
-	const uint8_t *vlan_if = w->ports[in].vlan_if;
 	struct rte_mbuf *tagged[DPR_BURST];
 	uint8_t to[DPR_BURST];
 	uint16_t i, keep, nt = 0;
@@ -104,6 +108,17 @@ dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 
 	dpr_vif_deliver(w, tagged, to, nt);
 	return keep;
+}
+
+uint16_t
+dpr_vlan_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n)
+{
+	const uint8_t *vlan_if = __atomic_load_n(&w->ports[in].vlan_if, __ATOMIC_ACQUIRE);
+
+	/* The map went (vlan.del): every frame is the port's. */
+	if (unlikely(vlan_if == NULL))
+		return n;
+	return vlan_demux(w, in, vlan_if, pkts, n);
 }
 
 /*
@@ -281,7 +296,7 @@ dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
 				vlan_tagged_burst4(w, vif, pkts, n);
 			if (likely(n == 0))
 				return 0;
-			return dpr_vlan_demux_burst(w, *in, pkts, n);
+			return vlan_demux(w, *in, vlan_if, pkts, n);
 		}
 		run = vlan_untag_run(pkts, n, word, dpr_mbuf_port(w->ports, vif));
 	}
@@ -300,7 +315,7 @@ dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
 		n -= run;
 		memmove(pkts, pkts + run, n * sizeof(*pkts));
 	}
-	return dpr_vlan_demux_burst(w, *in, pkts, n);
+	return vlan_demux(w, *in, vlan_if, pkts, n);
 }
 
 uint16_t

@@ -1059,6 +1059,16 @@ test_vlan_one_burst(struct rig *r)
 	}
 	memset(w->stats, 0, sizeof(w->stats));
 	r->ports[0].vlan_if = NULL;
+	/* The map gone (vlan.del of the port's last VLAN interface) while a
+	 * worker splits a burst: every frame stays the port's, nothing is
+	 * read through the map. */
+	pkts[0] = a = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 100);
+	pkts[1] = b = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 300);
+	CHECK_EQ(dpr_vlan_demux_burst(w, 0, pkts, 2), 2);
+	CHECK(pkts[0] == a && pkts[1] == b && vid_of(a) == 100 && vid_of(b) == 300,
+	      "with no VLAN map, tagged frames stay p0's, as they came");
+	CHECK_EQ(w->stats[2].rx, 0);
+	rte_pktmbuf_free_bulk(pkts, 2);
 	dpr_port_in_stages_sync(r->ports, 1, NULL);
 	CHECK_EQ(r->ports[0].in_stages, 0);
 	rte_free(map);
