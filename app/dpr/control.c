@@ -85,6 +85,7 @@ static unsigned int
 drain_exceptions(struct dpr_router *d)
 {
 	uint64_t mark = dpr_nh_quarantine_mark(d->nh);
+	uint32_t slots = dpr_router_slots_mark(d);
 	struct rte_mbuf *pkts[64];
 	unsigned int w, n, i, total = 0;
 	bool emptied = true;
@@ -106,10 +107,12 @@ drain_exceptions(struct dpr_router *d)
 		}
 		total += n;
 	}
-	/* Every ring ran empty: the next-hop indices freed before this pass
-	 * began are in no ring entry any more (lib/nexthop). */
+	/* Every ring ran empty: the next-hop indices and interface slots
+	 * freed before this pass began are in no ring entry any more
+	 * (lib/nexthop, lib/router/iface.c). */
 	if (emptied) {
 		dpr_nh_quarantine_release(d->nh, mark);
+		dpr_router_slots_drained(d, slots);
 		dpr_exc_rings_drained(d->exc);
 	}
 	return total;

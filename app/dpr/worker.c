@@ -12,15 +12,6 @@
 /* Busy loops between TSC reads (dpr_worker_main()). */
 #define TSC_EVERY 16
 
-static void
-flush_all(struct dpr_worker *w)
-{
-	uint16_t p;
-
-	for (p = 0; p < w->n_ports; p++)
-		dpr_tx_flush(w, p);
-}
-
 /*
  * The worker loop: poll every RX queue this lcore owns, forward each burst,
  * drain TX buffers, report RCU quiescence. Pipelined, a burst just received
@@ -124,7 +115,7 @@ dpr_worker_main(void *arg)
 			waiting = NULL;
 			got = 1; /* busy, not idle */
 		}
-		flush_all(w);
+		dpr_tx_flush_all(w);
 		if (!dpr_ip4_holds_entries(waiting))
 			rte_rcu_qsbr_quiescent(w->qsbr, w->index);
 		w->loops++;
@@ -160,7 +151,7 @@ dpr_worker_main(void *arg)
 			/* At once from now: the waiting burst goes first. */
 			if (!pipelined && waiting != NULL) {
 				dpr_ip4_finish_burst(w, waiting);
-				flush_all(w);
+				dpr_tx_flush_all(w);
 				waiting = NULL;
 			}
 		}
@@ -168,7 +159,7 @@ dpr_worker_main(void *arg)
 
 	if (waiting != NULL)
 		dpr_ip4_finish_burst(w, waiting);
-	flush_all(w);
+	dpr_tx_flush_all(w);
 	if (busy_loops != 0)
 		w->busy_cycles += dpr_tsc_span(rte_rdtsc(), start);
 	rte_rcu_qsbr_thread_offline(w->qsbr, w->index);

@@ -38,7 +38,7 @@ rpc_code(int err)
 {
 	switch (err) {
 	case -EEXIST: return DPR_RPC_EXISTS;
-	case -ENOSPC: case -ENOMEM: return DPR_RPC_NO_SPACE;
+	case -ENOSPC: case -ENOMEM: case -EAGAIN: return DPR_RPC_NO_SPACE;
 	case -EPERM: case -EBUSY: case -ENOTSUP: return DPR_RPC_REFUSED;
 	case -ENOENT: return DPR_RPC_NOT_FOUND;
 	default: return DPR_RPC_INVALID_PARAMS;

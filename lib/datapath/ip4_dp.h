@@ -298,7 +298,18 @@ dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 		else
 			rte_pktmbuf_free_bulk(&b->pkts[sent], b->n - sent);
 	}
-	b->n = 0;
+	/* Last: vlan.del waits for it (lib/router/iface.c). */
+	__atomic_store_n(&b->n, 0, __ATOMIC_RELEASE);
+}
+
+/** Send what every TX buffer holds. */
+static inline void
+dpr_tx_flush_all(struct dpr_worker *w)
+{
+	uint16_t p;
+
+	for (p = 0; p < w->n_ports; p++)
+		dpr_tx_flush(w, p);
 }
 
 /** Make room for a whole burst in every TX buffer: the fast path then
@@ -1364,7 +1375,8 @@ dpr_ip4_forward_burst(struct dpr_worker *w, struct dpr_ip4_pending *p)
  *
  * RCU: the call reports quiescence itself, after pass 3 of @p waiting and
  * before it reads @p next's tbl24 entries, the only point where it holds
- * no FIB entry; the caller may report it between calls only while the
+ * no FIB entry, unless @p next is a VLAN interface's; the caller may
+ * report it between calls only while the
  * waiting burst holds addresses alone (dpr_ip4_holds_entries()).
  * @return @p next, the burst now waiting.
  */
@@ -1382,7 +1394,11 @@ dpr_ip4_pipeline(struct dpr_worker *w, uint16_t in, uint16_t n,
 	if (waiting != NULL)
 		dpr_ip4_forward_burst(w, waiting);
 	if (next->v6 != 0 && __atomic_load_n(&next->b.fib6->deep, __ATOMIC_RELAXED)) {
-		rte_rcu_qsbr_quiescent(w->qsbr, w->index);
+		/* Never inside a VLAN interface's burst (the caller finishes
+		 * it at once, then reports): vlan.del counts on a report
+		 * meaning that the worker is in none (lib/router/iface.c). */
+		if (likely(w->ports[in].vlan_tci == 0))
+			rte_rcu_qsbr_quiescent(w->qsbr, w->index);
 		dpr_ip6_ahead_burst(next);
 	}
 	return next;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <rte_malloc.h>
+#include <rte_pause.h>
 #include <rte_rcu_qsbr.h>
 
 #include "../acl/acl.h"
@@ -43,8 +44,9 @@ free_slot(const struct dpr_router *r)
 {
 	unsigned int p;
 
+	RTE_BUILD_BUG_ON(DPR_MAX_PORTS > 32); /* slots_draining */
 	for (p = r->cfg->n_phys; p < DPR_MAX_PORTS; p++)
-		if (r->cfg->ports[p].name[0] == '\0')
+		if (r->cfg->ports[p].name[0] == '\0' && !(r->slots_draining & (UINT32_C(1) << p)))
 			return (int)p;
 	return -1;
 }
@@ -78,6 +80,10 @@ release_slot(struct dpr_router *r, unsigned int p)
 	r->ports[p].tap_lost = false;
 	memset(&r->conf->ports[p], 0, sizeof(r->conf->ports[p]));
 	r->conf->ports[p].parent = -1;
+	/* Packets of the interface may still be on an exception ring: the
+	 * slot is nobody's until they are gone (dpr_exc_input() frees them
+	 * then, its name being ""). */
+	r->slots_draining |= UINT32_C(1) << p;
 	trim_slots(r);
 }
 
@@ -127,6 +133,11 @@ dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, s
 		return -EINVAL;
 	}
 	p = free_slot(r);
+	if (p < 0 && r->slots_draining != 0) {
+		snprintf(err, len, "no free interface slot yet: the %u that vlan.del freed wait for the deleted interfaces' packets on their way to the control thread; retry",
+			 (unsigned int)__builtin_popcount(r->slots_draining));
+		return -EAGAIN;
+	}
 	if (p < 0) {
 		snprintf(err, len, "no free interface slot: dpr has %d ports and VLAN interfaces at most (DPR_MAX_PORTS); delete one first (vlan.del)",
 			 DPR_MAX_PORTS);
@@ -386,14 +397,20 @@ dpr_vlan_close(struct dpr_router *r, unsigned int p)
 	else
 		map = NULL;
 	dpr_router_in_stages_sync(r);
-	/* Nothing routes to it now: after this, every worker has flushed its
-	 * TX buffer for the last time and counts nothing more on it. */
+	/* Nothing routes to it now: after this, no worker queues a frame
+	 * for it any more. */
 	grace_period(r);
 	rte_free(map);
 	for (w = 0; w < r->n_workers; w++) {
 		struct dpr_worker *wk = r->workers[w];
 
-		RTE_ASSERT(wk->tx[p].n == 0);
+		/* What a worker queued before its report goes at the end of
+		 * that loop (a report may come earlier in it, before the
+		 * flush: dpr_ip4_pipeline()); then it counts nothing more on
+		 * the slot. A loop or two of waiting. */
+		while (__atomic_load_n(&wk->tx[p].n, __ATOMIC_ACQUIRE) != 0 &&
+		       !__atomic_load_n(&wk->done, __ATOMIC_ACQUIRE))
+			rte_pause();
 		memset(&wk->stats[p], 0, sizeof(wk->stats[p]));
 	}
 	release_slot(r, p);

@@ -108,6 +108,10 @@ struct dpr_router {
 	struct dpr_capture *capture;            /**< dprctl capture (lib/capture); NULL: never used */
 	struct dpr_metrics *metrics;            /**< Prometheus endpoint (lib/metrics); NULL: off */
 	struct dpr_acl_db *acl;                 /**< ACLs and their bindings (lib/acl); NULL: none */
+	/** Interface slots vlan.del freed that an exception ring may still
+	 * name (bit per slot): vlan.add takes them again only once every ring
+	 * ran empty after (dpr_router_slots_drained()). */
+	uint32_t slots_draining;
 	struct dpr_copp *copp;                  /**< control-plane protection's peer filter (lib/copp) */
 	struct {
 		uint64_t to_kernel, to_kernel_dropped;
@@ -201,7 +205,8 @@ int dpr_vrf_del(struct dpr_router *r, unsigned int id, char *err, size_t len);
  * addresses, then dpr_vlan_publish().
  * @return its slot, or a negative errno with what to change in @p err:
  *   -EINVAL (name, id, MTU, port, VRF), -EEXIST (the name, or the id on
- *   the port), -ENOSPC (DPR_MAX_PORTS), -ENOTSUP (no router-owned conf),
+ *   the port), -ENOSPC (DPR_MAX_PORTS), -EAGAIN (the only free slots
+ *   still draining, dpr_router_slots_mark()), -ENOTSUP (no router-owned conf),
  *   or the TAP's error.
  */
 int dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, size_t len);
@@ -235,6 +240,26 @@ void dpr_vlan_unpublish(struct dpr_router *r, unsigned int p);
  * TX buffers for it are empty; its counters are reset).
  */
 void dpr_vlan_close(struct dpr_router *r, unsigned int p);
+
+/**
+ * The interface slots freed so far whose packets an exception ring may
+ * still hold: call before reading the rings, and pass the answer to
+ * dpr_router_slots_drained() once every ring ran empty in that pass.
+ * Until then vlan.add gives them to no new interface, whose packets the
+ * deleted one's would otherwise pass for (its VRF, its TAP).
+ */
+static inline uint32_t
+dpr_router_slots_mark(const struct dpr_router *r)
+{
+	return r->slots_draining;
+}
+
+/** Slots @p mark (dpr_router_slots_mark()) are in no exception ring now. */
+static inline void
+dpr_router_slots_drained(struct dpr_router *r, uint32_t mark)
+{
+	r->slots_draining &= ~mark;
+}
 
 /**
  * Store each interface's in_stages (dpr_port_in_stages_sync()) from its

@@ -2414,10 +2414,41 @@ test_vrf_vlan_live(void)
 	/* A free slot is nobody's, not an interface named "". */
 	ERR(DPR_RPC_NOT_FOUND, "addr.add", "{'port':'','address':'10.9.9.1/24'}", "no port \"\"");
 
-	/* The freed slot is taken again. */
+	/* The freed slot waits until every exception ring ran empty since
+	 * (p0.100's packets may be on one; they would pass for the next
+	 * interface's): the next vlan.add takes slot 3. */
 	OK("vlan.add", "{'name':'p1.5','port':'p1','id':5,'tap':false,'addresses':['10.5.0.1/24']}");
-	CHECK(dp[1].vlan_if != NULL && dp[1].vlan_if[5] == 3, "p1.5 in slot 2");
+	CHECK(dp[1].vlan_if != NULL && dp[1].vlan_if[5] == 4, "p1.5 in slot 3, slot 2 draining");
 	OK("vlan.del", "{'name':'p1.5'}");
+	/* The control loop found every ring empty (drain_exceptions()). */
+	dpr_router_slots_drained(&R, dpr_router_slots_mark(&R));
+	OK("vlan.add", "{'name':'p1.5','port':'p1','id':5,'tap':false,'addresses':['10.5.0.1/24']}");
+	CHECK(dp[1].vlan_if != NULL && dp[1].vlan_if[5] == 3, "p1.5 in slot 2 once drained");
+	OK("vlan.del", "{'name':'p1.5'}");
+	dpr_router_slots_drained(&R, dpr_router_slots_mark(&R));
+	/* With no other slot free, vlan.add says to retry. */
+	for (p = 1; p <= DPR_MAX_PORTS - 2; p++) {
+		char params[96];
+
+		snprintf(params, sizeof(params), "{'name':'p1.%u','port':'p1','id':%u,'tap':false}", p, p);
+		OK("vlan.add", params);
+	}
+	ERR(DPR_RPC_NO_SPACE, "vlan.add", "{'name':'p1.99','port':'p1','id':99,'tap':false}",
+	    "no free interface slot: dpr has 32");
+	OK("vlan.del", "{'name':'p1.7'}");
+	ERR(DPR_RPC_NO_SPACE, "vlan.add", "{'name':'p1.99','port':'p1','id':99,'tap':false}",
+	    "no free interface slot yet", "retry");
+	dpr_router_slots_drained(&R, dpr_router_slots_mark(&R));
+	OK("vlan.add", "{'name':'p1.99','port':'p1','id':99,'tap':false}");
+	CHECK(dp[1].vlan_if[99] == dp[1].vlan_if[6] + 1, "p1.99 in p1.7's slot");
+	for (p = 1; p <= DPR_MAX_PORTS - 2; p++) {
+		char params[64];
+
+		snprintf(params, sizeof(params), "{'name':'p1.%u'}", p == 7 ? 99 : p);
+		OK("vlan.del", params);
+	}
+	CHECK(dp[1].vlan_if == NULL, "p1 has no VLAN map once its last VLAN interface went");
+	dpr_router_slots_drained(&R, dpr_router_slots_mark(&R));
 
 	/* QinQ: the pair in p1's QinQ map (and p1 with a VLAN map, empty),
 	 * the outer tag for TX in the interface's slot. */
