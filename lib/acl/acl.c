@@ -540,7 +540,9 @@ dpr_acl_del(struct dpr_acl_db *db, const char *name, char *err, size_t err_len)
 					 name, d == DPR_ACL_IN ? "in" : "out");
 				return -EBUSY;
 			}
-	dp_free(db->acls[i].dp); /* bound nowhere: no worker reads it */
+	/* Bound nowhere now, but a worker may still classify with it: an
+	 * unbind just before is no grace period. */
+	dp_retire(db, db->acls[i].dp);
 	dpr_acl_list_clear(&db->acls[i].list);
 	memset(&db->acls[i], 0, sizeof(db->acls[i]));
 	return 0;

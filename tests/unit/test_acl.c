@@ -6,8 +6,10 @@
  * (drops counted, rejects on the exception ring), and the acl.* methods
  * (an acl.set refused keeps the old list, hits summed).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_ip.h>
 #include <rte_malloc.h>
@@ -364,6 +366,58 @@ test_classify(void)
 	dpr_acl_db_free(db);
 }
 
+/* A worker in a burst that read an ACL's binding before it went. */
+struct slow_reader {
+	struct rte_rcu_qsbr *qsbr;
+	volatile int reported;
+};
+
+static void *
+slow_reader_main(void *arg)
+{
+	struct slow_reader *rd = arg;
+
+	usleep(20 * 1000);
+	rd->reported = 1;
+	rte_rcu_qsbr_quiescent(rd->qsbr, 0);
+	return NULL;
+}
+
+/*
+ * acl.unbind then acl.del (one client's two requests, read at once): the
+ * list is freed only after every worker reported quiescence, as one may
+ * still classify with it (it read the binding before it went).
+ */
+static void
+test_del_waits(void)
+{
+	size_t sz = rte_rcu_qsbr_get_memsize(1);
+	struct rte_rcu_qsbr *q = rte_zmalloc(NULL, sz, RTE_CACHE_LINE_SIZE);
+	struct slow_reader rd = { .qsbr = q };
+	struct dpr_acl_db *db;
+	struct dpr_acl_list l;
+	char err[256];
+	pthread_t t;
+
+	CHECK(q != NULL && rte_rcu_qsbr_init(q, 1) == 0, "qsbr");
+	db = dpr_acl_db_create(q, 1, 0);
+	rte_rcu_qsbr_thread_register(q, 0);
+	rte_rcu_qsbr_thread_online(q, 0);
+	CHECK(parse("{\"name\":\"edge\",\"rules\":[{\"action\":\"deny\",\"proto\":\"tcp\"}]}",
+		    &l, err, sizeof(err)) == 0, "%s", err);
+	CHECK(dpr_acl_set(db, &l, err, sizeof(err)) == 0, "set: %s", err);
+	CHECK(dpr_acl_bind(db, "edge", 0, DPR_ACL_IN, err, sizeof(err)) == 0, "bind: %s", err);
+	CHECK(dpr_acl_bind(db, NULL, 0, DPR_ACL_IN, err, sizeof(err)) == 0, "unbind: %s", err);
+	CHECK(pthread_create(&t, NULL, slow_reader_main, &rd) == 0, "reader thread");
+	CHECK(dpr_acl_del(db, "edge", err, sizeof(err)) == 0, "del: %s", err);
+	CHECK(rd.reported == 1, "acl.del freed the list before the worker's report");
+	pthread_join(t, NULL);
+	rte_rcu_qsbr_thread_offline(q, 0);
+	rte_rcu_qsbr_thread_unregister(q, 0);
+	dpr_acl_db_free(db);
+	rte_free(q);
+}
+
 /*
  * dpr_acl_key()'s fast paths give the key and kind that the full walk
  * (dpr_acl_key_walk()) gives, byte for byte, and a frame classified in
@@ -689,6 +743,7 @@ main(int argc, char **argv)
 	}
 	test_parse();
 	test_classify();
+	test_del_waits();
 	test_key_paths();
 	test_worker();
 	test_reject_gate();
