@@ -268,13 +268,21 @@ dpr_tx_flush(struct dpr_worker *w, uint16_t p)
 {
 	struct dpr_txbuf *b = &w->tx[p];
 	uint16_t sent;
+	uint8_t stages;
 
 	if (b->n == 0)
 		return;
-	if (likely(__atomic_load_n(&w->ports[p].out_stages, __ATOMIC_RELAXED) == 0))
+	stages = __atomic_load_n(&w->ports[p].out_stages, __ATOMIC_RELAXED);
+	/* A VLAN interface's buffer whose frames pass 3 all tagged (a trunk's
+	 * common case) goes as it is, as a port's. */
+	if (likely(stages == 0)) {
 		sent = rte_eth_tx_burst(w->ports[p].port_id, (uint16_t)w->index, b->pkts, b->n);
-	else
+	} else if (stages == (DPR_OUT_TAG | DPR_OUT_PRETAG) && b->pretagged == b->n) {
+		b->pretagged = 0;
+		sent = rte_eth_tx_burst(w->ports[p].port_id, (uint16_t)w->index, b->pkts, b->n);
+	} else {
 		sent = dpr_tx_stages(w, p, b);
+	}
 	w->stats[p].tx += sent;
 	if (unlikely(sent < b->n)) {
 		uint16_t i;
