@@ -391,6 +391,7 @@ dp_build(struct dpr_acl_db *db, const struct dpr_acl_list *l, char *err, size_t 
 	for (i = 0; i < l->n_rules; i++) {
 		action[i + 1] = l->rules[i].action;
 		dp->l4 |= (l->rules[i].match & DPR_ACL_M_L4) != 0;
+		dp->proto |= (l->rules[i].match & DPR_ACL_M_PROTO) != 0;
 	}
 	dp->action = action;
 	dp->hits = (uint64_t *)((uint8_t *)dp + hits_off);

@@ -55,6 +55,10 @@ struct dpr_acl_dp {
 	/** Some rule needs L4 fields: packets whose L4 header cannot be
 	 * read (RFC 7112, RFC 1858, a chain past the bound) are dropped. */
 	bool l4;
+	/** Some rule names a protocol: IPv6 packets whose upper-layer header
+	 * is not found (DPR_ACL_K_NO_UL) are dropped, their protocol being
+	 * unknown (the last extension header's type would stand for it). */
+	bool proto;
 };
 
 /** Where workers find each interface's ACLs: written by the control
@@ -143,6 +147,9 @@ enum dpr_acl_kind {
 };
 /** Or-ed into the kind: the L4 fields could not be read. */
 #define DPR_ACL_K_BAD_L4 0x10
+/** Or-ed into the kind, with DPR_ACL_K_BAD_L4: an IPv6 header chain past
+ * the bound (DPR_ACL_EH_MAX) or the data, so the protocol is not known. */
+#define DPR_ACL_K_NO_UL 0x40
 /** Or-ed into the kind: a non-first fragment (an IPv6 key's DPR_ACL_F_NONFIRST). */
 #define DPR_ACL_K_NONFIRST 0x20
 
@@ -298,7 +305,7 @@ dpr_acl_key_walk(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_a
 bad:
 		/* Past the bound or past the data: no upper layer found. */
 		k6->proto = nh;
-		return DPR_ACL_K_IP6 | DPR_ACL_K_BAD_L4;
+		return DPR_ACL_K_IP6 | DPR_ACL_K_BAD_L4 | DPR_ACL_K_NO_UL;
 	}
 	return DPR_ACL_K_OTHER;
 }
@@ -415,7 +422,8 @@ dpr_acl_classify_rest(const struct dpr_acl_dp *a, uint64_t *hits, struct rte_mbu
 			act[i] = DPR_ACL_PERMIT;
 			continue;
 		}
-		if ((kind & DPR_ACL_K_BAD_L4) && a->l4) {
+		if ((kind & DPR_ACL_K_BAD_L4) &&
+		    (a->l4 || ((kind & DPR_ACL_K_NO_UL) && a->proto))) {
 			act[i] = DPR_ACL_DENY;
 			denied++;
 			continue;

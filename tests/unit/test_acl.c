@@ -419,6 +419,53 @@ test_del_waits(void)
 }
 
 /*
+ * A rule naming a protocol and no L4 field ("deny tcp": dp->l4 false)
+ * against IPv6 TCP whose upper-layer header the walk does not reach: behind
+ * 9 extension headers (past DPR_ACL_EH_MAX), or in a later fragment (a
+ * first fragment whose chain is cut, RFC 7112). Its protocol is unknown:
+ * both are denied, not classified as protocol 60 or 44 and permitted.
+ * A rule naming neither lets the long chain through on its addresses.
+ */
+static void
+test_proto_no_upper_layer(void)
+{
+	struct dpr_acl_db *db = dpr_acl_db_create(NULL, 1, 0);
+	struct rte_mbuf *pkts[3];
+	uint8_t act[3], chain[9 * 8], ff[16] = { IPPROTO_DSTOPTS, 0, 0, 1 };
+	struct dpr_acl_list l;
+	char err[256];
+	unsigned int i;
+
+	CHECK(parse("{\"name\":\"t\",\"default\":\"permit\",\"rules\":[{\"action\":\"deny\",\"proto\":\"tcp\"}]}",
+		    &l, err, sizeof(err)) == 0 && dpr_acl_set(db, &l, err, sizeof(err)) == 0 &&
+	      dpr_acl_bind(db, "t", 0, DPR_ACL_IN, err, sizeof(err)) == 0, "%s", err);
+	memset(chain, 0, sizeof(chain));
+	for (i = 0; i < 9; i++)
+		chain[8 * i] = i < 8 ? IPPROTO_DSTOPTS : IPPROTO_TCP;
+	pkts[0] = ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_TCP, NULL, 0, tcp(1, 80, SYN), 20);
+	pkts[1] = ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_DSTOPTS, chain, sizeof(chain),
+		      tcp(1, 80, SYN), 20);
+	/* A fragment header (offset 0, more fragments), then destination
+	 * options claiming 16 bytes with 8 present. */
+	ff[8] = IPPROTO_TCP;
+	ff[9] = 1;
+	pkts[2] = ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_FRAGMENT, ff, 16, chain, 0);
+	dpr_acl_classify_bulk(dpr_acl_db_binds(db)->in[0], 0, pkts, 3, act);
+	CHECK(act[0] == DPR_ACL_DENY, "plain TCP denied");
+	CHECK(act[1] == DPR_ACL_DENY, "TCP behind 9 extension headers denied: %s",
+	      dpr_acl_action_name(act[1]));
+	CHECK(act[2] == DPR_ACL_DENY, "a first fragment without the TCP header denied: %s",
+	      dpr_acl_action_name(act[2]));
+	CHECK(parse("{\"name\":\"t\",\"default\":\"permit\",\"rules\":[{\"action\":\"deny\",\"dst\":\"2001:db8:7::/48\"}]}",
+		    &l, err, sizeof(err)) == 0 && dpr_acl_set(db, &l, err, sizeof(err)) == 0, "%s", err);
+	dpr_acl_classify_bulk(dpr_acl_db_binds(db)->in[0], 0, &pkts[1], 1, act);
+	CHECK(act[0] == DPR_ACL_PERMIT, "with no protocol rule, the long chain goes on its addresses");
+	rte_pktmbuf_free_bulk(pkts, 3);
+	dpr_acl_bind(db, NULL, 0, DPR_ACL_IN, err, sizeof(err));
+	dpr_acl_db_free(db);
+}
+
+/*
  * dpr_acl_key()'s fast paths give the key and kind that the full walk
  * (dpr_acl_key_walk()) gives, byte for byte, and a frame classified in
  * place (dpr_acl_ip4_inplace()) holds the walk's key where the IPv4
@@ -744,6 +791,7 @@ main(int argc, char **argv)
 	test_parse();
 	test_classify();
 	test_del_waits();
+	test_proto_no_upper_layer();
 	test_key_paths();
 	test_worker();
 	test_reject_gate();
