@@ -35,6 +35,7 @@
 #include "../capture/capture.h"
 #include "../copp/copp_dp.h"
 #include "../datapath/datapath.h"
+#include "../datapath/vlan_dp.h"
 #include "acl.h"
 
 /** A compiled ACL: written once by the control thread, then read-only
@@ -478,6 +479,23 @@ dpr_acl_results(const struct dpr_acl_dp *a, uint64_t *hits, const uint32_t *res,
 }
 
 /**
+ * Whether rejected frame @p m may be answered: an input ACL runs before the
+ * screen, which takes a priority tag (VLAN id 0, in the data) off, so that
+ * the control thread would read its IP header 4 bytes early (and answer a
+ * source made of other fields). A priority tag is taken off here; a frame
+ * tagged for another VLAN (no interface's, an unknown_vlan drop otherwise)
+ * is not answered, only dropped.
+ */
+static inline bool
+dpr_acl_reject_untag(struct rte_mbuf *m)
+{
+	if (likely(rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type !=
+		   RTE_BE16(RTE_ETHER_TYPE_VLAN)))
+		return true;
+	return dpr_vlan_untag_priority(m);
+}
+
+/**
  * The action ACL @p a takes on each of the @p n (at most DPR_ACL_BULK)
  * packets at @p pkts, into @p act; hits counted in row @p row. One
  * rte_acl_classify() per context that has packets: nearly always one,
@@ -602,7 +620,7 @@ dpr_acl_apply_burst(struct dpr_worker *w, const struct dpr_acl_dp *a, uint16_t p
 			w->stats[in].forwarded--;
 		}
 		w->stats[in].drops[DPR_DROP_ACL]++;
-		if (act[i] == DPR_ACL_REJECT) {
+		if (act[i] == DPR_ACL_REJECT && dpr_acl_reject_untag(m)) {
 			m->hash.usr = DPR_EXC_META(DPR_ACL_EXC_REJECT, in);
 			rej[nr++] = m;
 		} else {

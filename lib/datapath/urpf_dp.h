@@ -67,18 +67,32 @@ static inline bool
 dpr_urpf_ok(const struct dpr_worker *w, const struct dpr_fib4 *f4, const struct dpr_fib6 *f6,
 	    const struct rte_mbuf *m, uint16_t in, uint8_t mode)
 {
-	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
+	uint32_t l2 = RTE_ETHER_HDR_LEN;
+	rte_be16_t type;
 
-	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
-	    m->data_len >= sizeof(*eth) + sizeof(struct rte_ipv4_hdr)) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN))
+		return true;
+	type = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type;
+	/* One tag in the data is checked through: a priority tag (VLAN id
+	 * 0) leaves the frame the port's, and the screen takes it off after
+	 * this (another VLAN's is an unknown_vlan drop there anyway). */
+	if (unlikely(type == RTE_BE16(RTE_ETHER_TYPE_VLAN)) &&
+	    m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr)) {
+		memcpy(&type, l3 + offsetof(struct rte_vlan_hdr, eth_proto), sizeof(type));
+		l3 += sizeof(struct rte_vlan_hdr);
+		l2 += sizeof(struct rte_vlan_hdr);
+	}
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+	    m->data_len >= l2 + sizeof(struct rte_ipv4_hdr)) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
 		uint32_t src = rte_be_to_cpu_32(ip->src_addr);
 
 		return src == 0 || dpr_urpf_nh_ok(w->nh, dpr_fib4_lookup(f4, src), in, mode);
 	}
-	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6) && f6 != NULL &&
-	    m->data_len >= sizeof(*eth) + sizeof(struct rte_ipv6_hdr)) {
-		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(eth + 1);
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6) && f6 != NULL &&
+	    m->data_len >= l2 + sizeof(struct rte_ipv6_hdr)) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
 		const uint8_t *src = ip->src_addr;
 		static const uint8_t zero[16];
 

@@ -601,6 +601,22 @@ test_worker(void)
 	rte_pktmbuf_free(got[0]);
 	rte_pktmbuf_free_bulk(pkts, n);
 
+	/* A reject of a priority-tagged frame (VLAN id 0: the screen, after
+	 * the ACL, would take it off) reaches the control thread untagged;
+	 * one tagged for another VLAN is denied, not answered. */
+	for (n = 0; n < 2; n++) {
+		pkts[n] = ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 8000, SYN), 20);
+		pkts[n]->vlan_tci = n == 0 ? 0 : 7;
+		CHECK_EQ(rte_vlan_insert(&pkts[n]), 0);
+	}
+	CHECK_EQ(dpr_acl_input(w, 0, pkts, 2), 0);
+	CHECK_EQ(w->stats[0].drops[DPR_DROP_ACL], 4);
+	CHECK_EQ(rte_ring_sc_dequeue_burst(w->exc_ring, (void **)got, 4, NULL), 1);
+	CHECK(rte_pktmbuf_mtod(got[0], struct rte_ether_hdr *)->ether_type ==
+	      RTE_BE16(RTE_ETHER_TYPE_IPV4) && got[0]->pkt_len == RTE_ETHER_HDR_LEN + 40,
+	      "the priority-tagged reject goes untagged to the control thread");
+	rte_pktmbuf_free(got[0]);
+
 	/* Unbound: nothing is looked at. */
 	dpr_acl_bind(db, NULL, 0, DPR_ACL_IN, err, sizeof(err));
 	pkts[0] = ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 22, SYN), 20);

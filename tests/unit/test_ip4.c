@@ -2179,6 +2179,48 @@ test_qinq(struct rig *r)
 	rte_free(q);
 }
 
+/*
+ * Strict uRPF on p0 over a spoofed source (no route back): dropped
+ * untagged, and priority-tagged (VLAN id 0 in the data, which the screen
+ * takes off after uRPF and forwards as p0's own frame); a valid source
+ * priority-tagged goes on.
+ */
+static void
+test_urpf_priority_tag(struct rig *r)
+{
+	struct dpr_worker *w = r->w;
+	const uint32_t spoof = IP(192, 0, 2, 9), h2 = IP(10, 0, 2, 2);
+	struct rte_mbuf *pkts[1];
+	uint16_t n, in;
+	unsigned int k;
+
+	r->ports[0].urpf = DPR_URPF_STRICT;
+	dpr_port_in_stages_sync(r->ports, 1, NULL);
+	for (k = 0; k < 3; k++) {
+		memset(w->stats, 0, sizeof(w->stats));
+		pkts[0] = mk_ip4(&mac_p0, k == 2 ? IP(10, 0, 1, 2) : spoof, h2, 64, 8);
+		if (k > 0)
+			pkts[0] = tag(pkts[0], 0);
+		in = 0;
+		n = dpr_input_stages_burst(w, &in, pkts, 1);
+		if (n > 0)
+			dpr_ip4_input_burst(w, in, pkts, n);
+		if (k < 2)
+			CHECK(w->stats[0].drops[DPR_DROP_URPF] == 1 && w->tx[1].n == 0,
+			      "a spoofed source %s is dropped by strict uRPF",
+			      k == 0 ? "untagged" : "priority-tagged");
+		else
+			CHECK(w->stats[0].drops[DPR_DROP_URPF] == 0 && w->tx[1].n == 1 &&
+			      vid_of(w->tx[1].pkts[0]) == -1,
+			      "a valid source priority-tagged goes on, untagged");
+		rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+		w->tx[1].n = 0;
+	}
+	r->ports[0].urpf = DPR_URPF_OFF;
+	dpr_port_in_stages_sync(r->ports, 1, NULL);
+	memset(w->stats, 0, sizeof(w->stats));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2197,6 +2239,7 @@ main(int argc, char **argv)
 	test_tsc_span();
 	test_tune();
 	if (rig_init(&r) == 0) {
+		test_urpf_priority_tag(&r);
 		test_burst(&r);
 		test_hairpin(&r);
 		test_exception_full(&r);
