@@ -891,6 +891,14 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 	if (idx < 0 && !host)
 		return;
 	fresh = idx < 0;
+	/* A /32 or /128 someone configured for this host (route.add) stays
+	 * as it is, and nothing else would hold a next hop made for it now:
+	 * nothing to learn; what waited goes by that route. */
+	if (fresh && dpr_route_get(dpr_router_port_rib(n->r, port), &op.prefix, &cur) == 0) {
+		if (p != NULL && p->failed_until == 0)
+			pending_release(n, p, true, false);
+		return;
+	}
 	/* Budget spent: a neighbour that only spoke to us is not worth a
 	 * next hop; one we asked for takes the stalest (more than one when
 	 * gateways whose routes went have joined the budget meanwhile). */
@@ -921,7 +929,8 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 	n->confirmed[idx] = n->changed[idx];
 	n->probes[idx] = 0;
 	/* The host route holds the reference taken above; a /32 or /128
-	 * someone configured for this host stays as it is. */
+	 * someone configured for this host stays as it is (the next hop is
+	 * not fresh then: others hold it). */
 	op.nh = (uint32_t)idx;
 	if (!host) {
 		/* no reference taken, no host route */

@@ -510,6 +510,54 @@ test_budget_gateways(void)
 }
 
 /*
+ * A host that asks for our address while a /32 someone configured routes
+ * it elsewhere (route.add 10.0.1.77/32 via 10.0.1.2) is not learned: a
+ * next hop made for it would be held by nothing, and goes at once. None
+ * of it stays behind: the gateway of a route added next, given the freed
+ * index, is no learned neighbour (in the budget, the "learned" gauge,
+ * once a second route through it came and went).
+ */
+static void
+test_learn_over_host_route(void)
+{
+	struct dpr_ip host = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 1, 77) };
+	struct dpr_ip gw = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 1, 9) };
+	struct dpr_route_op op = { .prefix = { .addr = host, .len = 32 } };
+	uint64_t learned = exc_counter("learned");
+	uint32_t via = nh_of(IP(10, 0, 1, 2));
+	int idx;
+
+	drop_sent();
+	idx = dpr_nh_get(R.nh, &(struct dpr_ip){ .af = DPR_AF_IP4, .ip4 = IP(10, 0, 1, 2) }, 0);
+	CHECK_EQ((uint32_t)idx, via);
+	op.nh = (uint32_t)idx;
+	CHECK_EQ(dpr_route_apply(&R.rib, &op, 1, &(int){ 0 }), 1);
+	arp_in(0, RTE_ARP_OP_REQUEST, IP(10, 0, 1, 77), IP(10, 0, 1, 1));
+	drop_sent(); /* the ARP reply */
+	neigh_ok("an ARP request from a host its /32 routes elsewhere");
+	CHECK(dpr_nh_find(R.nh, &host) < 0, "10.0.1.77 has no next hop of its own");
+	CHECK_EQ(nh_of(IP(10, 0, 1, 77)), via);
+	CHECK_EQ(exc_counter("learned"), learned);
+
+	idx = dpr_nh_get(R.nh, &gw, 0);
+	CHECK(idx >= 0, "next hop for gateway 10.0.1.9");
+	neigh_ok("a gateway next");
+	/* A second route through it comes and goes: its budget is weighed. */
+	CHECK_EQ(dpr_nh_get(R.nh, &gw, 0), idx);
+	if (idx >= 0)
+		dpr_nh_put(R.nh, (uint32_t)idx);
+	CHECK(exc_counter("learned") == learned,
+	      "gateway 10.0.1.9, which never answered, is not a learned neighbour (learned %llu, was %llu)",
+	      (unsigned long long)exc_counter("learned"), (unsigned long long)learned);
+	if (idx >= 0)
+		dpr_nh_put(R.nh, (uint32_t)idx);
+	neigh_ok("the gateway gone");
+	op.del = 1;
+	CHECK_EQ(dpr_route_apply(&R.rib, &op, 1, &(int){ 0 }), 1);
+	CHECK_EQ(nh_of(IP(10, 0, 1, 77)), nh_of(IP(10, 0, 1, 78)));
+}
+
+/*
  * dpr issue 50 case 7: a next-hop index freed while a packet carrying it
  * may still wait in an exception ring is not handed out again until the
  * control thread has read the rings past its free; a packet that still
@@ -1336,6 +1384,7 @@ main(int argc, char **argv)
 
 	test_hold_queue_reuse();
 	test_freed_index_starts_clean();
+	test_learn_over_host_route();
 	test_del_static_on_down_link();
 	test_static_cancels_pending();
 	test_next_hop_follows_subnet();
