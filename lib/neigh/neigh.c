@@ -37,7 +37,8 @@ struct pending {
 	 * that was a neighbour before: outside the interface's budget, and may
 	 * take an ordinary entry's place when all are used (RFC 6583 7.1). */
 	bool priority;
-	struct dpr_ip ip;
+	struct dpr_ip ip;      /**< in VRF vrf; a link-local one on port alone */
+	uint16_t vrf;          /**< port's when it started (ports keep theirs) */
 	uint16_t port;
 	uint8_t tries;
 	uint64_t next;         /**< dpr_clock_now() of the next solicitation or of giving up */
@@ -50,6 +51,14 @@ struct pending {
 	uint8_t mac_port;
 	uint32_t idx;
 	struct rte_ether_addr mac;
+};
+
+/* An address that was a neighbour: in its VRF, and a link-local one on
+ * its port alone (as a pending entry's). */
+struct former {
+	struct dpr_ip ip;
+	uint16_t vrf;
+	uint16_t port;
 };
 
 /* Control thread only. */
@@ -68,7 +77,7 @@ struct dpr_neigh {
 	uint32_t budget;
 	/* Addresses that were neighbours (learned or static), by hash,
 	 * the newest in a slot: their resolution has priority. */
-	struct dpr_ip former[FORMER_MAX];
+	struct former former[FORMER_MAX];
 	unsigned int n_answered; /**< pending entries answered, not yet published */
 	bool ordered;            /**< dpr_neigh_set_ordered_release() */
 	bool in_release_via;     /**< within ops.release_via (via()) */
@@ -394,36 +403,57 @@ pending_end(struct dpr_neigh *n, struct pending *p)
 		n->n_ordinary[p->port][fam(&p->ip)]--;
 }
 
-static uint32_t
-former_slot(const struct dpr_ip *ip)
+/*
+ * Whether @p ip, heard of on @p port, names the host that @p b, @p b_vrf,
+ * @p b_port name: an address names one host in its VRF (another VRF's
+ * same address is another host), a link-local one on its own link only.
+ */
+static bool
+same_host(const struct dpr_neigh *n, const struct dpr_ip *ip, uint16_t port,
+	  const struct dpr_ip *b, uint16_t b_vrf, uint16_t b_port)
 {
-	return (ip->af == DPR_AF_IP4 ? rte_jhash_1word(ip->ip4, 0) : rte_jhash(ip->ip6, 16, 0)) &
-	       (FORMER_MAX - 1);
+	if (!dpr_ip_equal(ip, b))
+		return false;
+	if (dpr_ip_is_link_local(ip))
+		return port == b_port;
+	return dpr_router_port_vrf(n->r, port) == b_vrf;
 }
 
-/* @p ip is a neighbour now: remember it. */
-static void
-former_add(struct dpr_neigh *n, const struct dpr_ip *ip)
+static uint32_t
+former_slot(const struct dpr_neigh *n, const struct dpr_ip *ip, uint16_t port)
 {
-	n->former[former_slot(ip)] = *ip;
+	uint32_t scope = dpr_ip_is_link_local(ip) ? port : dpr_router_port_vrf(n->r, port);
+
+	return (ip->af == DPR_AF_IP4 ? rte_jhash_1word(ip->ip4, scope) :
+					rte_jhash(ip->ip6, 16, scope)) & (FORMER_MAX - 1);
+}
+
+/* @p ip on @p port is a neighbour now: remember it. */
+static void
+former_add(struct dpr_neigh *n, const struct dpr_ip *ip, uint16_t port)
+{
+	n->former[former_slot(n, ip, port)] = (struct former){
+		.ip = *ip, .vrf = dpr_router_port_vrf(n->r, port), .port = port };
 }
 
 static bool
-former_has(const struct dpr_neigh *n, const struct dpr_ip *ip)
+former_has(const struct dpr_neigh *n, const struct dpr_ip *ip, uint16_t port)
 {
-	return dpr_ip_equal(&n->former[former_slot(ip)], ip);
+	const struct former *f = &n->former[former_slot(n, ip, port)];
+
+	return same_host(n, ip, port, &f->ip, f->vrf, f->port);
 }
 
-/* The resolution of @p ip under way (on @p port, for a link-local one). */
+/* The resolution of @p ip, to be asked on @p port, under way (same_host()). */
 static struct pending *
 pending_find(struct dpr_neigh *n, const struct dpr_ip *ip, int port)
 {
-	bool ll = dpr_ip_is_link_local(ip);
 	unsigned int i;
 
 	for (i = 0; i < PENDING_MAX && n->n_pending > 0; i++)
-		if (n->pending[i].used && dpr_ip_equal(&n->pending[i].ip, ip) &&
-		    (!ll || n->pending[i].port == port))
+		if (n->pending[i].used &&
+		    same_host(n, ip, (uint16_t)port, &n->pending[i].ip, n->pending[i].vrf,
+			      n->pending[i].port))
 			return &n->pending[i];
 	return NULL;
 }
@@ -518,6 +548,7 @@ pending_start(struct dpr_neigh *n, const struct dpr_ip *target, int port, bool p
 	}
 	p = &n->pending[i];
 	*p = (struct pending){ .used = true, .priority = priority, .ip = *target,
+			       .vrf = dpr_router_port_vrf(n->r, (unsigned int)port),
 			       .port = (uint16_t)port, .tries = 1,
 			       .next = dpr_clock_now() + ms(n, RETRY_MS) };
 	n->n_pending++;
@@ -636,7 +667,7 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 		if (own >= 0 &&
 		    dpr_nh_word_get(n->r->nh, (uint32_t)own).kind == DPR_NH_KIND_FORWARD)
 			return false;
-		priority = own >= 0 || former_has(n, &target);
+		priority = own >= 0 || former_has(n, &target, (uint16_t)port);
 	}
 	p = pending_find(n, &target, port);
 	if (p != NULL && p->failed_until != 0) {
@@ -919,7 +950,7 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 		return;
 	}
 	n->c.neighbors_learned++;
-	former_add(n, ip);
+	former_add(n, ip, port);
 	/* Packets wait for it: publish the MAC with their release (see
 	 * dpr_neigh_set_ordered_release()). */
 	defer = n->ordered && p != NULL && p->failed_until == 0 && p->n_held > 0;
