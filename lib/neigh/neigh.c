@@ -28,7 +28,7 @@
 	X(resolve_failed) X(unreachable) X(held) X(hold_overflow) X(held_sent) \
 	X(neighbor_mac_changed) X(neighbor_mac_change_locked) X(neighbor_stale_probed) \
 	X(neighbor_ignored) X(resolve_refused_budget) X(resolve_refused_full) \
-	X(resolve_preempted) X(resolve_priority)
+	X(resolve_preempted) X(resolve_priority) X(held_iface_deleted)
 
 /* An address being resolved and the packets waiting for it. */
 struct pending {
@@ -1163,6 +1163,32 @@ dpr_neigh_addresses_changed(struct dpr_neigh *n)
 			forget(n, i, port < 0 ? w.port : (uint8_t)port);
 		else
 			dpr_nh_unresolve(n->r->nh, i, (uint8_t)port);
+	}
+}
+
+void
+dpr_neigh_port_closed(struct dpr_neigh *n, uint16_t port)
+{
+	unsigned int i;
+	uint16_t k, kept;
+
+	for (i = 0; i < PENDING_MAX && n->n_pending > 0; i++) {
+		struct pending *p = &n->pending[i];
+
+		if (!p->used)
+			continue;
+		for (k = 0, kept = 0; k < p->n_held; k++) {
+			if (DPR_EXC_META_PORT(p->held[k]->hash.usr) == port) {
+				n->c.held_iface_deleted++;
+				rte_pktmbuf_free(p->held[k]);
+			} else {
+				p->held[kept++] = p->held[k];
+			}
+		}
+		p->n_held = kept;
+		/* What is left came in elsewhere: told host unreachable. */
+		if (p->port == port)
+			pending_release(n, p, false, false);
 	}
 }
 

@@ -183,6 +183,19 @@ void dpr_neigh_link(struct dpr_neigh *n, uint16_t port, bool up);
 void dpr_neigh_addresses_changed(struct dpr_neigh *n);
 
 /**
+ * Interface slot @p port goes (vlan.del, before the slot is freed and its
+ * VRF reset; its neighbours forgotten already). Held packets name a slot
+ * in their exception metadata (hash.usr, DPR_EXC_META_PORT): the one they
+ * came in on, whose VRF routes them when released, or for the router's
+ * own packets the one they leave by. Those naming @p port are dropped
+ * (counted in held_iface_deleted): released later, they would be routed
+ * in whatever VRF the slot has then. Resolutions asked on @p port end,
+ * their other packets told host unreachable as after a failure: no more
+ * solicitations tagged for the old interface out of a freed slot.
+ */
+void dpr_neigh_port_closed(struct dpr_neigh *n, uint16_t port);
+
+/**
  * Retries, timeouts and aging, and resolution of multipath members that no
  * packet asks for (once a second); call often (cheap when nothing is due).
  */

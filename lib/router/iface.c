@@ -380,6 +380,11 @@ dpr_vlan_close(struct dpr_router *r, unsigned int p)
 			dpr_neigh_del(r->neigh, &ip, (int)p);
 		}
 	}
+	/* Packets held for neighbours that came in on it (or that dpr sends
+	 * out of it) and resolutions asked on it: before release_slot()
+	 * gives the slot the default VRF. */
+	if (r->neigh != NULL)
+		dpr_neigh_port_closed(r->neigh, (uint16_t)p);
 	if (r->acl != NULL) {
 		dpr_acl_bind(r->acl, NULL, p, DPR_ACL_IN, err, sizeof(err));
 		dpr_acl_bind(r->acl, NULL, p, DPR_ACL_OUT, err, sizeof(err));

@@ -2,7 +2,8 @@
 /*
  * Neighbour resolution (lib/neigh, with lib/exception) where VRFs and
  * interfaces that come and go meet it: one address in two VRFs names two
- * hosts, each resolved on its own port. Four ports whose TX
+ * hosts, each resolved on its own port; a VLAN interface deleted while
+ * packets that came in on it wait for a neighbour. Four ports whose TX
  * queues are rings the test reads; packets go in as a worker hands them
  * over (hash.usr: class and input port).
  *
@@ -26,6 +27,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "api/rpc.h"
 #include "config/config.h"
 #include "datapath/datapath.h"
 #include "exception/exception.h"
@@ -245,6 +247,12 @@ exc_counter(const char *name)
 	return v;
 }
 
+static unsigned int
+pool_in_use(void)
+{
+	return POOL_SIZE - rte_mempool_avail_count(pool);
+}
+
 /* The neighbour module's side tables agree with the next-hop table. */
 static void
 neigh_ok(const char *step)
@@ -252,6 +260,26 @@ neigh_ok(const char *step)
 	char err[160] = "";
 
 	CHECK(dpr_neigh_check(R.neigh, err, sizeof(err)) == 0, "after %s: %s", step, err);
+}
+
+/* A JSON-RPC request: whether it succeeded. */
+static bool
+rpc(const char *method, const char *params)
+{
+	char text[512], *out;
+	json_t *j;
+	bool ok;
+
+	snprintf(text, sizeof(text), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":%s}",
+		 method, params);
+	out = dpr_rpc_handle_text(&R, text, strlen(text));
+	j = out != NULL ? json_loads(out, 0, NULL) : NULL;
+	ok = j != NULL && json_object_get(j, "result") != NULL;
+	if (!ok)
+		fprintf(stderr, "rpc %s -> %s\n", text, out != NULL ? out : "(null)");
+	json_decref(j);
+	free(out);
+	return ok;
 }
 
 /*
@@ -344,6 +372,55 @@ test_same_address_two_vrfs(void)
 	neigh_ok("the failure forgotten");
 }
 
+/*
+ * A packet that came in on red VLAN interface p0.100 waits for red's
+ * 10.0.9.5 (on p3), and an ICMP error the router sends out of p0.100 for
+ * 10.0.7.6's MAC, when vlan.del p0.100 comes. Both go with the interface:
+ * counted, never sent. The answer that comes after must not send the
+ * first by the default VRF (which the freed slot has then: 10.0.9.0/24
+ * via 10.0.2.2 on p1) nor by red's; 10.0.7.6 is not asked for any more.
+ */
+static void
+test_held_after_vlan_del(void)
+{
+	uint64_t gone = exc_counter("held_iface_deleted");
+	unsigned int base = pool_in_use();
+	struct seen s1, s3;
+	int p;
+
+	drop_sent();
+	CHECK(rpc("vlan.add", "{\"name\":\"p0.100\",\"port\":\"p0\",\"id\":100,\"vrf\":\"red\","
+		  "\"tap\":false,\"addresses\":[\"10.0.7.1/24\"]}"), "vlan.add p0.100");
+	p = dpr_config_port_index(R.cfg, "p0.100");
+	CHECK(p >= N_PORTS && dpr_router_port_vrf(&R, (unsigned int)p) == 1,
+	      "p0.100 is in red (slot %d)", p);
+	if (p < N_PORTS)
+		return;
+	unresolved_in((uint16_t)p, IP(10, 0, 7, 5), IP(10, 0, 9, 5));
+	s3 = seen_on(3, IP(10, 0, 9, 5), 0);
+	CHECK_EQ(s3.arp_for, 1);
+	inject(mk_ip4(IP(10, 0, 7, 6), IP(10, 0, 9, 6), 1), DPR_EXC_TTL_EXPIRED, (uint16_t)p, 0);
+	drop_sent(); /* the ARP request for 10.0.7.6, tagged, on p0 */
+	CHECK_EQ(pool_in_use(), base + 2);
+
+	CHECK(rpc("vlan.del", "{\"name\":\"p0.100\"}"), "vlan.del p0.100");
+	CHECK_EQ(dpr_router_port_vrf(&R, (unsigned int)p), 0);
+	CHECK_EQ(exc_counter("held_iface_deleted"), gone + 2);
+	CHECK_EQ(pool_in_use(), base);
+	neigh_ok("vlan.del");
+
+	arp_reply_in(3, IP(10, 0, 9, 5), IP(10, 0, 9, 1));
+	s1 = seen_on(1, 0, IP(10, 0, 9, 5));
+	s3 = seen_on(3, 0, IP(10, 0, 9, 5));
+	CHECK(s1.udp_to == 0 && s3.udp_to == 0,
+	      "the packet from p0.100 is not sent once red's 10.0.9.5 answers (p1 %u, p3 %u)",
+	      s1.udp_to, s3.udp_to);
+	/* Nor is 10.0.7.6 asked for again, out of a freed slot. */
+	CHECK_EQ(exc_counter("resolving"), 0);
+	neigh_ok("the answer after vlan.del");
+	drop_sent();
+}
+
 static int
 port_on_ring(unsigned int p)
 {
@@ -357,6 +434,7 @@ int
 main(int argc, char **argv)
 {
 	static struct dpr_port_dp dp[DPR_MAX_PORTS];
+	unsigned int p;
 
 	(void)argc;
 	if (test_eal_init(argv[0]) < 0) {
@@ -373,12 +451,17 @@ main(int argc, char **argv)
 	if (port_on_ring(0) < 0 || port_on_ring(1) < 0 || port_on_ring(2) < 0 ||
 	    port_on_ring(3) < 0)
 		return EXIT_FAILURE;
+	/* vlan.add and vlan.del change the interface table: the live one. */
+	R.conf = (struct dpr_config *)(uintptr_t)R.cfg;
+	for (p = 0; p < R.n_ports; p++)
+		R.ports[p].conf = &R.cfg->ports[p];
 	R.exc = dpr_exc_create(&R);
 	if (R.exc == NULL)
 		return EXIT_FAILURE;
 
 	test_failure_is_per_vrf();
 	test_same_address_two_vrfs();
+	test_held_after_vlan_del();
 
 	drop_sent();
 	dpr_exc_free(R.exc);
