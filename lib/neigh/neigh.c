@@ -1140,6 +1140,49 @@ dpr_neigh_link(struct dpr_neigh *n, uint16_t port, bool up)
 		up ? "static, resolved again" : "unresolved (out of multipath spreads)");
 }
 
+/*
+ * Resolutions follow their address's subnet as next hops do: one whose
+ * subnet moved to another port asks there, afresh (an answer from the old
+ * link, not yet published, is dropped with it; a failure there says
+ * nothing of the new one); one on no connected subnet any more ends, its
+ * packets told host unreachable as dpr_neigh_hold() tells them then.
+ * Retries out of the old port would go unanswered, and their failure be
+ * taken for the new port's. Link-local addresses stay with their port.
+ */
+static void
+pending_follow_subnets(struct dpr_neigh *n)
+{
+	unsigned int i;
+
+	for (i = 0; i < PENDING_MAX && n->n_pending > 0; i++) {
+		struct pending *p = &n->pending[i];
+		int port;
+
+		if (!p->used || dpr_ip_is_link_local(&p->ip))
+			continue;
+		port = dpr_ifaddr_connected(&n->r->addrs, p->vrf, &p->ip, -1);
+		if (port == p->port)
+			continue;
+		if (port < 0 || p->failed_until != 0) {
+			n->c.unreachable += p->n_held;
+			pending_release(n, p, false, false);
+			continue;
+		}
+		if (p->answered) {
+			p->answered = false;
+			n->n_answered--;
+		}
+		if (!p->priority) {
+			n->n_ordinary[p->port][fam(&p->ip)]--;
+			n->n_ordinary[port][fam(&p->ip)]++;
+		}
+		p->port = (uint16_t)port;
+		p->tries = 1;
+		p->next = dpr_clock_now() + ms(n, RETRY_MS);
+		n->ops.solicit(n->ops.ctx, p->port, &p->ip, NULL);
+	}
+}
+
 void
 dpr_neigh_addresses_changed(struct dpr_neigh *n)
 {
@@ -1164,6 +1207,7 @@ dpr_neigh_addresses_changed(struct dpr_neigh *n)
 		else
 			dpr_nh_unresolve(n->r->nh, i, (uint8_t)port);
 	}
+	pending_follow_subnets(n);
 }
 
 void

@@ -178,7 +178,9 @@ void dpr_neigh_link(struct dpr_neigh *n, uint16_t port, bool up);
 /**
  * The router's addresses changed (addr.add, addr.del): next hops follow
  * their address's subnet to its port (unresolved again when it moved), and
- * neighbours on no connected subnet are forgotten.
+ * neighbours on no connected subnet are forgotten. Resolutions under way
+ * follow too (asked afresh on the new port), or end (their packets told
+ * host unreachable) when their subnet went.
  */
 void dpr_neigh_addresses_changed(struct dpr_neigh *n);
 

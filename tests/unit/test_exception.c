@@ -949,6 +949,90 @@ test_next_hop_follows_subnet(void)
 }
 
 /*
+ * A resolution under way follows its address's subnet too: moved to p0,
+ * the gateway is asked for there at once (not by retries out of p1, whose
+ * failure would answer host unreachable while it sits on p0), answers
+ * there, and the packet leaves by p0. With its subnet gone, what waits is
+ * told host unreachable at once, and nothing is asked any more.
+ */
+static void
+test_pending_follows_subnet(void)
+{
+	struct dpr_prefix a = { .addr = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 2, 1) }, .len = 24 };
+	struct rte_ether_addr gw = host_mac(IP(10, 0, 2, 50));
+	uint32_t nh = nh_of(IP(198, 51, 100, 1));
+	uint64_t unreach, unreachable;
+	struct rte_mbuf *out[8];
+	unsigned int n, t, on0 = 0, on1 = 0;
+
+	/* The last test's resolution of 10.0.2.50 fails and is forgotten. */
+	for (t = 0; t < 100; t++) {
+		clock_forward_ms(100);
+		dpr_exc_timers(R.exc);
+	}
+	drop_sent();
+	unreach = exc_counter("icmp_host_unreachable");
+	unreachable = exc_counter("unreachable");
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 1), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, nh);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && is_arp_request_for(out[0], IP(10, 0, 2, 50)), "ARP for 10.0.2.50 on p1");
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(dpr_ifaddr_del(&R.addrs, 1, &a), 0);
+	CHECK_EQ(dpr_ifaddr_add(&R.addrs, 0, &a, NULL), 0);
+	dpr_neigh_addresses_changed(R.neigh);
+	neigh_ok("10.0.2.0/24 moved to p0 while 10.0.2.50 is resolved");
+	for (t = 0; t < 25; t++) {
+		while ((n = sent(0, out, RTE_DIM(out))) > 0) {
+			while (n-- > 0) {
+				on0 += is_arp_request_for(out[n], IP(10, 0, 2, 50));
+				rte_pktmbuf_free(out[n]);
+			}
+		}
+		while ((n = sent(1, out, RTE_DIM(out))) > 0)
+			on1 += n, rte_pktmbuf_free_bulk(out, n);
+		clock_forward_ms(100);
+		dpr_exc_timers(R.exc);
+	}
+	CHECK(on0 == 3 && on1 == 0, "asked for on p0 (%u times), not p1 (%u packets)", on0, on1);
+	arp_in(0, RTE_ARP_OP_REPLY, IP(10, 0, 2, 50), IP(10, 0, 2, 1));
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && rte_is_same_ether_addr(&eth_of(out[0])->dst_addr, &gw),
+	      "the held packet leaves on p0 for 10.0.2.50 (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(exc_counter("icmp_host_unreachable"), unreach);
+	neigh_ok("the answer on p0");
+
+	/* Back on p1 (10.0.2.50 forgotten: its MAC was p0's), then gone. */
+	CHECK_EQ(dpr_ifaddr_del(&R.addrs, 0, &a), 0);
+	CHECK_EQ(dpr_ifaddr_add(&R.addrs, 1, &a, NULL), 0);
+	dpr_neigh_addresses_changed(R.neigh);
+	drop_sent();
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 1), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, nh);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && is_arp_request_for(out[0], IP(10, 0, 2, 50)), "ARP for 10.0.2.50 on p1");
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(dpr_ifaddr_del(&R.addrs, 1, &a), 0);
+	dpr_neigh_addresses_changed(R.neigh);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && icmp_of(out[0]) != NULL &&
+	      icmp_of(out[0])->icmp_code == DPR_ICMP_UNREACH_HOST,
+	      "10.0.2.0/24 gone: host unreachable to 10.0.1.2 at once (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(exc_counter("unreachable"), unreachable + 1);
+	CHECK_EQ(exc_counter("resolving"), 0);
+	neigh_ok("10.0.2.0/24 gone");
+	CHECK_EQ(dpr_ifaddr_add(&R.addrs, 1, &a, NULL), 0);
+	dpr_neigh_addresses_changed(R.neigh);
+	/* As the last test left it: 10.0.2.50 being resolved (the tests
+	 * after answer it). */
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 1), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, nh);
+	drop_sent();
+}
+
+/*
  * ICMP errors: to an on-link source not yet learned, the error waits for
  * ARP instead of being dropped (RFC 1812 5.3.1, RFC 1191); its source is an
  * address of the interface it leaves through (RFC 1812 4.3.2.4).
@@ -1388,6 +1472,7 @@ main(int argc, char **argv)
 	test_del_static_on_down_link();
 	test_static_cancels_pending();
 	test_next_hop_follows_subnet();
+	test_pending_follows_subnet();
 	test_icmp_errors();
 	test_broadcast_echo();
 	test_directed_broadcast();
