@@ -62,27 +62,21 @@ dpr_urpf_nh_ok(const union dpr_nh_word *words, uint32_t nh, uint16_t in, uint8_t
 	       h.port == in;
 }
 
-/* Does frame @p m from @p in pass interface @p in's check (@p mode)? */
-static inline bool
-dpr_urpf_ok(const struct dpr_worker *w, const struct dpr_fib4 *f4, const struct dpr_fib6 *f6,
-	    const struct rte_mbuf *m, uint16_t in, uint8_t mode)
-{
-	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
-	uint32_t l2 = RTE_ETHER_HDR_LEN;
-	rte_be16_t type;
+static bool dpr_urpf_ok_tagged(const struct dpr_worker *w, const struct dpr_fib4 *f4,
+			       const struct dpr_fib6 *f6, const struct rte_mbuf *m, uint16_t in,
+			       uint8_t mode);
 
-	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN))
-		return true;
-	type = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type;
-	/* One tag in the data is checked through: a priority tag (VLAN id
-	 * 0) leaves the frame the port's, and the screen takes it off after
-	 * this (another VLAN's is an unknown_vlan drop there anyway). */
-	if (unlikely(type == RTE_BE16(RTE_ETHER_TYPE_VLAN)) &&
-	    m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr)) {
-		memcpy(&type, l3 + offsetof(struct rte_vlan_hdr, eth_proto), sizeof(type));
-		l3 += sizeof(struct rte_vlan_hdr);
-		l2 += sizeof(struct rte_vlan_hdr);
-	}
+/*
+ * Does the packet of EtherType @p type at @p l3 (@p l2 bytes into frame
+ * @p m) from @p in pass interface @p in's check (@p mode)? One tag in the
+ * data of a frame (@p l2 14, EtherType 0x8100) is looked through
+ * (dpr_urpf_ok_tagged()).
+ */
+static __rte_always_inline bool
+dpr_urpf_ok_at(const struct dpr_worker *w, const struct dpr_fib4 *f4, const struct dpr_fib6 *f6,
+	       const struct rte_mbuf *m, uint16_t in, uint8_t mode, rte_be16_t type,
+	       const uint8_t *l3, const uint32_t l2)
+{
 	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
 	    m->data_len >= l2 + sizeof(struct rte_ipv4_hdr)) {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
@@ -100,7 +94,40 @@ dpr_urpf_ok(const struct dpr_worker *w, const struct dpr_fib4 *f4, const struct 
 			return true;
 		return dpr_urpf_nh_ok(w->nh, dpr_fib6_lookup(f6, src), in, mode);
 	}
-	return true;
+	return l2 != RTE_ETHER_HDR_LEN || type != RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
+		dpr_urpf_ok_tagged(w, f4, f6, m, in, mode);
+}
+
+/*
+ * dpr_urpf_ok() of a frame with a tag in its data, checked through it: a
+ * priority tag (VLAN id 0) leaves the frame the port's, and the screen
+ * takes it off only after this (another VLAN's is an unknown_vlan drop
+ * there anyway).
+ */
+static __rte_noinline __rte_cold __rte_unused bool
+dpr_urpf_ok_tagged(const struct dpr_worker *w, const struct dpr_fib4 *f4,
+		   const struct dpr_fib6 *f6, const struct rte_mbuf *m, uint16_t in, uint8_t mode)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						    RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr));
+	rte_be16_t type;
+
+	if (m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr))
+		return true;
+	memcpy(&type, l3 - sizeof(type), sizeof(type));
+	return dpr_urpf_ok_at(w, f4, f6, m, in, mode, type, l3,
+			      RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr));
+}
+
+/* Does frame @p m from @p in pass interface @p in's check (@p mode)? */
+static inline bool
+dpr_urpf_ok(const struct dpr_worker *w, const struct dpr_fib4 *f4, const struct dpr_fib6 *f6,
+	    const struct rte_mbuf *m, uint16_t in, uint8_t mode)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	return dpr_urpf_ok_at(w, f4, f6, m, in, mode, eth->ether_type,
+			      (const uint8_t *)(eth + 1), RTE_ETHER_HDR_LEN);
 }
 
 /**
