@@ -28,7 +28,7 @@
 	X(resolve_failed) X(unreachable) X(held) X(hold_overflow) X(held_sent) \
 	X(neighbor_mac_changed) X(neighbor_mac_change_locked) X(neighbor_stale_probed) \
 	X(neighbor_ignored) X(resolve_refused_budget) X(resolve_refused_full) \
-	X(resolve_preempted) X(resolve_priority) X(held_iface_deleted)
+	X(resolve_preempted) X(resolve_priority) X(held_iface_deleted) X(host_route_yielded)
 
 /* An address being resolved and the packets waiting for it. */
 struct pending {
@@ -784,6 +784,37 @@ evict_one(struct dpr_neigh *n)
 		return false;
 	n->c.neighbors_evicted++;
 	forget(n, victim, dpr_nh_word_get(n->r->nh, victim).port);
+	return true;
+}
+
+bool
+dpr_neigh_yield_host(void *ctx, struct dpr_rib *rib, const struct dpr_prefix *pf)
+{
+	struct dpr_router *r = ctx;
+	struct dpr_neigh *n = r->neigh;
+	const struct dpr_nh_info *info;
+	struct dpr_prefix hp;
+	uint32_t cur;
+
+	if (n == NULL || dpr_route_get(rib, pf, &cur) != 0 || cur < DPR_NH_FIRST_DYNAMIC ||
+	    cur >= DPR_NH_MAX || !n->learned[cur])
+		return false;
+	info = dpr_nh_info(r->nh, cur);
+	if (info == NULL || !host_prefix(&info->ip, &hp) || hp.len != pf->len ||
+	    !dpr_ip_equal(&hp.addr, &pf->addr))
+		return false;
+	n->c.host_route_yielded++;
+	if (info->refcnt == 1) {
+		/* Nothing but its host route holds it: forgotten, as an
+		 * evicted one is (and not learned again while the route is
+		 * there, dpr_neigh_seen()). */
+		forget(n, cur, dpr_nh_word_get(r->nh, cur).port);
+	} else {
+		/* A gateway too: still resolved for its routes, out of the
+		 * learned ones. */
+		set_learned(n, cur, false);
+		host_route_del(n, cur, &hp.addr);
+	}
 	return true;
 }
 

@@ -31,6 +31,7 @@
 
 struct dpr_router;
 struct dpr_neigh;
+struct dpr_rib;
 
 /** What the neighbour module asks of the exception path. */
 struct dpr_neigh_ops {
@@ -202,6 +203,16 @@ void dpr_neigh_port_closed(struct dpr_neigh *n, uint16_t port);
  * packet asks for (once a second); call often (cheap when nothing is due).
  */
 void dpr_neigh_timers(struct dpr_neigh *n);
+
+/**
+ * The route sources' yield hook (dpr_route_yield_fn, lib/route/source.h;
+ * @p ctx the router): a learned neighbour's host route for @p pf in
+ * @p rib gives way to a daemon's route for that host (a blackhole, say):
+ * deleted, the neighbour forgotten unless it is a gateway too
+ * (`host_route_yielded`). Static neighbours' host routes do not yield.
+ * @return whether it did.
+ */
+bool dpr_neigh_yield_host(void *ctx, struct dpr_rib *rib, const struct dpr_prefix *pf);
 
 /**
  * Learned next hops now: those resolved from the wire that nothing but

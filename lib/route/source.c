@@ -75,6 +75,8 @@ struct dpr_route_srcs {
 	uint32_t *waiting;
 	uint32_t n_waiting;
 	uint32_t n_waiting_alloc;
+	dpr_route_yield_fn yield;  /**< dpr_route_srcs_set_yield() */
+	void *yield_ctx;
 };
 
 static const char *const src_names[DPR_RSRC_MAX] = {
@@ -504,6 +506,13 @@ forget_refused(struct dpr_rib *rib, uint32_t k, unsigned int src)
 		erase(rib->srcs, k);
 }
 
+void
+dpr_route_srcs_set_yield(struct dpr_route_srcs *t, dpr_route_yield_fn fn, void *ctx)
+{
+	t->yield = fn;
+	t->yield_ctx = ctx;
+}
+
 unsigned int
 dpr_route_src_apply(struct dpr_rib *rib, enum dpr_route_src src, struct dpr_src_op *ops,
 		    unsigned int n)
@@ -563,6 +572,17 @@ dpr_route_src_apply(struct dpr_rib *rib, enum dpr_route_src src, struct dpr_src_
 		}
 	}
 	retry_waiting(rib, sync_fib(rib, n_touched));
+	/* A daemon's candidate held under a route of the router that yields
+	 * (a learned neighbour's host route): the router deletes its route,
+	 * and the candidate takes the prefix (dpr_route_src_router_apply()). */
+	for (i = 0; !told && t->yield != NULL && i < n; i++) {
+		if (ops[i].result == 0 && !ops[i].del) {
+			uint32_t k = find(t, &ops[i].prefix, pf_hash(&ops[i].prefix));
+
+			if (k != 0 && t->e[k].router && winner(&t->e[k]) == src)
+				t->yield(t->yield_ctx, rib, &ops[i].prefix);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (ops[i].result == 0 && !ops[i].del) {
 			uint32_t k = find(t, &ops[i].prefix, pf_hash(&ops[i].prefix));

@@ -15,8 +15,9 @@
  * which) come before every source, through dpr_route_apply(). The
  * operator's sources (config, api) may not put a candidate on such a prefix
  * (-EPERM, to say so at once); a daemon's candidate there is held under the
- * router's route (-EPERM too: not installed) and installed when the router
- * deletes its route, as are the candidates the prefix had before the router
+ * router's route (-EPERM too: not installed), unless that route yields (a
+ * learned neighbour's: dpr_route_srcs_set_yield()), and installed when the
+ * router deletes its route, as are the candidates the prefix had before the router
  * took it. A daemon's winner the FIB has no room for stays a candidate
  * (-ENOSPC, -ENOMEM) and is installed when a later change makes room; the
  * operator's is dropped (the error tells them).
@@ -60,6 +61,18 @@ struct dpr_route_srcs *dpr_route_srcs_create(void);
 
 /** Free @p t, dropping the next-hop references its candidates hold. */
 void dpr_route_srcs_free(struct dpr_route_srcs *t, struct dpr_nh_table *nh);
+
+/**
+ * Asked whether the router's route for @p pf in @p rib yields to a daemon's
+ * candidate: a learned neighbour's host route does (lib/neigh), as a
+ * neighbour cache entry yields to a /32 route in the kernel (a blackhole of
+ * that host, say). It deletes that route (dpr_route_apply()), and the
+ * candidate takes the prefix in the same FIB op. @return whether it did.
+ */
+typedef bool (*dpr_route_yield_fn)(void *ctx, struct dpr_rib *rib, const struct dpr_prefix *pf);
+
+/** Set @p t's yield hook (NULL: the router's routes never yield). */
+void dpr_route_srcs_set_yield(struct dpr_route_srcs *t, dpr_route_yield_fn fn, void *ctx);
 
 /** One change a source makes to its own routes. */
 struct dpr_src_op {

@@ -7,6 +7,7 @@
 #include <rte_lcore.h>
 #include <rte_rcu_qsbr.h>
 
+#include "../neigh/neigh.h"
 #include "../route/source.h"
 #include "../util/log.h"
 #include "router.h"
@@ -71,6 +72,9 @@ dpr_vrf_open(struct dpr_router *r, unsigned int id, const struct dpr_vrf_conf *c
 			 conf->name, strerror(errno));
 		goto fail;
 	}
+	/* A daemon's /32 or /128 takes a learned neighbour's host route's
+	 * place (lib/neigh). */
+	dpr_route_srcs_set_yield(rib->srcs, dpr_neigh_yield_host, r);
 	r->vrfs[id].conf = *conf;
 	r->vrfs[id].rib = rib;
 	if (id == 0) {

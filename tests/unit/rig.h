@@ -56,6 +56,7 @@ test_router_init(struct dpr_router *r, const char *text, const char *origin)
 		return -1;
 	}
 	r->vrfs[0] = (struct dpr_vrf){ .conf = r->cfg->vrfs[0], .rib = &r->rib };
+	dpr_route_srcs_set_yield(r->rib.srcs, dpr_neigh_yield_host, r);
 	/* The other VRFs small: the rigs' tables hold a few routes. */
 	for (v = 1; v < r->cfg->n_vrfs; v++) {
 		struct dpr_vrf_conf vc = r->cfg->vrfs[v];

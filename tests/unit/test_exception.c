@@ -558,6 +558,80 @@ test_learn_over_host_route(void)
 }
 
 /*
+ * A daemon's /32 for a host the router learned (a blackhole from BGP, say,
+ * to shed a DDoS aimed at it) takes the host route's place, whichever comes
+ * first, as a route does over the kernel's neighbour cache; the host is
+ * not learned again while the route is there, and its traffic follows the
+ * subnet (resolution) once the route goes. A learned neighbour that is
+ * also a gateway gives up its host route and stays resolved for its
+ * routes. The operator's own route.add on it is still refused (-EPERM).
+ */
+static void
+test_daemon_route_over_learned(void)
+{
+	struct dpr_prefix h77 = { .addr = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 1, 77) }, .len = 32 };
+	struct dpr_prefix h78 = { .addr = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 1, 78) }, .len = 32 };
+	struct dpr_prefix far = { .addr = { .af = DPR_AF_IP4, .ip4 = IP(198, 18, 7, 0) }, .len = 24 };
+	struct dpr_src_op op = { .prefix = h77, .nh = DPR_NH_BLACKHOLE, .proto = 186 };
+	uint64_t yielded = exc_counter("host_route_yielded");
+	uint32_t subnet = nh_of(IP(10, 0, 1, 200));
+	int idx;
+
+	drop_sent();
+	arp_in(0, RTE_ARP_OP_REQUEST, IP(10, 0, 1, 77), IP(10, 0, 1, 1));
+	drop_sent(); /* the ARP reply */
+	idx = dpr_nh_find(R.nh, &h77.addr);
+	CHECK(idx >= 0 && nh_of(IP(10, 0, 1, 77)) == (uint32_t)idx, "10.0.1.77 learned, its /32 routed");
+	CHECK_EQ(dpr_route_src_apply(&R.rib, DPR_RSRC_FPM, &op, 1), 1);
+	CHECK(op.result == 0 && nh_of(IP(10, 0, 1, 77)) == DPR_NH_BLACKHOLE,
+	      "zebra's blackhole 10.0.1.77/32 installed over the learned host route (%d, nh %u)",
+	      op.result, nh_of(IP(10, 0, 1, 77)));
+	CHECK(dpr_nh_find(R.nh, &h77.addr) < 0, "the learned neighbour forgotten");
+	CHECK_EQ(exc_counter("host_route_yielded"), yielded + 1);
+	neigh_ok("a blackhole over a learned host route");
+	/* It speaks again: not learned under the blackhole. */
+	arp_in(0, RTE_ARP_OP_REQUEST, IP(10, 0, 1, 77), IP(10, 0, 1, 1));
+	drop_sent();
+	CHECK_EQ(nh_of(IP(10, 0, 1, 77)), DPR_NH_BLACKHOLE);
+	/* The blackhole goes: the subnet's again. */
+	op.del = 1;
+	CHECK_EQ(dpr_route_src_apply(&R.rib, DPR_RSRC_FPM, &op, 1), 1);
+	CHECK_EQ(nh_of(IP(10, 0, 1, 77)), subnet);
+
+	/* The other order: the blackhole first, then the host speaks. */
+	op = (struct dpr_src_op){ .prefix = h78, .nh = DPR_NH_BLACKHOLE, .proto = 186 };
+	CHECK_EQ(dpr_route_src_apply(&R.rib, DPR_RSRC_KERNEL, &op, 1), 1);
+	arp_in(0, RTE_ARP_OP_REQUEST, IP(10, 0, 1, 78), IP(10, 0, 1, 1));
+	drop_sent();
+	CHECK_EQ(nh_of(IP(10, 0, 1, 78)), DPR_NH_BLACKHOLE);
+	op.del = 1;
+	CHECK_EQ(dpr_route_src_apply(&R.rib, DPR_RSRC_KERNEL, &op, 1), 1);
+
+	/* A learned neighbour that is a gateway too keeps its next hop. */
+	arp_in(0, RTE_ARP_OP_REQUEST, IP(10, 0, 1, 77), IP(10, 0, 1, 1));
+	drop_sent();
+	idx = dpr_nh_find(R.nh, &h77.addr);
+	CHECK(idx >= 0, "10.0.1.77 learned again");
+	if (idx < 0)
+		return;
+	dpr_nh_hold(R.nh, (uint32_t)idx);
+	op = (struct dpr_src_op){ .prefix = far, .nh = (uint32_t)idx, .proto = 186 };
+	CHECK_EQ(dpr_route_src_apply(&R.rib, DPR_RSRC_FPM, &op, 1), 1);
+	op = (struct dpr_src_op){ .prefix = h77, .nh = DPR_NH_BLACKHOLE, .proto = 186 };
+	CHECK_EQ(dpr_route_src_apply(&R.rib, DPR_RSRC_FPM, &op, 1), 1);
+	CHECK_EQ(nh_of(IP(10, 0, 1, 77)), DPR_NH_BLACKHOLE);
+	CHECK(nh_of(IP(198, 18, 7, 1)) == (uint32_t)idx &&
+	      dpr_nh_word_get(R.nh, (uint32_t)idx).kind == DPR_NH_KIND_FORWARD,
+	      "198.18.7.0/24 still goes via 10.0.1.77, resolved");
+	neigh_ok("a gateway's host route yielded");
+	op.del = 1;
+	CHECK_EQ(dpr_route_src_apply(&R.rib, DPR_RSRC_FPM, &op, 1), 1);
+	op = (struct dpr_src_op){ .prefix = far, .del = 1 };
+	CHECK_EQ(dpr_route_src_apply(&R.rib, DPR_RSRC_FPM, &op, 1), 1);
+	neigh_ok("the routes gone");
+}
+
+/*
  * dpr issue 50 case 7: a next-hop index freed while a packet carrying it
  * may still wait in an exception ring is not handed out again until the
  * control thread has read the rings past its free; a packet that still
@@ -1469,6 +1543,7 @@ main(int argc, char **argv)
 	test_hold_queue_reuse();
 	test_freed_index_starts_clean();
 	test_learn_over_host_route();
+	test_daemon_route_over_learned();
 	test_del_static_on_down_link();
 	test_static_cancels_pending();
 	test_next_hop_follows_subnet();
