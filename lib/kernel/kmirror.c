@@ -27,7 +27,10 @@ struct km_route {
 	uint32_t priority;
 	uint32_t nhid;
 	uint32_t gen;                 /* dpr_kmirror.gen when last announced */
-	uint8_t tos, type, protocol, bad;
+	uint32_t listed;              /* dpr_kmirror.gen of the last dump that listed it */
+	uint32_t metrics;             /* dpr_nl_route.metrics */
+	struct dpr_ip prefsrc;
+	uint8_t tos, type, protocol, scope, bad;
 	uint8_t n_paths;
 	struct dpr_nl_nh paths[];
 };
@@ -215,9 +218,13 @@ route_new(struct dpr_kmirror *m, const struct dpr_nl_route *r, unsigned int firs
 	e->priority = r->priority;
 	e->nhid = r->nhg_id;
 	e->gen = m->gen;
+	e->listed = m->gen - 1;
+	e->metrics = r->metrics;
+	e->prefsrc = r->prefsrc;
 	e->tos = r->tos;
 	e->type = r->type;
 	e->protocol = r->protocol;
+	e->scope = r->scope;
 	e->bad = bad;
 	e->n_paths = (uint8_t)n;
 	memcpy(e->paths, &r->nh[first], n * sizeof(e->paths[0]));
@@ -291,14 +298,20 @@ path_equal(const struct dpr_nl_nh *a, const struct dpr_nl_nh *b)
 	       a->weight == b->weight && a->encap_type == b->encap_type;
 }
 
-/* The same kernel route: what the kernel compares to refuse a duplicate. */
+/*
+ * The same IPv4 kernel route: what the kernel compares to refuse a
+ * duplicate (fib_table_insert(): type and fib_info, which fib_find_info()
+ * tells apart by protocol, scope, prefsrc, metrics and paths). Routes that
+ * differ in any of these are two routes in the kernel, deleted one by one.
+ */
 static bool
 route_same(const struct km_route *a, const struct km_route *b)
 {
 	unsigned int i;
 
 	if (a->tos != b->tos || a->priority != b->priority || a->type != b->type ||
-	    a->nhid != b->nhid)
+	    a->nhid != b->nhid || a->protocol != b->protocol || a->scope != b->scope ||
+	    a->metrics != b->metrics || !dpr_ip_equal(&a->prefsrc, &b->prefsrc))
 		return false;
 	if (a->nhid != 0)
 		return true;
@@ -310,13 +323,17 @@ route_same(const struct km_route *a, const struct km_route *b)
 	return true;
 }
 
+/*
+ * The record of route @p e; with @p dump, not one that dump (its
+ * generation) has listed already.
+ */
 static struct km_route **
-route_find(struct km_prefix *p, const struct km_route *e)
+route_find(struct km_prefix *p, const struct km_route *e, const uint32_t *dump)
 {
 	struct km_route **at;
 
 	for (at = &p->routes; *at != NULL; at = &(*at)->next)
-		if (route_same(*at, e))
+		if ((dump == NULL || (*at)->listed != *dump) && route_same(*at, e))
 			return at;
 	return NULL;
 }
@@ -331,12 +348,13 @@ dump_pos(struct dpr_kmirror *m, struct km_prefix *p)
 /*
  * A dump message's route @p e: refresh the record the mirror has for it,
  * or add it, in the dump's order (stale records end up behind, swept at
- * the dump's end).
+ * the dump's end). A record this dump listed already is another kernel
+ * route (one the mirror cannot tell from this one): it stays.
  */
 static int
 dump_route(struct dpr_kmirror *m, struct km_prefix *p, struct km_route *e)
 {
-	struct km_route **old = route_find(p, e), **at;
+	struct km_route **old = route_find(p, e, &m->gen), **at;
 
 	/* The flags (dead, linkdown) may differ: the new record replaces it. */
 	if (old != NULL)
@@ -344,6 +362,7 @@ dump_route(struct dpr_kmirror *m, struct km_prefix *p, struct km_route *e)
 	at = dump_pos(m, p);
 	if (route_link(m, p, at, e) < 0)
 		return -ENOMEM;
+	e->listed = m->gen;
 	m->dump_prev = e;
 	return 0;
 }
@@ -376,8 +395,8 @@ ip4_pos(struct km_prefix *p, uint8_t tos, uint32_t prio, bool after)
  * fib6_rt_update() for IPv6) rather than an `ip route replace`, which takes
  * the place of the first route of its metric (IPv6: that is as ECMP-able),
  * even where a route by the same object is there already (IPv6; IPv4 when
- * they differ in what the mirror does not compare: source, protocol,
- * metrics). Both come with NLM_F_REPLACE; only the first follows the
+ * they differ in what the mirror does not keep: a realm, a path's flags).
+ * Both come with NLM_F_REPLACE; only the first follows the
  * object's RTM_NEWNEXTHOP within the same request (dpr_kmirror_origin()).
  */
 static bool
@@ -407,7 +426,7 @@ ip4_route(struct dpr_kmirror *m, struct km_prefix *p, struct km_route *e, uint16
 	 * fib_info_notify_update()): the record stays where it is, it
 	 * replaces no other route of its metric. */
 	if ((flags & NLM_F_REPLACE) && e->nhid != 0 && reannounced(m, e->nhid) &&
-	    (old = route_find(p, e)) != NULL)
+	    (old = route_find(p, e, NULL)) != NULL)
 		return route_relink(m, p, old, e);
 	if (flags & NLM_F_REPLACE) {
 		/* `ip route replace`: the first route of the TOS and metric. */
@@ -416,12 +435,14 @@ ip4_route(struct dpr_kmirror *m, struct km_prefix *p, struct km_route *e, uint16
 			route_unlink(m, at);
 		return route_link(m, p, at, e);
 	}
-	old = route_find(p, e);
-	if (old != NULL) {
-		/* Announced again (a next-hop object's change): the kernel's
-		 * record stays where it is. */
+	/* The kernel refuses a duplicate (-EEXIST, no message): a route
+	 * the mirror finds already is one it cannot tell apart (routes that
+	 * differ in what it does not keep), and goes in as another, unless
+	 * it is announced again after its object's change (the record stays
+	 * where it is). */
+	if (e->nhid != 0 && reannounced(m, e->nhid) &&
+	    (old = route_find(p, e, NULL)) != NULL)
 		return route_relink(m, p, old, e);
-	}
 	/* NLM_F_APPEND: `ip route append`, after the last of its TOS and
 	 * metric; otherwise before the first (`ip route add`, `prepend`). */
 	return route_link(m, p, ip4_pos(p, e->tos, e->priority, (flags & NLM_F_APPEND) != 0), e);
@@ -601,7 +622,7 @@ ip6_route(struct dpr_kmirror *m, struct km_prefix *p, const struct dpr_nl_route 
 static void
 ip4_del(struct dpr_kmirror *m, struct km_prefix *p, const struct km_route *e)
 {
-	struct km_route **at = route_find(p, e);
+	struct km_route **at = route_find(p, e, NULL);
 
 	if (at == NULL) {
 		/* Not the route the mirror has (flags or weights it missed):

@@ -59,6 +59,7 @@ static const char *const rta_names[RTA_MAX + 1] = {
 	[RTA_OIF] = "RTA_OIF",
 	[RTA_GATEWAY] = "RTA_GATEWAY",
 	[RTA_PRIORITY] = "RTA_PRIORITY",
+	[RTA_PREFSRC] = "RTA_PREFSRC",
 	[RTA_TABLE] = "RTA_TABLE",
 	[RTA_VIA] = "RTA_VIA",
 	[RTA_ENCAP_TYPE] = "RTA_ENCAP_TYPE",
@@ -151,6 +152,23 @@ attr_ip(const struct nlattr *a, const char *name, int family, struct dpr_ip *ip,
 			    af_name(family));
 	ip_set(ip, family, mnl_attr_get_payload(a));
 	return 0;
+}
+
+/*
+ * RTA_METRICS, nested RTAX_* attributes, as one number (FNV-1a of its
+ * payload; never 0): the kernel writes them in RTAX_ order, so equal
+ * metrics give equal bytes.
+ */
+static uint32_t
+metrics_digest(const struct nlattr *a)
+{
+	const uint8_t *p = mnl_attr_get_payload(a);
+	uint16_t i, n = mnl_attr_get_payload_len(a);
+	uint32_t h = 2166136261u;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h != 0 ? h : 1;
 }
 
 /*
@@ -314,6 +332,11 @@ dpr_nl_route_parse(const struct nlmsghdr *nlh, struct dpr_nl_route *r, char *err
 	if (tb[RTA_PRIORITY] != NULL && (rc = attr_u32(tb[RTA_PRIORITY], rta_names[RTA_PRIORITY],
 						       &r->priority, &e)) < 0)
 		return rc;
+	if (tb[RTA_PREFSRC] != NULL && (rc = attr_ip(tb[RTA_PREFSRC], rta_names[RTA_PREFSRC],
+						     family, &r->prefsrc, &e)) < 0)
+		return rc;
+	if (tb[RTA_METRICS] != NULL)
+		r->metrics = metrics_digest(tb[RTA_METRICS]);
 	if (tb[RTA_NH_ID] != NULL) {
 		rc = attr_u32(tb[RTA_NH_ID], rta_names[RTA_NH_ID], &r->nhg_id, &e);
 		if (rc < 0)

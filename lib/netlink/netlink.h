@@ -74,6 +74,14 @@ struct dpr_nl_route {
 	uint8_t scope;            /**< rtm_scope */
 	uint8_t tos;              /**< rtm_tos: an IPv4 route for packets of that TOS only; 0 = any */
 	uint32_t priority;        /**< RTA_PRIORITY (metric); 0 when absent */
+	struct dpr_ip prefsrc;    /**< RTA_PREFSRC; af 0 when absent */
+	/**
+	 * A digest of RTA_METRICS (MTU, window...: not decoded), 0 when
+	 * absent: with protocol, scope and prefsrc, what tells two IPv4
+	 * routes of one prefix, TOS, metric and paths apart in the kernel
+	 * (net/ipv4/fib_semantics.c fib_find_info()).
+	 */
+	uint32_t metrics;
 	/**
 	 * RTA_NH_ID: the route points at a next-hop object (RTM_NEWNEXTHOP);
 	 * 0 = none. The kernel (nexthop_compat_mode 1, its default) also

@@ -617,6 +617,88 @@ test_tables(void)
 	dpr_kmirror_free(m);
 }
 
+/*
+ * IPv4 routes of one prefix, TOS, metric and paths that differ in
+ * protocol, scope, preferred source or metrics are two routes in the
+ * kernel (fib_find_info() gives each its fib_info), deleted one by one.
+ */
+static void
+test_ip4_apart(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_route a = rt("10.9.0.0/16", 0, RTN_UNICAST), b[4];
+	struct dpr_kmirror_counts c;
+	unsigned int i;
+
+	n_seen = 0;
+	nh(&a, "10.0.1.2", 1, 0);
+	a.protocol = RTPROT_STATIC;
+	for (i = 0; i < 4; i++)
+		b[i] = a;
+	/* ip route append 10.9.0.0/16 via 10.0.1.2 proto bird */
+	b[0].protocol = RTPROT_BIRD;
+	/* ... scope link */
+	b[1].scope = RT_SCOPE_LINK;
+	/* ... src 10.0.1.1 */
+	dpr_ip_parse("10.0.1.1", &b[2].prefsrc);
+	/* ... mtu 1400 */
+	b[3].metrics = 0x1234;
+	for (i = 0; i < 4; i++) {
+		CHECK_GW(apply(m, a, ADD, false), "10.0.1.2");
+		CHECK_GW(apply(m, b[i], APP, false), "10.0.1.2");
+		dpr_kmirror_counts(m, &c);
+		CHECK_EQ(c.routes, 2);
+		/* ip route del 10.9.0.0/16 via 10.0.1.2 proto static: the other stays */
+		CHECK_GW(apply(m, a, 0, true), "10.0.1.2");
+		CHECK_GW(apply(m, b[i], 0, true), "none");
+	}
+	/* A resync's dump lists both: two records still. */
+	CHECK_GW(apply(m, a, ADD, false), "10.0.1.2");
+	CHECK_GW(apply(m, b[0], APP, false), "10.0.1.2");
+	dpr_kmirror_mark_stale(m);
+	CHECK(dpr_kmirror_route(m, &a, NLM_F_MULTI, true, 0) == 0, "dump a");
+	CHECK(dpr_kmirror_route(m, &b[0], NLM_F_MULTI, true, 0) == 0, "dump b");
+	i = dpr_kmirror_sweep_routes(m);
+	CHECK_EQ(i, 0);
+	dpr_kmirror_flush(m, record, NULL, false);
+	CHECK_GW(apply(m, a, 0, true), "10.0.1.2");
+	dpr_kmirror_free(m);
+}
+
+/*
+ * Two routes the kernel holds apart in what the mirror does not keep (a
+ * realm, a path's onlink flag): a dump lists both, and the second message
+ * does not refresh the record the first made; deleting one leaves the other.
+ */
+static void
+test_dump_alike(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_route a = rt("10.9.0.0/16", 0, RTN_UNICAST);
+	struct dpr_kmirror_counts c;
+	unsigned int n;
+
+	n_seen = 0;
+	nh(&a, "10.0.1.2", 1, 0);
+	/* ip route add ... realm 1; ip route append ... realm 2 */
+	CHECK_GW(apply(m, a, ADD, false), "10.0.1.2");
+	CHECK_GW(apply(m, a, APP, false), "10.0.1.2");
+	dpr_kmirror_counts(m, &c);
+	CHECK_EQ(c.routes, 2);
+	dpr_kmirror_mark_stale(m);
+	CHECK(dpr_kmirror_route(m, &a, NLM_F_MULTI, true, 0) == 0, "dump first");
+	CHECK(dpr_kmirror_route(m, &a, NLM_F_MULTI, true, 0) == 0, "dump second");
+	n = dpr_kmirror_sweep_routes(m);
+	CHECK_EQ(n, 0);
+	dpr_kmirror_flush(m, record, NULL, false);
+	dpr_kmirror_counts(m, &c);
+	CHECK_EQ(c.routes, 2);
+	/* ip route del 10.9.0.0/16 via 10.0.1.2 realm 1: realm 2's stays */
+	CHECK_GW(apply(m, a, 0, true), "10.0.1.2");
+	CHECK_GW(apply(m, a, 0, true), "none");
+	dpr_kmirror_free(m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -633,5 +715,7 @@ main(int argc, char **argv)
 	test_ip6_nexthop_update();
 	test_ip4_nexthop_update();
 	test_tables();
+	test_ip4_apart();
+	test_dump_alike();
 	return test_done("kmirror");
 }

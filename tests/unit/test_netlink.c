@@ -168,6 +168,26 @@ test_unicast(void)
 	CHECK_EQ(r.nh[0].weight, 1);
 	CHECK_EQ(r.nh[0].flags, RTNH_F_ONLINK);
 	CHECK_EQ(r.nh[0].encap_type, 0);
+	CHECK_EQ(r.prefsrc.af, 0);
+	CHECK_EQ(r.metrics, 0);
+
+	/* The same with src 10.0.1.1 and mtu 1400, then mtu 1500: what
+	 * tells kernel routes apart (the kernel mirror's identity). */
+	put_ip(nlh, RTA_PREFSRC, AF_INET, "10.0.1.1");
+	{
+		struct nlattr *nest = mnl_attr_nest_start(nlh, RTA_METRICS);
+		struct dpr_nl_route r2;
+
+		mnl_attr_put_u32(nlh, RTAX_MTU, 1400);
+		mnl_attr_nest_end(nlh, nest);
+		CHECK_EQ(route(nlh, &r), 0);
+		CHECK(dpr_ip_equal(&r.prefsrc, &(struct dpr_ip){ .af = DPR_AF_IP4,
+								 .ip4 = 0x0a000101 }), "prefsrc");
+		CHECK(r.metrics != 0, "metrics");
+		mnl_attr_put_u32(nlh, RTA_METRICS, 0); /* the last of a type wins */
+		CHECK_EQ(route(nlh, &r2), 0);
+		CHECK(r2.metrics != 0 && r2.metrics != r.metrics, "other metrics");
+	}
 
 	nlh = route_msg(msg_buf, RTM_NEWROUTE, AF_INET6, 48, RTN_UNICAST);
 	put_ip(nlh, RTA_DST, AF_INET6, "2001:db8:1::");
