@@ -1001,7 +1001,7 @@ ip4_select(const struct dpr_kmirror *m, const struct km_prefix *p, struct dpr_km
 
 	for (e = p->routes; e != NULL; e = e->next) {
 		/* A route for one TOS only: not for every packet. */
-		if (e->tos != 0)
+		if (e->tos != 0 || e->bad == DPR_KMIRROR_IGNORED)
 			continue;
 		if (route_live(m, e, s)) {
 			sel_route(s, e);
@@ -1024,7 +1024,8 @@ ip6_select(const struct dpr_kmirror *m, const struct km_prefix *p, struct dpr_km
 
 	/* The lowest metric with a live route; its first one. */
 	for (e = p->routes; e != NULL; e = e->next)
-		if ((best == NULL || e->priority < best->priority) && route_live(m, e, &t))
+		if (e->bad != DPR_KMIRROR_IGNORED &&
+		    (best == NULL || e->priority < best->priority) && route_live(m, e, &t))
 			best = e;
 	if (best == NULL)
 		return false;
@@ -1035,7 +1036,8 @@ ip6_select(const struct dpr_kmirror *m, const struct km_prefix *p, struct dpr_km
 	/* ECMP: its live siblings too (fib6_select_path()). */
 	n = 0;
 	for (e = p->routes; e != NULL; e = e->next) {
-		if (e->priority != best->priority || !ip6_ecmp(e) || !path_live(&e->paths[0]))
+		if (e->priority != best->priority || !ip6_ecmp(e) || !path_live(&e->paths[0]) ||
+		    e->bad == DPR_KMIRROR_IGNORED)
 			continue;
 		if (n == DPR_NL_MAX_NH)
 			break;

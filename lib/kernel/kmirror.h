@@ -81,6 +81,14 @@ void dpr_kmirror_free(struct dpr_kmirror *m);
 void dpr_kmirror_origin(struct dpr_kmirror *m, uint32_t seq, uint32_t pid);
 
 /**
+ * dpr_kmirror_route()'s @p bad for a route dpr ignores (an ignored protocol,
+ * a local or multicast type): kept in its place, replaced and deleted as
+ * the kernel does (a replace by it ends the route it replaces), and never
+ * selected: the prefix is what its other routes make it.
+ */
+#define DPR_KMIRROR_IGNORED UINT8_MAX
+
+/**
  * Apply one route message of a mirrored table (r->table): @p r as decoded, with
  * @p nlmsg_flags (NLM_F_REPLACE, NLM_F_APPEND, NLM_F_CREATE, NLM_F_EXCL
  * say where the kernel put an IPv4 route among those of its prefix, TOS

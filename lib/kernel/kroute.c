@@ -301,14 +301,19 @@ route_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh, bool dump)
 		ignore(k, IGN_TABLE, &nl.prefix);
 		return;
 	}
+	/* Ignored routes are the table's all the same: a replace by one
+	 * ends the route it replaces (the kernel says nothing of that one),
+	 * so the mirror places them, never to be selected. */
 	if (proto_ignored(k, nl.protocol)) {
 		ignore(k, IGN_PROTOCOL, &nl.prefix);
-		return;
+		bad = DPR_KMIRROR_IGNORED;
+		goto mirror;
 	}
 	kind = dpr_route_kind_of(nl.type);
 	if (kind == -ENOENT) {
 		ignore(k, IGN_ROUTE_TYPE, &nl.prefix);
-		return;
+		bad = DPR_KMIRROR_IGNORED;
+		goto mirror;
 	}
 	if (nl.del)
 		goto mirror;

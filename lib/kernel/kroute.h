@@ -24,7 +24,10 @@
  * always; kernel_routes.ignore_protocols more). Local, broadcast, multicast
  * and anycast routes, cloned ones (RTM_F_CLONED: the route cache), other
  * tables, other families and source-specific routes are ignored, each under
- * a counted reason. A kept route dpr cannot take (a path through an
+ * a counted reason. Routes of an ignored protocol or type are still handed
+ * to the mirror (DPR_KMIRROR_IGNORED), which never selects them: a replace
+ * by one ends the route it replaces, and the kernel says so with nothing
+ * but that replace. A kept route dpr cannot take (a path through an
  * interface that is none of dpr's TAPs, an encapsulation, a throw route,
  * more paths than dpr's ECMP width) leaves its prefix without a dpr route
  * while the kernel chooses it: dpr never forwards on a route the kernel

@@ -3,14 +3,22 @@
  * The kernel mirror's table (lib/kernel/kmirror.c): route and next-hop
  * messages as lib/netlink decodes them, with the flags the kernel sends
  * (each case's comment names the `ip` command that makes them), in; per
- * prefix, what the kernel forwards with, out.
+ * prefix, what the kernel forwards with, out. Then the same through
+ * lib/kernel/kroute.c into a router: netlink messages in, the FIB out.
  */
+#include <arpa/inet.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <jansson.h>
+#include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include "api/server.h"
 #include "kernel/kmirror.h"
+#include "kernel/kroute.h"
+#include "rig.h"
 #include "test.h"
 
 #define ADD   (NLM_F_CREATE | NLM_F_EXCL)    /* ip route add */
@@ -92,14 +100,20 @@ nh(struct dpr_nl_route *r, const char *gw, uint32_t ifindex, uint8_t flags)
 	return r;
 }
 
-/* Apply and flush; the prefix's state as the callback last saw it. */
+/* Apply with reason @p bad and flush; the prefix's state as the callback last saw it. */
+static const struct seen *
+apply_bad(struct dpr_kmirror *m, struct dpr_nl_route r, uint16_t flags, bool del, uint8_t bad)
+{
+	r.del = del;
+	CHECK(dpr_kmirror_route(m, &r, flags, false, bad) == 0, "route message");
+	dpr_kmirror_flush(m, record, NULL, false);
+	return seen_of(r.table, &r.prefix);
+}
+
 static const struct seen *
 apply(struct dpr_kmirror *m, struct dpr_nl_route r, uint16_t flags, bool del)
 {
-	r.del = del;
-	CHECK(dpr_kmirror_route(m, &r, flags, false, 0) == 0, "route message");
-	dpr_kmirror_flush(m, record, NULL, false);
-	return seen_of(r.table, &r.prefix);
+	return apply_bad(m, r, flags, del, 0);
 }
 
 /* The selected gateway of a one-path answer, as text; "none" without a route. */
@@ -699,6 +713,190 @@ test_dump_alike(void)
 	dpr_kmirror_free(m);
 }
 
+/*
+ * Routes dpr ignores (kernel_routes.ignore_protocols) are placed, replace
+ * and are deleted like the others, and never selected.
+ */
+static void
+test_ignored(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_route st = rt("10.9.0.0/16", 0, RTN_UNICAST), dh = st;
+	struct dpr_nl_route st6 = rt("2001:db8:9::/48", 1024, RTN_UNICAST), dh6 = st6;
+	const uint8_t ign = DPR_KMIRROR_IGNORED;
+
+	n_seen = 0;
+	nh(&st, "10.0.1.2", 1, 0);
+	st.protocol = RTPROT_STATIC;
+	dh.protocol = RTPROT_DHCP;
+	nh(&dh, "10.0.1.3", 1, 0);
+	/* ip route prepend ... proto dhcp before the static one: passed over */
+	CHECK_GW(apply(m, st, ADD, false), "10.0.1.2");
+	CHECK_GW(apply_bad(m, dh, PRE, false, ign), "10.0.1.2");
+	CHECK_GW(apply_bad(m, dh, 0, true, ign), "10.0.1.2");
+	/* ip route replace ... via 10.0.1.3 proto dhcp: the static one is gone */
+	CHECK_GW(apply_bad(m, dh, REP, false, ign), "none");
+	CHECK_GW(apply(m, st, ADD, false), "10.0.1.2");
+	CHECK_GW(apply(m, st, 0, true), "none");
+	CHECK_GW(apply_bad(m, dh, 0, true, ign), "none");
+
+	/* IPv6: a sibling of the static route that dpr ignores is not a path */
+	st6.protocol = RTPROT_STATIC;
+	nh(&st6, "2001:db8:1::2", 1, 0);
+	dh6.protocol = RTPROT_RA;
+	nh(&dh6, "2001:db8:1::3", 1, 0);
+	CHECK_GW(apply(m, st6, ADD, false), "2001:db8:1::2");
+	CHECK_GW(apply_bad(m, dh6, APP, false, ign), "2001:db8:1::2");
+	/* ip -6 route replace ... proto ra: ends the static route */
+	CHECK_GW(apply_bad(m, dh6, REP, false, ign), "none");
+	dpr_kmirror_free(m);
+}
+
+/* ---- through lib/kernel/kroute.c into a router ---- */
+
+#define SOCK_PATH "/tmp/dpr-test-kmirror.sock"
+
+static const char config_text[] =
+	"{\"ports\": ["
+	" {\"name\": \"p0\", \"device\": \"net_null0\", \"tap\": \"lo\","
+	"  \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\"]},"
+	" {\"name\": \"p1\", \"device\": \"net_null1\", \"addresses\": [\"10.0.2.1/24\"]}],"
+	" \"vrfs\": [{\"name\": \"red\", \"table\": 100}],"
+	" \"kernel_routes\": {\"ignore_protocols\": [\"dhcp\"]},"
+	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 256}}";
+
+static struct dpr_router R;
+static uint8_t kbuf[8192];
+
+/* A route message as the kernel sends it; lo (the rig's p0 TAP) is ifindex 1. */
+static struct nlmsghdr *
+kmsg(uint16_t type, uint16_t flags, uint32_t table, const char *dst, uint8_t len, uint8_t proto,
+     uint8_t rtype, uint32_t metric)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(memset(kbuf, 0, sizeof(kbuf)));
+	int family = strchr(dst, ':') ? AF_INET6 : AF_INET;
+	struct rtmsg *rtm;
+	uint8_t a[16];
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = flags;
+	nlh->nlmsg_seq = 12345;
+	nlh->nlmsg_pid = 4242;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = (uint8_t)family;
+	rtm->rtm_dst_len = len;
+	rtm->rtm_table = (uint8_t)table;
+	rtm->rtm_protocol = proto;
+	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
+	rtm->rtm_type = rtype;
+	if (inet_pton(family, dst, a) != 1)
+		abort();
+	if (len > 0)
+		mnl_attr_put(nlh, RTA_DST, family == AF_INET ? 4 : 16, a);
+	mnl_attr_put_u32(nlh, RTA_TABLE, table);
+	if (metric != 0)
+		mnl_attr_put_u32(nlh, RTA_PRIORITY, metric);
+	return nlh;
+}
+
+static struct nlmsghdr *
+kgw(struct nlmsghdr *nlh, const char *g)
+{
+	int family = strchr(g, ':') ? AF_INET6 : AF_INET;
+	uint8_t a[16];
+
+	if (inet_pton(family, g, a) != 1)
+		abort();
+	mnl_attr_put(nlh, RTA_GATEWAY, family == AF_INET ? 4 : 16, a);
+	mnl_attr_put_u32(nlh, RTA_OIF, 1);
+	return nlh;
+}
+
+static void
+ksend(struct nlmsghdr *nlh)
+{
+	dpr_kroute_input(&R, nlh, nlh->nlmsg_len);
+}
+
+/* The next hop VRF @p vrf's FIB has for @p text; -1 with none, -2 with no VRF there. */
+static long
+fib_nh(unsigned int vrf, const char *text)
+{
+	struct dpr_prefix pf = pfx(text);
+	uint32_t n;
+
+	if (R.vrfs[vrf].rib == NULL)
+		return -2;
+	return dpr_route_get(R.vrfs[vrf].rib, &pf, &n) == 0 ? (long)n : -1;
+}
+
+/* The next hop to gateway @p g; -1 when there is none. */
+static long
+gw_nh(const char *g)
+{
+	struct dpr_ip ip;
+
+	if (dpr_ip_parse(g, &ip) < 0)
+		abort();
+	return dpr_nh_find_port(R.nh, &ip, 0);
+}
+
+/*
+ * kernel_routes.ignore_protocols ["dhcp"]: `ip route add 10.9.0.0/16 via
+ * 10.0.1.2 proto static`, then `ip route replace 10.9.0.0/16 via 10.0.1.3
+ * proto dhcp`. The kernel announces only the new route (NLM_F_REPLACE,
+ * no RTM_DELROUTE for the static one): dpr must stop forwarding via
+ * 10.0.1.2, and hold nothing once the dhcp route is deleted too.
+ */
+static void
+test_kroute_replace_by_ignored(void)
+{
+	CHECK_EQ(fib_nh(0, "10.9.0.0/16"), -1);
+	ksend(kgw(kmsg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, RT_TABLE_MAIN, "10.9.0.0", 16,
+		       RTPROT_STATIC, RTN_UNICAST, 0), "10.0.1.2"));
+	CHECK(gw_nh("10.0.1.2") >= 0, "a next hop for 10.0.1.2");
+	CHECK_EQ(fib_nh(0, "10.9.0.0/16"), gw_nh("10.0.1.2"));
+	ksend(kgw(kmsg(RTM_NEWROUTE, NLM_F_REPLACE, RT_TABLE_MAIN, "10.9.0.0", 16, RTPROT_DHCP,
+		       RTN_UNICAST, 0), "10.0.1.3"));
+	CHECK_EQ(fib_nh(0, "10.9.0.0/16"), -1);
+	ksend(kgw(kmsg(RTM_DELROUTE, 0, RT_TABLE_MAIN, "10.9.0.0", 16, RTPROT_DHCP, RTN_UNICAST,
+		       0), "10.0.1.3"));
+	CHECK_EQ(fib_nh(0, "10.9.0.0/16"), -1);
+	/* A static route beside an ignored one of a lower metric is the one dpr follows. */
+	ksend(kgw(kmsg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, RT_TABLE_MAIN, "10.9.0.0", 16,
+		       RTPROT_DHCP, RTN_UNICAST, 0), "10.0.1.3"));
+	ksend(kgw(kmsg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, RT_TABLE_MAIN, "10.9.0.0", 16,
+		       RTPROT_STATIC, RTN_UNICAST, 100), "10.0.1.2"));
+	CHECK_EQ(fib_nh(0, "10.9.0.0/16"), gw_nh("10.0.1.2"));
+	ksend(kgw(kmsg(RTM_DELROUTE, 0, RT_TABLE_MAIN, "10.9.0.0", 16, RTPROT_STATIC, RTN_UNICAST,
+		       100), "10.0.1.2"));
+	CHECK_EQ(fib_nh(0, "10.9.0.0/16"), -1);
+}
+
+static void
+test_kroute(void)
+{
+	char err[512];
+
+	if (test_router_init(&R, config_text, "test_kmirror") < 0) {
+		CHECK(false, "router rig");
+		return;
+	}
+	R.n_ports = 2;
+	R.ports[0].has_tap = true;
+	unlink(SOCK_PATH);
+	R.server = dpr_server_create(&R, SOCK_PATH, "", err, sizeof(err));
+	CHECK(R.server != NULL, "control server: %s", err);
+	CHECK(dpr_kroute_start(&R, err, sizeof(err)) == 0, "kernel_routes: %s", err);
+	if (R.server == NULL || R.kroute == NULL)
+		return;
+	test_kroute_replace_by_ignored();
+	dpr_kroute_free(&R);
+	dpr_server_free(R.server);
+	unlink(SOCK_PATH);
+	test_router_free(&R);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -717,5 +915,7 @@ main(int argc, char **argv)
 	test_tables();
 	test_ip4_apart();
 	test_dump_alike();
+	test_ignored();
+	test_kroute();
 	return test_done("kmirror");
 }
