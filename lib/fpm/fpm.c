@@ -385,6 +385,21 @@ rt_set(struct dpr_fpm *f, uint32_t table, const struct dpr_prefix *p, uint32_t i
 	return rt;
 }
 
+void
+dpr_fpm_forget_table(struct dpr_fpm *f, uint32_t table)
+{
+	struct fpm_rt *rt, *next;
+	uint32_t i;
+
+	for (i = 0; i < f->rt_size; i++) {
+		for (rt = f->rt_tbl[i]; rt != NULL; rt = next) {
+			next = rt->hnext;
+			if (rt->table == table)
+				rt_forget(f, table, &rt->prefix);
+		}
+	}
+}
+
 /* Everything zebra told this connection; the sink keeps its routes. */
 static void
 state_clear(struct dpr_fpm *f)
@@ -603,6 +618,10 @@ route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dp
 	}
 	if (rc < 0) { /* -EOPNOTSUPP, -E2BIG: see dpr_nl_route_parse() */
 		dpr_nl_route_peek(nlh, &r.prefix, &table, &proto);
+		/* A delete ends the route's next-hop object, ours or not
+		 * (below). */
+		if (nlh->nlmsg_type == RTM_DELROUTE)
+			rt_forget(f, table, &r.prefix);
 		if (!route_ours(f, &r.prefix, table, proto))
 			return 0;
 		dpr_prefix_fmt(&r.prefix, buf, sizeof(buf));
@@ -619,11 +638,16 @@ route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dp
 		return 0;
 	}
 
+	/* A delete ends the route's next-hop object first, whatever the
+	 * table: one whose VRF is gone now (vrf.del, then zebra's delete)
+	 * still names the object, and once zebra gives the id to another
+	 * next hop the route would come back by it (rt_redeliver()). */
+	if (nl->del)
+		rt_forget(f, nl->table, &nl->prefix);
 	if (!route_ours(f, &nl->prefix, nl->table, nl->protocol))
 		return 0;
 	dpr_prefix_fmt(&nl->prefix, buf, sizeof(buf));
 	if (nl->del) {
-		rt_forget(f, nl->table, &nl->prefix);
 		deliver_del(f, nl->table, &nl->prefix, nl->protocol);
 		return 0;
 	}

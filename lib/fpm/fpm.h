@@ -215,6 +215,13 @@ const struct dpr_fpm_stats *dpr_fpm_stats(const struct dpr_fpm *f);
 const char *dpr_fpm_ignore_name(enum dpr_fpm_ignore i);
 const char *dpr_fpm_reject_name(enum dpr_fpm_reject i);
 
+/**
+ * Forget which next-hop object each route of @p table names (its VRF is
+ * gone: vrf.del): no change of an object brings them back to the sink.
+ * Calls no sink callback. Control thread.
+ */
+void dpr_fpm_forget_table(struct dpr_fpm *f, uint32_t table);
+
 /** Close both sockets and free everything. Calls no sink callback. NULL is a no-op. */
 void dpr_fpm_free(struct dpr_fpm *f);
 

@@ -178,6 +178,13 @@ dpr_fpm_router_feed(struct dpr_router *r, const uint8_t *buf, size_t len)
 }
 
 void
+dpr_fpm_router_vrf_del(struct dpr_router *r, uint32_t table)
+{
+	if (r->fpm != NULL)
+		dpr_fpm_forget_table(r->fpm->fpm, table);
+}
+
+void
 dpr_fpm_router_free(struct dpr_router *r)
 {
 	struct dpr_fpm_router *f = r->fpm;

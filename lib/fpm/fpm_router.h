@@ -57,4 +57,10 @@ json_t *dpr_fpm_router_stats_json(struct dpr_router *r);
  */
 int dpr_fpm_router_feed(struct dpr_router *r, const uint8_t *buf, size_t len);
 
+/**
+ * VRF table @p table is gone (vrf.del): forget which next-hop objects its
+ * routes named (dpr_fpm_forget_table()). No-op without FPM.
+ */
+void dpr_fpm_router_vrf_del(struct dpr_router *r, uint32_t table);
+
 void dpr_fpm_router_free(struct dpr_router *r);

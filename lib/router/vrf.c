@@ -7,6 +7,7 @@
 #include <rte_lcore.h>
 #include <rte_rcu_qsbr.h>
 
+#include "../fpm/fpm_router.h"
 #include "../neigh/neigh.h"
 #include "../route/source.h"
 #include "../util/log.h"
@@ -240,6 +241,10 @@ dpr_vrf_del(struct dpr_router *r, unsigned int id, char *err, size_t len)
 			 r->vrfs[id].conf.name, ifs);
 		return -EBUSY;
 	}
+	/* What FPM knows of the table goes too: its messages are ignored
+	 * from now on, so its routes by next-hop id would be stale for a
+	 * VRF given the table again (a reused id would bring them back). */
+	dpr_fpm_router_vrf_del(r, r->vrfs[id].conf.table);
 	/* Every source's routes, as a daemon's go when it leaves: their
 	 * candidates and next-hop references with them; then whatever the
 	 * router itself still holds there. */

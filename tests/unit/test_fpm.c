@@ -931,6 +931,124 @@ test_table(void)
 	n_ev = 0;
 }
 
+/* The tables of VRFs: main, and 100 while red_on (red deleted and added again). */
+static bool red_on;
+
+static bool
+sink_table(void *arg, uint32_t table)
+{
+	(void)arg;
+	return table == RT_TABLE_MAIN || (table == 100 && red_on);
+}
+
+/* Send next-hop object 7 (via 192.0.2.1) and 10.60.0.0/16 of table 100 by it. */
+static void
+red_route_by_7(int fd, struct frame *fr)
+{
+	struct nlmsghdr *nlh;
+
+	frame_begin(fr);
+	nh_single(fr, 7, "192.0.2.1", 3);
+	nlh = route_begin(fr, RTM_NEWROUTE, "10.60.0.0", 16, RTN_UNICAST);
+	rtm_of(nlh)->rtm_table = 100;
+	mnl_attr_put_u32(nlh, RTA_NH_ID, 7);
+	msg_done(fr, nlh);
+	frame_end(fr);
+	send_all(fd, fbytes(fr), fr->len);
+	fr->len = 0;
+	pump();
+}
+
+/* zebra gives id 7 to another next hop, and main's 10.70.0.0/16 by it. */
+static void
+id_7_reused(int fd, struct frame *fr)
+{
+	frame_begin(fr);
+	nh_single(fr, 7, "198.51.100.9", 4);
+	route_add(fr, "10.70.0.0", 16, NULL, 0, 7);
+	frame_end(fr);
+	send_all(fd, fbytes(fr), fr->len);
+	fr->len = 0;
+	pump();
+}
+
+/*
+ * A VRF's table goes (vrf.del) and comes back (vrf.add), and zebra gives
+ * the next-hop id its routes named to another next hop: only the route
+ * that now names it is delivered, not the VRF's old one by it.
+ *  - zebra deletes the route after the table went (its delete is for a
+ *    table of no VRF now), then the object;
+ *  - zebra deletes nothing (dpr's vrf.del alone): dpr_fpm_forget_table().
+ */
+static void
+test_table_gone(void)
+{
+	static struct frame fr;
+	struct dpr_fpm *main_srv = srv;
+	struct dpr_fpm_sink s2 = sink;
+	struct nlmsghdr *nlh;
+	char err[200];
+	int fd;
+
+	s2.table = sink_table;
+	srv = dpr_fpm_create("127.0.0.1:0", 0, &s2, err, sizeof(err));
+	CHECK(srv != NULL, "%s", err);
+	if (srv == NULL) {
+		srv = main_srv;
+		return;
+	}
+	fd = zebra_connect();
+	pump();
+	n_ev = 0;
+	red_on = true;
+	red_route_by_7(fd, &fr);
+	CHECK_EQ(n_ev, 1);
+	CHECK_ROUTE(0, false, "10.60.0.0/16");
+	n_ev = 0;
+	/* vrf.del red; zebra withdraws the route, then frees object 7 */
+	red_on = false;
+	frame_begin(&fr);
+	nlh = route_begin(&fr, RTM_DELROUTE, "10.60.0.0", 16, 0);
+	rtm_of(nlh)->rtm_table = 100;
+	msg_done(&fr, nlh);
+	frame_end(&fr);
+	frame_begin(&fr);
+	nh_del(&fr, 7);
+	frame_end(&fr);
+	send_all(fd, fbytes(&fr), fr.len);
+	fr.len = 0;
+	pump();
+	CHECK_EQ(n_ev, 0);
+	CHECK_EQ(st()->routes_by_id, 0);
+	/* vrf.add red; id 7 is main's next hop now */
+	red_on = true;
+	id_7_reused(fd, &fr);
+	CHECK_EQ(n_ev, 1);
+	CHECK_ROUTE(0, false, "10.70.0.0/16");
+	CHECK_EQ(st()->routes_by_id, 1);
+
+	/* Again, with no word from zebra about red's route. */
+	n_ev = 0;
+	red_route_by_7(fd, &fr);
+	CHECK_EQ(n_ev, 2); /* 10.70.0.0/16 again (object 7 changed), 10.60.0.0/16 */
+	CHECK_EQ(st()->routes_by_id, 2);
+	n_ev = 0;
+	red_on = false;
+	dpr_fpm_forget_table(srv, 100);
+	CHECK_EQ(st()->routes_by_id, 1);
+	red_on = true;
+	id_7_reused(fd, &fr);
+	/* 10.70.0.0/16 by the object's change and by its own message */
+	CHECK_EQ(n_ev, 2);
+	CHECK_ROUTE(0, false, "10.70.0.0/16");
+	CHECK_ROUTE(1, false, "10.70.0.0/16");
+	close(fd);
+	pump();
+	dpr_fpm_free(srv);
+	srv = main_srv;
+	n_ev = 0;
+}
+
 static void
 test_rejected(void)
 {
@@ -1616,6 +1734,7 @@ main(void)
 	test_nexthop_groups();
 	test_ignored();
 	test_table();
+	test_table_gone();
 	test_rejected();
 	test_split();
 	test_big_frame();
