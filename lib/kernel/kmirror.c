@@ -805,6 +805,30 @@ dpr_kmirror_mark_stale(struct dpr_kmirror *m)
 }
 
 unsigned int
+dpr_kmirror_drop_table(struct dpr_kmirror *m, uint32_t table)
+{
+	struct km_prefix *p;
+	unsigned int b, n = 0;
+
+	for (b = 0; b < m->n_buckets; b++) {
+		for (p = m->pfx[b]; p != NULL; p = p->hnext) {
+			if (p->table != table)
+				continue;
+			while (p->routes != NULL) {
+				route_unlink(m, &p->routes);
+				n++;
+			}
+			/* Its VRF's routes went with the VRF: the next flush
+			 * tells nobody, and frees the prefix (dirty now). */
+			if (p->held)
+				m->n.held--;
+			p->held = false;
+		}
+	}
+	return n;
+}
+
+unsigned int
 dpr_kmirror_sweep_nexthops(struct dpr_kmirror *m)
 {
 	struct km_nh *o, *next;

@@ -125,6 +125,15 @@ int dpr_kmirror_nexthop(struct dpr_kmirror *m, const struct dpr_nl_nexthop *nh);
  */
 unsigned int dpr_kmirror_mark_stale(struct dpr_kmirror *m);
 
+/**
+ * Table @p table is no longer mirrored (its VRF was deleted, and its routes
+ * with it): drop its routes, held or not, telling the callback nothing.
+ * Events of the table go unseen until it is mirrored again, which starts
+ * with a resync.
+ * @return the number of routes dropped.
+ */
+unsigned int dpr_kmirror_drop_table(struct dpr_kmirror *m, uint32_t table);
+
 /** The next-hop dump ended: forget the objects it did not list. @return how many. */
 unsigned int dpr_kmirror_sweep_nexthops(struct dpr_kmirror *m);
 

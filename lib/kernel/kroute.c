@@ -88,6 +88,7 @@ enum resync {
 	RS_INTERRUPTED,  /* NLM_F_DUMP_INTR: the tables changed during the dump */
 	RS_LINK,         /* a TAP went down, away, or lost an IPv4 address */
 	RS_DUMP_FAILED,  /* the kernel refused the dump or it never ended */
+	RS_VRF,          /* vrf.add: a table to mirror (again) */
 	RS_MAX
 };
 
@@ -97,6 +98,7 @@ static const char *const rs_names[RS_MAX] = {
 	[RS_INTERRUPTED] = "interrupted",
 	[RS_LINK] = "link",
 	[RS_DUMP_FAILED] = "dump_failed",
+	[RS_VRF] = "vrf",
 };
 
 /* A resync's dump comes in two parts, one request each. */
@@ -670,6 +672,34 @@ int64_t
 dpr_kroute_resync(struct dpr_router *r)
 {
 	return r->kroute != NULL ? resync(r->kroute, RS_OVERFLOW) : -ENOENT;
+}
+
+void
+dpr_kroute_vrf_del(struct dpr_router *r, uint32_t table)
+{
+	struct dpr_kroute *k = r->kroute;
+	unsigned int n;
+
+	if (k == NULL)
+		return;
+	/* Held records of it would outlive its events (ignored while the
+	 * VRF is gone) and come back stale with a VRF of the same table. */
+	n = dpr_kmirror_drop_table(k->mirror, table);
+	flush(k);
+	KLOG(INFO, "no longer mirroring kernel table %u (its VRF deleted): %u routes dropped",
+	     table, n);
+}
+
+void
+dpr_kroute_vrf_add(struct dpr_router *r, uint32_t table)
+{
+	struct dpr_kroute *k = r->kroute;
+	int v;
+
+	if (k == NULL || (v = dpr_route_feed_vrf(k->feed, table)) < 0)
+		return;
+	KLOG(INFO, "mirroring kernel table %u into VRF %s: resync", table, r->vrfs[v].conf.name);
+	resync(k, RS_VRF);
 }
 
 int

@@ -86,6 +86,19 @@ void dpr_kroute_input(struct dpr_router *r, const void *buf, size_t len);
 int64_t dpr_kroute_resync(struct dpr_router *r);
 
 /**
+ * VRF table @p table is gone (vrf.del, its routes with it): its copy is
+ * dropped, and its events are ignored until it comes back. No-op when off.
+ */
+void dpr_kroute_vrf_del(struct dpr_router *r, uint32_t table);
+
+/**
+ * VRF table @p table is mirrored again, or for the first time (vrf.add):
+ * what the kernel has there, and what changed while it was not, comes
+ * with a full resync (counted as "vrf"). No-op when off.
+ */
+void dpr_kroute_vrf_add(struct dpr_router *r, uint32_t table);
+
+/**
  * State and counters for stats.get's "kernel_routes": {"enabled": false}
  * when off. A new reference.
  */

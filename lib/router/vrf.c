@@ -8,6 +8,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "../fpm/fpm_router.h"
+#include "../kernel/kroute.h"
 #include "../neigh/neigh.h"
 #include "../route/source.h"
 #include "../util/log.h"
@@ -170,7 +171,12 @@ dpr_vrf_add(struct dpr_router *r, const struct dpr_vrf_conf *conf, char *err, si
 		return -ENOSPC;
 	}
 	ret = dpr_vrf_open(r, free_slot, conf, err, len);
-	return ret < 0 ? ret : (int)free_slot;
+	if (ret < 0)
+		return ret;
+	/* The kernel's routes already in the table, and any change the
+	 * mirror ignored while no VRF had it. */
+	dpr_kroute_vrf_add(r, conf->table);
+	return (int)free_slot;
 }
 
 /*
@@ -241,10 +247,12 @@ dpr_vrf_del(struct dpr_router *r, unsigned int id, char *err, size_t len)
 			 r->vrfs[id].conf.name, ifs);
 		return -EBUSY;
 	}
-	/* What FPM knows of the table goes too: its messages are ignored
-	 * from now on, so its routes by next-hop id would be stale for a
-	 * VRF given the table again (a reused id would bring them back). */
+	/* What the route feeds know of the table goes too: its events are
+	 * ignored from now on, so what they kept would be stale for a VRF
+	 * given the table again (FPM's routes by next-hop id, which a
+	 * reused id would bring back; the kernel mirror's records). */
 	dpr_fpm_router_vrf_del(r, r->vrfs[id].conf.table);
+	dpr_kroute_vrf_del(r, r->vrfs[id].conf.table);
 	/* Every source's routes, as a daemon's go when it leaves: their
 	 * candidates and next-hop references with them; then whatever the
 	 * router itself still holds there. */

@@ -136,6 +136,33 @@ check "ip route del ... table 100: gone from red" \
 	wait_for 5 eval '[ "$(route_in 10.90.1.1 vrf red)" = none ]'
 check "the default VRF's kernel route stays" test "$(route_in 10.91.1.1)" = "10.91.0.0/16 10.0.1.2 p0 kernel"
 
+# A VRF deleted and added again (vrf.del, vrf.add): what its table has in
+# the kernel then is what it gets, whatever changed while it was gone.
+in_blue() { # in_blue ADDR: "PREFIX SOURCE" of blue's route, "none" without one
+	local r
+	r=$(route_in "$1" vrf blue)
+	if [ "$r" = none ]; then echo none; else awk '{print $1, $NF}' <<<"$r"; fi
+}
+check "vrf add blue table 300" ctl vrf add blue table 300
+rip add blackhole 10.95.0.0/16 table 300
+rip add blackhole 10.96.0.0/16 table 300
+check "ip route add blackhole ... table 300: in blue" \
+	wait_for 5 eval '[ "$(in_blue 10.96.1.1)" = "10.96.0.0/16 kernel" ]'
+check "vrf del blue" ctl vrf del blue
+rip del blackhole 10.96.0.0/16 table 300
+check "vrf add blue table 300 again" ctl vrf add blue table 300
+check "the route still in table 300 is in blue again" \
+	wait_for 5 eval '[ "$(in_blue 10.95.1.1)" = "10.95.0.0/16 kernel" ]'
+check "the one deleted while blue was gone is not ($(in_blue 10.96.1.1))" \
+	wait_for 5 eval '[ "$(in_blue 10.96.1.1)" = none ]'
+check "...counted: a resync for the VRF" test "$(st kernel_routes resyncs/vrf)" -ge 2
+rip add unreachable 10.96.0.0/16 table 300 metric 100
+check "a route added now is blue's" wait_for 5 eval '[ "$(in_blue 10.96.1.1)" = "10.96.0.0/16 kernel" ]'
+r=$(ctl --json route get 10.96.1.1 vrf blue | tr -d ' \n')
+check "...the unreachable one, not the blackhole the kernel deleted ($r)" has unreachable "$r"
+rip flush table 300
+check "vrf del blue, at last" ctl vrf del blue
+
 stop_dpr
 if [ "$KVRF" = 1 ]; then
 	check "the kernel VRF device is gone with dpr" eval "! ip -n $R link show red >/dev/null 2>&1"

@@ -873,6 +873,63 @@ test_kroute_replace_by_ignored(void)
 	CHECK_EQ(fib_nh(0, "10.9.0.0/16"), -1);
 }
 
+/* stats.get's kernel_routes.kernel_table.@p key: what the mirror holds. */
+static long
+kernel_table(const char *key)
+{
+	json_t *o = dpr_kroute_stats_json(&R);
+	long n = (long)json_integer_value(json_object_get(json_object_get(o, "kernel_table"), key));
+
+	json_decref(o);
+	return n;
+}
+
+/*
+ * VRF red (table 100) has two kernel routes, blackholes 10.50/16 and
+ * 10.51/16. vrf.del red; meanwhile 10.51/16 is deleted in the kernel
+ * (unseen: no VRF has table 100); vrf.add red table 100 again; then `ip
+ * route add unreachable 10.51.0.0/16 table 100 metric 100`. What red holds
+ * must not come from what the mirror kept of the old VRF: the blackhole,
+ * deleted in the kernel, would win over the new route (lower metric).
+ * (What is still in the kernel, 10.50/16, comes back with the resync's
+ * dump: tests/smoke/vrf_routes.sh.)
+ */
+static void
+test_kroute_vrf_del_add(void)
+{
+	long routes, held;
+	struct dpr_vrf_conf vc;
+	char err[256];
+	int v;
+
+	v = dpr_router_vrf_index(&R, "red");
+	CHECK(v > 0, "red");
+	if (v <= 0)
+		return;
+	vc = R.vrfs[v].conf;
+	routes = kernel_table("routes");
+	held = kernel_table("prefixes_held");
+	ksend(kmsg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, 100, "10.50.0.0", 16, RTPROT_STATIC,
+		   RTN_BLACKHOLE, 0));
+	ksend(kmsg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, 100, "10.51.0.0", 16, RTPROT_STATIC,
+		   RTN_BLACKHOLE, 0));
+	CHECK_EQ(fib_nh((unsigned int)v, "10.50.0.0/16"), DPR_NH_BLACKHOLE);
+	CHECK_EQ(fib_nh((unsigned int)v, "10.51.0.0/16"), DPR_NH_BLACKHOLE);
+	CHECK_EQ(kernel_table("routes"), routes + 2);
+	CHECK_EQ(dpr_vrf_del(&R, (unsigned int)v, err, sizeof(err)), 0);
+	/* The mirror keeps nothing of red's table, held or not. */
+	CHECK_EQ(kernel_table("routes"), routes);
+	CHECK_EQ(kernel_table("prefixes_held"), held);
+	ksend(kmsg(RTM_DELROUTE, 0, 100, "10.51.0.0", 16, RTPROT_STATIC, RTN_BLACKHOLE, 0));
+	v = dpr_vrf_add(&R, &vc, err, sizeof(err));
+	CHECK(v > 0, "vrf.add: %s", err);
+	if (v <= 0)
+		return;
+	ksend(kmsg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, 100, "10.51.0.0", 16, RTPROT_STATIC,
+		   RTN_UNREACHABLE, 100));
+	CHECK_EQ(fib_nh((unsigned int)v, "10.51.0.0/16"), DPR_NH_NONE);
+}
+
 static void
 test_kroute(void)
 {
@@ -891,6 +948,7 @@ test_kroute(void)
 	if (R.server == NULL || R.kroute == NULL)
 		return;
 	test_kroute_replace_by_ignored();
+	test_kroute_vrf_del_add();
 	dpr_kroute_free(&R);
 	dpr_server_free(R.server);
 	unlink(SOCK_PATH);
