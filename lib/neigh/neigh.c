@@ -1147,8 +1147,18 @@ dpr_neigh_link(struct dpr_neigh *n, uint16_t port, bool up)
 			if (n->parked_port[idx] != port + 1)
 				continue;
 			n->parked_port[idx] = 0;
-			if (w.kind == DPR_NH_KIND_UNRESOLVED && w.port == port)
+			if (w.kind == DPR_NH_KIND_UNRESOLVED && w.port == port) {
+				struct dpr_ip ip = info->ip;
+				struct pending *p;
+
 				dpr_nh_resolve(t, idx, (uint8_t)port, &n->parked_mac[idx], true);
+				/* What waited for it while the link was down
+				 * goes now, not host unreachable later (as
+				 * after neigh.add). */
+				p = pending_find(n, &ip, port);
+				if (p != NULL && p->failed_until == 0)
+					pending_release(n, p, true, false);
+			}
 			memset(&n->parked_mac[idx], 0, sizeof(n->parked_mac[idx]));
 			changed++;
 			continue;

@@ -967,6 +967,40 @@ test_del_static_on_down_link(void)
 	CHECK_EQ(dpr_neigh_del(R.neigh, &ip, -1), -ENOENT);
 }
 
+/*
+ * A static neighbour parked while its link is down: packets for it meanwhile
+ * are held (and asked for, unanswered); when the link comes back the
+ * neighbour is restored and they leave at once with its MAC, not host
+ * unreachable when the resolution gives up.
+ */
+static void
+test_static_link_up_releases(void)
+{
+	struct rte_ether_addr mac = {{ 0x02, 0, 0, 0, 0x02, 0x04 }};
+	struct dpr_ip ip = { .af = DPR_AF_IP4, .ip4 = IP(10, 0, 2, 4) };
+	struct rte_mbuf *out[8];
+	unsigned int n, base = pool_in_use();
+	char err[128];
+	int idx;
+
+	idx = dpr_neigh_add_static(R.neigh, &ip, &mac, 1, err, sizeof(err));
+	CHECK(idx >= 0, "static neighbour 10.0.2.4 on p1: %s", err);
+	dpr_neigh_link(R.neigh, 1, false);
+	drop_sent();
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 4), 64, NULL, 0, 16, 0),
+	       DPR_EXC_UNRESOLVED, 0, nh_of(IP(10, 0, 2, 4)));
+	drop_sent(); /* the ARP request */
+	CHECK_EQ(pool_in_use(), base + 1);
+	dpr_neigh_link(R.neigh, 1, true);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && rte_is_same_ether_addr(&eth_of(out[0])->dst_addr, &mac),
+	      "the packet held while the link was down leaves with the static MAC (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(pool_in_use(), base);
+	neigh_ok("link up, held packets released");
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip, -1), 0);
+}
+
 /* neigh.add of an address being resolved sends what waits for it now. */
 static void
 test_static_cancels_pending(void)
@@ -1545,6 +1579,7 @@ main(int argc, char **argv)
 	test_learn_over_host_route();
 	test_daemon_route_over_learned();
 	test_del_static_on_down_link();
+	test_static_link_up_releases();
 	test_static_cancels_pending();
 	test_next_hop_follows_subnet();
 	test_pending_follows_subnet();
