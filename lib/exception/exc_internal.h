@@ -19,8 +19,11 @@
 #define RL_BURST 10
 
 /* hash.usr class of a packet the router made itself (an ICMP error held
- * for its destination's MAC): routed again when released, never forwarded
- * as a transit packet. */
+ * for its destination's MAC, anything dpr_exc_tx_own() sends): routed
+ * again when released, never forwarded as a transit packet, never answered
+ * with an ICMP error (an output ACL's reject only drops it). A fresh mbuf's
+ * hash.usr is whatever its last user left there (an RSS hash): every
+ * packet the router builds is marked before it is sent or held. */
 #define OWN_PACKET DPR_EXC_MAX
 
 #define COUNTERS(X) \
@@ -117,6 +120,16 @@ dpr_exc_rib(const struct dpr_exc_engine *x, const struct rte_mbuf *m)
 	return dpr_router_port_rib(x->r, DPR_EXC_META_PORT(m->hash.usr));
 }
 
+/**
+ * Whether @p port, read from a packet's exception metadata, names an
+ * interface in use: the port an ICMP error's way back is looked up from.
+ */
+static inline bool
+dpr_exc_port_ok(const struct dpr_exc_engine *x, uint32_t port)
+{
+	return port < x->r->n_ports && dpr_router_iface_used(x->r, port);
+}
+
 /** Next hop @p nh as the control thread forwards by it now (ovr_nh above). */
 static inline union dpr_nh_word
 dpr_exc_word(const struct dpr_exc_engine *x, uint32_t nh)
@@ -129,6 +142,10 @@ struct rte_mempool *dpr_exc_pool(struct dpr_exc_engine *x, uint16_t port);
 
 /** Send @p m on the control thread's TX queue of @p port (consumed). */
 void dpr_exc_tx(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m);
+
+/** Send @p m, a packet the router made, on @p port (consumed): dpr_exc_tx()
+ * with @p m marked the router's own (OWN_PACKET). */
+void dpr_exc_tx_own(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m);
 
 /** Token bucket per source hash @p src: RL_RATE a second, bursts of RL_BURST. */
 bool dpr_exc_rate_ok(struct dpr_exc_engine *x, uint32_t src);

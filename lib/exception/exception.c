@@ -65,8 +65,9 @@ static void icmp_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t typ
 
 /*
  * The output ACL of @p port over @p m, which the control thread sends:
- * whether it may leave. A rejected packet is answered as a worker's
- * would be; a denied one is freed.
+ * whether it may leave. A rejected transit packet is answered as a
+ * worker's would be; a denied one, and a rejected one the router made
+ * itself (OWN_PACKET: there is no one to tell but the router), is freed.
  */
 static bool
 acl_out_ok(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
@@ -75,7 +76,9 @@ acl_out_ok(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
 	case DPR_ACL_PERMIT:
 		return true;
 	case DPR_ACL_REJECT:
-		if (is_ip6(m))
+		if (DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET)
+			rte_pktmbuf_free(m);
+		else if (is_ip6(m))
 			dpr_exc6_admin_prohibited(x, m);
 		else
 			icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_ADMIN, 0);
@@ -106,6 +109,13 @@ dpr_exc_tx(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
 	}
 	x->c.tx_failed++;
 	rte_pktmbuf_free(m);
+}
+
+void
+dpr_exc_tx_own(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
+{
+	m->hash.usr = DPR_EXC_META(OWN_PACKET, port);
+	dpr_exc_tx(x, port, m);
 }
 
 /*
@@ -168,7 +178,7 @@ send_own(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t dst, uint32_t nh
 	if (w.kind == DPR_NH_KIND_FORWARD) {
 		eth->dst_addr = w.mac;
 		eth->src_addr = x->r->ports[w.port].mac;
-		dpr_exc_tx(x, w.port, m);
+		dpr_exc_tx_own(x, w.port, m);
 		return;
 	}
 	m->hash.usr = DPR_EXC_META(OWN_PACKET, w.port);
@@ -249,7 +259,8 @@ icmp_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t c
 
 	if (DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET || !dpr_icmp4_error_allowed(m)) {
 		x->c.icmp_not_allowed++;
-	} else if ((out = egress(x, m, src, &nh, &from)) < 0 || from == 0) {
+	} else if (!dpr_exc_port_ok(x, DPR_EXC_META_PORT(m->hash.usr)) ||
+		   (out = egress(x, m, src, &nh, &from)) < 0 || from == 0) {
 		x->c.icmp_unroutable++;
 	} else if (!dpr_exc_rate_ok(x, src)) {
 		x->c.icmp_rate_limited++;
@@ -293,7 +304,7 @@ arp_request(struct dpr_exc_engine *x, uint16_t port, uint32_t ip,
 		x->c.arp_probes_sent++;
 	else
 		x->c.arp_requests_sent++;
-	dpr_exc_tx(x, port, m);
+	dpr_exc_tx_own(x, port, m);
 }
 
 void
@@ -307,7 +318,7 @@ dpr_exc_garp(struct dpr_exc_engine *x, unsigned int port, uint32_t ip)
 
 	if (m != NULL) {
 		x->c.arp_requests_sent++;
-		dpr_exc_tx(x, (uint16_t)port, m);
+		dpr_exc_tx_own(x, (uint16_t)port, m);
 	}
 }
 
@@ -479,7 +490,7 @@ redirect4(struct dpr_exc_engine *x, const struct rte_mbuf *m, uint16_t in, uint3
 	rte_pktmbuf_mtod(e, struct rte_ether_hdr *)->dst_addr = eth->src_addr;
 	rte_pktmbuf_mtod(e, struct rte_ether_hdr *)->src_addr = x->r->ports[in].mac;
 	x->c.icmp_redirect_sent++;
-	dpr_exc_tx(x, in, e);
+	dpr_exc_tx_own(x, in, e);
 }
 
 static void local_input(struct dpr_exc_engine *x, struct rte_mbuf *m);
@@ -491,6 +502,7 @@ fragment(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t out, uint16_t mt
 {
 	struct rte_mbuf *frags[64];
 	struct rte_mempool *mp = dpr_exc_pool(x, out);
+	uint32_t meta = m->hash.usr;
 	int n, i;
 
 	/* The fragmenter splits the buffer: it must hold the IP packet and
@@ -518,6 +530,9 @@ fragment(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t out, uint16_t mt
 		ip = (struct rte_ipv4_hdr *)(eth + 1);
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		/* The fragmenter's new mbufs keep no metadata: each piece is
+		 * the transit packet's (an output ACL's reject answers it). */
+		frags[i]->hash.usr = meta;
 		eth->dst_addr = *dst;
 		eth->src_addr = x->r->ports[out].mac;
 		eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
@@ -740,7 +755,7 @@ arp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 			x->c.no_mbuf++;
 		} else {
 			x->c.arp_replies_sent++;
-			dpr_exc_tx(x, in, r);
+			dpr_exc_tx_own(x, in, r);
 		}
 	}
 	rte_pktmbuf_free(m);
@@ -832,14 +847,14 @@ local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 				 * reply is from the port's own. */
 				eth->src_addr = x->r->ports[in].mac;
 				x->c.echo_replies++;
-				dpr_exc_tx(x, in, m);
+				dpr_exc_tx_own(x, in, m);
 				return;
 			}
 			x->c.echo_invalid++;
 		} else if (nh == DPR_NH_LOCAL && rte_is_unicast_ether_addr(&eth->dst_addr)) {
 			if (dpr_icmp4_echo_reply(m, 0) == 0) {
 				x->c.echo_replies++;
-				dpr_exc_tx(x, in, m);
+				dpr_exc_tx_own(x, in, m);
 				return;
 			}
 			x->c.echo_invalid++;

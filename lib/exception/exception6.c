@@ -105,7 +105,7 @@ dpr_exc6_solicit(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target,
 		return;
 	}
 	x->c6.ns_sent++;
-	dpr_exc_tx(x, port, m);
+	dpr_exc_tx_own(x, port, m);
 }
 
 /* A neighbour advertisement for our @p target from @p port to @p dst. */
@@ -130,7 +130,7 @@ send_na(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target, const ui
 		return;
 	}
 	x->c6.na_sent++;
-	dpr_exc_tx(x, port, m);
+	dpr_exc_tx_own(x, port, m);
 }
 
 /*
@@ -193,7 +193,7 @@ dpr_exc_unsolicited_na(struct dpr_exc_engine *x, unsigned int port, const struct
 			     a->ip6, false, NULL);
 	if (m != NULL) {
 		x->c6.ns_sent++;
-		dpr_exc_tx(x, (uint16_t)port, m);
+		dpr_exc_tx_own(x, (uint16_t)port, m);
 	}
 	send_na(x, (uint16_t)port, a->ip6, all_nodes, NULL, false, true);
 }
@@ -389,7 +389,7 @@ send_ra(struct dpr_exc_engine *x, uint16_t port)
 		return;
 	}
 	x->c6.ra_sent++;
-	dpr_exc_tx(x, port, m);
+	dpr_exc_tx_own(x, port, m);
 }
 
 /*
@@ -485,6 +485,8 @@ egress6(struct dpr_exc_engine *x, const uint8_t *dst, uint16_t in, uint32_t *nh,
 	const struct dpr_nh_info *info;
 	union dpr_nh_word w;
 
+	if (!dpr_exc_port_ok(x, in))
+		return -1;
 	if (dpr_ip6_is_link_local(dst)) {
 		*nh = DPR_NH_NONE;
 		source_for(x, in, dst, src);
@@ -518,13 +520,13 @@ send_own6(struct dpr_exc_engine *x, struct rte_mbuf *m, const uint8_t *dst, uint
 	if (nh == DPR_NH_NONE) {
 		eth->dst_addr = *dmac;
 		eth->src_addr = x->r->ports[out].mac;
-		dpr_exc_tx(x, out, m);
+		dpr_exc_tx_own(x, out, m);
 		return;
 	}
 	if (w.kind == DPR_NH_KIND_FORWARD) {
 		eth->dst_addr = w.mac;
 		eth->src_addr = x->r->ports[w.port].mac;
-		dpr_exc_tx(x, w.port, m);
+		dpr_exc_tx_own(x, w.port, m);
 		return;
 	}
 	memcpy(d.ip6, dst, 16);
@@ -580,7 +582,7 @@ icmp6_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t 
 	if (DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET ||
 	    !dpr_icmp6_error_allowed(m, type, code)) {
 		x->c6.not_allowed++;
-	} else if ((out = egress6(x, ip->src_addr, in, &nh, from)) < 0) {
+	} else if (!dpr_exc_port_ok(x, in) || (out = egress6(x, ip->src_addr, in, &nh, from)) < 0) {
 		x->c6.unroutable++;
 	} else if (!dpr_exc_rate_ok(x, hash6(ip->src_addr))) {
 		x->c6.rate_limited++;
@@ -653,7 +655,7 @@ local6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 				rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->src_addr =
 					x->r->ports[in].mac;
 				x->c6.echo_replies++;
-				dpr_exc_tx(x, in, m);
+				dpr_exc_tx_own(x, in, m);
 				return;
 			}
 			x->c6.echo_invalid++;
@@ -724,7 +726,7 @@ redirect6(struct dpr_exc_engine *x, const struct rte_mbuf *m, uint16_t in, uint3
 		return;
 	}
 	x->c6.redirect_sent++;
-	dpr_exc_tx(x, in, e);
+	dpr_exc_tx_own(x, in, e);
 }
 
 /*

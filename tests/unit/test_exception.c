@@ -28,8 +28,10 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "acl/acl.h"
 #include "config/config.h"
 #include "datapath/datapath.h"
+#include "exception/exc_internal.h"
 #include "exception/exception.h"
 #include "exception/ip4_options.h"
 #include "exception/packet.h"
@@ -1348,6 +1350,60 @@ test_fragment_trailer(void)
 	rte_pktmbuf_free_bulk(out, n);
 }
 
+/*
+ * A transit packet fragmented for p1 (MTU 1000), whose output ACL rejects
+ * UDP: the first fragment is answered with administratively prohibited on
+ * p0, as the worker's reject would be, and the others are dropped quietly
+ * (RFC 1812 4.3.2.7: no error about a non-first fragment). The fragmenter's
+ * mbufs come fresh from the pool, their hash.usr what a previous user left
+ * (here: the router's own class, a port past the table): each fragment
+ * must carry the packet's own metadata.
+ */
+static void
+test_out_acl_fragments(void)
+{
+	static const uint32_t junk[] = { DPR_EXC_META(OWN_PACKET, 0), 0xffff };
+	struct dpr_acl_db *db = dpr_acl_db_create(NULL, 1, 0);
+	struct rte_mbuf *all[POOL_SIZE], *out[8];
+	struct dpr_acl_list l;
+	char err[256] = "";
+	json_error_t je;
+	json_t *j = json_loads("{\"name\":\"out\",\"default\":\"permit\",\"rules\":["
+			       "{\"action\":\"reject\",\"proto\":\"udp\"}]}", 0, &je);
+	unsigned int i, n, n1;
+	const struct rte_icmp_hdr *ic;
+
+	CHECK(db != NULL && j != NULL && dpr_acl_list_parse(j, "t", NULL, &l, err, sizeof(err)) == 0 &&
+	      dpr_acl_set(db, &l, err, sizeof(err)) == 0 &&
+	      dpr_acl_bind(db, "out", 1, DPR_ACL_OUT, err, sizeof(err)) == 0, "acl: %s", err);
+	json_decref(j);
+	arp_in(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 50), IP(10, 0, 2, 1));
+	R.acl = db;
+	drop_sent();
+	for (i = 0; i < RTE_DIM(junk); i++) {
+		n = 0;
+		while (n < RTE_DIM(all) && (all[n] = rte_pktmbuf_alloc(pool)) != NULL)
+			all[n++]->hash.usr = junk[i];
+		rte_pktmbuf_free_bulk(all, n);
+		clock_forward_ms(2000); /* a full rate-limit bucket */
+		inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 3), 64, NULL, 0, 1400, 0),
+		       DPR_EXC_MTU_EXCEEDED, 0, 0);
+		n1 = sent(1, out, RTE_DIM(out));
+		rte_pktmbuf_free_bulk(out, n1);
+		n = sent(0, out, RTE_DIM(out));
+		ic = n == 1 ? icmp_of(out[0]) : NULL;
+		CHECK(n1 == 0 && ic != NULL && ic->icmp_type == DPR_ICMP_DEST_UNREACH &&
+		      ic->icmp_code == DPR_ICMP_UNREACH_ADMIN &&
+		      ip_of(out[0])->dst_addr == RTE_BE32(IP(10, 0, 1, 2)),
+		      "hash.usr %#x: one admin prohibited on p0 for the first fragment "
+		      "(%u on p1, %u on p0)", junk[i], n1, n);
+		rte_pktmbuf_free_bulk(out, n);
+	}
+	R.acl = NULL;
+	dpr_acl_db_free(db);
+	drop_sent();
+}
+
 /* A frame sent as link-layer broadcast is not forwarded by the slow path
  * either (RFC 1812 5.3.4). */
 static void
@@ -1588,6 +1644,7 @@ main(int argc, char **argv)
 	test_directed_broadcast();
 	test_l2_control_no_tap();
 	test_fragment_trailer();
+	test_out_acl_fragments();
 	test_slow_path_l2_broadcast();
 	test_options();
 	test_redirects();

@@ -39,6 +39,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "acl/acl.h"
 #include "config/config.h"
 #include "datapath/datapath.h"
 #include "exception/exc_internal.h"
@@ -1633,6 +1634,62 @@ test_probe_answer_without_tlla(void)
 	drop_sent();
 }
 
+/*
+ * The router's own packets meet an output ACL that rejects them: dropped,
+ * never answered (there is no one to tell but the router), whatever a fresh
+ * mbuf's hash.usr holds from its last user (an RSS hash, another port's
+ * exception metadata, a number past the port table), which an answer would
+ * have read as the input port. Here: the solicited NA for p0's link-local
+ * address, rejected on p0.
+ */
+static void
+test_out_acl_own(void)
+{
+	static const uint32_t junk[] = { DPR_EXC_META(0, 1), 2, 0x4000e, 0xffff };
+	struct dpr_acl_db *db = dpr_acl_db_create(NULL, 1, 0);
+	struct rte_mbuf *all[POOL_SIZE], *out[8];
+	struct dpr_acl_list l;
+	char err[256] = "";
+	json_error_t je;
+	json_t *j = json_loads("{\"name\":\"out\",\"default\":\"permit\",\"rules\":["
+			       "{\"action\":\"reject\",\"proto\":\"icmpv6\",\"icmp_type\":136}]}",
+			       0, &je);
+	unsigned int i, n, p, total;
+	uint64_t before;
+
+	CHECK(db != NULL && j != NULL && dpr_acl_list_parse(j, "t", NULL, &l, err, sizeof(err)) == 0 &&
+	      dpr_acl_set(db, &l, err, sizeof(err)) == 0 &&
+	      dpr_acl_bind(db, "out", 0, DPR_ACL_OUT, err, sizeof(err)) == 0, "acl: %s", err);
+	json_decref(j);
+	R.acl = db;
+	drop_sent();
+	for (i = 0; i < RTE_DIM(junk); i++) {
+		/* Every free mbuf as a previous user left it. */
+		n = 0;
+		while (n < RTE_DIM(all) && (all[n] = rte_pktmbuf_alloc(pool)) != NULL)
+			all[n++]->hash.usr = junk[i];
+		rte_pktmbuf_free_bulk(all, n);
+		before = c6("admin_prohibited");
+		ns_in(0, &mac_host, "fe80::aa:1", ll_p[0], true, GOOD);
+		for (p = 0, total = 0; p < N_PORTS; p++) {
+			n = sent(p, out, RTE_DIM(out));
+			total += n;
+			rte_pktmbuf_free_bulk(out, n);
+		}
+		CHECK(total == 0 && c6("admin_prohibited") == before,
+		      "hash.usr %#x: the rejected NA is dropped, unanswered (%u sent, %" PRIu64
+		      " admin prohibited)", junk[i], total, c6("admin_prohibited") - before);
+	}
+	R.acl = NULL;
+	dpr_acl_db_free(db);
+	/* Without the ACL the same solicitation is answered on p0. */
+	ns_in(0, &mac_host, "fe80::aa:1", ll_p[0], true, GOOD);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && is_icmp6(out[0], DPR_ICMP6_NEIGH_ADVERT), "answered without the ACL (%u)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	drop_sent();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1666,6 +1723,7 @@ main(int argc, char **argv)
 	if (R.exc == NULL)
 		return EXIT_FAILURE;
 
+	test_out_acl_own();
 	test_ns_for_us();
 	test_ndp_invalid();
 	test_na_and_resolution();
