@@ -468,6 +468,7 @@ dpr_ip6_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m)
 	enum dpr_ip6_addr_class sc, dc;
 	union dpr_nh_word h;
 	uint32_t plen, nh;
+	enum dpr_drop why;
 	bool bcast;
 
 	if (unlikely(m->data_len < sizeof(*eth) + sizeof(*ip))) {
@@ -481,34 +482,12 @@ dpr_ip6_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m)
 		return false;
 	}
 	ip = (struct rte_ipv6_hdr *)(eth + 1);
-	/* RFC 8200 3: version 6. A frame that says IPv6 and is not. */
-	if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6) {
-		DROP(b, m, DPR_DROP_BAD_HEADER);
+	why = dpr_ip6_validate(ip, m->pkt_len - sizeof(*eth), &sc, &dc);
+	if (why != DPR_DROP_NONE) {
+		DROP(b, m, why);
 		return false;
 	}
-	/* The payload must be in the frame; what follows it is link-layer
-	 * padding. A payload length of 0 announces a jumbogram (RFC 2675),
-	 * which no link of ours carries. */
 	plen = rte_be_to_cpu_16(ip->payload_len);
-	if (plen + sizeof(*ip) > m->pkt_len - sizeof(*eth) ||
-	    (plen == 0 && ip->proto == IPPROTO_HOPOPTS)) {
-		DROP(b, m, DPR_DROP_BAD_LENGTH);
-		return false;
-	}
-	sc = dpr_ip6_addr_class(ip->src_addr);
-	dc = dpr_ip6_addr_class(ip->dst_addr);
-	/* RFC 4291 2.7: never from a multicast address; 2.5.2 and 2.5.3:
-	 * never from or to the unspecified or loopback address (the
-	 * unspecified source of duplicate address detection goes to a
-	 * multicast destination, which is ours); RFC 6890: IPv4-mapped
-	 * addresses are not forwardable. */
-	if (sc == DPR_IP6_ADDR_MULTICAST || sc == DPR_IP6_ADDR_NEVER ||
-	    dc == DPR_IP6_ADDR_NEVER ||
-	    (sc == DPR_IP6_ADDR_UNSPECIFIED && dc != DPR_IP6_ADDR_MULTICAST) ||
-	    dc == DPR_IP6_ADDR_UNSPECIFIED) {
-		DROP(b, m, DPR_DROP_MARTIAN);
-		return false;
-	}
 	dpr_pktmbuf_cut(m, sizeof(*eth) + sizeof(*ip) + plen);
 	/* Multicast is for the control thread (NDP, MLD) and never
 	 * forwarded: dpr does not route multicast. */

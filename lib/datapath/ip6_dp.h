@@ -70,6 +70,40 @@ dpr_ip6_addr_class(const uint8_t *a)
 	return DPR_IP6_ADDR_GLOBAL;
 }
 
+/**
+ * The IPv6 header checks of the reference screen (dpr_ip6_slow()), also
+ * the control thread's for packets that met an input ACL before the
+ * screen: version 6 (RFC 8200 3); the payload within the @p avail bytes
+ * from @p ip on (what follows it is link-layer padding), and no payload
+ * length of 0 announcing a jumbogram (RFC 2675), which no link of ours
+ * carries; never from a multicast address (RFC 4291 2.7), never from or to
+ * the unspecified or loopback address (2.5.2, 2.5.3: the unspecified
+ * source of duplicate address detection goes to a multicast destination,
+ * which is ours), nor an IPv4-mapped one (RFC 6890: not forwardable).
+ * @p ip must lie whole in the first segment. @p sc, @p dc: the classes of
+ * the source and destination, when the addresses were read.
+ * @return DPR_DROP_NONE, or the reason to drop.
+ */
+static inline enum dpr_drop
+dpr_ip6_validate(const struct rte_ipv6_hdr *ip, uint32_t avail, enum dpr_ip6_addr_class *sc,
+		 enum dpr_ip6_addr_class *dc)
+{
+	uint32_t plen = rte_be_to_cpu_16(ip->payload_len);
+
+	if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)
+		return DPR_DROP_BAD_HEADER;
+	if (plen + sizeof(*ip) > avail || (plen == 0 && ip->proto == IPPROTO_HOPOPTS))
+		return DPR_DROP_BAD_LENGTH;
+	*sc = dpr_ip6_addr_class(ip->src_addr);
+	*dc = dpr_ip6_addr_class(ip->dst_addr);
+	if (*sc == DPR_IP6_ADDR_MULTICAST || *sc == DPR_IP6_ADDR_NEVER ||
+	    *dc == DPR_IP6_ADDR_NEVER ||
+	    (*sc == DPR_IP6_ADDR_UNSPECIFIED && *dc != DPR_IP6_ADDR_MULTICAST) ||
+	    *dc == DPR_IP6_ADDR_UNSPECIFIED)
+		return DPR_DROP_MARTIAN;
+	return DPR_DROP_NONE;
+}
+
 /* Where the IPv6 header and its destination lie in a frame. */
 #define DPR_IP6_HDR(eth) ((struct rte_ipv6_hdr *)((eth) + RTE_ETHER_HDR_LEN))
 #define DPR_IP6_DST(eth) \

@@ -867,6 +867,30 @@ local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	}
 }
 
+/*
+ * A packet an ACL rejected (lib/acl/acl_dp.h): answered with
+ * administratively prohibited. An input ACL classifies before the screen,
+ * so the screen's header and address checks (dpr_ip4_slow()'s) are made
+ * here first: a datagram that fails them is discarded silently, as the
+ * screen would have, never answered (RFC 1812 4.3.2.7, 5.2.2, 5.3.7).
+ */
+static void
+acl_reject(struct dpr_exc_engine *x, struct rte_mbuf *m)
+{
+	const uint32_t eth = sizeof(struct rte_ether_hdr);
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, eth);
+
+	if (m->data_len < eth ||
+	    dpr_ip4_validate(ip, m->pkt_len - eth, m->data_len - eth, 0) != DPR_DROP_NONE ||
+	    dpr_ip4_check_addrs(ip->src_addr, ip->dst_addr) == DPR_DROP_MARTIAN ||
+	    dpr_fib4_lookup(dpr_exc_rib(x, m)->fib4, rte_be_to_cpu_32(ip->src_addr)) == DPR_NH_BCAST) {
+		x->c.icmp_not_allowed++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_ADMIN, 0);
+}
+
 void
 dpr_exc_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 {
@@ -904,7 +928,7 @@ dpr_exc_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 		forward_slow(x, m);
 		break;
 	case DPR_ACL_EXC_REJECT:
-		icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_ADMIN, 0);
+		acl_reject(x, m);
 		break;
 	case DPR_EXC_L2_CONTROL:
 		/* LLDP, IS-IS: the daemons on the TAP answer, as they would

@@ -19,6 +19,7 @@
 
 #include "../acl/acl_dp.h"
 #include "../datapath/datapath.h"
+#include "../datapath/ip6_dp.h"
 #include "../fib/fib6.h"
 #include "../neigh/neigh.h"
 #include "../util/clock.h"
@@ -841,6 +842,27 @@ hop_by_hop(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 	}
 }
 
+/*
+ * A packet an ACL rejected: answered with administratively prohibited,
+ * once it passes the header and address checks the screen makes of every
+ * packet (dpr_ip6_validate()), which an input ACL comes before. One that
+ * fails them is discarded silently, as the screen would have discarded it.
+ */
+static void
+acl_reject6(struct dpr_exc_engine *x, struct rte_mbuf *m)
+{
+	enum dpr_ip6_addr_class sc, dc;
+
+	if (m->data_len < sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv6_hdr) ||
+	    dpr_ip6_validate(ip6_of(m), m->pkt_len - (uint32_t)sizeof(struct rte_ether_hdr),
+			     &sc, &dc) != DPR_DROP_NONE) {
+		x->c6.not_allowed++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	dpr_exc6_admin_prohibited(x, m);
+}
+
 void
 dpr_exc6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t cls, uint16_t in)
 {
@@ -869,7 +891,7 @@ dpr_exc6_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t cls, uint1
 		hop_by_hop(x, m, in);
 		break;
 	case DPR_ACL_EXC_REJECT:
-		dpr_exc6_admin_prohibited(x, m);
+		acl_reject6(x, m);
 		break;
 	default:
 		rte_pktmbuf_free(m);

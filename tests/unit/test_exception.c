@@ -29,6 +29,7 @@
 #include <rte_ring.h>
 
 #include "acl/acl.h"
+#include "acl/acl_dp.h"
 #include "config/config.h"
 #include "datapath/datapath.h"
 #include "exception/exc_internal.h"
@@ -1404,6 +1405,68 @@ test_out_acl_fragments(void)
 	drop_sent();
 }
 
+/*
+ * An input ACL classifies before the screen: a rejected packet the screen
+ * would have discarded silently (RFC 1812 5.2.2 header checks, 5.3.7
+ * addresses) is discarded silently here too, never answered (4.3.2.7);
+ * a well-formed one is answered with administratively prohibited.
+ */
+static void
+test_acl_reject_invalid(void)
+{
+	struct rte_mbuf *out[8], *m;
+	struct rte_ipv4_hdr *ip;
+	const struct rte_icmp_hdr *ic;
+	uint64_t na = exc_counter("icmp_not_allowed");
+	unsigned int n, i, total = 0;
+
+	drop_sent();
+	clock_forward_ms(2000); /* a full rate-limit bucket */
+	/* A bad header checksum. */
+	m = mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(192, 0, 2, 9), 64, NULL, 0, 32, 0);
+	ip = (struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, struct rte_ether_hdr *) + 1);
+	ip->hdr_checksum ^= 0x1234;
+	inject(m, (enum dpr_exc)DPR_ACL_EXC_REJECT, 0, 0);
+	/* A total length past the frame. */
+	m = mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(192, 0, 2, 9), 64, NULL, 0, 32, 0);
+	ip = (struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, struct rte_ether_hdr *) + 1);
+	ip->total_length = rte_cpu_to_be_16(1400);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	inject(m, (enum dpr_exc)DPR_ACL_EXC_REJECT, 0, 0);
+	/* Version 6 in an IPv4 frame. */
+	m = mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(192, 0, 2, 9), 64, NULL, 0, 32, 0);
+	ip = (struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, struct rte_ether_hdr *) + 1);
+	ip->version_ihl = 0x65;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	inject(m, (enum dpr_exc)DPR_ACL_EXC_REJECT, 0, 0);
+	/* Martian destinations: 127/8 and 0/8. */
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(127, 0, 0, 1), 64, NULL, 0, 32, 0),
+	       (enum dpr_exc)DPR_ACL_EXC_REJECT, 0, 0);
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(0, 1, 2, 3), 64, NULL, 0, 32, 0),
+	       (enum dpr_exc)DPR_ACL_EXC_REJECT, 0, 0);
+	for (i = 0; i < N_PORTS; i++) {
+		n = sent(i, out, RTE_DIM(out));
+		total += n;
+		rte_pktmbuf_free_bulk(out, n);
+	}
+	CHECK(total == 0, "rejected packets the screen would drop: none answered (%u sent)", total);
+	CHECK_EQ(exc_counter("icmp_not_allowed") - na, 5);
+
+	/* A well-formed one is answered. */
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(192, 0, 2, 9), 64, NULL, 0, 32, 0),
+	       (enum dpr_exc)DPR_ACL_EXC_REJECT, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	ic = n == 1 ? icmp_of(out[0]) : NULL;
+	CHECK(ic != NULL && ic->icmp_type == DPR_ICMP_DEST_UNREACH &&
+	      ic->icmp_code == DPR_ICMP_UNREACH_ADMIN &&
+	      ip_of(out[0])->dst_addr == RTE_BE32(IP(10, 0, 1, 2)),
+	      "a valid rejected packet: administratively prohibited on p0 (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	drop_sent();
+}
+
 /* A frame sent as link-layer broadcast is not forwarded by the slow path
  * either (RFC 1812 5.3.4). */
 static void
@@ -1645,6 +1708,7 @@ main(int argc, char **argv)
 	test_l2_control_no_tap();
 	test_fragment_trailer();
 	test_out_acl_fragments();
+	test_acl_reject_invalid();
 	test_slow_path_l2_broadcast();
 	test_options();
 	test_redirects();

@@ -40,6 +40,7 @@
 #include <rte_ring.h>
 
 #include "acl/acl.h"
+#include "acl/acl_dp.h"
 #include "config/config.h"
 #include "datapath/datapath.h"
 #include "exception/exc_internal.h"
@@ -1690,6 +1691,49 @@ test_out_acl_own(void)
 	drop_sent();
 }
 
+/*
+ * An input ACL classifies before the screen: a rejected packet the screen
+ * would have discarded silently (not version 6, a payload past the frame,
+ * a multicast source, a loopback destination) is discarded silently here
+ * too; a well-formed one is answered with administratively prohibited.
+ */
+static void
+test_acl_reject_invalid(void)
+{
+	struct rte_mbuf *out[8], *m;
+	uint64_t na = c6("not_allowed"), ap = c6("admin_prohibited");
+	unsigned int n, p, total = 0;
+
+	drop_sent();
+	m = mk_udp(&mac_p[0], "2001:db8:100::21", "2001:db8:200::5", 64, 40);
+	F(m)[14] = 0x40; /* version 4 */
+	inject(m, (enum dpr_exc)DPR_ACL_EXC_REJECT, 0, 0);
+	m = mk_udp(&mac_p[0], "2001:db8:100::21", "2001:db8:200::5", 64, 40);
+	F(m)[F_PLEN] = 0x05; /* 1320 bytes of payload in a 40-byte one */
+	inject(m, (enum dpr_exc)DPR_ACL_EXC_REJECT, 0, 0);
+	inject(mk_udp(&mac_p[0], "ff0e::21", "2001:db8:200::5", 64, 40),
+	       (enum dpr_exc)DPR_ACL_EXC_REJECT, 0, 0);
+	inject(mk_udp(&mac_p[0], "2001:db8:100::21", "::1", 64, 40),
+	       (enum dpr_exc)DPR_ACL_EXC_REJECT, 0, 0);
+	for (p = 0; p < N_PORTS; p++) {
+		n = sent(p, out, RTE_DIM(out));
+		total += n;
+		rte_pktmbuf_free_bulk(out, n);
+	}
+	CHECK(total == 0, "rejected packets the screen would drop: none answered (%u sent)", total);
+	CHECK_EQ(c6("not_allowed") - na, 4);
+	CHECK_EQ(c6("admin_prohibited"), ap);
+
+	inject(mk_udp(&mac_p[0], "2001:db8:100::21", "2001:db8:200::5", 64, 40),
+	       (enum dpr_exc)DPR_ACL_EXC_REJECT, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && is_icmp6(out[0], DPR_ICMP6_DEST_UNREACH) &&
+	      F(out[0])[F_L4 + 1] == DPR_ICMP6_UNREACH_ADMIN && same6(F(out[0]) + F_DST, "2001:db8:100::21"),
+	      "a valid rejected packet: administratively prohibited on p0 (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	drop_sent();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1732,6 +1776,7 @@ main(int argc, char **argv)
 	test_dad();
 	test_echo();
 	test_errors();
+	test_acl_reject_invalid();
 	test_rate_limit();
 	test_redirects();
 	test_hop_by_hop();
