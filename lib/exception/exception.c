@@ -246,6 +246,22 @@ count_error(struct dpr_exc_engine *x, uint8_t type, uint8_t code)
 		x->c.icmp_frag_needed++;
 }
 
+/*
+ * Is @p m (its port in use) to an IP broadcast address: the limited
+ * broadcast, or a connected subnet's in its VRF? RFC 1812 4.3.2.7: no
+ * ICMP error about such a datagram, whatever frame it came in (multicast
+ * and link-layer broadcast are dpr_icmp4_error_allowed()'s).
+ */
+static bool
+to_broadcast(struct dpr_exc_engine *x, const struct rte_mbuf *m)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+								sizeof(struct rte_ether_hdr));
+	uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+
+	return dst == UINT32_MAX || dpr_fib4_lookup(dpr_exc_rib(x, m)->fib4, dst) == DPR_NH_BCAST;
+}
+
 /* Answer @p m (consumed) with an ICMP error, if the rules and the rate allow. */
 static void
 icmp_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t code,
@@ -254,13 +270,14 @@ icmp_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t c
 	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
 								sizeof(struct rte_ether_hdr));
 	uint32_t src = rte_be_to_cpu_32(ip->src_addr), nh, from;
+	bool port_ok = dpr_exc_port_ok(x, DPR_EXC_META_PORT(m->hash.usr));
 	struct rte_mbuf *e;
 	int out;
 
-	if (DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET || !dpr_icmp4_error_allowed(m)) {
+	if (DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET || !dpr_icmp4_error_allowed(m) ||
+	    (port_ok && to_broadcast(x, m))) {
 		x->c.icmp_not_allowed++;
-	} else if (!dpr_exc_port_ok(x, DPR_EXC_META_PORT(m->hash.usr)) ||
-		   (out = egress(x, m, src, &nh, &from)) < 0 || from == 0) {
+	} else if (!port_ok || (out = egress(x, m, src, &nh, &from)) < 0 || from == 0) {
 		x->c.icmp_unroutable++;
 	} else if (!dpr_exc_rate_ok(x, src)) {
 		x->c.icmp_rate_limited++;
@@ -450,7 +467,8 @@ resolve(struct dpr_exc_engine *x, struct rte_mbuf *m, uint32_t nh)
  * from a source that names one host and not about an ICMP error
  * (dpr_icmp4_error_allowed()), and the source and the better first hop
  * (the next hop's IPv4 gateway, or the destination itself on a connected
- * subnet) are on one subnet of the port. A next hop that is an IPv6
+ * subnet) are on one subnet of the port; never about a datagram to a
+ * broadcast address (to_broadcast(), RFC 1812 4.3.2.7). A next hop that is an IPv6
  * neighbour (RFC 8950) names no IPv4 gateway: none then. Source-routed
  * packets never come here (options_forward() refused them). From the
  * port's address on the source's subnet (hosts take redirects only from
@@ -472,7 +490,7 @@ redirect4(struct dpr_exc_engine *x, const struct rte_mbuf *m, uint16_t in, uint3
 		return;
 	if (info != NULL && (info->ip.af == DPR_AF_IP4 || info->ip.af == 0))
 		gw.ip4 = info->ip.af == DPR_AF_IP4 ? info->ip.ip4 : dst;
-	if (gw.ip4 == 0 || gw.ip4 == src.ip4 || !dpr_icmp4_error_allowed(m) ||
+	if (gw.ip4 == 0 || gw.ip4 == src.ip4 || !dpr_icmp4_error_allowed(m) || to_broadcast(x, m) ||
 	    !dpr_ifaddr_same_subnet(&x->r->addrs, in, &src, &gw)) {
 		x->c.icmp_redirect_not_allowed++;
 		return;

@@ -50,9 +50,11 @@ struct rte_mbuf *dpr_arp_build(struct rte_mempool *mp, const struct dpr_arp *a,
 
 /**
  * May an ICMP error be sent about the IPv4 packet in @p m (Ethernet frame)?
- * Not about ICMP errors, non-first fragments, link-layer or IP broadcast and
- * multicast, or packets from addresses that do not name one host
- * (RFC 1812 4.3.2.7).
+ * Not about ICMP errors, non-first fragments, link-layer broadcast and
+ * multicast, IP multicast and the limited broadcast, or packets from
+ * addresses that do not name one host (RFC 1812 4.3.2.7). A connected
+ * subnet's broadcast address takes the routes to know: the caller's to
+ * refuse (lib/exception's to_broadcast()).
  */
 bool dpr_icmp4_error_allowed(const struct rte_mbuf *m);
 

@@ -1467,6 +1467,48 @@ test_acl_reject_invalid(void)
 	drop_sent();
 }
 
+/*
+ * RFC 1812 4.3.2.7: no ICMP error about a datagram to an IP broadcast
+ * address, here a connected subnet's, in a unicast frame: neither the
+ * parameter problem a malformed option draws (to 10.0.2.255) nor the
+ * administratively prohibited a source route draws (to 10.0.1.255). The
+ * same malformed option to the router's address is answered.
+ */
+static void
+test_no_error_about_broadcast(void)
+{
+	static const uint8_t bad[4] = { 1, DPR_IP4_OPT_RR, 9, 4 };
+	static const uint8_t lsrr[8] = { DPR_IP4_OPT_LSRR, 7, 4, 10, 0, 2, 50, 0 };
+	uint64_t na = exc_counter("icmp_not_allowed");
+	struct rte_mbuf *out[8];
+	const struct rte_icmp_hdr *ic;
+	unsigned int n, p, i, total = 0;
+
+	drop_sent();
+	clock_forward_ms(2000); /* a full rate-limit bucket */
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 2, 255), 64, bad, sizeof(bad), 32, 0),
+	       DPR_EXC_IP_OPTIONS, 0, 0);
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 1, 255), 64, lsrr, sizeof(lsrr), 32, 0),
+	       DPR_EXC_IP_OPTIONS, 0, 0);
+	for (p = 0; p < N_PORTS; p++) {
+		n = sent(p, out, RTE_DIM(out));
+		for (i = 0; i < n; i++)
+			total += icmp_of(out[i]) != NULL;
+		rte_pktmbuf_free_bulk(out, n);
+	}
+	CHECK(total == 0, "no ICMP error about a datagram to a subnet broadcast (%u sent)", total);
+	CHECK_EQ(exc_counter("icmp_not_allowed") - na, 2);
+
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 1, 1), 64, bad, sizeof(bad), 32, 0),
+	       DPR_EXC_IP_OPTIONS, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	ic = n == 1 ? icmp_of(out[0]) : NULL;
+	CHECK(ic != NULL && ic->icmp_type == DPR_ICMP_PARAM_PROBLEM,
+	      "the malformed option to 10.0.1.1: parameter problem (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	drop_sent();
+}
+
 /* A frame sent as link-layer broadcast is not forwarded by the slow path
  * either (RFC 1812 5.3.4). */
 static void
@@ -1711,6 +1753,7 @@ main(int argc, char **argv)
 	test_acl_reject_invalid();
 	test_slow_path_l2_broadcast();
 	test_options();
+	test_no_error_about_broadcast();
 	test_redirects();
 	test_arp_learning_policy();
 	test_address_conflict();
