@@ -876,8 +876,32 @@ mac_change(struct dpr_neigh *n, uint32_t idx, union dpr_nh_word w, uint16_t port
 	log_mac_change(n, port, ip, &w.mac, mac, "replaced");
 	dpr_nh_resolve(n->r->nh, idx, (uint8_t)port, mac, false);
 	n->changed[idx] = now;
-	n->confirmed[idx] = now;
 	n->probes[idx] = 0;
+	if (ip->af == DPR_AF_IP6 && h->msg != DPR_NEIGH_ADVERT) {
+		/* RFC 4861 7.2.3 (6.2.6 for a router solicitation): a new
+		 * address from a solicitation leaves the entry STALE, nothing
+		 * said it is reachable there: due for its first probe now. */
+		n->confirmed[idx] = now > age ? now - age : 1;
+		n->next_tick = 0;
+	} else {
+		n->confirmed[idx] = now;
+	}
+}
+
+/*
+ * Does message @p h, which carries the MAC the entry has, confirm that the
+ * neighbour @p ip is reachable (its probing starts again REACHABLE_MS on)?
+ * IPv6: only a solicited advertisement that answers a solicitation of ours
+ * (@p asked): RFC 4861 7.2.5 sets REACHABLE on the S flag, and any other
+ * message with the cached address leaves the state as it is (7.2.5, 7.2.3),
+ * so that unsolicited ones, which any host on the link can send, do not
+ * keep a silent neighbour from being probed and forgotten. IPv4: any ARP
+ * packet (RFC 826's merge refreshes the sender's entry).
+ */
+static bool
+confirms(const struct dpr_ip *ip, const struct dpr_neigh_heard *h, bool asked)
+{
+	return ip->af == DPR_AF_IP4 || (h->msg == DPR_NEIGH_ADVERT && h->solicited && asked);
 }
 
 void
@@ -921,8 +945,10 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 
 	if (idx >= 0 && w.kind == DPR_NH_KIND_FORWARD) {
 		if (w.port == port && rte_is_same_ether_addr(&w.mac, mac)) {
-			n->confirmed[idx] = dpr_clock_now();
-			n->probes[idx] = 0;
+			if (confirms(ip, h, asked)) {
+				n->confirmed[idx] = dpr_clock_now();
+				n->probes[idx] = 0;
+			}
 		} else {
 			mac_change(n, (uint32_t)idx, w, port, ip, mac, h, asked);
 		}
@@ -1037,7 +1063,8 @@ dpr_neigh_confirmed(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip)
 	if (idx < 0 || dpr_nh_info(n->r->nh, (uint32_t)idx)->is_static)
 		return;
 	w = dpr_nh_word_get(n->r->nh, (uint32_t)idx);
-	if (w.kind != DPR_NH_KIND_FORWARD || w.port != port)
+	/* Only an answer to a probe of ours (confirms()). */
+	if (w.kind != DPR_NH_KIND_FORWARD || w.port != port || n->probes[idx] == 0)
 		return;
 	n->confirmed[idx] = dpr_clock_now();
 	n->probes[idx] = 0;

@@ -92,11 +92,15 @@ struct dpr_neigh_heard {
  *   for one of our addresses (RFC 826, RFC 4861 7.2.3) or the answer to a
  *   resolution under way; never from an unsolicited reply or advertisement;
  * - an unresolved next hop (a gateway nobody asked for yet) likewise;
- * - a known MAC: refreshed when the same; replaced by another from an ARP
- *   message or a solicitation only when the last change is older than the
- *   lock time (1 s, as Linux's locktime); an advertisement replaces it only
- *   when solicited by us and with the override flag, else the entry goes
- *   stale: kept, and probed at its MAC (RFC 4861 7.2.5, 7.3.3);
+ * - a known MAC: refreshed when the same by any ARP message, but for IPv6
+ *   only by a solicited advertisement answering our own solicitation (RFC
+ *   4861 7.2.5; anything else leaves its state as it is); replaced by
+ *   another from an ARP message or a solicitation only when the last
+ *   change is older than the lock time (1 s, as Linux's locktime), stale
+ *   after a solicitation's (7.2.3: probed at its new MAC at once); an
+ *   advertisement replaces it only when solicited by us and with the
+ *   override flag, else the entry goes stale: kept, and probed at its MAC
+ *   (RFC 4861 7.2.5, 7.3.3);
  * - static entries never.
  */
 void dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
@@ -107,9 +111,10 @@ void dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
  * saying its link-layer address: a solicited advertisement with no target
  * link-layer option, which RFC 4861 7.2.4 lets a node send in answer to a
  * unicast solicitation (Linux does, to dpr's unicast probes). A resolved,
- * learned entry on @p port is fresh again with the MAC it has (7.2.5: the
- * cached address stands); anything else is left alone (an entry being
- * resolved cannot be, 7.2.5: such an advertisement is discarded).
+ * learned entry on @p port that dpr is probing is fresh again with the MAC
+ * it has (7.2.5: the cached address stands); anything else is left alone
+ * (an entry being resolved cannot be, 7.2.5: such an advertisement is
+ * discarded; one not being probed has no solicitation out to answer).
  */
 void dpr_neigh_confirmed(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip);
 

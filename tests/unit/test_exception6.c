@@ -1577,9 +1577,9 @@ test_anycast_na(void)
 	CHECK_EQ(pool_in_use(), base);
 }
 
-/* Unicast NSs for 2001:db8:1::70 sent on p0 now. */
+/* Unicast NSs for @p who (to @p mac, if not NULL) sent on p0 now. */
 static unsigned int
-probes6_sent(void)
+probes_for(const char *who, const struct rte_ether_addr *mac)
 {
 	struct rte_mbuf *out[64];
 	unsigned int n, i, hit = 0;
@@ -1589,11 +1589,17 @@ probes6_sent(void)
 		const uint8_t *f = F(out[i]);
 
 		hit += f[F_L4] == DPR_ICMP6_NEIGH_SOLICIT &&
-		       memcmp(f + F_L4 + 8, A("2001:db8:1::70"), 16) == 0 &&
-		       memcmp(f + 14 + 24, A("2001:db8:1::70"), 16) == 0;
+		       memcmp(f + F_L4 + 8, A(who), 16) == 0 &&
+		       memcmp(f + 14 + 24, A(who), 16) == 0 && (mac == NULL || mac_at(f, mac));
 	}
 	rte_pktmbuf_free_bulk(out, n);
 	return hit;
+}
+
+static unsigned int
+probes6_sent(void)
+{
+	return probes_for("2001:db8:1::70", NULL);
 }
 
 /*
@@ -1734,6 +1740,94 @@ test_acl_reject_invalid(void)
 	drop_sent();
 }
 
+/* Move the clock @p ms on in steps of at most 1.1 s, running the timers:
+ * the probes sent for @p who meanwhile. */
+static unsigned int
+run_for(uint64_t ms, const char *who, const struct rte_ether_addr *mac)
+{
+	unsigned int hit = 0;
+
+	while (ms > 0) {
+		uint64_t step = RTE_MIN(ms, (uint64_t)1100);
+
+		clock_skew_ns += step * 1000000u;
+		ms -= step;
+		dpr_exc_timers(R.exc);
+		hit += probes_for(who, mac);
+	}
+	return hit;
+}
+
+/*
+ * RFC 4861 7.2.5: a solicited advertisement (S=1) makes an entry REACHABLE;
+ * any other message that carries the cached link-layer address leaves its
+ * state as it is, and 7.2.3: a solicitation with another address makes it
+ * STALE. Else a spoofed unsolicited advertisement, or a solicitation, with
+ * a dead neighbour's MAC would keep it from being probed and forgotten.
+ */
+static void
+test_only_answers_confirm(void)
+{
+	const struct rte_ether_addr h = {{ 0x02, 0, 0, 0, 0x01, 0x71 }};
+	const struct rte_ether_addr h2 = {{ 0x02, 0, 0, 0, 0x01, 0x72 }};
+	union dpr_nh_word w;
+	unsigned int hit;
+
+	/* Probed (30 s on), an unsolicited NA with its MAC arrives: the probes
+	 * go on, and unanswered, it is forgotten. */
+	drop_sent();
+	ns_in(0, &h, "2001:db8:1::71", "2001:db8:1::1", true, GOOD);
+	CHECK(route_word("2001:db8:1::71").kind == DPR_NH_KIND_FORWARD, "2001:db8:1::71 learned");
+	drop_sent();
+	hit = run_for(30100, "2001:db8:1::71", &h);
+	CHECK_EQ(hit, 1);
+	na_in(0, &h, "2001:db8:1::71", "ff02::1", "2001:db8:1::71", &h, false, false, GOOD);
+	hit = run_for(5500, "2001:db8:1::71", &h);
+	CHECK(hit == 2 && route_word("2001:db8:1::71").kind != DPR_NH_KIND_FORWARD,
+	      "an unsolicited NA confirms nothing: probed on (%u more), then forgotten", hit);
+	neigh_ok("unsolicited NA while probing");
+
+	/* Likewise a solicitation from it with the same MAC. */
+	ns_in(0, &h, "2001:db8:1::71", "2001:db8:1::1", true, GOOD);
+	drop_sent();
+	hit = run_for(30100, "2001:db8:1::71", &h);
+	CHECK_EQ(hit, 1);
+	ns_in(0, &h, "2001:db8:1::71", "2001:db8:1::1", true, GOOD);
+	hit = run_for(5500, "2001:db8:1::71", &h);
+	CHECK(hit == 2 && route_word("2001:db8:1::71").kind != DPR_NH_KIND_FORWARD,
+	      "an NS with the same MAC confirms nothing: probed on (%u more), then forgotten", hit);
+
+	/* A solicited NA while no probe is out: the entry ages from when it
+	 * was learned all the same. */
+	ns_in(0, &h, "2001:db8:1::71", "2001:db8:1::1", true, GOOD);
+	drop_sent();
+	hit = run_for(20000, "2001:db8:1::71", &h);
+	na_in(0, &h, "2001:db8:1::71", "2001:db8:1::1", "2001:db8:1::71", &h, true, true, GOOD);
+	na_in(0, &h, "2001:db8:1::71", "2001:db8:1::1", "2001:db8:1::71", NULL, true, false, GOOD);
+	hit += run_for(10100, "2001:db8:1::71", &h);
+	CHECK(hit == 1, "a solicited NA nobody asked for: probed 30 s after learning (%u)", hit);
+	/* The answer to that probe confirms it: no probe for 30 s more. */
+	na_in(0, &h, "2001:db8:1::71", "2001:db8:1::1", "2001:db8:1::71", &h, true, true, GOOD);
+	hit = run_for(29000, "2001:db8:1::71", &h);
+	CHECK(hit == 0 && route_word("2001:db8:1::71").kind == DPR_NH_KIND_FORWARD,
+	      "a solicited NA answering the probe confirms it (%u probes)", hit);
+
+	/* An NS with another MAC (past the 1 s lock) replaces it, STALE:
+	 * probed at the new MAC at once. */
+	ns_in(0, &h2, "2001:db8:1::71", "2001:db8:1::1", true, GOOD);
+	w = route_word("2001:db8:1::71");
+	CHECK(w.kind == DPR_NH_KIND_FORWARD && rte_is_same_ether_addr(&w.mac, &h2), "the MAC is replaced");
+	drop_sent();
+	hit = run_for(1000, "2001:db8:1::71", &h2);
+	CHECK(hit == 1, "an NS's new MAC is STALE: probed there at once (%u)", hit);
+	na_in(0, &h2, "2001:db8:1::71", "2001:db8:1::1", "2001:db8:1::71", &h2, true, true, GOOD);
+	hit = run_for(5500, "2001:db8:1::71", NULL);
+	CHECK(hit == 0 && route_word("2001:db8:1::71").kind == DPR_NH_KIND_FORWARD,
+	      "answered: kept (%u probes)", hit);
+	neigh_ok("only answers confirm");
+	drop_sent();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1786,6 +1880,7 @@ main(int argc, char **argv)
 	test_anycast_na();
 	/* Last: it moves the clock a minute on. */
 	test_probe_answer_without_tlla();
+	test_only_answers_confirm();
 
 	drop_sent();
 	dpr_exc_free(R.exc);
