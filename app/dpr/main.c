@@ -673,6 +673,9 @@ main(int argc, char **argv)
 				dpr_exc_unsolicited_na(d.exc, w, &a[i].addr);
 	}
 	dpr_control_run(&d);
+	/* Hosts stop using the router now (RFC 4861 6.2.5). */
+	for (w = 0; w < d.n_ports; w++)
+		dpr_exc_ra_cease(d.exc, w);
 	d.quit = true;
 	rte_eal_mp_wait_lcore();
 	dpr_stats_report(&d, "exit");

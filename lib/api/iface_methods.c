@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../exception/exception.h"
 #include "../kernel/kvrf.h"
 #include "iface_methods.h"
 #include "rpc.h"
@@ -286,6 +287,9 @@ dpr_m_vlan_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return FAIL(DPR_RPC_REFUSED, "%s: this dpr cannot remove interfaces at run time", ctx);
 	if (dpr_vlan_busy(r, (unsigned int)p, err, sizeof(err)) < 0)
 		return FAIL(DPR_RPC_REFUSED, "%s: %s", ctx, err);
+	/* While it still has its addresses and link: RFC 4861 6.2.5. */
+	if (r->exc != NULL)
+		dpr_exc_ra_cease(r->exc, (unsigned int)p);
 	dpr_vlan_unpublish(r, (unsigned int)p);
 	del_addresses(r, (unsigned int)p);
 	dpr_vlan_close(r, (unsigned int)p);

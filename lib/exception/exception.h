@@ -50,5 +50,12 @@ void dpr_exc_garp(struct dpr_exc_engine *x, unsigned int port, uint32_t ip);
 void dpr_exc_unsolicited_na(struct dpr_exc_engine *x, unsigned int port,
 			    const struct dpr_ip *a);
 
+/**
+ * Port @p port stops advertising (vlan.del, shutdown): if it has sent
+ * router advertisements, send a final one with Router Lifetime 0 to all
+ * nodes (RFC 4861 6.2.5); its advertisement state starts over.
+ */
+void dpr_exc_ra_cease(struct dpr_exc_engine *x, unsigned int port);
+
 /** Counters of the control thread's side, for stats.get. */
 json_t *dpr_exc_stats_json(const struct dpr_exc_engine *x);

@@ -32,6 +32,7 @@
 /* RFC 4861 10: router constants. */
 #define MAX_INITIAL_RTR_ADVERT_INTERVAL 16  /* seconds */
 #define MAX_INITIAL_RTR_ADVERTISEMENTS 3
+#define MAX_FINAL_RTR_ADVERTISEMENTS 3
 #define MIN_DELAY_BETWEEN_RAS_MS 3000
 #define MAX_RA_DELAY_TIME_MS 500
 #define MAX_ANYCAST_DELAY_TIME_MS 1000
@@ -372,15 +373,18 @@ ra_conf(const struct dpr_exc_engine *x, uint16_t port, struct dpr_ra_conf *ra)
 	}
 }
 
-/* An advertisement from @p port's link-local address to all nodes. */
+/* An advertisement from @p port's link-local address to all nodes; a
+ * @p final one with Router Lifetime 0 (RFC 4861 6.2.5). */
 static void
-send_ra(struct dpr_exc_engine *x, uint16_t port)
+send_ra(struct dpr_exc_engine *x, uint16_t port, bool final)
 {
 	struct dpr_ra_conf ra;
 	uint8_t src[16];
 	struct rte_mbuf *m;
 
 	ra_conf(x, port, &ra);
+	if (final)
+		ra.router_lifetime = 0;
 	link_local(x, port, src);
 	x->ra[port].last_mcast = dpr_clock_now();
 	m = dpr_ndp_ra_build(dpr_exc_pool(x, port), &x->r->ports[port].mac, src, all_nodes,
@@ -455,11 +459,32 @@ dpr_exc6_timers(struct dpr_exc_engine *x)
 			s->next = s->last_mcast + x->hz * MIN_DELAY_BETWEEN_RAS_MS / 1000;
 			continue;
 		}
-		send_ra(x, p);
+		send_ra(x, p, false);
 		if (s->initial < MAX_INITIAL_RTR_ADVERTISEMENTS)
 			s->initial++;
 		s->next = now + x->hz * ra_delay_ms(x, p) / 1000;
 	}
+}
+
+void
+dpr_exc_ra_cease(struct dpr_exc_engine *x, unsigned int port)
+{
+	struct ra_state *s;
+
+	if (port >= DPR_MAX_PORTS)
+		return;
+	s = &x->ra[port];
+	/* RFC 4861 6.2.5: one final multicast advertisement with Router
+	 * Lifetime 0 (MAX_FINAL_RTR_ADVERTISEMENTS allows up to 3), so that
+	 * hosts stop using the router now rather than when the lifetime they
+	 * hold runs out; only from an interface that has advertised. One: a
+	 * deletion or a shutdown does not wait MIN_DELAY_BETWEEN_RAS for more. */
+	RTE_BUILD_BUG_ON(MAX_FINAL_RTR_ADVERTISEMENTS < 1);
+	if (dpr_exc_port_ok(x, port) && x->r->cfg->ports[port].ra.enabled &&
+	    !x->r->cfg->ports[port].transparent && s->last_mcast != 0)
+		send_ra(x, (uint16_t)port, true);
+	/* A slot vlan.add fills again starts over (6.2.4's initial ones). */
+	memset(s, 0, sizeof(*s));
 }
 
 /* --- sending the router's own packets ---------------------------------------------- */

@@ -1828,6 +1828,46 @@ test_only_answers_confirm(void)
 	drop_sent();
 }
 
+/*
+ * RFC 4861 6.2.5: an interface that stops advertising (vlan.del, shutdown:
+ * dpr_exc_ra_cease()) sends a final RA with Router Lifetime 0 to all
+ * nodes; one that never advertised (p1) or whose kernel does (p2,
+ * transparent) sends none, nor does p0 a second time.
+ */
+static void
+test_ra_final(void)
+{
+	struct rte_mbuf *out[8];
+	const uint8_t *f;
+	uint64_t before = c6("ra_sent");
+	unsigned int n, p, others = 0;
+
+	drop_sent();
+	for (p = 0; p < N_PORTS; p++)
+		dpr_exc_ra_cease(R.exc, p);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && is_icmp6(out[0], DPR_ICMP6_ROUTER_ADVERT), "one final RA on p0 (%u)", n);
+	if (n == 1) {
+		f = F(out[0]);
+		CHECK(mac_at(f, &mac_all_nodes) && same6(f + F_DST, "ff02::1") &&
+		      same6(f + F_SRC, ll_p[0]) && f[F_HOPS] == 255 && cksum_ok(out[0]),
+		      "the final RA: to all nodes, from p0's link-local address, hop limit 255");
+		CHECK(be16_at(f + F_L4 + 6) == 0, "the final RA: router lifetime 0 (got %u)",
+		      be16_at(f + F_L4 + 6));
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	for (p = 1; p < N_PORTS; p++) {
+		n = sent(p, out, RTE_DIM(out));
+		others += n;
+		rte_pktmbuf_free_bulk(out, n);
+	}
+	CHECK(others == 0, "no final RA where none was sent (%u)", others);
+	CHECK_EQ(c6("ra_sent") - before, 1);
+	dpr_exc_ra_cease(R.exc, 0);
+	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
+	drop_sent();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1877,6 +1917,7 @@ main(int argc, char **argv)
 	test_transparent();
 	test_ra_periodic();
 	test_ra_solicited();
+	test_ra_final();
 	test_anycast_na();
 	/* Last: it moves the clock a minute on. */
 	test_probe_answer_without_tlla();
