@@ -8,7 +8,8 @@
 #   -6 shows the router as hop 1; hop limit expiry (RFC 4443 3.3); no route
 #   (3.1 code 0); packet too big with the MTU (3.2) and tracepath finding
 #   it; a route through a link-local gateway; mixed IPv4/IPv6 TCP on two
-#   workers with exact counters.
+#   workers with exact counters; the final advertisement (Router Lifetime
+#   0) as dpr stops takes h2's default route away (RFC 4861 6.2.5).
 source "$(dirname "$0")/lib.sh"
 need_root
 
@@ -171,7 +172,14 @@ check "8 TCP transfers of 2 MB, 4 over IPv4 and 4 over IPv6, all complete ($res/
 # fanout hash), and the 8 transfers above alone left one worker without
 # any, now and then (about 1 run in 25).
 ip netns exec "$H1" python3 "$TRAFFIC" udp-send 10.0.2.2 7009 256 --flows 64
+check "h2 still has dpr as its default router before dpr stops" \
+	bash -c "ip -n $H2 -6 route show default | grep -q 'via $R1_LL dev eth0'"
 stop_dpr
+# RFC 4861 6.2.5: a final advertisement with Router Lifetime 0 as dpr stops;
+# h2 drops the default route at once, not when the 12 s it held run out.
+wait_for 2 bash -c "! ip -n $H2 -6 route show default | grep -q 'via $R1_LL'" || true
+check "h2 dropped dpr as its default router on its final advertisement (RFC 4861 6.2.5)" \
+	bash -c "! ip -n $H2 -6 route show default | grep -q 'via $R1_LL'"
 check "both workers forwarded" \
 	test "$(counter 'min(w["forwarded"] for w in S["workers"])')" -gt 0
 check "neighbour solicitations were answered" \
