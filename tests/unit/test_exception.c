@@ -30,6 +30,7 @@
 
 #include "acl/acl.h"
 #include "acl/acl_dp.h"
+#include "clock_skew.h"
 #include "config/config.h"
 #include "datapath/datapath.h"
 #include "exception/exc_internal.h"
@@ -40,29 +41,6 @@
 #include "test.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
-
-/*
- * The control thread's clock (dpr_clock_now(), CLOCK_MONOTONIC) runs
- * clock_skew_ns ahead: the tests move it past a lock or an aging time at
- * once, with no sleeping and no race (the link wraps clock_gettime).
- */
-static uint64_t clock_skew_ns;
-int __real_clock_gettime(clockid_t id, struct timespec *ts);
-int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
-
-int
-__wrap_clock_gettime(clockid_t id, struct timespec *ts)
-{
-	uint64_t ns;
-	int ret = __real_clock_gettime(id, ts);
-
-	if (ret != 0 || id != CLOCK_MONOTONIC || clock_skew_ns == 0)
-		return ret;
-	ns = (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec + clock_skew_ns;
-	ts->tv_sec = (time_t)(ns / 1000000000u);
-	ts->tv_nsec = (long)(ns % 1000000000u);
-	return 0;
-}
 
 static void
 clock_forward_ms(uint64_t ms)

@@ -41,6 +41,7 @@
 
 #include "acl/acl.h"
 #include "acl/acl_dp.h"
+#include "clock_skew.h"
 #include "config/config.h"
 #include "datapath/datapath.h"
 #include "exception/exc_internal.h"
@@ -93,28 +94,6 @@ static const struct rte_ether_addr mac_all_nodes = {{ 0x33, 0x33, 0, 0, 0, 0x01 
 
 static struct dpr_router R;
 
-/*
- * The control thread's clock (dpr_clock_now(), CLOCK_MONOTONIC) runs
- * clock_skew_ns ahead, moved by the tests past an aging time at once (the
- * link wraps clock_gettime).
- */
-static uint64_t clock_skew_ns;
-int __real_clock_gettime(clockid_t id, struct timespec *ts);
-int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
-
-int
-__wrap_clock_gettime(clockid_t id, struct timespec *ts)
-{
-	uint64_t ns;
-	int ret = __real_clock_gettime(id, ts);
-
-	if (ret != 0 || id != CLOCK_MONOTONIC || clock_skew_ns == 0)
-		return ret;
-	ns = (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec + clock_skew_ns;
-	ts->tv_sec = (time_t)(ns / 1000000000u);
-	ts->tv_nsec = (long)(ns % 1000000000u);
-	return 0;
-}
 static struct rte_mempool *pool;
 static struct rte_ring *txr[N_PORTS];
 static struct rte_ring *tapr;

@@ -24,6 +24,10 @@
 #include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
 
+/* The clock moved by hand (clock_skew.h), so that the grace period is shown
+ * to follow CLOCK_MONOTONIC and not the TSC, which this test cannot move
+ * and a VM's host can. */
+#include "clock_skew.h"
 #include "test.h"
 #include "rig.h"
 #include "api/rpc.h"
@@ -48,28 +52,6 @@ static struct dpr_router R;
 static uint16_t fpm_port;
 static int zebra = -1;
 
-/* The control thread's clock (util/clock.h), moved by hand: the link wraps
- * clock_gettime() (meson.build), so that the grace period is shown to
- * follow CLOCK_MONOTONIC and not the TSC, which this test cannot move and
- * a VM's host can. */
-static uint64_t clock_skew_ns;
-
-int __real_clock_gettime(clockid_t id, struct timespec *ts);
-int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
-
-int
-__wrap_clock_gettime(clockid_t id, struct timespec *ts)
-{
-	uint64_t ns;
-	int ret = __real_clock_gettime(id, ts);
-
-	if (ret != 0 || id != CLOCK_MONOTONIC || clock_skew_ns == 0)
-		return ret;
-	ns = (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec + clock_skew_ns;
-	ts->tv_sec = (time_t)(ns / 1000000000u);
-	ts->tv_nsec = (long)(ns % 1000000000u);
-	return 0;
-}
 
 /* ---- frames, as zebra 8.4 builds them (see test_fpm.c) ---- */
 

@@ -28,6 +28,7 @@
 #include <rte_ring.h>
 
 #include "api/rpc.h"
+#include "clock_skew.h"
 #include "config/config.h"
 #include "datapath/datapath.h"
 #include "exception/exception.h"
@@ -36,26 +37,6 @@
 #include "test.h"
 
 #define IP(a, b, c, d) (((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
-
-/* The control thread's clock runs clock_skew_ns ahead (the link wraps
- * clock_gettime): resolution gives up without the test sleeping. */
-static uint64_t clock_skew_ns;
-int __real_clock_gettime(clockid_t id, struct timespec *ts);
-int __wrap_clock_gettime(clockid_t id, struct timespec *ts);
-
-int
-__wrap_clock_gettime(clockid_t id, struct timespec *ts)
-{
-	uint64_t ns;
-	int ret = __real_clock_gettime(id, ts);
-
-	if (ret != 0 || id != CLOCK_MONOTONIC || clock_skew_ns == 0)
-		return ret;
-	ns = (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec + clock_skew_ns;
-	ts->tv_sec = (time_t)(ns / 1000000000u);
-	ts->tv_nsec = (long)(ns % 1000000000u);
-	return 0;
-}
 
 #define POOL_SIZE 2047
 #define N_PORTS 4
