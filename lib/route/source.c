@@ -579,7 +579,7 @@ dpr_route_src_apply(struct dpr_rib *rib, enum dpr_route_src src, struct dpr_src_
 		if (ops[i].result == 0 && !ops[i].del) {
 			uint32_t k = find(t, &ops[i].prefix, pf_hash(&ops[i].prefix));
 
-			if (k != 0 && t->e[k].router && winner(&t->e[k]) == src)
+			if (k != 0 && t->e[k].router && winner(&t->e[k]) != DPR_RSRC_MAX)
 				t->yield(t->yield_ctx, rib, &ops[i].prefix);
 		}
 	}
