@@ -479,18 +479,24 @@ dpr_acl_results(const struct dpr_acl_dp *a, uint64_t *hits, const uint32_t *res,
 }
 
 /**
- * Whether rejected frame @p m may be answered: an input ACL runs before the
- * screen, which takes a priority tag (VLAN id 0, in the data) off, so that
- * the control thread would read its IP header 4 bytes early (and answer a
- * source made of other fields). A priority tag is taken off here; a frame
- * tagged for another VLAN (no interface's, an unknown_vlan drop otherwise)
- * is not answered, only dropped.
+ * Whether frame @p m, which the input ACL of interface @p in rejected, may be
+ * answered. The ACL runs before the screen, which drops a frame sent to
+ * another host's MAC (other_host) and answers no link-layer broadcast or
+ * multicast (RFC 1812 4.3.2.7, RFC 4443 2.4): only one sent to the
+ * interface's MAC is. The screen also takes a priority tag (VLAN id 0, in
+ * the data) off, so that the control thread would read its IP header 4
+ * bytes early (and answer a source made of other fields): it is taken off
+ * here; a frame tagged for another VLAN (no interface's, an unknown_vlan
+ * drop otherwise) is not answered. What is not answered is only dropped.
  */
 static inline bool
-dpr_acl_reject_untag(struct rte_mbuf *m)
+dpr_acl_reject_ok(const struct dpr_worker *w, struct rte_mbuf *m, uint16_t in)
 {
-	if (likely(rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type !=
-		   RTE_BE16(RTE_ETHER_TYPE_VLAN)))
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	if (!rte_is_same_ether_addr(&eth->dst_addr, &w->ports[in].mac))
+		return false;
+	if (likely(eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_VLAN)))
 		return true;
 	return dpr_vlan_untag_priority(m);
 }
@@ -620,7 +626,7 @@ dpr_acl_apply_burst(struct dpr_worker *w, const struct dpr_acl_dp *a, uint16_t p
 			w->stats[in].forwarded--;
 		}
 		w->stats[in].drops[DPR_DROP_ACL]++;
-		if (act[i] == DPR_ACL_REJECT && dpr_acl_reject_untag(m)) {
+		if (act[i] == DPR_ACL_REJECT && (out || dpr_acl_reject_ok(w, m, in))) {
 			m->hash.usr = DPR_EXC_META(DPR_ACL_EXC_REJECT, in);
 			rej[nr++] = m;
 		} else {

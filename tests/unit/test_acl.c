@@ -617,6 +617,18 @@ test_worker(void)
 	      "the priority-tagged reject goes untagged to the control thread");
 	rte_pktmbuf_free(got[0]);
 
+	/* Rejects of frames sent to another host's MAC, or to the broadcast
+	 * MAC, are dropped unanswered (the screen would drop the first as
+	 * other_host; RFC 1812 4.3.2.7 answers no link-layer broadcast). */
+	for (n = 0; n < 2; n++) {
+		pkts[n] = ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 8000, SYN), 20);
+		memset(rte_pktmbuf_mtod(pkts[n], struct rte_ether_hdr *)->dst_addr.addr_bytes,
+		       n == 0 ? 0x02 : 0xff, RTE_ETHER_ADDR_LEN);
+	}
+	CHECK_EQ(dpr_acl_input(w, 0, pkts, 2), 0);
+	CHECK_EQ(w->stats[0].drops[DPR_DROP_ACL], 6);
+	CHECK_EQ(rte_ring_sc_dequeue_burst(w->exc_ring, (void **)got, 4, NULL), 0);
+
 	/* Unbound: nothing is looked at. */
 	dpr_acl_bind(db, NULL, 0, DPR_ACL_IN, err, sizeof(err));
 	pkts[0] = ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 22, SYN), 20);
