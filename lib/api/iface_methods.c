@@ -213,9 +213,10 @@ dpr_m_vlan_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	} else if (tap != NULL) {
 		const char *t = json_is_string(tap) ? json_string_value(tap) : "";
 
-		if (t[0] == '\0' || strlen(t) >= sizeof(pc.tap) || strchr(t, '/') != NULL)
-			return FAIL(DPR_RPC_INVALID_PARAMS, "%s: tap: expected a Linux interface name (1 to 15 characters) or false",
-				    ctx);
+		/* As the file's: the name goes into net_tap's devargs. */
+		if (!dpr_tap_name_valid(t))
+			return FAIL(DPR_RPC_INVALID_PARAMS, "%s: tap \"%.32s\": " DPR_TAP_NAME_EXPECTED,
+				    ctx, t);
 		snprintf(pc.tap, sizeof(pc.tap), "%s", t);
 	}
 	/* The addresses checked before anything changes. */

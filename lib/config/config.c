@@ -224,6 +224,19 @@ dpr_port_name_valid(const char *name, bool vlan)
 }
 
 bool
+dpr_tap_name_valid(const char *name)
+{
+	size_t k;
+
+	for (k = 0; name[k] != '\0'; k++)
+		if (!((name[k] >= 'a' && name[k] <= 'z') || (name[k] >= 'A' && name[k] <= 'Z') ||
+		      (name[k] >= '0' && name[k] <= '9') || name[k] == '-' || name[k] == '_' ||
+		      name[k] == '.'))
+			return false;
+	return k >= 1 && k <= 15;
+}
+
+bool
 dpr_vrf_name_valid(const char *name)
 {
 	size_t i, n = strlen(name);
@@ -655,14 +668,8 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 				return fail(ps, path, "tap: expected an interface name or false, got %s",
 					    type_name(t));
 			n = json_string_value(t);
-			for (k = 0; n[k] != '\0'; k++)
-				if (!((n[k] >= 'a' && n[k] <= 'z') || (n[k] >= 'A' && n[k] <= 'Z') ||
-				      (n[k] >= '0' && n[k] <= '9') || n[k] == '-' || n[k] == '_' ||
-				      n[k] == '.'))
-					break;
-			if (k == 0 || k > 15 || n[k] != '\0')
-				return fail(ps, path, "tap \"%s\": expected a Linux interface name (1 to 15 letters, digits, '-', '_' or '.') or false",
-					    n);
+			if (!dpr_tap_name_valid(n))
+				return fail(ps, path, "tap \"%s\": " DPR_TAP_NAME_EXPECTED, n);
 			snprintf(pc->tap, sizeof(pc->tap), "%s", n);
 		}
 		if (tr != NULL) {

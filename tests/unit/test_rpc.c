@@ -2362,6 +2362,16 @@ test_vrf_vlan_live(void)
 	dp[0].urpf = 2;
 	ERR(DPR_RPC_INVALID_PARAMS, "vlan.add", "{'name':'p0.100','port':'p0','id':100,'urpf':'on'}",
 	    "urpf: expected \"strict\", \"loose\" or \"off\"");
+	/* A TAP name as the config file takes it: it goes into net_tap's
+	 * devargs, where a ',' would add an argument ("remote=" mirrors
+	 * another interface's traffic). Nothing is opened. */
+	ERR(DPR_RPC_INVALID_PARAMS, "vlan.add", "{'name':'p0.100','port':'p0','id':100,'tap':'t,remote=p0'}",
+	    "tap \"t,remote=p0\": expected a Linux interface name (1 to 15 letters");
+	ERR(DPR_RPC_INVALID_PARAMS, "vlan.add", "{'name':'p0.100','port':'p0','id':100,'tap':'a b'}",
+	    "tap \"a b\": expected a Linux interface name");
+	ERR(DPR_RPC_INVALID_PARAMS, "vlan.add", "{'name':'p0.100','port':'p0','id':100,'tap':true}",
+	    "tap \"\": expected a Linux interface name");
+	CHECK_EQ(R.cfg->n_ports, 2u);
 	res = OK("vlan.add", "{'name':'p0.100','port':'p0','id':100,'vrf':'red','tap':false,'addresses':['10.0.1.1/24']}");
 	HAS_STR(res, "vrf", "red");
 	HAS_STR(res, "urpf", "off");
