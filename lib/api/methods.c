@@ -2462,6 +2462,13 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return FAIL(DPR_RPC_NO_SPACE,
 			    "config.get: %u routes to save are more than one answer holds (%u): page them with \"limit\" and \"after\" (dprctl config save does)",
 			    saved_route_count(&r->rib), LIST_MAX);
+	/* The other VRFs' routes come whole with the first page: one that
+	 * holds more than an answer would lose the rest from the file. */
+	for (i = 1; after == NULL && i < DPR_MAX_VRFS; i++)
+		if (r->vrfs[i].rib != NULL && saved_route_count(r->vrfs[i].rib) > LIST_MAX)
+			return FAIL(DPR_RPC_NO_SPACE,
+				    "config.get: VRF %s has %u routes to save, more than one answer holds (%u): only the default VRF's routes page with \"limit\" and \"after\"",
+				    r->vrfs[i].conf.name, saved_route_count(r->vrfs[i].rib), LIST_MAX);
 	routes = saved_routes_json(r, &r->rib, after != NULL ? &cursor : NULL, (size_t)limit);
 	if (routes == NULL)
 		return FAIL(DPR_RPC_INTERNAL_ERROR, "config.get: out of memory");
@@ -2474,6 +2481,10 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		if (r->vrfs[i].rib == NULL)
 			continue;
 		vr = saved_routes_json(r, r->vrfs[i].rib, NULL, LIST_MAX);
+		if (vr == NULL) {
+			json_decref(routes);
+			return FAIL(DPR_RPC_INTERNAL_ERROR, "config.get: out of memory");
+		}
 		json_array_foreach(vr, k, o) {
 			json_object_set_new(o, "vrf", json_string(r->vrfs[i].conf.name));
 			json_array_append(routes, o);

@@ -2311,6 +2311,64 @@ test6_read_only(void)
 }
 
 
+/* One request built in C, sent without send_raw()'s table check after
+ * it (100k routes): its response. */
+static json_t *
+send_big(const char *method, json_t *params)
+{
+	json_t *req = json_pack("{s:s,s:i,s:s,s:o}", "jsonrpc", "2.0", "id", 9, "method", method,
+				"params", params);
+	json_t *res = dpr_rpc_handle(&R, req);
+
+	json_decref(req);
+	return res;
+}
+
+/*
+ * config.get gives a VRF's routes whole on its first page (only the
+ * default VRF's page): a VRF with more than one answer holds (100000) is
+ * refused by name, never written to the file cut short.
+ */
+static void
+config_get_vrf_whole(void)
+{
+	unsigned int i, n = 100001;
+	json_t *adds = json_array(), *dels = json_array(), *res, *err;
+	const char *msg;
+	char buf[64];
+
+	OK("vrf.add", "{'name':'big','table':300,'fib':{'ipv4_algorithm':'poptrie','ipv6_algorithm':'poptrie','ipv4_max_routes':131072}}");
+	OK("vlan.add", "{'name':'p1.200','port':'p1','id':200,'vrf':'big','tap':false}");
+	for (i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), "%u.%u.%u.0/24", 20 + i / 65536, (i / 256) % 256, i % 256);
+		json_array_append_new(dels, json_sprintf("del %s", buf));
+		json_array_append_new(adds, json_sprintf("%s dev p1.200", buf));
+	}
+	res = send_big("route.load", json_pack("{s:o,s:s}", "routes", adds, "vrf", "big"));
+	CHECK(json_integer_value(json_object_get(json_object_get(res, "result"), "added")) == n,
+	      "route.load put %u routes in VRF big", n);
+	json_decref(res);
+
+	res = send_big("config.get", json_object());
+	err = json_object_get(res, "error");
+	msg = json_string_value(json_object_get(err, "message"));
+	CHECK(json_integer_value(json_object_get(err, "code")) == DPR_RPC_NO_SPACE,
+	      "config.get refuses VRF big's %u routes (got %zu routes in its answer)", n,
+	      json_array_size(json_object_get(json_object_get(res, "result"), "routes")));
+	CHECK(msg != NULL && strstr(msg, "VRF big has 100001 routes to save") != NULL, "%s",
+	      msg ? msg : "(no message)");
+	json_decref(res);
+
+	res = send_big("route.load", json_pack("{s:o,s:s}", "routes", dels, "vrf", "big"));
+	CHECK(json_integer_value(json_object_get(json_object_get(res, "result"), "deleted")) == n,
+	      "route.load took VRF big's routes away");
+	json_decref(res);
+	OK("vlan.del", "{'name':'p1.200'}");
+	OK("vrf.del", "{'name':'big'}");
+	/* Its slot free again (as drain_exceptions() finds the rings empty). */
+	dpr_router_slots_drained(&R, dpr_router_slots_mark(&R));
+}
+
 /*
  * vrf.add, vrf.del, vlan.add, vlan.del: a VRF and a VLAN interface in it
  * come and go, with what is refused on the way; the tables check after
@@ -2409,6 +2467,7 @@ test_vrf_vlan_live(void)
 	HAS_STR(v, "name", "p0.100");
 	HAS_STR(v, "vrf", "red");
 	HAS_STR(json_array_get(json_object_get(res, "vrfs"), 0), "name", "red");
+	config_get_vrf_whole();
 
 	OK("route.del", "{'prefix':'10.66.0.0/16','vrf':'red'}");
 	OK("vlan.del", "{'name':'p0.100'}");
