@@ -1939,7 +1939,9 @@ m_capture_start(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		spec.ports |= UINT64_C(1) << p;
 	}
 	if (dpr_capture_start(r, &spec, err, sizeof(err)) < 0) {
-		dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s", err);
+		/* Named by the method, as every answer (dprctl shows "capture: "). */
+		dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "capture.start: %s",
+				strncmp(err, "capture: ", 9) == 0 ? err + 9 : err);
 		return NULL;
 	}
 	return dpr_capture_json(r);

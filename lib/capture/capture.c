@@ -104,6 +104,7 @@ dpr_capture_start(struct dpr_router *r, const struct dpr_capture_spec *spec, cha
 {
 	struct dpr_capture *c = get(r);
 	char comment[256];
+	const char *cp;
 	unsigned int w;
 	int fd, ret;
 
@@ -123,6 +124,14 @@ dpr_capture_start(struct dpr_router *r, const struct dpr_capture_spec *spec, cha
 		snprintf(err, err_len, "capture: file must be an absolute path (dpr writes it, from its own working directory)");
 		return -EINVAL;
 	}
+	/* The name goes into the log, one line an event: a newline in it
+	 * would forge a line of its own. */
+	for (cp = spec->file; *cp != '\0'; cp++)
+		if ((unsigned char)*cp < 0x20 || *cp == 0x7f) {
+			snprintf(err, err_len, "capture: file: character %zu is a control character (0x%02x): give a name without",
+				 (size_t)(cp - spec->file), (unsigned char)*cp);
+			return -EINVAL;
+		}
 	if (spec->snaplen > DPR_CAPTURE_SNAPLEN_MAX) {
 		snprintf(err, err_len, "capture: snaplen %u is more than %u", spec->snaplen,
 			 DPR_CAPTURE_SNAPLEN_MAX);

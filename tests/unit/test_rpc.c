@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -22,6 +23,7 @@
 
 #include "api/methods.h"
 #include "api/rpc.h"
+#include "capture/capture.h"
 #include "config/config.h"
 #include "datapath/qinq_dp.h"
 #include "fib/fib.h"
@@ -2370,6 +2372,33 @@ config_get_vrf_whole(void)
 }
 
 /*
+ * capture.start's file name goes into the log (one line an event): one
+ * with a control character is refused before anything is created.
+ */
+static void
+test_capture_file(void)
+{
+	char file[64], bad[80], params[160];
+
+	snprintf(file, sizeof(file), "/tmp/dpr-test-rpc-%d.pcapng", (int)getpid());
+	snprintf(bad, sizeof(bad), "%s\\ndpr: forged", file);
+	snprintf(params, sizeof(params), "{'file':'%s','drops':'all'}", bad);
+	ERR(DPR_RPC_INVALID_PARAMS, "capture.start", params,
+	    "is a control character (0x0a)");
+	OK("capture.stop", NULL);
+	snprintf(bad, sizeof(bad), "%s\ndpr: forged", file);
+	CHECK(access(bad, F_OK) != 0, "no file %s made", bad);
+	unlink(bad);
+	/* The same name without it is taken. */
+	snprintf(params, sizeof(params), "{'file':'%s','drops':'all'}", file);
+	OK("capture.start", params);
+	OK("capture.stop", NULL);
+	CHECK(access(file, F_OK) == 0, "capture.start made %s", file);
+	unlink(file);
+	dpr_capture_free(&R);
+}
+
+/*
  * vrf.add, vrf.del, vlan.add, vlan.del: a VRF and a VLAN interface in it
  * come and go, with what is refused on the way; the tables check after
  * every request (send_raw()), and config.get shows them while they are.
@@ -2591,6 +2620,7 @@ main(int argc, char **argv)
 	addr_shadows("10.88.0.0/24", "10.0.2.2", "p0", "10.88.0.1/24", "10.88.0.5");
 	test_neigh();
 	test_read_only();
+	test_capture_file();
 	test_vrf_vlan_live();
 
 	/* Whatever was added was removed: the state is as configured. */
