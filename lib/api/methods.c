@@ -2471,11 +2471,11 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			return FAIL(DPR_RPC_NO_SPACE,
 				    "config.get: VRF %s has %u routes to save, more than one answer holds (%u): only the default VRF's routes page with \"limit\" and \"after\"",
 				    r->vrfs[i].conf.name, saved_route_count(r->vrfs[i].rib), LIST_MAX);
-	routes = saved_routes_json(r, &r->rib, after != NULL ? &cursor : NULL, (size_t)limit);
-	if (routes == NULL)
-		return FAIL(DPR_RPC_INTERNAL_ERROR, "config.get: out of memory");
 	/* The other VRFs' routes come with the first page, each with its
-	 * "vrf"; pages go on through the default VRF's. */
+	 * "vrf", and before the default VRF's: pages go on through the
+	 * default VRF's from the last route of a page (dprctl config save's
+	 * cursor), which must be one of its own. */
+	routes = json_array();
 	for (i = 1; after == NULL && i < DPR_MAX_VRFS; i++) {
 		json_t *vr, *o;
 		size_t k;
@@ -2492,6 +2492,17 @@ m_config_get(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			json_array_append(routes, o);
 		}
 		json_decref(vr);
+	}
+	{
+		json_t *dr = saved_routes_json(r, &r->rib, after != NULL ? &cursor : NULL,
+					       (size_t)limit);
+
+		if (dr == NULL) {
+			json_decref(routes);
+			return FAIL(DPR_RPC_INTERNAL_ERROR, "config.get: out of memory");
+		}
+		json_array_extend(routes, dr);
+		json_decref(dr);
 	}
 	ports = json_array();
 	vlans = json_array();

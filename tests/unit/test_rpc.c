@@ -2313,6 +2313,52 @@ test6_read_only(void)
 }
 
 
+/*
+ * config.get paged as dprctl config save pages it (config_write()): each
+ * page after the last route of the one before, until one has fewer than
+ * @p limit. Every route of the unpaged answer comes once, whatever VRF.
+ */
+static void
+config_get_pages(unsigned int limit)
+{
+	json_t *all = json_array(), *res, *o;
+	char params[160], last[DPR_PREFIX_STRLEN] = "", key[80];
+	unsigned int pages = 0;
+	size_t i, got, want;
+
+	do {
+		if (last[0] == '\0')
+			snprintf(params, sizeof(params), "{'limit':%u}", limit);
+		else
+			snprintf(params, sizeof(params), "{'limit':%u,'after':'%s'}", limit, last);
+		res = OK("config.get", params);
+		got = json_array_size(json_object_get(res, "routes"));
+		json_array_foreach(json_object_get(res, "routes"), i, o) {
+			snprintf(key, sizeof(key), "%s %s",
+				 json_string_value(json_object_get(o, "prefix")),
+				 json_is_string(json_object_get(o, "vrf")) ?
+				 json_string_value(json_object_get(o, "vrf")) : "default");
+			json_array_append_new(all, json_string(key));
+		}
+		if (got > 0)
+			snprintf(last, sizeof(last), "%s", json_string_value(json_object_get(
+				 json_array_get(json_object_get(res, "routes"), got - 1), "prefix")));
+	} while (got >= limit && ++pages < 100);
+	want = json_array_size(json_object_get(OK("config.get", NULL), "routes"));
+	CHECK(json_array_size(all) == want, "limit %u: %zu routes over the pages, %zu in one answer",
+	      limit, json_array_size(all), want);
+	for (i = 1; i < json_array_size(all); i++) {
+		size_t j;
+
+		for (j = 0; j < i; j++)
+			CHECK(strcmp(json_string_value(json_array_get(all, i)),
+				     json_string_value(json_array_get(all, j))) != 0,
+			      "limit %u: route %s saved twice", limit,
+			      json_string_value(json_array_get(all, i)));
+	}
+	json_decref(all);
+}
+
 /* One request built in C, sent without send_raw()'s table check after
  * it (100k routes): its response. */
 static json_t *
@@ -2496,6 +2542,11 @@ test_vrf_vlan_live(void)
 	HAS_STR(v, "name", "p0.100");
 	HAS_STR(v, "vrf", "red");
 	HAS_STR(json_array_get(json_object_get(res, "vrfs"), 0), "name", "red");
+	/* Red's route and the default VRF's, paged. */
+	OK("route.add", "{'prefix':'10.67.0.0/16','via':'10.0.1.9','vrf':'red'}");
+	config_get_pages(1);
+	config_get_pages(2);
+	OK("route.del", "{'prefix':'10.67.0.0/16','vrf':'red'}");
 	config_get_vrf_whole();
 
 	OK("route.del", "{'prefix':'10.66.0.0/16','vrf':'red'}");
