@@ -579,7 +579,7 @@ load_pass(FILE *f, const char *file, bool check, bool bar, long size, double t0,
 	  struct load_totals *t)
 {
 	unsigned long *lines = malloc(LOAD_CHUNK * sizeof(*lines)), lineno = 0;
-	json_t *chunk = json_array();
+	json_t *chunk = json_array(), *js;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
@@ -599,8 +599,25 @@ load_pass(FILE *f, const char *file, bool check, bool bar, long size, double t0,
 			*e = '\0';
 			if (*s == '\0' || *s == '#')
 				continue;
+			js = json_string(s);
+			if (js == NULL) {
+				/* JSON carries UTF-8 only: the line cannot go, and
+				 * is not to be left out without a word. */
+				if (bar)
+					printf("\n");
+				if (check) {
+					fprintf(stderr, "dprctl: %s:%lu: not UTF-8 text (nothing applied: the file is checked whole first; --partial applies the lines before a bad one)\n",
+						file, lineno);
+				} else {
+					if (json_array_size(chunk) > 0)
+						load_head(chunk, json_array_size(chunk), t);
+					fprintf(stderr, "dprctl: %s:%lu: not UTF-8 text (%" PRIu64 " added and %" PRIu64 " deleted before it)\n",
+						file, lineno, t->added, t->deleted);
+				}
+				exit(1);
+			}
 			lines[json_array_size(chunk)] = lineno;
-			json_array_append_new(chunk, json_string(s));
+			json_array_append_new(chunk, js);
 		}
 		if (json_array_size(chunk) == LOAD_CHUNK || (n < 0 && json_array_size(chunk) > 0)) {
 			json_t *resp = request("route.load", json_pack("{s:O,s:b}", "routes", chunk,

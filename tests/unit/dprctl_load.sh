@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# dprctl route load against a stand-in for dpr's control socket (Python,
+# one JSON-RPC answer per request line, every route taken): a line of the
+# file is sent or refused naming its line, never left out without a word.
+# Usage: dprctl_load.sh PATH_TO_DPRCTL
+dprctl=${1:?usage: dprctl_load.sh PATH_TO_DPRCTL}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dprctl-load.XXXXXX") || exit 2
+server=
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
+fails=0
+
+python3 - "$tmp/sock" "$tmp/requests" <<'PY' &
+import json, os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1])
+s.listen(8)
+log = open(sys.argv[2], "a")
+while True:
+    c, _ = s.accept()
+    f = c.makefile("rwb")
+    for line in f:
+        req = json.loads(line)
+        routes = req.get("params", {}).get("routes", [])
+        log.write(json.dumps(req) + "\n")
+        log.flush()
+        n = len(routes)
+        res = {"loaded": n, "added": n, "deleted": 0, "checked_only": False,
+               "routes": n, "ipv4_routes": n, "ipv6_routes": 0}
+        f.write((json.dumps({"jsonrpc": "2.0", "id": req.get("id"), "result": res}) + "\n").encode())
+        f.flush()
+    c.close()
+PY
+server=$!
+i=0
+while [ ! -S "$tmp/sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+
+# Line 2 is not UTF-8 (a Latin-1 byte): JSON cannot carry it.
+printf '10.1.0.0/16 via 10.0.1.2\n10.2.0.0/16 via 10.0.1.2 caf\351\n10.3.0.0/16 via 10.0.1.2\n' >"$tmp/routes"
+for mode in "" --partial; do
+	: >"$tmp/requests"
+	out=$("$dprctl" -s "$tmp/sock" route load "$tmp/routes" $mode 2>&1)
+	rc=$?
+	case "$rc:$out" in
+	1:*"routes:2: "*"UTF-8"*)
+		echo "ok - route load $mode: line 2 refused by number: $out" ;;
+	*)
+		echo "not ok - route load $mode: want exit 1 naming line 2 (not UTF-8), got $rc: $out"
+		echo "#   sent: $(cat "$tmp/requests")"
+		fails=$((fails + 1)) ;;
+	esac
+	if grep -q '10.3.0.0/16' "$tmp/requests"; then
+		echo "not ok - route load $mode: went on past the bad line"
+		fails=$((fails + 1))
+	fi
+done
+[ $fails -eq 0 ]
