@@ -58,6 +58,18 @@ die(int status, const char *fmt, ...)
 	exit(status);
 }
 
+/* @p s as a JSON string, or exit 2 saying why not: JSON carries UTF-8
+ * only, and a parameter dropped for it would change the request. */
+static json_t *
+arg_string(const char *s)
+{
+	json_t *v = json_string(s);
+
+	if (v == NULL)
+		die(2, "\"%s\": not UTF-8 text (dpr's requests are JSON, which carries UTF-8 only)", s);
+	return v;
+}
+
 static void
 connect_dpr(void)
 {
@@ -136,7 +148,7 @@ request(const char *method, json_t *params)
 				 strncmp(method, "neigh.", 6) == 0)) {
 		if (params == NULL)
 			params = json_object();
-		json_object_set_new(params, "vrf", json_string(vrf_name));
+		json_object_set_new(params, "vrf", arg_string(vrf_name));
 	}
 	if (params != NULL)
 		json_object_set_new(req, "params", params);
@@ -291,10 +303,10 @@ route_params(int argc, char **argv)
 			 * IPv4 route (RFC 8950); "default" stays IPv4. */
 			if (strcmp(argv[i + 1], "inet6") == 0 && ++i + 1 >= argc)
 				die(2, "\"via inet6\" needs a gateway");
-			json_object_set_new(nh, "via", json_string(argv[i + 1]));
+			json_object_set_new(nh, "via", arg_string(argv[i + 1]));
 		} else if ((strcmp(argv[i], "dev") == 0 || strcmp(argv[i], "port") == 0) &&
 			   json_object_get(nh, "port") == NULL) {
-			json_object_set_new(nh, "port", json_string(argv[i + 1]));
+			json_object_set_new(nh, "port", arg_string(argv[i + 1]));
 		} else if (strcmp(argv[i], "weight") == 0 && json_object_get(nh, "weight") == NULL) {
 			char *end;
 			unsigned long w = strtoul(argv[i + 1], &end, 10);
@@ -379,10 +391,10 @@ route_get_params(int argc, char **argv)
 		bool number = argv[1][0] >= '0' && argv[1][0] <= '9' && *end == '\0';
 
 		if (strcmp(argv[0], "from") == 0) {
-			json_object_set_new(p, "source", json_string(argv[1]));
+			json_object_set_new(p, "source", arg_string(argv[1]));
 		} else if (strcmp(argv[0], "proto") == 0) {
 			json_object_set_new(p, "protocol", number ? json_integer((json_int_t)v) :
-					    json_string(argv[1]));
+					    arg_string(argv[1]));
 		} else if (strcmp(argv[0], "sport") == 0 || strcmp(argv[0], "dport") == 0) {
 			if (!number)
 				die(2, "route get: %s \"%s\": expected a port number (0-65535)",
@@ -500,13 +512,13 @@ run_route_list(int argc, char **argv)
 		json_t *p = json_pack("{s:I}", "limit", (json_int_t)page);
 
 		if (after[0] != '\0')
-			json_object_set_new(p, "after", json_string(after));
+			json_object_set_new(p, "after", arg_string(after));
 		if (source != NULL)
-			json_object_set_new(p, "source", json_string(source));
+			json_object_set_new(p, "source", arg_string(source));
 		if (port != NULL)
-			json_object_set_new(p, "port", json_string(port));
+			json_object_set_new(p, "port", arg_string(port));
 		if (prefix != NULL)
-			json_object_set_new(p, "prefix", json_string(prefix));
+			json_object_set_new(p, "prefix", arg_string(prefix));
 		res = call("route.list", p);
 		json_array_foreach(json_object_get(res, "routes"), i, r) {
 			if (json_out)
@@ -848,7 +860,7 @@ run_neigh_add(int argc, char **argv)
 		die(2, "neigh add: no MAC; %s", usage);
 	p = json_pack("{s:s,s:s}", "address", argv[0], "mac", mac);
 	if (port != NULL)
-		json_object_set_new(p, "port", json_string(port));
+		json_object_set_new(p, "port", arg_string(port));
 	res = call("neigh.add", p);
 	if (json_out)
 		print_json(res);
@@ -864,7 +876,7 @@ run_neigh_del(int argc, char **argv)
 		die(2, "usage: neigh del ADDRESS [dev PORT]");
 	p = json_pack("{s:s}", "address", argv[0]);
 	if (argc == 3)
-		json_object_set_new(p, "port", json_string(argv[2]));
+		json_object_set_new(p, "port", arg_string(argv[2]));
 	res = call("neigh.del", p);
 	if (json_out)
 		print_json(res);
@@ -1109,7 +1121,7 @@ run_vlan_add(int argc, char **argv)
 		if (i + 1 >= argc)
 			die(2, "%s", usage_line);
 		if (strcmp(argv[i], "dev") == 0)
-			json_object_set_new(params, "port", json_string(argv[i + 1]));
+			json_object_set_new(params, "port", arg_string(argv[i + 1]));
 		else if (strcmp(argv[i], "id") == 0)
 			json_object_set_new(params, "id", json_integer((json_int_t)number("id", argv[i + 1])));
 		else if (strcmp(argv[i], "mtu") == 0)
@@ -1119,9 +1131,9 @@ run_vlan_add(int argc, char **argv)
 			json_object_set_new(params, "outer_id",
 					    json_integer((json_int_t)number("outer", argv[i + 1])));
 		else if (strcmp(argv[i], "proto") == 0)
-			json_object_set_new(params, "outer_proto", json_string(argv[i + 1]));
+			json_object_set_new(params, "outer_proto", arg_string(argv[i + 1]));
 		else if (strcmp(argv[i], "urpf") == 0)
-			json_object_set_new(params, "urpf", json_string(argv[i + 1]));
+			json_object_set_new(params, "urpf", arg_string(argv[i + 1]));
 		else
 			die(2, "vlan add: unexpected \"%s\" (%s)", argv[i], usage_line);
 		i++;
@@ -1129,7 +1141,7 @@ run_vlan_add(int argc, char **argv)
 	if (json_object_get(params, "port") == NULL || json_object_get(params, "id") == NULL)
 		die(2, "%s", usage_line);
 	if (vrf_name != NULL)
-		json_object_set_new(params, "vrf", json_string(vrf_name));
+		json_object_set_new(params, "vrf", arg_string(vrf_name));
 	res = call("vlan.add", params);
 	if (json_out)
 		print_json(res);
@@ -1285,7 +1297,7 @@ add_name(json_t *params, const char *key, const char *name)
 		v = json_array();
 		json_object_set_new(params, key, v);
 	}
-	json_array_append_new(v, json_string(name));
+	json_array_append_new(v, arg_string(name));
 }
 
 static void
@@ -1388,7 +1400,7 @@ run_capture(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/%s", cwd, file);
 		file = path;
 	}
-	json_object_set_new(params, "file", json_string(file));
+	json_object_set_new(params, "file", arg_string(file));
 	if (json_object_get(params, "drops") == NULL && json_object_get(params, "exceptions") == NULL)
 		json_object_set_new(params, "drops", json_string("all"));
 
@@ -1804,12 +1816,12 @@ run_acl_set(int argc, char **argv)
 	} else if (json_is_object(j)) {
 		p = json_deep_copy(j);
 		json_decref(j);
-		json_object_set_new(p, "name", json_string(argv[0]));
+		json_object_set_new(p, "name", arg_string(argv[0]));
 	} else {
 		die(2, "acl set: expected an array of rules or an object with \"rules\"");
 	}
 	if (dflt != NULL)
-		json_object_set_new(p, "default", json_string(dflt));
+		json_object_set_new(p, "default", arg_string(dflt));
 	res = call("acl.set", p);
 	if (json_out)
 		print_json(res);
@@ -1918,7 +1930,7 @@ run_acl_unbind(int argc, char **argv)
 		die(2, "usage: acl unbind [NAME] IFACE in|out");
 	p = json_pack("{s:s,s:s}", "interface", argv[argc - 2], "direction", argv[argc - 1]);
 	if (argc == 3)
-		json_object_set_new(p, "name", json_string(argv[0]));
+		json_object_set_new(p, "name", arg_string(argv[0]));
 	res = call("acl.unbind", p);
 	if (json_out)
 		print_json(res);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# dprctl route load against a stand-in for dpr's control socket (Python,
-# one JSON-RPC answer per request line, every route taken): a line of the
-# file is sent or refused naming its line, never left out without a word.
+# dprctl against a stand-in for dpr's control socket (Python, one JSON-RPC
+# answer per request line, every route taken): text JSON cannot carry
+# (not UTF-8) is refused by name, never left out of the request without a
+# word: a line of route load's file, a parameter of a command.
 # Usage: dprctl_load.sh PATH_TO_DPRCTL
 dprctl=${1:?usage: dprctl_load.sh PATH_TO_DPRCTL}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dprctl-load.XXXXXX") || exit 2
@@ -51,6 +52,24 @@ for mode in "" --partial; do
 	esac
 	if grep -q '10.3.0.0/16' "$tmp/requests"; then
 		echo "not ok - route load $mode: went on past the bad line"
+		fails=$((fails + 1))
+	fi
+done
+# A word that is not UTF-8: refused before anything is sent (left out,
+# "vrf" would send the route to the default VRF, "dev" would let it take
+# any port, "urpf" would leave it off, "default" would make an ACL permit).
+bad=$(printf 'r\351d')
+for args in "route add 10.9.0.0/16 via 10.0.1.2 vrf $bad" "route add 10.9.0.0/16 via 10.0.1.2 dev $bad" \
+	"vlan add x dev p0 id 5 urpf $bad" "acl set web default $bad []"; do
+	: >"$tmp/requests"
+	# shellcheck disable=SC2086 # the words of $args are the arguments
+	out=$("$dprctl" -s "$tmp/sock" $args 2>&1)
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/requests" ] && echo "$out" | grep -q "not UTF-8 text"; then
+		echo "ok - dprctl $args: refused, nothing sent"
+	else
+		echo "not ok - dprctl $args: want exit 2 and nothing sent, got $rc: $out"
+		echo "#   sent: $(cat "$tmp/requests")"
 		fails=$((fails + 1))
 	fi
 done
