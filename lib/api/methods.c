@@ -1287,7 +1287,7 @@ m_route_load(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		return NULL;
 	}
 	free(ops);
-	return json_pack("{s:i,s:i,s:i,s:b,s:i,s:i,s:i}", "loaded", (json_int_t)n,
+	return json_pack("{s:I,s:I,s:I,s:b,s:I,s:I,s:I}", "loaded", (json_int_t)n,
 			 "added", (json_int_t)(n - dels), "deleted", (json_int_t)dels,
 			 "checked_only", json_is_true(check),
 			 "routes", (json_int_t)routes_total(rib),
@@ -2575,7 +2575,7 @@ m_rib_check(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	if (dpr_router_check(r, why, sizeof(why)) < 0)
 		return FAIL(DPR_RPC_INTERNAL_ERROR, "rib.check: %s (a defect: please report it with this line)",
 			    why);
-	return json_pack("{s:b,s:i,s:i,s:i}", "ok", 1, "nexthops", (json_int_t)dpr_nh_count(r->nh),
+	return json_pack("{s:b,s:I,s:I,s:I}", "ok", 1, "nexthops", (json_int_t)dpr_nh_count(r->nh),
 			 "ipv4_routes", (json_int_t)route_count(&r->rib, DPR_AF_IP4),
 			 "ipv6_routes", (json_int_t)route_count(&r->rib, DPR_AF_IP6));
 }
