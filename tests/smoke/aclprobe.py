@@ -12,7 +12,8 @@ sniffer on the far side can tell which arrived.
       send CASE COUNT times, as fast as a raw socket takes them.
   aclprobe.py sniff IFACE SECONDS OUT
       (OUT.ready is created once the socket is bound) until SECONDS have
-      passed or OUT.stop exists, write to OUT (JSON) {"cases": [names of the
+      passed or OUT.stop exists (holding a number N: once N administratively
+      prohibited have been received), write to OUT (JSON) {"cases": [names of the
       markers seen], "icmp_admin": n (ICMP/ICMPv6 administratively
       prohibited received)}. A tagged frame's tag is in the socket's
       auxdata, not in the data: the IP header follows the Ethernet header.
@@ -176,6 +177,17 @@ def sender(iface):
     return s
 
 
+def stopped(path, admin):
+    """Whether the stop file is there and asks for no more errors than seen:
+    the caller writes the number the router sent, so that none still on
+    its way is missed (an empty file: stop now)."""
+    try:
+        text = open(path).read().strip()
+    except OSError:
+        return False
+    return not text or admin >= int(text)
+
+
 def sniff(iface, seconds, out):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     s.bind((iface, 0))
@@ -184,7 +196,7 @@ def sniff(iface, seconds, out):
     seen, admin = set(), 0
     # Monotonic: a step of the wall clock must not end the window early.
     end = time.monotonic() + seconds
-    while time.monotonic() < end and not os.path.exists(out + ".stop"):
+    while time.monotonic() < end and not stopped(out + ".stop", admin):
         if not select.select([s], [], [], 0.05)[0]:
             continue
         b, addr = s.recvfrom(65535)
