@@ -130,9 +130,8 @@ check "edge-in rule 1 (UDP 9): both first fragments, options, the big one ($(hit
 check "edge-in rule 2 (non-first, DSCP 10): one of each family ($(hits 2))" test "$(hits 2)" -eq 2
 
 # A flood of packets edge-in rejects: cut at the transit class's gate.
-# h1 is resolved first (a ping of the router): the errors to it must not
-# wait for an ARP reply that the flood's own RX drops can lose (in the full
-# suite af_packet took 1622 of the 3000, and h1 got none of 10 errors).
+# h1 is resolved first (a ping of the router): the errors to it need not
+# wait for an ARP reply that the flood's own RX drops could lose.
 ip netns exec "$H1" ping -c 1 -W 2 -q 10.0.1.1 > /dev/null || true
 sniff "$H1" 10 rej
 ip netns exec "$H1" python3 "$PROBE" flood eth0 02:00:00:00:01:02 02:00:00:00:01:01 v4_udp5 3000
@@ -177,17 +176,16 @@ a, b = (json.load(open(f))["exception_path"] for f in sys.argv[1:])
 print(" ".join("%s %d" % (k, b[k] - a.get(k, 0)) for k in sorted(b)
                if k.startswith("icmp_") and isinstance(b[k], int) and b[k] != a.get(k, 0)))' \
 	"$WORK/s1.json" "$WORK/s2.json")
-# No more errors than the gate passed. At least one is not asserted: in
-# the full suite (never alone, nor under CPU load alone) h1 received none of
-# the 10 the router counted, 3 runs in 3 at this commit; see the issue's
-# note. The diagnosis is open; what the exception path failed to send is
-# printed here for it.
+# Between one and as many as the gate passed: h1's sniffer ignores the
+# flood h1 sends (traffic.sniffer()), whose frames, queued there too,
+# once filled its buffer and dropped the errors under the full suite's
+# load (0 of 10 seen). Not all of them: the kernel's backlog that the
+# flood fills may drop some on their way to h1.
 txf=$(python3 -c 'import json, sys
 a, b = (json.load(open(f))["exception_path"] for f in sys.argv[1:])
 print(b.get("tx_failed", 0) - a.get("tx_failed", 0))' "$WORK/s1.json" "$WORK/s2.json")
-echo "# h1 got $admin ICMP administratively prohibited; the router sent ${icmp:-none}; exception path tx_failed $txf"
-check "h1 got no more ICMP administratively prohibited than the gate passed ($admin; sent: ${icmp:-none})" \
-	test "$admin" -le "$passed"
+check "h1 got ICMP administratively prohibited, no more than the gate passed ($admin; sent: ${icmp:-none}; exception path tx_failed $txf)" \
+	test "$admin" -ge 1 -a "$admin" -le "$passed"
 check "ping of the router from h1 still works" ip netns exec "$H1" ping -c 2 -i 0.2 -W 2 -q 10.0.1.1
 stop_dpr
 check_accounting

@@ -26,6 +26,9 @@ import struct
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from traffic import sniffer  # noqa: E402
+
 ETH_P_ALL = 0x0003
 H1, H2 = "10.0.1.2", "10.0.2.2"
 H1_6, H2_6 = "2001:db8:1::2", "2001:db8:2::2"
@@ -189,8 +192,7 @@ def stopped(path, admin):
 
 
 def sniff(iface, seconds, out):
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-    s.bind((iface, 0))
+    s = sniffer(iface)
     # Bound: whatever arrives from now on is seen. The caller waits for this.
     open(out + ".ready", "w").close()
     seen, admin = set(), 0

@@ -32,7 +32,7 @@ import time
 
 # The Internet checksum, as the other smoke traffic computes it.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from traffic import csum  # noqa: E402
+from traffic import csum, sniffer  # noqa: E402
 
 CLONE_NEWNET = 0x40000000
 ETH_P_ALL = 0x0003
@@ -477,10 +477,7 @@ class Auxdata(ctypes.Structure):
 
 
 def raw(ifname):
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-    s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
-    s.bind((ifname, 0))
-    return s
+    return sniffer(ifname, auxdata=True)
 
 
 def recv_vid(s):

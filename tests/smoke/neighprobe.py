@@ -35,6 +35,9 @@ import struct
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from traffic import sniffer  # noqa: E402
+
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
 
@@ -107,8 +110,7 @@ def stop_on_term():
 
 
 def listen(a):
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-    s.bind((a.iface, 0))
+    s = sniffer(a.iface)
     stop_on_term()
     open(a.outfile + ".ready", "w").close()
     with open(a.outfile, "w", buffering=1) as out:

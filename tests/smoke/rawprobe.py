@@ -53,7 +53,7 @@ from types import SimpleNamespace
 
 # The Internet checksum, as the other smoke traffic computes it.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from traffic import csum  # noqa: E402
+from traffic import csum, sniffer  # noqa: E402
 
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
@@ -176,9 +176,7 @@ class Server:
         self.log = open(a.log, "w") if a.log else None
         self.tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
         self.tx.bind((a.iface, 0))
-        rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-        rx.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_RCVBUFFORCE", 33), 8 << 20)
-        rx.bind((a.iface, ETH_P_ALL))
+        rx = sniffer(a.iface)
         threading.Thread(target=self.sniff, args=(rx,), daemon=True).start()
         self.parsers = self.make_parsers()
 

@@ -93,6 +93,25 @@ def udp_recv(a):
     save()
 
 
+ETH_P_ALL = 0x0003
+SOL_PACKET, PACKET_IGNORE_OUTGOING = 263, 23
+
+
+def sniffer(iface, auxdata=False):
+    """A packet socket that receives every frame that arrives on iface, and
+    not the host's own: with them queued too, a flood the host sends fills
+    the socket's buffer and the replies that arrive meanwhile are dropped
+    (acl_paths: 0 of 10 ICMP errors seen under the full suite's load)."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    s.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
+    # SO_RCVBUFFORCE (root) goes past net.core.rmem_max.
+    s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_RCVBUFFORCE", 33), 8 << 20)
+    if auxdata:
+        s.setsockopt(SOL_PACKET, 8, 1)  # PACKET_AUXDATA: a tag the kernel took off
+    s.bind((iface, 0))
+    return s
+
+
 def csum(b):
     if len(b) % 2:
         b += b"\0"

@@ -31,11 +31,15 @@ says so), and the inner one stays in the data.
 """
 import ctypes
 import json
+import os
 import select
 import socket
 import struct
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from traffic import sniffer  # noqa: E402
 
 SOL_PACKET = 263
 PACKET_AUXDATA = 8
@@ -74,10 +78,7 @@ def checksum(data):
 
 
 def open_sock(iface):
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-    s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
-    s.bind((iface, 0))
-    return s
+    return sniffer(iface, auxdata=True)
 
 
 def recv(s, timeout):
