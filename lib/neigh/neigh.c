@@ -834,6 +834,20 @@ log_mac_change(const struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip
 }
 
 /*
+ * Make learned neighbour @p idx STALE (RFC 4861 7.3.2): nothing says it is
+ * reachable at the MAC it has, so it is due for its first unicast probe
+ * now (dpr has no DELAY state: the probe goes at once, 7.3.3).
+ */
+static void
+set_stale(struct dpr_neigh *n, uint32_t idx)
+{
+	uint64_t now = dpr_clock_now(), age = ms(n, REACHABLE_MS);
+
+	n->confirmed[idx] = now > age ? now - age : 1;
+	n->next_tick = 0;
+}
+
+/*
  * Known neighbour @p idx (resolved, learned, @p w its word) heard with
  * another MAC or port. Linux's rules by default: an ARP message or a
  * solicitation replaces the MAC, unless the last change is younger than
@@ -852,16 +866,14 @@ mac_change(struct dpr_neigh *n, uint32_t idx, union dpr_nh_word w, uint16_t port
 	   const struct dpr_ip *ip, const struct rte_ether_addr *mac,
 	   const struct dpr_neigh_heard *h, bool asked)
 {
-	uint64_t now = dpr_clock_now(), age = ms(n, REACHABLE_MS);
+	uint64_t now = dpr_clock_now();
 
 	if (h->msg == DPR_NEIGH_ADVERT && !(h->solicited && h->override && asked)) {
 		if (n->probes[idx] == 0) {
 			n->c.neighbor_stale_probed++;
 			log_mac_change(n, port, ip, &w.mac, mac,
 				       "kept, probing the known MAC (RFC 4861 7.2.5)");
-			/* Stale: due for its first probe now. */
-			n->confirmed[idx] = now > age ? now - age : 1;
-			n->next_tick = 0;
+			set_stale(n, idx);
 		}
 		return;
 	}
@@ -881,8 +893,7 @@ mac_change(struct dpr_neigh *n, uint32_t idx, union dpr_nh_word w, uint16_t port
 		/* RFC 4861 7.2.3 (6.2.6 for a router solicitation): a new
 		 * address from a solicitation leaves the entry STALE, nothing
 		 * said it is reachable there: due for its first probe now. */
-		n->confirmed[idx] = now > age ? now - age : 1;
-		n->next_tick = 0;
+		set_stale(n, idx);
 	} else {
 		n->confirmed[idx] = now;
 	}
@@ -1016,6 +1027,13 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 	n->changed[idx] = dpr_clock_now();
 	n->confirmed[idx] = n->changed[idx];
 	n->probes[idx] = 0;
+	/* RFC 4861 7.2.3 (6.2.6 for a router solicitation): an entry a
+	 * solicitation creates, or resolves, is STALE: the solicitation says
+	 * where its sender is, not that it is reachable there. An answer to
+	 * our own request is a solicited advertisement (REACHABLE, 7.2.5);
+	 * ARP has no such states (RFC 826). */
+	if (ip->af == DPR_AF_IP6 && h->msg == DPR_NEIGH_REQUEST)
+		set_stale(n, (uint32_t)idx);
 	/* The host route holds the reference taken above; a /32 or /128
 	 * someone configured for this host stays as it is (the next hop is
 	 * not fresh then: others hold it). */
