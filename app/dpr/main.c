@@ -324,6 +324,7 @@ setup_ports(struct dpr_router *d)
 		d->port_dp[p].rx_ip_cksum =
 			(port->rx_offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
 		d->port_dp[p].vlan_insert = dpr_port_vlan_insert(port);
+		d->port_dp[p].vlan_strip = dpr_port_vlan_strip(port);
 		d->port_dp[p].fib4 = dpr_router_port_rib(d, p)->fib4;
 		d->port_dp[p].fib6 = dpr_router_port_rib(d, p)->fib6;
 	}

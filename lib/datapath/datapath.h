@@ -126,6 +126,11 @@ struct dpr_port_dp {
 	/** The device puts VLAN tags on (RTE_MBUF_F_TX_VLAN): a VLAN
 	 * interface's tag goes in vlan_tci, not the data (vlan_dp.h). */
 	bool vlan_insert;
+	/** The device takes VLAN tags off on RX (RTE_ETH_RX_OFFLOAD_VLAN_STRIP
+	 * granted): a tag in a frame's data is an inner one, the outer in
+	 * vlan_tci (vlan_dp.h), so its bursts never go by the data's tag
+	 * (vlan.c). */
+	bool vlan_strip;
 	uint16_t vlan_tci;  /**< a VLAN interface's tag, put on at TX; 0: a port */
 	/** A port with VLAN interfaces: 1 + the dpr port index of the VLAN
 	 * interface of each VLAN id, 0 for none (4096 entries); NULL: the

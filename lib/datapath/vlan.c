@@ -286,7 +286,10 @@ dpr_vlan_input_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
 		if (n == 0)
 			return 0;
 	}
-	v = vlan_first(vlan_if, pkts, &word);
+	/* A device that strips leaves a tag in the data only inside the one
+	 * it took off (vlan_dp.h): such a port's tagged frames are the
+	 * split's, frame by frame. */
+	v = likely(!w->ports[*in].vlan_strip) ? vlan_first(vlan_if, pkts, &word) : 0;
 	if (v != 0) {
 		vif = (uint16_t)(v - 1);
 		/* The first frame's interface takes its frames still tagged

@@ -14,7 +14,11 @@
  * back into the data with rte_vlan_insert(), which clears
  * RTE_MBUF_F_RX_VLAN_STRIPPED but leaves RTE_MBUF_F_RX_VLAN); or taken off
  * by a NIC that strips, in vlan_tci with RTE_MBUF_F_RX_VLAN_STRIPPED and
- * untagged data. The data is read first: the flag alone proves nothing.
+ * untagged data. RTE_MBUF_F_RX_VLAN alone proves nothing;
+ * RTE_MBUF_F_RX_VLAN_STRIPPED is read first: a double-tagged frame keeps
+ * its inner tag in the data, and its VLAN is the outer one, in vlan_tci
+ * (read the other way round, the inner tag picked the interface: VLAN
+ * hopping).
  *
  * On TX a device that inserts (dpr_port_dp.vlan_insert) gets the tag in
  * vlan_tci with RTE_MBUF_F_TX_VLAN; otherwise it goes into the data.
@@ -45,15 +49,15 @@ dpr_vlan_rx_tag(const struct rte_mbuf *m, uint16_t *tci)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 
+	if (unlikely(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED)) {
+		*tci = m->vlan_tci;
+		return DPR_VLAN_IN_MBUF;
+	}
 	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN)) {
 		if (unlikely(m->data_len < sizeof(*eth) + sizeof(struct rte_vlan_hdr)))
 			return DPR_VLAN_UNTAGGED;
 		*tci = rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(eth + 1))->vlan_tci);
 		return DPR_VLAN_IN_DATA;
-	}
-	if (unlikely(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED)) {
-		*tci = m->vlan_tci;
-		return DPR_VLAN_IN_MBUF;
 	}
 	return DPR_VLAN_UNTAGGED;
 }

@@ -941,6 +941,69 @@ test_vlan(struct rig *r)
 }
 
 /*
+ * A NIC that strips (RTE_ETH_RX_OFFLOAD_VLAN_STRIP) takes the outer tag
+ * of a double-tagged frame off into vlan_tci and leaves the inner one in
+ * the data. The frame is on the outer tag's VLAN, as it is when no device
+ * strips: outer VLAN 100 (p0.100), inner 200, must never be forwarded as
+ * p0.200's (VLAN hopping), whichever path takes it (the burst's first
+ * frame, a run, the per-frame split). It is p0.100's, and dropped there as
+ * unknown_vlan (a tag inside, as the untagging path does).
+ */
+static void
+test_vlan_stripped_outer(struct rig *r)
+{
+	struct dpr_worker *w = r->w;
+	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
+	const uint32_t h2 = IP(10, 0, 2, 2), v2 = IP(10, 0, 3, 2);
+	struct rte_mbuf *pkts[3];
+	unsigned int k, p, fwd;
+	uint16_t n, in;
+
+	map[100] = 3;
+	map[200] = 4;
+	r->ports[0].vlan_if = map;
+	r->ports[0].vlan_strip = true;
+	dpr_port_in_stages_sync(r->ports, 1, NULL);
+	/* k = 0: alone; 1: after a frame of p0.200 (a run of VLAN 200);
+	 * 2: after an untagged frame (the per-frame split). */
+	for (k = 0; k < 3; k++) {
+		struct rte_mbuf *m = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 200);
+		uint16_t nb = 0;
+
+		memset(w->stats, 0, sizeof(w->stats));
+		if (k == 1)
+			pkts[nb++] = tag(mk_ip4(&mac_p0, v2, h2, 64, 8), 200);
+		else if (k == 2)
+			pkts[nb++] = mk_ip4(&mac_p0, v2, h2, 64, 8);
+		m->ol_flags |= RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+		m->vlan_tci = 100;
+		pkts[nb++] = m;
+		in = 0;
+		n = dpr_input_stages_burst(w, &in, pkts, nb);
+		if (n > 0)
+			dpr_ip4_input_burst(w, in, pkts, n);
+		fwd = k == 1; /* the other frame, p0.200's */
+		CHECK(w->stats[3].rx == fwd && w->stats[3].forwarded == fwd,
+		      "case %u: outer VLAN 100 taken for p0.200's (rx %" PRIu64 ")", k,
+		      w->stats[3].rx);
+		CHECK(w->stats[2].rx == 1 && w->stats[2].drops[DPR_DROP_UNKNOWN_VLAN] == 1,
+		      "case %u: outer VLAN 100's frame dropped on p0.100 as unknown_vlan", k);
+		for (p = 0; p < 4; p++)
+			CHECK_EQ(accounted(&w->stats[p]), w->stats[p].rx);
+		for (p = 0; p < 4; p++) {
+			rte_pktmbuf_free_bulk(w->tx[p].pkts, w->tx[p].n);
+			w->tx[p].n = 0;
+			w->tx[p].pretagged = 0;
+		}
+	}
+	memset(w->stats, 0, sizeof(w->stats));
+	r->ports[0].vlan_if = NULL;
+	r->ports[0].vlan_strip = false;
+	dpr_port_in_stages_sync(r->ports, 1, NULL);
+	rte_free(map);
+}
+
+/*
  * The worker's input stages (dpr_input_stages_burst()): a burst all of
  * VLAN 100 (priority bits aside), led by IPv4, is forwarded there and
  * then as p0.100's, still tagged through the L3 stages: counted in its
@@ -2259,6 +2322,7 @@ main(int argc, char **argv)
 		test_tx_full(&r);
 		test_vlan(&r);
 		test_vlan_one_burst(&r);
+		test_vlan_stripped_outer(&r);
 		test_tagged_matches_untagged(&r, true, false);
 		test_tagged_matches_untagged(&r, false, false);
 		test_tagged_matches_untagged(&r, true, true);
