@@ -251,6 +251,9 @@ dpr_vlan_publish(struct dpr_router *r, unsigned int p)
 				     r->ports[pc->parent].socket,
 				     dpr_port_vlan_strip(&r->ports[pc->parent])) < 0)
 			return -ENOMEM;
+		/* A port that had no VLAN map until now is split from now
+		 * on (DPR_IN_VLAN), its QinQ frames first. */
+		dpr_router_in_stages_sync(r);
 		DPR_LOG(INFO, port, "QinQ interface %s: VLAN %u (%s) then %u on port %s, VRF %s (added)",
 			pc->name, pc->outer_id, dpr_config_outer_proto_name(pc->outer_tpid),
 			pc->vlan_id, r->cfg->ports[pc->parent].name, r->vrfs[pc->vrf].conf.name);

@@ -2607,6 +2607,9 @@ test_vrf_vlan_live(void)
 	      dp[1].qinq->inner[100][20] == 3, "p1's QinQ map names slot 2 for 100.20");
 	CHECK(dp[1].vlan_if != NULL && dp[1].vlan_if[20] == 0 && dp[1].vlan_if[100] == 0,
 	      "p1 has a VLAN map, without 20 or 100 in it");
+	/* p1 had no VLAN interface left: its workers split its bursts from
+	 * now on, or its QinQ frames would be dropped as unknown_vlan. */
+	CHECK(dp[1].in_stages & DPR_IN_VLAN, "p1's bursts go through the VLAN stage (QinQ demux)");
 	CHECK(dp[2].vlan_tci == 20 && dp[2].vlan_outer == DPR_QINQ_OUTER(0x88a8, 100),
 	      "p1.100.20 tags 0x88a8 100, then 20");
 	ERR(DPR_RPC_EXISTS, "vlan.add", "{'name':'x','port':'p1','outer_id':100,'id':20,'outer_proto':'802.1q','tap':false}",
