@@ -92,6 +92,17 @@ dpr_qinq_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 		}
 		if (kind > 0) {
 			map = __atomic_load_n(&q->inner[DPR_VLAN_VID(outer)], __ATOMIC_ACQUIRE);
+			/* An outer 0x8100 tag (or one of unknown TPID) that no
+			 * QinQ interface has as its outer id is a VLAN's, with a
+			 * tag inside (a priority tag, forwarded there): the VLAN
+			 * demux's, as on a port without QinQ interfaces. Not
+			 * from a device that stripped both (vlan_tci holds the
+			 * inner tag then). */
+			if (map == NULL && tpid != RTE_ETHER_TYPE_QINQ &&
+			    !(m->ol_flags & RTE_MBUF_F_RX_QINQ_STRIPPED)) {
+				pkts[keep++] = m;
+				continue;
+			}
 			if (map != NULL)
 				v = __atomic_load_n(&map[DPR_VLAN_VID(inner)], __ATOMIC_ACQUIRE);
 		}

@@ -2213,6 +2213,32 @@ test_qinq(struct rig *r)
 	w->tx[1].n = 0;
 	rte_pktmbuf_free(a);
 
+	/* VLAN 200 (p0.200, single-tagged) on the same port, a priority tag
+	 * inside its tag (802.1Q, as a switch forwards a priority-tagged
+	 * frame into a VLAN): no QinQ interface has outer id 200, so the
+	 * frame is p0.200's, as on a port without QinQ interfaces. */
+	{
+		uint8_t *map = rte_zmalloc(NULL, 4096, 0);
+		uint16_t in = 0;
+
+		memset(w->stats, 0, sizeof(w->stats));
+		map[200] = 4;
+		r->ports[0].vlan_if = map;
+		dpr_port_in_stages_sync(r->ports, 1, NULL);
+		pkts[0] = qtag(mk_ip4(&mac_p0, v2, h2, 64, 8), 0x8100, 200, 0);
+		n = dpr_input_stages_burst(w, &in, pkts, 1);
+		if (n > 0)
+			dpr_ip4_input_burst(w, in, pkts, n);
+		CHECK(w->stats[3].rx == 1 && w->stats[3].forwarded == 1 && w->tx[1].n == 1,
+		      "VLAN 200 with a priority tag inside forwarded as p0.200's (p0 unknown_vlan %" PRIu64 ")",
+		      w->stats[0].drops[DPR_DROP_UNKNOWN_VLAN]);
+		rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+		w->tx[1].n = 0;
+		r->ports[0].vlan_if = NULL;
+		dpr_port_in_stages_sync(r->ports, 1, NULL);
+		rte_free(map);
+	}
+
 	/* Out of it: both tags, 0x88a8 100 outside 0x8100 20; a shared frame
 	 * is left unsent, after the rest. */
 	pid = ring_port(txr);
