@@ -158,16 +158,26 @@ dpr_tap_addr(struct dpr_router *r, uint16_t port, const struct dpr_prefix *a, bo
 			add ? "add" : "remove", dpr_prefix_fmt(a, buf, sizeof(buf)), strerror(-ret));
 }
 
+/* Give port @p p's TAP every address of the port (again: NLM_F_REPLACE). */
+static void
+tap_addrs_add(struct dpr_router *r, unsigned int p)
+{
+	const struct dpr_prefix *a;
+	unsigned int k, n;
+
+	a = dpr_ifaddr_list(&r->addrs, p, &n);
+	for (k = 0; k < n; k++)
+		dpr_tap_addr(r, (uint16_t)p, &a[k], true);
+}
+
 /* Make port @p p's TAP: the device, its queues, MTU, addresses. */
 static int
 tap_open(struct dpr_router *r, unsigned int p, char *err, size_t err_len)
 {
 	const struct dpr_port_conf *pc = &r->cfg->ports[p];
 	struct dpr_port *port = &r->ports[p];
-	const struct dpr_prefix *a;
 	struct rte_eth_conf ec = { 0 };
 	char name[32], args[128], mac[RTE_ETHER_ADDR_FMT_SIZE];
-	unsigned int k, n;
 	int ret;
 
 	/* net_tap would join it as one more queue: another dpr's TAP. */
@@ -206,9 +216,7 @@ tap_open(struct dpr_router *r, unsigned int p, char *err, size_t err_len)
 	port->tap_down_said = false;
 	if (rte_eth_dev_set_mtu(port->tap_port, port->mtu) < 0)
 		DPR_LOG(WARNING, port, "TAP %s: cannot set MTU %u", pc->tap, port->mtu);
-	a = dpr_ifaddr_list(&r->addrs, p, &n);
-	for (k = 0; k < n; k++)
-		dpr_tap_addr(r, (uint16_t)p, &a[k], true);
+	tap_addrs_add(r, p);
 	return 0;
 }
 
@@ -356,10 +364,17 @@ dpr_tap_link(struct dpr_router *r, uint16_t p, bool up)
 	if (!port->has_tap || up == port->tap_link_up)
 		return;
 	port->tap_link_up = up;
-	if (up)
+	if (up) {
 		rte_eth_dev_set_link_up(port->tap_port);
-	else
+		/* Set down, the kernel flushed the TAP's IPv6 addresses
+		 * (unless keep_addr_on_down, which never keeps a link-local
+		 * one, and the TAP makes none of its own: addr_gen_mode=1):
+		 * the host stack would have no IPv6 on the port after a
+		 * link flap. */
+		tap_addrs_add(r, p);
+	} else {
 		rte_eth_dev_set_link_down(port->tap_port);
+	}
 	DPR_LOG(INFO, port, "port %s: TAP %s set %s", r->cfg->ports[p].name, r->cfg->ports[p].tap,
 		up ? "up" : "down");
 }

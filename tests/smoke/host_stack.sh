@@ -19,7 +19,7 @@ cat > "$WORK/dpr.json" <<JSON
      "mac": "02:00:00:00:02:01", "addresses": ["10.0.2.1/24"], "tap": "$T1",
      "transparent": true},
     {"name": "p2", "device": "net_tap_${TAG}c,iface=dt${TAG}c", "tap": "dk${TAG}c",
-     "addresses": ["10.0.3.1/24"]}
+     "addresses": ["10.0.3.1/24", "2001:db8:3::1/64"]}
   ],
   "control": {"socket": "$SOCK"},
   "fib": {"ipv4_max_routes": 1024, "ipv4_tbl8_groups": 64}
@@ -85,12 +85,19 @@ check "h1 still reaches h2 through dpr" ip netns exec "$H1" ping -c 2 -i 0.2 -W 
 # up in DPDK 22.11, so p2 is a net_tap port whose wire end stays here.)
 T2=dk${TAG}c
 check "TAP $T2 is up with its port" bash -c "ip link show $T2 | grep -q 'UP,LOWER_UP'"
+tap6() { ip -6 addr show dev "$T2" | grep -c -e 'inet6 2001:db8:3::1/64' -e 'inet6 fe80::'; }
+check "TAP $T2 carries the port's IPv6 addresses, link-local included ($(tap6))" \
+	test "$(tap6)" -eq 2
 ip link set "dt${TAG}c" down
 for _ in $(seq 40); do ip link show "$T2" | grep -q 'state DOWN' && break; sleep 0.1; done
 check "port link down: TAP $T2 goes down" bash -c "ip link show $T2 | grep -q 'state DOWN'"
 ip link set "dt${TAG}c" up
 for _ in $(seq 40); do ip link show "$T2" | grep -q 'UP,LOWER_UP' && break; sleep 0.1; done
 check "port link up: TAP $T2 comes back" bash -c "ip link show $T2 | grep -q 'UP,LOWER_UP'"
+# Down, the kernel flushed the TAP's IPv6 addresses (keep_addr_on_down is
+# off by default, and never keeps a link-local one): dpr gives them back.
+tap6_both() { test "$(tap6)" -eq 2; }
+check "... with its IPv6 addresses again, link-local included ($(tap6))" wait_for 5 tap6_both
 
 stop_dpr
 check "segments went to the kernel" test "$(counter 'S["host_stack"]["to_kernel"]')" -gt 10
