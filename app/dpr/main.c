@@ -194,12 +194,13 @@ create_pools(struct dpr_router *d)
 		if (need[s] == 0)
 			continue;
 		/* Rings and buffers of the ports, each worker's cache and
-		 * exception ring, and the host-stack TAPs' RX rings (512 each)
+		 * exception ring, the host-stack TAPs' RX rings (of every
+		 * interface dpr can have: VLAN interfaces come at run time)
 		 * and the exception path's held packets (256 x 4). */
 		n = d->opt.pool_size != 0 ? d->opt.pool_size :
 			need[s] + (d->n_workers + 1) * (POOL_CACHE + EXC_RING_SIZE) +
 			d->n_workers * CAP_RING_SIZE +
-			d->n_ports * 512 + 1024 + 4096;
+			DPR_MAX_PORTS * DPR_TAP_DESC + 1024 + 4096;
 		room = (uint16_t)RTE_MAX((unsigned int)RTE_MBUF_DEFAULT_BUF_SIZE,
 					 (unsigned int)max_mtu + RTE_ETHER_HDR_LEN +
 					 RTE_ETHER_CRC_LEN + 8 + RTE_PKTMBUF_HEADROOM);

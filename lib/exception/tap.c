@@ -21,7 +21,6 @@
 #include "tap.h"
 
 #define TAP_BURST 32
-#define TAP_DESC 512
 
 /* RTM_NEWADDR / RTM_DELADDR for one address on interface @p ifname. */
 static int
@@ -200,10 +199,10 @@ tap_open(struct dpr_router *r, unsigned int p, char *err, size_t err_len)
 	tap_ipv6_quiet(pc->tap);
 	ret = rte_eth_dev_configure(port->tap_port, 1, 1, &ec);
 	if (ret == 0)
-		ret = rte_eth_rx_queue_setup(port->tap_port, 0, TAP_DESC, port->socket, NULL,
+		ret = rte_eth_rx_queue_setup(port->tap_port, 0, DPR_TAP_DESC, port->socket, NULL,
 					     r->pools[port->socket]);
 	if (ret == 0)
-		ret = rte_eth_tx_queue_setup(port->tap_port, 0, TAP_DESC, port->socket, NULL);
+		ret = rte_eth_tx_queue_setup(port->tap_port, 0, DPR_TAP_DESC, port->socket, NULL);
 	if (ret == 0)
 		ret = rte_eth_dev_start(port->tap_port);
 	if (ret < 0) {

@@ -17,6 +17,17 @@
 #include "../router/router.h"
 
 /**
+ * Descriptors of a TAP's queues. net_tap allocates its whole RX ring from
+ * the port's pool at set-up and, without the scatter offload (never asked:
+ * mbufs are sized for the largest MTU), reads each frame into the first of
+ * them only: more would pin mbufs that nothing uses. The kernel queues
+ * what waits (the TAP's txqueuelen). The pool keeps this many per
+ * interface dpr can have (DPR_MAX_PORTS), for VLAN interfaces added at
+ * run time too (app/dpr/main.c).
+ */
+#define DPR_TAP_DESC 32
+
+/**
  * Create and start the TAPs of the ports that have one (config "tap"),
  * with the ports' MACs, MTUs and addresses.
  * @return 0, or a negative errno with a message in @p err.

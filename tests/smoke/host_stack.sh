@@ -99,6 +99,22 @@ check "port link up: TAP $T2 comes back" bash -c "ip link show $T2 | grep -q 'UP
 tap6_both() { test "$(tap6)" -eq 2; }
 check "... with its IPv6 addresses again, link-local included ($(tap6))" wait_for 5 tap6_both
 
+# VLAN interfaces added at run time, each with its TAP: a TAP holds only
+# the few mbufs it reads into, not a ring's worth (512 each took the pool
+# that the start had sized for the config's TAPs: the workers were left a
+# few hundred mbufs to receive into, and vlan.add failed with ENOMEM after
+# two dozen). 20: each TAP is a DPDK port too (RTE_MAX_ETHPORTS).
+added=0
+for i in $(seq 1 20); do ctl vlan add "p2.$i" dev p2 id "$i" > /dev/null || break; added=$i; done
+check "20 VLAN interfaces with their TAPs added at run time ($added)" test "$added" -eq 20
+check "... each TAP there" test "$(ip -br link show | grep -c "^dpr-p2\.")" -eq 20
+pool() { ctl call stats.get | python3 -c 'import json, sys
+m = json.load(sys.stdin)["mbufs"][0]; print(m["size"] - m["in_use"], m["size"])'; }
+read -r free size <<<"$(pool)"
+check "... and half the mbuf pool still free for the ports ($free of $size)" \
+	test "$free" -gt $((size / 2))
+for i in $(seq 1 "$added"); do ctl vlan del "p2.$i" > /dev/null; done
+
 stop_dpr
 check "segments went to the kernel" test "$(counter 'S["host_stack"]["to_kernel"]')" -gt 10
 check "segments came from the kernel" test "$(counter 'S["host_stack"]["from_kernel"]')" -gt 10
