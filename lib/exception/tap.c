@@ -185,6 +185,12 @@ tap_open(struct dpr_router *r, unsigned int p, char *err, size_t err_len)
 			 pc->name, pc->tap, p);
 		return -EEXIST;
 	}
+	/* Each TAP is a DPDK port: net_tap's probe would only say EINVAL. */
+	if (rte_eth_dev_count_total() >= RTE_MAX_ETHPORTS) {
+		snprintf(err, err_len, "port %s: no DPDK port id left for TAP %s (RTE_MAX_ETHPORTS %d counts ports and TAPs together): make it without a TAP (\"tap\": false, vlan add ... notap)",
+			 pc->name, pc->tap, RTE_MAX_ETHPORTS);
+		return -ENOSPC;
+	}
 	rte_ether_format_addr(mac, sizeof(mac), &port->mac);
 	snprintf(name, sizeof(name), "net_tap_dpr%u", p);
 	snprintf(args, sizeof(args), "%s,iface=%s,mac=%s", name, pc->tap, mac);

@@ -113,6 +113,10 @@ m = json.load(sys.stdin)["mbufs"][0]; print(m["size"] - m["in_use"], m["size"])'
 read -r free size <<<"$(pool)"
 check "... and half the mbuf pool still free for the ports ($free of $size)" \
 	test "$free" -gt $((size / 2))
+# Then DPDK's port ids run out (RTE_MAX_ETHPORTS: ports and TAPs
+# together): vlan.add says so, and how to add the interface all the same.
+out=$(for i in $(seq 21 29); do ctl vlan add "p2.$i" dev p2 id "$i" 2>&1 > /dev/null || break; added=$i; done)
+check "out of DPDK port ids: vlan.add says so (${out:-nothing})" grep -q "RTE_MAX_ETHPORTS.*notap" <<<"$out"
 for i in $(seq 1 "$added"); do ctl vlan del "p2.$i" > /dev/null; done
 
 stop_dpr
