@@ -295,6 +295,10 @@ dpr_tap_check(struct dpr_router *r)
 				pc->name, pc->tap, pc->name, pc->tap);
 			port->tap_down_said = true;
 		} else if (s == DPR_LINK_UP) {
+			/* Up again: its IPv6 addresses went with the down
+			 * (dpr_tap_link()). */
+			if (port->tap_down_said)
+				tap_addrs_add(r, p);
 			port->tap_down_said = false;
 		}
 	}

@@ -23,7 +23,7 @@ config() { # config EXTRA-PORT-KEYS
 {
   "ports": [
     {"name": "p0", "device": "net_af_packet_${TAG}a,iface=$V0,qpairs=2",
-     "mac": "02:00:00:00:01:01", "addresses": ["10.0.1.1/24"] $1},
+     "mac": "02:00:00:00:01:01", "addresses": ["10.0.1.1/24", "2001:db8:1::1/64"] $1},
     {"name": "p1", "device": "net_af_packet_${TAG}b,iface=$V1,qpairs=2",
      "mac": "02:00:00:00:02:01", "addresses": ["10.0.2.1/24"], "tap": false}
   ],
@@ -75,6 +75,10 @@ check "the TAP set down on the host: port list shows it" wait_for 5 is down port
 check "and dpr said so" wait_for 5 grep -q "TAP $T0 was set down on the host" "$WORK/dpr.log"
 ip link set "$T0" up
 check "set up again: port list shows it" wait_for 5 is up port_field p0 tap_state
+# Down, the kernel flushed its IPv6 addresses (a link-local one even with
+# keep_addr_on_down): dpr gives them back when it sees the TAP up again.
+tap6() { [ "$(ip -6 addr show dev "$T0" | grep -c -e 'inet6 2001:db8:1::1/64' -e 'inet6 fe80::')" = 2 ]; }
+check "  with its IPv6 addresses again, link-local included" wait_for 5 tap6
 
 # --- FIB blocks exhausted --------------------------------------------------------------
 # 16 tbl8 groups (the fewest the config takes), 2 of them taken by the
