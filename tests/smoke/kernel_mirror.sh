@@ -48,8 +48,8 @@ JSON
 
 start_dpr "$WORK/dpr.json" --lcores 0@0,1@1 -- --idle-sleep 100
 # A TAP set down and up keeps its IPv6 addresses (the kernel's default
-# drops them, and dpr does not put them back): routes through it can be
-# added again afterwards.
+# drops them, and dpr puts them back only at its next TAP check, up to a
+# second later): routes through it can be added again at once.
 for p in p1 p2; do ip netns exec "$R" sysctl -qw "net.ipv6.conf.dpr-$p.keep_addr_on_down=1"; done
 
 kr() { ctl call stats.get | python3 -c 'import json, sys; print(str(json.load(sys.stdin)["kernel_routes"][sys.argv[1]]).lower())' "$1"; }
