@@ -74,9 +74,10 @@ uint16_t
 dpr_qinq_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct dpr_qinq_map *q = w->ports[in].qinq;
-	struct rte_mbuf *tagged[DPR_BURST];
+	struct rte_mbuf *tagged[DPR_BURST], *drop[DPR_BURST];
 	uint8_t to[DPR_BURST];
-	uint16_t i, keep = 0, nt = 0;
+	uint16_t i, keep = 0, nt = 0, nd = 0;
+	uint32_t cap;
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -109,7 +110,8 @@ dpr_qinq_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 		if (v == 0 || (tpid != 0 && w->ports[v - 1].vlan_outer >> 16 != tpid)) {
 			w->stats[in].rx++;
 			w->stats[in].drops[DPR_DROP_UNKNOWN_VLAN]++;
-			rte_pktmbuf_free(m);
+			m->hash.usr = DPR_DROP_UNKNOWN_VLAN; /* for a capture */
+			drop[nd++] = m;
 			continue;
 		}
 		if (bytes != 0) {
@@ -125,6 +127,13 @@ dpr_qinq_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 		to[nt++] = (uint8_t)(v - 1);
 	}
 
+	if (nd > 0) {
+		cap = __atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED);
+		if (unlikely(cap & (1u << DPR_DROP_UNKNOWN_VLAN)))
+			dpr_capture_drops_bulk(w, drop, nd, cap);
+		else
+			rte_pktmbuf_free_bulk(drop, nd);
+	}
 	/* By interface, as dpr_vlan_demux_burst() does it: the sub-bursts
 	 * never report RCU quiescence. */
 	dpr_vif_deliver(w, tagged, to, nt);

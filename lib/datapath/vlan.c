@@ -95,7 +95,12 @@ vlan_demux(struct dpr_worker *w, uint16_t in, const uint8_t *vlan_if, struct rte
 				 * frame. It is for no VLAN interface. */
 				w->stats[in].rx++;
 				w->stats[in].drops[DPR_DROP_UNKNOWN_VLAN]++;
-				rte_pktmbuf_free(m);
+				m->hash.usr = DPR_DROP_UNKNOWN_VLAN; /* for a capture */
+				if (unlikely(__atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED) &
+					     (1u << DPR_DROP_UNKNOWN_VLAN)))
+					dpr_capture_drops_bulk(w, &m, 1, 1u << DPR_DROP_UNKNOWN_VLAN);
+				else
+					rte_pktmbuf_free(m);
 				continue;
 			}
 			pkts[keep++] = m;

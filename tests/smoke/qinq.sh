@@ -82,9 +82,18 @@ ISO1=$!
 probe 100.20 $HQ 10.78.1.2 10.77.20.1 > "$WORK/iso2.json" &
 ISO2=$!
 check "h2 pings the host in 100.20 through dpr" ip netns exec "$H2" ping -c 3 -i 0.2 -W 2 -q 10.78.1.3
-# A pair no interface has, and an S-tag alone.
+# A pair no interface has, and an S-tag alone: unknown_vlan drops, which a
+# capture of that reason records.
+ctl capture -w "$WORK/unknown.pcapng" --drop unknown_vlan --port p0 -c 2 --seconds 8 \
+	> "$WORK/cap.out" 2>&1 &
+CAP=$!
+wait_for 5 eval "ctl capture status | grep -q '(running)'"
 ip netns exec "$H1" python3 "$VH" echo eth0 100.99 $HQ 02:00:00:00:01:01 10.78.1.2 10.0.2.2
 ip netns exec "$H1" python3 "$VH" echo eth0 s100 $HQ 02:00:00:00:01:01 10.78.1.2 10.0.2.2
+wait "$CAP"
+sed 's/^/# /' "$WORK/cap.out"
+n=$(tcpdump -r "$WORK/unknown.pcapng" -n 2>/dev/null | wc -l)
+check "a capture of unknown_vlan drops on p0 has 100.99's and s100's frames ($n)" test "$n" -eq 2
 wait "$SERVE" "$ISO1" "$ISO2"
 r=$(cat "$WORK/iso1.json")
 check "VLAN 20 gets no ARP answer for p0.100.20's 10.78.1.1 ($r)" test "$(field "$r" mac)" = None
