@@ -12,6 +12,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "acl/acl_dp.h"
 #include "api/methods.h"
 #include "api/server.h"
 #include "capture/capture.h"
@@ -102,7 +103,14 @@ drain_exceptions(struct dpr_router *d)
 			/* Its class's share of the ring is free again. */
 			dpr_copp_drained(&d->workers[w]->copp,
 					 DPR_EXC_META_COPP(pkts[i]->hash.usr));
-			dpr_capture_exception(d, pkts[i], cls, DPR_EXC_META_PORT(pkts[i]->hash.usr));
+			/* An ACL's reject, here for its ICMP error, is a drop
+			 * (drops.acl) the worker could not capture. */
+			if (cls == DPR_ACL_EXC_REJECT)
+				dpr_capture_drop(d, pkts[i], DPR_DROP_ACL,
+						 DPR_EXC_META_PORT(pkts[i]->hash.usr));
+			else
+				dpr_capture_exception(d, pkts[i], cls,
+						      DPR_EXC_META_PORT(pkts[i]->hash.usr));
 			dpr_exc_input(d->exc, pkts[i]);
 		}
 		total += n;

@@ -394,6 +394,20 @@ dpr_capture_exception(struct dpr_router *r, const struct rte_mbuf *m, unsigned i
 	write_one(r, c, m, port, what);
 }
 
+void
+dpr_capture_drop(struct dpr_router *r, const struct rte_mbuf *m, unsigned int why,
+		 unsigned int port)
+{
+	struct dpr_capture *c = r->capture;
+	char what[64];
+
+	if (c == NULL || !c->running || why >= DPR_DROP_MAX || !(c->spec.drops & (1u << why)) ||
+	    !port_wanted(c, port))
+		return;
+	snprintf(what, sizeof(what), "drop %s", dpr_drop_names[why]);
+	write_one(r, c, m, port, what);
+}
+
 unsigned int
 dpr_capture_poll(struct dpr_router *r)
 {

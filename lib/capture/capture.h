@@ -80,6 +80,14 @@ unsigned int dpr_capture_poll(struct dpr_router *r);
 void dpr_capture_exception(struct dpr_router *r, const struct rte_mbuf *m, unsigned int cls,
 			   unsigned int port);
 
+/**
+ * A drop of reason @p why from port @p port that a worker counted but
+ * handed to the control thread (an ACL's reject, for its ICMP error):
+ * copied into the capture when it matches. @p m stays the caller's.
+ */
+void dpr_capture_drop(struct dpr_router *r, const struct rte_mbuf *m, unsigned int why,
+		      unsigned int port);
+
 /** The capture's state: running or why it stopped, file, filters, counts. */
 json_t *dpr_capture_json(const struct dpr_router *r);
 

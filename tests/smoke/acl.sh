@@ -53,8 +53,16 @@ except OSError as e:
 }
 check "TCP 5000 is permitted" test "$(connect 5000)" = ok
 check "TCP 5001 is denied (no answer)" test "$(connect 5001)" = timeout
+# A capture of ACL drops records the rejected SYN too (drops.acl counts it).
+ctl capture -w "$WORK/acl.pcapng" --drop acl --port p0 -c 1 --seconds 6 > "$WORK/cap.out" 2>&1 &
+CAP=$!
+wait_for 5 eval "ctl capture status | grep -q '(running)'"
 check "TCP 5002 is rejected: h1 got ICMP administratively prohibited" \
 	test "$(connect 5002)" = EHOSTUNREACH
+wait "$CAP"
+sed 's/^/# /' "$WORK/cap.out"
+n=$(tcpdump -r "$WORK/acl.pcapng" -n 'tcp dst port 5002' 2>/dev/null | wc -l)
+check "a capture of drops.acl on p0 has the rejected SYN ($n)" test "$n" -eq 1
 check "ICMP echo request to h2 (type 8, 10.0.2.0/24) is denied" \
 	bash -c "! ip netns exec $H1 ping -c 2 -i 0.2 -W 1 -q 10.0.2.2 >/dev/null"
 check "ICMP echo request to the router itself passes (another destination)" \
