@@ -2047,14 +2047,19 @@ dpr_router_stats_json(struct dpr_router *r)
 		.tsc_hz = rte_get_tsc_hz(),
 	};
 	json_t *j = dpr_stats_json(&src), *ctl = json_object(), *po;
-	unsigned int i;
-	size_t k;
+	unsigned int i, next = 0;
+	size_t k, e;
 
 	/* What the device counted before dpr saw anything: frames the RX ring
 	 * had no room for, that found no mbuf, or that were bad on arrival. */
-	json_array_foreach(json_object_get(j, "ports"), k, po) {
+	json_array_foreach(json_object_get(j, "ports"), e, po) {
 		struct rte_eth_stats es;
 
+		/* Entry e is the interface of slot k: the array leaves out the
+		 * free slots (vlan.del), as dpr_stats_json() does. */
+		for (k = next; k < r->n_ports && r->port_names[k] == NULL; k++)
+			;
+		next = (unsigned int)k + 1;
 		/* Which VRF the interface is in, and for a VLAN interface its
 		 * port and id: for the metrics' labels and the doctor. */
 		if (k < r->n_ports && r->vrfs[dpr_router_port_vrf(r, k)].rib != NULL)
