@@ -66,6 +66,7 @@ dpr_stats_report(struct dpr_router *d, const char *why)
 		.port_names = d->port_names,
 		.n_ports = d->n_ports,
 		.tsc_hz = rte_get_tsc_hz(),
+		.retired = d->retired,
 	};
 	json_t *j;
 

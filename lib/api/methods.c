@@ -2045,6 +2045,7 @@ dpr_router_stats_json(struct dpr_router *r)
 		.port_names = r->port_names,
 		.n_ports = r->n_ports,
 		.tsc_hz = rte_get_tsc_hz(),
+		.retired = r->retired,
 	};
 	json_t *j = dpr_stats_json(&src), *ctl = json_object(), *po;
 	unsigned int i, next = 0;

@@ -154,6 +154,10 @@ dpr_stats_json(const struct dpr_stats_src *src)
 		memset(&c, 0, sizeof(c));
 		for (p = 0; p < src->n_ports; p++)
 			dpr_counters_add(&c, &wk->stats[p]);
+		if (src->retired != NULL) {
+			dpr_counters_add(&c, &src->retired[w]);
+			dpr_counters_add(&total, &src->retired[w]);
+		}
 		o = counters_json(&c);
 		json_object_set_new(o, "lcore", json_integer(wk->lcore));
 		json_object_set_new(o, "busy_cycles", json_integer((json_int_t)busy));
@@ -219,6 +223,8 @@ dpr_stats_print(FILE *f, const struct dpr_stats_src *src)
 		dpr_counters_add(&total, &c);
 		print_row(f, src->port_names[p], &c, "");
 	}
+	for (w = 0; src->retired != NULL && w < src->n_workers; w++)
+		dpr_counters_add(&total, &src->retired[w]);
 	print_row(f, "total", &total, "");
 	fprintf(f, "  %-10s %14s %14s %14s %10s %10s %s\n", "worker", "rx", "forwarded",
 		"tx", "exception", "dropped", "cycles/pkt pipelined");
@@ -228,6 +234,8 @@ dpr_stats_print(FILE *f, const struct dpr_stats_src *src)
 		memset(&c, 0, sizeof(c));
 		for (p = 0; p < src->n_ports; p++)
 			dpr_counters_add(&c, &wk->stats[p]);
+		if (src->retired != NULL)
+			dpr_counters_add(&c, &src->retired[w]);
 		snprintf(name, sizeof(name), "lcore %u", wk->lcore);
 		verdict[0] = '\0';
 		if (rd(&wk->tune.probes) != 0)

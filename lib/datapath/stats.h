@@ -17,6 +17,9 @@ struct dpr_stats_src {
 	const char *const *port_names;
 	unsigned int n_ports;
 	uint64_t tsc_hz;
+	/** Per worker, counts of interfaces deleted since, in its row and
+	 * the total (never in a port's); NULL: none. */
+	const struct dpr_port_counters *retired;
 };
 
 /** Sum of @p c into @p acc. */

@@ -25,6 +25,7 @@
 
 #include "../acl/acl.h"
 #include "../datapath/qinq_dp.h"
+#include "../datapath/stats.h"
 #include "../exception/icmp6.h"
 #include "../exception/tap.h"
 #include "../neigh/neigh.h"
@@ -419,6 +420,7 @@ dpr_vlan_close(struct dpr_router *r, unsigned int p)
 		while (__atomic_load_n(&wk->tx[p].n, __ATOMIC_ACQUIRE) != 0 &&
 		       !__atomic_load_n(&wk->done, __ATOMIC_ACQUIRE))
 			rte_pause();
+		dpr_counters_add(&r->retired[w], &wk->stats[p]);
 		memset(&wk->stats[p], 0, sizeof(wk->stats[p]));
 	}
 	release_slot(r, p);

@@ -112,6 +112,9 @@ struct dpr_router {
 	 * name (bit per slot): vlan.add takes them again only once every ring
 	 * ran empty after (dpr_router_slots_drained()). */
 	uint32_t slots_draining;
+	/** Per worker, what the interfaces vlan.del freed had counted: still
+	 * in each worker's totals, so that they never go back. */
+	struct dpr_port_counters retired[RTE_MAX_LCORE];
 	struct dpr_copp *copp;                  /**< control-plane protection's peer filter (lib/copp) */
 	struct {
 		uint64_t to_kernel, to_kernel_dropped;
