@@ -1279,11 +1279,12 @@ scan_hugepages(struct ctx *c)
 			c->sizes[j - 1] = t;
 		}
 
-	if (read_str(c, line, sizeof(line), "/proc/meminfo") == 0) {
-		const char *p = strstr(line, "Hugepagesize:");
-
-		if (p)
-			dflt_kb = strtoul(p + 13, NULL, 10);
+	/* Line by line: Hugepagesize comes after the first KiB of the file. */
+	if (rpath(c, path, sizeof(path), "/proc/meminfo") == 0 && (f = fopen(path, "r")) != NULL) {
+		while (dflt_kb == 0 && fgets(line, sizeof(line), f))
+			if (strncmp(line, "Hugepagesize:", 13) == 0)
+				dflt_kb = strtoul(line + 13, NULL, 10);
+		fclose(f);
 	}
 	if (dflt_kb == 0)
 		dflt_kb = 2048;

@@ -423,6 +423,28 @@ def case_ice_ddp(tmp):
           "ice ddp: old package warns", out)
 
 
+# (e2) Default page size 1G (default_hugepagesz=1G, as the doctor advises),
+#      its hugetlbfs mounted without pagesize= (kernels before 4.15 show
+#      none): the mount is the 1G pages', read from a /proc/meminfo as long
+#      as a real one (Hugepagesize: past its first KiB).
+def case_default_1g(tmp):
+    m = Machine(tmp, "dflt1g")
+    intel_base(m)
+    m.hugepages(1048576, {0: 4})
+    m.hugepages(2048, {0: 0})
+    m.mounts(["hugetlbfs /dev/hugepages hugetlbfs rw,relatime 0 0"])
+    m.write("/proc/meminfo", "".join(f"Field{i:02d}:        {i * 1000} kB\n" for i in range(45)) +
+            "HugePages_Total:       4\nHugePages_Free:        4\nHugepagesize:    1048576 kB\n")
+    m.pci("0000:17:00.0", 0x8086, 0x159b, driver="vfio-pci", numa=0, group=3,
+          link=("16.0", 8, "16.0", 8))
+    cfg = config(tmp, "dflt1g", [("p0", "0000:17:00.0")])
+    rc, fs, out = findings(m, "-c", cfg)
+    check(has(fs, "ok", "hugepages", "4 pages of 1G", "/dev/hugepages"),
+          "default 1G: the mount without pagesize= is the 1G pages'", out)
+    check(not has(fs, "error", "hugepages", "no hugetlbfs"),
+          "default 1G: no false 'no hugetlbfs mounted' error", out)
+
+
 # (f) isolcpus not covering the lcores, irqbalance running.
 def case_isolation(tmp):
     m = Machine(tmp, "iso")
@@ -639,6 +661,7 @@ def case_vrf(tmp):
 def main():
     with tempfile.TemporaryDirectory(prefix="dpr-doctor-") as tmp:
         for case in (case_chelsio, case_e810, case_hugepages, case_healthy, case_ice_ddp,
+                     case_default_1g,
                      case_isolation, case_mellanox, case_uio, case_sparse, case_clock,
                      case_usage, case_vrf):
             before = len(failures)
