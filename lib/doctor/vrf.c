@@ -46,7 +46,8 @@ vrf_interfaces(const struct dpr_config *cfg, unsigned int v, char *names, size_t
 	if (len > 0)
 		names[0] = '\0';
 	for (p = 0; p < cfg->n_ports; p++) {
-		if (cfg->ports[p].vrf != v)
+		/* A slot vlan.del freed (no name) is no interface. */
+		if (cfg->ports[p].vrf != v || cfg->ports[p].name[0] == '\0')
 			continue;
 		if (used < len)
 			used += (size_t)snprintf(names + used, len - used, "%s%s", n ? ", " : "",
@@ -152,6 +153,8 @@ dpr_doctor_check_vlan_links(const struct dpr_config *cfg, const char *sysroot,
 		char iface[64], path[512], state[32] = "", how[128], fix[256], vid[16];
 		bool down;
 
+		if (vc->name[0] == '\0') /* a slot vlan.del freed */
+			continue;
 		if (link_up != NULL) {
 			down = !link_up[vc->parent];
 			snprintf(how, sizeof(how), "port %s's link is down", pc->name);

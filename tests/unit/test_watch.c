@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "test.h"
+#include "config/config.h"
+#include "doctor/doctor.h"
 #include "port/watch.h"
 
 #define BIT(c) (1u << (c))
@@ -133,12 +135,52 @@ test_link_and_static(void)
 	      "%s", w.warn[DPR_WARN_NUMA].text);
 }
 
+/*
+ * The doctor's VLAN checks on a running router's interfaces: a slot that
+ * vlan.del freed (no name, zeroed) is no VLAN interface of port 0, and no
+ * interface of the default VRF.
+ */
+static void
+test_doctor_free_slot(void)
+{
+	static struct dpr_config cfg;
+	struct dpr_doctor_report r = { 0 };
+	bool up[3] = { false, false, false };
+	unsigned int i, vlan = 0, vrf = 0;
+
+	cfg.n_phys = 1;
+	cfg.n_ports = 3;
+	cfg.n_vrfs = 2;
+	snprintf(cfg.vrfs[0].name, sizeof(cfg.vrfs[0].name), "default");
+	snprintf(cfg.vrfs[1].name, sizeof(cfg.vrfs[1].name), "red");
+	cfg.vrfs[1].table = 100;
+	snprintf(cfg.ports[0].name, sizeof(cfg.ports[0].name), "p0");
+	cfg.ports[0].vrf = 1;
+	/* ports[1]: freed by vlan.del, all zero. */
+	snprintf(cfg.ports[2].name, sizeof(cfg.ports[2].name), "p0.200");
+	cfg.ports[2].parent = 0;
+	cfg.ports[2].vlan_id = 200;
+	cfg.ports[2].vrf = 1;
+	CHECK_EQ(dpr_doctor_check_vlan_links(&cfg, NULL, up, &r), 0);
+	CHECK_EQ(dpr_doctor_check_vrfs(&cfg, NULL, &r), 0);
+	for (i = 0; i < r.n; i++) {
+		vlan += strcmp(r.items[i].check, "vlan") == 0;
+		vrf += strcmp(r.items[i].check, "vrf") == 0 &&
+		       strstr(r.items[i].message, "VRF default (table 0): no interface") != NULL;
+		CHECK(strstr(r.items[i].message, "interface  (") == NULL, "%s", r.items[i].message);
+	}
+	CHECK(vlan == 1, "%u vlan findings: p0.200's alone", vlan);
+	CHECK(vrf == 1, "the default VRF has no interface: the freed slot is none");
+	dpr_doctor_report_free(&r);
+}
+
 int
 main(void)
 {
 	test_counters();
 	test_rss();
 	test_link_and_static();
+	test_doctor_free_slot();
 	printf("watch: %d checks, %d failed\n", test_checks, test_failures);
 	return test_failures == 0 ? 0 : 1;
 }
