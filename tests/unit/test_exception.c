@@ -1682,6 +1682,52 @@ test_options(void)
 	CHECK(exc_counter("source_routed") >= 2 && exc_counter("ip_options_bad") >= 1, "counted");
 }
 
+/*
+ * Fragmenting a packet with options (RFC 791 3.2, RFC 1812 5.2.6): an
+ * option whose copied flag is set (stream ID, 136) goes into every
+ * fragment, one without it (record route, 7) into the first only.
+ */
+static void
+test_fragment_options(void)
+{
+	static const uint8_t opts[12] = { DPR_IP4_OPT_RR, 7, 4, 0, 0, 0, 0, DPR_IP4_OPT_NOP,
+					  DPR_IP4_OPT_SID, 4, 0x12, 0x34 };
+	struct rte_mbuf *out[8];
+	unsigned int n, i;
+
+	drop_sent();
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 3), 64, opts, sizeof(opts),
+		      1400 - 32, 0),
+	       DPR_EXC_IP_OPTIONS, 0, 0);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 2, "fragmented in two (%u)", n);
+	for (i = 0; i < n; i++) {
+		const struct rte_ipv4_hdr *ip = ip_of(out[i]);
+		const uint8_t *o = (const uint8_t *)(ip + 1);
+		unsigned int hl = (ip->version_ihl & 0xf) * 4u, k = 0;
+		bool first = (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) == 0;
+		bool rr = false, sid = false;
+
+		while (k < hl - sizeof(*ip) && o[k] != DPR_IP4_OPT_EOL) {
+			if (o[k] == DPR_IP4_OPT_NOP) {
+				k++;
+				continue;
+			}
+			rr |= o[k] == DPR_IP4_OPT_RR;
+			sid |= o[k] == DPR_IP4_OPT_SID;
+			k += o[k + 1] >= 2 ? o[k + 1] : hl;
+		}
+		CHECK(sid, "RFC 791 3.1: the stream ID option (copied flag set) is in fragment %u", i);
+		CHECK(rr == first, "RFC 791 3.1: record route (copied flag clear) goes in the first "
+		      "fragment only (fragment %u, offset %u, has it: %d)", i,
+		      (rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK) * 8u, rr);
+		CHECK(rte_raw_cksum(ip, hl) == 0xffff, "fragment %u: header checksum right", i);
+		if (first)
+			CHECK(o[2] == 8, "RFC 1812 5.3.13.5: record route filled in the first fragment");
+	}
+	rte_pktmbuf_free_bulk(out, n);
+}
+
 static int
 port_on_ring(unsigned int p)
 {
@@ -1731,6 +1777,7 @@ main(int argc, char **argv)
 	test_acl_reject_invalid();
 	test_slow_path_l2_broadcast();
 	test_options();
+	test_fragment_options();
 	test_no_error_about_broadcast();
 	test_redirects();
 	test_arp_learning_policy();
