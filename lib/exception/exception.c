@@ -837,6 +837,32 @@ directed_broadcast(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 	dpr_exc_tx(x, (uint16_t)out, c);
 }
 
+/*
+ * @p m, an echo reply dpr_icmp4_echo_reply() made of a request with
+ * options: record route and timestamp updated to include the router, as
+ * it would for a packet it forwards, so that they cover the round trip
+ * (RFC 1812 4.3.3.6). The router's address is the reply's source. Options
+ * it cannot update (a malformed list, a timestamp overflow count at 15)
+ * are left as they came.
+ */
+static void
+echo_options(struct dpr_exc_engine *x, struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+							  sizeof(struct rte_ether_hdr));
+	struct dpr_ip4_opt_hop hop = {
+		.out_addr = rte_be_to_cpu_32(ip->src_addr), .ts_ms = ms_since_midnight(),
+		.is_local = is_router_address, .arg = dpr_exc_rib(x, m)->fib4,
+	};
+	uint8_t ptr;
+
+	if ((ip->version_ihl & 0xf) == 5 ||
+	    dpr_ip4_options_forward(ip, &hop, &ptr) != DPR_IP4_OPT_OK)
+		return;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
 static void
 local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 {
@@ -861,6 +887,7 @@ local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 				return;
 			}
 			if (dpr_icmp4_echo_reply(m, port_addr(x, in, dst)) == 0) {
+				echo_options(x, m);
 				/* It may have come to the broadcast MAC: the
 				 * reply is from the port's own. */
 				eth->src_addr = x->r->ports[in].mac;
@@ -871,6 +898,7 @@ local_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 			x->c.echo_invalid++;
 		} else if (nh == DPR_NH_LOCAL && rte_is_unicast_ether_addr(&eth->dst_addr)) {
 			if (dpr_icmp4_echo_reply(m, 0) == 0) {
+				echo_options(x, m);
 				x->c.echo_replies++;
 				dpr_exc_tx_own(x, in, m);
 				return;

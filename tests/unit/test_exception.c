@@ -1728,6 +1728,58 @@ test_fragment_options(void)
 	rte_pktmbuf_free_bulk(out, n);
 }
 
+/* An ICMP echo request from 10.0.1.2 to @p dst with @p opt_len bytes of options. */
+static struct rte_mbuf *
+mk_echo4(uint32_t dst, const uint8_t *opt, unsigned int opt_len)
+{
+	uint8_t echo[8] = { DPR_ICMP_ECHO_REQUEST, 0, 0, 0, 0, 1, 0, 1 };
+	struct rte_mbuf *m = mk_ip4(&mac_p[0], IP(10, 0, 1, 2), dst, 64, opt, opt_len, 0, 0);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(rte_pktmbuf_mtod(m, struct rte_ether_hdr *) + 1);
+
+	((uint16_t *)echo)[1] = (uint16_t)~rte_raw_cksum(echo, sizeof(echo));
+	memcpy(rte_pktmbuf_append(m, sizeof(echo)), echo, sizeof(echo));
+	ip->next_proto_id = IPPROTO_ICMP;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + opt_len + sizeof(echo)));
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return m;
+}
+
+/*
+ * An echo request to the router with record route and timestamp options
+ * (RFC 1812 4.3.3.6): the reply carries them updated to include the
+ * router, so that they cover the whole round trip.
+ */
+static void
+test_echo_options(void)
+{
+	static const uint8_t opts[24] = {
+		DPR_IP4_OPT_RR, 11, 4, 0, 0, 0, 0, 0, 0, 0, 0, DPR_IP4_OPT_NOP,
+		DPR_IP4_OPT_TS, 12, 5, DPR_IP4_TS_ADDR, 0, 0, 0, 0, 0, 0, 0, 0,
+	};
+	struct rte_mbuf *out[8];
+	const struct rte_icmp_hdr *ic;
+	const uint8_t *o;
+	unsigned int n;
+
+	drop_sent();
+	inject(mk_echo4(IP(10, 0, 1, 1), opts, sizeof(opts)), DPR_EXC_IP_OPTIONS, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	ic = n == 1 ? icmp_of(out[0]) : NULL;
+	CHECK(ic != NULL && ic->icmp_type == DPR_ICMP_ECHO_REPLY &&
+	      (ip_of(out[0])->version_ihl & 0xf) == 11, "echo reply with the options (%u sent)", n);
+	o = ic != NULL ? (const uint8_t *)(ip_of(out[0]) + 1) : NULL;
+	CHECK(o != NULL && o[2] == 8 && o[3] == 10 && o[4] == 0 && o[5] == 1 && o[6] == 1,
+	      "RFC 1812 4.3.3.6: the reply's record route includes the router (10.0.1.1), "
+	      "pointer 8 (pointer %u)", o != NULL ? o[2] : 0);
+	CHECK(o != NULL && o[14] == 13 && o[16] == 10 && o[17] == 0 && o[18] == 1 && o[19] == 1,
+	      "RFC 1812 4.3.3.6: the reply's timestamp option includes the router, pointer 13 "
+	      "(pointer %u)", o != NULL ? o[14] : 0);
+	CHECK(n == 1 && rte_raw_cksum(ip_of(out[0]), 44) == 0xffff, "header checksum right");
+	CHECK(n == 1 && rte_raw_cksum(ic, 8) == 0xffff, "ICMP checksum right");
+	rte_pktmbuf_free_bulk(out, n);
+}
+
 static int
 port_on_ring(unsigned int p)
 {
@@ -1778,6 +1830,7 @@ main(int argc, char **argv)
 	test_slow_path_l2_broadcast();
 	test_options();
 	test_fragment_options();
+	test_echo_options();
 	test_no_error_about_broadcast();
 	test_redirects();
 	test_arp_learning_policy();
