@@ -590,8 +590,26 @@ count_error6(struct dpr_exc_engine *x, uint8_t type, uint8_t code)
 }
 
 /*
+ * Is @p ip, the destination of a packet that came in on @p in, one of the
+ * router's unicast addresses (a link-local one only on its own link, RFC
+ * 4007 6; anycast addresses are no unicast ones)?
+ */
+static bool
+own_unicast(const struct dpr_exc_engine *x, uint16_t in, const uint8_t *ip)
+{
+	struct dpr_ip a = { .af = DPR_AF_IP6 };
+
+	if (dpr_ip6_is_link_local(ip))
+		return ours_on(x, in, ip);
+	memcpy(a.ip6, ip, 16);
+	return dpr_ifaddr_owner(&x->r->addrs, dpr_router_port_vrf(x->r, in), &a) >= 0;
+}
+
+/*
  * Answer @p m (consumed) with an ICMPv6 error, if RFC 4443 2.4 and the rate
- * limit (2.4 f: per source, as IPv4's) allow.
+ * limit (2.4 f: per source, as IPv4's) allow. From the address @p m was
+ * sent to when that is one of the router's unicast ones (RFC 4443 2.2 a),
+ * else from an address of the interface the error leaves by (2.2 c).
  */
 static void
 icmp6_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t code,
@@ -613,6 +631,10 @@ icmp6_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t 
 	} else if (!dpr_exc_rate_ok(x, hash6(ip->src_addr))) {
 		x->c6.rate_limited++;
 	} else {
+		/* A link-local one only while the error stays on its link. */
+		if (own_unicast(x, in, ip->dst_addr) &&
+		    (!dpr_ip6_is_link_local(ip->dst_addr) || out == in))
+			memcpy(from, ip->dst_addr, 16);
 		e = dpr_icmp6_error(dpr_exc_pool(x, (uint16_t)out), m, type, code, param, from);
 		if (e == NULL) {
 			x->c.no_mbuf++;

@@ -1496,6 +1496,35 @@ test_hop_by_hop(void)
 	CHECK_EQ(pool_in_use(), base);
 }
 
+/*
+ * RFC 4443 2.2 (a): an error about a packet sent to one of the router's
+ * unicast addresses comes from that same address, whatever interface it
+ * leaves by: here a packet to p1's 2001:db8:2::1 that came in on p0 with an
+ * option the router must refuse (RFC 8200 4.2, action 10), answered on p0.
+ */
+static void
+test_error_source_own_address(void)
+{
+	static const uint8_t act10[8] = { IPPROTO_UDP, 0, 0x01, 0x00, 0x8a, 0x02, 0xaa, 0xbb };
+	struct rte_mbuf *out[8], *m;
+	unsigned int n;
+	const uint8_t *f;
+
+	drop_sent();
+	m = mk_hbh("2001:db8:100::34", act10);
+	memcpy(F(m) + F_DST, A("2001:db8:2::1"), 16);
+	inject(m, DPR_EXC_IP_OPTIONS, 0, 0);
+	n = sent(0, out, RTE_DIM(out));
+	f = n == 1 ? F(out[0]) : NULL;
+	CHECK(f != NULL && f[F_L4] == DPR_ICMP6_PARAM_PROBLEM && f[F_L4 + 1] == 2,
+	      "parameter problem code 2 on p0 (%u sent)", n);
+	CHECK(f != NULL && memcmp(f + F_SRC, A("2001:db8:2::1"), 16) == 0,
+	      "RFC 4443 2.2 (a): the error about a packet to 2001:db8:2::1 comes from "
+	      "2001:db8:2::1, not from p0's address");
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+}
+
 /* --- transparent ports -------------------------------------------------------------------- */
 
 /*
@@ -1926,6 +1955,7 @@ main(int argc, char **argv)
 	test_rate_limit();
 	test_redirects();
 	test_hop_by_hop();
+	test_error_source_own_address();
 	test_transparent();
 	test_ra_periodic();
 	test_ra_solicited();
