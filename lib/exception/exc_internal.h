@@ -34,7 +34,7 @@
 	X(icmp_host_unreachable) X(icmp_frag_needed) X(icmp_param_problem) \
 	X(icmp_admin_prohibited) X(icmp_rate_limited) \
 	X(icmp_not_allowed) X(icmp_unroutable) X(ip_options_bad) X(source_routed) \
-	X(fragmented) X(slow_forwarded) X(l2_broadcast_dropped) \
+	X(fragmented) X(slow_forwarded) X(blackholed) X(l2_broadcast_dropped) \
 	X(local_unhandled) X(l2_control_unhandled) X(tx_failed) X(no_mbuf) \
 	X(directed_broadcast_forwarded) X(directed_broadcast_dropped) \
 	X(icmp_redirect_sent) X(icmp_redirect_not_allowed)
@@ -46,7 +46,7 @@
 	X(echo_replies) X(echo_invalid) \
 	X(time_exceeded) X(no_route) X(address_unreachable) X(beyond_scope) \
 	X(packet_too_big) X(param_problem) X(rate_limited) X(not_allowed) \
-	X(admin_prohibited) X(unroutable) X(hop_by_hop_dropped) X(slow_forwarded) X(l2_broadcast_dropped) \
+	X(admin_prohibited) X(unroutable) X(hop_by_hop_dropped) X(slow_forwarded) X(blackholed) X(l2_broadcast_dropped) \
 	X(local_unhandled) X(link_local_elsewhere) X(anycast_na_delayed) X(anycast_na_dropped) \
 	X(redirect_sent) X(redirect_not_allowed)
 

@@ -678,6 +678,7 @@ forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 		return;
 	case DPR_L3_BLACKHOLE:
+		x->c.blackholed++;
 		rte_pktmbuf_free(m);
 		return;
 	case DPR_L3_TTL_EXPIRED:

@@ -816,6 +816,7 @@ forward6_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 		return;
 	case DPR_L3_BLACKHOLE:
+		x->c6.blackholed++;
 		rte_pktmbuf_free(m);
 		return;
 	case DPR_L3_TTL_EXPIRED:

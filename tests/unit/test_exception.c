@@ -1728,6 +1728,39 @@ test_fragment_options(void)
 	rte_pktmbuf_free_bulk(out, n);
 }
 
+/*
+ * A packet with options to a blackhole route is dropped on the slow path
+ * as a worker drops one without (RFC 1812 5.3.7 lets a router discard
+ * silently, no ICMP error), and counted: every packet is accounted for
+ * (DESIGN.md, Counting).
+ */
+static void
+test_blackhole_slow(void)
+{
+	static const uint8_t nops[4] = { 1, 1, 1, 0 };
+	struct dpr_src_op op = {
+		.prefix = { .addr = { .af = DPR_AF_IP4, .ip4 = IP(198, 18, 9, 0) }, .len = 24 },
+		.nh = DPR_NH_BLACKHOLE, .proto = 186,
+	};
+	uint64_t before = exc_counter("blackholed");
+	struct rte_mbuf *out[8];
+	unsigned int p, n = 0, base = pool_in_use();
+
+	drop_sent();
+	CHECK(dpr_route_src_apply(&R.rib, DPR_RSRC_FPM, &op, 1) == 1 && op.result == 0,
+	      "blackhole 198.18.9.0/24 installed");
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 18, 9, 1), 64, nops, sizeof(nops), 32, 0),
+	       DPR_EXC_IP_OPTIONS, 0, 0);
+	for (p = 0; p < N_PORTS; p++)
+		n += sent(p, out, RTE_DIM(out));
+	CHECK_EQ(n, 0);
+	CHECK(exc_counter("blackholed") - before == 1,
+	      "a packet with options to a blackhole route: dropped and counted `blackholed`");
+	CHECK_EQ(pool_in_use(), base);
+	op.del = 1;
+	CHECK_EQ(dpr_route_src_apply(&R.rib, DPR_RSRC_FPM, &op, 1), 1);
+}
+
 /* An ICMP echo request from 10.0.1.2 to @p dst with @p opt_len bytes of options. */
 static struct rte_mbuf *
 mk_echo4(uint32_t dst, const uint8_t *opt, unsigned int opt_len)
@@ -1831,6 +1864,7 @@ main(int argc, char **argv)
 	test_options();
 	test_fragment_options();
 	test_echo_options();
+	test_blackhole_slow();
 	test_no_error_about_broadcast();
 	test_redirects();
 	test_arp_learning_policy();

@@ -1525,6 +1525,41 @@ test_error_source_own_address(void)
 	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
 }
 
+/*
+ * A packet with Hop-by-Hop options to a blackhole route is dropped on the
+ * slow path as a worker drops one without, with no error (RFC 4443 leaves a
+ * discard by policy silent), and counted: every packet is accounted for
+ * (DESIGN.md, Counting).
+ */
+static void
+test_blackhole_slow(void)
+{
+	static const uint8_t padn[8] = { IPPROTO_UDP, 0, 0x01, 0x04, 0, 0, 0, 0 };
+	struct dpr_src_op op = { .nh = DPR_NH_BLACKHOLE, .proto = 186 };
+	uint64_t before = c6("blackholed");
+	struct rte_mbuf *out[8], *m;
+	unsigned int p, n = 0, base = pool_in_use();
+
+	op.prefix.addr.af = DPR_AF_IP6;
+	memcpy(op.prefix.addr.ip6, A("2001:db8:bad::"), 16);
+	op.prefix.len = 48;
+	drop_sent();
+	CHECK(dpr_route_src_apply(&R.rib, DPR_RSRC_FPM, &op, 1) == 1 && op.result == 0,
+	      "blackhole 2001:db8:bad::/48 installed");
+	m = mk_hbh("2001:db8:100::40", padn);
+	memcpy(F(m) + F_DST, A("2001:db8:bad::1"), 16);
+	inject(m, DPR_EXC_IP_OPTIONS, 0, 0);
+	for (p = 0; p < N_PORTS; p++)
+		n += sent(p, out, RTE_DIM(out));
+	CHECK_EQ(n, 0);
+	CHECK(c6("blackholed") - before == 1,
+	      "a packet with Hop-by-Hop options to a blackhole route: dropped and counted "
+	      "`ipv6.blackholed`");
+	CHECK_EQ(pool_in_use(), base);
+	op.del = 1;
+	CHECK_EQ(dpr_route_src_apply(&R.rib, DPR_RSRC_FPM, &op, 1), 1);
+}
+
 /* --- transparent ports -------------------------------------------------------------------- */
 
 /*
@@ -1956,6 +1991,7 @@ main(int argc, char **argv)
 	test_redirects();
 	test_hop_by_hop();
 	test_error_source_own_address();
+	test_blackhole_slow();
 	test_transparent();
 	test_ra_periodic();
 	test_ra_solicited();
