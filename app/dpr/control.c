@@ -145,7 +145,8 @@ limit_reached(struct dpr_router *d)
  * Every port's link, as its profile says to read it (an unknown state
  * counts as up): one going down has its next hops unresolved, so they
  * leave multipath spreads at once, and its TAP set down; coming back,
- * the reverse. And the TAPs' own health (dpr_tap_check()).
+ * the reverse. And the TAPs' own health (dpr_tap_check()), and the
+ * groups their kernel side joined (dpr_router_mcast_sync_all()).
  */
 static void
 link_poll(struct dpr_router *d)
@@ -153,6 +154,8 @@ link_poll(struct dpr_router *d)
 	unsigned int p;
 
 	dpr_tap_check(d);
+	/* Groups the host stack joined or left on the TAPs. */
+	dpr_router_mcast_sync_all(d);
 	for (p = 0; p < d->n_ports; p++) {
 		struct dpr_port *port = &d->ports[p];
 		enum dpr_link_state s;

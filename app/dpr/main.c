@@ -632,6 +632,9 @@ main(int argc, char **argv)
 	}
 	/* Each VRF's TAPs in a kernel VRF device of its table, for the daemons. */
 	dpr_kvrf_setup(&d);
+	/* The ports' multicast filters: their addresses' groups and their
+	 * TAPs'. */
+	dpr_router_mcast_sync_all(&d);
 	/* zebra's routes come after the config's, and name the TAPs' ifindexes. */
 	if (dpr_fpm_router_start(&d, err, sizeof(err)) < 0) {
 		fprintf(stderr, "dpr: %s\n", err);

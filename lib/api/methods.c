@@ -1377,6 +1377,9 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		dpr_exc_unsolicited_na(r->exc, (unsigned int)p, &a.addr);
 	if (p < (int)r->n_ports)
 		dpr_tap_addr(r, (uint16_t)p, &a, true);
+	/* Its solicited-node group, or neighbour solicitations for it stop
+	 * at the NIC. */
+	dpr_router_mcast_sync(r, (unsigned int)p);
 	return json_pack("{s:s,s:s}", "port", port, "address", addr);
 }
 
@@ -1458,6 +1461,7 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	/* Next hops follow their subnet; neighbours left on none are
 	 * forgotten (lib/neigh). */
 	dpr_neigh_addresses_changed(r->neigh);
+	dpr_router_mcast_sync(r, (unsigned int)p);
 	return json_pack("{s:s,s:s}", "port", port, "address", addr);
 }
 
@@ -1665,6 +1669,26 @@ m_neigh_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 
 /* --- ports, stats, config ---------------------------------------------- */
 
+/* Port @p p's multicast filter, into @p o (a VLAN interface's is its
+ * port's): "multicast", "groups", "all" or "none"; "multicast_groups",
+ * the groups it needs (in its list for "groups"); null: more than a list
+ * takes. */
+static void
+mcast_json(struct dpr_router *r, const struct dpr_port *p, json_t *o)
+{
+	const struct dpr_port *dev = dpr_port_is_vlan(p) ? &r->ports[p->conf->parent] : p;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	json_t *g = dev->n_groups < 0 ? json_null() : json_array();
+	int k;
+
+	for (k = 0; k < dev->n_groups; k++) {
+		rte_ether_format_addr(mac, sizeof(mac), &dev->groups[k]);
+		json_array_append_new(g, json_string(mac));
+	}
+	json_object_set_new(o, "multicast", json_string(dpr_port_mcast_name(dev->mcast)));
+	json_object_set_new(o, "multicast_groups", g);
+}
+
 static json_t *
 m_port_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
@@ -1698,7 +1722,7 @@ m_port_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		json_object_set_new(o, "addresses", addr_list_json(r, (int)i));
 		json_object_set_new(o, "vrf", json_string(r->vrfs[dpr_router_port_vrf(r, i)].conf.name));
 		json_object_set_new(o, "profile", json_string(p->profile.source));
-		json_object_set_new(o, "multicast", json_string(dpr_port_mcast_name(p->mcast)));
+		mcast_json(r, p, o);
 		/* A VLAN interface: on which port, with which id (its device,
 		 * driver, queues and link above are that port's). */
 		if (dpr_port_is_vlan(p)) {

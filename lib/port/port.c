@@ -264,38 +264,78 @@ dpr_port_mcast_name(enum dpr_port_mcast m)
 }
 
 /*
- * Let the link-local groups of the protocols the host stack speaks through
- * the TAP (dpr_l2_control(): LLDP, IS-IS) through the device's multicast
- * filter: a NIC drops multicast it was not given, before any queue. The
- * exact groups where the PMD keeps a list (ixgbe, iavf, mlx5, net_tap), so
- * that other multicast on the link never reaches the workers; all
- * multicast where it keeps none (i40e, ice, cxgbe). af_packet has neither:
- * what its kernel interface lets in is the kernel's to say (a veth lets
- * everything in). Failing is no reason not to forward: said, and port.list
- * shows it.
+ * Put @p n groups (n < 0: more than DPR_MCAST_MAX_GROUPS) in port @p port's
+ * multicast filter, whatever it had. A NIC drops multicast it was not
+ * given before any queue: the exact groups where the PMD keeps a list
+ * (ixgbe, iavf, mlx5, net_tap), so that other multicast on the link (IPTV,
+ * say) never reaches the workers; all multicast where it keeps none (i40e,
+ * ice, cxgbe) or refuses this one. af_packet has neither: what its kernel
+ * interface lets in is the kernel's to say (a veth lets everything in).
+ * Failing is no reason not to forward: said, and port.list shows it.
  */
 static void
-open_groups(struct dpr_port *port, const char *name)
+mcast_apply(struct dpr_port *port, const struct rte_ether_addr *groups, int n)
 {
-	struct rte_ether_addr groups[DPR_L2_CONTROL_GROUPS];
-	int ret;
+	const char *name = port->conf->name;
+	int ret = -ENOSPC;
 
-	/* Copied: the call takes them writable. */
-	memcpy(groups, dpr_l2_control_groups, sizeof(groups));
-	ret = rte_eth_dev_set_mc_addr_list(port->port_id, groups, RTE_DIM(groups));
+	if (n >= 0)
+		memmove(port->groups, groups, (size_t)n * sizeof(*groups));
+	port->n_groups = n;
+	if (port->mc_no_list)
+		return; /* all multicast or none, for good */
+	if (n >= 0)
+		ret = rte_eth_dev_set_mc_addr_list(port->port_id, port->groups, (uint32_t)n);
 	if (ret == 0) {
+		if (port->mcast == DPR_MCAST_ALL) {
+			rte_eth_allmulticast_disable(port->port_id);
+			DPR_LOG(NOTICE, port, "port %s (%s): multicast list of %d groups taken: other multicast kept out again",
+				name, port->driver, n);
+		}
 		port->mcast = DPR_MCAST_LIST;
 		return;
 	}
+	if (ret == -ENOTSUP)
+		port->mc_no_list = true;
+	if (port->mcast == DPR_MCAST_ALL)
+		return; /* said already */
 	if (rte_eth_allmulticast_enable(port->port_id) == 0) {
 		port->mcast = DPR_MCAST_ALL;
-		DPR_LOG(INFO, port, "port %s (%s): no multicast list (%s): all multicast let in, for LLDP and IS-IS",
-			name, port->driver, rte_strerror(-ret));
+		if (ret == -ENOTSUP)
+			DPR_LOG(INFO, port, "port %s (%s): no multicast list: all multicast let in, for NDP, OSPF, LLDP, IS-IS and the host stack's groups",
+				name, port->driver);
+		else if (n < 0)
+			DPR_LOG(WARNING, port, "port %s (%s): needs more than %d multicast groups: all multicast let in instead of a list",
+				name, port->driver, DPR_MCAST_MAX_GROUPS);
+		else
+			DPR_LOG(WARNING, port, "port %s (%s): multicast list of %d groups refused (%s): all multicast let in instead",
+				name, port->driver, n, rte_strerror(-ret));
 		return;
 	}
 	port->mcast = DPR_MCAST_NONE;
-	DPR_LOG(INFO, port, "port %s (%s): no multicast filter to open for LLDP and IS-IS; on a kernel interface, the kernel's filter decides (ip link set IFACE allmulticast on)",
+	DPR_LOG(INFO, port, "port %s (%s): no multicast filter to open for NDP, OSPF, LLDP and IS-IS; on a kernel interface, the kernel's filter decides (ip link set IFACE allmulticast on)",
 		name, port->driver);
+}
+
+void
+dpr_port_mcast_set(struct dpr_port *port, const struct rte_ether_addr *groups, int n)
+{
+	if (!port->started)
+		return;
+	if (n == port->n_groups &&
+	    (n < 0 || memcmp(groups, port->groups, (size_t)n * sizeof(*groups)) == 0))
+		return;
+	mcast_apply(port, groups, n);
+}
+
+/* The groups a port needs before it has addresses or TAPs: the rest come
+ * with them (lib/router/mcast.c). */
+static void
+open_groups(struct dpr_port *port)
+{
+	struct rte_ether_addr groups[DPR_MCAST_MAX_GROUPS];
+
+	mcast_apply(port, groups, dpr_mcast_groups(NULL, 0, NULL, 0, groups, RTE_DIM(groups)));
 }
 
 int
@@ -430,7 +470,7 @@ dpr_port_start(struct dpr_port *port, uint16_t n_workers, struct rte_mempool *po
 	if (ret < 0)
 		goto fail_ret;
 	port->started = true;
-	open_groups(port, conf->name);
+	open_groups(port);
 	if (port->has_vlans)
 		DPR_LOG(INFO, port, "port %s: VLAN tags %s on RX, %s on TX", conf->name,
 			dpr_port_vlan_strip(port) ? "taken off by the device" : "taken off in software",

@@ -18,6 +18,7 @@
 #include <rte_mempool.h>
 
 #include "../config/config.h"
+#include "mcast.h"
 #include "watch.h"
 
 /** Where a port's link state is read (profile key "link_state"). */
@@ -47,11 +48,11 @@ struct dpr_profile {
 	char expect[256];        /**< the rate to expect of the PMD ("" : not said) */
 };
 
-/** How a port accepts the link-local groups of dpr_l2_control() (LLDP, IS-IS). */
+/** How a port lets in the multicast groups it needs (dpr_mcast_groups()). */
 enum dpr_port_mcast {
 	DPR_MCAST_NONE = 0, /**< the device keeps no multicast filter dpr can open */
 	DPR_MCAST_LIST,     /**< the groups are in its multicast list */
-	DPR_MCAST_ALL,      /**< no list: all multicast (allmulticast) */
+	DPR_MCAST_ALL,      /**< no list, or one refused: all multicast (allmulticast) */
 };
 
 /*
@@ -85,7 +86,14 @@ struct dpr_port {
 	 * profile grants (dpr_port_rx_asked()). */
 	bool has_vlans;
 	bool probed;             /**< port_id is this port's (dpr_port_close() closes it) */
+	/* Its multicast filter (dpr_port_mcast_set()); a VLAN interface's
+	 * copy is stale: its parent's is the device's. Control thread. */
 	enum dpr_port_mcast mcast;
+	bool mc_no_list;         /**< the PMD keeps no list (-ENOTSUP): mcast never changes */
+	/** The groups it needs, as last computed (sorted); < 0: more than
+	 * DPR_MCAST_MAX_GROUPS. In its list when mcast is DPR_MCAST_LIST. */
+	int n_groups;
+	struct rte_ether_addr groups[DPR_MCAST_MAX_GROUPS];
 	bool started;
 	bool has_tap;            /**< a TAP to the host stack (lib/exception/tap.c) */
 	uint16_t tap_port;       /**< its DPDK port id */
@@ -119,6 +127,18 @@ enum dpr_link_state dpr_iface_link(const char *ifname);
 
 /** "groups", "all" or "none" (port.list "multicast"). */
 const char *dpr_port_mcast_name(enum dpr_port_mcast m);
+
+/**
+ * Let in the @p n multicast groups @p groups of started port @p port
+ * (dpr_mcast_groups(): sorted; @p n < 0: too many), when they differ from
+ * the last ones: its device's multicast list where the PMD keeps one, so
+ * that other multicast on the link never reaches the workers; all
+ * multicast where the PMD keeps none (i40e, ice, cxgbe) or refuses the
+ * list (too long), said once, and the list again once it takes one. A PMD
+ * with neither (af_packet) leaves it to its kernel interface. Control
+ * thread; a device call only when the groups changed.
+ */
+void dpr_port_mcast_set(struct dpr_port *port, const struct rte_ether_addr *groups, int n);
 
 /** "up", "down" or "unknown". */
 const char *dpr_link_state_name(enum dpr_link_state s);

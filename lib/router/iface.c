@@ -197,6 +197,8 @@ dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, s
 		goto fail;
 	if (r->ports[p].link_down)
 		dpr_tap_link(r, (uint16_t)p, false);
+	/* What its TAP joined; its addresses come with addr.add. */
+	dpr_router_mcast_sync(r, (unsigned int)p);
 	return p;
 fail:
 	/* Nothing was published: no grace period needed. */
@@ -362,6 +364,7 @@ void
 dpr_vlan_close(struct dpr_router *r, unsigned int p)
 {
 	const struct dpr_port_conf *pc = &r->cfg->ports[p];
+	unsigned int port = (unsigned int)pc->parent;
 	struct dpr_port_dp *parent = &r->port_dp[pc->parent];
 	uint8_t *map = (uint8_t *)(uintptr_t)parent->vlan_if;
 	uint32_t idx, end = dpr_nh_index_end(r->nh);
@@ -424,4 +427,6 @@ dpr_vlan_close(struct dpr_router *r, unsigned int p)
 		memset(&wk->stats[p], 0, sizeof(wk->stats[p]));
 	}
 	release_slot(r, p);
+	/* Its groups (its TAP's) leave its port's filter. */
+	dpr_router_mcast_sync(r, port);
 }

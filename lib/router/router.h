@@ -199,6 +199,19 @@ int dpr_vrf_add(struct dpr_router *r, const struct dpr_vrf_conf *conf, char *err
 int dpr_vrf_del(struct dpr_router *r, unsigned int id, char *err, size_t len);
 
 /**
+ * Interface @p p's port (itself, or a VLAN interface's parent): the
+ * multicast groups its addresses, its VLAN interfaces' and what the kernel
+ * joined on their TAPs need (dpr_mcast_groups()) again, and into its
+ * device if they changed (dpr_port_mcast_set()). After an address or a
+ * VLAN interface comes or goes. Control thread; reads /proc/net/dev_mcast.
+ */
+void dpr_router_mcast_sync(struct dpr_router *r, unsigned int p);
+
+/** dpr_router_mcast_sync() for every port: at start, and once a second
+ * for the groups the host stack joins or leaves on the TAPs. */
+void dpr_router_mcast_sync_all(struct dpr_router *r);
+
+/**
  * First half of vlan.add: VLAN interface @p pc (name, parent, VLAN id, VRF,
  * MTU, TAP and flags; no addresses) in a free interface slot, with
  * everything workers and the control thread read for it (its struct
