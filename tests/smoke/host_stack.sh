@@ -99,6 +99,45 @@ check "port link up: TAP $T2 comes back" bash -c "ip link show $T2 | grep -q 'UP
 tap6_both() { test "$(tap6)" -eq 2; }
 check "... with its IPv6 addresses again, link-local included ($(tap6))" wait_for 5 tap6_both
 
+# p2's multicast filter: a NIC drops multicast it was not given, so the
+# list holds the groups of every IPv6 address (solicited-node: neighbour
+# solicitations), the fixed ones, and what the host stack joins on the
+# TAPs. net_tap takes a list (and filters nothing): dpr's report of it is
+# what there is to check.
+groups() { ctl --json port list | python3 -c 'import json, sys
+p = next(p for p in json.load(sys.stdin) if p["name"] == "p2")
+print(p["multicast"], " ".join(p["multicast_groups"] or []).lower())'; }
+has_group() { groups | grep -qw "$1"; }
+no_group() { ! has_group "$1"; }
+is_list() { groups | grep -q '^groups '; }
+fixed_groups() { has_group 33:33:00:00:00:01 && has_group 33:33:00:00:00:02 &&
+	has_group 01:00:5e:00:00:01 && has_group 01:80:c2:00:00:0e; }
+vlan_groups_gone() { no_group 33:33:ff:42:42:43 && no_group 33:33:00:00:00:06; }
+check "p2's multicast filter is a list ($(groups | cut -c1-60)...)" is_list
+mac2=$(ctl --json port list | python3 -c 'import json, sys
+print(next(p for p in json.load(sys.stdin) if p["name"] == "p2")["mac"].lower())')
+check "... with all-nodes, all-routers, IPv4 all-systems and LLDP's" fixed_groups
+check "... with 2001:db8:3::1's solicited-node group" has_group 33:33:ff:00:00:01
+check "... with its link-local address's (33:33:ff:${mac2:9})" has_group "33:33:ff:${mac2:9}"
+ctl addr add p2 2001:db8:33::ab:cdef/64 > /dev/null
+check "addr.add: the new address's solicited-node group joins the list" has_group 33:33:ff:ab:cd:ef
+ctl addr del p2 2001:db8:33::ab:cdef/64 > /dev/null
+check "addr.del: and leaves it" no_group 33:33:ff:ab:cd:ef
+# OSPF's AllSPFRouters (224.0.0.5), as ospfd joins it on the TAP: the
+# once-a-second check reads the TAP's groups.
+ip maddr add 01:00:5e:00:00:05 dev "$T2"
+check "a group joined on TAP $T2 joins p2's list" wait_for 5 has_group 01:00:5e:00:00:05
+ip maddr del 01:00:5e:00:00:05 dev "$T2"
+check "... and leaves it when the TAP leaves it" wait_for 5 no_group 01:00:5e:00:00:05
+# A VLAN interface's addresses and TAP are on the same device.
+ctl vlan add p2.100 dev p2 id 100 > /dev/null
+ctl addr add p2.100 2001:db8:100::42:4243/64 > /dev/null
+check "a VLAN interface's address: its solicited-node group on p2's list" has_group 33:33:ff:42:42:43
+ip maddr add 33:33:00:00:00:06 dev dpr-p2.100
+check "a group joined on the VLAN interface's TAP: on p2's list" wait_for 5 has_group 33:33:00:00:00:06
+ctl vlan del p2.100 > /dev/null
+check "vlan.del: both leave p2's list" vlan_groups_gone
+
 # VLAN interfaces added at run time, each with its TAP: a TAP holds only
 # the few mbufs it reads into, not a ring's worth (512 each took the pool
 # that the start had sized for the config's TAPs: the workers were left a
