@@ -34,8 +34,145 @@ RTE_LOG_REGISTER(dpr_logtype_metrics, dpr.metrics, INFO);
 struct dpr_metrics {
 	struct dpr_router *r;
 	struct MHD_Daemon *mhd;
+	struct dpr_metrics_floor *floor;
 	char listen[64];
 };
+
+/* --- counters workers take back (metrics.h) ----------------------------- */
+
+/* Control thread only. */
+struct dpr_metrics_floor {
+	json_t *last;   /**< series key -> last value exported */
+};
+
+/* Separates the parts of a series key; no name or label has it. */
+#define SEP "\x1f"
+
+struct dpr_metrics_floor *
+dpr_metrics_floor_create(void)
+{
+	struct dpr_metrics_floor *f = calloc(1, sizeof(*f));
+
+	if (f == NULL || (f->last = json_object()) == NULL) {
+		free(f);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return f;
+}
+
+void
+dpr_metrics_floor_free(struct dpr_metrics_floor *f)
+{
+	if (f == NULL)
+		return;
+	json_decref(f->last);
+	free(f);
+}
+
+/*
+ * Member @p member of @p o, of the series @p key...: raised to what was
+ * last exported, remembered in @p next.
+ */
+static void
+floor_raise(struct dpr_metrics_floor *f, json_t *next, const char *key, json_t *o,
+	    const char *member)
+{
+	json_t *v = json_object_get(o, member);
+	json_t *was;
+	char k[512];
+	json_int_t n;
+
+	if (!json_is_integer(v))
+		return;
+	n = json_integer_value(v);
+	if ((size_t)snprintf(k, sizeof(k), "%s" SEP "%s", key, member) >= sizeof(k))
+		return;
+	was = json_object_get(f->last, k);
+	if (json_is_integer(was) && json_integer_value(was) > n) {
+		n = json_integer_value(was);
+		json_object_set_new(o, member, json_integer(n));
+	}
+	if (json_object_size(next) < DPR_METRICS_FLOOR_MAX)
+		json_object_set_new(next, k, json_integer(n));
+}
+
+/* Each entry's counters of stats.get's @p scope ("ports", "workers"). */
+static void
+floor_scope(struct dpr_metrics_floor *f, json_t *next, json_t *stats, const char *scope)
+{
+	static const char *const members[] = { "forwarded", "exception" };
+	char id[256], sub[320];
+	const char *cls;
+	json_t *e, *v;
+	unsigned int m;
+	size_t i;
+
+	json_array_foreach(json_object_get(stats, scope), i, e) {
+		if (strcmp(scope, "ports") == 0) {
+			const char *name = json_string_value(json_object_get(e, "name"));
+			const char *vrf = json_string_value(json_object_get(e, "vrf"));
+
+			/* As its series are labelled: name and VRF. */
+			snprintf(id, sizeof(id), "%s" SEP "%s" SEP "%s", scope,
+				 name != NULL ? name : "", vrf != NULL ? vrf : "");
+		} else {
+			snprintf(id, sizeof(id), "%s" SEP "%zu" SEP, scope, i);
+		}
+		for (m = 0; m < RTE_DIM(members); m++)
+			floor_raise(f, next, id, e, members[m]);
+		snprintf(sub, sizeof(sub), "%s" SEP "exceptions", id);
+		json_object_foreach(json_object_get(e, "exceptions"), cls, v)
+			floor_raise(f, next, sub, json_object_get(e, "exceptions"), cls);
+	}
+}
+
+void
+dpr_metrics_floor_apply(struct dpr_metrics_floor *f, json_t *stats)
+{
+	json_t *classes = json_object_get(json_object_get(stats, "control_plane"), "classes");
+	json_t *next = json_object(), *v;
+	const char *cls;
+	char key[128];
+
+	if (next == NULL)
+		return; /* exported as read: better than nothing */
+	floor_scope(f, next, stats, "ports");
+	floor_scope(f, next, stats, "workers");
+	json_object_foreach(classes, cls, v) {
+		snprintf(key, sizeof(key), "control_plane" SEP "%s", cls);
+		floor_raise(f, next, key, v, "passed");
+	}
+	/* What this snapshot did not have (a deleted interface) goes. */
+	json_decref(f->last);
+	f->last = next;
+}
+
+void
+dpr_metrics_floor_forget(struct dpr_metrics_floor *f, const char *name)
+{
+	char prefix[256];
+	const char *key;
+	size_t n;
+	json_t *v;
+	void *tmp;
+
+	if (f == NULL)
+		return;
+	n = (size_t)snprintf(prefix, sizeof(prefix), "ports" SEP "%s" SEP, name);
+	if (n >= sizeof(prefix))
+		return;
+	json_object_foreach_safe(f->last, tmp, key, v)
+		if (strncmp(key, prefix, n) == 0)
+			json_object_del(f->last, key);
+}
+
+void
+dpr_metrics_iface_gone(struct dpr_metrics *m, const char *name)
+{
+	if (m != NULL)
+		dpr_metrics_floor_forget(m->floor, name);
+}
 
 /* --- the exposition text ------------------------------------------------ */
 
@@ -755,6 +892,8 @@ answer(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 	stats = dpr_router_stats_json(m->r);
 	if (stats != NULL && m->r->acl != NULL)
 		json_object_set_new(stats, "acl_rule_hits", dpr_acl_hits_json(m->r->acl));
+	if (stats != NULL)
+		dpr_metrics_floor_apply(m->floor, stats);
 	text = stats != NULL ? dpr_metrics_text(stats, &len) : NULL;
 	json_decref(stats);
 	if (text == NULL) {
@@ -828,6 +967,13 @@ dpr_metrics_create(struct dpr_router *r, const char *listen_addr, char *err, siz
 	}
 	m->r = r;
 	snprintf(m->listen, sizeof(m->listen), "%s", listen_addr);
+	m->floor = dpr_metrics_floor_create();
+	if (m->floor == NULL) {
+		snprintf(err, err_len, "metrics: out of memory");
+		free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
 
 	/* Our own socket, so that a failure says why (MHD's start does not). */
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -851,6 +997,7 @@ dpr_metrics_create(struct dpr_router *r, const char *listen_addr, char *err, siz
 			close(fd);
 		snprintf(err, err_len, "metrics: listen on %s: libmicrohttpd would not start (built without epoll?)",
 			 listen_addr);
+		dpr_metrics_floor_free(m->floor);
 		free(m);
 		errno = ENOTSUP;
 		return NULL;
@@ -873,6 +1020,7 @@ fail_errno:
 		 e == EADDRINUSE ? " (another dpr or exporter there? set another metrics.listen)" : "");
 	if (fd >= 0)
 		close(fd);
+	dpr_metrics_floor_free(m->floor);
 	free(m);
 	errno = e;
 	return NULL;
@@ -885,5 +1033,6 @@ dpr_metrics_free(struct dpr_metrics *m)
 		return;
 	/* Closes the listening socket and every client. */
 	MHD_stop_daemon(m->mhd);
+	dpr_metrics_floor_free(m->floor);
 	free(m);
 }

@@ -50,3 +50,45 @@ void dpr_metrics_free(struct dpr_metrics *m);
  *   with errno set: ENOMEM, or EFBIG past DPR_METRICS_TEXT_MAX.
  */
 char *dpr_metrics_text(json_t *stats, size_t *len);
+
+/*
+ * Counters a worker takes back. A worker counts a packet forwarded or
+ * diverted and, later in the same loop, may take the count back (a full TX
+ * queue or an output ACL: forwarded; control-plane protection or a full
+ * exception ring: exception, exceptions by class, control_plane passed).
+ * A scrape between the two reads a value that then falls, which Prometheus
+ * takes for a reset. The floor remembers what was last exported of each such
+ * series and raises a later, lower value to it: the series never falls and
+ * may lead stats.get by the packets of a loop. Series are keyed by what
+ * labels them (an interface by its name and VRF, a worker by its index);
+ * those absent from a snapshot are forgotten with it, so the table holds at
+ * most the series of one snapshot (and never more than
+ * DPR_METRICS_FLOOR_MAX).
+ */
+struct dpr_metrics_floor;
+
+/** Series a floor keeps at most; past it, the rest are exported as read. */
+#define DPR_METRICS_FLOOR_MAX 16384u
+
+/** @return an empty floor, or NULL with errno ENOMEM. */
+struct dpr_metrics_floor *dpr_metrics_floor_create(void);
+
+/** Free @p f (NULL: nothing). */
+void dpr_metrics_floor_free(struct dpr_metrics_floor *f);
+
+/**
+ * Raise the counters of @p stats (a stats.get answer, changed in place)
+ * that workers take back to what @p f last exported of each, and remember
+ * the result. Call once per exposition, before dpr_metrics_text().
+ */
+void dpr_metrics_floor_apply(struct dpr_metrics_floor *f, json_t *stats);
+
+/**
+ * Forget the series of interface @p name (vlan.del): an interface made
+ * later under the same name, in the same slot or not, starts from its own
+ * counters, not from the deleted one's.
+ */
+void dpr_metrics_floor_forget(struct dpr_metrics_floor *f, const char *name);
+
+/** dpr_metrics_floor_forget() on endpoint @p m's floor (NULL: nothing). */
+void dpr_metrics_iface_gone(struct dpr_metrics *m, const char *name);

@@ -28,6 +28,7 @@
 #include "../datapath/stats.h"
 #include "../exception/icmp6.h"
 #include "../exception/tap.h"
+#include "../metrics/metrics.h"
 #include "../neigh/neigh.h"
 #include "../util/log.h"
 #include "router.h"
@@ -426,6 +427,9 @@ dpr_vlan_close(struct dpr_router *r, unsigned int p)
 		dpr_counters_add(&r->retired[w], &wk->stats[p]);
 		memset(&wk->stats[p], 0, sizeof(wk->stats[p]));
 	}
+	/* Its counters start again from 0: an interface of the same name
+	 * made later must not be held to the deleted one's. */
+	dpr_metrics_iface_gone(r->metrics, pc->name);
 	release_slot(r, p);
 	/* Its groups (its TAP's) leave its port's filter. */
 	dpr_router_mcast_sync(r, port);

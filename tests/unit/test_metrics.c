@@ -190,12 +190,115 @@ test_vrf(void)
 	json_decref(stats);
 }
 
+/* The exposition of @p stats after floor @p f, as a C string. */
+static char *
+floored_text(struct dpr_metrics_floor *f, const char *stats_text)
+{
+	json_error_t je;
+	json_t *stats = json_loads(stats_text, 0, &je);
+	char *text, *z = NULL;
+	size_t len;
+
+	CHECK(stats != NULL, "snapshot parses: %s", stats == NULL ? je.text : "");
+	if (stats == NULL)
+		return NULL;
+	dpr_metrics_floor_apply(f, stats);
+	text = dpr_metrics_text(stats, &len);
+	if (text != NULL)
+		z = strndup(text, len);
+	free(text);
+	json_decref(stats);
+	return z;
+}
+
+/*
+ * A worker takes back forwarded (full TX queue), exception and its class
+ * (protection, full ring) and control_plane passed in the loop that counted
+ * them: a scrape in between saw more than the next. The second exposition
+ * must not fall; an interface deleted (vlan.del) and made again under its
+ * name starts from its own counters.
+ */
+static void
+test_monotonic(void)
+{
+#define SNAP(fwd, exc, passed, vlan) \
+	"{\"ports\": [{\"name\": \"p0\", \"vrf\": \"default\", \"rx\": 100," \
+	" \"forwarded\": " #fwd ", \"tx\": 0, \"exception\": " #exc "," \
+	" \"drops\": {}, \"exceptions\": {\"arp\": " #exc "}}" vlan "]," \
+	"\"workers\": [{\"rx\": 100, \"forwarded\": " #fwd ", \"tx\": 0," \
+	" \"exception\": " #exc ", \"drops\": {}, \"exceptions\": {\"arp\": " #exc "}}]," \
+	"\"control_plane\": {\"classes\": {\"arp\": {\"passed\": " #passed "," \
+	" \"over_rate\": 0, \"over_share\": 0, \"rate\": 100}}}}"
+#define VLAN(fwd) ", {\"name\": \"p0.10\", \"vrf\": \"default\", \"rx\": 50," \
+	" \"forwarded\": " #fwd ", \"tx\": 0, \"exception\": 0, \"drops\": {}," \
+	" \"exceptions\": {}}"
+	struct dpr_metrics_floor *f = dpr_metrics_floor_create();
+	char *z;
+
+	CHECK(f != NULL, "floor made");
+	if (f == NULL)
+		return;
+	z = floored_text(f, SNAP(90, 9, 9, VLAN(40)));
+	CHECK(z != NULL && has_line(z, "dpr_port_forwarded_packets_total{port=\"p0\",vrf=\"default\"} 90"),
+	      "first scrape as read");
+	free(z);
+	/* Taken back: a full TX queue, a full exception ring. */
+	z = floored_text(f, SNAP(88, 7, 7, VLAN(39)));
+	CHECK(z != NULL, "second text");
+	if (z != NULL) {
+		CHECK(has_line(z, "dpr_port_forwarded_packets_total{port=\"p0\",vrf=\"default\"} 90"),
+		      "port forwarded does not fall");
+		CHECK(has_line(z, "dpr_port_exception_packets_total{port=\"p0\",vrf=\"default\"} 9"),
+		      "port exception does not fall");
+		CHECK(has_line(z, "dpr_port_exceptions_total{port=\"p0\",vrf=\"default\",class=\"arp\"} 9"),
+		      "port exceptions by class do not fall");
+		CHECK(has_line(z, "dpr_worker_forwarded_packets_total{worker=\"0\"} 90"),
+		      "worker forwarded does not fall");
+		CHECK(has_line(z, "dpr_worker_exception_packets_total{worker=\"0\"} 9"),
+		      "worker exception does not fall");
+		CHECK(has_line(z, "dpr_worker_exceptions_total{worker=\"0\",class=\"arp\"} 9"),
+		      "worker exceptions by class do not fall");
+		CHECK(has_line(z, "dpr_control_plane_packets_total{class=\"arp\",result=\"passed\"} 9"),
+		      "control plane passed does not fall");
+		CHECK(has_line(z, "dpr_port_forwarded_packets_total{port=\"p0.10\",vrf=\"default\"} 40"),
+		      "VLAN interface forwarded does not fall");
+		CHECK(has_line(z, "dpr_port_rx_packets_total{port=\"p0\",vrf=\"default\"} 100"),
+		      "rx as read");
+	}
+	free(z);
+	/* Counting went on past the floor: exported as read. */
+	z = floored_text(f, SNAP(95, 12, 12, VLAN(45)));
+	CHECK(z != NULL && has_line(z, "dpr_port_forwarded_packets_total{port=\"p0\",vrf=\"default\"} 95"),
+	      "a higher value is exported");
+	free(z);
+	/* vlan.del p0.10, vlan.add p0.10: its counters start again. */
+	dpr_metrics_floor_forget(f, "p0.10");
+	z = floored_text(f, SNAP(95, 12, 12, VLAN(3)));
+	CHECK(z != NULL && has_line(z, "dpr_port_forwarded_packets_total{port=\"p0.10\",vrf=\"default\"} 3"),
+	      "an interface made again starts from its own counters");
+	CHECK(z != NULL && has_line(z, "dpr_port_forwarded_packets_total{port=\"p0\",vrf=\"default\"} 95"),
+	      "forgetting one interface keeps the others");
+	free(z);
+	/* A scrape without it (deleted) forgets it too. */
+	z = floored_text(f, SNAP(95, 12, 12, ""));
+	CHECK(z != NULL && strstr(z, "p0.10") == NULL, "deleted interface has no series");
+	free(z);
+	z = floored_text(f, SNAP(95, 12, 12, VLAN(1)));
+	CHECK(z != NULL && has_line(z, "dpr_port_forwarded_packets_total{port=\"p0.10\",vrf=\"default\"} 1"),
+	      "nothing kept of an interface a scrape did not see");
+	free(z);
+	dpr_metrics_floor_free(f);
+#undef SNAP
+#undef VLAN
+}
+
 int
 main(void)
 {
 	test_text();
 	test_vrf();
 	test_bound();
+	test_monotonic();
 	printf("test_metrics: %d checks, %d failed\n", test_checks, test_failures);
 	return test_failures == 0 ? 0 : 1;
 }
