@@ -561,7 +561,8 @@ dpr_acl_drop_bulk(struct dpr_worker *w, struct rte_mbuf **pkts, unsigned int n)
  * class's rate and ring share, not ARP's, BGP's or the ICMP rate limiter's
  * time on the control thread. What a gate or the ring refuses is only
  * dropped (no error: as a rate limit would); it is counted as drops.acl
- * already, and by the class's over_rate or over_share.
+ * already, and by the class's over_rate or over_share, and goes to a
+ * capture of drops.acl as the ACL's other drops do.
  */
 static inline void
 dpr_acl_reject_bulk(struct dpr_worker *w, struct rte_mbuf **pkts, unsigned int n)
@@ -591,8 +592,14 @@ dpr_acl_reject_bulk(struct dpr_worker *w, struct rte_mbuf **pkts, unsigned int n
 		dpr_copp_unpass(&w->copp, pkts[i]);
 		lost[nl++] = pkts[i];
 	}
-	if (nl > 0)
-		rte_pktmbuf_free_bulk(lost, nl);
+	if (nl > 0 && unlikely(__atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED) &
+			       (1u << DPR_DROP_ACL))) {
+		/* Its drop reason, for the capture, in place of the
+		 * exception's class. */
+		for (i = 0; i < nl; i++)
+			lost[i]->hash.usr = DPR_DROP_ACL;
+	}
+	dpr_acl_drop_bulk(w, lost, nl);
 }
 
 /*

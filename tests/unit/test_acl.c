@@ -670,10 +670,18 @@ test_reject_gate(void)
 	dpr_copp_worker_init(cp, &conf, &w->copp, 1, rte_get_tsc_hz(), 64);
 	CHECK(parse(edge, &l, err, sizeof(err)) == 0 && dpr_acl_set(db, &l, err, sizeof(err)) == 0 &&
 	      dpr_acl_bind(db, "edge", 0, DPR_ACL_IN, err, sizeof(err)) == 0, "%s", err);
+	/* A capture of drops.acl runs: what the gate refuses goes to it. */
+	w->cap_ring = rte_ring_create("acl_cap", 64, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	w->cap_drops = 1u << DPR_DROP_ACL;
 	for (i = 0; i < 8; i++)
 		pkts[i] = ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 8000, SYN), 20);
 	CHECK_EQ(dpr_acl_input(w, 0, pkts, 8), 0);
 	CHECK_EQ(w->stats[0].drops[DPR_DROP_ACL], 8);
+	q = rte_ring_sc_dequeue_burst(w->cap_ring, (void **)got, 8, NULL);
+	CHECK_EQ(q, 5);
+	for (i = 0; i < q; i++)
+		CHECK_EQ(got[i]->hash.usr, DPR_DROP_ACL);
+	rte_pktmbuf_free_bulk(got, q);
 	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)got, 8, NULL);
 	CHECK_EQ(q, 3);
 	CHECK_EQ(w->copp.passed[DPR_COPP_TRANSIT], 3);
@@ -700,6 +708,23 @@ test_reject_gate(void)
 	CHECK_EQ(rte_ring_sc_dequeue_burst(w->exc_ring, (void **)got, 8, NULL), 1);
 	CHECK_EQ(w->copp.over_share[DPR_COPP_TRANSIT], 1);
 	rte_pktmbuf_free(got[0]);
+	CHECK_EQ(rte_ring_sc_dequeue_burst(w->cap_ring, (void **)got, 8, NULL), 1);
+	CHECK_EQ(got[0]->hash.usr, DPR_DROP_ACL);
+	rte_pktmbuf_free(got[0]);
+
+	/* The exception ring full, protection off: refused, captured. */
+	w->copp.enabled = false;
+	while (rte_ring_free_count(w->exc_ring) > 0)
+		CHECK_EQ(rte_ring_sp_enqueue(w->exc_ring, w), 0);
+	pkts[0] = ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 8000, SYN), 20);
+	CHECK_EQ(dpr_acl_input(w, 0, pkts, 1), 0);
+	CHECK_EQ(rte_ring_sc_dequeue_burst(w->cap_ring, (void **)got, 8, NULL), 1);
+	CHECK(got[0] == pkts[0] && got[0]->hash.usr == DPR_DROP_ACL,
+	      "a reject the full ring refused is captured");
+	rte_pktmbuf_free(got[0]);
+	rte_ring_reset(w->exc_ring);
+	w->cap_drops = 0;
+	rte_ring_free(w->cap_ring);
 
 	dpr_acl_bind(db, NULL, 0, DPR_ACL_IN, err, sizeof(err));
 	rte_ring_free(w->exc_ring);
