@@ -442,6 +442,24 @@ dpr_capture_poll(struct dpr_router *r)
 	return total;
 }
 
+void
+dpr_capture_iface_gone(struct dpr_router *r, unsigned int p)
+{
+	struct dpr_capture *c = r->capture;
+	char why[128];
+
+	if (c == NULL || p >= 64 || !(c->spec.ports & (UINT64_C(1) << p)))
+		return;
+	/* Also when stopped: capture.get names the ports it had. */
+	c->spec.ports &= ~(UINT64_C(1) << p);
+	if (c->running && c->spec.ports == 0) {
+		/* Not 0 = every port: the filter named only this one. */
+		snprintf(why, sizeof(why), "its interface %s was deleted",
+			 r->port_names[p] != NULL ? r->port_names[p] : "?");
+		dpr_capture_stop(r, why);
+	}
+}
+
 static json_t *
 bits_json(uint32_t bits, const char *const *names, unsigned int n, unsigned int first)
 {

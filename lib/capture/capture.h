@@ -88,6 +88,14 @@ void dpr_capture_exception(struct dpr_router *r, const struct rte_mbuf *m, unsig
 void dpr_capture_drop(struct dpr_router *r, const struct rte_mbuf *m, unsigned int why,
 		      unsigned int port);
 
+/**
+ * Interface slot @p p is being deleted (vlan.del): a running capture's port
+ * filter forgets it, so that an interface made later in the slot is not
+ * captured under a filter that named the deleted one. A capture whose
+ * filter named only deleted interfaces stops (it could match nothing more).
+ */
+void dpr_capture_iface_gone(struct dpr_router *r, unsigned int p);
+
 /** The capture's state: running or why it stopped, file, filters, counts. */
 json_t *dpr_capture_json(const struct dpr_router *r);
 

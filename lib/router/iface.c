@@ -24,6 +24,7 @@
 #include <rte_rcu_qsbr.h>
 
 #include "../acl/acl.h"
+#include "../capture/capture.h"
 #include "../datapath/qinq_dp.h"
 #include "../datapath/stats.h"
 #include "../exception/icmp6.h"
@@ -430,6 +431,7 @@ dpr_vlan_close(struct dpr_router *r, unsigned int p)
 	/* Its counters start again from 0: an interface of the same name
 	 * made later must not be held to the deleted one's. */
 	dpr_metrics_iface_gone(r->metrics, pc->name);
+	dpr_capture_iface_gone(r, p);
 	release_slot(r, p);
 	/* Its groups (its TAP's) leave its port's filter. */
 	dpr_router_mcast_sync(r, port);

@@ -2445,6 +2445,45 @@ test_capture_file(void)
 }
 
 /*
+ * A capture's port filter names VLAN interface p1.5 (in slot 2, @p dp its
+ * ports' view), which vlan.del deletes: the next interface in its slot is
+ * not captured under that filter, and a filter that named only deleted
+ * interfaces stops its capture. Deletes p1.5.
+ */
+static void
+capture_iface_gone(struct dpr_port_dp *dp)
+{
+	char file[64], params[160];
+	json_t *res;
+
+	snprintf(file, sizeof(file), "/tmp/dpr-test-rpc-gone-%d.pcapng", (int)getpid());
+	unlink(file);
+	snprintf(params, sizeof(params), "{'file':'%s','drops':'all','ports':['p0','p1.5']}", file);
+	OK("capture.start", params);
+	OK("vlan.del", "{'name':'p1.5'}");
+	dpr_router_slots_drained(&R, dpr_router_slots_mark(&R));
+	OK("vlan.add", "{'name':'p1.6','port':'p1','id':6,'tap':false}");
+	CHECK(dp[1].vlan_if != NULL && dp[1].vlan_if[6] == 3, "p1.6 in p1.5's slot");
+	res = OK("capture.get", NULL);
+	CHECK(json_is_true(json_object_get(res, "running")), "the capture of p0 goes on");
+	CHECK(json_array_size(json_object_get(res, "ports")) == 1 &&
+	      strcmp(json_string_value(json_array_get(json_object_get(res, "ports"), 0)),
+		     "p0") == 0, "the filter names p0 only, not p1.6 in p1.5's slot");
+	OK("capture.stop", NULL);
+	unlink(file);
+
+	/* A filter of p1.6 alone: nothing left to capture once it goes. */
+	snprintf(params, sizeof(params), "{'file':'%s','drops':'all','ports':['p1.6']}", file);
+	OK("capture.start", params);
+	OK("vlan.del", "{'name':'p1.6'}");
+	res = OK("capture.get", NULL);
+	CHECK(json_is_false(json_object_get(res, "running")), "a capture of p1.6 alone stops");
+	CHECK(strstr(json_string_value(json_object_get(res, "stopped")) ?: "", "p1.6") != NULL,
+	      "it says p1.6 was deleted");
+	unlink(file);
+}
+
+/*
  * vrf.add, vrf.del, vlan.add, vlan.del: a VRF and a VLAN interface in it
  * come and go, with what is refused on the way; the tables check after
  * every request (send_raw()), and config.get shows them while they are.
@@ -2573,7 +2612,7 @@ test_vrf_vlan_live(void)
 	dpr_router_slots_drained(&R, dpr_router_slots_mark(&R));
 	OK("vlan.add", "{'name':'p1.5','port':'p1','id':5,'tap':false,'addresses':['10.5.0.1/24']}");
 	CHECK(dp[1].vlan_if != NULL && dp[1].vlan_if[5] == 3, "p1.5 in slot 2 once drained");
-	OK("vlan.del", "{'name':'p1.5'}");
+	capture_iface_gone(dp);
 	dpr_router_slots_drained(&R, dpr_router_slots_mark(&R));
 	/* With no other slot free, vlan.add says to retry. */
 	for (p = 1; p <= DPR_MAX_PORTS - 2; p++) {
