@@ -217,6 +217,20 @@ valid_port_name(const char *s, bool vlan)
 	return true;
 }
 
+/* '-' and '.' as '_': as a telemetry key reads a name. */
+static bool
+same_key(const char *a, const char *b)
+{
+	for (; *a != '\0' && *b != '\0'; a++, b++) {
+		char x = *a == '-' || *a == '.' ? '_' : *a;
+		char y = *b == '-' || *b == '.' ? '_' : *b;
+
+		if (x != y)
+			return false;
+	}
+	return *a == *b;
+}
+
 bool
 dpr_port_name_valid(const char *name, bool vlan)
 {
@@ -857,6 +871,9 @@ parse_ports(struct parser *ps, json_t *root)
 			if (strcmp(cfg->ports[i].name, cfg->ports[j].name) == 0)
 				return fail(ps, path, "duplicate port name \"%s\" (also %s)",
 					    cfg->ports[i].name, other);
+			if (same_key(cfg->ports[i].name, cfg->ports[j].name))
+				return fail(ps, path, "name \"%s\": reads as %s's \"%s\" in DPDK telemetry keys ('-' and '.' become '_' there): rename one",
+					    cfg->ports[i].name, other, cfg->ports[j].name);
 			if (cfg->ports[i].device[0] != '\0' &&
 			    strcmp(cfg->ports[i].device, cfg->ports[j].device) == 0)
 				return fail(ps, path, "device \"%s\" is already used by %s",
@@ -909,6 +926,18 @@ dpr_config_port_index(const struct dpr_config *cfg, const char *name)
 		return -1;
 	for (i = 0; i < cfg->n_ports; i++)
 		if (strcmp(cfg->ports[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+dpr_config_port_clash(const struct dpr_config *cfg, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i].name[0] != '\0' && strcmp(cfg->ports[i].name, name) != 0 &&
+		    same_key(cfg->ports[i].name, name))
 			return (int)i;
 	return -1;
 }

@@ -355,3 +355,12 @@ bool dpr_port_name_valid(const char *name, bool vlan);
 /** Index of the port or VLAN interface named @p name, or -1. */
 int dpr_config_port_index(const struct dpr_config *cfg, const char *name);
 
+/**
+ * Index of the port or VLAN interface whose name is not @p name but reads
+ * the same once '-' and '.' read as '_' ("p0_10" and "p0.10"), or -1. DPDK
+ * telemetry keys take neither '-' nor '.' (lib/telemetry writes '_'), so
+ * two such interfaces would share their keys: the config file and vlan.add
+ * refuse the second.
+ */
+int dpr_config_port_clash(const struct dpr_config *cfg, const char *name);
+

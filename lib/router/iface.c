@@ -113,6 +113,12 @@ dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, s
 			 pc->name);
 		return -EEXIST;
 	}
+	ret = dpr_config_port_clash(r->cfg, pc->name);
+	if (ret >= 0) {
+		snprintf(err, len, "name \"%s\": reads as interface %s's in DPDK telemetry keys ('-' and '.' become '_' there): choose another",
+			 pc->name, r->cfg->ports[ret].name);
+		return -EEXIST;
+	}
 	if (pc->parent < 0 || (unsigned int)pc->parent >= r->cfg->n_phys) {
 		snprintf(err, len, "a VLAN interface is on a port of \"ports\", not on another VLAN interface");
 		return -EINVAL;

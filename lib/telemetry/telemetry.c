@@ -165,7 +165,8 @@ call_method(const char *method)
 					    "method", method));
 }
 
-/* Telemetry keys take letters, digits, '_' and '/' only. */
+/* Telemetry keys take letters, digits, '_' and '/' only. No two interfaces'
+ * names read the same here (dpr_config_port_clash()). */
 static void
 key_join(char *key, size_t len, const char *prefix, const char *name)
 {

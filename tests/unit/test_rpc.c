@@ -2557,6 +2557,12 @@ test_vrf_vlan_live(void)
 	    "VLAN 100 on port p0 is p0.100's already");
 	ERR(DPR_RPC_EXISTS, "vlan.add", "{'name':'p0.100','port':'p1','id':100,'tap':false}",
 	    "exists already");
+	/* Telemetry keys read '-' and '.' as '_': p0_100 would share
+	 * p0.100's (/dpr/stats port/p0_100/...). */
+	ERR(DPR_RPC_EXISTS, "vlan.add", "{'name':'p0_100','port':'p1','id':101,'tap':false}",
+	    "name \"p0_100\": reads as interface p0.100's in DPDK telemetry keys");
+	ERR(DPR_RPC_EXISTS, "vlan.add", "{'name':'p0-100','port':'p1','id':101,'tap':false}",
+	    "reads as interface p0.100's");
 	ERR(DPR_RPC_NOT_FOUND, "vlan.add", "{'name':'q.1','port':'q','id':1}", "no port \"q\"");
 	ERR(DPR_RPC_INVALID_PARAMS, "vlan.add", "{'name':'p0.1','port':'p0.100','id':1}",
 	    "a VLAN interface is on a port");
