@@ -487,12 +487,13 @@ pending_release(struct dpr_neigh *n, struct pending *p, bool resolved, bool keep
 }
 
 /*
- * An ordinary entry to give up for a priority one when every entry is
- * used: a failure marker first, else the one that has waited longest for
- * an answer, on the port and family with the most ordinary entries.
+ * An ordinary entry to give up when every entry is used, on a port and
+ * family with more than @p above ordinary entries: a failure marker first,
+ * else the one that has waited longest for an answer, on the port and
+ * family with the most ordinary entries.
  */
 static struct pending *
-pending_victim(struct dpr_neigh *n)
+pending_victim(struct dpr_neigh *n, unsigned int above)
 {
 	struct pending *best = NULL;
 	unsigned int i;
@@ -500,7 +501,8 @@ pending_victim(struct dpr_neigh *n)
 	for (i = 0; i < PENDING_MAX; i++) {
 		struct pending *p = &n->pending[i];
 
-		if (!p->used || p->priority || p->answered)
+		if (!p->used || p->priority || p->answered ||
+		    n->n_ordinary[p->port][fam(&p->ip)] <= above)
 			continue;
 		if (p->failed_until != 0)
 			return p;
@@ -517,7 +519,11 @@ pending_victim(struct dpr_neigh *n)
  * Start resolving @p target on @p port: its entry, or NULL when the
  * interface's budget for its family is spent (an ordinary address) or
  * every entry is taken (RFC 6583 7.1: a scan of one subnet must not stop
- * resolution elsewhere, nor of the addresses a router needs most).
+ * resolution elsewhere, nor of the addresses a router needs most). When
+ * every entry is taken, a priority address takes an ordinary one's place,
+ * and so does an ordinary address whose interface and family have fewer
+ * entries than another's by two or more: budgets summed over interfaces
+ * may exceed PENDING_MAX, and scans elsewhere must not hold them all.
  */
 static struct pending *
 pending_start(struct dpr_neigh *n, const struct dpr_ip *target, int port, bool priority)
@@ -532,7 +538,8 @@ pending_start(struct dpr_neigh *n, const struct dpr_ip *target, int port, bool p
 	for (i = 0; i < PENDING_MAX && n->pending[i].used; i++)
 		;
 	if (i == PENDING_MAX) {
-		struct pending *v = priority ? pending_victim(n) : NULL;
+		struct pending *v = pending_victim(n, priority ? 0 :
+						   n->n_ordinary[port][fam(target)] + 1u);
 
 		if (v == NULL) {
 			n->c.resolve_refused_full++;

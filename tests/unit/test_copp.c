@@ -240,6 +240,7 @@ test_gate(struct dpr_router *r)
 	CHECK_EQ(n, c->cls[DPR_COPP_RESOLVE].burst >= DPR_BURST - 1 ? DPR_BURST :
 		 c->cls[DPR_COPP_RESOLVE].burst + 1);
 
+
 	/* The ring share: ICMP may hold 51 entries; the control thread took
 	 * none of these off (no drained count). */
 	now += 10 * HZ;
@@ -327,6 +328,33 @@ test_budget(struct dpr_router *r)
 	CHECK_EQ(neigh_counter(r, "resolve_refused_budget"), 17);
 	CHECK(dpr_neigh_check(r->neigh, err, sizeof(err)) == 0, "%s", err);
 	CHECK_EQ(rte_mempool_in_use_count(pool) > 0, 1);
+
+	/*
+	 * A budget that, summed over interfaces, exceeds the 512 entries (the
+	 * config allows up to 4096): a scan of p0's IPv6 /64 takes every free
+	 * entry, and then a new host on p1 still resolves, in the place of one
+	 * of the scan's (RFC 6583 7.1: a scan must not stop resolution on
+	 * another interface).
+	 */
+	dpr_neigh_set_budget(r->neigh, 4096);
+	for (i = 0; i < 600; i++) {
+		snprintf(addr, sizeof(addr), "2001:db8:1::%x", 0x1000 + i);
+		CHECK(hold(r, addr), "%s not taken", addr);
+	}
+	CHECK_EQ(neigh_counter(r, "resolving"), 512);
+	{
+		uint64_t full = neigh_counter(r, "resolve_refused_full");
+		uint64_t preempted = neigh_counter(r, "resolve_preempted");
+
+		CHECK(full > 0, "the scan filled every entry");
+		CHECK(hold(r, "10.0.2.10"), "held");
+		CHECK_EQ(neigh_counter(r, "resolve_refused_full"), full);
+		CHECK_EQ(neigh_counter(r, "resolve_preempted"), preempted + 1);
+		/* The scan gains nothing back from another interface's entry. */
+		CHECK(hold(r, "2001:db8:1::ffff"), "held");
+		CHECK_EQ(neigh_counter(r, "resolve_refused_full"), full + 1);
+	}
+	CHECK(dpr_neigh_check(r->neigh, err, sizeof(err)) == 0, "%s", err);
 }
 
 int
