@@ -10,8 +10,8 @@
  * for a neighbour to resolve. Before the exception ring, each class passes
  * two gates on the worker:
  *   - a rate: a token bucket (GCRA: one timestamp) per class and input
- *     port ("resolve": per next hop, hashed into DPR_COPP_PORTS buckets, so
- *     that a scan of one subnet spends its subnet's rate only), each worker
+ *     port ("resolve": per next hop and family, hashed into DPR_COPP_PORTS
+ *     buckets, so that a scan of one subnet spends its subnet's rate only), each worker
  *     holding its share of the configured rate;
  *   - a share of the ring: the entries of this worker's exception ring a
  *     class may hold at once (what it put there less what the control

@@ -88,10 +88,15 @@ dpr_copp_classify(const struct dpr_worker *w, struct rte_mbuf *m, uint32_t exc, 
 	case DPR_EXC_L2_CONTROL:
 		return DPR_COPP_ROUTING;
 	case DPR_EXC_UNRESOLVED:
-		/* A bucket per next hop (hashed into DPR_COPP_PORTS): a scan
-		 * of a subnet goes through that subnet's next hop alone, and
-		 * leaves a gateway's, or another subnet's, its own rate. */
-		*port = (uint16_t)(DPR_EXC_ARG(m) % DPR_COPP_PORTS);
+		/* A bucket per next hop and family (hashed into
+		 * DPR_COPP_PORTS): a scan of a subnet goes through that
+		 * subnet's next hop alone, and leaves a gateway's, or another
+		 * subnet's, its own rate. A port's connected subnets share one
+		 * next hop (dpr_nh_connected()) whatever their family: the
+		 * family picks another bucket, so that a scan of its IPv6 /64
+		 * leaves its IPv4 hosts their rate, as lib/neigh its budget. */
+		*port = (uint16_t)((DPR_EXC_ARG(m) ^
+				    (eth[12] == 0x86 && eth[13] == 0xdd ? DPR_COPP_PORTS / 2 : 0)) % DPR_COPP_PORTS);
 		return DPR_COPP_RESOLVE;
 	case DPR_EXC_LOCAL:
 		break;

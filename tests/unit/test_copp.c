@@ -240,6 +240,25 @@ test_gate(struct dpr_router *r)
 	CHECK_EQ(n, c->cls[DPR_COPP_RESOLVE].burst >= DPR_BURST - 1 ? DPR_BURST :
 		 c->cls[DPR_COPP_RESOLVE].burst + 1);
 
+	/* A port's connected subnets share its next hop: a scan of its IPv6
+	 * /64 spends that next hop's IPv4 rate no more than lib/neigh's IPv4
+	 * budget. Next hop 5's IPv6 packets flood: its IPv4 ones pass. */
+	now += 10 * HZ;
+	for (n = 0, i = 0; i < c->cls[DPR_COPP_RESOLVE].burst / 16 + 2; i++) {
+		unsigned int k;
+
+		for (k = 0; k < 16; k++) {
+			struct rte_mbuf *m = exc6_icmp(128);
+
+			m->hash.usr = DPR_EXC_META(DPR_EXC_UNRESOLVED, 0);
+			DPR_EXC_ARG(m) = 5;
+			add(w, &b, m);
+		}
+		n += gate(w, &b, now, NULL);
+	}
+	CHECK_EQ(n, c->cls[DPR_COPP_RESOLVE].burst);
+	add(w, &b, exc4(IPPROTO_UDP, 0x0a000102, DPR_EXC_UNRESOLVED, 0, 5));
+	CHECK_EQ(gate(w, &b, now, NULL), 1);
 
 	/* The ring share: ICMP may hold 51 entries; the control thread took
 	 * none of these off (no drained count). */
