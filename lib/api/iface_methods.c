@@ -232,6 +232,9 @@ dpr_m_vlan_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 				    ctx, i);
 		if (dpr_config_check_address(name, json_string_value(a), &pf, err, sizeof(err)) < 0)
 			return FAIL(DPR_RPC_INVALID_PARAMS, "%s: %s", ctx, err);
+		if (pf.addr.af == DPR_AF_IP6 && !dpr_mtu_carries_ip6(pc.mtu))
+			return FAIL(DPR_RPC_INVALID_PARAMS, "%s: addresses[%zu] \"%s\": an IPv6 address on mtu %u: " DPR_IP6_MTU_WHY,
+				    ctx, i, json_string_value(a), pc.mtu);
 	}
 
 	p = dpr_vlan_open(r, &pc, err, sizeof(err));

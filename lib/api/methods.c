@@ -336,6 +336,12 @@ nexthop_take(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, const s
 				       "%s: port %s is in VRF %s, not %s (a route's next hops are in its own VRF)",
 				       ctx, port, r->vrfs[dpr_router_port_vrf(r, (unsigned int)p)].conf.name,
 				       r->vrfs[rib->vrf].conf.name);
+	/* RFC 8200 5: nothing IPv6 leaves through a link below 1280. */
+	if (p >= 0 && !dpr_ifaddr_ip6_on(&r->addrs, (unsigned int)p) &&
+	    (pf->addr.af == DPR_AF_IP6 || (via != NULL && dpr_ip_parse(via, &gw) == 0 &&
+					   gw.af == DPR_AF_IP6)))
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: port %s: " DPR_IP6_MTU_WHY,
+				       ctx, port);
 
 	if (via != NULL) {
 		const char *bad;
@@ -1343,6 +1349,9 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	if (dpr_config_check_address(port, addr, &a, err, sizeof(err)) < 0)
 		return FAIL(DPR_RPC_INVALID_PARAMS, "addr.add: %s", err);
 	ret = dpr_ifaddr_add(&r->addrs, (unsigned int)p, &a, &clash);
+	if (ret == -EAFNOSUPPORT)
+		return FAIL(DPR_RPC_INVALID_PARAMS, "addr.add: port %s: address \"%s\": " DPR_IP6_MTU_WHY,
+			    port, addr);
 	if (ret == -ENOSPC)
 		return FAIL(DPR_RPC_NO_SPACE,
 			    "addr.add: port %s: has %d addresses already, the most a port takes",
@@ -1577,6 +1586,9 @@ neigh_addr(struct dpr_router *r, json_t *params, const char *ctx, const char *ad
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 				       "%s: link-local neighbour %s needs \"port\" (dprctl: dev PORT)",
 				       ctx, addr);
+	if (port != NULL && ip->af == DPR_AF_IP6 && !dpr_ifaddr_ip6_on(&r->addrs, (unsigned int)*p))
+		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: port %s: " DPR_IP6_MTU_WHY,
+				       ctx, port);
 	if (port != NULL && json_object_get(params, "vrf") != NULL &&
 	    dpr_router_port_vrf(r, (unsigned int)*p) != rib->vrf)
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: port %s is in VRF %s, not %s",

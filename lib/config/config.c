@@ -656,6 +656,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 	    (ret = get_vrf(ps, path, obj, &pc->vrf)) < 0)
 		return ret;
 	dpr_ifaddr_set_vrf(&ps->addrs, (unsigned int)(pc - ps->cfg->ports), pc->vrf);
+	dpr_ifaddr_set_mtu(&ps->addrs, (unsigned int)(pc - ps->cfg->ports), (unsigned int)mtu);
 
 	if (!valid_port_name(name, vlan))
 		return fail(ps, path, "name \"%s\": expected 1 to %d letters, digits, '-' or '_'%s",
@@ -781,6 +782,9 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		if (ret < 0)
 			return ret;
 		ret = dpr_ifaddr_add(&ps->addrs, (unsigned int)(pc - ps->cfg->ports), p, &clash);
+		if (ret == -EAFNOSUPPORT)
+			return fail(ps, ap, "\"%s\": an IPv6 address on \"%s\" (mtu %" PRIu64 "): " DPR_IP6_MTU_WHY,
+				    json_string_value(a), pc->name, mtu);
 		if (ret == -EEXIST)
 			return fail(ps, ap, "\"%s\": already given as %s.addresses[%u]",
 				    json_string_value(a), path, clash.index);
@@ -804,6 +808,9 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		ret = parse_ra(ps, rp, a, &pc->ra);
 		if (ret < 0)
 			return ret;
+		if (pc->ra.enabled && !dpr_mtu_carries_ip6(pc->mtu))
+			return fail(ps, rp, "router advertisements on \"%s\" (mtu %u): " DPR_IP6_MTU_WHY ", or set \"enabled\": false",
+				    pc->name, pc->mtu);
 		for (k = 0; k < pc->n_addrs && pc->addrs[k].addr.af != DPR_AF_IP6; k++)
 			;
 		if (pc->ra.enabled && k == pc->n_addrs)
@@ -1000,6 +1007,9 @@ check_gateway(struct parser *ps, const char *path, uint16_t vrf, const char *via
 	if (dpr_ip_is_link_local(gw) && port_name == NULL)
 		return fail(ps, path, "via \"%s\": a link-local gateway needs \"port\" (the link it is on)",
 			    via);
+	if (gw->af == DPR_AF_IP6 && *port >= 0 && !dpr_ifaddr_ip6_on(&ps->addrs, (unsigned int)*port))
+		return fail(ps, path, "via \"%s\": an IPv6 gateway on port \"%s\": " DPR_IP6_MTU_WHY,
+			    via, port_name);
 	ret = dpr_ifaddr_connected(&ps->addrs, vrf, gw, *port);
 	if (ret < 0)
 		return fail(ps, path, "via \"%s\": not inside any connected subnet%s%s%s%s%s%s (add an address on the gateway's subnet to its port)",
@@ -1126,6 +1136,10 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 		return parse_route_nexthops(ps, path, nexthops, prefix, rc);
 	if (port != NULL && (ret = lookup_port(ps, path, rc->vrf, port, &rc->port)) < 0)
 		return ret;
+	if (via == NULL && rc->prefix.addr.af == DPR_AF_IP6 &&
+	    !dpr_ifaddr_ip6_on(&ps->addrs, (unsigned int)rc->port))
+		return fail(ps, path, "prefix \"%s\": an IPv6 route out of port \"%s\": " DPR_IP6_MTU_WHY,
+			    prefix, port);
 	if (via != NULL) {
 		ret = check_gateway(ps, path, rc->vrf, via, port, &rc->prefix, prefix, &rc->via,
 				    &rc->port);
@@ -1169,6 +1183,9 @@ parse_neigh(struct parser *ps, const char *path, json_t *obj,
 			    mac);
 	if (port != NULL && (ret = lookup_port(ps, path, vrf, port, &p)) < 0)
 		return ret;
+	if (nc->addr.af == DPR_AF_IP6 && p >= 0 && !dpr_ifaddr_ip6_on(&ps->addrs, (unsigned int)p))
+		return fail(ps, path, "address \"%s\": an IPv6 neighbour on port \"%s\": " DPR_IP6_MTU_WHY,
+			    addr, port);
 	nc->port = dpr_ifaddr_connected(&ps->addrs, vrf, &nc->addr, p);
 	if (nc->port < 0)
 		return fail(ps, path, "address \"%s\": not inside any connected subnet%s%s%s%s%s%s",
@@ -1809,8 +1826,10 @@ dpr_config_addresses(const struct dpr_config *cfg, struct dpr_ifaddrs *t)
 	unsigned int p, k;
 
 	dpr_ifaddr_init(t, cfg->n_ports);
-	for (p = 0; p < cfg->n_ports; p++)
+	for (p = 0; p < cfg->n_ports; p++) {
 		dpr_ifaddr_set_vrf(t, p, cfg->ports[p].vrf);
+		dpr_ifaddr_set_mtu(t, p, cfg->ports[p].mtu);
+	}
 	for (p = 0; p < cfg->n_ports; p++)
 		for (k = 0; k < cfg->ports[p].n_addrs; k++)
 			(void)dpr_ifaddr_add(t, p, &cfg->ports[p].addrs[k], NULL);

@@ -191,6 +191,55 @@ dpr_worker_prepare(struct dpr_worker *w)
 	w->redirect_gap = rte_get_tsc_hz() / DPR_REDIRECT_DIVERTS_PER_S;
 }
 
+/* The EtherType of frame @p m, past a priority tag (VLAN id 0); 0 for a
+ * frame too short to say (the screen drops it as a runt). */
+static uint16_t
+l3_type(const struct rte_mbuf *m)
+{
+	const uint8_t *eth = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t type, tci;
+
+	if (m->data_len < RTE_ETHER_HDR_LEN)
+		return 0;
+	memcpy(&type, eth + 2 * RTE_ETHER_ADDR_LEN, sizeof(type));
+	if (type != RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
+	    m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr))
+		return type;
+	memcpy(&tci, eth + RTE_ETHER_HDR_LEN, sizeof(tci));
+	if ((rte_be_to_cpu_16(tci) & RTE_VLAN_ID_MASK) != 0)
+		return type;
+	memcpy(&type, eth + RTE_ETHER_HDR_LEN + sizeof(tci), sizeof(type));
+	return type;
+}
+
+uint16_t
+dpr_no_ip6_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *drop[DPR_BURST];
+	uint16_t i, keep = 0, nd = 0;
+	uint32_t cap;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (likely(l3_type(m) != RTE_BE16(RTE_ETHER_TYPE_IPV6))) {
+			pkts[keep++] = m;
+		} else {
+			m->hash.usr = DPR_DROP_UNSUPPORTED_L3;
+			drop[nd++] = m;
+		}
+	}
+	if (nd == 0)
+		return keep;
+	w->stats[in].drops[DPR_DROP_UNSUPPORTED_L3] += nd;
+	cap = __atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED);
+	if (unlikely(cap & (1u << DPR_DROP_UNSUPPORTED_L3)))
+		dpr_capture_drops_bulk(w, drop, nd, cap);
+	else
+		rte_pktmbuf_free_bulk(drop, nd);
+	return keep;
+}
+
 void
 dpr_port_in_stages_sync(struct dpr_port_dp *ports, unsigned int n,
 			const struct dpr_acl_binds *acl)
@@ -206,6 +255,8 @@ dpr_port_in_stages_sync(struct dpr_port_dp *ports, unsigned int n,
 			s |= DPR_IN_ACL;
 		if (ports[p].urpf != 0)
 			s |= DPR_IN_URPF;
+		if (!dpr_mtu_carries_ip6(ports[p].mtu))
+			s |= DPR_IN_NO_IP6;
 		/* After the setting it stands for (the caller stored that
 		 * first): a worker that sees the bit finds the stage's data. */
 		__atomic_store_n(&ports[p].in_stages, s, __ATOMIC_RELEASE);

@@ -42,7 +42,8 @@ enum dpr_drop {
 	DPR_DROP_RUNT,            /**< frame too short for its headers */
 	DPR_DROP_OTHER_HOST,      /**< unicast to another MAC */
 	DPR_DROP_UNSUPPORTED_L3,  /**< neither IPv4, IPv6, ARP nor a link protocol the host
-				       stack speaks (dpr_l2_control()): STP, LACP, ... */
+				       stack speaks (dpr_l2_control()): STP, LACP, ...; or
+				       IPv6 on an interface below 1280 (DPR_IN_NO_IP6) */
 	/** 802.1Q-tagged for a VLAN id that no VLAN interface of the port has
 	 * (any id but 0 on a port without VLAN interfaces) */
 	DPR_DROP_UNKNOWN_VLAN,
@@ -168,6 +169,9 @@ enum dpr_in_stage {
 	DPR_IN_VLAN = 1 << 0, /**< vlan_if: bursts split by VLAN (vlan.c) */
 	DPR_IN_ACL = 1 << 1,  /**< an input ACL (lib/acl/acl_dp.h) */
 	DPR_IN_URPF = 1 << 2, /**< uRPF on (urpf_dp.h) */
+	/** MTU below 1280: no IPv6 here (RFC 8200 5), what comes in is
+	 * dropped as unsupported_l3 (dpr_no_ip6_burst()). */
+	DPR_IN_NO_IP6 = 1 << 3,
 };
 
 /** Bits of dpr_port_dp.out_stages. */
@@ -867,6 +871,14 @@ uint16_t dpr_vif_tx_burst(const struct dpr_port_dp *pd, uint16_t queue, struct r
  */
 uint16_t dpr_input_stages_burst(struct dpr_worker *w, uint16_t *in, struct rte_mbuf **pkts,
 				uint16_t n);
+
+/**
+ * Drop the IPv6 frames (untagged, or priority-tagged) of a burst of @p n
+ * that interface @p in, which has no IPv6 (DPR_IN_NO_IP6), received:
+ * counted as drops.unsupported_l3. The rest keep their order.
+ * @return how many stay.
+ */
+uint16_t dpr_no_ip6_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n);
 
 /** Per worker lcore entry point for rte_eal_remote_launch(). */
 int dpr_worker_main(void *arg);

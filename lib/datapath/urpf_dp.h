@@ -183,13 +183,20 @@ dpr_urpf_input(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16
 
 /**
  * The input stages after the VLAN split for a burst of @p n packets that
- * interface @p in received: counted (rx), then its input ACL and uRPF,
- * each one test a burst when off. @return how many packets stay.
+ * interface @p in received: counted (rx), then, below 1280, its IPv6
+ * dropped (dpr_no_ip6_burst()), then its input ACL and uRPF, each one
+ * test a burst when off. @return how many packets stay.
  */
 static __rte_always_inline uint16_t
 dpr_input_acl_urpf(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint16_t n)
 {
 	w->stats[in].rx += n;
+	if (unlikely(__atomic_load_n(&w->ports[in].in_stages, __ATOMIC_RELAXED) &
+		     DPR_IN_NO_IP6)) {
+		n = dpr_no_ip6_burst(w, in, pkts, n);
+		if (n == 0)
+			return 0;
+	}
 	n = dpr_acl_input(w, in, pkts, n);
 	if (n == 0)
 		return 0;

@@ -45,9 +45,7 @@ dpr_vif_deliver(struct dpr_worker *w, struct rte_mbuf **tagged, uint8_t *to, uin
 			}
 		}
 		nt = left;
-		w->stats[vif].rx += ns;
-		ns = dpr_acl_input(w, vif, sub, ns);
-		ns = dpr_urpf_input(w, vif, sub, ns);
+		ns = dpr_input_acl_urpf(w, vif, sub, ns);
 		if (ns > 0)
 			dpr_ip4_input_burst(w, vif, sub, ns);
 	}
@@ -252,8 +250,8 @@ vlan_tagged_burst6(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, ui
 /*
  * Whether the frames of VLAN interface @p vif (dpr port) of a burst led by
  * one of them may go through the L3 stages still tagged
- * (vlan_tagged_burst()): one tag, no input ACL or uRPF (which read
- * frames untagged), and the first frame IP, IPv6 into *@p v6 (the burst's
+ * (vlan_tagged_burst()): one tag, no input ACL, uRPF or IPv6 drop (which
+ * read frames untagged), and the first frame IP, IPv6 into *@p v6 (the burst's
  * screen is that family's, as for an untagged burst).
  */
 static __rte_always_inline bool
@@ -268,7 +266,7 @@ vlan_stay_tagged(const struct dpr_worker *w, uint16_t vif, const struct rte_mbuf
 	return (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) || *v6) && w->ports[vif].vlan_outer == 0 &&
 		first->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr) &&
 		(__atomic_load_n(&w->ports[vif].in_stages, __ATOMIC_RELAXED) &
-		 (DPR_IN_ACL | DPR_IN_URPF)) == 0;
+		 (DPR_IN_ACL | DPR_IN_URPF | DPR_IN_NO_IP6)) == 0;
 }
 
 uint16_t

@@ -18,6 +18,13 @@ dpr_ifaddr_set_vrf(struct dpr_ifaddrs *t, unsigned int port, uint16_t vrf)
 		t->vrf[port] = vrf;
 }
 
+void
+dpr_ifaddr_set_mtu(struct dpr_ifaddrs *t, unsigned int port, unsigned int mtu)
+{
+	if (port < DPR_IFADDR_MAX_PORTS)
+		t->no_ip6[port] = !dpr_mtu_carries_ip6(mtu);
+}
+
 /* Do connected subnets @p a and @p b overlap? Link-local ones never count:
  * every link has fe80::/64. */
 static bool
@@ -37,6 +44,8 @@ dpr_ifaddr_add(struct dpr_ifaddrs *t, unsigned int port, const struct dpr_prefix
 
 	if (port >= t->n_ports)
 		return -ENODEV;
+	if (a->addr.af == DPR_AF_IP6 && !dpr_ifaddr_ip6_on(t, port))
+		return -EAFNOSUPPORT;
 	for (k = 0; k < t->n[port]; k++) {
 		if (dpr_ip_equal(&t->a[port][k].addr, &a->addr)) {
 			if (clash != NULL)
@@ -114,6 +123,8 @@ dpr_ifaddr_connected(const struct dpr_ifaddrs *t, uint16_t vrf, const struct dpr
 {
 	unsigned int p, k;
 
+	if (ip->af == DPR_AF_IP6 && port >= 0 && !dpr_ifaddr_ip6_on(t, (unsigned int)port))
+		return -1;
 	if (dpr_ip_is_link_local(ip))
 		return port < (int)t->n_ports ? port : -1;
 	for (p = 0; p < t->n_ports; p++) {

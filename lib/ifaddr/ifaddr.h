@@ -17,6 +17,10 @@
  * one is the router's only on the port that has it, the same one may be on
  * several ports, and its subnet is on every port, so it makes no connected
  * subnet. Each connected subnet of global scope belongs to one port.
+ *
+ * A port whose MTU is below 1280 has no IPv6 at all (RFC 8200 5,
+ * dpr_ifaddr_set_mtu()): no IPv6 address, link-local included, and no
+ * IPv6 host is on its link, so no IPv6 gateway or neighbour either.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,6 +38,8 @@ struct dpr_ifaddrs {
 	 * port" are asked of one VRF's ports: the same subnet may be
 	 * connected in two VRFs. */
 	uint16_t vrf[DPR_IFADDR_MAX_PORTS];
+	/** Ports without IPv6: MTU below DPR_IP6_MIN_MTU (dpr_ifaddr_set_mtu()). */
+	bool no_ip6[DPR_IFADDR_MAX_PORTS];
 	/** address + subnet length, in the order added */
 	struct dpr_prefix a[DPR_IFADDR_MAX_PORTS][DPR_IFADDR_MAX_PER_PORT];
 };
@@ -52,12 +58,27 @@ void dpr_ifaddr_init(struct dpr_ifaddrs *t, unsigned int n_ports);
 void dpr_ifaddr_set_vrf(struct dpr_ifaddrs *t, unsigned int port, uint16_t vrf);
 
 /**
+ * Tell the table port @p port's MTU, before it has an address: below
+ * DPR_IP6_MIN_MTU the port has no IPv6 (RFC 8200 5). A port the table was
+ * not told of has IPv6.
+ */
+void dpr_ifaddr_set_mtu(struct dpr_ifaddrs *t, unsigned int port, unsigned int mtu);
+
+/** Does port @p port carry IPv6 (its MTU is 1280 or more)? */
+static inline bool
+dpr_ifaddr_ip6_on(const struct dpr_ifaddrs *t, unsigned int port)
+{
+	return port >= DPR_IFADDR_MAX_PORTS || !t->no_ip6[port];
+}
+
+/**
  * Add address @p a (address and subnet length) to port @p port.
  * @return 0; -EEXIST when the port has that address already, -EINVAL when
  *   its subnet overlaps a connected subnet of another port (both with the
  *   other address in *@p clash when not NULL), -ENOSPC when the port is
  *   full (DPR_IFADDR_MAX_PER_PORT - 1 addresses, and one more only if it
- *   is link-local), -ENODEV for a port out of range.
+ *   is link-local), -ENODEV for a port out of range, -EAFNOSUPPORT for an
+ *   IPv6 address on a port without IPv6 (DPR_IP6_MTU_WHY says why).
  */
 int dpr_ifaddr_add(struct dpr_ifaddrs *t, unsigned int port, const struct dpr_prefix *a,
 		   struct dpr_ifaddr_clash *clash);
@@ -83,7 +104,8 @@ int dpr_ifaddr_owner(const struct dpr_ifaddrs *t, uint16_t vrf, const struct dpr
 /**
  * The port of VRF @p vrf whose connected subnet holds @p ip, or -1; with
  * @p port >= 0 that port only (whatever @p vrf). A link-local address is
- * on the link it is named with: @p port itself (-1 when not given).
+ * on the link it is named with: @p port itself (-1 when not given). No
+ * IPv6 address is on a port without IPv6 (dpr_ifaddr_ip6_on()).
  */
 int dpr_ifaddr_connected(const struct dpr_ifaddrs *t, uint16_t vrf, const struct dpr_ip *ip,
 			 int port);

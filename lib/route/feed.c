@@ -153,7 +153,9 @@ path_nh(struct dpr_route_feed *f, uint16_t vrf, const struct dpr_prefix *pf,
 			*why = DPR_FEED_REF_MP_ATTACHED;
 			return -1;
 		}
-		if (port < 0) { /* the daemon modules refuse those already */
+		/* No IPv6 leaves through a link below 1280 (RFC 8200 5). */
+		if (port < 0 || (pf->addr.af == DPR_AF_IP6 &&
+				 !dpr_ifaddr_ip6_on(&r->addrs, (unsigned int)port))) {
 			*why = DPR_FEED_REF_INTERFACE;
 			return -1;
 		}

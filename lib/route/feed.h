@@ -100,7 +100,8 @@ int dpr_route_kind_of(uint8_t type);
 
 /** Why a feed refused a route. */
 enum dpr_feed_refuse {
-	DPR_FEED_REF_INTERFACE,      /**< an ifindex that is no dpr port's TAP */
+	DPR_FEED_REF_INTERFACE,      /**< an ifindex that is no dpr port's TAP, or an IPv6 route
+					  onto a link below 1280 (RFC 8200 5) */
 	DPR_FEED_REF_GW_FAMILY,      /**< an IPv4 gateway for an IPv6 route (an IPv6 one for an
 					  IPv4 route is RFC 8950's, taken) */
 	DPR_FEED_REF_GW_INVALID,     /**< a gateway that cannot be a neighbour, or the destination itself */

@@ -267,8 +267,8 @@ dpr_route_link_local(struct dpr_rib *rib, struct dpr_ifaddrs *addrs, unsigned in
 
 	memcpy(a.addr.ip6, ll, 16);
 	err = dpr_ifaddr_add(addrs, port, &a, NULL);
-	if (err == -EEXIST)
-		return 0; /* configured as such */
+	if (err == -EEXIST || err == -EAFNOSUPPORT)
+		return 0; /* configured as such; no IPv6 on the port (RFC 8200 5) */
 	if (err < 0)
 		return err;
 	n = dpr_route_addr_ops(&a, 0, false, ops);

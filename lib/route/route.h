@@ -178,8 +178,9 @@ enum dpr_route_owner_kind dpr_route_owned(const struct dpr_ifaddrs *t, uint16_t 
 /**
  * Give port @p port the link-local address @p ll (its EUI-64 one, RFC 4862
  * 5.3) besides those configured: into @p addrs and as a local /128 (no
- * connected route: every port has fe80::/64).
- * @return 0 (also when the port has it already), or a negative errno
+ * connected route: every port has fe80::/64). A port without IPv6 (MTU
+ * below 1280, dpr_ifaddr_ip6_on()) gets none.
+ * @return 0 (also when the port has it already or has no IPv6), or a negative errno
  *   (dpr_ifaddr_add(), dpr_route_apply()).
  */
 int dpr_route_link_local(struct dpr_rib *rib, struct dpr_ifaddrs *addrs, unsigned int port,

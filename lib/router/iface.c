@@ -77,6 +77,7 @@ release_slot(struct dpr_router *r, unsigned int p)
 	for (k = 0; k < n; k++)
 		dpr_ifaddr_del(&r->addrs, p, &left[k]);
 	dpr_ifaddr_set_vrf(&r->addrs, p, DPR_VRF_DEFAULT);
+	dpr_ifaddr_set_mtu(&r->addrs, p, DPR_IP6_MIN_MTU);
 	dpr_nh_set_port_vrf(r->nh, (uint8_t)p, DPR_VRF_DEFAULT);
 	r->port_names[p] = NULL;
 	r->ports[p].has_tap = false;
@@ -162,6 +163,7 @@ dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, s
 	if (r->addrs.n_ports <= (unsigned int)p)
 		r->addrs.n_ports = (unsigned int)p + 1;
 	dpr_ifaddr_set_vrf(&r->addrs, (unsigned int)p, pc->vrf);
+	dpr_ifaddr_set_mtu(&r->addrs, (unsigned int)p, pc->mtu);
 	dpr_nh_set_port_vrf(r->nh, (uint8_t)p, pc->vrf);
 	dpr_port_vlan_init(&r->ports[p], &r->ports[pc->parent], &r->cfg->ports[p]);
 	r->port_names[p] = r->cfg->ports[p].name;
@@ -192,8 +194,8 @@ dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, s
 			__atomic_store_n(&wk->n_ports, (uint16_t)(p + 1), __ATOMIC_RELEASE);
 	}
 
-	/* Its link-local address (as every port's, from its MAC), then the
-	 * host stack's side. */
+	/* Its link-local address (as every port's, from its MAC; none below
+	 * 1280, RFC 8200 5), then the host stack's side. */
 	dpr_ip6_link_local_from_mac(&r->ports[p].mac, ll);
 	ret = dpr_route_link_local(rib, &r->addrs, (unsigned int)p, ll);
 	if (ret < 0) {

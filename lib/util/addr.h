@@ -58,6 +58,25 @@ dpr_ip_is_link_local(const struct dpr_ip *ip)
 	return ip->af == DPR_AF_IP6 && ip->ip6[0] == 0xfe && (ip->ip6[1] & 0xc0) == 0x80;
 }
 
+/*
+ * RFC 8200 5: every link that carries IPv6 MUST have an MTU of at least
+ * 1280. As Linux, dpr runs no IPv6 on an interface whose MTU is below it
+ * (no address, no link-local, no NDP or RA, no route out of it, IPv6
+ * received there dropped as unsupported_l3); IPv4 works at any MTU.
+ */
+#define DPR_IP6_MIN_MTU 1280
+
+/** The error text for an IPv6 address, gateway, neighbour or route on an
+ * interface whose MTU is below DPR_IP6_MIN_MTU. */
+#define DPR_IP6_MTU_WHY "its MTU is below 1280, so it has no IPv6 (RFC 8200 5: an IPv6 link MUST have an MTU of at least 1280); raise its mtu to 1280 or more"
+
+/** Does an interface of MTU @p mtu carry IPv6 (RFC 8200 5)? */
+static inline bool
+dpr_mtu_carries_ip6(unsigned int mtu)
+{
+	return mtu >= DPR_IP6_MIN_MTU;
+}
+
 /** Parse "10.0.0.1" or "2001:db8::1". Returns 0 or -EINVAL. */
 int dpr_ip_parse(const char *s, struct dpr_ip *ip);
 

@@ -229,14 +229,14 @@ def frames():
     add("strict source route (not honoured)",
         eth(ip4("192.0.2.38", IP_H2, opts=b"\x89\x07\x04" + a4("10.0.2.9") + b"\x00",
                 payload=udp(b"x"))), "exceptions.ip_options", {"source_routed": 1})
-    # --- fragments and MTU (p1's MTU is 1000) -----------------------------------------
+    # --- fragments and MTU (p1's MTU is 1280, IPv6's least) --------------------------
     add("first fragment (MF)", eth(ip4(IP_H1, IP_H2, frag=0x2000, payload=udp(tagged(next(n))))),
         "forwarded", crosses=True)
-    add("DF, 1200 bytes for p1's MTU 1000",
-        eth(ip4("192.0.2.41", IP_H2, frag=0x4000, payload=udp(b"x", size=1172))),
+    add("DF, 1400 bytes for p1's MTU 1280",
+        eth(ip4("192.0.2.41", IP_H2, frag=0x4000, payload=udp(b"x", size=1372))),
         "exceptions.mtu_exceeded", {"icmp_frag_needed": 1})
-    add("no DF, 1200 bytes: fragmented",
-        eth(ip4(IP_H1, IP_H2, payload=udp(tagged(next(n)), size=1172))),
+    add("no DF, 1400 bytes: fragmented",
+        eth(ip4(IP_H1, IP_H2, payload=udp(tagged(next(n)), size=1372))),
         "exceptions.mtu_exceeded", {"fragmented": 1}, crosses=True)
     # --- ICMP to the router ----------------------------------------------------------
     add("echo request to the router",
@@ -346,6 +346,9 @@ def frames():
     add("IPv6 in VLAN 100: red has no IPv6 route, not even back to the source",
         dot1q(100, eth(ip6(V6_H1, V6_H2, payload=udp6(b"x")), 0x86dd)),
         "p0.100:exceptions.no_route", {"ipv6.unroutable": 1})
+    add("IPv6 in VLAN 200, whose MTU 1000 is below IPv6's 1280 (RFC 8200 5)",
+        dot1q(200, eth(ip6(V6_H1, V6_H2, payload=udp6(b"x")), 0x86dd)),
+        "p0.200:drops.unsupported_l3")
     # --- QinQ (p0.100.7: 802.1ad 100, then 7; 10.0.7.1/24, default VRF) ----------
     qinq = lambda outer, inner, frame, tpid=0x88a8: dot1q(outer, dot1q(inner, frame), tpid=tpid)
     add("QinQ 100.7 to h2: forwarded untagged",
@@ -353,6 +356,9 @@ def frames():
     add("ARP request in QinQ 100.7 for the router",
         qinq(100, 7, arp(sip="10.0.7.2", tip="10.0.7.1")), "p0.100.7:exceptions.arp",
         {"arp_requests_in": 1, "arp_replies_sent": 1})
+    add("IPv6 in QinQ 100.7, whose MTU 1000 is below IPv6's 1280 (RFC 8200 5)",
+        qinq(100, 7, eth(ip6(V6_H1, V6_H2, payload=udp6(b"x")), 0x86dd)),
+        "p0.100.7:drops.unsupported_l3")
     add("QinQ 100.7 to another MAC",
         qinq(100, 7, eth(ip4(IP_H1, IP_H2, payload=udp(b"x")), dst=OTHER)),
         "p0.100.7:drops.other_host")

@@ -15,10 +15,12 @@
 # the frames meant to cross, with the tag they must have; the counters add
 # up.
 #
-#   h1 10.0.1.2 2001:db8:1::2 -- p0  dpr  p1 (mtu 1000) -- h2 10.0.2.2 2001:db8:2::2
+#   h1 10.0.1.2 2001:db8:1::2 -- p0  dpr  p1 (mtu 1280) -- h2 10.0.2.2 2001:db8:2::2
 #   h1 in VLAN 100 -- p0.100 (VRF red, 10.0.1.1/24, 198.51.100.0/24 via h1,
 #                             no redirects: red's traffic hairpins at once)
-#   h1 in VLAN 200 -- p0.200 (VRF blue, 10.0.1.1/24, no other route)
+#   h1 in VLAN 200 -- p0.200 (VRF blue, 10.0.1.1/24, no other route, mtu 1000:
+#                             no IPv6, RFC 8200 5)
+#   h1 in QinQ 100.7 -- p0.100.7 (10.0.7.1/24, mtu 1000: no IPv6)
 #
 # net_tap ports with their kernel sides moved into the hosts (every frame
 # reaches dpr exactly as sent); static neighbours, and IPv6 off in the
@@ -35,7 +37,7 @@ cat > "$WORK/dpr.json" <<JSON
     {"name": "p0", "device": "net_tap_${TAG}a,iface=$A", "mac": "02:00:00:00:01:01", "tap": "$K0",
      "addresses": ["10.0.1.1/24", "2001:db8:1::1/64"]},
     {"name": "p1", "device": "net_tap_${TAG}b,iface=$B", "mac": "02:00:00:00:02:01", "tap": "$K1",
-     "addresses": ["10.0.2.1/24", "2001:db8:2::1/64"], "mtu": 1000, "acl_in": "mal-in"}
+     "addresses": ["10.0.2.1/24", "2001:db8:2::1/64"], "mtu": 1280, "acl_in": "mal-in"}
   ],
   "acls": [{"name": "mal-in", "default": "permit", "rules": [
     {"action": "deny", "proto": "tcp", "dst_port": 23},
@@ -55,9 +57,9 @@ cat > "$WORK/dpr.json" <<JSON
     {"name": "p0.100", "port": "p0", "id": 100, "vrf": "red", "addresses": ["10.0.1.1/24"],
      "tap": false, "redirects": false},
     {"name": "p0.200", "port": "p0", "id": 200, "vrf": "blue", "addresses": ["10.0.1.1/24"],
-     "tap": false},
+     "tap": false, "mtu": 1000},
     {"name": "p0.100.7", "port": "p0", "outer_id": 100, "id": 7, "addresses": ["10.0.7.1/24"],
-     "tap": false}
+     "tap": false, "mtu": 1000}
   ],
   "routes": [{"prefix": "192.0.2.0/24", "via": "10.0.1.2"},
              {"prefix": "198.51.100.0/24", "via": "10.0.1.2", "vrf": "red"}],
@@ -76,7 +78,7 @@ ip link set "$A" netns "$H1" || die "cannot move $A"
 ip link set "$B" netns "$H2" || die "cannot move $B"
 host_addr "$H1" "$A" 02:00:00:00:01:02 10.0.1.2/24 10.0.1.1 02:00:00:00:01:01
 host_addr "$H2" "$B" 02:00:00:00:02:02 10.0.2.2/24 10.0.2.1 02:00:00:00:02:01
-ip -n "$H2" link set "$B" mtu 1000
+ip -n "$H2" link set "$B" mtu 1280
 
 # Whatever the hosts' kernels sent on their way up has landed before the
 # first probe is judged (each probe compares p0's counters before and after).

@@ -2041,6 +2041,115 @@ test_tagged(struct rig *r, bool redirects)
 	free(from);
 }
 
+/* Tag @p m (untagged) with 802.1Q VLAN id @p vid, in the data. */
+static void
+tag_in_data(struct rte_mbuf *m, uint16_t vid)
+{
+	uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, sizeof(struct rte_vlan_hdr));
+	struct rte_vlan_hdr *vh;
+
+	if (eth == NULL)
+		abort();
+	memmove(eth, eth + sizeof(*vh), 2 * RTE_ETHER_ADDR_LEN);
+	*(uint16_t *)(eth + 2 * RTE_ETHER_ADDR_LEN) = RTE_BE16(RTE_ETHER_TYPE_VLAN);
+	vh = (struct rte_vlan_hdr *)(eth + RTE_ETHER_HDR_LEN);
+	vh->vlan_tci = rte_cpu_to_be_16(vid);
+	vh->eth_proto = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+}
+
+/*
+ * RFC 8200 5: an IPv6 link MUST have an MTU of at least 1280. An interface
+ * below it has no IPv6: what IPv6 it receives (untagged, priority-tagged,
+ * or in its VLAN) is dropped as unsupported_l3, on that interface, before
+ * any lookup, while its IPv4 is forwarded as ever; at 1280 IPv6 flows.
+ */
+static void
+test_no_ip6_below_1280(struct rig *r)
+{
+	struct dpr_worker *w = r->w[0];
+	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
+	struct rte_mbuf *pkts[8], *m;
+	unsigned int k, p;
+	uint16_t n, in;
+
+	if (map == NULL)
+		abort();
+	r->ports[1].mtu = 1279;
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
+	CHECK(r->ports[1].in_stages & DPR_IN_NO_IP6, "p1 (MTU 1279) has no IPv6");
+	CHECK(!(r->ports[0].in_stages & DPR_IN_NO_IP6), "p0 (MTU 1500) has IPv6");
+	dpr_worker_prepare(w);
+
+	memset(w->stats, 0, sizeof(w->stats));
+	pkts[0] = mk_ip6(&mac_p1, a6("2001:db8:2::2"), a6("2001:db8:1::2"), 64, IPPROTO_UDP, 40);
+	pkts[1] = mk_ip4(&mac_p1, RTE_IPV4(10, 0, 2, 2), RTE_IPV4(10, 0, 1, 2), 64, 40);
+	pkts[2] = mk_ip6(&mac_p1, a6("2001:db8:2::2"), a6("2001:db8:1::1"), 64, IPPROTO_UDP, 40);
+	pkts[3] = mk_ip6(&mac_p1, a6("fe80::99"), a6("fe80::2"), 255, IPPROTO_ICMPV6, 32);
+	pkts[4] = mk_ip4(&mac_p1, RTE_IPV4(10, 0, 2, 3), RTE_IPV4(10, 0, 1, 2), 64, 40);
+	/* A priority tag (VLAN id 0) hides nothing. */
+	pkts[5] = mk_ip6(&mac_p1, a6("2001:db8:2::2"), a6("2001:db8:1::2"), 64, IPPROTO_UDP, 40);
+	tag_in_data(pkts[5], 0);
+	in = 1;
+	n = dpr_input_stages_burst(w, &in, pkts, 6);
+	CHECK(n == 2 && in == 1, "p1 keeps its 2 IPv4 packets of 6 (%u)", n);
+	if (n > 0)
+		dpr_ip4_input_burst(w, in, pkts, n);
+	CHECK_EQ(w->stats[1].rx, 6);
+	CHECK_EQ(w->stats[1].drops[DPR_DROP_UNSUPPORTED_L3], 4);
+	CHECK_EQ(w->stats[1].forwarded, 2);
+	CHECK_EQ(accounted(&w->stats[1]), 6);
+	CHECK(w->tx[0].n == 2, "both IPv4 packets leave through p0 (%u)", w->tx[0].n);
+
+	/* A VLAN interface below 1280 on a port above: its IPv6 dropped,
+	 * counted on it, still tagged or split from a mixed burst. */
+	map[100] = 3;
+	r->ports[0].vlan_if = map;
+	r->ports[1].mtu = MTU_P1;
+	r->ports[2].mtu = 1000;
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
+	dpr_worker_prepare(w);
+	for (k = 0; k < 3; k++) {
+		pkts[k] = mk_ip6(&mac_p0, a6("2001:db8:1::2"), a6("2001:db8:2::2"), 64,
+				 IPPROTO_UDP, 40);
+		tag_in_data(pkts[k], 100);
+	}
+	pkts[3] = mk_ip6(&mac_p0, a6("2001:db8:1::2"), a6("2001:db8:2::2"), 64, IPPROTO_UDP, 40);
+	in = 0;
+	n = dpr_input_stages_burst(w, &in, pkts, 3);
+	CHECK_EQ(n, 0);
+	in = 0;
+	pkts[0] = pkts[3];
+	pkts[1] = mk_ip6(&mac_p0, a6("2001:db8:1::2"), a6("2001:db8:2::2"), 64, IPPROTO_UDP, 40);
+	tag_in_data(pkts[1], 100);
+	n = dpr_input_stages_burst(w, &in, pkts, 2);
+	CHECK(n == 1 && in == 0, "p0 keeps its own IPv6 packet (%u)", n);
+	if (n > 0)
+		dpr_ip4_input_burst(w, in, pkts, n);
+	CHECK_EQ(w->stats[2].drops[DPR_DROP_UNSUPPORTED_L3], 4);
+	CHECK_EQ(w->stats[0].drops[DPR_DROP_UNSUPPORTED_L3], 0);
+	CHECK_EQ(w->stats[0].forwarded, 1);
+
+	/* At 1280, IPv6's least, it flows. */
+	r->ports[2].mtu = 1280;
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
+	CHECK(!(r->ports[2].in_stages & DPR_IN_NO_IP6), "p0.100 at MTU 1280 has IPv6");
+
+	r->ports[0].vlan_if = NULL;
+	r->ports[2].mtu = MTU_P0;
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
+	dpr_worker_prepare(w);
+	for (p = 0; p < 4; p++) {
+		for (k = 0; k < w->tx[p].n; k++)
+			rte_pktmbuf_free(w->tx[p].pkts[k]);
+		w->tx[p].n = 0;
+	}
+	while (rte_ring_sc_dequeue(w->exc_ring, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	memset(w->stats, 0, sizeof(w->stats));
+	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
+	rte_free(map);
+}
+
 /*
  * Hairpinning, IPv6 (RFC 4861 8.2): packets from p0 routed back out of p0
  * (2001:db8:100:0:1::/80 via 2001:db8:1::2). With p0's redirects on, the
@@ -2153,6 +2262,7 @@ main(int argc, char **argv)
 		test_identity(&r);
 		test_tx_full(&r);
 		test_hairpin6(&r);
+		test_no_ip6_below_1280(&r);
 	}
 	rig_free(&r);
 	rte_mempool_free(pool);

@@ -51,6 +51,16 @@ static const char config_text[] =
 	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 256}}";
 #define CONFIG_ROUTES 8
 
+/* p1's MTU is below IPv6's 1280 (RFC 8200 5): an IPv4-only link. */
+static const char config_small_mtu_text[] =
+	"{\"ports\": ["
+	" {\"name\": \"p0\", \"device\": \"net_null0\", \"mac\": \"02:00:00:00:01:01\","
+	"  \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\"]},"
+	" {\"name\": \"p1\", \"device\": \"net_null1\", \"mac\": \"02:00:00:00:02:01\","
+	"  \"mtu\": 1000, \"addresses\": [\"10.0.2.1/24\"]}],"
+	" \"control\": {\"socket\": \"/tmp/dpr-test-rpc.sock\"},"
+	" \"fib\": {\"ipv4_max_routes\": 4096, \"ipv4_tbl8_groups\": 256}}";
+
 static struct dpr_router R;
 static json_t *last;   /* the last response; results returned are borrowed from it */
 static char last_text[1 << 16];
@@ -2689,6 +2699,55 @@ test_vrf_vlan_live(void)
 	R.n_ports = 0;
 }
 
+/*
+ * RFC 8200 5: an IPv6 link MUST have an MTU of at least 1280. p1's is 1000:
+ * no IPv6 address (global or link-local), IPv6 gateway, IPv6 route or IPv6
+ * neighbour on it, each refused naming the rule, and no link-local address
+ * derived for it; its IPv4 works, and p0's IPv6.
+ */
+static void
+test_mtu_below_1280(void)
+{
+	const uint8_t ll1[16] = { 0xfe, 0x80, [8] = 0x00, 0, 0, 0xff, 0xfe, 0, 0x02, 0x01 };
+	const uint8_t ll0[16] = { 0xfe, 0x80, [8] = 0x00, 0, 0, 0xff, 0xfe, 0, 0x01, 0x01 };
+	const struct dpr_prefix *a;
+	struct snapshot before = snap();
+	unsigned int n, k, v6;
+
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p1','address':'2001:db8:2::1/64'}",
+	    "port p1", "RFC 8200 5", "raise its mtu to 1280");
+	ERR(DPR_RPC_INVALID_PARAMS, "addr.add", "{'port':'p1','address':'fe80::5/64'}",
+	    "RFC 8200 5");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add",
+	    "{'prefix':'2001:db8:9::/48','via':'fe80::2','port':'p1'}", "port p1", "RFC 8200 5");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'2001:db8:9::/48','port':'p1'}",
+	    "RFC 8200 5");
+	/* RFC 5549's IPv6 gateway needs NDP on the link too. */
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add",
+	    "{'prefix':'10.9.0.0/16','via':'fe80::2','port':'p1'}", "RFC 8200 5");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add",
+	    "{'address':'fe80::2','mac':'02:00:00:00:02:02','port':'p1'}", "RFC 8200 5");
+	SAME(snap(), before);
+
+	/* Its link-local address is not made; p0's is. */
+	CHECK_EQ(dpr_route_link_local(&R.rib, &R.addrs, 1, ll1), 0);
+	CHECK_EQ(dpr_route_link_local(&R.rib, &R.addrs, 0, ll0), 0);
+	a = dpr_ifaddr_list(&R.addrs, 1, &n);
+	for (k = 0, v6 = 0; k < n; k++)
+		v6 += a[k].addr.af == DPR_AF_IP6;
+	CHECK(n == 1 && v6 == 0, "p1 has its IPv4 address only (%u, %u IPv6)", n, v6);
+	a = dpr_ifaddr_list(&R.addrs, 0, &n);
+	CHECK(n == 3 && dpr_ip_is_link_local(&a[2].addr), "p0 has its link-local address (%u)", n);
+
+	/* IPv4 as ever, at any MTU; p0's IPv6 too. */
+	OK("addr.add", "{'port':'p1','address':'10.0.3.1/24'}");
+	OK("route.add", "{'prefix':'10.9.0.0/16','via':'10.0.2.2'}");
+	OK("route.add", "{'prefix':'2001:db8:9::/48','via':'2001:db8:1::2'}");
+	OK("route.del", "{'prefix':'2001:db8:9::/48'}");
+	OK("route.del", "{'prefix':'10.9.0.0/16'}");
+	OK("addr.del", "{'port':'p1','address':'10.0.3.1/24'}");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2746,6 +2805,13 @@ main(int argc, char **argv)
 	test6_neigh();
 	test6_read_only();
 	SAME(snap(), start);
+
+	test_router_free(&R);
+
+	memset(&R, 0, sizeof(R));
+	if (test_router_init(&R, config_small_mtu_text, "test_rpc (MTU 1000)") < 0)
+		return EXIT_FAILURE;
+	test_mtu_below_1280();
 
 	json_decref(last);
 	test_router_free(&R);
