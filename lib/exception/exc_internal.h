@@ -34,7 +34,7 @@
 	X(icmp_host_unreachable) X(icmp_frag_needed) X(icmp_param_problem) \
 	X(icmp_admin_prohibited) X(icmp_rate_limited) \
 	X(icmp_not_allowed) X(icmp_unroutable) X(ip_options_bad) X(source_routed) \
-	X(fragmented) X(slow_forwarded) X(blackholed) X(l2_broadcast_dropped) \
+	X(fragmented) X(frag_too_many) X(slow_forwarded) X(blackholed) X(l2_broadcast_dropped) \
 	X(local_unhandled) X(l2_control_unhandled) X(tx_failed) X(no_mbuf) \
 	X(directed_broadcast_forwarded) X(directed_broadcast_dropped) \
 	X(icmp_redirect_sent) X(icmp_redirect_not_allowed)

@@ -513,12 +513,19 @@ redirect4(struct dpr_exc_engine *x, const struct rte_mbuf *m, uint16_t in, uint3
 
 static void local_input(struct dpr_exc_engine *x, struct rte_mbuf *m);
 
+/*
+ * The most fragments one packet is cut into: enough for a 9000-byte packet
+ * at an MTU of 164 or more. One needing more (a jumbo frame onto an MTU below that)
+ * is dropped, counted as frag_too_many.
+ */
+#define FRAGMENTS_MAX 64
+
 /* DF clear and too big: fragment (RFC 791), then send each piece. */
 static void
 fragment(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t out, uint16_t mtu,
 	 const struct rte_ether_addr *dst)
 {
-	struct rte_mbuf *frags[64];
+	struct rte_mbuf *frags[FRAGMENTS_MAX];
 	struct rte_mempool *mp = dpr_exc_pool(x, out);
 	uint32_t meta = m->hash.usr;
 	int n, i;
@@ -528,8 +535,15 @@ fragment(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t out, uint16_t mt
 	rte_pktmbuf_adj(m, sizeof(struct rte_ether_hdr));
 	n = rte_ipv4_fragment_packet(m, frags, RTE_DIM(frags), mtu, mp, mp);
 	rte_pktmbuf_free(m);
-	if (n < 0) {
+	/* -ENOMEM: out of mbufs; -EINVAL: more pieces than frags[] holds
+	 * (its other cause, no room for 8 bytes past the header, cannot
+	 * be: an MTU is 68 or more, RFC 791). */
+	if (n == -ENOMEM) {
 		x->c.no_mbuf++;
+		return;
+	}
+	if (n < 0) {
+		x->c.frag_too_many++;
 		return;
 	}
 	x->c.fragmented++;

@@ -1330,6 +1330,58 @@ test_fragment_trailer(void)
 }
 
 /*
+ * A packet that would need more fragments than the exception path cuts
+ * one into (64) at p1's MTU, set to 68 (RFC 791's least): dropped and
+ * counted as frag_too_many, not as no_mbuf (no mbuf ran out); 63 pieces
+ * are sent, counted as fragmented.
+ */
+static void
+test_fragment_too_many(void)
+{
+	struct rte_mempool *small = pool;
+	struct rte_mbuf *out[128];
+	uint64_t too_many = exc_counter("frag_too_many"), no_mbuf = exc_counter("no_mbuf");
+	uint64_t fragmented = exc_counter("fragmented");
+	uint16_t mtu = R.port_dp[1].mtu;
+	unsigned int n;
+
+	/* Input packets bigger than one mbuf of the rig's pool. */
+	pool = rte_pktmbuf_pool_create("test_exc_big", 63, 0, 0, RTE_PKTMBUF_HEADROOM + 9100, 0);
+	CHECK(pool != NULL, "a pool for 9000-byte packets");
+	if (pool == NULL) {
+		pool = small;
+		return;
+	}
+	arp_in(1, RTE_ARP_OP_REPLY, IP(10, 0, 2, 50), IP(10, 0, 2, 1));
+	drop_sent();
+	R.port_dp[1].mtu = 68;
+	/* 48 bytes a fragment: 3072 bytes of data in 64, 3073 need 65. */
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 3), 64, NULL, 0, 3073, 0),
+	       DPR_EXC_MTU_EXCEEDED, 0, 0);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 0, "nothing sent for a packet of 65 fragments (%u)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(exc_counter("frag_too_many"), too_many + 1);
+	CHECK_EQ(exc_counter("no_mbuf"), no_mbuf);
+	CHECK_EQ(exc_counter("fragmented"), fragmented);
+
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 3), 64, NULL, 0, 3000, 0),
+	       DPR_EXC_MTU_EXCEEDED, 0, 0);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 63, "a packet of 63 fragments sent as 63 (%u)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(exc_counter("frag_too_many"), too_many + 1);
+	CHECK_EQ(exc_counter("fragmented"), fragmented + 1);
+	CHECK_EQ(exc_counter("no_mbuf"), no_mbuf);
+
+	R.port_dp[1].mtu = mtu;
+	drop_sent();
+	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
+	rte_mempool_free(pool);
+	pool = small;
+}
+
+/*
  * A transit packet fragmented for p1 (MTU 1000), whose output ACL rejects
  * UDP: the first fragment is answered with administratively prohibited on
  * p0, as the worker's reject would be, and the others are dropped quietly
@@ -1858,6 +1910,7 @@ main(int argc, char **argv)
 	test_directed_broadcast();
 	test_l2_control_no_tap();
 	test_fragment_trailer();
+	test_fragment_too_many();
 	test_out_acl_fragments();
 	test_acl_reject_invalid();
 	test_slow_path_l2_broadcast();
