@@ -295,7 +295,10 @@ void dpr_nh_hold(struct dpr_nh_table *t, uint32_t idx);
  * member gets exactly its weight in slots (weights 2 and 1: 3 slots, a
  * share of 2/3 and 1/3); above that the DPR_NH_GROUP_SLOTS slots are
  * shared in proportion to the weights (each member at least one, largest
- * quotient first), so a share is exact to within 1/DPR_NH_GROUP_SLOTS.
+ * quotient first): a share is within 1/DPR_NH_GROUP_SLOTS of its weight's
+ * unless light members' one slot each is more than their weights' share
+ * (256 and 15 of 1: the heavy member gets 49 of 64 slots, 76.6 %, not
+ * 94.5 %).
  *
  * @return the group's index, or -EINVAL (a bad member or weight, a member
  *   twice, @p n is 0 or above DPR_NH_GROUP_MEMBERS) or -ENOSPC (no group
