@@ -400,8 +400,28 @@ is_ip6(const struct rte_mbuf *m)
 
 static void forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m);
 
+/*
+ * Whether transit packet @p m, held for a neighbour that did not answer,
+ * has a way on now: its route leads to a next hop that forwards, a
+ * multipath route's member that did answer (the flow's own failed:
+ * dpr_nh_pick() spreads its flows over the others) or a route that
+ * changed meanwhile.
+ */
+static bool
+forwards_now(struct dpr_exc_engine *x, const struct rte_mbuf *m)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+								sizeof(struct rte_ether_hdr));
+	uint32_t nh = dpr_nh_pick(x->r->nh, dpr_fib4_lookup(dpr_exc_rib(x, m)->fib4,
+							    rte_be_to_cpu_32(ip->dst_addr)),
+				  dpr_flow_hash_ctl(m));
+
+	return dpr_exc_word(x, nh).kind == DPR_NH_KIND_FORWARD;
+}
+
 /* A packet held for a neighbour: its neighbour answered (route it again),
- * or did not (host unreachable, RFC 1812 4.3.3.1). */
+ * or did not: routed again if another way forwards now (forwards_now()),
+ * else host unreachable (RFC 1812 4.3.3.1). */
 static void
 neigh_release(void *ctx, struct rte_mbuf *m, bool resolved)
 {
@@ -420,7 +440,7 @@ neigh_release(void *ctx, struct rte_mbuf *m, bool resolved)
 			x->c.icmp_unroutable++;
 			rte_pktmbuf_free(m);
 		}
-	} else if (resolved) {
+	} else if (resolved || forwards_now(x, m)) {
 		forward_slow(x, m);
 	} else {
 		icmp_error(x, m, DPR_ICMP_DEST_UNREACH, DPR_ICMP_UNREACH_HOST, 0);

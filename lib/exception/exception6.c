@@ -839,6 +839,20 @@ forward6_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	dpr_exc_tx(x, w.port, m);
 }
 
+/* Whether transit packet @p m, held for a neighbour that did not answer,
+ * has a next hop that forwards now (forwards_now() in exception.c). */
+static bool
+forwards6_now(struct dpr_exc_engine *x, struct rte_mbuf *m)
+{
+	const struct rte_ipv6_hdr *ip = ip6_of(m);
+	uint16_t in = (uint16_t)DPR_EXC_META_PORT(m->hash.usr);
+	uint32_t nh = dpr_nh_pick(x->r->nh,
+				  dpr_fib6_lookup(dpr_router_port_rib(x->r, in)->fib6, ip->dst_addr),
+				  dpr_flow_hash_ctl(m));
+
+	return dpr_exc_word(x, nh).kind == DPR_NH_KIND_FORWARD;
+}
+
 void
 dpr_exc6_release(struct dpr_exc_engine *x, struct rte_mbuf *m, bool resolved)
 {
@@ -858,7 +872,10 @@ dpr_exc6_release(struct dpr_exc_engine *x, struct rte_mbuf *m, bool resolved)
 		}
 		x->c6.unroutable++;
 		rte_pktmbuf_free(m);
-	} else if (resolved) {
+	} else if (resolved || forwards6_now(x, m)) {
+		/* Or its neighbour did not answer, but a multipath route's
+		 * other member did (or the route changed): as forwards_now()
+		 * in exception.c. */
 		forward6_slow(x, m);
 	} else {
 		/* RFC 4443 3.1: code 3, address unreachable. */

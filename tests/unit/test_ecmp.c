@@ -30,6 +30,7 @@
 #include <rte_ring.h>
 
 #include "api/rpc.h"
+#include "clock_skew.h"
 #include "datapath/datapath.h"
 #include "datapath/ip4_dp.h"
 #include "datapath/stats.h"
@@ -1494,6 +1495,76 @@ test_slow_path(void)
 	drop_sent();
 }
 
+/*
+ * A packet held for its flow's member of a multipath route whose members
+ * were all unresolved, when that member's resolution fails and another
+ * member has answered meanwhile: it leaves through the one that answered
+ * (the route still forwards, dpr_nh_pick() spreads the flow there), not
+ * answered host unreachable, which RFC 1812 4.3.3.1 keeps for a
+ * destination that cannot be reached.
+ */
+static void
+test_held_other_member(void)
+{
+	struct rte_mbuf *out[16], *m, *m2;
+	uint32_t member, other, po, pm;
+	unsigned int n, i, hit = 0, back;
+	uint16_t sport;
+	int g;
+
+	drop_sent();
+	add_multipath("10.8.0.0/16", "10.0.2.9", "10.0.3.9");
+	g = route_nh("10.8.0.0/16");
+	m = mk4(IP(10, 0, 1, 2), IP(10, 8, 0, 5), IPPROTO_UDP, 4242, 53, 64, 0, 0);
+	member = dpr_nh_pick(R.nh, (uint32_t)g, dpr_flow_hash_sw(m));
+	other = member == (uint32_t)nh_of_ip(ip4(IP(10, 0, 2, 9))) ?
+		(uint32_t)nh_of_ip(ip4(IP(10, 0, 3, 9))) : (uint32_t)nh_of_ip(ip4(IP(10, 0, 2, 9)));
+	pm = dpr_nh_word_get(R.nh, member).port;
+	po = dpr_nh_word_get(R.nh, other).port;
+	inject(m, DPR_EXC_UNRESOLVED, member);
+	/* A flow of the other member's, held for it, and its answer. */
+	for (sport = 5000, m2 = NULL; sport < 5100; sport++) {
+		m2 = mk4(IP(10, 0, 1, 2), IP(10, 8, 0, 6), IPPROTO_UDP, sport, 53, 64, 0, 0);
+		if (dpr_nh_pick(R.nh, (uint32_t)g, dpr_flow_hash_sw(m2)) == other)
+			break;
+		rte_pktmbuf_free(m2);
+		m2 = NULL;
+	}
+	CHECK(m2 != NULL, "a flow for the other member");
+	if (m2 == NULL)
+		return;
+	inject(m2, DPR_EXC_UNRESOLVED, other);
+	arp_reply(dpr_nh_info(R.nh, other)->ip, (uint16_t)po);
+	n = sent_on(po, out, RTE_DIM(out));
+	for (i = 0; i < n; i++)
+		hit += left_for(po, out[i], other);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK(hit == 1, "the other member's flow left once it answered (%u)", hit);
+	drop_sent();
+
+	/* The flow's own member never answers: its three tries, then the
+	 * held packet goes by the other. */
+	for (i = 0, hit = 0, back = 0; i < 6; i++) {
+		clock_skew_ns += 1100ull * 1000000u;
+		dpr_exc_timers(R.exc);
+		n = sent_on(po, out, RTE_DIM(out));
+		while (n-- > 0) {
+			hit += left_for(po, out[n], other);
+			rte_pktmbuf_free(out[n]);
+		}
+		n = sent_on(0, out, RTE_DIM(out));
+		back += n;
+		rte_pktmbuf_free_bulk(out, n);
+		n = sent_on(pm, out, RTE_DIM(out)); /* its ARP requests */
+		rte_pktmbuf_free_bulk(out, n);
+	}
+	CHECK(hit == 1 && back == 0,
+	      "RFC 1812 4.3.3.1: the packet held for a gateway that failed left by the member that answered (%u), no host unreachable back to its source (%u sent on p0)",
+	      hit, back);
+	json_decref(ok("route.load", "%s", "{'routes':['del 10.8.0.0/16']}"));
+	drop_sent();
+}
+
 /* A port's link down: its next hops leave the spread at once; a static
  * neighbour there is resolved again when the link comes back, a learned
  * one when it answers again. */
@@ -1589,6 +1660,7 @@ main(int argc, char **argv)
 	test_api();
 	test_worker();
 	test_slow_path();
+	test_held_other_member();
 	test_link_down();
 	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
 
