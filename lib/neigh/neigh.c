@@ -661,19 +661,27 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 		n->ops.release(n->ops.ctx, m, false);
 		return true;
 	}
-	/* Queued for the subnet before the host got a next hop of its own
-	 * (an answer since): resolved, route it again; holding it for a new
-	 * resolution would send it after the newer packets workers forward
-	 * to that next hop meanwhile. */
 	/* A gateway, or a host with a next hop of its own, is resolved
 	 * before any address of a subnet that nobody asked for yet. */
 	priority = info->ip.af != 0;
 	if (info->ip.af == 0) {
 		int own = dpr_nh_find_port(n->r->nh, &target, port);
+		union dpr_nh_word ow = own >= 0 ? dpr_nh_word_get(n->r->nh, (uint32_t)own) :
+			(union dpr_nh_word){ .u64 = 0 };
 
-		if (own >= 0 &&
-		    dpr_nh_word_get(n->r->nh, (uint32_t)own).kind == DPR_NH_KIND_FORWARD)
-			return false;
+		/* For the subnet, but the host has a next hop of its own,
+		 * resolved (an answer since, or it is a gateway too): it goes
+		 * now, to that MAC, as if by its host route. Not routed again
+		 * by the FIB: where its host route is missing (refused for
+		 * room, learn_refused) that leads back here, for ever. Held
+		 * for a new resolution, it would leave after the newer
+		 * packets workers forward to that next hop meanwhile. */
+		if (ow.kind == DPR_NH_KIND_FORWARD) {
+			n->in_release_via = true;
+			n->ops.release_via(n->ops.ctx, m, nh, ow.port, &ow.mac);
+			n->in_release_via = false;
+			return true;
+		}
 		priority = own >= 0 || former_has(n, &target, (uint16_t)port);
 	}
 	p = pending_find(n, &target, port);

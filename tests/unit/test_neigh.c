@@ -413,6 +413,44 @@ port_on_ring(unsigned int p)
 	return test_port_on_ring(&R, p, name, pool, &mac_p[p], &txr[p]);
 }
 
+/*
+ * A host on a connected subnet whose next hop is resolved (it is a
+ * gateway too) but whose host route is not in the FIB (refused when the
+ * FIB had no room: learn_refused): the FIB leads a packet for it to the
+ * subnet, unresolved; holding it finds the host resolved. It leaves by
+ * the host's MAC, where it used to be routed again to the same subnet,
+ * held again, and so on until the control thread's stack ran out.
+ */
+static void
+test_resolved_host_without_route(void)
+{
+	const uint32_t gw = IP(10, 0, 1, 60);
+	struct dpr_fib4_op op = { .ip = gw, .depth = 32, .del = 1 };
+	struct rte_ether_addr want = host_mac(gw);
+	struct seen s;
+	int err = 0;
+
+	drop_sent();
+	/* 10.0.1.60, 203.0.113.0/24's gateway, resolved for a packet there. */
+	unresolved_in(1, IP(10, 0, 2, 9), IP(203, 0, 113, 5));
+	arp_reply_in(0, gw, IP(10, 0, 1, 1));
+	drop_sent();
+	CHECK(dpr_fib4_update(R.rib.fib4, &op, 1, &err) == 1,
+	      "10.0.1.60/32 out of the FIB, as if refused (err %d)", err);
+	CHECK(dpr_fib4_lookup(R.rib.fib4, gw) != dpr_fib4_lookup(R.rib.fib4, IP(203, 0, 113, 5)),
+	      "the FIB leads 10.0.1.60 to its subnet, not the gateway's next hop");
+	unresolved_in(1, IP(10, 0, 2, 9), gw);
+	s = seen_on(0, gw, gw);
+	CHECK(s.udp_to == 1 && rte_is_same_ether_addr(&s.udp_dmac, &want) && s.arp_for == 0,
+	      "the packet for the resolved host left p0 to its MAC (%u, %u ARP)", s.udp_to,
+	      s.arp_for);
+	op.del = 0;
+	op.nh = dpr_fib4_lookup(R.rib.fib4, IP(203, 0, 113, 5));
+	CHECK_EQ(dpr_fib4_update(R.rib.fib4, &op, 1, &err), 1u);
+	neigh_ok("a resolved host without its host route");
+	drop_sent();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -445,6 +483,7 @@ main(int argc, char **argv)
 	test_failure_is_per_vrf();
 	test_same_address_two_vrfs();
 	test_held_after_vlan_del();
+	test_resolved_host_without_route();
 
 	drop_sent();
 	dpr_exc_free(R.exc);
