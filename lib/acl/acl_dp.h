@@ -544,14 +544,8 @@ dpr_acl_classify_bulk(const struct dpr_acl_dp *a, unsigned int row, struct rte_m
 static inline void
 dpr_acl_drop_bulk(struct dpr_worker *w, struct rte_mbuf **pkts, unsigned int n)
 {
-	uint32_t cap = __atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED);
-
-	if (n == 0)
-		return;
-	if (unlikely(cap & (1u << DPR_DROP_ACL)))
-		dpr_capture_drops_bulk(w, pkts, n, cap);
-	else
-		rte_pktmbuf_free_bulk(pkts, n);
+	if (n > 0)
+		dpr_drops_free(w, pkts, n, DPR_DROP_ACL);
 }
 
 /*

@@ -217,7 +217,6 @@ dpr_no_ip6_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint
 {
 	struct rte_mbuf *drop[DPR_BURST];
 	uint16_t i, keep = 0, nd = 0;
-	uint32_t cap;
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -232,11 +231,7 @@ dpr_no_ip6_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, uint
 	if (nd == 0)
 		return keep;
 	w->stats[in].drops[DPR_DROP_UNSUPPORTED_L3] += nd;
-	cap = __atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED);
-	if (unlikely(cap & (1u << DPR_DROP_UNSUPPORTED_L3)))
-		dpr_capture_drops_bulk(w, drop, nd, cap);
-	else
-		rte_pktmbuf_free_bulk(drop, nd);
+	dpr_drops_free(w, drop, nd, DPR_DROP_UNSUPPORTED_L3);
 	return keep;
 }
 

@@ -425,6 +425,26 @@ struct dpr_worker {
 	struct dpr_copp_worker copp;
 } __rte_cache_aligned;
 
+/* lib/capture/capture.h's, declared here for dpr_drops_free(). */
+void dpr_capture_drops_bulk(struct dpr_worker *w, struct rte_mbuf **pkts, unsigned int n,
+			    uint32_t cap);
+
+/**
+ * Free the @p n packets at @p pkts that worker @p w drops for reason
+ * @p why (each carries it in hash.usr, counted by the caller), or hand them
+ * to a running capture of that reason (lib/capture).
+ */
+static inline void
+dpr_drops_free(struct dpr_worker *w, struct rte_mbuf **pkts, unsigned int n, enum dpr_drop why)
+{
+	uint32_t cap = __atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED);
+
+	if (unlikely(cap & (1u << why)))
+		dpr_capture_drops_bulk(w, pkts, n, cap);
+	else
+		rte_pktmbuf_free_bulk(pkts, n);
+}
+
 /**
  * The TSC, for a worker's gates and cycle counts, read where a stage
  * outside lib/datapath needs it (an ACL's rejects: lib/acl/acl_dp.h). The

@@ -77,7 +77,6 @@ dpr_qinq_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 	struct rte_mbuf *tagged[DPR_BURST], *drop[DPR_BURST];
 	uint8_t to[DPR_BURST];
 	uint16_t i, keep = 0, nt = 0, nd = 0;
-	uint32_t cap;
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -127,13 +126,8 @@ dpr_qinq_demux_burst(struct dpr_worker *w, uint16_t in, struct rte_mbuf **pkts, 
 		to[nt++] = (uint8_t)(v - 1);
 	}
 
-	if (nd > 0) {
-		cap = __atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED);
-		if (unlikely(cap & (1u << DPR_DROP_UNKNOWN_VLAN)))
-			dpr_capture_drops_bulk(w, drop, nd, cap);
-		else
-			rte_pktmbuf_free_bulk(drop, nd);
-	}
+	if (nd > 0)
+		dpr_drops_free(w, drop, nd, DPR_DROP_UNKNOWN_VLAN);
 	/* By interface, as dpr_vlan_demux_burst() does it: the sub-bursts
 	 * never report RCU quiescence. */
 	dpr_vif_deliver(w, tagged, to, nt);

@@ -144,7 +144,6 @@ dpr_urpf_burst(struct dpr_worker *w, uint16_t in, uint8_t mode, struct rte_mbuf 
 	const struct dpr_fib6 *f6 = pd->fib6 != NULL ? pd->fib6 : w->fib6;
 	struct rte_mbuf *drop[DPR_BURST];
 	uint16_t i, keep = 0, nd = 0;
-	uint32_t cap;
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -159,11 +158,7 @@ dpr_urpf_burst(struct dpr_worker *w, uint16_t in, uint8_t mode, struct rte_mbuf 
 	if (nd == 0)
 		return keep;
 	w->stats[in].drops[DPR_DROP_URPF] += nd;
-	cap = __atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED);
-	if (unlikely(cap & (1u << DPR_DROP_URPF)))
-		dpr_capture_drops_bulk(w, drop, nd, cap);
-	else
-		rte_pktmbuf_free_bulk(drop, nd);
+	dpr_drops_free(w, drop, nd, DPR_DROP_URPF);
 	return keep;
 }
 

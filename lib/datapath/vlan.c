@@ -94,11 +94,7 @@ vlan_demux(struct dpr_worker *w, uint16_t in, const uint8_t *vlan_if, struct rte
 				w->stats[in].rx++;
 				w->stats[in].drops[DPR_DROP_UNKNOWN_VLAN]++;
 				m->hash.usr = DPR_DROP_UNKNOWN_VLAN; /* for a capture */
-				if (unlikely(__atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED) &
-					     (1u << DPR_DROP_UNKNOWN_VLAN)))
-					dpr_capture_drops_bulk(w, &m, 1, 1u << DPR_DROP_UNKNOWN_VLAN);
-				else
-					rte_pktmbuf_free(m);
+				dpr_drops_free(w, &m, 1, DPR_DROP_UNKNOWN_VLAN);
 				continue;
 			}
 			pkts[keep++] = m;
