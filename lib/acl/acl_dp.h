@@ -586,13 +586,10 @@ dpr_acl_reject_bulk(struct dpr_worker *w, struct rte_mbuf **pkts, unsigned int n
 		dpr_copp_unpass(&w->copp, pkts[i]);
 		lost[nl++] = pkts[i];
 	}
-	if (nl > 0 && unlikely(__atomic_load_n(&w->cap_drops, __ATOMIC_RELAXED) &
-			       (1u << DPR_DROP_ACL))) {
-		/* Its drop reason, for the capture, in place of the
-		 * exception's class. */
-		for (i = 0; i < nl; i++)
-			lost[i]->hash.usr = DPR_DROP_ACL;
-	}
+	/* Its drop reason, for a capture, in place of the exception's
+	 * class. */
+	for (i = 0; i < nl; i++)
+		lost[i]->hash.usr = DPR_DROP_ACL;
 	dpr_acl_drop_bulk(w, lost, nl);
 }
 

@@ -567,14 +567,24 @@ pending_start(struct dpr_neigh *n, const struct dpr_ip *target, int port, bool p
 	return p;
 }
 
+/* Packet @p m goes by next hop @p nh as if it had @p mac on dpr port
+ * @p port (struct dpr_neigh_ops release_via); back here from the hook, it
+ * is not handed to an answer again (dpr_neigh_hold()). */
+static void
+release_by(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, uint8_t port,
+	   const struct rte_ether_addr *mac)
+{
+	n->in_release_via = true;
+	n->ops.release_via(n->ops.ctx, m, nh, port, mac);
+	n->in_release_via = false;
+}
+
 /* Packet @p m goes by the answer of @p p, not yet published. */
 static void
 via(struct dpr_neigh *n, const struct pending *p, struct rte_mbuf *m)
 {
 	n->c.held_sent++;
-	n->in_release_via = true;
-	n->ops.release_via(n->ops.ctx, m, p->idx, p->mac_port, &p->mac);
-	n->in_release_via = false;
+	release_by(n, m, p->idx, p->mac_port, &p->mac);
 }
 
 /*
@@ -677,9 +687,7 @@ dpr_neigh_hold(struct dpr_neigh *n, struct rte_mbuf *m, uint32_t nh, const struc
 		 * for a new resolution, it would leave after the newer
 		 * packets workers forward to that next hop meanwhile. */
 		if (ow.kind == DPR_NH_KIND_FORWARD) {
-			n->in_release_via = true;
-			n->ops.release_via(n->ops.ctx, m, nh, ow.port, &ow.mac);
-			n->in_release_via = false;
+			release_by(n, m, nh, ow.port, &ow.mac);
 			return true;
 		}
 		priority = own >= 0 || former_has(n, &target, (uint16_t)port);
