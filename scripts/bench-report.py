@@ -95,6 +95,10 @@ def variant_pairs(cases):
                  c["name"], dpr_case("dpr " + t, algo)),
                 ("ACL %s rules, %s: l3fwd ACL / l3fwd LPM (no goal)" % (v[3:], where),
                  "l3fwd-%s %s" % (v, t), "l3fwd-lpm " + t)]
+            if any(x["name"] == "l3fwd-%s-x32 %s" % (v, t) for x in cases):
+                pairs.append(("%sACL %s rules, %s: dpr / l3fwd ACL at AVX-512's 32 lanes "
+                              "(no goal)" % (tag, v[3:], where), c["name"],
+                              "l3fwd-%s-x32 %s" % (v, t)))
         elif v == "urpf":
             pairs.append(("%sstrict uRPF / none, %s: dpr (goal >= 0.8)" % (tag, where),
                           c["name"], dpr_case("dpr " + t, algo)))

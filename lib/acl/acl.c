@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include <rte_acl.h>
+#include <rte_log.h>
 #include <rte_malloc.h>
+#include <rte_vect.h>
 
 #include "../util/clock.h"
 #include "acl.h"
@@ -42,10 +44,35 @@ struct acl_entry {
 	struct dpr_acl_list list;
 	struct dpr_acl_dp *dp;
 	uint64_t build_us;        /**< how long its last build took */
+	int method;               /**< methods[] its contexts classify with; -1: none has rules */
+};
+
+/*
+ * rte_acl's classify methods, widest first. EAL caps SIMD at 256 bits
+ * unless told otherwise (--force-max-simd-bitwidth), which leaves rte_acl
+ * at 16 lanes of AVX-512 where the CPU has 32; a context is given the
+ * widest method the CPU and DPDK's build have, the cap raised to 512 for
+ * the choice alone (rte_acl checks it then, never while classifying) and
+ * put back, so that no PMD's vector path changes. A width the operator
+ * forced is kept: the widest method under it.
+ */
+static const struct {
+	enum rte_acl_classify_alg alg;
+	const char *name;
+} methods[] = {
+	{ RTE_ACL_CLASSIFY_AVX512X32, "avx512x32" },
+	{ RTE_ACL_CLASSIFY_AVX512X16, "avx512x16" },
+	{ RTE_ACL_CLASSIFY_AVX2, "avx2" },
+	{ RTE_ACL_CLASSIFY_NEON, "neon" },
+	{ RTE_ACL_CLASSIFY_ALTIVEC, "altivec" },
+	{ RTE_ACL_CLASSIFY_SSE, "sse" },
+	{ RTE_ACL_CLASSIFY_SCALAR, "scalar" },
 };
 
 struct dpr_acl_db {
 	struct rte_rcu_qsbr *qsbr;
+	bool widen;               /**< no width forced: the cap may go to 512 for a choice */
+	int method;               /**< methods[] the last context got; -1: none built */
 	unsigned int rows;        /**< hit counter rows: workers, then the control thread */
 	int socket;
 	uint64_t gen;             /**< rte_acl context names must be unique */
@@ -261,6 +288,24 @@ rule_in_ctx(const struct dpr_acl_rule *r, uint8_t af, bool nonfirst)
 	return nonfirst ? !(r->match & DPR_ACL_M_L4) : !(r->match & DPR_ACL_M_NONFIRST);
 }
 
+/* The widest classify method @p ctx may have (methods[]); rte_acl_create()
+ * gave it DPDK's choice under the cap, which stays if none is taken. */
+static void
+set_method(struct dpr_acl_db *db, struct rte_acl_ctx *ctx)
+{
+	uint16_t cap = rte_vect_get_max_simd_bitwidth();
+	bool raised = db->widen && cap < RTE_VECT_SIMD_512 &&
+		      rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512) == 0;
+	unsigned int k;
+
+	for (k = 0; k < RTE_DIM(methods); k++)
+		if (rte_acl_set_ctx_classify(ctx, methods[k].alg) == 0)
+			break;
+	if (raised)
+		rte_vect_set_max_simd_bitwidth(cap);
+	db->method = k < RTE_DIM(methods) ? (int)k : -1;
+}
+
 /* One context of list @p l (rule_in_ctx()), or NULL when no rule is in it. */
 static struct rte_acl_ctx *
 build_ctx(struct dpr_acl_db *db, const struct dpr_acl_list *l, uint8_t af, bool nonfirst,
@@ -341,6 +386,8 @@ build_ctx(struct dpr_acl_db *db, const struct dpr_acl_list *l, uint8_t af, bool 
 	ret = rte_acl_add_rules(ctx, (const struct rte_acl_rule *)rules, n);
 	if (ret == 0)
 		ret = rte_acl_build(ctx, &cfg);
+	if (ret == 0)
+		set_method(db, ctx);
 	if (ret != 0) {
 		snprintf(err, err_len, "acl %s: cannot build the %s%s classifier of %u rules: %s",
 			 l->name, af == DPR_AF_IP4 ? "IPv4" : "IPv6",
@@ -429,12 +476,17 @@ dpr_acl_db_create(struct rte_rcu_qsbr *qsbr, unsigned int n_workers, int socket)
 	struct dpr_acl_db *db = rte_zmalloc_socket("dpr_acl_db", sizeof(*db), RTE_CACHE_LINE_SIZE,
 						   socket);
 	unsigned int p;
+	uint16_t cap;
 
 	if (db == NULL) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	db->qsbr = qsbr;
+	/* Whether the operator forced a width: EAL refuses a change then. */
+	cap = rte_vect_get_max_simd_bitwidth();
+	db->widen = cap >= RTE_VECT_SIMD_512 || rte_vect_set_max_simd_bitwidth(cap) == 0;
+	db->method = -1;
 	db->rows = n_workers + 1;
 	db->socket = socket;
 	for (p = 0; p < DPR_MAX_PORTS; p++)
@@ -504,6 +556,7 @@ dpr_acl_set(struct dpr_acl_db *db, struct dpr_acl_list *l, char *err, size_t err
 			return -ENOSPC;
 		}
 	}
+	db->method = -1;
 	dp = dp_build(db, l, err, err_len);
 	if (dp == NULL) {
 		int e = errno != 0 ? errno : ENOMEM;
@@ -519,6 +572,7 @@ dpr_acl_set(struct dpr_acl_db *db, struct dpr_acl_list *l, char *err, size_t err
 	db->acls[i].dp = dp;
 	db->acls[i].used = true;
 	db->acls[i].build_us = (dpr_clock_now() - t0) / 1000;
+	db->acls[i].method = db->method;
 	publish(db, i);
 	dp_retire(db, old);
 	return 0;
@@ -593,6 +647,13 @@ bound_json(const struct dpr_acl_db *db, int i, const char *const *port_names,
 	return a;
 }
 
+/* The classify method of entry @p e's contexts: null when it has none. */
+static json_t *
+method_json(const struct acl_entry *e)
+{
+	return e->method >= 0 ? json_string(methods[e->method].name) : json_null();
+}
+
 json_t *
 dpr_acl_list_json(const struct dpr_acl_db *db, const char *const *port_names,
 		  unsigned int n_ports)
@@ -605,10 +666,10 @@ dpr_acl_list_json(const struct dpr_acl_db *db, const char *const *port_names,
 
 		if (!e->used)
 			continue;
-		json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:o,s:I}", "name", e->list.name,
+		json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:o,s:I,s:o}", "name", e->list.name,
 			"default", dpr_acl_action_name(e->list.dflt), "rules", (json_int_t)e->list.n_rules,
 			"bound", bound_json(db, i, port_names, n_ports),
-			"build_us", (json_int_t)e->build_us));
+			"build_us", (json_int_t)e->build_us, "classifier", method_json(e)));
 	}
 	return a;
 }
@@ -650,11 +711,11 @@ dpr_acl_get_json(const struct dpr_acl_db *db, const char *name, const char *cons
 		json_object_set_new(r, "hits", json_integer((json_int_t)hits_sum(db, e->dp, k + 1)));
 		json_array_append_new(rules, r);
 	}
-	return json_pack("{s:s,s:s,s:I,s:o,s:o,s:I}", "name", e->list.name,
+	return json_pack("{s:s,s:s,s:I,s:o,s:o,s:I,s:o}", "name", e->list.name,
 			 "default", dpr_acl_action_name(e->list.dflt),
 			 "default_hits", (json_int_t)hits_sum(db, e->dp, 0),
 			 "rules", rules, "bound", bound_json(db, i, port_names, n_ports),
-			 "build_us", (json_int_t)e->build_us);
+			 "build_us", (json_int_t)e->build_us, "classifier", method_json(e));
 }
 
 json_t *

@@ -11,9 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_cpuflags.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_vect.h>
 
 #include "acl/acl.h"
 #include "acl/acl_dp.h"
@@ -747,6 +749,55 @@ rpc(struct dpr_router *r, json_t *(*fn)(struct dpr_router *, json_t *, struct dp
 	return res;
 }
 
+/*
+ * The classify method: the widest SIMD the CPU has (EAL's 256-bit cap,
+ * which nobody forced here, raised for the choice alone and put back);
+ * an ACL with no rule has no context, so none. test_classify()'s cases
+ * run through it.
+ */
+static void
+test_simd(void)
+{
+	static const char *const names[] = { "p0" };
+	uint16_t cap = rte_vect_get_max_simd_bitwidth();
+	struct dpr_acl_db *db = dpr_acl_db_create(NULL, 1, 0);
+	const char *want = "scalar", *got;
+	struct dpr_acl_list l;
+	char err[512];
+	json_t *a;
+
+#ifdef RTE_ARCH_X86
+	if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0 &&
+	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512VL) > 0 &&
+	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512CD) > 0 &&
+	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512BW) > 0)
+		want = "avx512x32";
+	else if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0)
+		want = "avx2";
+	else if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) > 0)
+		want = "sse";
+#else
+	want = NULL;
+#endif
+	CHECK(db != NULL, "db");
+	CHECK(parse("{\"name\": \"web\", \"rules\": [{\"action\": \"deny\", \"proto\": \"tcp\"}]}",
+		    &l, err, sizeof(err)) == 0 && dpr_acl_set(db, &l, err, sizeof(err)) == 0,
+	      "web: %s", err);
+	CHECK(parse("{\"name\": \"empty\", \"default\": \"deny\", \"rules\": []}", &l, err,
+		    sizeof(err)) == 0 && dpr_acl_set(db, &l, err, sizeof(err)) == 0, "empty: %s", err);
+	a = dpr_acl_list_json(db, names, 1);
+	got = json_string_value(json_object_get(json_array_get(a, 0), "classifier"));
+	CHECK(got != NULL && (want == NULL || strcmp(got, want) == 0),
+	      "web classifies with %s, the widest the CPU has (%s)", got ? got : "nothing",
+	      want ? want : "any");
+	CHECK(json_is_null(json_object_get(json_array_get(a, 1), "classifier")),
+	      "an ACL without rules has no classifier");
+	CHECK(rte_vect_get_max_simd_bitwidth() == cap, "EAL's SIMD cap put back: %u, was %u",
+	      rte_vect_get_max_simd_bitwidth(), cap);
+	json_decref(a);
+	dpr_acl_db_free(db);
+}
+
 static void
 test_methods(void)
 {
@@ -842,6 +893,7 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	test_parse();
+	test_simd();
 	test_classify();
 	test_del_waits();
 	test_proto_no_upper_layer();
