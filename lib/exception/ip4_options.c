@@ -47,19 +47,21 @@ put32(uint8_t *p, uint32_t v)
  * RR, LSRR and SSRR (RFC 791): type, length, pointer, then length - 3 bytes
  * of addresses. The pointer counts from 1 at the type byte and names the
  * next slot (4, 8, ...); past the length it says the area is full. A pointer
- * inside the area but off a slot leaves "some room but not enough room for a
- * full address", which RFC 791 makes an error. @return the offset in the
- * option of the bad byte, 0 if none.
+ * inside the area but off a slot, or on a slot the length cuts short,
+ * leaves "some room but not enough room for a full address", which RFC 791
+ * makes an error when a router gets there: a length that leaves a partial
+ * last slot is no error while the pointer is on a whole one (earlier hops
+ * fill those). @return the offset in the option of the bad byte, 0 if none.
  */
 static unsigned int
 route_error(const uint8_t *o)
 {
 	uint8_t len = o[1], p;
 
-	if (len < 3 || (len - 3) % 4 != 0)
+	if (len < 3)
 		return 1;
 	p = o[2];
-	if (p < 4 || (p <= len && p % 4 != 0))
+	if (p < 4 || (p <= len && (p % 4 != 0 || p + 3 > len)))
 		return 2;
 	return 0;
 }
@@ -68,7 +70,8 @@ route_error(const uint8_t *o)
  * Internet timestamp (RFC 791): type, length, pointer, overflow/flags, then
  * 4-byte timestamps (flag 0) or address/timestamp pairs (flags 1 and 3).
  * The smallest legal pointer is 5; past the length the area is full. Flag
- * 2 and 4-15 are undefined.
+ * 2 and 4-15 are undefined. As for a route, "some room but not enough room
+ * for a full timestamp" is an error once the pointer reaches it, not before.
  */
 static unsigned int
 ts_error(const uint8_t *o)
@@ -82,10 +85,8 @@ ts_error(const uint8_t *o)
 	if (flag != DPR_IP4_TS_ONLY && flag != DPR_IP4_TS_ADDR && flag != DPR_IP4_TS_PRESPEC)
 		return 3;
 	slot = flag == DPR_IP4_TS_ONLY ? 4 : 8;
-	if ((len - 4) % slot != 0)
-		return 1;
 	p = o[2];
-	if (p < 5 || (p <= len && (p - 5) % slot != 0))
+	if (p < 5 || (p <= len && ((p - 5) % slot != 0 || p + slot - 1 > len)))
 		return 2;
 	return 0;
 }

@@ -132,6 +132,10 @@ test_timestamp(void)
 	 * route with room. */
 	static const uint8_t spent[] = { 7, 7, 4, 0, 0, 0, 0, 1,
 					 68, 8, 9, 0xf0, 0, 0, 0, 1 };
+	/* One 8-byte slot and 4 bytes more; one 4-byte slot and 1 more. */
+	static const uint8_t ts_partial[] = { 68, 16, 5, 0x01, 0, 0, 0, 0, 0, 0, 0, 0,
+					      0, 0, 0, 0 };
+	static const uint8_t rr_partial[] = { 7, 8, 4, 0, 0, 0, 0, 0 };
 	union hdr h, before;
 	uint8_t ptr = 0;
 
@@ -149,6 +153,25 @@ test_timestamp(void)
 	CHECK_EQ(dpr_ip4_options_forward(&h.ip, &hop, &ptr), DPR_IP4_OPT_OK);
 	CHECK(h.b[OPT + 3] == 0x30 && h.b[OPT + 2] == 13 && at32(&h, OPT + 8) == 2,
 	      "full: overflow 2 -> 3, flags and stamps kept");
+
+	/* RFC 791: a length that leaves a partial last slot is an error only
+	 * when the pointer gets there: this hop stamps the whole slot, the
+	 * next finds "some room but not enough room" and answers it. Record
+	 * route alike. */
+	mk(&h, ts_partial, sizeof(ts_partial));
+	CHECK_EQ(dpr_ip4_options_check(&h.ip, &ptr), DPR_IP4_OPT_OK);
+	CHECK_EQ(dpr_ip4_options_forward(&h.ip, &hop, &ptr), DPR_IP4_OPT_OK);
+	CHECK(at32(&h, OPT + 4) == out && at32(&h, OPT + 8) == hop.ts_ms &&
+	      h.b[OPT + 2] == 13, "partial last slot: the whole first one stamped");
+	before = h;
+	CHECK_EQ(dpr_ip4_options_forward(&h.ip, &hop, &ptr), DPR_IP4_OPT_BAD);
+	CHECK_EQ(ptr, OPT + 2);
+	CHECK(memcmp(&h, &before, sizeof(h)) == 0, "partial slot reached: nothing written");
+	mk(&h, rr_partial, sizeof(rr_partial));
+	CHECK_EQ(dpr_ip4_options_forward(&h.ip, &hop, &ptr), DPR_IP4_OPT_OK);
+	CHECK(at32(&h, OPT + 3) == out && h.b[OPT + 2] == 8, "RR: the whole slot recorded");
+	CHECK_EQ(dpr_ip4_options_forward(&h.ip, &hop, &ptr), DPR_IP4_OPT_BAD);
+	CHECK_EQ(ptr, OPT + 2);
 
 	/* Overflow at 15 cannot count one more: parameter problem at the
 	 * oflw/flg byte, and the record route before it not written. */
@@ -199,13 +222,13 @@ test_malformed(void)
 	static const uint8_t len1[] = { 130, 1, 0, 0 };
 	static const uint8_t past_end[] = { 1, 7, 11, 4, 0, 0, 0, 0 };
 	static const uint8_t no_len[] = { 1, 1, 1, 7 };
-	static const uint8_t rr_len[] = { 7, 8, 4, 0, 0, 0, 0, 0 };
+	static const uint8_t rr_cut[] = { 7, 8, 8, 0, 0, 0, 0, 0 };
 	/* Pointer 0 sits on a slot boundary: only the minimum rejects it. */
 	static const uint8_t rr_ptr[] = { 7, 7, 0, 0, 0, 0, 0 };
 	static const uint8_t rr_half[] = { 7, 11, 6, 0, 0, 0, 0, 0, 0, 0, 0 };
 	static const uint8_t ts_ptr[] = { 68, 8, 1, 0, 0, 0, 0, 0 };
 	static const uint8_t ts_flag[] = { 68, 12, 5, 0x02, 0, 0, 0, 0, 0, 0, 0, 0 };
-	static const uint8_t ts_len[] = { 68, 16, 5, 0x01, 0, 0, 0, 0, 0, 0, 0, 0,
+	static const uint8_t ts_cut[] = { 68, 16, 13, 0x01, 0, 0, 0, 0, 0, 0, 0, 0,
 					  0, 0, 0, 0 };
 	static const uint8_t rr_twice[] = { 7, 7, 4, 0, 0, 0, 0, 1, 7, 7, 4, 0, 0, 0, 0 };
 	static const uint8_t sid_len[] = { 136, 3, 0, 1 };
@@ -214,12 +237,13 @@ test_malformed(void)
 	expect_bad("length 1", len1, sizeof(len1), OPT + 1);
 	expect_bad("length past the header", past_end, sizeof(past_end), OPT + 2);
 	expect_bad("type byte last, no length", no_len, sizeof(no_len), OPT + 3);
-	expect_bad("RR length not 3 + 4k", rr_len, sizeof(rr_len), OPT + 1);
+	expect_bad("RR pointer on a slot the length cuts short", rr_cut, sizeof(rr_cut), OPT + 2);
 	expect_bad("RR pointer < 4", rr_ptr, sizeof(rr_ptr), OPT + 2);
 	expect_bad("RR pointer between slots", rr_half, sizeof(rr_half), OPT + 2);
 	expect_bad("TS pointer < 5", ts_ptr, sizeof(ts_ptr), OPT + 2);
 	expect_bad("TS flag 2", ts_flag, sizeof(ts_flag), OPT + 3);
-	expect_bad("TS flag 1, length not 4 + 8k", ts_len, sizeof(ts_len), OPT + 1);
+	expect_bad("TS flag 1, pointer on a slot the length cuts short", ts_cut, sizeof(ts_cut),
+		   OPT + 2);
 	expect_bad("RR twice", rr_twice, sizeof(rr_twice), OPT + 8);
 	expect_bad("stream id length 3", sid_len, sizeof(sid_len), OPT + 1);
 }
