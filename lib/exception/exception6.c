@@ -76,6 +76,24 @@ anycast_on(const struct dpr_exc_engine *x, uint16_t port, const uint8_t *ip)
 	return dpr_ifaddr_anycast_on(&x->r->addrs, port, &a);
 }
 
+/*
+ * Is @p ip the subnet-router anycast address of a subnet of an interface
+ * in the VRF of @p in: "an address known by the ICMP message originator to
+ * be an IPv6 anycast address" (RFC 4443 2.4 e.6)?
+ */
+static bool
+anycast_in_vrf(const struct dpr_exc_engine *x, uint16_t in, const uint8_t *ip)
+{
+	const struct dpr_ifaddrs *t = &x->r->addrs;
+	uint16_t vrf = dpr_router_port_vrf(x->r, in);
+	unsigned int p;
+
+	for (p = 0; p < t->n_ports; p++)
+		if (t->vrf[p] == vrf && anycast_on(x, (uint16_t)p, ip))
+			return true;
+	return false;
+}
+
 /* The address the router speaks from on @p port to @p peer
  * (dpr_ifaddr_source()); the port's link-local one without a better. */
 static void
@@ -626,7 +644,12 @@ icmp6_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t 
 	if (DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET ||
 	    !dpr_icmp6_error_allowed(m, type, code)) {
 		x->c6.not_allowed++;
-	} else if (!dpr_exc_port_ok(x, in) || (out = egress6(x, ip->src_addr, in, &nh, from)) < 0) {
+	} else if (!dpr_exc_port_ok(x, in)) {
+		x->c6.unroutable++;
+	} else if (anycast_in_vrf(x, in, ip->src_addr)) {
+		/* RFC 4443 2.4 (e.6): no single node to tell. */
+		x->c6.not_allowed++;
+	} else if ((out = egress6(x, ip->src_addr, in, &nh, from)) < 0) {
 		x->c6.unroutable++;
 	} else if (!dpr_exc_rate_ok(x, hash6(ip->src_addr))) {
 		x->c6.rate_limited++;

@@ -1201,7 +1201,7 @@ test_errors(void)
 	const struct rte_ether_addr ll_host = {{ 0x02, 0xaa, 0, 0, 0x0a, 0xbc }};
 	struct rte_mbuf *out[8], *m;
 	unsigned int n, base = pool_in_use();
-	uint64_t na = c6("not_allowed");
+	uint64_t na = c6("not_allowed"), un;
 	uint32_t len;
 
 	drop_sent();
@@ -1276,6 +1276,18 @@ test_errors(void)
 	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
 	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
 	CHECK_EQ(c6("not_allowed") - na, 3);
+
+	/* (e.6): nor about a packet from a subnet-router anycast address
+	 * (RFC 4291 2.6.1), which the router knows is no single node: its
+	 * in port's, or another interface's of its VRF. Counted as not
+	 * allowed, not as a source without a route back. */
+	un = c6("unroutable");
+	inject(mk_udp(&mac_p[0], "2001:db8:1::", "2001:db8:200::5", 1, 40), DPR_EXC_TTL_EXPIRED, 0, 0);
+	inject(mk_udp(&mac_p[0], "2001:db8:2::", "2001:db8:200::5", 64, 40), DPR_EXC_NO_ROUTE, 0, 0);
+	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
+	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
+	CHECK_EQ(c6("not_allowed") - na, 5);
+	CHECK_EQ(c6("unroutable") - un, 0);
 	CHECK_EQ(pool_in_use(), base);
 }
 
