@@ -259,6 +259,7 @@ setup_vlans(struct dpr_router *d)
 		d->port_dp[p].urpf = pc->urpf;
 		d->port_dp[p].fib4 = dpr_router_port_rib(d, p)->fib4;
 		d->port_dp[p].fib6 = dpr_router_port_rib(d, p)->fib6;
+		d->port_dp[p].vrf = (uint16_t)dpr_router_port_vrf(d, p);
 		if (pc->outer_id != 0)
 			DPR_LOG(INFO, port, "QinQ interface %s: VLAN %u (%s) then %u on port %s",
 				pc->name, pc->outer_id, dpr_config_outer_proto_name(pc->outer_tpid),
@@ -328,6 +329,7 @@ setup_ports(struct dpr_router *d)
 		d->port_dp[p].vlan_strip = dpr_port_vlan_strip(port);
 		d->port_dp[p].fib4 = dpr_router_port_rib(d, p)->fib4;
 		d->port_dp[p].fib6 = dpr_router_port_rib(d, p)->fib6;
+		d->port_dp[p].vrf = (uint16_t)dpr_router_port_vrf(d, p);
 	}
 	return setup_vlans(d);
 }

@@ -1687,8 +1687,19 @@ parse_root(struct parser *ps, json_t *root)
 	if (o != NULL) {
 		char why[512];
 
+		unsigned int k;
+
 		if (dpr_copp_conf_parse(o, &cfg->control_plane, why, sizeof(why)) < 0)
 			return fail(ps, NULL, "%s", why);
+		for (k = 0; k < cfg->control_plane.n_peers; k++) {
+			const char *v = cfg->control_plane.peer_vrf[k];
+
+			if (v[0] != '\0' && dpr_config_vrf_index(cfg, v) < 0) {
+				snprintf(why, sizeof(why), "control_plane.peers[%u]", k);
+				return fail(ps, why, "vrf \"%s\": no VRF of that name in \"vrfs\" (or \"%s\")",
+					    v, DPR_VRF_DEFAULT_NAME);
+			}
+		}
 	}
 	return check_vrf_tables(ps);
 }

@@ -177,12 +177,29 @@ dpr_copp_conf_parse(json_t *o, struct dpr_copp_conf *c, char *err, size_t len)
 		}
 		c->n_peers = 0;
 		json_array_foreach(peers, k, v) {
-			if (!json_is_string(v) ||
-			    dpr_ip_parse(json_string_value(v), &c->peers[c->n_peers]) < 0) {
-				snprintf(err, len, "control_plane.peers[%zu]: expected an IPv4 or IPv6 address like \"192.0.2.1\" or \"fe80::1\"",
-					 k);
+			/* "ADDRESS" (the default VRF's) or {"address", "vrf"}. */
+			static const char *const peer_keys[] = { "address", "vrf", NULL };
+			json_t *a = json_is_object(v) ? json_object_get(v, "address") : v;
+			json_t *vrf = json_is_object(v) ? json_object_get(v, "vrf") : NULL;
+			char path[64];
+
+			snprintf(path, sizeof(path), "control_plane.peers[%zu]", k);
+			if (json_is_object(v) && (ret = unknown_key(v, peer_keys, path, err, len)) < 0)
+				return ret;
+			if (!json_is_string(a) ||
+			    dpr_ip_parse(json_string_value(a), &c->peers[c->n_peers]) < 0) {
+				snprintf(err, len, "%s: expected an IPv4 or IPv6 address like \"192.0.2.1\" or \"fe80::1\", or {\"address\": \"192.0.2.1\", \"vrf\": \"red\"}",
+					 path);
 				return -EINVAL;
 			}
+			if (vrf != NULL && (!json_is_string(vrf) || json_string_length(vrf) == 0 ||
+					    json_string_length(vrf) > DPR_COPP_VRF_NAME_MAX)) {
+				snprintf(err, len, "%s.vrf: expected the name of a VRF (1 to %d characters)",
+					 path, DPR_COPP_VRF_NAME_MAX);
+				return -EINVAL;
+			}
+			snprintf(c->peer_vrf[c->n_peers], sizeof(c->peer_vrf[0]), "%s",
+				 vrf != NULL ? json_string_value(vrf) : "");
 			c->n_peers++;
 		}
 	}
@@ -202,8 +219,11 @@ dpr_copp_conf_json(const struct dpr_copp_conf *c)
 				    json_pack("{s:I,s:I,s:I}", "rate", (json_int_t)c->cls[i].rate,
 					      "burst", (json_int_t)c->cls[i].burst,
 					      "ring_share", (json_int_t)c->cls[i].share));
-	for (i = 0; i < c->n_peers; i++)
-		json_array_append_new(peers, json_string(dpr_ip_fmt(&c->peers[i], buf, sizeof(buf))));
+	for (i = 0; i < c->n_peers; i++) {
+		dpr_ip_fmt(&c->peers[i], buf, sizeof(buf));
+		json_array_append_new(peers, c->peer_vrf[i][0] == '\0' ? json_string(buf) :
+				      json_pack("{s:s,s:s}", "address", buf, "vrf", c->peer_vrf[i]));
+	}
 	return json_pack("{s:o,s:o,s:I}", "classes", classes, "peers", peers,
 			 "resolving_per_interface", (json_int_t)c->resolve_per_interface);
 }
@@ -261,18 +281,23 @@ dpr_copp_worker_init(const struct dpr_copp *cp, const struct dpr_copp_conf *c,
 	w->enabled = true;
 }
 
-bool
-dpr_copp_is_peer(const uint64_t *bits, const struct dpr_ip *ip)
+static uint32_t
+peer_bit(const struct dpr_ip *ip, uint16_t vrf)
 {
-	return dpr_copp_peer_test(bits, ip->af == DPR_AF_IP4 ? dpr_copp_peer_bit4(ip->ip4) :
-				  dpr_copp_peer_bit6(ip->ip6));
+	return ip->af == DPR_AF_IP4 ? dpr_copp_peer_bit4(ip->ip4, vrf) :
+	       dpr_copp_peer_bit6(ip->ip6, vrf);
+}
+
+bool
+dpr_copp_is_peer(const uint64_t *bits, const struct dpr_ip *ip, uint16_t vrf)
+{
+	return dpr_copp_peer_test(bits, peer_bit(ip, vrf));
 }
 
 static void
-peer_set(struct dpr_copp *cp, const struct dpr_ip *ip)
+peer_set(struct dpr_copp *cp, const struct dpr_ip *ip, uint16_t vrf)
 {
-	uint32_t bit = ip->af == DPR_AF_IP4 ? dpr_copp_peer_bit4(ip->ip4) :
-		       dpr_copp_peer_bit6(ip->ip6);
+	uint32_t bit = peer_bit(ip, vrf);
 
 	cp->next[bit / 64] |= UINT64_C(1) << (bit % 64);
 	cp->n_peers++;
@@ -286,8 +311,14 @@ dpr_copp_peers_sync(struct dpr_copp *cp, struct dpr_router *r)
 
 	memset(cp->next, 0, sizeof(cp->next));
 	cp->n_peers = 0;
-	for (i = 0; i < cp->conf.n_peers; i++)
-		peer_set(cp, &cp->conf.peers[i]);
+	for (i = 0; i < cp->conf.n_peers; i++) {
+		int v = cp->conf.peer_vrf[i][0] == '\0' ? DPR_VRF_DEFAULT :
+			dpr_router_vrf_index(r, cp->conf.peer_vrf[i]);
+
+		/* A VRF deleted since: no peer until it is back. */
+		if (v >= 0)
+			peer_set(cp, &cp->conf.peers[i], (uint16_t)v);
+	}
 	/* Gateways: next hops with an address that something besides their
 	 * own host route and the neighbour module holds (a route through
 	 * them, a multipath group). A neighbour, learned or static, that only
@@ -304,8 +335,10 @@ dpr_copp_peers_sync(struct dpr_copp *cp, struct dpr_router *r)
 		if (!dpr_ip_is_link_local(&info->ip) &&
 		    (info->is_static || dpr_nh_word_get(r->nh, k).kind == DPR_NH_KIND_FORWARD))
 			own++;
+		/* A peer in the VRF of the port it is reached through. */
 		if (info->refcnt > own)
-			peer_set(cp, &info->ip);
+			peer_set(cp, &info->ip,
+				 (uint16_t)dpr_router_port_vrf(r, dpr_nh_word_get(r->nh, k).port));
 	}
 	for (i = 0; i < PEER_WORDS; i++)
 		if (cp->bits[i] != cp->next[i])

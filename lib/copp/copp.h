@@ -47,6 +47,8 @@
 #define DPR_COPP_PORTS 32
 /** Peers the config may name. */
 #define DPR_COPP_MAX_PEERS 256
+/** A VRF's name, at most (lib/config DPR_VRF_NAME_MAX). */
+#define DPR_COPP_VRF_NAME_MAX 15
 /** Bits of the peer filter (a power of 2). */
 #define DPR_COPP_PEER_BITS (1u << 16)
 
@@ -75,6 +77,9 @@ struct dpr_copp_conf {
 	struct dpr_copp_class_conf cls[DPR_COPP_MAX];
 	unsigned int n_peers;
 	struct dpr_ip peers[DPR_COPP_MAX_PEERS];
+	/** Each peer's VRF by name ("": the default VRF), found when the
+	 * filter is built: a VRF deleted and added again keeps its peers. */
+	char peer_vrf[DPR_COPP_MAX_PEERS][DPR_COPP_VRF_NAME_MAX + 1];
 	/** Addresses being resolved at once per interface and family, not
 	 * counting those with priority (lib/neigh). */
 	uint32_t resolve_per_interface;
@@ -141,8 +146,9 @@ void dpr_copp_worker_init(const struct dpr_copp *cp, const struct dpr_copp_conf 
 void dpr_copp_peers_sync(struct dpr_copp *cp, struct dpr_router *r);
 void dpr_copp_timers(struct dpr_copp *cp, struct dpr_router *r);
 
-/** Whether @p ip is in the peer filter @p bits (workers, control thread). */
-bool dpr_copp_is_peer(const uint64_t *bits, const struct dpr_ip *ip);
+/** Whether @p ip is in the peer filter @p bits in VRF @p vrf (its slot in
+ * the router's vrfs[]). */
+bool dpr_copp_is_peer(const uint64_t *bits, const struct dpr_ip *ip, uint16_t vrf);
 
 /**
  * The control thread took a packet off worker @p w's ring whose

@@ -29,22 +29,25 @@
 #define DPR_COPP_UDP_RIP 520
 #define DPR_COPP_UDP_RIPNG 521
 
-/** The filter's bit for IPv4 address @p a (host order) or IPv6 @p a6. */
+/** The filter's bit for IPv4 address @p a (host order) or IPv6 @p a6 in
+ * VRF @p vrf: a peer is one in its VRF only, so that a host in another
+ * cannot spoof its address into the routing class (the same address may
+ * be a tenant's there). */
 static inline uint32_t
-dpr_copp_peer_bit4(uint32_t a)
+dpr_copp_peer_bit4(uint32_t a, uint16_t vrf)
 {
-	return rte_jhash_1word(a, 0x636f7070) & (DPR_COPP_PEER_BITS - 1);
+	return rte_jhash_2words(a, vrf, 0x636f7070) & (DPR_COPP_PEER_BITS - 1);
 }
 
 static inline uint32_t
-dpr_copp_peer_bit6(const uint8_t *a6)
+dpr_copp_peer_bit6(const uint8_t *a6, uint16_t vrf)
 {
 	uint32_t w[4];
 
 	/* A header's address is 2 bytes off 4-byte alignment (after 14 of
 	 * Ethernet): words of its own for the hash. */
 	memcpy(w, a6, sizeof(w));
-	return rte_jhash_32b(w, 4, 0x636f7070) & (DPR_COPP_PEER_BITS - 1);
+	return rte_jhash_32b(w, 4, 0x636f7070 + vrf) & (DPR_COPP_PEER_BITS - 1);
 }
 
 static inline bool
@@ -112,7 +115,8 @@ dpr_copp_classify(const struct dpr_worker *w, struct rte_mbuf *m, uint32_t exc, 
 		const uint8_t *l4 = l3 + (ip->version_ihl & 0xf) * 4;
 
 		if (dpr_copp_routing_proto(ip->next_proto_id, l4, end) ||
-		    dpr_copp_peer_test(w->copp.peers, dpr_copp_peer_bit4(rte_be_to_cpu_32(ip->src_addr))))
+		    dpr_copp_peer_test(w->copp.peers, dpr_copp_peer_bit4(rte_be_to_cpu_32(ip->src_addr),
+									      w->ports[*port].vrf)))
 			return DPR_COPP_ROUTING;
 		return ip->next_proto_id == IPPROTO_ICMP ? DPR_COPP_ICMP : DPR_COPP_LOCAL;
 	}
@@ -131,7 +135,8 @@ dpr_copp_classify(const struct dpr_worker *w, struct rte_mbuf *m, uint32_t exc, 
 		if (proto == IPPROTO_ICMPV6 && l4 < end && l4[0] >= 133 && l4[0] <= 137)
 			return DPR_COPP_ARP_ND;
 		if (dpr_copp_routing_proto(proto, l4, end) ||
-		    dpr_copp_peer_test(w->copp.peers, dpr_copp_peer_bit6(ip6->src_addr)))
+		    dpr_copp_peer_test(w->copp.peers, dpr_copp_peer_bit6(ip6->src_addr,
+									      w->ports[*port].vrf)))
 			return DPR_COPP_ROUTING;
 		return proto == IPPROTO_ICMPV6 ? DPR_COPP_ICMP : DPR_COPP_LOCAL;
 	}

@@ -133,6 +133,9 @@ struct dpr_port_dp {
 	 * (vlan.c). */
 	bool vlan_strip;
 	uint16_t vlan_tci;  /**< a VLAN interface's tag, put on at TX; 0: a port */
+	/** The interface's VRF (its slot in the router's vrfs[]): the
+	 * control-plane peer filter's (lib/copp) is per VRF. */
+	uint16_t vrf;
 	/** A port with VLAN interfaces: 1 + the dpr port index of the VLAN
 	 * interface of each VLAN id, 0 for none (4096 entries); NULL: the
 	 * port has none, and its bursts are not demultiplexed. */

@@ -179,6 +179,7 @@ dpr_vlan_open(struct dpr_router *r, const struct dpr_port_conf *pc, char *err, s
 	r->port_dp[p].vlan_tci = pc->vlan_id;
 	r->port_dp[p].fib4 = rib->fib4;
 	r->port_dp[p].fib6 = rib->fib6;
+	r->port_dp[p].vrf = pc->vrf;
 	dpr_port_in_stages_sync(&r->port_dp[p], 1, NULL); /* no ACL bound yet */
 	for (w = 0; w < r->n_workers; w++) {
 		struct dpr_worker *wk = r->workers[w];

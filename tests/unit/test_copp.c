@@ -35,10 +35,15 @@ static struct rte_mempool *pool;
 static const char *const conf_text =
 	"{\"ports\": ["
 	" {\"name\": \"p0\", \"device\": \"net_null0\", \"addresses\": [\"10.0.1.1/24\", \"2001:db8:1::1/64\"]},"
-	" {\"name\": \"p1\", \"device\": \"net_null1\", \"addresses\": [\"10.0.2.1/24\"]}],"
-	" \"routes\": [{\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.1.50\"}],"
+	" {\"name\": \"p1\", \"device\": \"net_null1\", \"addresses\": [\"10.0.2.1/24\"]},"
+	" {\"name\": \"p2\", \"device\": \"net_null2\", \"addresses\": [\"10.0.3.1/24\"],"
+	"  \"vrf\": \"red\"}],"
+	" \"vrfs\": [{\"name\": \"red\", \"table\": 100}],"
+	" \"routes\": [{\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.1.50\"},"
+	"  {\"prefix\": \"203.0.113.0/24\", \"via\": \"10.0.3.60\", \"vrf\": \"red\"}],"
 	" \"control_plane\": {\"classes\": {\"local\": {\"rate\": 1000, \"burst\": 4},"
-	"  \"icmp\": {\"ring_share\": 5}}, \"peers\": [\"192.0.2.7\"],"
+	"  \"icmp\": {\"ring_share\": 5}}, \"peers\": [\"192.0.2.7\","
+	"  {\"address\": \"192.0.2.9\", \"vrf\": \"red\"}],"
 	"  \"resolving_per_interface\": 4}}";
 
 static void
@@ -54,6 +59,11 @@ test_config(void)
 		{ "{\"classes\": {\"icmp\": {\"ring_share\": 60}}}", "ring shares add up to 150" },
 		{ "{\"classes\": {\"icmp\": {\"depth\": 1}}}", "unknown key \"depth\"" },
 		{ "{\"peers\": [\"10.0.0.300\"]}", "control_plane.peers[0]" },
+		{ "{\"peers\": [{\"address\": \"10.0.0.3\", \"vrf\": \"blue\"}]}",
+		  "control_plane.peers[0]: vrf \"blue\": no VRF of that name" },
+		{ "{\"peers\": [{\"address\": \"10.0.0.3\", \"table\": 5}]}",
+		  "control_plane.peers[0]: unknown key \"table\"" },
+		{ "{\"peers\": [{\"vrf\": \"default\"}]}", "control_plane.peers[0]: expected an IPv4" },
 		{ "{\"resolving_per_interface\": 0}", "control_plane.resolving_per_interface" },
 		{ "{\"shares\": 1}", "unknown key \"shares\"" },
 		{ "[]", "control_plane: expected an object" },
@@ -72,7 +82,9 @@ test_config(void)
 		CHECK_EQ(c->cls[DPR_COPP_LOCAL].share, 15); /* default kept */
 		CHECK_EQ(c->cls[DPR_COPP_ICMP].share, 5);
 		CHECK_EQ(c->cls[DPR_COPP_ARP_ND].rate, 10000);
-		CHECK_EQ(c->n_peers, 1);
+		CHECK_EQ(c->n_peers, 2);
+		CHECK(strcmp(c->peer_vrf[0], "") == 0 && strcmp(c->peer_vrf[1], "red") == 0,
+		      "peers' VRFs: \"%s\", \"%s\"", c->peer_vrf[0], c->peer_vrf[1]);
 		CHECK_EQ(c->resolve_per_interface, 4);
 		dpr_config_free(cfg);
 	}
@@ -162,6 +174,7 @@ test_gate(struct dpr_router *r)
 	struct dpr_worker *w = rte_zmalloc("w", sizeof(*w), RTE_CACHE_LINE_SIZE);
 	struct dpr_burst b = { .in = 0 };
 	struct dpr_copp *cp = dpr_copp_create(&r->cfg->control_plane, 0);
+	static struct dpr_port_dp ports[DPR_MAX_PORTS];
 	const struct dpr_copp_conf *c = &r->cfg->control_plane;
 	unsigned int cls[DPR_BURST], i, n;
 	uint64_t now = HZ * 10000;
@@ -170,6 +183,8 @@ test_gate(struct dpr_router *r)
 	if (w == NULL || cp == NULL)
 		return;
 	w->nh = dpr_nh_words(r->nh);
+	ports[2].vrf = 1; /* p2 is in red */
+	w->ports = ports;
 	dpr_copp_worker_init(cp, c, &w->copp, 1, HZ, 1024);
 	CHECK_EQ(w->copp.interval[DPR_COPP_LOCAL], HZ / 1000);
 	CHECK_EQ(w->copp.ring_cap[DPR_COPP_ICMP], 1023 * 5 / 100);
@@ -205,6 +220,26 @@ test_gate(struct dpr_router *r)
 	n = gate(w, &b, now, cls);
 	CHECK(n == 2 && cls[0] == DPR_COPP_ROUTING && cls[1] == DPR_COPP_ROUTING,
 	      "peers: %u passed, classes %u %u", n, cls[0], cls[1]);
+	/* Peers are per VRF: the default VRF's peer and gateway, spoofed by a
+	 * host in red (p2), are no peers there; red's configured peer and
+	 * gateway are, on p2 only. */
+	add(w, &b, exc4(IPPROTO_TCP, 0xc0000207, DPR_EXC_LOCAL, 2, 0));
+	add(w, &b, exc4(IPPROTO_TCP, 0x0a000132, DPR_EXC_LOCAL, 2, 0));
+	add(w, &b, exc4(IPPROTO_TCP, 0xc0000209, DPR_EXC_LOCAL, 2, 0));
+	add(w, &b, exc4(IPPROTO_TCP, 0x0a00033c, DPR_EXC_LOCAL, 2, 0));
+	add(w, &b, exc4(IPPROTO_TCP, 0xc0000209, DPR_EXC_LOCAL, 0, 0));
+	add(w, &b, exc4(IPPROTO_TCP, 0x0a00033c, DPR_EXC_LOCAL, 0, 0));
+	n = gate(w, &b, now, cls);
+	{
+		static const unsigned int want[] = {
+			DPR_COPP_LOCAL, DPR_COPP_LOCAL, DPR_COPP_ROUTING, DPR_COPP_ROUTING,
+			DPR_COPP_LOCAL, DPR_COPP_LOCAL,
+		};
+		CHECK_EQ(n, RTE_DIM(want));
+		for (i = 0; i < n && i < RTE_DIM(want); i++)
+			CHECK(cls[i] == want[i], "VRF peers, packet %u: class %s, expected %s", i,
+			      dpr_copp_class_names[cls[i]], dpr_copp_class_names[want[i]]);
+	}
 
 	/* A flood of local: its burst (4) and no more, at one instant; ICMP
 	 * on the same port and local on another pass. */
@@ -216,8 +251,8 @@ test_gate(struct dpr_router *r)
 	CHECK_EQ(n, 5);
 	CHECK_EQ(w->copp.over_rate[DPR_COPP_LOCAL], 26);
 	CHECK_EQ(w->stats[0].drops[DPR_DROP_CONTROL_PLANE], 26);
-	CHECK_EQ(w->stats[0].exception, 12 + 5);
-	CHECK_EQ(w->stats[0].exc[DPR_EXC_LOCAL], 6 + 2 + 5);
+	CHECK_EQ(w->stats[0].exception, 12 + 6 + 5);
+	CHECK_EQ(w->stats[0].exc[DPR_EXC_LOCAL], 6 + 2 + 6 + 5);
 	CHECK_EQ(cls[4], DPR_COPP_ICMP);
 	b.in = 1;
 	add(w, &b, exc4(IPPROTO_UDP, 0x0a000202, DPR_EXC_LOCAL, 1, 0));
