@@ -1392,40 +1392,22 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	return json_pack("{s:s,s:s}", "port", port, "address", addr);
 }
 
-/* Whether route @p op that address @p a implied stays when @p a of port
- * @p port goes: another address still implies it. */
+/*
+ * Whether route @p op, which an address of port @p port implied, stays now
+ * that the address is gone (removed from r->addrs already): another address
+ * of the VRF implies it too. That may be one of another length: 10.0.3.1/24
+ * and 10.0.3.129/25 share the broadcast address 10.0.3.255, 2001:db8::1/64
+ * and 2001:db8::1:1/48 the subnet-router anycast 2001:db8:: (a link-local
+ * address may be on several ports).
+ */
 static bool
-addr_route_kept(struct dpr_router *r, int port, const struct dpr_prefix *a,
-		const struct dpr_route_op *op)
+addr_route_kept(struct dpr_router *r, int port, const struct dpr_route_op *op)
 {
-	unsigned int p, k, n;
+	struct dpr_prefix other;
+	unsigned int p;
 
-	for (p = 0; p < r->addrs.n_ports; p++) {
-		const struct dpr_prefix *list = dpr_ifaddr_list(&r->addrs, p, &n);
-
-		/* Routes are a VRF's: another VRF's address keeps none. */
-		if (dpr_router_port_vrf(r, p) != dpr_router_port_vrf(r, (unsigned int)port))
-			continue;
-		for (k = 0; k < n; k++) {
-			const struct dpr_prefix *o = &list[k];
-
-			if (o->addr.af != a->addr.af)
-				continue;
-			/* The router's address: the same one on another port
-			 * (a link-local one may be on several). */
-			if (op->nh == DPR_NH_LOCAL && dpr_ip_equal(&op->prefix.addr, &a->addr)) {
-				if (dpr_ip_equal(&o->addr, &a->addr))
-					return true;
-				continue;
-			}
-			/* The subnet, its broadcast or its subnet-router
-			 * anycast address: another address of this port on
-			 * the same subnet. */
-			if ((int)p == port && o->len == a->len && dpr_prefix_contains(a, &o->addr))
-				return true;
-		}
-	}
-	return false;
+	return dpr_route_owned(&r->addrs, dpr_router_port_vrf(r, (unsigned int)port), &op->prefix,
+			       &p, &other) != DPR_ROUTE_NOT_OWNED;
 }
 
 static json_t *
@@ -1461,7 +1443,7 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		struct dpr_route_op one = ops[i];
 		uint32_t nh;
 
-		if (addr_route_kept(r, p, &a, &one))
+		if (addr_route_kept(r, p, &one))
 			continue;
 		/* A route may have been replaced meanwhile; delete what is there. */
 		if (dpr_route_get(rib, &one.prefix, &nh) == 0)

@@ -1241,6 +1241,31 @@ addr_shadows(const char *route, const char *gw, const char *port, const char *ad
 	SAME(snap(), before);
 }
 
+/*
+ * Two addresses of a port on nested subnets of different lengths imply one
+ * broadcast (IPv4) or subnet-router anycast (IPv6) address together:
+ * deleting one must leave it to the other (@p wide stays, @p narrow goes,
+ * @p shared is the address both imply, @p type its route's type).
+ */
+static void
+addr_nested(const char *wide, const char *narrow, const char *shared, const char *type)
+{
+	struct snapshot before = snap();
+	char p[128];
+
+	snprintf(p, sizeof(p), "{'port':'p0','address':'%s'}", wide);
+	OK("addr.add", p);
+	snprintf(p, sizeof(p), "{'port':'p0','address':'%s'}", narrow);
+	OK("addr.add", p);
+	CHECK(strcmp(route_field(shared, "type"), type) == 0, "%s: %s", shared, last_text);
+	OK("addr.del", p);
+	CHECK(strcmp(route_field(shared, "type"), type) == 0,
+	      "%s is still %s's after %s went: %s", shared, wide, narrow, last_text);
+	snprintf(p, sizeof(p), "{'port':'p0','address':'%s'}", wide);
+	OK("addr.del", p);
+	SAME(snap(), before);
+}
+
 static void
 test_addr(void)
 {
@@ -2776,6 +2801,7 @@ main(int argc, char **argv)
 	test_route_churn();
 	test_addr();
 	addr_shadows("10.88.0.0/24", "10.0.2.2", "p0", "10.88.0.1/24", "10.88.0.5");
+	addr_nested("10.0.3.1/24", "10.0.3.129/25", "10.0.3.255", "broadcast");
 	test_neigh();
 	test_read_only();
 	test_capture_file();
@@ -2802,6 +2828,7 @@ main(int argc, char **argv)
 	test6_addr();
 	addr_shadows("2001:db8:88::/64", "2001:db8:2::2", "p0", "2001:db8:88::1/64",
 		     "2001:db8:88::5");
+	addr_nested("2001:db8:3::1/64", "2001:db8:3::1:1/48", "2001:db8:3::", "local");
 	test6_neigh();
 	test6_read_only();
 	SAME(snap(), start);
