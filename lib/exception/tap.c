@@ -96,15 +96,15 @@ netlink_addr(const char *ifname, const struct dpr_prefix *a, bool add)
 	return !add && ret == -EADDRNOTAVAIL ? 0 : ret;
 }
 
-/* Write @p value to /proc/sys/net/ipv6/conf/@p ifname/@p key. */
+/* Write @p value to /proc/sys/net/@p family/conf/@p ifname/@p key. */
 static int
-ipv6_sysctl(const char *ifname, const char *key, const char *value)
+conf_sysctl(const char *family, const char *ifname, const char *key, const char *value)
 {
 	char path[128];
 	FILE *f;
 	int ret = 0;
 
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/%s", ifname, key);
+	snprintf(path, sizeof(path), "/proc/sys/net/%s/conf/%s/%s", family, ifname, key);
 	f = fopen(path, "w");
 	if (f == NULL)
 		return -errno;
@@ -136,7 +136,7 @@ tap_ipv6_quiet(const char *ifname)
 	int ret;
 
 	for (i = 0; i < RTE_DIM(settings); i++) {
-		ret = ipv6_sysctl(ifname, settings[i][0], settings[i][1]);
+		ret = conf_sysctl("ipv6", ifname, settings[i][0], settings[i][1]);
 		if (ret < 0)
 			DPR_LOG(WARNING, port, "TAP %s: cannot set net.ipv6.conf.%s.%s=%s: %s",
 				ifname, ifname, settings[i][0], settings[i][1], strerror(-ret));
@@ -203,6 +203,14 @@ tap_open(struct dpr_router *r, unsigned int p, char *err, size_t err_len)
 		return ret;
 	}
 	tap_ipv6_quiet(pc->tap);
+	/* A port's second IPv4 address on a subnet is a secondary one to
+	 * the kernel, which deletes it with the first unless it promotes
+	 * it: addr.del of the first would take the second from the host
+	 * stack while dpr keeps handing its packets up. */
+	ret = conf_sysctl("ipv4", pc->tap, "promote_secondaries", "1");
+	if (ret < 0)
+		DPR_LOG(WARNING, port, "TAP %s: cannot set net.ipv4.conf.%s.promote_secondaries=1: %s",
+			pc->tap, pc->tap, strerror(-ret));
 	ret = rte_eth_dev_configure(port->tap_port, 1, 1, &ec);
 	if (ret == 0)
 		ret = rte_eth_rx_queue_setup(port->tap_port, 0, DPR_TAP_DESC, port->socket, NULL,

@@ -123,6 +123,15 @@ ctl addr add p2 2001:db8:33::ab:cdef/64 > /dev/null
 check "addr.add: the new address's solicited-node group joins the list" has_group 33:33:ff:ab:cd:ef
 ctl addr del p2 2001:db8:33::ab:cdef/64 > /dev/null
 check "addr.del: and leaves it" no_group 33:33:ff:ab:cd:ef
+# A second IPv4 address on the first one's subnet: the kernel calls it
+# secondary, and deleting the primary deletes it from the TAP as well
+# (promote_secondaries off), though dpr keeps it and hands its packets up.
+ctl addr add p2 10.0.3.2/24 > /dev/null
+ctl addr del p2 10.0.3.1/24 > /dev/null
+check "addr.del of the first address leaves the second one's on TAP $T2 ($(ip -4 -br addr show dev "$T2"))" \
+	bash -c "ip -4 addr show dev $T2 | grep -q 'inet 10.0.3.2/24'"
+ctl addr add p2 10.0.3.1/24 > /dev/null
+ctl addr del p2 10.0.3.2/24 > /dev/null
 # OSPF's AllSPFRouters (224.0.0.5), as ospfd joins it on the TAP: the
 # once-a-second check reads the TAP's groups.
 ip maddr add 01:00:5e:00:00:05 dev "$T2"
