@@ -1326,6 +1326,46 @@ addr_ops(struct dpr_router *r, int port, const struct dpr_prefix *a,
 	return (int)n;
 }
 
+/*
+ * Whether route @p op, which an address of port @p port implied, stays now
+ * that the address is gone (removed from r->addrs already): another address
+ * of the VRF implies it too. That may be one of another length: 10.0.3.1/24
+ * and 10.0.3.129/25 share the broadcast address 10.0.3.255, 2001:db8::1/64
+ * and 2001:db8::1:1/48 the subnet-router anycast 2001:db8:: (a link-local
+ * address may be on several ports).
+ */
+static bool
+addr_route_kept(struct dpr_router *r, int port, const struct dpr_route_op *op)
+{
+	struct dpr_prefix other;
+	unsigned int p;
+
+	return dpr_route_owned(&r->addrs, dpr_router_port_vrf(r, (unsigned int)port), &op->prefix,
+			       &p, &other) != DPR_ROUTE_NOT_OWNED;
+}
+
+/*
+ * Delete the routes @p ops (@p n of them) that an address of port @p port
+ * implied and no address left implies (addr_route_kept()).
+ */
+static void
+addr_routes_del(struct dpr_router *r, struct dpr_rib *rib, int port,
+		const struct dpr_route_op *ops, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct dpr_route_op one = { .prefix = ops[i].prefix, .del = 1 };
+		uint32_t nh;
+
+		if (addr_route_kept(r, port, &one))
+			continue;
+		/* A route may have been replaced meanwhile; delete what is there. */
+		if (dpr_route_get(rib, &one.prefix, &nh) == 0)
+			dpr_route_apply(rib, &one, 1, &(int){ 0 });
+	}
+}
+
 static json_t *
 m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
@@ -1336,6 +1376,7 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	struct dpr_prefix a;
 	char ctx[128], err[512], other[DPR_PREFIX_STRLEN];
 	struct dpr_rib *rib;
+	unsigned int done, i;
 	int p, ret, n;
 
 	if (dpr_param_keys(params, "addr.add", keys, e) < 0 ||
@@ -1374,8 +1415,16 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		dpr_ifaddr_del(&r->addrs, (unsigned int)p, &a);
 		return FAIL(DPR_RPC_NO_SPACE, "%s: the next-hop table is full", ctx);
 	}
-	if (n > 0 && apply(r, rib, ctx, ops, (unsigned int)n, e) < 0) {
+	ret = 0;
+	done = n > 0 ? dpr_route_apply(rib, ops, (unsigned int)n, &ret) : 0;
+	if (done < (unsigned int)n) {
+		/* What went in goes again: no route to a subnet the router
+		 * does not have. */
+		for (i = done; i < (unsigned int)n; i++)
+			dpr_nh_put(r->nh, ops[i].nh);
 		dpr_ifaddr_del(&r->addrs, (unsigned int)p, &a);
+		addr_routes_del(r, rib, p, ops, done);
+		apply_fail(rib, ctx, ops, done, (unsigned int)n, ret, e);
 		return NULL;
 	}
 	/* A subnet that moved here takes its next hops along. */
@@ -1392,24 +1441,6 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	return json_pack("{s:s,s:s}", "port", port, "address", addr);
 }
 
-/*
- * Whether route @p op, which an address of port @p port implied, stays now
- * that the address is gone (removed from r->addrs already): another address
- * of the VRF implies it too. That may be one of another length: 10.0.3.1/24
- * and 10.0.3.129/25 share the broadcast address 10.0.3.255, 2001:db8::1/64
- * and 2001:db8::1:1/48 the subnet-router anycast 2001:db8:: (a link-local
- * address may be on several ports).
- */
-static bool
-addr_route_kept(struct dpr_router *r, int port, const struct dpr_route_op *op)
-{
-	struct dpr_prefix other;
-	unsigned int p;
-
-	return dpr_route_owned(&r->addrs, dpr_router_port_vrf(r, (unsigned int)port), &op->prefix,
-			       &p, &other) != DPR_ROUTE_NOT_OWNED;
-}
-
 static json_t *
 m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
@@ -1419,7 +1450,7 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	struct dpr_prefix a;
 	struct dpr_rib *rib;
 	char ctx[128];
-	int p, i, n;
+	int p, n;
 
 	if (dpr_param_keys(params, "addr.del", keys, e) < 0 ||
 	    dpr_param_str(params, "addr.del", "port", true, &port, e) < 0 ||
@@ -1439,16 +1470,7 @@ m_addr_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	if (p < (int)r->n_ports)
 		dpr_tap_addr(r, (uint16_t)p, &a, false);
 	n = addr_ops(r, p, &a, ops, true);
-	for (i = 0; i < n; i++) {
-		struct dpr_route_op one = ops[i];
-		uint32_t nh;
-
-		if (addr_route_kept(r, p, &one))
-			continue;
-		/* A route may have been replaced meanwhile; delete what is there. */
-		if (dpr_route_get(rib, &one.prefix, &nh) == 0)
-			dpr_route_apply(rib, &one, 1, &(int){ 0 });
-	}
+	addr_routes_del(r, rib, p, ops, (unsigned int)n);
 	/* Next hops follow their subnet; neighbours left on none are
 	 * forgotten (lib/neigh). */
 	dpr_neigh_addresses_changed(r->neigh);

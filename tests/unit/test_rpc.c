@@ -1266,6 +1266,36 @@ addr_nested(const char *wide, const char *narrow, const char *shared, const char
 	SAME(snap(), before);
 }
 
+/*
+ * addr.add that the FIB cannot take whole (no tbl8 group left for the
+ * address's /32 after its /24 went in) fails and leaves nothing behind:
+ * no route to a subnet the router does not have.
+ */
+static void
+addr_fib_full(void)
+{
+	struct snapshot before = snap();
+	unsigned int i, n = R.fib4->conf.tbl8_groups - dpr_fib4_tbl8_used(R.fib4);
+	char p[128];
+
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "{'prefix':'30.%u.%u.1/32','via':'10.0.2.2'}", i / 256,
+			 i % 256);
+		OK("route.add", p);
+	}
+	CHECK_EQ(dpr_fib4_tbl8_used(R.fib4), R.fib4->conf.tbl8_groups);
+	ERR(DPR_RPC_NO_SPACE, "addr.add", "{'port':'p0','address':'10.0.3.1/24'}", "tbl8");
+	CHECK(strcmp(route_prefix("10.0.3.77"), "") == 0,
+	      "no route to 10.0.3.0/24 after the failed addr.add: %s", last_text);
+	OK("addr.list", "{'port':'p0'}");
+	CHECK(strstr(last_text, "10.0.3.1") == NULL, "no address either: %s", last_text);
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "{'prefix':'30.%u.%u.1/32'}", i / 256, i % 256);
+		OK("route.del", p);
+	}
+	SAME(snap(), before);
+}
+
 static void
 test_addr(void)
 {
@@ -2802,6 +2832,7 @@ main(int argc, char **argv)
 	test_addr();
 	addr_shadows("10.88.0.0/24", "10.0.2.2", "p0", "10.88.0.1/24", "10.88.0.5");
 	addr_nested("10.0.3.1/24", "10.0.3.129/25", "10.0.3.255", "broadcast");
+	addr_fib_full();
 	test_neigh();
 	test_read_only();
 	test_capture_file();
