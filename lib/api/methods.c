@@ -1393,10 +1393,14 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	if (ret == -EAFNOSUPPORT)
 		return FAIL(DPR_RPC_INVALID_PARAMS, "addr.add: port %s: address \"%s\": " DPR_IP6_MTU_WHY,
 			    port, addr);
-	if (ret == -ENOSPC)
+	if (ret == -ENOSPC) {
+		unsigned int n_now;
+
+		dpr_ifaddr_list(&r->addrs, (unsigned int)p, &n_now);
 		return FAIL(DPR_RPC_NO_SPACE,
-			    "addr.add: port %s: has %d addresses already, the most a port takes",
-			    port, DPR_MAX_PORT_ADDRS);
+			    "addr.add: port %s: has %u addresses already, the most a port takes (%d and a link-local one)",
+			    port, n_now, DPR_MAX_PORT_ADDRS);
+	}
 	if (ret < 0) {
 		unsigned int n_other;
 		const struct dpr_prefix *o = dpr_ifaddr_list(&r->addrs, clash.port, &n_other);

@@ -36,6 +36,18 @@ overlap(const struct dpr_prefix *a, const struct dpr_prefix *b)
 	return dpr_prefix_contains(a, &b->addr) || dpr_prefix_contains(b, &a->addr);
 }
 
+/* Has port @p port a link-local address? */
+static bool
+has_link_local(const struct dpr_ifaddrs *t, unsigned int port)
+{
+	unsigned int k;
+
+	for (k = 0; k < t->n[port]; k++)
+		if (dpr_ip_is_link_local(&t->a[port][k].addr))
+			return true;
+	return false;
+}
+
 int
 dpr_ifaddr_add(struct dpr_ifaddrs *t, unsigned int port, const struct dpr_prefix *a,
 	       struct dpr_ifaddr_clash *clash)
@@ -64,9 +76,12 @@ dpr_ifaddr_add(struct dpr_ifaddrs *t, unsigned int port, const struct dpr_prefix
 			}
 		}
 	}
-	/* The last place is the link-local address's (ifaddr.h). */
+	/* The last place is the link-local address's (ifaddr.h), unless the
+	 * port has one already: then it may hold as many others as the
+	 * config gave it. */
 	if (t->n[port] == DPR_IFADDR_MAX_PER_PORT ||
-	    (t->n[port] == DPR_IFADDR_MAX_PER_PORT - 1 && !dpr_ip_is_link_local(&a->addr)))
+	    (t->n[port] == DPR_IFADDR_MAX_PER_PORT - 1 && !dpr_ip_is_link_local(&a->addr) &&
+	     !has_link_local(t, port)))
 		return -ENOSPC;
 	t->a[port][t->n[port]++] = *a;
 	return 0;

@@ -77,7 +77,7 @@ dpr_ifaddr_ip6_on(const struct dpr_ifaddrs *t, unsigned int port)
  *   its subnet overlaps a connected subnet of another port (both with the
  *   other address in *@p clash when not NULL), -ENOSPC when the port is
  *   full (DPR_IFADDR_MAX_PER_PORT - 1 addresses, and one more only if it
- *   is link-local), -ENODEV for a port out of range, -EAFNOSUPPORT for an
+ *   is link-local or the port has a link-local one), -ENODEV for a port out of range, -EAFNOSUPPORT for an
  *   IPv6 address on a port without IPv6 (DPR_IP6_MTU_WHY says why).
  */
 int dpr_ifaddr_add(struct dpr_ifaddrs *t, unsigned int port, const struct dpr_prefix *a,

@@ -141,7 +141,7 @@ test_ifaddr(void)
 {
 	static struct dpr_ifaddrs t;
 	struct dpr_ifaddr_clash c = { 9, 9 };
-	struct dpr_prefix a;
+	struct dpr_prefix a, b;
 	struct dpr_ip ip, src, want;
 	char buf[DPR_IP6_STRLEN];
 	unsigned int i, n;
@@ -239,6 +239,18 @@ test_ifaddr(void)
 	CHECK_EQ(dpr_ifaddr_add(&t, 0, &a, NULL), 0);
 	dpr_ifaddr_list(&t, 0, &n);
 	CHECK_EQ(n, DPR_IFADDR_MAX_PER_PORT);
+	/* A port as the config leaves it (its 16 and its link-local one)
+	 * takes back an address addr.del took away. */
+	a = P("10.0.0.1/32");
+	CHECK_EQ(dpr_ifaddr_del(&t, 0, &a), 0);
+	CHECK_EQ(dpr_ifaddr_add(&t, 0, &a, NULL), 0);
+	b = P("192.0.2.1/32");
+	CHECK_EQ(dpr_ifaddr_add(&t, 0, &b, NULL), -ENOSPC);
+	/* Without its link-local one, the last place is still that one's. */
+	a = P("fe80::1/64");
+	CHECK_EQ(dpr_ifaddr_del(&t, 0, &a), 0);
+	a = P("192.0.2.1/32");
+	CHECK_EQ(dpr_ifaddr_add(&t, 0, &a, NULL), -ENOSPC);
 }
 
 /* Listen addresses (fpm.listen, metrics.listen). */
