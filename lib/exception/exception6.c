@@ -50,12 +50,6 @@ ip6_of(struct rte_mbuf *m)
 
 /* --- the router's addresses ------------------------------------------------- */
 
-static void
-link_local(const struct dpr_exc_engine *x, uint16_t port, uint8_t out[16])
-{
-	dpr_ip6_link_local_from_mac(&x->r->ports[port].mac, out);
-}
-
 /* Is @p ip one of the router's addresses on @p port (link-local included)? */
 static bool
 ours_on(const struct dpr_exc_engine *x, uint16_t port, const uint8_t *ip)
@@ -64,6 +58,32 @@ ours_on(const struct dpr_exc_engine *x, uint16_t port, const uint8_t *ip)
 
 	memcpy(a.ip6, ip, 16);
 	return dpr_ifaddr_on(&x->r->addrs, port, &a);
+}
+
+/*
+ * The link-local address @p port speaks from (RAs, redirects: RFC 4861
+ * 6.1.2, 8.1): the one made from its MAC while the port has it, else
+ * another link-local address of the port (addr.del may take the first,
+ * as an operator who gives the port fe80::1 does): hosts resolve an RA's
+ * source as their default router, and one the port does not answer for
+ * would leave them none.
+ */
+static void
+link_local(const struct dpr_exc_engine *x, uint16_t port, uint8_t out[16])
+{
+	const struct dpr_prefix *a;
+	unsigned int k, n;
+
+	dpr_ip6_link_local_from_mac(&x->r->ports[port].mac, out);
+	if (ours_on(x, port, out))
+		return;
+	a = dpr_ifaddr_list(&x->r->addrs, port, &n);
+	for (k = 0; k < n; k++) {
+		if (a[k].addr.af == DPR_AF_IP6 && dpr_ip_is_link_local(&a[k].addr)) {
+			memcpy(out, a[k].addr.ip6, 16);
+			return;
+		}
+	}
 }
 
 /* Is @p ip the subnet-router anycast address of a subnet of @p port? */

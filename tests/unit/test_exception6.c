@@ -1925,11 +1925,21 @@ test_only_answers_confirm(void)
 static void
 test_ra_final(void)
 {
+	struct dpr_prefix mac_ll = { .addr = { .af = DPR_AF_IP6 }, .len = 64 };
+	struct dpr_prefix ll1 = { .addr = { .af = DPR_AF_IP6 }, .len = 64 };
 	struct rte_mbuf *out[8];
 	const uint8_t *f;
 	uint64_t before = c6("ra_sent");
 	unsigned int n, p, others = 0;
 
+	/* p0's link-local address is fe80::1 now, the one made from its
+	 * MAC gone (addr.add, addr.del): hosts take an RA's source for
+	 * their default router's address, and resolve it (RFC 4861 6.1.2:
+	 * the link-local address assigned to the interface). */
+	memcpy(mac_ll.addr.ip6, A(ll_p[0]), 16);
+	memcpy(ll1.addr.ip6, A("fe80::1"), 16);
+	CHECK_EQ(dpr_ifaddr_add(&R.addrs, 0, &ll1, NULL), 0);
+	CHECK_EQ(dpr_ifaddr_del(&R.addrs, 0, &mac_ll), 0);
 	drop_sent();
 	for (p = 0; p < N_PORTS; p++)
 		dpr_exc_ra_cease(R.exc, p);
@@ -1938,8 +1948,8 @@ test_ra_final(void)
 	if (n == 1) {
 		f = F(out[0]);
 		CHECK(mac_at(f, &mac_all_nodes) && same6(f + F_DST, "ff02::1") &&
-		      same6(f + F_SRC, ll_p[0]) && f[F_HOPS] == 255 && cksum_ok(out[0]),
-		      "the final RA: to all nodes, from p0's link-local address, hop limit 255");
+		      same6(f + F_SRC, "fe80::1") && f[F_HOPS] == 255 && cksum_ok(out[0]),
+		      "the final RA: to all nodes, from p0's link-local address fe80::1, hop limit 255");
 		CHECK(be16_at(f + F_L4 + 6) == 0, "the final RA: router lifetime 0 (got %u)",
 		      be16_at(f + F_L4 + 6));
 	}
@@ -1954,6 +1964,8 @@ test_ra_final(void)
 	dpr_exc_ra_cease(R.exc, 0);
 	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
 	drop_sent();
+	CHECK_EQ(dpr_ifaddr_del(&R.addrs, 0, &ll1), 0);
+	CHECK_EQ(dpr_ifaddr_add(&R.addrs, 0, &mac_ll, NULL), 0);
 }
 
 int
