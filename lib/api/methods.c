@@ -355,7 +355,7 @@ nexthop_take(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, const s
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					       "%s: link-local gateway %s needs \"port\" (dprctl: dev PORT)",
 					       ctx, via);
-		bad = dpr_ifaddr_not_a_neighbour(&r->addrs, rib->vrf, &gw);
+		bad = dpr_ifaddr_not_a_neighbour(&r->addrs, rib->vrf, &gw, p);
 		if (bad != NULL)
 			return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 					       "%s: gateway %s is %s", ctx, via, bad);

@@ -1018,7 +1018,7 @@ check_gateway(struct parser *ps, const char *path, uint16_t vrf, const char *via
 			    port_name || vrf == 0 ? "" : ps->cfg->vrfs[vrf].name,
 			    port_name || vrf == 0 ? "" : "\"");
 	*port = ret;
-	why = dpr_ifaddr_not_a_neighbour(&ps->addrs, vrf, gw);
+	why = dpr_ifaddr_not_a_neighbour(&ps->addrs, vrf, gw, *port);
 	if (why != NULL)
 		return fail(ps, path, "via \"%s\": is %s, expected another host on the subnet",
 			    via, why);
@@ -1193,7 +1193,7 @@ parse_neigh(struct parser *ps, const char *path, json_t *obj,
 			    port || vrf == 0 ? "" : " in VRF \"",
 			    port || vrf == 0 ? "" : ps->cfg->vrfs[vrf].name,
 			    port || vrf == 0 ? "" : "\"");
-	why = dpr_ifaddr_not_a_neighbour(&ps->addrs, vrf, &nc->addr);
+	why = dpr_ifaddr_not_a_neighbour(&ps->addrs, vrf, &nc->addr, nc->port);
 	if (why != NULL)
 		return fail(ps, path, "address \"%s\": is %s, expected another host on the subnet",
 			    addr, why);

@@ -190,12 +190,15 @@ dpr_ifaddr_anycast_on(const struct dpr_ifaddrs *t, unsigned int port, const stru
 }
 
 const char *
-dpr_ifaddr_not_a_neighbour(const struct dpr_ifaddrs *t, uint16_t vrf, const struct dpr_ip *ip)
+dpr_ifaddr_not_a_neighbour(const struct dpr_ifaddrs *t, uint16_t vrf, const struct dpr_ip *ip,
+			   int port)
 {
 	unsigned int p, k;
 
 	if (ip->af == DPR_AF_IP6 && ip->ip6[0] == 0xff)
 		return "a multicast address";
+	if (port >= 0 && dpr_ip_is_link_local(ip))
+		return dpr_ifaddr_on(t, (unsigned int)port, ip) ? "the router's own address" : NULL;
 	for (p = 0; p < t->n_ports; p++) {
 		for (k = 0; t->vrf[p] == vrf && k < t->n[p]; k++) {
 			const struct dpr_prefix *a = &t->a[p][k];

@@ -128,10 +128,12 @@ bool dpr_ifaddr_anycast_on(const struct dpr_ifaddrs *t, unsigned int port,
 /**
  * Why @p ip cannot be a neighbour or a gateway in VRF @p vrf (multicast, the router's own
  * address, a connected subnet's network, broadcast or subnet-router anycast
- * address), or NULL if it can.
+ * address), or NULL if it can. A link-local address is the router's own
+ * only on its own link: on port @p port's (any port of the VRF's when
+ * @p port is -1); on another link it is another host's (RFC 4007 6).
  */
 const char *dpr_ifaddr_not_a_neighbour(const struct dpr_ifaddrs *t, uint16_t vrf,
-				       const struct dpr_ip *ip);
+				       const struct dpr_ip *ip, int port);
 
 /**
  * The address the router speaks from on @p port to @p peer, of @p peer's

@@ -952,7 +952,7 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 	int idx;
 
 	if (dpr_ifaddr_connected(&n->r->addrs, 0, ip, port) < 0 ||
-	    dpr_ifaddr_not_a_neighbour(&n->r->addrs, dpr_router_port_vrf(n->r, port), ip) != NULL)
+	    dpr_ifaddr_not_a_neighbour(&n->r->addrs, dpr_router_port_vrf(n->r, port), ip, port) != NULL)
 		return;
 	if (policy == DPR_NEIGH_STATIC_ONLY) {
 		n->c.neighbor_ignored++;
@@ -1132,7 +1132,7 @@ dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 			 want >= 0 ? n->r->cfg->ports[want].name : "");
 		return -EINVAL;
 	}
-	bad = dpr_ifaddr_not_a_neighbour(&n->r->addrs, dpr_router_port_vrf(n->r, port), ip);
+	bad = dpr_ifaddr_not_a_neighbour(&n->r->addrs, dpr_router_port_vrf(n->r, port), ip, port);
 	if (bad != NULL) {
 		snprintf(err, len, "is %s", bad);
 		return -EINVAL;

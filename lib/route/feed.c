@@ -165,7 +165,7 @@ path_nh(struct dpr_route_feed *f, uint16_t vrf, const struct dpr_prefix *pf,
 			*why = DPR_FEED_REF_GW_FAMILY;
 			return -1;
 		}
-		if (dpr_ifaddr_not_a_neighbour(&r->addrs, vrf, &h->gw) != NULL ||
+		if (dpr_ifaddr_not_a_neighbour(&r->addrs, vrf, &h->gw, port) != NULL ||
 		    (pf->len == (pf->addr.af == DPR_AF_IP4 ? 32 : 128) &&
 		     dpr_ip_equal(&pf->addr, &h->gw))) {
 			*why = DPR_FEED_REF_GW_INVALID;

@@ -377,7 +377,10 @@ config_ops(struct dpr_rib *rib, const struct dpr_config *cfg, const struct dpr_i
 
 		if (nc->addr.af != af || addrs->vrf[nc->port] != rib->vrf)
 			continue;
-		if (dpr_ifaddr_owner(addrs, rib->vrf, &nc->addr) >= 0) {
+		/* A link-local one is ours only on its own link (RFC 4007 6). */
+		if (dpr_ip_is_link_local(&nc->addr) ?
+			    dpr_ifaddr_on(addrs, nc->port, &nc->addr) :
+			    dpr_ifaddr_owner(addrs, rib->vrf, &nc->addr) >= 0) {
 			snprintf(err, err_len, "config: neighbors[%u]: address is the router's own", i);
 			return -EINVAL;
 		}

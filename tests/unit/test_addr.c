@@ -187,17 +187,22 @@ test_ifaddr(void)
 	ip = I("2001:db8:1::");
 	CHECK(dpr_ifaddr_anycast_on(&t, 0, &ip) && !dpr_ifaddr_anycast_on(&t, 1, &ip),
 	      "2001:db8:1:: is p0's subnet-router anycast address");
-	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip) != NULL, "the anycast address is no neighbour");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip, -1) != NULL, "the anycast address is no neighbour");
 	ip = I("fe80::");
 	CHECK(!dpr_ifaddr_anycast_on(&t, 0, &ip), "no anycast address on fe80::/64");
 	ip = I("10.0.1.255");
-	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip) != NULL, "broadcast is no neighbour");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip, -1) != NULL, "broadcast is no neighbour");
 	ip = I("10.0.1.1");
-	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip) != NULL, "our own is no neighbour");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip, -1) != NULL, "our own is no neighbour");
 	ip = I("ff02::1");
-	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip) != NULL, "multicast is no neighbour");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip, -1) != NULL, "multicast is no neighbour");
 	ip = I("10.0.1.77");
-	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip) == NULL, "10.0.1.77 can be a neighbour");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip, -1) == NULL, "10.0.1.77 can be a neighbour");
+	/* fe80::1 is ours on p0 and p1; on p2's link, another host's. */
+	ip = I("fe80::1");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip, 1) != NULL, "fe80::1 is ours on p1");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip, -1) != NULL, "fe80::1 is ours on some link");
+	CHECK(dpr_ifaddr_not_a_neighbour(&t, 0, &ip, 2) == NULL, "fe80::1 on p2's link is a host");
 
 	/* Sources: on the peer's subnet; else the port's first; else any
 	 * port's; link-local to a link-local peer. */

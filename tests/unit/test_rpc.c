@@ -2275,6 +2275,30 @@ test6_addr(void)
 	SAME(snap(), before);
 }
 
+/*
+ * A link-local address is the router's only on its own link (RFC 4007 6):
+ * with fe80::1 on p0 alone, fe80::1 on p1's link is another host, which
+ * may be a gateway or a neighbour there (every router on its link may
+ * call itself fe80::1).
+ */
+static void
+test6_ll_elsewhere(void)
+{
+	struct snapshot before = snap();
+
+	OK("addr.del", "{'port':'p1','address':'fe80::1/64'}");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add",
+	    "{'prefix':'2001:db8:700::/48','via':'fe80::1','port':'p0'}", "router's own");
+	OK("route.add", "{'prefix':'2001:db8:700::/48','via':'fe80::1','port':'p1'}");
+	OK("neigh.add", "{'address':'fe80::1','mac':'02:00:00:00:02:77','port':'p1'}");
+	ERR(DPR_RPC_INVALID_PARAMS, "neigh.add",
+	    "{'address':'fe80::1','mac':'02:00:00:00:02:77','port':'p0'}", "router's own");
+	OK("neigh.del", "{'address':'fe80::1','port':'p1'}");
+	OK("route.del", "{'prefix':'2001:db8:700::/48'}");
+	OK("addr.add", "{'port':'p1','address':'fe80::1/64'}");
+	SAME(snap(), before);
+}
+
 static void
 test6_neigh(void)
 {
@@ -2860,6 +2884,7 @@ main(int argc, char **argv)
 	addr_shadows("2001:db8:88::/64", "2001:db8:2::2", "p0", "2001:db8:88::1/64",
 		     "2001:db8:88::5");
 	addr_nested("2001:db8:3::1/64", "2001:db8:3::1:1/48", "2001:db8:3::", "local");
+	test6_ll_elsewhere();
 	test6_neigh();
 	test6_read_only();
 	SAME(snap(), start);
