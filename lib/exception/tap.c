@@ -211,6 +211,15 @@ tap_open(struct dpr_router *r, unsigned int p, char *err, size_t err_len)
 	if (ret < 0)
 		DPR_LOG(WARNING, port, "TAP %s: cannot set net.ipv4.conf.%s.promote_secondaries=1: %s",
 			pc->tap, pc->tap, strerror(-ret));
+	/* The kernel answers ARP for the port only where dpr hands it
+	 * requests (a transparent port): for the TAP's own addresses, as
+	 * dpr would, not for any address of the host (its management
+	 * address, a container bridge's), whose traffic the answer would
+	 * draw into dpr on the port's link. */
+	ret = conf_sysctl("ipv4", pc->tap, "arp_ignore", "1");
+	if (ret < 0)
+		DPR_LOG(WARNING, port, "TAP %s: cannot set net.ipv4.conf.%s.arp_ignore=1: %s",
+			pc->tap, pc->tap, strerror(-ret));
 	ret = rte_eth_dev_configure(port->tap_port, 1, 1, &ec);
 	if (ret == 0)
 		ret = rte_eth_rx_queue_setup(port->tap_port, 0, DPR_TAP_DESC, port->socket, NULL,

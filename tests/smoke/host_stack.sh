@@ -80,6 +80,16 @@ check "the host's answer came back through dpr ($reply)" test "$reply" = "100008
 check "h2 pings the router on a transparent port" \
 	wait_for 15 ip netns exec "$H2" ping -c 1 -W 1 -q 10.0.2.1
 check "h1 still reaches h2 through dpr" ip netns exec "$H1" ping -c 2 -i 0.2 -W 2 -q 10.0.2.2
+# ... but only for p1's addresses (dpr's own answers are so, RFC 826 and
+# 1812 3.3.2): the host's other addresses (management, containers) are not
+# on p1's link, and an answer would draw their traffic into dpr.
+ip link add "dd$TAG" type veth peer name "de$TAG" && LINKS+=("dd$TAG")
+ip addr add 198.51.100.77/32 dev "dd$TAG"
+ip link set "dd$TAG" up
+ip -n "$H2" route add 198.51.100.77/32 dev eth0
+ip netns exec "$H2" ping -c 1 -W 2 -q 198.51.100.77 > /dev/null 2>&1
+check "the kernel behind transparent p1 answers no ARP for a host address not on p1 ($(ip -n "$H2" neigh show 198.51.100.77))" \
+	bash -c "! ip -n $H2 neigh show 198.51.100.77 | grep -q lladdr"
 
 # The TAP's link follows the port's. (af_packet reports its link as always
 # up in DPDK 22.11, so p2 is a net_tap port whose wire end stays here.)
