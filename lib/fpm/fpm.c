@@ -581,8 +581,9 @@ nh_changed(struct dpr_fpm *f, struct nh_obj *o)
 
 /* ---- messages ---- */
 
+/* Whether routes of kernel table @p table are the sink's (a VRF's). */
 static bool
-route_ours(struct dpr_fpm *f, const struct dpr_prefix *p, uint32_t table, uint8_t protocol)
+table_ours(struct dpr_fpm *f, const struct dpr_prefix *p, uint32_t table)
 {
 	char buf[DPR_PREFIX_STRLEN];
 
@@ -591,12 +592,25 @@ route_ours(struct dpr_fpm *f, const struct dpr_prefix *p, uint32_t table, uint8_
 		       dpr_prefix_fmt(p, buf, sizeof(buf)), table);
 		return false;
 	}
-	if (protocol == RTPROT_KERNEL) {
-		ignore(f, DPR_FPM_IGN_PROTOCOL, "%s (connected or kernel)",
-		       dpr_prefix_fmt(p, buf, sizeof(buf)));
-		return false;
-	}
 	return true;
+}
+
+/*
+ * A route of the sink's table that dpr does not take: zebra's connected and
+ * kernel routes (RTPROT_KERNEL), or a kind of the kernel's own. zebra sends
+ * the route it selected for each prefix, so such an RTM_NEWROUTE replaces
+ * the one it sent before, for dpr too: that one is withdrawn. FRR 9.1 and
+ * later (fpm use-route-replace, their default) send a route update as that
+ * one message, with no RTM_DELROUTE of the old route before it.
+ */
+static void
+ignore_replacing(struct dpr_fpm *f, const struct nlmsghdr *nlh, const struct dpr_prefix *p,
+		 uint32_t table, uint8_t protocol)
+{
+	if (nlh->nlmsg_type != RTM_NEWROUTE)
+		return;
+	rt_forget(f, table, p);
+	deliver_del(f, table, p, protocol);
 }
 
 /* RTM_NEWROUTE / RTM_DELROUTE, decoded to @p rc / @p nl. Returns -ENOMEM or 0. */
@@ -622,9 +636,14 @@ route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dp
 		 * (below). */
 		if (nlh->nlmsg_type == RTM_DELROUTE)
 			rt_forget(f, table, &r.prefix);
-		if (!route_ours(f, &r.prefix, table, proto))
+		if (!table_ours(f, &r.prefix, table))
 			return 0;
 		dpr_prefix_fmt(&r.prefix, buf, sizeof(buf));
+		if (proto == RTPROT_KERNEL) {
+			ignore(f, DPR_FPM_IGN_PROTOCOL, "%s (connected or kernel)", buf);
+			ignore_replacing(f, nlh, &r.prefix, table, proto);
+			return 0;
+		}
 		if (rc == -EOPNOTSUPP) {
 			/* Its key is (destination, source): withdrawing the
 			 * destination alone would hit another route. */
@@ -644,9 +663,14 @@ route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dp
 	 * next hop the route would come back by it (rt_redeliver()). */
 	if (nl->del)
 		rt_forget(f, nl->table, &nl->prefix);
-	if (!route_ours(f, &nl->prefix, nl->table, nl->protocol))
+	if (!table_ours(f, &nl->prefix, nl->table))
 		return 0;
 	dpr_prefix_fmt(&nl->prefix, buf, sizeof(buf));
+	if (nl->protocol == RTPROT_KERNEL) {
+		ignore(f, DPR_FPM_IGN_PROTOCOL, "%s (connected or kernel)", buf);
+		ignore_replacing(f, nlh, &nl->prefix, nl->table, nl->protocol);
+		return 0;
+	}
 	if (nl->del) {
 		deliver_del(f, nl->table, &nl->prefix, nl->protocol);
 		return 0;
@@ -658,6 +682,7 @@ route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dp
 	kind = dpr_route_kind_of(nl->type);
 	if (kind == -ENOENT) {
 		ignore(f, DPR_FPM_IGN_ROUTE_TYPE, "%s of type %u", buf, nl->type);
+		ignore_replacing(f, nlh, &nl->prefix, nl->table, nl->protocol);
 		return 0;
 	}
 	if (kind < 0) {

@@ -20,7 +20,10 @@
  *  - blackhole, unreachable and prohibit routes as route types, without a
  *    next-hop id;
  *  - connected routes (RTPROT_KERNEL), MPLS LSPs (AF_MPLS routes), EVPN
- *    MACs (RTM_NEWNEIGH): counted as ignored.
+ *    MACs (RTM_NEWNEIGH): counted as ignored. An ignored RTM_NEWROUTE of a
+ *    table the sink takes (connected, local...) is zebra's new route for
+ *    its prefix: it is delivered as a delete of what came before (FRR 9.1
+ *    and later send a route update as that one message, NLM_F_REPLACE).
  *
  * Next-hop objects belong to one connection (zebra reuses ids for other
  * next hops after a restart) and are forgotten when it closes. A route by
@@ -144,7 +147,7 @@ struct dpr_fpm_stats {
 	uint64_t messages;          /**< netlink messages in well-formed frames */
 	uint64_t batches;           /**< batch_end() calls */
 	uint64_t routes_added;      /**< adds delivered (redelivered ones included) */
-	uint64_t routes_deleted;    /**< deletes delivered (refusals included) */
+	uint64_t routes_deleted;    /**< deletes delivered (refusals, and routes replaced by an ignored one, included) */
 	uint64_t routes_redelivered; /**< adds and deletes caused by a next-hop object change */
 	uint64_t nexthops_added;    /**< RTM_NEWNEXTHOP taken (new or replacing) */
 	uint64_t nexthops_deleted;  /**< RTM_DELNEXTHOP taken */

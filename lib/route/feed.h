@@ -131,7 +131,7 @@ struct dpr_feed_stats {
 	uint64_t failed[DPR_FEED_FAIL_MAX];
 	uint64_t installed;        /**< adds the route table took */
 	uint64_t withdrawn;        /**< deletes of routes it held */
-	uint64_t withdrawn_unheld; /**< deletes of routes it did not hold (refused ones) */
+	uint64_t withdrawn_unheld; /**< deletes of routes it did not hold (refused ones, or replaced by one dpr ignores) */
 	uint64_t batches;          /**< dpr_route_src_apply() calls */
 	uint64_t map_refreshes;    /**< TAP ifindexes read again */
 };

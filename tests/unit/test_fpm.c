@@ -879,7 +879,15 @@ test_ignored(void)
 	frame_end(&fr);
 	send_frames(&fr);
 
-	CHECK_EQ(n_ev, 0); /* nothing delivered: no batch either */
+	/* Nothing installed. The connected, local and broadcast routes of the
+	 * sink's table replace what zebra sent for their prefixes before:
+	 * withdrawn; those of other tables, families and kinds deliver
+	 * nothing. */
+	CHECK_EQ(n_ev, 3);
+	CHECK_ROUTE(0, true, "10.20.0.0/24");
+	CHECK_ROUTE(1, true, "10.23.0.1/32");
+	CHECK_ROUTE(2, true, "10.23.0.255/32");
+	n_ev = 0;
 	CHECK_EQ(s->ignored[DPR_FPM_IGN_PROTOCOL], 1);
 	CHECK_EQ(s->ignored[DPR_FPM_IGN_TABLE], 3);
 	CHECK_EQ(s->ignored[DPR_FPM_IGN_ROUTE_TYPE], 2);
@@ -1544,19 +1552,29 @@ test_zebra(void)
 	for (i = 0; i < RTE_DIM(sessions); i++) {
 		const struct session *z = &sessions[i];
 		struct dpr_fpm_stats before;
-		unsigned int adds = 0, dels = 0;
+		unsigned int adds = 0, dels = 0, kdels = 0;
 
 		reconnect();
 		before = *st();
 		session_send(z, 0);
 		for (j = 0; j < n_ev; j++) {
-			if (evs[j].type == EV_ROUTE) {
-				adds += !evs[j].r.del;
-				dels += evs[j].r.del;
-				CHECK(evs[j].r.protocol == 196, "%s: event %u protocol %u", z->name, j,
-				      evs[j].r.protocol);
+			if (evs[j].type != EV_ROUTE)
+				continue;
+			/* A connected route withdraws what zebra had sent for
+			 * its prefix (none in these sessions). */
+			if (evs[j].r.protocol == RTPROT_KERNEL) {
+				kdels++;
+				CHECK(evs[j].r.del, "%s: event %u: a connected route withdraws",
+				      z->name, j);
+				continue;
 			}
+			adds += !evs[j].r.del;
+			dels += evs[j].r.del;
+			CHECK(evs[j].r.protocol == 196, "%s: event %u protocol %u", z->name, j,
+			      evs[j].r.protocol);
 		}
+		CHECK((kdels > 0) == z->kernel, "%s: %u withdrawals by connected routes", z->name,
+		      kdels);
 		CHECK(adds == z->adds && dels == z->dels, "%s: %u adds, %u deletes; want %u and %u",
 		      z->name, adds, dels, z->adds, z->dels);
 		CHECK(dpr_fpm_is_connected(srv), "%s: connection kept", z->name);

@@ -87,6 +87,8 @@ frame_end(struct frame *fr)
 
 /* The table of the routes built next (zebra's VRF table id). */
 static uint32_t cur_table = RT_TABLE_MAIN;
+/* Their rtm_protocol (RTPROT_KERNEL: zebra's connected and kernel routes). */
+static uint8_t cur_proto = FRR_RTPROT_ZSTATIC;
 
 static struct nlmsghdr *
 route_begin(struct frame *fr, uint16_t type, const char *dst, uint8_t len, uint8_t rtype)
@@ -97,12 +99,13 @@ route_begin(struct frame *fr, uint16_t type, const char *dst, uint8_t len, uint8
 	uint8_t a[16];
 
 	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE |
+			   (type == RTM_NEWROUTE ? NLM_F_REPLACE : 0);
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = (uint8_t)family;
 	rtm->rtm_dst_len = len;
 	rtm->rtm_table = cur_table < 256 ? (uint8_t)cur_table : RT_TABLE_UNSPEC;
-	rtm->rtm_protocol = FRR_RTPROT_ZSTATIC;
+	rtm->rtm_protocol = cur_proto;
 	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
 	rtm->rtm_type = type == RTM_NEWROUTE ? rtype : RTN_UNSPEC;
 	if (inet_pton(family, dst, a) != 1)
@@ -691,6 +694,39 @@ test_api_wins(void)
 	CHECK_EQ(fib_nh("10.77.0.0/16"), nh_of("10.0.1.2", 0));
 }
 
+/*
+ * zebra's best route for a prefix becomes a connected or kernel one
+ * (RTPROT_KERNEL, which dpr does not install). FRR 9.1 and later (fpm
+ * use-route-replace, their default) send that as one RTM_NEWROUTE that
+ * replaces the old route: the route dpr held must go with it, or packets
+ * keep going to the old gateway. Then the route comes back from zebra.
+ */
+static void
+test_replaced_by_kernel(void)
+{
+	json_int_t ign = st2("ignored", "protocol_kernel");
+
+	add1(&fr, "10.78.0.0", 16, "10.0.1.2", 1);
+	add1(&fr, "2001:db8:78::", 48, "2001:db8:1::2", 1);
+	send_frames(&fr);
+	CHECK_EQ(fib_nh("10.78.0.0/16"), nh_of("10.0.1.2", 0));
+	CHECK_EQ(fib_nh("2001:db8:78::/48"), nh_of("2001:db8:1::2", 0));
+	cur_proto = RTPROT_KERNEL;
+	add1(&fr, "10.78.0.0", 16, NULL, 1);
+	add1(&fr, "2001:db8:78::", 48, NULL, 1);
+	cur_proto = FRR_RTPROT_ZSTATIC;
+	send_frames(&fr);
+	CHECK_EQ(st2("ignored", "protocol_kernel"), ign + 2);
+	CHECK_EQ(fib_nh("10.78.0.0/16"), -1);
+	CHECK_EQ(fib_nh("2001:db8:78::/48"), -1);
+	add1(&fr, "10.78.0.0", 16, "10.0.1.3", 1);
+	send_frames(&fr);
+	CHECK_EQ(fib_nh("10.78.0.0/16"), nh_of("10.0.1.3", 0));
+	del(&fr, "10.78.0.0", 16);
+	send_frames(&fr);
+	CHECK_EQ(fib_nh("10.78.0.0/16"), -1);
+}
+
 /* Routes by table id: 254 the default VRF's, 100 red's, 200 no VRF's. */
 static void
 test_vrf(void)
@@ -841,6 +877,8 @@ main(int argc, char **argv)
 	test_refused();
 	RIB_OK();
 	test_api_wins();
+	RIB_OK();
+	test_replaced_by_kernel();
 	RIB_OK();
 	test_interface_route();
 	RIB_OK();
