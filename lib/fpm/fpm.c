@@ -633,15 +633,17 @@ route_msg(struct dpr_fpm *f, const struct nlmsghdr *nlh, int rc, const struct dp
 	if (rc < 0) { /* -EOPNOTSUPP, -E2BIG: see dpr_nl_route_parse() */
 		dpr_nl_route_peek(nlh, &r.prefix, &table, &proto);
 		/* A delete ends the route's next-hop object, ours or not
-		 * (below). */
-		if (nlh->nlmsg_type == RTM_DELROUTE)
+		 * (below); a source-specific route's key has its source,
+		 * and the route held is of the destination alone. */
+		if (nlh->nlmsg_type == RTM_DELROUTE && rc != -EOPNOTSUPP)
 			rt_forget(f, table, &r.prefix);
 		if (!table_ours(f, &r.prefix, table))
 			return 0;
 		dpr_prefix_fmt(&r.prefix, buf, sizeof(buf));
 		if (proto == RTPROT_KERNEL) {
 			ignore(f, DPR_FPM_IGN_PROTOCOL, "%s (connected or kernel)", buf);
-			ignore_replacing(f, nlh, &r.prefix, table, proto);
+			if (rc != -EOPNOTSUPP)
+				ignore_replacing(f, nlh, &r.prefix, table, proto);
 			return 0;
 		}
 		if (rc == -EOPNOTSUPP) {

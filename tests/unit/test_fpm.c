@@ -1109,6 +1109,26 @@ test_rejected(void)
 	send_frames(&fr);
 	CHECK_EQ(n_ev, 0);
 	CHECK_EQ(s->rejected[DPR_FPM_REJ_SOURCE], 1);
+	/* Its delete leaves alone the route of the same destination from any
+	 * source: that one still follows its next-hop object. */
+	ONE_FRAME(&fr, nh_single(&fr, 60, "fe80::60", 3));
+	ONE_FRAME(&fr, route_add(&fr, "2001:db8:44::", 48, NULL, 0, 60));
+	ONE_FRAME(&fr, nlh = route_begin(&fr, RTM_DELROUTE, "2001:db8:44::", 48, 0);
+		  rtm_of(nlh)->rtm_src_len = 64; put_gw(nlh, RTA_SRC, "2001:db8:99::");
+		  msg_done(&fr, nlh));
+	send_frames(&fr);
+	CHECK_EQ(n_ev, 1);
+	CHECK_ROUTE(0, false, "2001:db8:44::/48");
+	n_ev = 0;
+	ONE_FRAME(&fr, nh_single(&fr, 60, "fe80::61", 3));
+	send_frames(&fr);
+	CHECK_EQ(n_ev, 1);
+	CHECK(is_route(0, false, "2001:db8:44::/48") && has_path(&evs[0].r, 0, "fe80::61", 3, 1),
+	      "the route by id follows its object after a source-specific delete");
+	n_ev = 0;
+	ONE_FRAME(&fr, route_del(&fr, "2001:db8:44::", 48));
+	send_frames(&fr);
+	n_ev = 0;
 
 	/* 17 paths, and a group of 17. */
 	{
