@@ -37,6 +37,8 @@ RTE_LOG_REGISTER(dpr_logtype_fpm, dpr.fpm, INFO);
 /* Bytes read by one dpr_fpm_poll() before it lets the control thread go. */
 #define POLL_BUDGET (1u << 20)
 #define HASH_MIN 1024u
+/* Tables whose routes were not taken, remembered up to this; past it, any counts. */
+#define LOST_TABLES 16u
 
 enum { EP_LISTEN, EP_CONN };
 
@@ -91,6 +93,14 @@ struct dpr_fpm {
 	uint32_t nh_size, nh_count;
 	struct fpm_rt **rt_tbl;
 	uint32_t rt_size, rt_count;
+	/*
+	 * Tables this connection sent routes of that the sink does not hold
+	 * (no VRF had the table, or its VRF was deleted): a VRF that takes
+	 * one later needs zebra's replay (dpr_fpm_table_added()).
+	 */
+	uint32_t lost_tables[LOST_TABLES];
+	unsigned int n_lost_tables;
+	bool lost_many;          /**< more than LOST_TABLES of them */
 	struct dpr_fpm_stats st;
 };
 
@@ -385,6 +395,31 @@ rt_set(struct dpr_fpm *f, uint32_t table, const struct dpr_prefix *p, uint32_t i
 	return rt;
 }
 
+static void
+table_lost(struct dpr_fpm *f, uint32_t table)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n_lost_tables; i++)
+		if (f->lost_tables[i] == table)
+			return;
+	if (f->n_lost_tables < LOST_TABLES)
+		f->lost_tables[f->n_lost_tables++] = table;
+	else
+		f->lost_many = true;
+}
+
+static bool
+table_was_lost(const struct dpr_fpm *f, uint32_t table)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n_lost_tables; i++)
+		if (f->lost_tables[i] == table)
+			return true;
+	return f->lost_many;
+}
+
 void
 dpr_fpm_forget_table(struct dpr_fpm *f, uint32_t table)
 {
@@ -398,6 +433,9 @@ dpr_fpm_forget_table(struct dpr_fpm *f, uint32_t table)
 				rt_forget(f, table, &rt->prefix);
 		}
 	}
+	/* The sink drops the table's routes; zebra keeps them. */
+	if (f->cfd >= 0)
+		table_lost(f, table);
 }
 
 /* Everything zebra told this connection; the sink keeps its routes. */
@@ -590,6 +628,7 @@ table_ours(struct dpr_fpm *f, const struct dpr_prefix *p, uint32_t table)
 	if (f->sink.table != NULL ? !f->sink.table(f->sink.arg, table) : table != f->table) {
 		ignore(f, DPR_FPM_IGN_TABLE, "%s in table %u",
 		       dpr_prefix_fmt(p, buf, sizeof(buf)), table);
+		table_lost(f, table);
 		return false;
 	}
 	return true;
@@ -926,6 +965,8 @@ conn_close(struct dpr_fpm *f)
 	close(f->cfd);
 	f->cfd = -1;
 	f->len = 0;
+	f->n_lost_tables = 0;
+	f->lost_many = false;
 	state_clear(f);
 	if (f->sink.disconnected != NULL)
 		f->sink.disconnected(f->sink.arg);
@@ -990,6 +1031,19 @@ frame_apply(struct dpr_fpm *f, const uint8_t *payload, size_t plen)
 		return -1;
 	}
 	return 0;
+}
+
+void
+dpr_fpm_table_added(struct dpr_fpm *f, uint32_t table)
+{
+	if (f->cfd < 0 || !table_was_lost(f, table))
+		return;
+	/* zebra sends a table again only on connect: a reset asks for it.
+	 * The other routes keep forwarding, stale until replayed. */
+	DPR_LOG(NOTICE, fpm, "fpm: table %u now has a VRF, and zebra at %s sent routes of it before: connection reset for zebra to send them again",
+		table, f->peer);
+	f->st.resets++;
+	conn_close(f);
 }
 
 /* Apply every complete frame in the buffer; keep the tail. */

@@ -140,7 +140,8 @@ struct dpr_fpm_stats {
 	uint64_t connections;       /**< zebra connections accepted */
 	uint64_t replaced;          /**< connections dropped for a newer one */
 	uint64_t closed;            /**< connections zebra closed (or a read error) */
-	uint64_t resets;            /**< connections dpr reset after a bad frame */
+	uint64_t resets;            /**< connections dpr reset: a bad frame, a VRF for a table
+					 zebra had sent (dpr_fpm_table_added()) */
 	uint64_t bytes;             /**< bytes read */
 	uint64_t frames;            /**< well-formed frames */
 	uint64_t bad_frames;        /**< frames refused whole (each caused a reset) */
@@ -224,6 +225,16 @@ const char *dpr_fpm_reject_name(enum dpr_fpm_reject i);
  * Calls no sink callback. Control thread.
  */
 void dpr_fpm_forget_table(struct dpr_fpm *f, uint32_t table);
+
+/**
+ * Kernel table @p table now has a VRF (vrf.add). zebra sends a table's
+ * routes again only on connect: when this connection sent routes of
+ * @p table that the sink did not take (no VRF had it, or its VRF was
+ * deleted), the connection is reset (counted in resets), so that zebra
+ * reconnects and replays; the sink is called as for any disconnect
+ * (batch_end(), disconnected()). Control thread, outside dpr_fpm_poll().
+ */
+void dpr_fpm_table_added(struct dpr_fpm *f, uint32_t table);
 
 /** Close both sockets and free everything. Calls no sink callback. NULL is a no-op. */
 void dpr_fpm_free(struct dpr_fpm *f);

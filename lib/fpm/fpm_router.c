@@ -185,6 +185,13 @@ dpr_fpm_router_vrf_del(struct dpr_router *r, uint32_t table)
 }
 
 void
+dpr_fpm_router_vrf_add(struct dpr_router *r, uint32_t table)
+{
+	if (r->fpm != NULL)
+		dpr_fpm_table_added(r->fpm->fpm, table);
+}
+
+void
 dpr_fpm_router_free(struct dpr_router *r)
 {
 	struct dpr_fpm_router *f = r->fpm;

@@ -63,4 +63,10 @@ int dpr_fpm_router_feed(struct dpr_router *r, const uint8_t *buf, size_t len);
  */
 void dpr_fpm_router_vrf_del(struct dpr_router *r, uint32_t table);
 
+/**
+ * VRF table @p table is new (vrf.add): when zebra sent routes of it before,
+ * ask for them again (dpr_fpm_table_added()). No-op without FPM.
+ */
+void dpr_fpm_router_vrf_add(struct dpr_router *r, uint32_t table);
+
 void dpr_fpm_router_free(struct dpr_router *r);

@@ -176,6 +176,8 @@ dpr_vrf_add(struct dpr_router *r, const struct dpr_vrf_conf *conf, char *err, si
 	/* The kernel's routes already in the table, and any change the
 	 * mirror ignored while no VRF had it. */
 	dpr_kroute_vrf_add(r, conf->table);
+	/* zebra's, which it sends again only on a new connection. */
+	dpr_fpm_router_vrf_add(r, conf->table);
 	return (int)free_slot;
 }
 

@@ -835,6 +835,87 @@ test_stale(void)
 	CHECK_EQ(st("routes"), 0);
 }
 
+/*
+ * zebra says whether it has more routes for a table on connect only. What
+ * dpr ignored for a table of no VRF, and what vrf.del dropped, is asked
+ * for again (the connection reset: zebra reconnects and replays) when a
+ * VRF takes that table. zebra here replays when dpr closes its connection.
+ */
+static void
+zebra_send_blue(void)
+{
+	cur_table = 300;
+	add_typed(&fr, "10.93.0.0", 16, RTN_BLACKHOLE);
+	cur_table = RT_TABLE_MAIN;
+	add_typed(&fr, "10.94.0.0", 16, RTN_BLACKHOLE);
+	send_frames(&fr);
+}
+
+static void
+zebra_replay_if_closed(void)
+{
+	uint8_t b;
+
+	serve();
+	if (recv(zebra, &b, 1, MSG_DONTWAIT) == 0) {
+		zebra_close();
+		zebra_connect();
+		zebra_send_blue();
+	}
+}
+
+static void
+test_vrf_added(void)
+{
+	struct dpr_config *cfg = (struct dpr_config *)(uintptr_t)R.cfg;
+	struct dpr_vrf_conf vc = R.vrfs[1].conf;
+	json_int_t ign = st2("ignored", "table");
+	char err[256];
+	int v;
+
+	cfg->fpm.grace_s = 15;
+	zebra_connect();
+	zebra_send_blue();
+	CHECK_EQ(st2("ignored", "table"), ign + 1);
+	CHECK_EQ(fib_nh("10.94.0.0/16"), DPR_NH_BLACKHOLE);
+	snprintf(vc.name, sizeof(vc.name), "blue");
+	vc.table = 300;
+	v = dpr_vrf_add(&R, &vc, err, sizeof(err));
+	CHECK(v > 0, "vrf.add: %s", err);
+	if (v <= 0)
+		return;
+	zebra_replay_if_closed();
+	CHECK_EQ(vrf_fib_nh((unsigned int)v, "10.93.0.0/16"), DPR_NH_BLACKHOLE);
+	CHECK_EQ(fib_nh("10.94.0.0/16"), DPR_NH_BLACKHOLE);
+	CHECK_EQ(st("routes_stale"), 0);
+
+	/* Deleted and added again: zebra still has blue's route. */
+	CHECK_EQ(dpr_vrf_del(&R, (unsigned int)v, err, sizeof(err)), 0);
+	v = dpr_vrf_add(&R, &vc, err, sizeof(err));
+	CHECK(v > 0, "vrf.add again: %s", err);
+	if (v <= 0)
+		return;
+	zebra_replay_if_closed();
+	CHECK_EQ(vrf_fib_nh((unsigned int)v, "10.93.0.0/16"), DPR_NH_BLACKHOLE);
+
+	/* A table zebra sent nothing of costs no replay. */
+	vc.table = 301;
+	snprintf(vc.name, sizeof(vc.name), "green");
+	ign = st("connections");
+	CHECK(dpr_vrf_add(&R, &vc, err, sizeof(err)) > 0, "vrf.add green: %s", err);
+	serve();
+	CHECK(is_connected(), "still connected");
+	CHECK_EQ(st("connections"), ign);
+
+	CHECK_EQ(dpr_vrf_del(&R, (unsigned int)dpr_router_vrf_index(&R, "green"), err,
+			     sizeof(err)), 0);
+	CHECK_EQ(dpr_vrf_del(&R, (unsigned int)v, err, sizeof(err)), 0);
+	cfg->fpm.grace_s = 0;
+	zebra_close();
+	dpr_fpm_router_timers(&R);
+	CHECK_EQ(st("routes"), 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -893,6 +974,8 @@ main(int argc, char **argv)
 	test_vrf();
 	RIB_OK();
 	test_stale();
+	RIB_OK();
+	test_vrf_added();
 	RIB_OK();
 	/* Every next hop zebra's routes took is given back. */
 	CHECK_EQ(dpr_nh_count(R.nh), nh_before);
