@@ -22,9 +22,12 @@
 #include <rte_ring.h>
 
 #include "config/config.h"
+#include "copp/copp.h"
+#include "copp/copp_dp.h"
 #include "datapath/datapath.h"
 #include "datapath/ip4_dp.h"
 #include "datapath/ip6_dp.h"
+#include "datapath/qinq_dp.h"
 #include "datapath/stats.h"
 #include "fib/fib6.h"
 #include "nexthop/nexthop.h"
@@ -2210,6 +2213,230 @@ test_hairpin6(struct rig *r)
 	memset(w->stats, 0, sizeof(w->stats));
 }
 
+/* A frame of VLAN @p vid (0: a priority tag) whose payload starts with
+ * @p b0 (an ICMPv6 type), @p payload bytes in all. */
+static struct rte_mbuf *
+copp_frame6(const struct rte_ether_addr *dmac, const char *src, const char *dst, uint8_t hops,
+	    uint8_t proto, uint8_t b0, int vid)
+{
+	struct rte_mbuf *m = mk_ip6(dmac, a6(src), a6(dst), hops, proto, 24);
+
+	rte_pktmbuf_mtod_offset(m, uint8_t *, RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr))[0] =
+		b0;
+	if (vid >= 0)
+		tag_in_data(m, (uint16_t)vid);
+	return m;
+}
+
+static struct rte_mbuf *
+copp_frame4(uint32_t src, uint32_t dst, uint8_t proto, int vid)
+{
+	struct rte_mbuf *m = mk_ip4(&mac_p0, src, dst, 64, 24);
+	struct rte_ipv4_hdr *ip = ip4_hdr(m);
+
+	ip->next_proto_id = proto;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	if (vid >= 0) {
+		tag_in_data(m, (uint16_t)vid);
+		rte_pktmbuf_mtod_offset(m, struct rte_vlan_hdr *, RTE_ETHER_HDR_LEN)->eth_proto =
+			RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	}
+	return m;
+}
+
+/* Set bit @p bit of peer filter @p bits (as dpr_copp_peers_sync() would). */
+static void
+copp_peer(uint64_t *bits, uint32_t bit)
+{
+	bits[bit / 64] |= UINT64_C(1) << (bit % 64);
+}
+
+/*
+ * Control-plane protection of frames that come in tagged (lib/copp): on
+ * a VLAN interface, its bursts kept tagged (vlan.c) led by either family,
+ * with a priority tag inside the VLAN's, and priority-tagged on the port
+ * itself. Each exception is classed as the same packet untagged would be:
+ * BGP from a peer and OSPF routing, ICMP echo icmp, NDP arp_nd, the rest
+ * local; one waiting for an IPv6 next hop takes that family's resolve
+ * bucket. What reaches the control thread is untagged.
+ */
+static void
+test_tagged_copp(struct rig *r)
+{
+	struct dpr_worker *w = r->w[0];
+	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
+	static uint64_t peers[DPR_COPP_PEER_BITS / 64];
+	struct dpr_copp_conf c;
+	struct dpr_copp *cp;
+	struct rte_mbuf *pkts[16], *exc[32], *m = NULL;
+	unsigned int cls[16], i, j, k, q, round;
+	uint16_t n, in;
+	struct dpr_ip peer4 = { .af = DPR_AF_IP4, .ip4 = RTE_IPV4(10, 0, 3, 2) };
+	struct dpr_ip peer6 = ip6_of("2001:db8:3::2");
+	struct dpr_ip peer6p = ip6_of("2001:db8:1::2");
+	struct dpr_ip peer6q = ip6_of("2001:db8:4::2");
+	const uint32_t peer4q = RTE_IPV4(10, 0, 4, 2);
+
+	dpr_copp_conf_defaults(&c);
+	for (i = 0; i < DPR_COPP_MAX; i++)
+		c.cls[i] = (struct dpr_copp_class_conf){ .rate = 1000000, .burst = 1000,
+							 .share = 100 };
+	cp = dpr_copp_create(&c, 0);
+	if (cp == NULL || map == NULL)
+		abort();
+	dpr_copp_worker_init(cp, &c, &w->copp, 1, rte_get_tsc_hz(), 256);
+	/* The rig's interfaces are all in the default VRF. */
+	memset(peers, 0, sizeof(peers));
+	copp_peer(peers, dpr_copp_peer_bit4(peer4.ip4, DPR_VRF_DEFAULT));
+	copp_peer(peers, dpr_copp_peer_bit6(peer6.ip6, DPR_VRF_DEFAULT));
+	copp_peer(peers, dpr_copp_peer_bit6(peer6p.ip6, DPR_VRF_DEFAULT));
+	copp_peer(peers, dpr_copp_peer_bit6(peer6q.ip6, DPR_VRF_DEFAULT));
+	copp_peer(peers, dpr_copp_peer_bit4(peer4q, DPR_VRF_DEFAULT));
+	w->copp.peers = peers;
+	map[100] = 3;
+	r->ports[0].vlan_if = map;
+	r->ports[3].vlan_outer = DPR_QINQ_OUTER(0x88a8, 10);
+	CHECK_EQ(dpr_qinq_map_set(&r->ports[0], 10, 200, 4, 0, false), 0);
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
+	dpr_worker_prepare(w);
+	memset(w->stats, 0, sizeof(w->stats));
+
+	/* Rounds: 0 and 1, VLAN 100 led by IPv6 then IPv4 (kept tagged);
+	 * 2, VLAN 100 with a priority tag inside; 3 and 4, priority-tagged
+	 * on p0 led by IPv6 then IPv4; 5 and 6, VLAN 100 and a priority tag
+	 * the device took off (vlan_tci); 7, p0.200 made a QinQ interface
+	 * (802.1ad 10, then 200). */
+	for (round = 0; round < 8; round++) {
+		const uint16_t port = round == 7 ? 3 : round < 3 || round == 5 ? 2 : 0;
+		const bool vif = port != 0;
+		const int vid = round >= 5 && round < 7 ? -1 : round == 7 ? 200 :
+			round == 2 ? 0 : vif ? 100 : 0;
+		const unsigned int net = port == 3 ? 4 : port == 2 ? 3 : 1;
+		char own[32], peer[32], host[32];
+		const uint32_t own4 = RTE_IPV4(10, 0, net, 1);
+		const uint32_t peer4a = RTE_IPV4(10, 0, net, vif ? 2 : 9);
+		const uint32_t host4 = RTE_IPV4(10, 0, net, 9);
+
+		snprintf(own, sizeof(own), "2001:db8:%u::1", net);
+		snprintf(peer, sizeof(peer), "2001:db8:%u::2", net);
+		snprintf(host, sizeof(host), "2001:db8:%u::9", net);
+		k = 0;
+		if (round == 1 || round == 4) {
+			cls[k] = DPR_COPP_ICMP;
+			pkts[k++] = copp_frame4(host4, own4, IPPROTO_ICMP, vid);
+		}
+		cls[k] = DPR_COPP_ROUTING; /* BGP from a peer */
+		pkts[k++] = copp_frame6(&mac_p0, peer, own, 64, IPPROTO_TCP, 0, vid);
+		cls[k] = DPR_COPP_ICMP; /* echo request */
+		pkts[k++] = copp_frame6(&mac_p0, host, own, 64, IPPROTO_ICMPV6, 128, vid);
+		cls[k] = DPR_COPP_ARP_ND; /* neighbour solicitation */
+		pkts[k++] = copp_frame6(&mac_33_sn, host, "ff02::1:ff00:1", 255, IPPROTO_ICMPV6,
+					135, vid);
+		cls[k] = DPR_COPP_ARP_ND; /* neighbour solicitation, unicast */
+		pkts[k++] = copp_frame6(&mac_p0, host, own, 255, IPPROTO_ICMPV6, 135, vid);
+		cls[k] = DPR_COPP_ROUTING; /* OSPFv3 */
+		pkts[k++] = copp_frame6(&mac_33_1, "fe80::9", "ff02::5", 1, 89, 0, vid);
+		cls[k] = DPR_COPP_LOCAL;
+		pkts[k++] = copp_frame6(&mac_p0, host, own, 64, IPPROTO_UDP, 0, vid);
+		cls[k] = DPR_COPP_ICMP;
+		pkts[k++] = copp_frame4(host4, own4, IPPROTO_ICMP, vid);
+		cls[k] = vif ? DPR_COPP_ROUTING : DPR_COPP_LOCAL; /* BGP, a peer on p0.100 */
+		pkts[k++] = copp_frame4(peer4a, own4, IPPROTO_TCP, vid);
+		cls[k] = DPR_COPP_ROUTING; /* OSPF */
+		pkts[k++] = copp_frame4(host4, RTE_IPV4(224, 0, 0, 5), 89, vid);
+		if (!vif) {
+			/* For 2001:db8:200::/48, via 2001:db8:2::3, unresolved. */
+			cls[k] = DPR_COPP_RESOLVE;
+			pkts[k++] = copp_frame6(&mac_p0, host, "2001:db8:200::7", 64, IPPROTO_UDP,
+						0, vid);
+		}
+		if (round == 2)
+			for (i = 0; i < k; i++) {
+				tag_in_data(pkts[i], 100);
+				rte_pktmbuf_mtod_offset(pkts[i], struct rte_vlan_hdr *,
+							RTE_ETHER_HDR_LEN)->eth_proto =
+					RTE_BE16(RTE_ETHER_TYPE_VLAN);
+			}
+		for (i = 0; i < k; i++) {
+			pkts[i]->dynfield1[0] = i;
+			if (round == 7) {
+				uint8_t *eth;
+
+				tag_in_data(pkts[i], 10);
+				eth = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+				eth[12] = 0x88;
+				eth[13] = 0xa8;
+				eth[16] = 0x81;
+				eth[17] = 0x00;
+			}
+			if (round >= 5) {
+				pkts[i]->vlan_tci = round == 5 ? 100 : 0x6000;
+				pkts[i]->ol_flags |= RTE_MBUF_F_RX_VLAN |
+					RTE_MBUF_F_RX_VLAN_STRIPPED;
+			}
+		}
+		memset(w->copp.tat, 0, sizeof(w->copp.tat));
+		in = 0;
+		n = dpr_input_stages_burst(w, &in, pkts, (uint16_t)k);
+		if (n > 0)
+			dpr_ip4_input_burst(w, in, pkts, n);
+		q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)exc, RTE_DIM(exc), NULL);
+		CHECK(q == k, "round %u: %u of %u diverted", round, q, k);
+		for (j = 0; j < q; j++) {
+			const uint8_t *eth = rte_pktmbuf_mtod(exc[j], const uint8_t *);
+			unsigned int got = DPR_EXC_META_COPP(exc[j]->hash.usr) - 1;
+			uint32_t id = exc[j]->dynfield1[0];
+
+			if (id >= k)
+				continue;
+			CHECK(got == cls[id], "round %u, packet %u (%s, %s): class %s, want %s",
+			      round, id, dpr_exc_names[DPR_EXC_META_CLASS(exc[j]->hash.usr)],
+			      eth[12] == 0x86 ? "IPv6" : eth[12] == 0x08 ? "IPv4" : "tagged",
+			      got < DPR_COPP_MAX ? dpr_copp_class_names[got] : "none",
+			      dpr_copp_class_names[cls[id]]);
+			CHECK((eth[12] == 0x86 && eth[13] == 0xdd) ||
+			      (eth[12] == 0x08 && eth[13] == 0),
+			      "round %u, packet %u: to the control thread untagged", round, j);
+			CHECK(DPR_EXC_META_PORT(exc[j]->hash.usr) == port,
+			      "round %u, packet %u: input port %u", round, j,
+			      DPR_EXC_META_PORT(exc[j]->hash.usr));
+		}
+		if (!vif) {
+			uint32_t nh = r->nh_gw_unres;
+
+			const uint64_t *tat = w->copp.tat[DPR_COPP_RESOLVE];
+
+			CHECK(tat[(nh ^ DPR_COPP_PORTS / 2) % DPR_COPP_PORTS] != 0 &&
+			      tat[nh % DPR_COPP_PORTS] == 0,
+			      "round %u: IPv6 next hop %u waits in its IPv6 resolve bucket", round,
+			      nh);
+		}
+		rte_pktmbuf_free_bulk(exc, q);
+		for (i = 0; i < DPR_COPP_MAX; i++)
+			w->copp.drained[i] = w->copp.passed[i];
+	}
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(w->stats[i].drops[DPR_DROP_CONTROL_PLANE], 0);
+
+	r->ports[0].vlan_if = NULL;
+	r->ports[3].vlan_outer = 0;
+	dpr_qinq_map_free(&r->ports[0]);
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
+	dpr_worker_prepare(w);
+	memset(&w->copp, 0, sizeof(w->copp));
+	while (rte_ring_sc_dequeue(w->exc_ring, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	for (i = 0; i < 4; i++) {
+		rte_pktmbuf_free_bulk(w->tx[i].pkts, w->tx[i].n);
+		w->tx[i].n = 0;
+	}
+	memset(w->stats, 0, sizeof(w->stats));
+	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
+	dpr_copp_free(cp);
+	rte_free(map);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2263,6 +2490,7 @@ main(int argc, char **argv)
 		test_tx_full(&r);
 		test_hairpin6(&r);
 		test_no_ip6_below_1280(&r);
+		test_tagged_copp(&r);
 	}
 	rig_free(&r);
 	rte_mempool_free(pool);
