@@ -1898,6 +1898,9 @@ run_acl_list(int argc, char **argv)
 		printf("%s: %" JSON_INTEGER_FORMAT " rules, default %s, ", str(a, "name"),
 		       num(a, "rules"), str(a, "default"));
 		print_bound(json_object_get(a, "bound"));
+		/* The rte_acl method its contexts run; none without rules. */
+		if (json_is_string(json_object_get(a, "classifier")))
+			printf(", classifier %s", str(a, "classifier"));
 		printf("\n");
 	}
 	json_array_foreach(json_object_get(res, "warnings"), i, a)

@@ -89,6 +89,8 @@ check "UDP 7000 leaves p1 (50 of 50: $got0)" test "${got0%% *}" = 50
 check "UDP 7001 is denied leaving p1 (got $got1)" test "${got1%% *}" = 0
 check "acl list shows where each is bound" \
 	bash -c "$(declare -f ctl); DPRCTL=$DPRCTL SOCK=$SOCK; ctl acl list | grep -q 'web-out: 1 rules, default permit, bound p1 out'"
+check "acl list names the rte_acl method web-out classifies with" \
+	bash -c "$(declare -f ctl); DPRCTL=$DPRCTL SOCK=$SOCK; ctl acl list | grep -Eq 'web-out: .*, classifier (avx512x32|avx512x16|avx2|sse|neon|altivec|scalar)$'"
 check "acl unbind p1 out" ctl acl unbind p1 out
 check "acl del web-out (bound nowhere now)" ctl acl del web-out
 
