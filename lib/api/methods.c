@@ -2144,13 +2144,14 @@ dpr_router_stats_json(struct dpr_router *r)
 		json_object_set_new(j, "acl", dpr_acl_stats_json(r->acl, r->port_names, r->n_ports));
 	if (r->cfg != NULL)
 		json_object_set_new(j, "control_plane", dpr_copp_stats_json(r));
-	json_object_set_new(j, "host_stack", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}",
+	json_object_set_new(j, "host_stack", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
 		"to_kernel", (json_int_t)r->tap_stats.to_kernel,
 		"to_kernel_dropped", (json_int_t)r->tap_stats.to_kernel_dropped,
 		"from_kernel", (json_int_t)r->tap_stats.from_kernel,
 		"from_kernel_dropped", (json_int_t)r->tap_stats.from_kernel_dropped,
 		"taps_lost", (json_int_t)r->tap_stats.lost,
-		"taps_recreated", (json_int_t)r->tap_stats.recreated));
+		"taps_recreated", (json_int_t)r->tap_stats.recreated,
+		"tap_addresses_restored", (json_int_t)r->tap_stats.addrs_restored));
 	if (r->fib4 != NULL) {
 		json_t *vrfs = json_array();
 		unsigned int v;

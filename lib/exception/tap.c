@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <ifaddrs.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -169,6 +171,77 @@ tap_addrs_add(struct dpr_router *r, unsigned int p)
 		dpr_tap_addr(r, (uint16_t)p, &a[k], true);
 }
 
+/* The prefix length of netmask @p m (a contiguous one, as the kernel's). */
+static unsigned int
+mask_len(const struct sockaddr *m)
+{
+	const uint8_t *b;
+	unsigned int n, i, len = 0;
+
+	if (m == NULL)
+		return 0;
+	if (m->sa_family == AF_INET) {
+		b = (const uint8_t *)&((const struct sockaddr_in *)(const void *)m)->sin_addr;
+		n = 4;
+	} else {
+		b = (const uint8_t *)&((const struct sockaddr_in6 *)(const void *)m)->sin6_addr;
+		n = 16;
+	}
+	for (i = 0; i < n; i++)
+		len += (unsigned int)__builtin_popcount(b[i]);
+	return len;
+}
+
+/* Whether host interface @p ifname holds @p a with its prefix length, in
+ * getifaddrs()' list @p list. */
+static bool
+host_holds(const struct ifaddrs *list, const char *ifname, const struct dpr_prefix *a)
+{
+	const struct ifaddrs *i;
+
+	for (i = list; i != NULL; i = i->ifa_next) {
+		const struct sockaddr *sa = i->ifa_addr;
+
+		if (sa == NULL || strcmp(i->ifa_name, ifname) != 0 || mask_len(i->ifa_netmask) != a->len)
+			continue;
+		if (a->addr.af == DPR_AF_IP4 && sa->sa_family == AF_INET &&
+		    ((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr ==
+		    htonl(a->addr.ip4))
+			return true;
+		if (a->addr.af == DPR_AF_IP6 && sa->sa_family == AF_INET6 &&
+		    memcmp(&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, a->addr.ip6,
+			   16) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The port's addresses are dpr's: the host stack speaks from them (BGP, SSH)
+ * and dpr hands their packets up. One that is gone from an up TAP (ip addr
+ * del, ip addr flush, a network manager) is put back and said: the kernel
+ * would otherwise drop what dpr hands it for that address, and the host's
+ * sessions from it would stop without a word. @p list: getifaddrs()'.
+ */
+static void
+tap_addrs_keep(struct dpr_router *r, unsigned int p, const struct ifaddrs *list)
+{
+	const struct dpr_prefix *a;
+	char buf[DPR_PREFIX_STRLEN];
+	unsigned int k, n;
+
+	a = dpr_ifaddr_list(&r->addrs, p, &n);
+	for (k = 0; k < n; k++) {
+		if (host_holds(list, r->cfg->ports[p].tap, &a[k]))
+			continue;
+		DPR_LOG(WARNING, port, "port %s: TAP %s lost the port's address %s on the host (ip addr del or flush?): put back; change a port's addresses with dprctl addr",
+			r->cfg->ports[p].name, r->cfg->ports[p].tap,
+			dpr_prefix_fmt(&a[k], buf, sizeof(buf)));
+		r->tap_stats.addrs_restored++;
+		dpr_tap_addr(r, (uint16_t)p, &a[k], true);
+	}
+}
+
 /* Make port @p p's TAP: the device, its queues, MTU, addresses. */
 static int
 tap_open(struct dpr_router *r, unsigned int p, char *err, size_t err_len)
@@ -265,8 +338,11 @@ dpr_tap_setup(struct dpr_router *r, char *err, size_t err_len)
 void
 dpr_tap_check(struct dpr_router *r)
 {
+	struct ifaddrs *list = NULL;
 	unsigned int p;
 
+	if (getifaddrs(&list) < 0)
+		list = NULL;
 	for (p = 0; p < r->n_ports; p++) {
 		const struct dpr_port_conf *pc = &r->cfg->ports[p];
 		struct dpr_port *port = &r->ports[p];
@@ -316,9 +392,13 @@ dpr_tap_check(struct dpr_router *r)
 			 * (dpr_tap_link()). */
 			if (port->tap_down_said)
 				tap_addrs_add(r, p);
+			else if (list != NULL && port->has_tap && !port->link_down)
+				tap_addrs_keep(r, p, list);
 			port->tap_down_said = false;
 		}
 	}
+	if (list != NULL)
+		freeifaddrs(list);
 }
 
 unsigned int

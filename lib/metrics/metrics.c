@@ -657,6 +657,8 @@ host_stack_text(struct text *t, json_t *stats)
 		  "TAPs whose kernel interface went away" },
 		{ "taps_recreated", "dpr_host_stack_taps_recreated_total",
 		  "TAPs made again after their kernel interface went away" },
+		{ "tap_addresses_restored", "dpr_host_stack_tap_addresses_restored_total",
+		  "Port addresses gone from an up TAP on the host, put back" },
 	};
 	json_t *o = json_object_get(stats, "host_stack");
 	unsigned int i;

@@ -121,6 +121,7 @@ struct dpr_router {
 		uint64_t from_kernel, from_kernel_dropped;
 		uint64_t lost;       /**< TAPs whose kernel interface went away */
 		uint64_t recreated;  /**< ... and were made again */
+		uint64_t addrs_restored; /**< addresses gone from an up TAP, put back */
 	} tap_stats;                            /**< host stack traffic */
 };
 

@@ -142,6 +142,18 @@ check "addr.del of the first address leaves the second one's on TAP $T2 ($(ip -4
 	bash -c "ip -4 addr show dev $T2 | grep -q 'inet 10.0.3.2/24'"
 ctl addr add p2 10.0.3.1/24 > /dev/null
 ctl addr del p2 10.0.3.2/24 > /dev/null
+# The port's addresses are dpr's: flushed from the TAP on the host (as a
+# network manager might), they come back within a second, said.
+restored() { ctl --json stats | python3 -c 'import json, sys
+print(json.load(sys.stdin)["host_stack"]["tap_addresses_restored"])'; }
+r0=$(restored)
+ip addr flush dev "$T2" scope global
+back() { ip -4 addr show dev "$T2" | grep -q 'inet 10.0.3.1/24' &&
+	ip -6 addr show dev "$T2" | grep -q 'inet6 2001:db8:3::1/64'; }
+check "addresses flushed from TAP $T2 on the host are put back" \
+	wait_for 5 back
+check "... and counted (tap_addresses_restored $r0 -> $(restored))" test "$(restored)" -ge $((r0 + 2))
+check "... and logged" grep -q "TAP $T2 lost the port's address 10.0.3.1/24" "$WORK/dpr.log"
 # OSPF's AllSPFRouters (224.0.0.5), as ospfd joins it on the TAP: the
 # once-a-second check reads the TAP's groups.
 ip maddr add 01:00:5e:00:00:05 dev "$T2"
