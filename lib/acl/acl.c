@@ -624,6 +624,18 @@ dpr_acl_bind(struct dpr_acl_db *db, const char *name, unsigned int port, enum dp
 	return 0;
 }
 
+void
+dpr_acl_iface_gone(struct dpr_acl_db *db, unsigned int port)
+{
+	char err[128];
+
+	if (port >= DPR_MAX_PORTS)
+		return;
+	dpr_acl_bind(db, NULL, port, DPR_ACL_IN, err, sizeof(err));
+	dpr_acl_bind(db, NULL, port, DPR_ACL_OUT, err, sizeof(err));
+	db->ctl_drops[port] = 0;
+}
+
 const char *
 dpr_acl_bound(const struct dpr_acl_db *db, unsigned int port, enum dpr_acl_dir dir)
 {

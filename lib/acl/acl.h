@@ -196,6 +196,13 @@ int dpr_acl_load_config(struct dpr_acl_db *db, json_t *acls, const struct dpr_co
 enum dpr_acl_action dpr_acl_ctl_out(struct dpr_acl_db *db, unsigned int port,
 				    const struct rte_mbuf *m);
 
+/**
+ * Interface @p port is deleted (vlan.del): nothing bound to it any more,
+ * either way, and its control-thread drops forgotten, so that the next
+ * interface in its slot starts from none, as its other counters do.
+ */
+void dpr_acl_iface_gone(struct dpr_acl_db *db, unsigned int port);
+
 /** Whether anything is bound out of @p port (cheap). */
 bool dpr_acl_ctl_out_bound(const struct dpr_acl_db *db, unsigned int port);
 

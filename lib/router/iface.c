@@ -379,7 +379,6 @@ dpr_vlan_close(struct dpr_router *r, unsigned int p)
 	struct dpr_port_dp *parent = &r->port_dp[pc->parent];
 	uint8_t *map = (uint8_t *)(uintptr_t)parent->vlan_if;
 	uint32_t idx, end = dpr_nh_index_end(r->nh);
-	char err[256];
 	unsigned int w, id;
 
 	DPR_LOG(INFO, port, "VLAN interface %s: VLAN %u on port %s (deleted)", pc->name,
@@ -403,10 +402,8 @@ dpr_vlan_close(struct dpr_router *r, unsigned int p)
 	 * gives the slot the default VRF. */
 	if (r->neigh != NULL)
 		dpr_neigh_port_closed(r->neigh, (uint16_t)p);
-	if (r->acl != NULL) {
-		dpr_acl_bind(r->acl, NULL, p, DPR_ACL_IN, err, sizeof(err));
-		dpr_acl_bind(r->acl, NULL, p, DPR_ACL_OUT, err, sizeof(err));
-	}
+	if (r->acl != NULL)
+		dpr_acl_iface_gone(r->acl, p);
 	dpr_tap_close_port(r, p);
 	/* A port left with no VLAN interface is not demultiplexed any more,
 	 * unless its device strips tags: then its map stays, empty, so that
