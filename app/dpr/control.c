@@ -127,6 +127,13 @@ drain_exceptions(struct dpr_router *d)
 	return total;
 }
 
+void
+dpr_control_drain(struct dpr_router *d)
+{
+	while (drain_exceptions(d) > 0)
+		;
+}
+
 static bool
 limit_reached(struct dpr_router *d)
 {

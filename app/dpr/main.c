@@ -685,6 +685,9 @@ main(int argc, char **argv)
 		dpr_exc_ra_cease(d.exc, w);
 	d.quit = true;
 	rte_eal_mp_wait_lcore();
+	/* The last bursts' exceptions, still on the rings (the control loop
+	 * stops as soon as the packet limit is reached, or at a signal). */
+	dpr_control_drain(&d);
 	dpr_stats_report(&d, "exit");
 	status = EXIT_SUCCESS;
 out:

@@ -413,7 +413,8 @@ print(r.get("prefix"), r.get("type"), ",".join(sorted(vias)), r.get("source", "?
 is_route() { [[ $(route_of "$1") == "$2"* ]]; } # is_route ADDR "PREFIX [TYPE [VIA [SOURCE]]]"
 no_route() { [ "$(route_of "$1")" = none ]; }
 
-# check_accounting: rx == forwarded + exception + sum(drops), everywhere
+# check_accounting: rx == forwarded + exception + sum(drops), everywhere; and
+# every exception reached the control thread (dpr's exit report)
 check_accounting() {
 	local bad
 	bad=$(python3 - "$WORK/stats.json" <<'PY'
@@ -430,6 +431,11 @@ for kind, items in (("port", S["ports"]), ("worker", S["workers"]), ("total", [S
 t = S["total"]
 if t["forwarded"] != sum(w["tx"] for w in S["workers"]):
     bad.append("forwarded %d != tx %d" % (t["forwarded"], sum(w["tx"] for w in S["workers"])))
+# What workers handed over, the control thread took off the rings, by
+# class, once dpr stopped (the exit report comes after a last drain).
+for cls, n in S["control_exceptions"].items():
+    if n != t["exceptions"][cls]:
+        bad.append("exceptions.%s %d, the control thread received %d" % (cls, t["exceptions"][cls], n))
 print("; ".join(bad))
 PY
 )
