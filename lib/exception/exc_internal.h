@@ -37,7 +37,7 @@
 	X(fragmented) X(frag_too_many) X(slow_forwarded) X(blackholed) X(l2_broadcast_dropped) \
 	X(local_unhandled) X(l2_control_unhandled) X(tx_failed) X(no_mbuf) \
 	X(directed_broadcast_forwarded) X(directed_broadcast_dropped) \
-	X(icmp_redirect_sent) X(icmp_redirect_not_allowed)
+	X(icmp_redirect_sent) X(icmp_redirect_not_allowed) X(iface_deleted)
 
 /* IPv6's own counters (stats.get exception_path.ipv6). */
 #define COUNTERS6(X) \

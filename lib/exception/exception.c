@@ -978,8 +978,10 @@ dpr_exc_input(struct dpr_exc_engine *x, struct rte_mbuf *m)
 	uint32_t cls = DPR_EXC_META_CLASS(m->hash.usr);
 	uint16_t in = (uint16_t)DPR_EXC_META_PORT(m->hash.usr);
 
-	/* Received on a VLAN interface deleted since (vlan.del). */
+	/* Received on a VLAN interface deleted since (vlan.del): a worker
+	 * counted it as an exception, it is dropped here. */
 	if (unlikely(in >= DPR_MAX_PORTS || x->r->cfg->ports[in].name[0] == '\0')) {
+		x->c.iface_deleted++;
 		rte_pktmbuf_free(m);
 		return;
 	}

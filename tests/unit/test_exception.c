@@ -1813,6 +1813,29 @@ test_blackhole_slow(void)
 	CHECK_EQ(dpr_route_src_apply(&R.rib, DPR_RSRC_FPM, &op, 1), 1);
 }
 
+/*
+ * Exceptions of an interface deleted since they were put on a ring
+ * (vlan.del: its slot's name is "" until the rings drained): dropped, and
+ * counted (iface_deleted), as every other fate of a packet handed over is.
+ */
+static void
+test_iface_deleted(void)
+{
+	uint64_t before = exc_counter("iface_deleted");
+	unsigned int base = pool_in_use();
+
+	CHECK(R.cfg->ports[N_PORTS].name[0] == '\0', "slot %u is free", N_PORTS);
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(10, 0, 1, 1), 64, NULL, 0, 32, 0),
+	       DPR_EXC_LOCAL, N_PORTS, 0);
+	inject(mk_ip4(&mac_p[0], IP(10, 0, 1, 2), IP(198, 51, 100, 1), 1, NULL, 0, 32, 0),
+	       DPR_EXC_TTL_EXPIRED, N_PORTS, 0);
+	CHECK(exc_counter("iface_deleted") - before == 2,
+	      "exceptions of a deleted interface: counted iface_deleted (%" PRIu64 ")",
+	      exc_counter("iface_deleted") - before);
+	CHECK_EQ(pool_in_use(), base);
+	drop_sent();
+}
+
 /* An ICMP echo request from 10.0.1.2 to @p dst with @p opt_len bytes of options. */
 static struct rte_mbuf *
 mk_echo4(uint32_t dst, const uint8_t *opt, unsigned int opt_len)
@@ -1918,6 +1941,7 @@ main(int argc, char **argv)
 	test_fragment_options();
 	test_echo_options();
 	test_blackhole_slow();
+	test_iface_deleted();
 	test_no_error_about_broadcast();
 	test_redirects();
 	test_arp_learning_policy();
