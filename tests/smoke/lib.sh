@@ -413,8 +413,9 @@ print(r.get("prefix"), r.get("type"), ",".join(sorted(vias)), r.get("source", "?
 is_route() { [[ $(route_of "$1") == "$2"* ]]; } # is_route ADDR "PREFIX [TYPE [VIA [SOURCE]]]"
 no_route() { [ "$(route_of "$1")" = none ]; }
 
-# check_accounting: rx == forwarded + exception + sum(drops), everywhere; and
-# every exception reached the control thread (dpr's exit report)
+# check_accounting: rx == forwarded + exception + sum(drops), everywhere; what
+# each device received, counted; every exception reached the control thread
+# (dpr's exit report)
 check_accounting() {
 	local bad
 	bad=$(python3 - "$WORK/stats.json" <<'PY'
@@ -431,6 +432,15 @@ for kind, items in (("port", S["ports"]), ("worker", S["workers"]), ("total", [S
 t = S["total"]
 if t["forwarded"] != sum(w["tx"] for w in S["workers"]):
     bad.append("forwarded %d != tx %d" % (t["forwarded"], sum(w["tx"] for w in S["workers"])))
+# Each packet a port's TX queue refused is a tx_full drop where it came in.
+if t["tx_refused"] != t["drops"]["tx_full"]:
+    bad.append("tx_refused %d != drops.tx_full %d" % (t["tx_refused"], t["drops"]["tx_full"]))
+# What the ports' devices delivered, the workers counted as received (on
+# a port, its VLAN interfaces or deleted ones; none is left in an RX queue
+# of a stopped dpr).
+nics = [p["nic"]["rx_packets"] for p in S["ports"] if "nic" in p]
+if len(nics) == sum(1 for p in S["ports"] if "parent" not in p) and sum(nics) != t["rx"]:
+    bad.append("the devices received %d, the workers counted %d" % (sum(nics), t["rx"]))
 # What workers handed over, the control thread took off the rings, by
 # class, once dpr stopped (the exit report comes after a last drain).
 for cls, n in S["control_exceptions"].items():
