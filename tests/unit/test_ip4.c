@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_eth_ring.h>
@@ -16,6 +18,7 @@
 #include <rte_random.h>
 #include <rte_ring.h>
 
+#include "acl/acl.h"
 #include "config/config.h"
 #include "datapath/datapath.h"
 #include "datapath/ip4_dp.h"
@@ -783,6 +786,91 @@ test_tx_full(struct rig *r)
 	CHECK_EQ(accounted(&w->stats[0]), RTE_DIM(pkts));
 	while (rte_ring_sc_dequeue_burst(txr, (void **)pkts, 8, NULL) > 0)
 		rte_pktmbuf_free_bulk(pkts, rte_ring_get_capacity(txr));
+}
+
+/*
+ * An output ACL on p1, run as the worker flushes p1's TX buffer
+ * (dpr_tx_flush()): what it denies or rejects had been counted as
+ * forwarded on the interface it came in on (p0, or p0.100 for a frame
+ * received there); each is taken back there and counted drops.acl, so that
+ * rx == forwarded + exception + drops holds on each, forwarded equals what
+ * left p1, and each reject reaches the exception ring for its ICMP error.
+ */
+static void
+test_out_acl(struct rig *r)
+{
+	static const char rules[] =
+		"{\"name\": \"o\", \"rules\": ["
+		" {\"action\": \"deny\", \"dst\": \"198.51.100.7/32\"},"
+		" {\"action\": \"reject\", \"dst\": \"198.51.100.8/32\"}]}";
+	static const uint32_t dst[] = { 1, 7, 8, 1, 7, 8, 2 };
+	struct dpr_worker *w = r->w;
+	struct dpr_acl_db *db = dpr_acl_db_create(NULL, 1, 0);
+	struct rte_ring *txr = rte_ring_create("test_oacl_txr", 64, 0,
+					       RING_F_SP_ENQ | RING_F_SC_DEQ);
+	const struct dpr_acl_binds *saved = w->acl;
+	uint16_t saved_pid = r->ports[1].port_id;
+	struct rte_mbuf *pkts[RTE_DIM(dst)], *vif[2], *got[16];
+	struct dpr_acl_list l;
+	json_t *j = json_loads(rules, 0, NULL);
+	unsigned int i, n;
+	char err[256] = "";
+	int pid;
+
+	pid = txr != NULL ? ring_port(txr) : -1;
+	CHECK(db != NULL && j != NULL && pid >= 0 &&
+	      dpr_acl_list_parse(j, "o", NULL, &l, err, sizeof(err)) == 0 &&
+	      dpr_acl_set(db, &l, err, sizeof(err)) == 0 &&
+	      dpr_acl_bind(db, "o", 1, DPR_ACL_OUT, err, sizeof(err)) == 0, "ACL o on p1: %s", err);
+	json_decref(j);
+	if (db == NULL || pid < 0)
+		return;
+	r->ports[1].port_id = (uint16_t)pid;
+	w->port_index[pid] = 1;
+	w->acl = dpr_acl_db_binds(db);
+	dpr_port_in_stages_sync(r->ports, 4, w->acl);
+	memset(w->stats, 0, sizeof(w->stats));
+
+	for (i = 0; i < RTE_DIM(dst); i++)
+		pkts[i] = mk_ip4(&mac_p0, IP(10, 0, 1, 2), IP(198, 51, 100, dst[i]), 64, 8);
+	/* p0.100's, untagged by the demux: marked as its by the screen. */
+	vif[0] = mk_ip4(&mac_p0, IP(10, 0, 3, 2), IP(198, 51, 100, 1), 64, 8);
+	vif[1] = mk_ip4(&mac_p0, IP(10, 0, 3, 2), IP(198, 51, 100, 7), 64, 8);
+	/* As the worker counts them, at RX. */
+	w->stats[0].rx += RTE_DIM(pkts);
+	w->stats[2].rx += RTE_DIM(vif);
+	dpr_ip4_input_burst(w, 0, pkts, RTE_DIM(pkts));
+	dpr_ip4_input_burst(w, 2, vif, RTE_DIM(vif));
+	CHECK_EQ(w->stats[0].forwarded + w->stats[2].forwarded, RTE_DIM(pkts) + RTE_DIM(vif));
+	dpr_tx_flush(w, 1);
+
+	n = rte_ring_sc_dequeue_burst(txr, (void **)got, RTE_DIM(got), NULL);
+	CHECK_EQ(n, 4);
+	CHECK_EQ(w->stats[1].tx, 4);
+	rte_pktmbuf_free_bulk(got, n);
+	CHECK_EQ(w->stats[0].forwarded, 3);
+	CHECK_EQ(w->stats[0].drops[DPR_DROP_ACL], 4);
+	CHECK_EQ(accounted(&w->stats[0]), w->stats[0].rx);
+	CHECK_EQ(w->stats[2].forwarded, 1);
+	CHECK_EQ(w->stats[2].drops[DPR_DROP_ACL], 1);
+	CHECK_EQ(accounted(&w->stats[2]), w->stats[2].rx);
+	CHECK_EQ(accounted(&w->stats[1]), 0);
+	CHECK_EQ(w->stats[1].tx_refused, 0);
+	n = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)got, RTE_DIM(got), NULL);
+	CHECK_EQ(n, 2);
+	for (i = 0; i < n; i++)
+		CHECK(DPR_EXC_META_CLASS(got[i]->hash.usr) == DPR_ACL_EXC_REJECT &&
+		      DPR_EXC_META_PORT(got[i]->hash.usr) == 0,
+		      "reject %u: to the control thread, as p0's", i);
+	rte_pktmbuf_free_bulk(got, n);
+
+	dpr_acl_bind(db, NULL, 1, DPR_ACL_OUT, err, sizeof(err));
+	w->acl = saved;
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
+	r->ports[1].port_id = saved_pid;
+	w->port_index[pid] = 0;
+	dpr_acl_db_free(db);
+	memset(w->stats, 0, sizeof(w->stats));
 }
 
 /* @p m with an 802.1Q tag of VLAN @p vid in its data. */
@@ -2346,6 +2434,7 @@ main(int argc, char **argv)
 		test_rfc1812_screen(&r);
 		test_identity_waiting(&r);
 		test_tx_full(&r);
+		test_out_acl(&r);
 		test_vlan(&r);
 		test_vlan_one_burst(&r);
 		test_vlan_stripped_outer(&r);
