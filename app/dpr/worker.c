@@ -94,8 +94,19 @@ dpr_worker_main(void *arg)
 			stages = __atomic_load_n(&w->ports[in].in_stages, __ATOMIC_RELAXED);
 			if (unlikely(stages != 0)) {
 				n = dpr_input_stages(w, &in, next->pkts, n, stages);
-				if (n == 0)
+				if (n == 0) {
+					/* Nothing of it left to forward as the
+					 * port's (its VLAN interfaces' sub-bursts,
+					 * or drops): the waiting burst goes now, or
+					 * it would wait for as long as such bursts
+					 * come (a busy trunk, a flood an ACL
+					 * drops). */
+					if (waiting != NULL) {
+						dpr_ip4_finish_burst(w, waiting);
+						waiting = NULL;
+					}
 					continue;
+				}
 			} else {
 				w->stats[in].rx += n;
 			}

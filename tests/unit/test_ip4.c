@@ -16,6 +16,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_random.h>
+#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include "acl/acl.h"
@@ -753,6 +754,118 @@ ring_port(struct rte_ring *txr)
 	rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
 	rte_eth_dev_start((uint16_t)pid);
 	return pid;
+}
+
+static struct rte_mbuf *tag(struct rte_mbuf *m, uint16_t vid);
+
+/* A started ethdev that receives from @p rx and sends into @p tx, or -1. */
+static int
+ring_port2(const char *name, struct rte_ring *rx, struct rte_ring *tx)
+{
+	struct rte_eth_conf conf = { 0 };
+	int pid = rte_eth_from_rings(name, &rx, 1, &tx, 1, 0);
+
+	CHECK(pid >= 0, "ring port %s", name);
+	if (pid < 0)
+		return -1;
+	rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
+	rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
+	rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
+	rte_eth_dev_start((uint16_t)pid);
+	return pid;
+}
+
+/*
+ * The worker loop (dpr_worker_main()), pipelined, polling p1 and trunk p0:
+ * a burst of p1 waits for the next poll; p0's bursts all go to its VLAN
+ * interfaces (VLANs 100 and 200 in turn), so that nothing of them is left
+ * to forward as p0's. The waiting burst must go at that poll, not wait for
+ * as long as the trunk's bursts come: its packet leaves after the trunk's
+ * first burst, before the second.
+ */
+static void
+test_worker_waiting(struct rig *r)
+{
+	struct dpr_worker *w = r->w;
+	struct rte_ring *rx0 = rte_ring_create("test_ww_rx0", 128, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_ring *tx0 = rte_ring_create("test_ww_tx0", 128, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_ring *rx1 = rte_ring_create("test_ww_rx1", 128, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	struct rte_ring *tx1 = rte_ring_create("test_ww_tx1", 128, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	uint8_t *map = rte_zmalloc(NULL, 4096, 0);
+	struct rte_rcu_qsbr *qs = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(1), RTE_CACHE_LINE_SIZE);
+	const struct dpr_port_dp saved[4] = { r->ports[0], r->ports[1], r->ports[2], r->ports[3] };
+	const uint16_t trunk = 2 * DPR_BURST;
+	struct rte_mbuf *m, *out[128];
+	volatile bool quit = false;
+	int p0, p1, at = -1;
+	unsigned int i, n;
+
+	if (rx0 == NULL || tx0 == NULL || rx1 == NULL || tx1 == NULL || map == NULL || qs == NULL ||
+	    rte_rcu_qsbr_init(qs, 1) != 0) {
+		CHECK(0, "alloc");
+		return;
+	}
+	p0 = ring_port2("test_ww_p0", rx0, tx0);
+	p1 = ring_port2("test_ww_p1", rx1, tx1);
+	if (p0 < 0 || p1 < 0)
+		return;
+	map[100] = 3;
+	map[200] = 4;
+	r->ports[0].port_id = (uint16_t)p0;
+	r->ports[0].vlan_if = map;
+	r->ports[2].port_id = (uint16_t)p0;
+	r->ports[3].port_id = (uint16_t)p0;
+	r->ports[1].port_id = (uint16_t)p1;
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
+	w->port_index[p0] = 0;
+	w->port_index[p1] = 1;
+	w->rxq[0] = (struct dpr_rxq){ .port = 1, .queue = 0 };
+	w->rxq[1] = (struct dpr_rxq){ .port = 0, .queue = 0 };
+	w->n_rxq = 2;
+	w->qsbr = qs;
+	w->quit = &quit;
+	w->pipeline = DPR_PIPELINE_ON;
+	dpr_tune_init(&w->tune, true);
+	memset(w->stats, 0, sizeof(w->stats));
+
+	/* p1: one packet, back out of p1 (redirects off). */
+	m = mk_ip4(&mac_p1, IP(10, 0, 2, 5), IP(198, 51, 100, 99), 64, 8);
+	CHECK_EQ(rte_ring_enqueue(rx1, m), 0);
+	/* p0: two bursts, VLAN 100 and 200 in turn. */
+	for (i = 0; i < trunk; i++) {
+		m = tag(mk_ip4(&mac_p0, i % 2 ? IP(10, 0, 4, 2) : IP(10, 0, 3, 2),
+			       IP(198, 51, 100, 1 + i % 50), 64, 8), i % 2 ? 200 : 100);
+		CHECK_EQ(rte_ring_enqueue(rx0, m), 0);
+	}
+	w->max_rx = 1 + trunk;
+	w->rx_total = 0;
+	dpr_worker_main(w);
+
+	n = rte_ring_sc_dequeue_burst(tx1, (void **)out, RTE_DIM(out), NULL);
+	CHECK_EQ(n, 1u + trunk);
+	for (i = 0; i < n; i++)
+		if (rte_pktmbuf_mtod_offset(out[i], const uint8_t *, RTE_ETHER_HDR_LEN + 19)[0] == 99)
+			at = (int)i;
+	CHECK(at >= 0 && at <= DPR_BURST,
+	      "p1's packet left after the trunk's first burst (%d packets before it), not after its last",
+	      at);
+	CHECK(w->stats[1].rx == 1 && w->stats[1].forwarded == 1, "p1: received and forwarded 1");
+	CHECK_EQ(w->stats[2].forwarded + w->stats[3].forwarded, trunk);
+	rte_pktmbuf_free_bulk(out, n);
+
+	w->max_rx = 0;
+	w->n_rxq = 0;
+	w->qsbr = NULL;
+	w->quit = NULL;
+	w->pipeline = DPR_PIPELINE_AUTO;
+	dpr_tune_init(&w->tune, false);
+	w->done = false;
+	for (i = 0; i < 4; i++)
+		r->ports[i] = saved[i];
+	dpr_port_in_stages_sync(r->ports, 4, NULL);
+	memset(w->stats, 0, sizeof(w->stats));
+	rte_free(map);
+	rte_free(qs);
 }
 
 /* A TX queue that takes only part of a burst: the rest are tx_full drops,
@@ -2435,6 +2548,7 @@ main(int argc, char **argv)
 		test_identity_waiting(&r);
 		test_tx_full(&r);
 		test_out_acl(&r);
+		test_worker_waiting(&r);
 		test_vlan(&r);
 		test_vlan_one_burst(&r);
 		test_vlan_stripped_outer(&r);
