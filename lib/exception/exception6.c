@@ -277,11 +277,14 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 		x->c6.ns_in++;
 		if (dpr_ip6_is_unspecified(nd.src)) {
 			/* Someone's duplicate address detection: if it is
-			 * for an address of ours, defend it (RFC 4862 5.4.3). */
+			 * for an address of ours, defend it (RFC 4862 5.4.3);
+			 * on a transparent port the kernel answers for the
+			 * router, so it gets the probe to defend with. */
 			if (ours_on(x, in, nd.target)) {
 				dad_conflict(x, in, nd.target, &eth->src_addr);
-				if (!transparent)
-					send_na(x, in, nd.target, all_nodes, NULL, false, true);
+				if (transparent)
+					goto kernel;
+				send_na(x, in, nd.target, all_nodes, NULL, false, true);
 			}
 			break;
 		}

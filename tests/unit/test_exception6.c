@@ -1600,6 +1600,18 @@ test_transparent(void)
 	rte_pktmbuf_free_bulk(out, n);
 	CHECK_EQ(R.tap_stats.to_kernel - to_kernel, 2);
 
+	/* Another node's duplicate address detection for the port's address
+	 * (RFC 4862 5.4.3): dpr answers nothing here, the kernel defends it,
+	 * so the probe must reach it (it was freed: nobody defended). */
+	to_kernel = R.tap_stats.to_kernel;
+	ns_in(2, &h, "::", "2001:db8:3::1", false, GOOD);
+	CHECK_EQ(sent(2, out, RTE_DIM(out)), 0);
+	n = rte_ring_sc_dequeue_burst(tapr, (void **)out, RTE_DIM(out), NULL);
+	CHECK(n == 1 && is_icmp6(out[0], DPR_ICMP6_NEIGH_SOLICIT),
+	      "transparent: a DAD probe for 2001:db8:3::1 goes to the TAP for the kernel to defend (%u)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(R.tap_stats.to_kernel - to_kernel, 1);
+
 	R.ports[2].has_tap = false;
 	unhandled = c6("local_unhandled") + counter(NULL, "local_unhandled");
 	ns_in(2, &h, "2001:db8:3::50", "2001:db8:3::1", true, GOOD);
