@@ -262,6 +262,9 @@ to_broadcast(struct dpr_exc_engine *x, const struct rte_mbuf *m)
 	return dst == UINT32_MAX || dpr_fib4_lookup(dpr_exc_rib(x, m)->fib4, dst) == DPR_NH_BCAST;
 }
 
+/* 192.0.0.8, the IPv4 dummy address (RFC 7600 4.8, IANA's special-purpose registry). */
+#define DPR_IP4_DUMMY 0xc0000008u
+
 /* Answer @p m (consumed) with an ICMP error, if the rules and the rate allow. */
 static void
 icmp_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t code,
@@ -277,14 +280,18 @@ icmp_error(struct dpr_exc_engine *x, struct rte_mbuf *m, uint8_t type, uint8_t c
 	if (DPR_EXC_META_CLASS(m->hash.usr) == OWN_PACKET || !dpr_icmp4_error_allowed(m) ||
 	    (port_ok && to_broadcast(x, m))) {
 		x->c.icmp_not_allowed++;
-	} else if (!port_ok || (out = egress(x, m, src, &nh, &from)) < 0 || from == 0) {
+	} else if (!port_ok || (out = egress(x, m, src, &nh, &from)) < 0) {
 		x->c.icmp_unroutable++;
 	} else if (!dpr_exc_rate_ok(x, src)) {
 		x->c.icmp_rate_limited++;
 	} else {
 		/* From an address of the interface the error leaves through
 		 * (RFC 1812 4.3.2.4), which need not be the one the packet
-		 * came in on. */
+		 * came in on; with no IPv4 address in its VRF (IPv6-only,
+		 * unnumbered links: RFC 8950), from the dummy address of
+		 * RFC 7600 4.8, as Linux does, rather than no error. */
+		if (from == 0)
+			from = DPR_IP4_DUMMY;
 		e = dpr_icmp4_error(dpr_exc_pool(x, (uint16_t)out), m, type, code, rest, from);
 		if (e == NULL) {
 			x->c.no_mbuf++;

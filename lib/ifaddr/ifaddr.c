@@ -255,7 +255,8 @@ dpr_ifaddr_source(const struct dpr_ifaddrs *t, unsigned int port, const struct d
 			if (t->vrf[p] == t->vrf[port])
 				a = global_on(t, p, peer);
 	}
-	for (k = 0; a == NULL && k < t->n[port]; k++)
+	/* IPv6 only: an IPv4 peer has no link-local source here. */
+	for (k = 0; a == NULL && peer->af == DPR_AF_IP6 && k < t->n[port]; k++)
 		if (dpr_ip_is_link_local(&t->a[port][k].addr))
 			a = &t->a[port][k];
 	if (a == NULL)

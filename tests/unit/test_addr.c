@@ -230,6 +230,18 @@ test_ifaddr(void)
 	a = P("10.0.1.1/25");
 	CHECK_EQ(dpr_ifaddr_del(&t, 0, &a), -ENOENT); /* the length is part of it */
 
+	/* IPv4 on a router with IPv6 only (RFC 8950's unnumbered links): no
+	 * source, never a link-local IPv6 one read as IPv4. */
+	dpr_ifaddr_init(&t, 1);
+	a = P("fe80::1/64");
+	CHECK_EQ(dpr_ifaddr_add(&t, 0, &a, NULL), 0);
+	ip = I("192.0.2.1");
+	CHECK_EQ(dpr_ifaddr_source(&t, 0, &ip, &src), -ENOENT);
+	ip = I("2001:db8:9::1");
+	want = I("fe80::1");
+	CHECK(dpr_ifaddr_source(&t, 0, &ip, &src) == 0 && dpr_ip_equal(&src, &want),
+	      "IPv6 with no global one: the link-local one");
+
 	/* Full: one place stays for the link-local address. */
 	dpr_ifaddr_init(&t, 1);
 	for (i = 0; i < DPR_IFADDR_MAX_PER_PORT - 1; i++) {

@@ -676,6 +676,73 @@ test_v4_via_link_local(void)
 }
 
 /*
+ * RFC 8950 on a router with no IPv4 address at all (this rig's ports are
+ * IPv6 only, as an unnumbered BGP fabric's are): an ICMP error about an
+ * IPv4 packet still needs an IPv4 source. Not an IPv6 address's first four
+ * bytes read as one (fe80:: gave 0.0.128.254), not none: 192.0.0.8, the
+ * dummy address of RFC 7600 4.8, as Linux sends (RFC 8950 leaves it to the
+ * implementation).
+ */
+static void
+test_v4_error_without_v4_address(void)
+{
+	const struct rte_ether_addr h97 = {{ 0x02, 0xaa, 0, 0, 0x09, 0x97 }};
+	struct dpr_ip gw = ip6("fe80::97");
+	struct dpr_route_op op = { .prefix = { .addr = { .af = DPR_AF_IP4, .ip4 = 0xc0000200 },
+					       .len = 24 } };
+	struct rte_mbuf *out[8], *m;
+	unsigned int n, base = pool_in_use();
+	struct rte_ipv4_hdr *ip;
+	char err[160];
+	int idx, r, e = 0;
+	uint8_t *b;
+
+	drop_sent();
+	r = dpr_neigh_add_static(R.neigh, &gw, &h97, 1, err, sizeof(err));
+	CHECK(r >= 0, "fe80::97 a static neighbour on p1 (%s)", r < 0 ? err : "");
+	idx = dpr_nh_get(R.nh, &gw, 1);
+	CHECK(idx >= DPR_NH_FIRST_DYNAMIC, "a next hop for fe80::97 on p1");
+	op.nh = (uint32_t)idx;
+	CHECK_EQ(dpr_route_apply(&R.rib, &op, 1, &e), 1);
+
+	/* 192.0.2.1, behind fe80::97 on p1, sends with TTL 1. */
+	m = rte_pktmbuf_alloc(pool);
+	b = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, 14 + 20 + 8) : NULL;
+	if (b == NULL)
+		abort();
+	memset(b, 0, 14 + 20 + 8);
+	memcpy(b, &mac_p[1], 6);
+	memcpy(b + 6, &h97, 6);
+	b[12] = 0x08;
+	ip = (struct rte_ipv4_hdr *)(b + 14);
+	ip->version_ihl = 0x45;
+	ip->total_length = rte_cpu_to_be_16(20 + 8);
+	ip->time_to_live = 1;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = RTE_BE32(0xc0000201);
+	ip->dst_addr = RTE_BE32(0x0a620005);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	inject(m, DPR_EXC_TTL_EXPIRED, 1, 0);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && F(out[0])[12] == 0x08 && F(out[0])[13] == 0x00 &&
+	      F(out[0])[14 + 20] == 11, "time exceeded back to 192.0.2.1 through p1 (%u sent)", n);
+	if (n == 1) {
+		ip = (struct rte_ipv4_hdr *)(F(out[0]) + 14);
+		CHECK(ip->src_addr == RTE_BE32(0xc0000008),
+		      "from 192.0.0.8 (RFC 7600 4.8), not %08x", rte_be_to_cpu_32(ip->src_addr));
+		CHECK(ip->dst_addr == RTE_BE32(0xc0000201) && rte_raw_cksum(ip, 20) == 0xffff &&
+		      mac_at(F(out[0]), &h97) && mac_at(F(out[0]) + 6, &mac_p[1]),
+		      "to 192.0.2.1 at fe80::97's MAC, from p1's");
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	op.del = 1;
+	CHECK_EQ(dpr_route_apply(&R.rib, &op, 1, &e), 1); /* its reference with it */
+	CHECK_EQ(dpr_neigh_del(R.neigh, &gw, 1), 0);
+	neigh_ok("an IPv4 error without an IPv4 address");
+	CHECK_EQ(pool_in_use(), base);
+}
+
+/*
  * RFC 4861 7.1.1, 7.1.2: an NS or NA with a hop limit other than 255, a
  * wrong checksum or a code other than 0 is silently discarded: nothing is
  * sent, nothing learned, nothing claimed (counted ndp_invalid).
@@ -2018,6 +2085,7 @@ main(int argc, char **argv)
 	test_ndp_invalid();
 	test_na_and_resolution();
 	test_v4_via_link_local();
+	test_v4_error_without_v4_address();
 	test_ignore_gratuitous6();
 	test_dad();
 	test_echo();
