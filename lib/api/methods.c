@@ -524,7 +524,8 @@ route_prepare_del(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, co
  * "PREFIX via GATEWAY [dev PORT] [weight W] [via GATEWAY ...]...",
  * "PREFIX dev PORT" or "del PREFIX". Each "via" starts a next hop; "dev"
  * and "weight" belong to the one they follow (or, before any "via", to
- * the first).
+ * the first). A gateway may carry its family as iproute2 prints it
+ * ("via inet6 fe80::1", an IPv4 route over an IPv6 next hop).
  */
 static int
 route_prepare_text(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, const char *text,
@@ -539,8 +540,20 @@ route_prepare_text(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, c
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS, "%s: line too long", ctx);
 	strcpy(buf, text);
 	for (t = strtok_r(buf, " \t", &save); t != NULL && n < RTE_DIM(tok);
-	     t = strtok_r(NULL, " \t", &save))
+	     t = strtok_r(NULL, " \t", &save)) {
+		/* "via inet6 GW": the family word goes, once checked. */
+		if (n > 0 && strcmp(tok[n - 1], "via") == 0 &&
+		    (strcmp(t, "inet") == 0 || strcmp(t, "inet6") == 0)) {
+			char *gw = strtok_r(NULL, " \t", &save);
+
+			if (gw == NULL || (strchr(gw, ':') != NULL) != (strcmp(t, "inet6") == 0))
+				return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
+						       "%s: \"via %s %s\": not an %s address", ctx, t,
+						       gw != NULL ? gw : "", t);
+			t = gw;
+		}
 		tok[n++] = t;
+	}
 	if (t == NULL && n == 2 && strcmp(tok[0], "del") == 0)
 		return route_prepare_del(r, rib, ctx, tok[1], op, e);
 	if (t != NULL || n < 3 || n % 2 == 0)

@@ -1024,6 +1024,22 @@ test_route_load(void)
 		LOAD_ERR(DPR_RPC_INVALID_PARAMS, big, "routes[0]", "too long");
 	}
 	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['a', 'b', 'c']", "routes[0]");
+	/* iproute2's "via inet6 GW" (as ip route show prints an IPv4 route
+	 * over an IPv6 next hop): the family word must be the gateway's. */
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via inet6 10.0.2.2']", "routes[0]",
+		 "via inet6 10.0.2.2", "not an inet6 address");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via inet 2001:db8:1::2']", "routes[0]",
+		 "not an inet address");
+	LOAD_ERR(DPR_RPC_INVALID_PARAMS, "['203.0.113.0/24 via inet6']", "routes[0]");
+	before = snap();
+	res = json_object_get(load("['203.0.113.0/24 via inet6 fe80::2 dev p0',"
+				   " '203.0.114.0/24 via inet 10.0.2.2']"), "result");
+	HAS_INT(res, "added", 2);
+	CHECK(strcmp(route_field("203.0.113.1", "via"), "fe80::2") == 0,
+	      "via inet6: an IPv4 route over an IPv6 gateway (%s)", route_field("203.0.113.1", "via"));
+	CHECK(strcmp(route_field("203.0.114.1", "via"), "10.0.2.2") == 0, "via inet");
+	load("['del 203.0.113.0/24', 'del 203.0.114.0/24']");
+	SAME(snap(), before);
 
 	/* Good: strings and objects mixed, "del" entries, replace in place. */
 	before = snap();
