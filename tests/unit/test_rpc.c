@@ -2587,6 +2587,7 @@ capture_iface_gone(struct dpr_port_dp *dp)
 	CHECK(strstr(json_string_value(json_object_get(res, "stopped")) ?: "", "p1.6") != NULL,
 	      "it says p1.6 was deleted");
 	unlink(file);
+	dpr_capture_free(&R);
 }
 
 /*
