@@ -2278,21 +2278,59 @@ saved_route_count(struct dpr_rib *rib)
 }
 
 /*
+ * Whether gateway or static neighbour @p idx on interface @p port passes
+ * the config file's checks (lib/config: check_gateway(), parse_neigh())
+ * with the addresses as they are now. An address deleted or added since
+ * it was given can leave it on no connected subnet of its port, or make it
+ * the router's own or a subnet's network or broadcast address: the router
+ * keeps it (it waits for its subnet), but a file with it would not load.
+ */
+static bool
+conf_neighbour_ok(struct dpr_router *r, uint32_t idx, unsigned int port)
+{
+	const struct dpr_nh_info *info = dpr_nh_info(r->nh, idx);
+	uint16_t vrf = dpr_router_port_vrf(r, port);
+
+	return info != NULL &&
+	       dpr_ifaddr_connected(&r->addrs, vrf, &info->ip, (int)port) == (int)port &&
+	       dpr_ifaddr_not_a_neighbour(&r->addrs, vrf, &info->ip, (int)port) == NULL;
+}
+
+/*
  * Route @p pf as the file's "routes" give it: "via" and "port", "port"
  * alone (attached), or "nexthops" with each gateway's port and weight.
- * The API's shape (route_nh_json()) less what the router works out.
+ * The API's shape (route_nh_json()) less what the router works out, and
+ * less the gateways conf_neighbour_ok() refuses: NULL when none is left.
  */
 static json_t *
 route_conf_json(struct dpr_router *r, const struct dpr_prefix *pf, uint32_t nh)
 {
-	json_t *o = route_nh_json(r, pf, nh, json_object()), *m;
+	uint32_t members[DPR_NH_GROUP_MEMBERS];
+	uint16_t weights[DPR_NH_GROUP_MEMBERS];
+	json_t *o = route_nh_json(r, pf, nh, json_object()), *a, *m;
+	unsigned int n, k;
 	size_t i;
 
 	json_object_del(o, "type");
 	json_object_del(o, "resolved");
-	json_array_foreach(json_object_get(o, "nexthops"), i, m)
-		json_object_del(m, "resolved");
+	a = json_object_get(o, "nexthops");
+	if (a != NULL) {
+		n = dpr_nh_group_members(r->nh, nh, members, weights);
+		for (k = n; k-- > 0;)
+			if (!conf_neighbour_ok(r, members[k], dpr_nh_word_get(r->nh, members[k]).port))
+				json_array_remove(a, k);
+		json_array_foreach(a, i, m)
+			json_object_del(m, "resolved");
+		if (json_array_size(a) == 0)
+			goto none;
+	} else if (json_object_get(o, "via") != NULL &&
+		   !conf_neighbour_ok(r, nh, dpr_nh_word_get(r->nh, nh).port)) {
+		goto none;
+	}
 	return o;
+none:
+	json_decref(o);
+	return NULL;
 }
 
 /* One step of saved_routes_json()'s walk: route @p pf, next hop @p nh. */
@@ -2300,9 +2338,12 @@ static void
 saved_route_append(struct dpr_router *r, struct dpr_rib *rib, json_t *routes, const struct dpr_prefix *pf,
 		   uint32_t nh)
 {
+	json_t *o;
+
 	/* No file states a fixed next hop (a daemon's reject routes). */
-	if (nh >= DPR_NH_FIRST_DYNAMIC && dpr_nh_info(r->nh, nh) != NULL && route_saved(r, rib, pf))
-		json_array_append_new(routes, route_conf_json(r, pf, nh));
+	if (nh >= DPR_NH_FIRST_DYNAMIC && dpr_nh_info(r->nh, nh) != NULL && route_saved(r, rib, pf) &&
+	    (o = route_conf_json(r, pf, nh)) != NULL)
+		json_array_append_new(routes, o);
 }
 
 /*
@@ -2470,7 +2511,7 @@ static_neighs_json(struct dpr_router *r)
 	for (i = DPR_NH_FIRST_DYNAMIC; i < DPR_NH_MAX; i++) {
 		char ip[DPR_IP6_STRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
 
-		if (!dpr_neigh_static_get(r->neigh, i, &ea, &port))
+		if (!dpr_neigh_static_get(r->neigh, i, &ea, &port) || !conf_neighbour_ok(r, i, port))
 			continue;
 		rte_ether_format_addr(mac, sizeof(mac), &ea);
 		json_array_append_new(neighs, json_pack("{s:s,s:s,s:s}", "address",

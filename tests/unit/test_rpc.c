@@ -1461,6 +1461,76 @@ test_addr(void)
 	HAS_STR(json_array_get(res, 1), "address", "10.0.2.1/24");
 }
 
+/* Prefix @p prefix among config.get's routes: its JSON, or NULL. */
+static json_t *
+conf_route(json_t *res, const char *prefix)
+{
+	json_t *v;
+	size_t k;
+
+	json_array_foreach(json_object_get(res, "routes"), k, v)
+		if (strcmp(json_string_value(json_object_get(v, "prefix")), prefix) == 0)
+			return v;
+	return NULL;
+}
+
+/*
+ * Addresses deleted and added after routes and static neighbours were
+ * given leave gateways on no connected subnet, or make them the router's
+ * own or a subnet's network address: the router keeps the routes (they
+ * wait for their subnet), but config.get leaves those gateways out, or
+ * the saved file would not load at all (dpr --check, the next start).
+ */
+static void
+config_get_stranded(void)
+{
+	struct snapshot before = snap();
+	json_t *res, *v;
+	size_t k;
+
+	OK("addr.add", "{'port':'p1','address':'10.0.3.1/24'}");
+	OK("route.add", "{'prefix':'172.30.0.0/16','via':'10.0.3.9'}");
+	OK("route.add", "{'prefix':'172.29.0.0/16','via':'10.0.2.5'}");
+	OK("route.add", "{'prefix':'172.28.0.0/16','nexthops':[{'via':'10.0.3.9'},"
+	   "{'via':'10.0.2.3','weight':2}]}");
+	OK("neigh.add", "{'address':'10.0.2.128','mac':'02:00:00:00:02:80'}");
+	OK("addr.del", "{'port':'p1','address':'10.0.3.1/24'}");
+	OK("addr.add", "{'port':'p1','address':'10.0.2.5/24'}");
+	OK("addr.add", "{'port':'p1','address':'10.0.2.130/25'}");
+	/* The router still holds them. */
+	CHECK(strcmp(route_prefix("172.30.0.1"), "172.30.0.0/16") == 0, "172.30.0.0/16 kept");
+	CHECK(strcmp(route_prefix("172.29.0.1"), "172.29.0.0/16") == 0, "172.29.0.0/16 kept");
+
+	res = OK("config.get", NULL);
+	check_config_file(res);
+	CHECK(conf_route(res, "172.30.0.0/16") == NULL,
+	      "config.get leaves out 172.30.0.0/16 via 10.0.3.9, on no subnet now: %s", last_text);
+	CHECK(conf_route(res, "172.29.0.0/16") == NULL,
+	      "config.get leaves out 172.29.0.0/16 via 10.0.2.5, the router's own now: %s",
+	      last_text);
+	v = json_object_get(conf_route(res, "172.28.0.0/16"), "nexthops");
+	CHECK(json_array_size(v) == 1 &&
+	      strcmp(json_string_value(json_object_get(json_array_get(v, 0), "via")) ?: "",
+		     "10.0.2.3") == 0 &&
+	      json_integer_value(json_object_get(json_array_get(v, 0), "weight")) == 2,
+	      "config.get keeps 172.28.0.0/16's member 10.0.2.3 (weight 2), not 10.0.3.9: %s",
+	      last_text);
+	CHECK(conf_route(res, "198.51.100.0/24") != NULL, "the config's route is kept: %s",
+	      last_text);
+	json_array_foreach(json_object_get(res, "neighbors"), k, v)
+		CHECK(strcmp(json_string_value(json_object_get(v, "address")), "10.0.2.128") != 0,
+		      "config.get leaves out neighbour 10.0.2.128, 10.0.2.130/25's network address now: %s",
+		      last_text);
+
+	OK("addr.del", "{'port':'p1','address':'10.0.2.130/25'}");
+	OK("addr.del", "{'port':'p1','address':'10.0.2.5/24'}");
+	OK("neigh.del", "{'address':'10.0.2.128'}");
+	OK("route.del", "{'prefix':'172.28.0.0/16'}");
+	OK("route.del", "{'prefix':'172.29.0.0/16'}");
+	OK("route.del", "{'prefix':'172.30.0.0/16'}");
+	SAME(snap(), before);
+}
+
 /* --- neighbours ----------------------------------------------------------- */
 
 static void
@@ -2932,6 +3002,7 @@ main(int argc, char **argv)
 	addr_shadows("10.88.0.0/24", "10.0.2.2", "p0", "10.88.0.1/24", "10.88.0.5");
 	addr_nested("10.0.3.1/24", "10.0.3.129/25", "10.0.3.255", "broadcast");
 	addr_fib_full();
+	config_get_stranded();
 	test_neigh();
 	test_read_only();
 	test_capture_file();
