@@ -264,9 +264,8 @@ dpr_vrf_name_valid(const char *name)
 	return true;
 }
 
-/* The file's path of interface @p i: "ports[i]" or "vlans[k]". */
-static const char *
-iface_path(const struct dpr_config *cfg, unsigned int i, char *buf, size_t len)
+const char *
+dpr_config_iface_path(const struct dpr_config *cfg, unsigned int i, char *buf, size_t len)
 {
 	if (i < cfg->n_phys)
 		snprintf(buf, len, "ports[%u]", i);
@@ -792,7 +791,7 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 			char cp[32];
 
 			return fail(ps, ap, "subnet overlaps %s.addresses[%u] (each connected subnet must belong to one port of a VRF)",
-				    iface_path(ps->cfg, clash.port, cp, sizeof(cp)), clash.index);
+				    dpr_config_iface_path(ps->cfg, clash.port, cp, sizeof(cp)), clash.index);
 		}
 		if (ret < 0)
 			return fail(ps, ap, "\"%s\": %s", json_string_value(a), strerror(-ret));
@@ -848,7 +847,7 @@ parse_ports(struct parser *ps, json_t *root)
 
 	dpr_ifaddr_init(&ps->addrs,
 			(unsigned int)(json_array_size(ports) + json_array_size(vlans)));
-	/* Set now: messages name interfaces by it (iface_path()). */
+	/* Set now: messages name interfaces by it (dpr_config_iface_path()). */
 	cfg->n_phys = (unsigned int)json_array_size(ports);
 	json_array_foreach(ports, idx, v) {
 		char path[32];
@@ -873,8 +872,8 @@ parse_ports(struct parser *ps, json_t *root)
 		for (j = 0; j < i; j++) {
 			char path[32], other[32];
 
-			iface_path(cfg, i, path, sizeof(path));
-			iface_path(cfg, j, other, sizeof(other));
+			dpr_config_iface_path(cfg, i, path, sizeof(path));
+			dpr_config_iface_path(cfg, j, other, sizeof(other));
 			if (strcmp(cfg->ports[i].name, cfg->ports[j].name) == 0)
 				return fail(ps, path, "duplicate port name \"%s\" (also %s)",
 					    cfg->ports[i].name, other);
@@ -902,7 +901,7 @@ parse_ports(struct parser *ps, json_t *root)
 
 			if (f != NULL && strncmp(f + 6, cfg->ports[i].tap, n) == 0 &&
 			    (f[6 + n] == '\0' || f[6 + n] == ',')) {
-				iface_path(cfg, i, path, sizeof(path));
+				dpr_config_iface_path(cfg, i, path, sizeof(path));
 				return fail(ps, path, "tap \"%s\" is the interface of ports[%u].device; give the host-stack TAP another name",
 					    cfg->ports[i].tap, j);
 			}

@@ -352,6 +352,11 @@ int dpr_config_urpf_mode(const char *text);
  * (which may have '.' too): 1 to DPR_PORT_NAME_MAX letters, digits, '-', '_'. */
 bool dpr_port_name_valid(const char *name, bool vlan);
 
+/** The config file's path of interface @p i, "ports[i]" or "vlans[k]", into
+ * @p buf. @return @p buf. */
+const char *dpr_config_iface_path(const struct dpr_config *cfg, unsigned int i, char *buf,
+				  size_t len);
+
 /** Index of the port or VLAN interface named @p name, or -1. */
 int dpr_config_port_index(const struct dpr_config *cfg, const char *name);
 

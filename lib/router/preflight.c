@@ -57,10 +57,11 @@ dpr_preflight(const struct dpr_config *cfg, char *err, size_t err_len)
 	}
 	for (i = 0; i < cfg->n_ports; i++) {
 		const struct dpr_port_conf *pc = &cfg->ports[i];
+		char path[32];
 
 		if (pc->tap[0] != '\0' && if_nametoindex(pc->tap) != 0) {
-			snprintf(err, err_len, "port %s: interface %s exists already (another dpr's host-stack TAP?): dpr would take it over; stop what made it, or set ports[%u].tap to another name (or false)",
-				 pc->name, pc->tap, i);
+			snprintf(err, err_len, "port %s: interface %s exists already (another dpr's host-stack TAP?): dpr would take it over; stop what made it, or set %s.tap to another name (or false)",
+				 pc->name, pc->tap, dpr_config_iface_path(cfg, i, path, sizeof(path)));
 			return -EEXIST;
 		}
 		if (dpr_port_missing_iface(pc->device, iface, sizeof(iface)) == 1) {

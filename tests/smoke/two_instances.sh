@@ -71,6 +71,10 @@ refused() {
 out=$(run2 "$(second same_taps ports.0.tap="\"$TAP0\"" ports.1.tap="\"d$TAG-p1\"")")
 refused "the same TAP names" "$out" \
 	"dpr: port p0: interface $TAP0 exists already (another dpr's host-stack TAP?): dpr would take it over; stop what made it, or set ports\[0\].tap to another name (or false)"
+# The same for a VLAN interface's TAP, named by its own path in the file.
+out=$(run2 "$(second vlan_tap vlans="[{\"name\": \"p1.5\", \"port\": \"p1\", \"id\": 5, \"tap\": \"d$TAG-p1\"}]")")
+refused "a VLAN interface's TAP of the same name" "$out" \
+	"dpr: port p1.5: interface d$TAG-p1 exists already (another dpr's host-stack TAP?): dpr would take it over; stop what made it, or set vlans\[0\].tap to another name (or false)"
 out=$(run2 "$(second tap_port ports.1.device="\"net_tap_2nd,iface=d$TAG-p1\"")")
 refused "a net_tap port on the first one's TAP" "$out" \
 	"port p1: interface d$TAG-p1 exists already (another dpr's port?): net_tap would join it; stop what made it, or give ports\[1\].device another iface="
