@@ -1191,6 +1191,11 @@ dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip, int port)
 	 * still there (parked) to come back with the link: it can go too. */
 	if (w.kind != DPR_NH_KIND_FORWARD && n->parked_port[idx] == 0)
 		return -ENOENT;
+	/* A global address is one entry per VRF, found whatever the port;
+	 * the port named must be the one it is on ("dev p0" deleting the
+	 * neighbour of p1 is not what was asked). */
+	if (port >= 0 && (n->parked_port[idx] != 0 ? n->parked_port[idx] - 1 : w.port) != port)
+		return -ENOENT;
 	/* The host route goes; gateway routes keep the (now unresolved)
 	 * next hop. */
 	forget(n, (uint32_t)idx, w.port);

@@ -163,12 +163,13 @@ int dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 			 const struct rte_ether_addr *mac, int port, char *err, size_t len);
 
 /**
- * Forget neighbour @p ip (static or learned; a link-local one on dpr port
- * @p port, ignored otherwise): its host route goes, next hops through it
- * are unresolved again. A static entry parked by its link going down
- * (dpr_neigh_link()) goes too, and does not come back with the link.
+ * Forget neighbour @p ip (static or learned) on dpr port @p port (-1: any;
+ * a link-local one needs it unless on one port only): its host route goes,
+ * next hops through it are unresolved again. A static entry parked by its
+ * link going down (dpr_neigh_link()) goes too, and does not come back with
+ * the link.
  * @return 0, or -ENOENT if it is neither a resolved neighbour nor a parked
- *   static one.
+ *   static one, or is on another port than @p port.
  */
 int dpr_neigh_del(struct dpr_neigh *n, const struct dpr_ip *ip, int port);
 

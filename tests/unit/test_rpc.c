@@ -1637,6 +1637,10 @@ test_neigh(void)
 	ERR(DPR_RPC_NOT_FOUND, "neigh.del", "{'address':'10.0.1.99'}", "10.0.1.99",
 	    "no such neighbour");
 	ERR(DPR_RPC_NOT_FOUND, "neigh.del", "{'address':'8.8.8.8'}", "8.8.8.8", "no such neighbour");
+	/* The port named is the one it must be on: not another's entry. */
+	ERR(DPR_RPC_NOT_FOUND, "neigh.del", "{'address':'10.0.1.50','port':'p1'}", "10.0.1.50",
+	    "no such neighbour on port p1");
+	CHECK_EQ(neigh_refs("10.0.1.50"), 1);
 	res = OK("neigh.del", "{'address':'10.0.1.50'}");
 	HAS_STR(res, "deleted", "10.0.1.50");
 	CHECK_EQ(json_object_size(res), 1);
