@@ -288,6 +288,15 @@ route_params(int argc, char **argv)
 	bool weighted = false;
 	int i;
 
+	/* iproute2's route types other than unicast, before the prefix or
+	 * after it: read as a prefix or a keyword missing its value, they
+	 * would get a message about something else. */
+	for (i = 0; i < argc; i++)
+		if ((i == 0 || (strcmp(argv[i - 1], "dev") != 0 && strcmp(argv[i - 1], "port") != 0)) &&
+		    (strcmp(argv[i], "blackhole") == 0 || strcmp(argv[i], "unreachable") == 0 ||
+		     strcmp(argv[i], "prohibit") == 0 || strcmp(argv[i], "throw") == 0))
+			die(2, "%s routes: dpr takes only routes via a gateway or out of a port from dprctl: route add PREFIX via GATEWAY [dev PORT], or PREFIX dev PORT",
+			    argv[i]);
 	if (argc < 2)
 		die(2, "give a prefix and where it goes: route add PREFIX via GATEWAY [dev PORT], or PREFIX dev PORT (dprctl help route add)");
 	p = json_pack("{s:s}", "prefix", prefix_word(argc, argv));

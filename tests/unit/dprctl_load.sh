@@ -3,7 +3,8 @@
 # dprctl against a stand-in for dpr's control socket (Python, one JSON-RPC
 # answer per request line, every route taken): text JSON cannot carry
 # (not UTF-8) is refused by name, never left out of the request without a
-# word: a line of route load's file, a parameter of a command.
+# word: a line of route load's file, a parameter of a command. Route types
+# dpr does not take from dprctl (blackhole...) are refused by name.
 # Usage: dprctl_load.sh PATH_TO_DPRCTL
 dprctl=${1:?usage: dprctl_load.sh PATH_TO_DPRCTL}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dprctl-load.XXXXXX") || exit 2
@@ -70,6 +71,23 @@ for args in "route add 10.9.0.0/16 via 10.0.1.2 vrf $bad" "route add 10.9.0.0/16
 	else
 		echo "not ok - dprctl $args: want exit 2 and nothing sent, got $rc: $out"
 		echo "#   sent: $(cat "$tmp/requests")"
+		fails=$((fails + 1))
+	fi
+done
+# iproute2's other route types: refused by name, not read as a prefix
+# ("blackhole" as the prefix, "10.0.0.0/8" as a keyword without a value).
+for args in "route add blackhole 10.0.0.0/8" "route add 10.0.0.0/8 unreachable" \
+	"route replace prohibit 10.0.0.0/8"; do
+	: >"$tmp/requests"
+	# shellcheck disable=SC2086 # the words of $args are the arguments
+	out=$("$dprctl" -s "$tmp/sock" $args 2>&1)
+	rc=$?
+	word=$(echo "$args" | grep -oE 'blackhole|unreachable|prohibit')
+	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/requests" ] &&
+	   echo "$out" | grep -q "^dprctl: $word routes: dpr takes only routes via a gateway or out of a port"; then
+		echo "ok - dprctl $args: refused by its type, nothing sent"
+	else
+		echo "not ok - dprctl $args: want exit 2 naming \"$word routes\", got $rc: $out"
 		fails=$((fails + 1))
 	fi
 done
