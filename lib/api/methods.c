@@ -1379,6 +1379,41 @@ addr_routes_del(struct dpr_router *r, struct dpr_rib *rib, int port,
 	}
 }
 
+/*
+ * Whether address @p a of interface @p port is the link-local one dpr
+ * derives from its MAC (setup_link_local()) and the config file did not
+ * give: config.get leaves it out, and it has its own place beside the
+ * DPR_MAX_PORT_ADDRS of the file (lib/ifaddr).
+ */
+static bool
+addr_derived(struct dpr_router *r, unsigned int port, const struct dpr_prefix *a)
+{
+	const struct dpr_port_conf *pc = &r->cfg->ports[port];
+	struct dpr_prefix ll = { .addr = { .af = DPR_AF_IP6 }, .len = 64 };
+	unsigned int j;
+
+	dpr_ip6_link_local_from_mac(&r->ports[port].mac, ll.addr.ip6);
+	if (a->len != ll.len || !dpr_ip_equal(&a->addr, &ll.addr))
+		return false;
+	for (j = 0; j < pc->n_addrs; j++)
+		if (pc->addrs[j].len == ll.len && dpr_ip_equal(&pc->addrs[j].addr, &ll.addr))
+			return false;
+	return true;
+}
+
+/* The addresses of interface @p port a config file holds (addr_derived()). */
+static unsigned int
+addr_count_saved(struct dpr_router *r, unsigned int port)
+{
+	const struct dpr_prefix *list;
+	unsigned int k, n, c = 0;
+
+	list = dpr_ifaddr_list(&r->addrs, port, &n);
+	for (k = 0; k < n; k++)
+		c += !addr_derived(r, port, &list[k]);
+	return c;
+}
+
 static json_t *
 m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 {
@@ -1403,6 +1438,15 @@ m_addr_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	if (dpr_config_check_address(port, addr, &a, err, sizeof(err)) < 0)
 		return FAIL(DPR_RPC_INVALID_PARAMS, "addr.add: %s", err);
 	ret = dpr_ifaddr_add(&r->addrs, (unsigned int)p, &a, &clash);
+	/* Without the link-local address dpr derives (deleted), its place
+	 * would take a 17th address of the file's kind, which the config
+	 * file refuses: config.get could not save it. */
+	if (ret == 0 && addr_count_saved(r, (unsigned int)p) > DPR_MAX_PORT_ADDRS) {
+		dpr_ifaddr_del(&r->addrs, (unsigned int)p, &a);
+		return FAIL(DPR_RPC_NO_SPACE,
+			    "addr.add: port %s: has %d addresses already besides the link-local one dpr derives from its MAC, the most a config file takes",
+			    port, DPR_MAX_PORT_ADDRS);
+	}
 	if (ret == -EAFNOSUPPORT)
 		return FAIL(DPR_RPC_INVALID_PARAMS, "addr.add: port %s: address \"%s\": " DPR_IP6_MTU_WHY,
 			    port, addr);
@@ -2413,29 +2457,22 @@ fail:
 
 /*
  * A port's addresses for the file: all it has now, less the link-local
- * one dpr derives from its MAC (setup_link_local()) unless the file gave
- * it, so a new MAC gets a new one. *@p has6: one of them is IPv6.
+ * one dpr derives from its MAC (addr_derived()), so a new MAC gets a new
+ * one. *@p has6: one of them is IPv6.
  */
 static json_t *
 port_addrs_conf_json(struct dpr_router *r, unsigned int port, bool *has6)
 {
-	const struct dpr_port_conf *pc = &r->cfg->ports[port];
-	struct dpr_prefix ll = { .addr = { .af = DPR_AF_IP6 }, .len = 64 };
 	const struct dpr_prefix *list;
 	char buf[DPR_PREFIX_STRLEN];
 	json_t *a = json_array();
-	unsigned int k, j, n;
+	unsigned int k, n;
 
 	list = dpr_ifaddr_list(&r->addrs, port, &n);
-	dpr_ip6_link_local_from_mac(&r->ports[port].mac, ll.addr.ip6);
 	*has6 = false;
 	for (k = 0; k < n; k++) {
-		if (memcmp(&list[k], &ll, sizeof(ll)) == 0) {
-			for (j = 0; j < pc->n_addrs && memcmp(&pc->addrs[j], &ll, sizeof(ll)) != 0; j++)
-				;
-			if (j == pc->n_addrs)
-				continue;
-		}
+		if (addr_derived(r, port, &list[k]))
+			continue;
 		*has6 |= list[k].addr.af == DPR_AF_IP6;
 		json_array_append_new(a, json_string(dpr_prefix_fmt(&list[k], buf, sizeof(buf))));
 	}

@@ -2340,6 +2340,29 @@ test6_addr(void)
 	ERR(DPR_RPC_NOT_FOUND, "route.get", "{'address':'2001:db8:3::ffff'}", "no route");
 	SAME(snap(), before);
 
+	/* Whatever addr.add takes, config.get's file holds: at most 16
+	 * addresses a port besides the link-local one dpr derives, which p1
+	 * lacks here (as after addr.del of it): its place takes no 17th, of
+	 * either kind. */
+	{
+		unsigned int i;
+		char p[128];
+
+		for (i = 0; i < 13; i++) {
+			snprintf(p, sizeof(p), "{'port':'p1','address':'192.0.2.%u/32'}", 100 + i);
+			OK("addr.add", p);
+		}
+		ERR(DPR_RPC_NO_SPACE, "addr.add", "{'port':'p1','address':'fe80::7/64'}", "p1", "16");
+		ERR(DPR_RPC_NO_SPACE, "addr.add", "{'port':'p1','address':'192.0.2.113/32'}", "p1",
+		    "16");
+		check_config_file(OK("config.get", NULL));
+		for (i = 0; i < 13; i++) {
+			snprintf(p, sizeof(p), "{'port':'p1','address':'192.0.2.%u/32'}", 100 + i);
+			OK("addr.del", p);
+		}
+		SAME(snap(), before);
+	}
+
 	/* A /128 address: its local route only. */
 	OK("addr.add", "{'port':'p0','address':'2001:db8:9::9/128'}");
 	CHECK_EQ(snap().routes, before.routes + 1);
