@@ -1090,9 +1090,8 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 		/* That prefix's route alone, as iproute2's "ip route list PREFIX". */
 		uint32_t nh;
 
-		if (dpr_prefix_parse(prefix, false, &cursor, buf, sizeof(buf)) < 0)
-			return FAIL(DPR_RPC_INVALID_PARAMS, "route.list: prefix \"%s\": %s", prefix,
-				    buf);
+		if (parse_prefix("route.list", prefix, &cursor, e) < 0)
+			return NULL;
 		routes = json_array();
 		if (dpr_route_get(rib, &cursor, &nh) == 0)
 			list_append(routes, dpr_route_json(r, rib, &cursor, nh), source, port);

@@ -798,6 +798,14 @@ test_route_list(void)
 	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'limit':-1}", "\"limit\"");
 	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'limit':1.5}", "\"limit\"");
 	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'limit':'10'}", "\"limit\"");
+	/* A bad "prefix" filter: an answer that says why (not stack bytes,
+	 * which were no JSON string and left the request unanswered). */
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'prefix':'10.0.0.0/33'}", "10.0.0.0/33",
+	    "not a prefix like 10.0.0.0/8");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'prefix':'banana'}", "banana",
+	    "not a prefix like 10.0.0.0/8");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'prefix':'10.0.0.1/8'}", "10.0.0.1/8",
+	    "did you mean \"10.0.0.0/8\"?");
 	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'limit':9223372036854775807}", "\"limit\"");
 	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'after':5}", "\"after\" must be a string");
 	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'after':'x'}", "\"after\"", "\"next\"");
