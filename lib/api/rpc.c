@@ -1,11 +1,45 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "methods.h"
 #include "rpc.h"
+
+/*
+ * @p s made valid UTF-8 in place: each byte that starts no whole character
+ * in its shortest form (RFC 3629 3) becomes '?'. A message is cut short at
+ * a byte count, so a long value it quotes (a name, a prefix) can end inside
+ * a character; JSON strings are UTF-8 (RFC 8259 8.1) and jansson refuses
+ * anything else, which would leave the request without an answer.
+ */
+static void
+utf8_repair(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	unsigned int n, i;
+	uint32_t cp;
+
+	while (*p != '\0') {
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		n = *p >= 0xc2 && *p <= 0xdf ? 1 : *p >= 0xe0 && *p <= 0xef ? 2 :
+		    *p >= 0xf0 && *p <= 0xf4 ? 3 : 0;
+		cp = *p & (0x3f >> n);
+		for (i = 1; n != 0 && i <= n && (p[i] & 0xc0) == 0x80; i++)
+			cp = cp << 6 | (p[i] & 0x3f);
+		if (n == 0 || i <= n || (n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff))) {
+			*p++ = '?';
+			continue;
+		}
+		p += n + 1;
+	}
+}
 
 json_t *
 dpr_rpc_error(json_t *id, int code, const char *fmt, ...)
@@ -16,6 +50,7 @@ dpr_rpc_error(json_t *id, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	utf8_repair(msg);
 	return json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0",
 			 "id", id ? id : json_null(), "error", "code", code, "message", msg);
 }

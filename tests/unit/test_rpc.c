@@ -806,6 +806,31 @@ test_route_list(void)
 	    "not a prefix like 10.0.0.0/8");
 	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'prefix':'10.0.0.1/8'}", "10.0.0.1/8",
 	    "did you mean \"10.0.0.0/8\"?");
+	/* A message that quotes a long value is cut short, never inside a
+	 * character: cut there it is no UTF-8, no JSON string, and the
+	 * request went unanswered. */
+	{
+		static const char *const methods[] = { "route.add", "route.del", "neigh.add",
+						       "addr.add", "vlan.add", "vrf.add" };
+		char p[1024], e[256];
+		unsigned int m, k, n;
+
+		for (m = 0; m < RTE_DIM(methods); m++) {
+			for (k = 0; k < 3; k++) {
+				n = (unsigned int)snprintf(p, sizeof(p),
+							   "{'%s':'%.*s", m < 2 ? "prefix" :
+							   m < 3 ? "address" : "name", (int)k, "xx");
+				while (n < 600)
+					n += (unsigned int)snprintf(p + n, sizeof(p) - n, "\u00e9");
+				snprintf(p + n, sizeof(p) - n, "'%s}", m == 0 ? ",'via':'10.0.2.2'" :
+					 m == 2 ? ",'mac':'02:00:00:00:01:02'" : m == 3 ? ",'port':'p0'" :
+					 m == 4 ? ",'port':'p0','id':5" : m == 5 ? ",'table':7" : "");
+				snprintf(e, sizeof(e), "%s with a long non-ASCII value (%u)", methods[m], k);
+				CHECK(json_is_object(json_object_get(call(methods[m], p), "error")),
+				      "%s is answered with an error: %.200s", e, last_text);
+			}
+		}
+	}
 	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'limit':9223372036854775807}", "\"limit\"");
 	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'after':5}", "\"after\" must be a string");
 	ERR(DPR_RPC_INVALID_PARAMS, "route.list", "{'after':'x'}", "\"after\"", "\"next\"");
