@@ -254,8 +254,12 @@ tap_open(struct dpr_router *r, unsigned int p, char *err, size_t err_len)
 
 	/* net_tap would join it as one more queue: another dpr's TAP. */
 	if (if_nametoindex(pc->tap) != 0) {
-		snprintf(err, err_len, "port %s: interface %s exists already (another dpr's host-stack TAP?): set ports[%u].tap to another name (or false)",
-			 pc->name, pc->tap, p);
+		if (p < r->cfg->n_phys)
+			snprintf(err, err_len, "port %s: interface %s exists already (another dpr's host-stack TAP?): set ports[%u].tap to another name (or false)",
+				 pc->name, pc->tap, p);
+		else /* a VLAN interface, of the file or of vlan.add */
+			snprintf(err, err_len, "port %s: interface %s exists already (another dpr's host-stack TAP?): give %s another \"tap\", or none (\"tap\": false; dprctl vlan add ... notap)",
+				 pc->name, pc->tap, pc->name);
 		return -EEXIST;
 	}
 	/* Each TAP is a DPDK port: net_tap's probe would only say EINVAL. */

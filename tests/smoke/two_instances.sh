@@ -92,6 +92,15 @@ refused "a port on a missing interface" "$out" \
 	"dpr: config: ports\[0\].device \"net_af_packet_2nd,iface=nosuch$TAG\": iface=nosuch$TAG: no such interface"
 check "no 'Invalid port_id' after a refusal" bash -c '! grep -q "Invalid port_id" <<<"$0"' "$out"
 
+# At run time too: a VLAN interface whose TAP name another interface has
+# is refused, and told what to change (vlan.add's "tap", not a ports[] key).
+ip link add "v$TAG-t9" type veth peer name "v$TAG-t9p" && LINKS+=("v$TAG-t9")
+out=$(ctl call vlan.add "{\"name\": \"p1.9\", \"port\": \"p1\", \"id\": 9, \"tap\": \"v$TAG-t9\"}" 2>&1); rc=$?
+check "vlan add onto an existing interface's name: refused, exit 1 ($rc)" test "$rc" -eq 1
+check "... saying what to change ($out)" grep -qF \
+	"port p1.9: interface v$TAG-t9 exists already (another dpr's host-stack TAP?): give p1.9 another \"tap\", or none (\"tap\": false; dprctl vlan add ... notap)" <<<"$out"
+check "... and no interface p1.9 is left" bash -c "! '$DPRCTL' -s '$SOCK' port list | grep -q '^p1.9 '"
+
 after=$(tap_state)
 check "the first dpr's TAP keeps its MAC, addresses and state" test "$before" = "$after"
 check "the first dpr still forwards" ip netns exec "h1-$TAG" ping -c 3 -i 0.2 -W 2 -q 10.0.2.2
