@@ -335,14 +335,20 @@ wait_for_room(struct dpr_route_srcs *t, uint32_t k, int err)
 	t->waiting[t->n_waiting++] = k;
 }
 
+/* Ranks op_rank() gives: four per family. */
+#define OP_RANKS 8u
+
 /* The order ops go to the FIB in: per family, deletes (which make room),
- * then replaces (which need none), then new prefixes (which may not fit). */
+ * then replaces (which need none), then new prefixes (which may not fit):
+ * those of /24 and shorter before the longer ones, which alone need a
+ * tbl8 group, so that the last group taken holds back no short prefix
+ * (sync_fib() stops a family's new prefixes at the first refused). */
 static unsigned int
 op_rank(const struct src_entry *x, const struct dpr_route_op *op)
 {
-	unsigned int fam = x->pf.addr.af == DPR_AF_IP4 ? 0 : 3;
+	unsigned int fam = x->pf.addr.af == DPR_AF_IP4 ? 0 : 4;
 
-	return fam + (op->del ? 0 : x->in_fib ? 1 : 2);
+	return fam + (op->del ? 0 : x->in_fib ? 1 : x->pf.len <= 24 ? 2 : 3);
 }
 
 /*
@@ -376,9 +382,9 @@ sync_fib(struct dpr_rib *rib, unsigned int n_touched)
 			return 0;
 		}
 	}
-	/* Six passes, one per rank (op_rank()): IPv4 before IPv6, because
+	/* One pass per rank (op_rank()): IPv4 before IPv6, because
 	 * dpr_route_fib_apply() waits a grace period per run of one family. */
-	for (r = 0; r < 6; r++) {
+	for (r = 0; r < OP_RANKS; r++) {
 		for (i = 0; i < n_touched; i++) {
 			uint32_t k = t->touched[i];
 			struct src_entry *x = &t->e[k];
@@ -431,8 +437,9 @@ sync_fib(struct dpr_rib *rib, unsigned int n_touched)
 		if (done == n)
 			break;
 		/* Op done is an add the FIB refused; so would it the rest of
-		 * its family's new prefixes (a full rule table or no tbl8
-		 * group: the usual reasons). They wait for room. */
+		 * its family's new prefixes (a full rule table: all of them;
+		 * no tbl8 group: the longer than /24 ones, which alone come
+		 * after a long one, op_rank()). They wait for room. */
 		af = ops[done].prefix.addr.af;
 		wait_for_room(t, of[done], err);
 		while (done + 1 < n && ops[done + 1].prefix.addr.af == af &&

@@ -484,6 +484,39 @@ test_room_at_once(void)
 	RIB_OK();
 }
 
+/*
+ * A FIB out of tbl8 groups still has room for routes of /24 and shorter:
+ * one long prefix it refuses must not hold back the short ones of the same
+ * batch, or their cover forwards their traffic to its own gateway.
+ */
+static void
+test_short_after_long_refused(void)
+{
+	struct dpr_prefix cover = pf4(IP(10, 0, 0, 0), 8), p[4];
+	struct dpr_src_op ops[4];
+	unsigned int i, ok;
+
+	CHECK_EQ(one(DPR_RSRC_FPM, &cover, false, gw(40)), 0);
+	p[0] = pf4(IP(10, 1, 1, 0), 25);    /* takes the only group */
+	p[1] = pf4(IP(10, 2, 1, 0), 25);    /* no group left */
+	p[2] = pf4(IP(10, 3, 0, 0), 16);
+	p[3] = pf6(0x42, 48);
+	for (i = 0; i < 4; i++)
+		ops[i] = (struct dpr_src_op){ .prefix = p[i], .nh = gw(41 + i) };
+	ok = dpr_route_src_apply(&rib, DPR_RSRC_FPM, ops, 4);
+	CHECK_EQ(ok, 3);
+	CHECK_EQ(ops[1].result, -ENOSPC);
+	CHECK_EQ(ops[2].result, 0);
+	CHECK_EQ(fib_nh(&p[0]), gw_idx(41));
+	CHECK_EQ(fib_nh(&p[2]), gw_idx(43));
+	CHECK_EQ(fib_nh(&p[3]), gw_idx(44));
+	RIB_OK();
+	/* Its group back: the refused one goes in. */
+	CHECK_EQ(one(DPR_RSRC_FPM, &p[0], true, 0), 0);
+	CHECK_EQ(fib_nh(&p[1]), gw_idx(42));
+	RIB_OK();
+}
+
 /* A rib of its own with room for @p v4 and @p v6 routes, as the global one. */
 static int
 rib_open(uint32_t v4, uint32_t v6, uint32_t tbl8)
@@ -547,6 +580,9 @@ main(int argc, char **argv)
 	rib_close();
 	if (rib_open(16, 8, 2) == 0)
 		test_room_at_once();
+	rib_close();
+	if (rib_open(64, 64, 1) == 0)
+		test_short_after_long_refused();
 	rib_close();
 	rte_eal_cleanup();
 	return test_done("source");
