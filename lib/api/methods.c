@@ -681,6 +681,8 @@ dpr_route_json(struct dpr_router *r, struct dpr_rib *rib, const struct dpr_prefi
 
 static int apply_fail(struct dpr_rib *rib, const char *ctx, const struct dpr_route_op *ops,
 		      unsigned int done, unsigned int n, int err, struct dpr_method_err *e);
+static int apply_fail_af(struct dpr_rib *rib, const char *ctx, enum dpr_af af,
+			 unsigned int done, unsigned int n, int err, struct dpr_method_err *e);
 
 /*
  * Apply ops as source "api" (source.h): the route of a prefix that config
@@ -719,7 +721,10 @@ apply_src(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, struct dpr
 					      "%s: %s is a route the router's addresses or neighbours own",
 					      ctx, buf);
 		else
-			ret = apply_fail(rib, ctx, ops, i, n, so[i].result, e);
+			/* The batch went by rank, not in order (source.c:
+			 * deletes, replaces, then new prefixes, short ones
+			 * first): say how many went in, not where it stopped. */
+			ret = apply_fail_af(rib, ctx, ops[i].prefix.addr.af, ok, n, so[i].result, e);
 		break;
 	}
 	free(so);
@@ -762,8 +767,14 @@ static int
 apply_fail(struct dpr_rib *rib, const char *ctx, const struct dpr_route_op *ops,
 	   unsigned int done, unsigned int n, int err, struct dpr_method_err *e)
 {
-	enum dpr_af af = ops[done].prefix.addr.af;
+	return apply_fail_af(rib, ctx, ops[done].prefix.addr.af, done, n, err, e);
+}
 
+/* @p done of @p n ops went in, a route of family @p af failed with @p err. */
+static int
+apply_fail_af(struct dpr_rib *rib, const char *ctx, enum dpr_af af, unsigned int done,
+	      unsigned int n, int err, struct dpr_method_err *e)
+{
 	if (err == -ENOENT)
 		return dpr_method_fail(e, DPR_RPC_NOT_FOUND, "%s: no such route", ctx);
 	if (err == -ENOSPC && af == DPR_AF_IP4)

@@ -1346,6 +1346,37 @@ addr_fib_full(void)
 	SAME(snap(), before);
 }
 
+/*
+ * route.load on a FIB out of tbl8 groups: the /32 is refused, the /16 after
+ * it in the request fits and goes in (route sources apply short prefixes
+ * first), and the error counts it rather than stopping at the /32's index.
+ */
+static void
+route_load_full_count(void)
+{
+	struct snapshot before = snap();
+	unsigned int i, n = R.fib4->conf.tbl8_groups - dpr_fib4_tbl8_used(R.fib4);
+	char p[128];
+
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "{'prefix':'30.%u.%u.1/32','via':'10.0.2.2'}", i / 256,
+			 i % 256);
+		OK("route.add", p);
+	}
+	ERR(DPR_RPC_NO_SPACE, "route.load",
+	    "{'routes':['31.0.0.1/32 via 10.0.2.2','31.1.0.0/16 via 10.0.2.3']}",
+	    "after 1 of 2 routes", "tbl8");
+	CHECK(strcmp(route_prefix("31.1.2.3"), "31.1.0.0/16") == 0,
+	      "the /16 that fit is in: %s", last_text);
+	CHECK(strcmp(route_prefix("31.0.0.1"), "") == 0, "the refused /32 is not: %s", last_text);
+	OK("route.del", "{'prefix':'31.1.0.0/16'}");
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "{'prefix':'30.%u.%u.1/32'}", i / 256, i % 256);
+		OK("route.del", p);
+	}
+	SAME(snap(), before);
+}
+
 static void
 test_addr(void)
 {
@@ -3063,6 +3094,7 @@ main(int argc, char **argv)
 	addr_nested("10.0.3.1/24", "10.0.3.129/25", "10.0.3.255", "broadcast");
 	addr_fib_full();
 	config_get_stranded();
+	route_load_full_count();
 	test_neigh();
 	test_read_only();
 	test_capture_file();
