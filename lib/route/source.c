@@ -313,7 +313,24 @@ router_owned(const struct dpr_rib *rib, const struct dpr_prefix *pf)
 	return dpr_route_get(rib, pf, &nh) == 0;
 }
 
-/* Remember that the FIB refused @p x's winner, for a retry. */
+/*
+ * The FIB does not hold what @p x's sources want there: a winner not
+ * installed, or a route none holds any more still installed (a FIB that
+ * could not grow refuses deletes and replaces too: Poptrie).
+ */
+static bool
+fib_behind(const struct src_entry *x)
+{
+	unsigned int w = winner(x);
+
+	if (!x->live || x->router)
+		return false;
+	if (w == DPR_RSRC_MAX)
+		return x->in_fib;
+	return !x->in_fib || x->fib_nh != x->nh[w];
+}
+
+/* Remember that the FIB refused @p x's change, for a retry. */
 static void
 wait_for_room(struct dpr_route_srcs *t, uint32_t k, int err)
 {
@@ -477,8 +494,7 @@ retry_waiting(struct dpr_rib *rib, unsigned int freed)
 
 		took = i + 1;
 		x->waiting = 0;
-		if (x->live && !x->router && !x->in_fib && x->have != 0 &&
-		    touch(t, k, &n_touched) < 0)
+		if (fib_behind(x) && touch(t, k, &n_touched) < 0)
 			break;
 	}
 	memmove(t->waiting, t->waiting + took, (t->n_waiting - took) * sizeof(*t->waiting));
@@ -845,8 +861,8 @@ dpr_route_src_check(const struct dpr_rib *rib, uint32_t *refs, char *err, size_t
 			 (!x->in_fib || !(x->have & (1u << x->fib_src)) ||
 			  x->nh[x->fib_src] != x->fib_nh))
 			bad = "shares the FIB's reference with a candidate it does not hold";
-		else if (!x->in_fib && !x->router && x->have != 0 && !x->waiting)
-			bad = "a refused winner that waits for no room";
+		else if (fib_behind(x) && !x->waiting)
+			bad = "a refused change that waits for no room";
 		if (bad != NULL) {
 			snprintf(err, len, "route sources: %s: %s (have 0x%x, in_fib %u, router %u, fib_src %u)",
 				 dpr_prefix_fmt(&x->pf, buf, sizeof(buf)), bad, x->have, x->in_fib,

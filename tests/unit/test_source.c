@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <rte_eal.h>
+#include <rte_malloc.h>
 
 #include "fib/fib.h"
 #include "fib/fib6.h"
@@ -517,12 +518,67 @@ test_short_after_long_refused(void)
 	RIB_OK();
 }
 
+/*
+ * A Poptrie FIB that cannot grow (no hugepage memory left) refuses every
+ * op of a batch, deletes too. A daemon's withdrawn route must then wait
+ * for room like a refused add, and go when room comes back: not stay in
+ * the FIB for good, forwarding to a gateway the daemon has dropped.
+ */
+static void
+test_refused_delete(void)
+{
+	static void *hog[4096];
+	struct dpr_prefix p, gone = pf4(IP(11, 0, 0, 0), 24), other = pf4(IP(11, 0, 25, 0), 24);
+	unsigned int i, n_hog = 0, sz;
+	bool full = false;
+
+	for (i = 0; i < 3000; i++) {
+		p = pf4(IP(11, i / 40, (i % 40) * 5, 0), 24 + (i % 5));
+		CHECK_EQ(one(DPR_RSRC_FPM, &p, false, gw(50)), 0);
+	}
+	/* Every byte of memory taken, then routes until the FIB must grow. */
+	for (sz = 64u << 20; sz >= 64; sz /= 2)
+		while (n_hog < RTE_DIM(hog) && (hog[n_hog] = rte_malloc(NULL, sz, 0)) != NULL)
+			n_hog++;
+	for (i = 0; i < 100000 && !full; i++) {
+		p = pf4(IP(12, i / 40 % 256, (i % 40) * 5, 0), 24 + (i % 5));
+		full = one(DPR_RSRC_FPM, &p, false, gw(50)) == -ENOMEM;
+	}
+	CHECK(full, "the Poptrie FIB found no memory to grow into");
+	CHECK_EQ(one(DPR_RSRC_FPM, &gone, true, 0), 0);
+	RIB_OK();
+	while (n_hog > 0)
+		rte_free(hog[--n_hog]);
+	/* Room again: the next change that makes some retries the rest. */
+	CHECK_EQ(one(DPR_RSRC_FPM, &other, true, 0), 0);
+	CHECK_EQ(fib_nh(&other), UINT32_MAX);
+	CHECK_EQ(fib_nh(&gone), UINT32_MAX);
+	RIB_OK();
+}
+
 /* A rib of its own with room for @p v4 and @p v6 routes, as the global one. */
 static int
 rib_open(uint32_t v4, uint32_t v6, uint32_t tbl8)
 {
 	struct dpr_fib4_conf fc = { .max_routes = v4, .tbl8_groups = tbl8, .socket = 0 };
 	struct dpr_fib6_conf fc6 = { .max_routes = v6, .tbl8_groups = 256, .socket = 0 };
+
+	rib.nh = dpr_nh_table_create(0);
+	rib.fib4 = dpr_fib4_create(&fc, NULL);
+	rib.fib6 = dpr_fib6_create(&fc6, NULL);
+	rib.srcs = dpr_route_srcs_create();
+	CHECK(rib.nh != NULL && rib.fib4 != NULL && rib.fib6 != NULL && rib.srcs != NULL,
+	      "create");
+	return rib.srcs != NULL ? 0 : -1;
+}
+
+/* A rib whose IPv4 FIB is a Poptrie, which grows as it needs. */
+static int
+rib_open_poptrie(void)
+{
+	struct dpr_fib4_conf fc = { .algorithm = DPR_FIB_POPTRIE, .max_routes = 1 << 20,
+				    .socket = 0 };
+	struct dpr_fib6_conf fc6 = { .max_routes = 64, .tbl8_groups = 16, .socket = 0 };
 
 	rib.nh = dpr_nh_table_create(0);
 	rib.fib4 = dpr_fib4_create(&fc, NULL);
@@ -583,6 +639,9 @@ main(int argc, char **argv)
 	rib_close();
 	if (rib_open(64, 64, 1) == 0)
 		test_short_after_long_refused();
+	rib_close();
+	if (rib_open_poptrie() == 0)
+		test_refused_delete();
 	rib_close();
 	rte_eal_cleanup();
 	return test_done("source");
