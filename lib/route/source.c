@@ -68,7 +68,7 @@ struct dpr_route_srcs {
 	uint32_t *touched;       /**< entries a batch changed */
 	uint32_t n_touched_alloc;
 	/**
-	 * Entries whose winner the FIB refused (full), oldest first: retried
+	 * Entries whose change the FIB refused (full), oldest first: retried
 	 * when a later batch frees room. May hold entries since installed,
 	 * erased or reused: a retry looks at what each entry is then.
 	 */
@@ -376,16 +376,18 @@ op_rank(const struct src_entry *x, const struct dpr_route_op *op)
  * wait with it without being tried; everything else is applied. Entries
  * left with no candidate, nothing in the FIB and no router's route are
  * erased.
- * @return the number of deletes applied (room made).
+ * @return the number of deletes applied (room made); *@p applied (when
+ * not NULL): the number of ops applied.
  */
 static unsigned int
-sync_fib(struct dpr_rib *rib, unsigned int n_touched)
+sync_fib(struct dpr_rib *rib, unsigned int n_touched, unsigned int *applied)
 {
 	struct dpr_route_srcs *t = rib->srcs;
 	struct dpr_route_op *ops = NULL;
 	uint32_t *of = NULL;
 	uint8_t *ow = NULL;
-	unsigned int i, r, n = 0, pos, done, freed = 0;
+	unsigned int i, r, n = 0, pos, done, freed = 0, n_applied = 0;
+	bool all;
 	int err = 0;
 
 	if (n_touched > 0) {
@@ -451,6 +453,7 @@ sync_fib(struct dpr_rib *rib, unsigned int n_touched)
 			x->fib_err = 0;
 			freed += ops[i].del;
 		}
+		n_applied += done - pos;
 		if (done == n)
 			break;
 		/* Op done is an add the FIB refused; so would it the rest of
@@ -458,9 +461,14 @@ sync_fib(struct dpr_rib *rib, unsigned int n_touched)
 		 * no tbl8 group: the longer than /24 ones, which alone come
 		 * after a long one, op_rank()). They wait for room. */
 		af = ops[done].prefix.addr.af;
+		/* A delete or a replace is refused only by a FIB that found no
+		 * memory to grow (Poptrie): so is every op after it, and trying
+		 * the rest again one op shorter each time would cost the square
+		 * of a full table's withdrawal (and a log line each). */
+		all = ops[done].del || t->e[of[done]].in_fib;
 		wait_for_room(t, of[done], err);
 		while (done + 1 < n && ops[done + 1].prefix.addr.af == af &&
-		       !ops[done + 1].del && !t->e[of[done + 1]].in_fib)
+		       (all || (!ops[done + 1].del && !t->e[of[done + 1]].in_fib)))
 			wait_for_room(t, of[++done], err);
 	}
 	for (i = 0; i < n_touched; i++) {
@@ -472,34 +480,41 @@ sync_fib(struct dpr_rib *rib, unsigned int n_touched)
 	free(ops);
 	free(of);
 	free(ow);
+	if (applied != NULL)
+		*applied = n_applied;
 	return freed;
 }
 
 /*
  * A batch made room in the FIB (@p freed deletes): try again the oldest
- * winners it had refused, about as many as may fit now.
+ * changes it had refused, about as many as may fit now, and again while
+ * a round gets some in (a FIB that could not grow refused replaces and
+ * deletes too, which fit again together). Ends: a round that goes on
+ * brought an entry in line with its sources, which it then stays.
  */
 static void
 retry_waiting(struct dpr_rib *rib, unsigned int freed)
 {
 	struct dpr_route_srcs *t = rib->srcs;
-	unsigned int n_touched = 0, budget = 2 * freed + 16, i, took = 0;
 
-	if (t->n_waiting == 0 || freed == 0)
-		return;
-	t->gen++;
-	for (i = 0; i < t->n_waiting && n_touched < budget; i++) {
-		uint32_t k = t->waiting[i];
-		struct src_entry *x = &t->e[k];
+	while (t->n_waiting > 0 && freed > 0) {
+		unsigned int n_touched = 0, budget = 2 * freed + 16, i, took = 0;
 
-		took = i + 1;
-		x->waiting = 0;
-		if (fib_behind(x) && touch(t, k, &n_touched) < 0)
-			break;
+		t->gen++;
+		for (i = 0; i < t->n_waiting && n_touched < budget; i++) {
+			uint32_t k = t->waiting[i];
+			struct src_entry *x = &t->e[k];
+
+			took = i + 1;
+			x->waiting = 0;
+			if (fib_behind(x) && touch(t, k, &n_touched) < 0)
+				break;
+		}
+		memmove(t->waiting, t->waiting + took,
+			(t->n_waiting - took) * sizeof(*t->waiting));
+		t->n_waiting -= took;
+		sync_fib(rib, n_touched, &freed);
 	}
-	memmove(t->waiting, t->waiting + took, (t->n_waiting - took) * sizeof(*t->waiting));
-	t->n_waiting -= took;
-	sync_fib(rib, n_touched);
 }
 
 /*
@@ -594,7 +609,7 @@ dpr_route_src_apply(struct dpr_rib *rib, enum dpr_route_src src, struct dpr_src_
 			continue;
 		}
 	}
-	retry_waiting(rib, sync_fib(rib, n_touched));
+	retry_waiting(rib, sync_fib(rib, n_touched, NULL));
 	/* A daemon's candidate held under a route of the router that yields
 	 * (a learned neighbour's host route): the router deletes its route,
 	 * and the candidate takes the prefix (dpr_route_src_router_apply()). */

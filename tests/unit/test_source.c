@@ -529,8 +529,13 @@ test_refused_delete(void)
 {
 	static void *hog[4096];
 	struct dpr_prefix p, gone = pf4(IP(11, 0, 0, 0), 24), other = pf4(IP(11, 0, 25, 0), 24);
-	unsigned int i, n_hog = 0, sz;
+	static struct dpr_src_op ops[200];
+	unsigned int i, n_hog = 0, sz, done, tries, left;
+	char *text = NULL;
+	const char *at;
+	size_t len = 0;
 	bool full = false;
+	FILE *log;
 
 	for (i = 0; i < 3000; i++) {
 		p = pf4(IP(11, i / 40, (i % 40) * 5, 0), 24 + (i % 5));
@@ -547,12 +552,34 @@ test_refused_delete(void)
 	CHECK(full, "the Poptrie FIB found no memory to grow into");
 	CHECK_EQ(one(DPR_RSRC_FPM, &gone, true, 0), 0);
 	RIB_OK();
+	/* Many replaces in one batch (a gateway's routes moving): tried
+	 * once, not once an op (each try logs the failure to grow). */
+	for (i = 0; i < RTE_DIM(ops); i++)
+		ops[i] = (struct dpr_src_op){ .nh = gw(51),
+			.prefix = pf4(IP(11, (1000 + i) / 40, ((1000 + i) % 40) * 5, 0),
+				      24 + ((1000 + i) % 5)) };
+	log = open_memstream(&text, &len);
+	if (log == NULL || rte_openlog_stream(log) != 0)
+		abort();
+	done = dpr_route_src_apply(&rib, DPR_RSRC_FPM, ops, RTE_DIM(ops));
+	rte_openlog_stream(NULL);
+	fclose(log);
+	CHECK_EQ(done, 0);
+	CHECK_EQ(ops[RTE_DIM(ops) - 1].result, -ENOMEM);
+	for (tries = 0, at = text; (at = strstr(at, "no memory to grow")) != NULL; at++)
+		tries++;
+	CHECK(tries <= 2, "%u tries to grow the FIB for one batch", tries);
+	free(text);
+	RIB_OK();
 	while (n_hog > 0)
 		rte_free(hog[--n_hog]);
 	/* Room again: the next change that makes some retries the rest. */
 	CHECK_EQ(one(DPR_RSRC_FPM, &other, true, 0), 0);
 	CHECK_EQ(fib_nh(&other), UINT32_MAX);
 	CHECK_EQ(fib_nh(&gone), UINT32_MAX);
+	for (i = 0, left = 0; i < RTE_DIM(ops); i++)
+		left += fib_nh(&ops[i].prefix) != gw_idx(51);
+	CHECK_EQ(left, 0);
 	RIB_OK();
 }
 
