@@ -544,6 +544,24 @@ forget_refused(struct dpr_rib *rib, uint32_t k, unsigned int src)
 		erase(rib->srcs, k);
 }
 
+/*
+ * Source @p src's candidate of entry @p k, which the FIB refused, gives way
+ * to @p old, the one it replaced (with its reference): the FIB still holds
+ * that, as it refused the replace.
+ */
+static void
+keep_replaced(struct dpr_rib *rib, uint32_t k, unsigned int src, uint32_t old)
+{
+	struct src_entry *x = &rib->srcs->e[k];
+
+	dpr_nh_put(rib->nh, x->nh[src]);
+	x->nh[src] = old;
+	if (x->in_fib && x->fib_nh == old && x->fib_src == DPR_RSRC_MAX) {
+		dpr_nh_put(rib->nh, old);  /* shares the FIB's again */
+		x->fib_src = (uint8_t)src;
+	}
+}
+
 void
 dpr_route_srcs_set_yield(struct dpr_route_srcs *t, dpr_route_yield_fn fn, void *ctx)
 {
@@ -561,6 +579,10 @@ dpr_route_src_apply(struct dpr_rib *rib, enum dpr_route_src src, struct dpr_src_
 	 * say so at once; a daemon's are held under them, as the daemon
 	 * holds them, for when the router gives the prefix back. */
 	const bool told = src == DPR_RSRC_CONFIG || src == DPR_RSRC_API;
+	/* The operator's candidates that ops replace, each with a reference:
+	 * a replace the FIB refuses leaves the route it replaced (NULL when
+	 * out of memory: the refused replace then takes the route away). */
+	uint32_t *prev = told ? malloc((n + 1) * sizeof(*prev)) : NULL;
 	unsigned int i, n_touched = 0, ok = 0;
 
 	t->gen++;
@@ -570,6 +592,8 @@ dpr_route_src_apply(struct dpr_rib *rib, enum dpr_route_src src, struct dpr_src_
 		struct src_entry *x;
 
 		op->result = 0;
+		if (prev != NULL)
+			prev[i] = UINT32_MAX;
 		if (op->del) {
 			if (k == 0 || !(t->e[k].have & bit)) {
 				op->result = -ENOENT;
@@ -597,6 +621,10 @@ dpr_route_src_apply(struct dpr_rib *rib, enum dpr_route_src src, struct dpr_src_
 				t->e[k].router = router;
 			}
 			x = &t->e[k];
+			if ((x->have & bit) && prev != NULL) {
+				prev[i] = x->nh[src];
+				dpr_nh_hold(rib->nh, prev[i]);
+			}
 			if (x->have & bit)
 				drop_cand(rib, x, src);
 			x->nh[src] = op->nh;
@@ -634,13 +662,22 @@ dpr_route_src_apply(struct dpr_rib *rib, enum dpr_route_src src, struct dpr_src_
 				   !(x->in_fib && x->fib_nh == x->nh[src])) {
 				ops[i].result = x->fib_err != 0 ? x->fib_err : -ENOSPC;
 				/* The operator is told it did not fit: not
-				 * kept, to come in unasked later. */
-				if (told)
+				 * kept, to come in unasked later; what it
+				 * replaced stays. */
+				if (told && prev != NULL && prev[i] != UINT32_MAX) {
+					keep_replaced(rib, k, src, prev[i]);
+					prev[i] = UINT32_MAX;
+				} else if (told) {
 					forget_refused(rib, k, src);
+				}
 			}
 		}
 		ok += ops[i].result == 0;
 	}
+	for (i = 0; prev != NULL && i < n; i++)
+		if (prev[i] != UINT32_MAX)
+			dpr_nh_put(rib->nh, prev[i]);
+	free(prev);
 	return ok;
 }
 

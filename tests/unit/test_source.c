@@ -530,6 +530,8 @@ test_refused_delete(void)
 	static void *hog[4096];
 	struct dpr_prefix p, gone = pf4(IP(11, 0, 0, 0), 24), other = pf4(IP(11, 0, 25, 0), 24);
 	static struct dpr_src_op ops[200];
+	struct dpr_route_cands c;
+	struct dpr_prefix kept;
 	unsigned int i, n_hog = 0, sz, done, tries, left;
 	char *text = NULL;
 	const char *at;
@@ -541,6 +543,8 @@ test_refused_delete(void)
 		p = pf4(IP(11, i / 40, (i % 40) * 5, 0), 24 + (i % 5));
 		CHECK_EQ(one(DPR_RSRC_FPM, &p, false, gw(50)), 0);
 	}
+	p = pf4(IP(11, 0, 50, 0), 24);
+	CHECK_EQ(one(DPR_RSRC_API, &p, false, gw(52)), 0);
 	/* Every byte of memory taken, then routes until the FIB must grow. */
 	for (sz = 64u << 20; sz >= 64; sz /= 2)
 		while (n_hog < RTE_DIM(hog) && (hog[n_hog] = rte_malloc(NULL, sz, 0)) != NULL)
@@ -551,6 +555,12 @@ test_refused_delete(void)
 	}
 	CHECK(full, "the Poptrie FIB found no memory to grow into");
 	CHECK_EQ(one(DPR_RSRC_FPM, &gone, true, 0), 0);
+	RIB_OK();
+	/* The operator's route.replace refused: the route it replaced stays
+	 * the api's, now and once room comes back. */
+	kept = pf4(IP(11, 0, 50, 0), 24);
+	CHECK_EQ(one(DPR_RSRC_API, &kept, false, gw(53)), -ENOMEM);
+	CHECK_EQ(fib_nh(&kept), gw_idx(52));
 	RIB_OK();
 	/* Many replaces in one batch (a gateway's routes moving): tried
 	 * once, not once an op (each try logs the failure to grow). */
@@ -577,6 +587,9 @@ test_refused_delete(void)
 	CHECK_EQ(one(DPR_RSRC_FPM, &other, true, 0), 0);
 	CHECK_EQ(fib_nh(&other), UINT32_MAX);
 	CHECK_EQ(fib_nh(&gone), UINT32_MAX);
+	CHECK_EQ(fib_nh(&kept), gw_idx(52));
+	CHECK(dpr_route_src_get(&rib, &kept, &c) == 0 && c.winner == DPR_RSRC_API &&
+	      c.nh[DPR_RSRC_API] == gw_idx(52), "the api's route stays the api's");
 	for (i = 0, left = 0; i < RTE_DIM(ops); i++)
 		left += fib_nh(&ops[i].prefix) != gw_idx(51);
 	CHECK_EQ(left, 0);
