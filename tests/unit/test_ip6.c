@@ -2344,7 +2344,7 @@ test_tagged_copp(struct rig *r)
 		cls[k] = vif ? DPR_COPP_ROUTING : DPR_COPP_LOCAL; /* BGP, a peer on p0.100 */
 		pkts[k++] = copp_frame4(peer4a, own4, IPPROTO_TCP, vid);
 		cls[k] = DPR_COPP_ROUTING; /* OSPF */
-		pkts[k++] = copp_frame4(host4, RTE_IPV4(224, 0, 0, 5), 89, vid);
+		pkts[k++] = copp_frame4(host4, UINT32_C(0xe0000005) /* 224.0.0.5 */, 89, vid);
 		if (!vif) {
 			/* For 2001:db8:200::/48, via 2001:db8:2::3, unresolved. */
 			cls[k] = DPR_COPP_RESOLVE;
