@@ -1321,10 +1321,11 @@ addr_nested(const char *wide, const char *narrow, const char *shared, const char
  * address's /32 after its /24 went in) fails and leaves nothing behind:
  * no route to a subnet the router does not have.
  */
-static void
-addr_fib_full(void)
+/* Take every tbl8 group left with /32s of 30/8 (one group each): @return
+ * how many, for tbl8_give_back(). */
+static unsigned int
+tbl8_take_all(void)
 {
-	struct snapshot before = snap();
 	unsigned int i, n = R.fib4->conf.tbl8_groups - dpr_fib4_tbl8_used(R.fib4);
 	char p[128];
 
@@ -1334,15 +1335,33 @@ addr_fib_full(void)
 		OK("route.add", p);
 	}
 	CHECK_EQ(dpr_fib4_tbl8_used(R.fib4), R.fib4->conf.tbl8_groups);
+	return n;
+}
+
+static void
+tbl8_give_back(unsigned int n)
+{
+	unsigned int i;
+	char p[128];
+
+	for (i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "{'prefix':'30.%u.%u.1/32'}", i / 256, i % 256);
+		OK("route.del", p);
+	}
+}
+
+static void
+addr_fib_full(void)
+{
+	struct snapshot before = snap();
+	unsigned int n = tbl8_take_all();
+
 	ERR(DPR_RPC_NO_SPACE, "addr.add", "{'port':'p0','address':'10.0.3.1/24'}", "tbl8");
 	CHECK(strcmp(route_prefix("10.0.3.77"), "") == 0,
 	      "no route to 10.0.3.0/24 after the failed addr.add: %s", last_text);
 	OK("addr.list", "{'port':'p0'}");
 	CHECK(strstr(last_text, "10.0.3.1") == NULL, "no address either: %s", last_text);
-	for (i = 0; i < n; i++) {
-		snprintf(p, sizeof(p), "{'prefix':'30.%u.%u.1/32'}", i / 256, i % 256);
-		OK("route.del", p);
-	}
+	tbl8_give_back(n);
 	SAME(snap(), before);
 }
 
@@ -1355,14 +1374,8 @@ static void
 route_load_full_count(void)
 {
 	struct snapshot before = snap();
-	unsigned int i, n = R.fib4->conf.tbl8_groups - dpr_fib4_tbl8_used(R.fib4);
-	char p[128];
+	unsigned int n = tbl8_take_all();
 
-	for (i = 0; i < n; i++) {
-		snprintf(p, sizeof(p), "{'prefix':'30.%u.%u.1/32','via':'10.0.2.2'}", i / 256,
-			 i % 256);
-		OK("route.add", p);
-	}
 	ERR(DPR_RPC_NO_SPACE, "route.load",
 	    "{'routes':['31.0.0.1/32 via 10.0.2.2','31.1.0.0/16 via 10.0.2.3']}",
 	    "after 1 of 2 routes", "tbl8");
@@ -1370,10 +1383,7 @@ route_load_full_count(void)
 	      "the /16 that fit is in: %s", last_text);
 	CHECK(strcmp(route_prefix("31.0.0.1"), "") == 0, "the refused /32 is not: %s", last_text);
 	OK("route.del", "{'prefix':'31.1.0.0/16'}");
-	for (i = 0; i < n; i++) {
-		snprintf(p, sizeof(p), "{'prefix':'30.%u.%u.1/32'}", i / 256, i % 256);
-		OK("route.del", p);
-	}
+	tbl8_give_back(n);
 	SAME(snap(), before);
 }
 
