@@ -739,14 +739,14 @@ test_identity_waiting(struct rig *r)
 	w->tx[1].n = 0;
 }
 
-/* A started ethdev that sends into @p txr, or -1 (a failed check). */
+/* Ethdev @p pid (or a failed creation's -1, checked as @p what) set up on
+ * one queue each way and started. @return @p pid. */
 static int
-ring_port(struct rte_ring *txr)
+ring_start(int pid, const char *what)
 {
 	struct rte_eth_conf conf = { 0 };
-	int pid = rte_eth_from_ring(txr);
 
-	CHECK(pid >= 0, "ring port");
+	CHECK(pid >= 0, "%s", what);
 	if (pid < 0)
 		return -1;
 	rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
@@ -756,23 +756,20 @@ ring_port(struct rte_ring *txr)
 	return pid;
 }
 
+/* A started ethdev that sends into @p txr, or -1 (a failed check). */
+static int
+ring_port(struct rte_ring *txr)
+{
+	return ring_start(rte_eth_from_ring(txr), "ring port");
+}
+
 static struct rte_mbuf *tag(struct rte_mbuf *m, uint16_t vid);
 
 /* A started ethdev that receives from @p rx and sends into @p tx, or -1. */
 static int
 ring_port2(const char *name, struct rte_ring *rx, struct rte_ring *tx)
 {
-	struct rte_eth_conf conf = { 0 };
-	int pid = rte_eth_from_rings(name, &rx, 1, &tx, 1, 0);
-
-	CHECK(pid >= 0, "ring port %s", name);
-	if (pid < 0)
-		return -1;
-	rte_eth_dev_configure((uint16_t)pid, 1, 1, &conf);
-	rte_eth_rx_queue_setup((uint16_t)pid, 0, 64, 0, NULL, pool);
-	rte_eth_tx_queue_setup((uint16_t)pid, 0, 64, 0, NULL);
-	rte_eth_dev_start((uint16_t)pid);
-	return pid;
+	return ring_start(rte_eth_from_rings(name, &rx, 1, &tx, 1, 0), name);
 }
 
 /*

@@ -597,36 +597,33 @@ test_refused_delete(void)
 }
 
 /* A rib of its own with room for @p v4 and @p v6 routes, as the global one. */
+/* The rib of FIBs @p fc and @p fc6. */
 static int
-rib_open(uint32_t v4, uint32_t v6, uint32_t tbl8)
+rib_make(const struct dpr_fib4_conf *fc, const struct dpr_fib6_conf *fc6)
 {
-	struct dpr_fib4_conf fc = { .max_routes = v4, .tbl8_groups = tbl8, .socket = 0 };
-	struct dpr_fib6_conf fc6 = { .max_routes = v6, .tbl8_groups = 256, .socket = 0 };
-
 	rib.nh = dpr_nh_table_create(0);
-	rib.fib4 = dpr_fib4_create(&fc, NULL);
-	rib.fib6 = dpr_fib6_create(&fc6, NULL);
+	rib.fib4 = dpr_fib4_create(fc, NULL);
+	rib.fib6 = dpr_fib6_create(fc6, NULL);
 	rib.srcs = dpr_route_srcs_create();
 	CHECK(rib.nh != NULL && rib.fib4 != NULL && rib.fib6 != NULL && rib.srcs != NULL,
 	      "create");
 	return rib.srcs != NULL ? 0 : -1;
 }
 
+static int
+rib_open(uint32_t v4, uint32_t v6, uint32_t tbl8)
+{
+	return rib_make(&(struct dpr_fib4_conf){ .max_routes = v4, .tbl8_groups = tbl8, .socket = 0 },
+			&(struct dpr_fib6_conf){ .max_routes = v6, .tbl8_groups = 256, .socket = 0 });
+}
+
 /* A rib whose IPv4 FIB is a Poptrie, which grows as it needs. */
 static int
 rib_open_poptrie(void)
 {
-	struct dpr_fib4_conf fc = { .algorithm = DPR_FIB_POPTRIE, .max_routes = 1 << 20,
-				    .socket = 0 };
-	struct dpr_fib6_conf fc6 = { .max_routes = 64, .tbl8_groups = 16, .socket = 0 };
-
-	rib.nh = dpr_nh_table_create(0);
-	rib.fib4 = dpr_fib4_create(&fc, NULL);
-	rib.fib6 = dpr_fib6_create(&fc6, NULL);
-	rib.srcs = dpr_route_srcs_create();
-	CHECK(rib.nh != NULL && rib.fib4 != NULL && rib.fib6 != NULL && rib.srcs != NULL,
-	      "create");
-	return rib.srcs != NULL ? 0 : -1;
+	return rib_make(&(struct dpr_fib4_conf){ .algorithm = DPR_FIB_POPTRIE,
+						 .max_routes = 1 << 20, .socket = 0 },
+			&(struct dpr_fib6_conf){ .max_routes = 64, .tbl8_groups = 16, .socket = 0 });
 }
 
 static void
