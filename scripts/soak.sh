@@ -29,7 +29,7 @@ cd "$TOP"
 if [ -z "${DPR:-}" ]; then
 	scripts/setup.sh >/dev/null || exit 1
 	[ -f build-asan/build.ninja ] ||
-		meson setup build-asan -Dbuildtype=debugoptimized -Db_sanitize=address,undefined \
+		meson setup build-asan -Dbuildtype=debug -Db_sanitize=address,undefined \
 			-Db_lundef=false >/dev/null || exit 1
 	ninja -C build-asan >/dev/null || exit 1
 	DPR=build-asan/app/dpr

@@ -108,7 +108,7 @@ mkdir -p "$LOG"
 bg_builds() {
 	renice -n 19 "$BASHPID" >/dev/null
 	if [ "$SANITIZE" = 1 ]; then
-		build build-asan -Dbuildtype=debugoptimized -Db_sanitize=address,undefined \
+		build build-asan -Dbuildtype=debug -Db_sanitize=address,undefined \
 			-Db_lundef=false > "$LOG/build-asan.txt" 2>&1
 		echo $? > "$LOG/build-asan.rc"
 	fi
@@ -141,7 +141,7 @@ if [ "$SANITIZE" = 1 ]; then
 		while [ ! -f "$LOG/build-asan.rc" ] && kill -0 "$BG" 2>/dev/null; do sleep 1; done
 		[ "$(cat "$LOG/build-asan.rc" 2>/dev/null)" = 0 ] || { asan_ok=0; tail -n 30 "$LOG/build-asan.txt"; }
 	else
-		build build-asan -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false || asan_ok=0
+		build build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false || asan_ok=0
 	fi
 	if [ "$asan_ok" = 1 ]; then
 		echo "ok - build (asan+ubsan)"
