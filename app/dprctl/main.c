@@ -2280,14 +2280,16 @@ main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	/* "vrf NAME" past the command's first word ("vrf list" is a command). */
-	for (i = 1, k = 1; i < argc && strcmp(argv[0], "call") != 0; i++) {
+	/* "vrf NAME" past the command's first word ("vrf list" is a command;
+	 * "help vrf add" names one). */
+	for (i = 1, k = 1; i < argc && strcmp(argv[0], "call") != 0 &&
+	     strcmp(argv[0], "help") != 0; i++) {
 		if (strcmp(argv[i], "vrf") == 0 && i + 1 < argc)
 			vrf_name = argv[++i];
 		else
 			argv[k++] = argv[i];
 	}
-	if (argc > 0 && strcmp(argv[0], "call") != 0) {
+	if (argc > 0 && strcmp(argv[0], "call") != 0 && strcmp(argv[0], "help") != 0) {
 		argc = k;
 		argv[argc] = NULL;
 	}
@@ -2317,6 +2319,14 @@ main(int argc, char **argv)
 		help_one(stdout, c);
 		return 0;
 	}
+	/* Only the route and neigh commands act in a VRF (request()), and
+	 * vlan add puts its interface in one: left out of another command's
+	 * request, "vrf NAME" would change nothing it says ("addr list vrf
+	 * red" listing every VRF's addresses). */
+	if (vrf_name != NULL && strcmp(argv[0], "route") != 0 && strcmp(argv[0], "neigh") != 0 &&
+	    strcmp(c->name, "vlan add") != 0)
+		die(2, "%s: takes no \"vrf %s\": the route and neigh commands act in a VRF, vlan add puts an interface in one; the others act on interfaces, each in its own VRF (port list shows which)",
+		    c->name, vrf_name);
 	c->run(argc - used, argv + used);
 	return 0;
 }

@@ -74,6 +74,30 @@ for args in "route add 10.9.0.0/16 via 10.0.1.2 vrf $bad" "route add 10.9.0.0/16
 		fails=$((fails + 1))
 	fi
 done
+# "vrf NAME" on a command that takes none: refused, not left out of the
+# request (addr list would list every VRF's addresses, addr add would put
+# the address wherever its port is).
+for args in "addr list vrf red" "addr add 10.9.0.1/24 dev p0 vrf red" "stats vrf red"; do
+	: >"$tmp/requests"
+	# shellcheck disable=SC2086 # the words of $args are the arguments
+	out=$("$dprctl" -s "$tmp/sock" $args 2>&1)
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/requests" ] && echo "$out" | grep -q 'takes no "vrf red"'; then
+		echo "ok - dprctl $args: refused, nothing sent"
+	else
+		echo "not ok - dprctl $args: want exit 2 and nothing sent, got $rc: $out"
+		echo "#   sent: $(cat "$tmp/requests")"
+		fails=$((fails + 1))
+	fi
+done
+: >"$tmp/requests"
+"$dprctl" -s "$tmp/sock" route list vrf red >/dev/null 2>&1
+if grep -q '"vrf": "red"' "$tmp/requests"; then
+	echo "ok - dprctl route list vrf red: sent with its VRF"
+else
+	echo "not ok - dprctl route list vrf red: sent $(cat "$tmp/requests")"
+	fails=$((fails + 1))
+fi
 # iproute2's other route types: refused by name, not read as a prefix
 # ("blackhole" as the prefix, "10.0.0.0/8" as a keyword without a value).
 for args in "route add blackhole 10.0.0.0/8" "route add 10.0.0.0/8 unreachable" \
