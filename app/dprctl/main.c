@@ -70,6 +70,23 @@ arg_string(const char *s)
 	return v;
 }
 
+/* An object of string members, NULL-terminated pairs of key and value,
+ * each value through arg_string(): json_pack() would answer NULL for a
+ * value that is not UTF-8, and the request would go without its params
+ * ("addr list dev PORT" listing every port's addresses). */
+static json_t * __attribute__((sentinel))
+str_object(const char *key, ...)
+{
+	json_t *o = json_object();
+	va_list ap;
+
+	va_start(ap, key);
+	for (; key != NULL; key = va_arg(ap, const char *))
+		json_object_set_new(o, key, arg_string(va_arg(ap, const char *)));
+	va_end(ap);
+	return o;
+}
+
 static void
 connect_dpr(void)
 {
@@ -299,7 +316,7 @@ route_params(int argc, char **argv)
 			    argv[i]);
 	if (argc < 2)
 		die(2, "give a prefix and where it goes: route add PREFIX via GATEWAY [dev PORT], or PREFIX dev PORT (dprctl help route add)");
-	p = json_pack("{s:s}", "prefix", prefix_word(argc, argv));
+	p = str_object("prefix", prefix_word(argc, argv), NULL);
 	for (i = 1; i < argc; i += 2) {
 		if (i + 1 >= argc)
 			die(2, "\"%s\" needs a value", argv[i]);
@@ -394,7 +411,7 @@ route_get_params(int argc, char **argv)
 
 	if (argc < 1 || argc % 2 != 1)
 		die(2, "%s", usage);
-	p = json_pack("{s:s}", "address", argv[0]);
+	p = str_object("address", argv[0], NULL);
 	for (argc--, argv++; argc >= 2; argc -= 2, argv += 2) {
 		unsigned long v = strtoul(argv[1], &end, 10);
 		bool number = argv[1][0] >= '0' && argv[1][0] <= '9' && *end == '\0';
@@ -468,7 +485,7 @@ run_route_del(int argc, char **argv)
 
 	if (argc != 1)
 		die(2, "usage: route del PREFIX|default");
-	res = call("route.del", json_pack("{s:s}", "prefix", prefix_word(argc, argv)));
+	res = call("route.del", str_object("prefix", prefix_word(argc, argv), NULL));
 	if (json_out)
 		print_json(res);
 	json_decref(res);
@@ -780,11 +797,11 @@ static json_t *
 addr_params(const char *verb, int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "dev") == 0)
-		return json_pack("{s:s,s:s}", "port", argv[2], "address", argv[0]);
+		return str_object("port", argv[2], "address", argv[0], NULL);
 	if (argc == 3 && strcmp(argv[0], "dev") == 0)
-		return json_pack("{s:s,s:s}", "port", argv[1], "address", argv[2]);
+		return str_object("port", argv[1], "address", argv[2], NULL);
 	if (argc == 2 && strcmp(argv[0], "dev") != 0 && strcmp(argv[1], "dev") != 0)
-		return json_pack("{s:s,s:s}", "port", argv[0], "address", argv[1]);
+		return str_object("port", argv[0], "address", argv[1], NULL);
 	die(2, "usage: addr %s ADDRESS/LEN dev PORT", verb);
 }
 
@@ -827,7 +844,7 @@ static void
 run_addr_list(int argc, char **argv)
 {
 	const char *port = dev_filter("addr list", argc, argv);
-	json_t *res = call("addr.list", port != NULL ? json_pack("{s:s}", "port", port) : NULL), *a;
+	json_t *res = call("addr.list", port != NULL ? str_object("port", port, NULL) : NULL), *a;
 	size_t i;
 
 	if (json_out) {
@@ -867,7 +884,7 @@ run_neigh_add(int argc, char **argv)
 	}
 	if (mac == NULL)
 		die(2, "neigh add: no MAC; %s", usage);
-	p = json_pack("{s:s,s:s}", "address", argv[0], "mac", mac);
+	p = str_object("address", argv[0], "mac", mac, NULL);
 	if (port != NULL)
 		json_object_set_new(p, "port", arg_string(port));
 	res = call("neigh.add", p);
@@ -883,7 +900,7 @@ run_neigh_del(int argc, char **argv)
 
 	if (argc != 1 && !(argc == 3 && strcmp(argv[1], "dev") == 0))
 		die(2, "usage: neigh del ADDRESS [dev PORT]");
-	p = json_pack("{s:s}", "address", argv[0]);
+	p = str_object("address", argv[0], NULL);
 	if (argc == 3)
 		json_object_set_new(p, "port", arg_string(argv[2]));
 	res = call("neigh.del", p);
@@ -1038,7 +1055,7 @@ run_port_show(int argc, char **argv)
 
 	if (argc != 1)
 		die(2, "usage: port show PORT");
-	res = call("port.show", json_pack("{s:s}", "port", argv[0]));
+	res = call("port.show", str_object("port", argv[0], NULL));
 	if (json_out)
 		print_json(res);
 	else
@@ -1082,8 +1099,8 @@ run_vrf_add(int argc, char **argv)
 
 	if (argc < 3 || strcmp(argv[1], "table") != 0)
 		die(2, "usage: vrf add NAME table N [poptrie]");
-	params = json_pack("{s:s,s:I}", "name", argv[0], "table",
-			   (json_int_t)number("table", argv[2]));
+	params = str_object("name", argv[0], NULL);
+	json_object_set_new(params, "table", json_integer((json_int_t)number("table", argv[2])));
 	for (i = 3; i < argc; i++) {
 		if (strcmp(argv[i], "poptrie") != 0)
 			die(2, "vrf add: unexpected \"%s\" (usage: vrf add NAME table N [poptrie])",
@@ -1104,7 +1121,7 @@ run_vrf_del(int argc, char **argv)
 
 	if (argc != 1)
 		die(2, "usage: vrf del NAME");
-	res = call("vrf.del", json_pack("{s:s}", "name", argv[0]));
+	res = call("vrf.del", str_object("name", argv[0], NULL));
 	if (json_out)
 		print_json(res);
 	json_decref(res);
@@ -1121,7 +1138,7 @@ run_vlan_add(int argc, char **argv)
 
 	if (argc < 1)
 		die(2, "%s", usage_line);
-	params = json_pack("{s:s}", "name", argv[0]);
+	params = str_object("name", argv[0], NULL);
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "notap") == 0) {
 			json_object_set_new(params, "tap", json_false());
@@ -1164,7 +1181,7 @@ run_vlan_del(int argc, char **argv)
 
 	if (argc != 1)
 		die(2, "usage: vlan del NAME");
-	res = call("vlan.del", json_pack("{s:s}", "name", argv[0]));
+	res = call("vlan.del", str_object("name", argv[0], NULL));
 	if (json_out)
 		print_json(res);
 	json_decref(res);
@@ -1821,7 +1838,8 @@ run_acl_set(int argc, char **argv)
 		die(2, "acl set: %s: line %d: %s", src[0] == '[' || src[0] == '{' ? "rules" : src,
 		    je.line, je.text);
 	if (json_is_array(j)) {
-		p = json_pack("{s:s,s:o}", "name", argv[0], "rules", j);
+		p = str_object("name", argv[0], NULL);
+		json_object_set_new(p, "rules", j);
 	} else if (json_is_object(j)) {
 		p = json_deep_copy(j);
 		json_decref(j);
@@ -1862,7 +1880,7 @@ run_acl_show(int argc, char **argv)
 
 	if (argc != 1)
 		die(2, "usage: acl show NAME");
-	res = call("acl.get", json_pack("{s:s}", "name", argv[0]));
+	res = call("acl.get", str_object("name", argv[0], NULL));
 	if (json_out) {
 		print_json(res);
 		json_decref(res);
@@ -1924,8 +1942,8 @@ run_acl_bind(int argc, char **argv)
 
 	if (argc != 3 || (strcmp(argv[2], "in") != 0 && strcmp(argv[2], "out") != 0))
 		die(2, "usage: acl bind NAME IFACE in|out");
-	res = call("acl.bind", json_pack("{s:s,s:s,s:s}", "name", argv[0], "interface", argv[1],
-					 "direction", argv[2]));
+	res = call("acl.bind", str_object("name", argv[0], "interface", argv[1],
+					  "direction", argv[2], NULL));
 	if (json_out)
 		print_json(res);
 	json_decref(res);
@@ -1940,7 +1958,7 @@ run_acl_unbind(int argc, char **argv)
 	if ((argc != 2 && argc != 3) ||
 	    (strcmp(argv[argc - 1], "in") != 0 && strcmp(argv[argc - 1], "out") != 0))
 		die(2, "usage: acl unbind [NAME] IFACE in|out");
-	p = json_pack("{s:s,s:s}", "interface", argv[argc - 2], "direction", argv[argc - 1]);
+	p = str_object("interface", argv[argc - 2], "direction", argv[argc - 1], NULL);
 	if (argc == 3)
 		json_object_set_new(p, "name", arg_string(argv[0]));
 	res = call("acl.unbind", p);
@@ -1956,7 +1974,7 @@ run_acl_del(int argc, char **argv)
 
 	if (argc != 1)
 		die(2, "usage: acl del NAME");
-	res = call("acl.del", json_pack("{s:s}", "name", argv[0]));
+	res = call("acl.del", str_object("name", argv[0], NULL));
 	if (json_out)
 		print_json(res);
 	json_decref(res);

@@ -58,10 +58,12 @@ for mode in "" --partial; do
 done
 # A word that is not UTF-8: refused before anything is sent (left out,
 # "vrf" would send the route to the default VRF, "dev" would let it take
-# any port, "urpf" would leave it off, "default" would make an ACL permit).
+# any port, "urpf" would leave it off, "default" would make an ACL permit;
+# without its one parameter "addr list dev" would list every port's).
 bad=$(printf 'r\351d')
 for args in "route add 10.9.0.0/16 via 10.0.1.2 vrf $bad" "route add 10.9.0.0/16 via 10.0.1.2 dev $bad" \
-	"vlan add x dev p0 id 5 urpf $bad" "acl set web default $bad []"; do
+	"vlan add x dev p0 id 5 urpf $bad" "acl set web default $bad []" "addr list dev $bad" \
+	"addr add 10.9.0.1/24 dev $bad" "neigh del $bad" "acl bind web $bad in"; do
 	: >"$tmp/requests"
 	# shellcheck disable=SC2086 # the words of $args are the arguments
 	out=$("$dprctl" -s "$tmp/sock" $args 2>&1)
