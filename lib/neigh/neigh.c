@@ -1149,6 +1149,16 @@ dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 		snprintf(err, len, "the next-hop table is full");
 		return -ENOSPC;
 	}
+	/* The host route first: refused, it leaves the entry as it was (a
+	 * gateway's, learned or unresolved), not static with this MAC. */
+	op.nh = (uint32_t)idx;
+	if (host_prefix(ip, &op.prefix) &&
+	    dpr_route_apply(dpr_router_port_rib(n->r, port), &op, 1, &(int){ 0 }) != 1) {
+		snprintf(err, len, "no room for its host route (raise fib.%s_max_routes or fib.%s_tbl8_groups)",
+			 ip->af == DPR_AF_IP4 ? "ipv4" : "ipv6", ip->af == DPR_AF_IP4 ? "ipv4" : "ipv6");
+		dpr_nh_put(n->r->nh, (uint32_t)idx);
+		return -ENOSPC;
+	}
 	/* Static now: no longer the budget's. */
 	set_learned(n, (uint32_t)idx, false);
 	n->confirmed[idx] = 0;
@@ -1158,18 +1168,12 @@ dpr_neigh_add_static(struct dpr_neigh *n, const struct dpr_ip *ip,
 	memset(&n->parked_mac[idx], 0, sizeof(n->parked_mac[idx]));
 	n->parked_port[idx] = 0;
 	dpr_nh_resolve(n->r->nh, (uint32_t)idx, (uint8_t)port, mac, true);
-	op.nh = (uint32_t)idx;
 	if (!host_prefix(ip, &op.prefix)) {
 		/* Link-local: no host route; the static entry itself holds
 		 * the reference taken above (one, however often added). */
 		if (n->static_ref[idx])
 			dpr_nh_put(n->r->nh, (uint32_t)idx);
 		n->static_ref[idx] = true;
-	} else if (dpr_route_apply(dpr_router_port_rib(n->r, port), &op, 1, &(int){ 0 }) != 1) {
-		snprintf(err, len, "no room for its host route (raise fib.%s_max_routes or fib.%s_tbl8_groups)",
-			 ip->af == DPR_AF_IP4 ? "ipv4" : "ipv6", ip->af == DPR_AF_IP4 ? "ipv4" : "ipv6");
-		dpr_nh_put(n->r->nh, (uint32_t)idx);
-		return -ENOSPC;
 	}
 	/* Whatever waited for it goes now, not host unreachable later. */
 	p = pending_find(n, ip, port);

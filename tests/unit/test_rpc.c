@@ -1370,6 +1370,38 @@ addr_fib_full(void)
  * it in the request fits and goes in (route sources apply short prefixes
  * first), and the error counts it rather than stopping at the /32's index.
  */
+/*
+ * neigh.add of a gateway's address that the FIB has no room to route to:
+ * refused, and the gateway stays as it was (unresolved here), not static
+ * with the MAC given, forwarded to and saved by config.get as if the
+ * request had succeeded.
+ */
+static void
+neigh_add_fib_full(void)
+{
+	struct snapshot before = snap();
+	unsigned int n;
+
+	OK("addr.add", "{'port':'p1','address':'10.50.0.1/16'}");
+	OK("route.add", "{'prefix':'10.60.0.0/16','via':'10.50.7.7'}");
+	n = tbl8_take_all();
+	ERR(DPR_RPC_NO_SPACE, "neigh.add", "{'address':'10.50.7.7','mac':'02:00:00:00:07:07'}",
+	    "no room for its host route");
+	OK("route.get", "{'address':'10.60.1.1'}");
+	CHECK(strstr(last_text, "\"resolved\":false") != NULL,
+	      "the gateway stays unresolved after the failed neigh.add: %s", last_text);
+	OK("neigh.list", NULL);
+	CHECK(strstr(last_text, "02:00:00:00:07:07") == NULL,
+	      "no static entry with that MAC after the failed neigh.add: %s", last_text);
+	OK("config.get", NULL);
+	CHECK(strstr(last_text, "02:00:00:00:07:07") == NULL,
+	      "config.get saves no such neighbour: %.300s", last_text);
+	tbl8_give_back(n);
+	OK("route.del", "{'prefix':'10.60.0.0/16'}");
+	OK("addr.del", "{'port':'p1','address':'10.50.0.1/16'}");
+	SAME(snap(), before);
+}
+
 static void
 route_load_full_count(void)
 {
@@ -3103,6 +3135,7 @@ main(int argc, char **argv)
 	addr_shadows("10.88.0.0/24", "10.0.2.2", "p0", "10.88.0.1/24", "10.88.0.5");
 	addr_nested("10.0.3.1/24", "10.0.3.129/25", "10.0.3.255", "broadcast");
 	addr_fib_full();
+	neigh_add_fib_full();
 	config_get_stranded();
 	route_load_full_count();
 	test_neigh();
