@@ -243,6 +243,20 @@ api_holds(struct dpr_rib *rib, const struct dpr_prefix *pf)
 	return dpr_route_src_get(rib, pf, &c) == 0 && (c.have & (1u << DPR_RSRC_API));
 }
 
+/*
+ * Does source "api" hold @p pf under a route of the router's own (an
+ * address added over it)? Its route to delete, the api's own: the
+ * router's stays, and the api's does not come back when it goes.
+ */
+static bool
+api_waiting(struct dpr_rib *rib, const struct dpr_prefix *pf)
+{
+	struct dpr_route_cands c;
+
+	return rib->srcs != NULL && dpr_route_src_get(rib, pf, &c) == 0 && c.router &&
+	       (c.have & (1u << DPR_RSRC_API));
+}
+
 /* Parse a route's prefix, any family; messages as route_prepare()'s. */
 static int
 parse_prefix(const char *ctx, const char *prefix, struct dpr_prefix *pf,
@@ -508,7 +522,7 @@ route_prepare_del(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, co
 		return -1;
 	if (dpr_route_get(rib, &pf, &old) < 0)
 		return dpr_method_fail(e, DPR_RPC_NOT_FOUND, "%s: del %s: no such route", ctx, prefix);
-	if (system_route(r, rib, &pf, why, sizeof(why)))
+	if (!api_waiting(rib, &pf) && system_route(r, rib, &pf, why, sizeof(why)))
 		return dpr_method_fail(e, DPR_RPC_REFUSED, "%s: del %s: %s", ctx, prefix, why);
 	if (!api_holds(rib, &pf))
 		return dpr_method_fail(e, DPR_RPC_NOT_FOUND,
@@ -910,7 +924,7 @@ m_route_del(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	}
 	if (dpr_route_get(rib, &op.prefix, &old) < 0)
 		return FAIL(DPR_RPC_NOT_FOUND, "%s: no such route", ctx);
-	if (system_route(r, rib, &op.prefix, why, sizeof(why)))
+	if (!api_waiting(rib, &op.prefix) && system_route(r, rib, &op.prefix, why, sizeof(why)))
 		return FAIL(DPR_RPC_REFUSED, "%s: %s", ctx, why);
 	if (!api_holds(rib, &op.prefix)) {
 		json_t *cur = dpr_route_json(r, rib, &op.prefix, old);

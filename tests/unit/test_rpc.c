@@ -1289,6 +1289,36 @@ addr_shadows(const char *route, const char *gw, const char *port, const char *ad
 	snprintf(p, sizeof(p), "{'prefix':'%s'}", route);
 	OK("route.del", p);
 	SAME(snap(), before);
+
+	/* The api's route waiting under the address is the api's to delete:
+	 * the address's stays, and the api's does not come back after it. */
+	snprintf(p, sizeof(p), "{'prefix':'%s','via':'%s'}", route, gw);
+	OK("route.add", p);
+	snprintf(p, sizeof(p), "{'port':'%s','address':'%s'}", port, addr);
+	OK("addr.add", p);
+	snprintf(p, sizeof(p), "{'prefix':'%s'}", route);
+	OK("route.del", p);
+	CHECK(strcmp(route_field(probe, "type"), "connected") == 0,
+	      "%s: the address's subnet stays after route.del: %s", probe, last_text);
+	CHECK(json_object_get(json_object_get(last, "result"), "waiting") == NULL,
+	      "nothing waits under it: %s", last_text);
+	snprintf(p, sizeof(p), "{'port':'%s','address':'%s'}", port, addr);
+	OK("addr.del", p);
+	CHECK(strcmp(route_field(probe, "prefix"), "") == 0,
+	      "no route to %s once the address went: %s", probe, last_text);
+	SAME(snap(), before);
+	/* route.load's "del PREFIX" likewise. */
+	snprintf(p, sizeof(p), "{'prefix':'%s','via':'%s'}", route, gw);
+	OK("route.add", p);
+	snprintf(p, sizeof(p), "{'port':'%s','address':'%s'}", port, addr);
+	OK("addr.add", p);
+	snprintf(p, sizeof(p), "{'routes':['del %s']}", route);
+	OK("route.load", p);
+	snprintf(p, sizeof(p), "{'port':'%s','address':'%s'}", port, addr);
+	OK("addr.del", p);
+	CHECK(strcmp(route_field(probe, "prefix"), "") == 0,
+	      "no route to %s once the address went (route.load): %s", probe, last_text);
+	SAME(snap(), before);
 }
 
 /*
