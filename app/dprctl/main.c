@@ -326,9 +326,18 @@ route_params(int argc, char **argv)
 		}
 		if (strcmp(argv[i], "via") == 0) {
 			/* iproute2's "via inet6 GW": an IPv6 gateway for an
-			 * IPv4 route (RFC 8950); "default" stays IPv4. */
-			if (strcmp(argv[i + 1], "inet6") == 0 && ++i + 1 >= argc)
-				die(2, "\"via inet6\" needs a gateway");
+			 * IPv4 route (RFC 8950); "default" stays IPv4. The
+			 * family word must fit the gateway, as iproute2 and
+			 * route.load's lines have it. */
+			if (strcmp(argv[i + 1], "inet6") == 0 || strcmp(argv[i + 1], "inet") == 0) {
+				const char *fam = argv[++i];
+
+				if (i + 1 >= argc)
+					die(2, "\"via %s\" needs a gateway", fam);
+				if ((strchr(argv[i + 1], ':') != NULL) != (strcmp(fam, "inet6") == 0))
+					die(2, "\"via %s %s\": not an %s address", fam, argv[i + 1],
+					    strcmp(fam, "inet6") == 0 ? "IPv6" : "IPv4");
+			}
 			json_object_set_new(nh, "via", arg_string(argv[i + 1]));
 		} else if ((strcmp(argv[i], "dev") == 0 || strcmp(argv[i], "port") == 0) &&
 			   json_object_get(nh, "port") == NULL) {

@@ -100,6 +100,25 @@ else
 	echo "not ok - dprctl route list vrf red: sent $(cat "$tmp/requests")"
 	fails=$((fails + 1))
 fi
+# iproute2's "via inet|inet6 GW": the family word must fit the gateway
+# (an IPv4 gateway under "inet6" is junk, refused as route.load refuses it).
+: >"$tmp/requests"
+out=$("$dprctl" -s "$tmp/sock" route add 10.9.0.0/16 via inet6 10.0.1.2 2>&1)
+rc=$?
+if [ "$rc" -eq 2 ] && [ ! -s "$tmp/requests" ] && echo "$out" | grep -q 'not an IPv6 address'; then
+	echo "ok - dprctl route add via inet6 IPV4: refused, nothing sent"
+else
+	echo "not ok - dprctl route add via inet6 IPV4: want exit 2 and nothing sent, got $rc: $out"
+	fails=$((fails + 1))
+fi
+: >"$tmp/requests"
+"$dprctl" -s "$tmp/sock" route add 10.9.0.0/16 via inet 10.0.1.2 >/dev/null 2>&1
+if grep -q '"via": "10.0.1.2"' "$tmp/requests"; then
+	echo "ok - dprctl route add via inet GW: sent"
+else
+	echo "not ok - dprctl route add via inet GW: sent $(cat "$tmp/requests")"
+	fails=$((fails + 1))
+fi
 # iproute2's other route types: refused by name, not read as a prefix
 # ("blackhole" as the prefix, "10.0.0.0/8" as a keyword without a value).
 for args in "route add blackhole 10.0.0.0/8" "route add 10.0.0.0/8 unreachable" \
