@@ -180,35 +180,82 @@ key_join(char *key, size_t len, const char *prefix, const char *name)
 }
 
 /*
- * Scalars of @p v into dict @p d, nested keys joined with '/'. DPDK 22.11
+ * A flat dict being filled. DPDK 22.11's holds RTE_TEL_MAX_DICT_ENTRIES
+ * values and refuses the rest without a word: a view of more (stats.get
+ * of two workers has some 300) would end short, its last values (the host
+ * stack's, the exception path's) simply absent. So the last place is kept
+ * for "values_left_out", how many did not fit (dict_end()): the control
+ * socket has them all.
+ */
+struct dict {
+	struct rte_tel_data *d;
+	unsigned int n;         /**< values in d */
+	unsigned int left_out;  /**< values that found no place */
+};
+
+#define LEFT_OUT_KEY "values_left_out"
+
+static void
+dict_start(struct dict *t, struct rte_tel_data *d)
+{
+	*t = (struct dict){ .d = d };
+	rte_tel_data_start_dict(d);
+}
+
+/* Whether one more value has a place; counts it either way. */
+static bool
+dict_room(struct dict *t)
+{
+	if (t->n + 1 < RTE_TEL_MAX_DICT_ENTRIES) {
+		t->n++;
+		return true;
+	}
+	t->left_out++;
+	return false;
+}
+
+static void
+dict_end(struct dict *t)
+{
+	if (t->left_out != 0)
+		rte_tel_data_add_dict_u64(t->d, LEFT_OUT_KEY, t->left_out);
+}
+
+/*
+ * Scalars of @p v into dict @p t, nested keys joined with '/'. DPDK 22.11
  * telemetry nests only arrays in a dict, so each view is one flat dict
  * ("port/p0/drops/ttl_expired"), at most RTE_TEL_MAX_DICT_ENTRIES keys; the
  * control socket has the rest.
  */
 static void
-flatten(struct rte_tel_data *d, const char *prefix, json_t *v)
+flatten(struct dict *t, const char *prefix, json_t *v)
 {
 	char key[RTE_TEL_MAX_STRING_LEN], idx[24];
+	struct rte_tel_data *d = t->d;
 	const char *k;
 	json_t *x;
 	size_t i;
 
-	if (v == NULL) /* a key the result does not have (yet) */
+	if (v == NULL || json_is_null(v)) /* a key the result does not have (yet) */
 		return;
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
+	if (json_is_object(v)) {
 		json_object_foreach(v, k, x) {
 			key_join(key, sizeof(key), prefix, k);
-			flatten(d, key, x);
+			flatten(t, key, x);
 		}
-		break;
-	case JSON_ARRAY:
+		return;
+	}
+	if (json_is_array(v)) {
 		json_array_foreach(v, i, x) {
 			snprintf(idx, sizeof(idx), "%zu", i);
 			key_join(key, sizeof(key), prefix, idx);
-			flatten(d, key, x);
+			flatten(t, key, x);
 		}
-		break;
+		return;
+	}
+	if (!dict_room(t))
+		return;
+	switch (json_typeof(v)) {
 	case JSON_INTEGER:
 		if (json_integer_value(v) >= 0)
 			rte_tel_data_add_dict_u64(d, prefix, (uint64_t)json_integer_value(v));
@@ -229,7 +276,7 @@ flatten(struct rte_tel_data *d, const char *prefix, json_t *v)
 	case JSON_FALSE:
 		rte_tel_data_add_dict_int(d, prefix, json_is_true(v));
 		break;
-	case JSON_NULL:
+	default:
 		break;
 	}
 }
@@ -239,65 +286,69 @@ static bool
 answer_error(json_t *resp, struct rte_tel_data *d)
 {
 	json_t *err = json_object_get(resp, "error");
+	struct dict t;
 
 	if (err == NULL)
 		return false;
-	rte_tel_data_start_dict(d);
-	flatten(d, "error", err);
+	dict_start(&t, d);
+	flatten(&t, "error", err);
+	dict_end(&t);
 	return true;
 }
 
 /* Run @p method on the control thread and show its result through @p fill. */
 static int
 view(const char *method, struct rte_tel_data *d,
-     void (*fill)(struct rte_tel_data *d, json_t *result))
+     void (*fill)(struct dict *t, json_t *result))
 {
 	json_t *resp = call_method(method);
+	struct dict t;
 
 	if (!answer_error(resp, d)) {
-		rte_tel_data_start_dict(d);
-		fill(d, json_object_get(resp, "result"));
+		dict_start(&t, d);
+		fill(&t, json_object_get(resp, "result"));
+		dict_end(&t);
 	}
 	json_decref(resp);
 	return 0;
 }
 
 static void
-fill_ports(struct rte_tel_data *d, json_t *res)
+fill_ports(struct dict *t, json_t *res)
 {
 	json_t *p;
 	size_t i;
 
 	json_array_foreach(res, i, p)
-		flatten(d, json_string_value(json_object_get(p, "name")), p);
+		flatten(t, json_string_value(json_object_get(p, "name")), p);
 }
 
 static void
-fill_stats(struct rte_tel_data *d, json_t *res)
+fill_stats(struct dict *t, json_t *res)
 {
 	char name[64];
 	json_t *p;
 	size_t i;
 
-	flatten(d, "total", json_object_get(res, "total"));
+	flatten(t, "total", json_object_get(res, "total"));
 	json_array_foreach(json_object_get(res, "ports"), i, p) {
 		snprintf(name, sizeof(name), "port/%s", json_string_value(json_object_get(p, "name")));
-		flatten(d, name, p);
+		flatten(t, name, p);
 	}
 	json_array_foreach(json_object_get(res, "workers"), i, p) {
 		snprintf(name, sizeof(name), "worker/%zu", i);
 		/* The tuner's last probe is /dpr/workers' (its summary): its
 		 * 16 windows would crowd the dict's 256 keys. */
 		json_object_del(p, "pipeline_last_probe");
-		flatten(d, name, p);
+		flatten(t, name, p);
 	}
-	flatten(d, "control_exceptions", json_object_get(res, "control_exceptions"));
-	flatten(d, "exception_path", json_object_get(res, "exception_path"));
-	flatten(d, "host_stack", json_object_get(res, "host_stack"));
+	flatten(t, "control_exceptions", json_object_get(res, "control_exceptions"));
+	flatten(t, "exception_path", json_object_get(res, "exception_path"));
+	flatten(t, "host_stack", json_object_get(res, "host_stack"));
 }
 
 static void
-fill_workers(struct rte_tel_data *d, json_t *res)
+fill_workers(struct dict *t, json_t *res)
 {
 	static const char *const keys[] = {
 		"lcore", "rx", "forwarded", "exception", "dropped", "busy_cycles",
@@ -317,28 +368,28 @@ fill_workers(struct rte_tel_data *d, json_t *res)
 	json_array_foreach(json_object_get(res, "workers"), i, w) {
 		for (k = 0; k < RTE_DIM(keys); k++) {
 			snprintf(name, sizeof(name), "worker/%zu/%s", i, keys[k]);
-			flatten(d, name, json_object_get(w, keys[k]));
+			flatten(t, name, json_object_get(w, keys[k]));
 		}
 		for (k = 0; k < RTE_DIM(probe_keys); k++) {
 			snprintf(name, sizeof(name), "worker/%zu/pipeline_last_probe/%s", i,
 				 probe_keys[k]);
-			flatten(d, name, json_object_get(json_object_get(w, "pipeline_last_probe"),
+			flatten(t, name, json_object_get(json_object_get(w, "pipeline_last_probe"),
 							 probe_keys[k]));
 		}
 	}
 }
 
 static void
-fill_routes(struct rte_tel_data *d, json_t *res)
+fill_routes(struct dict *t, json_t *res)
 {
-	flatten(d, "", json_object_get(res, "fib"));
-	flatten(d, "nexthops", json_object_get(res, "nexthops"));
+	flatten(t, "", json_object_get(res, "fib"));
+	flatten(t, "nexthops", json_object_get(res, "nexthops"));
 }
 
 static void
-fill_fpm(struct rte_tel_data *d, json_t *res)
+fill_fpm(struct dict *t, json_t *res)
 {
-	flatten(d, "", json_object_get(res, "fpm"));
+	flatten(t, "", json_object_get(res, "fpm"));
 }
 
 static int
@@ -348,9 +399,9 @@ cmd_fpm(const char *cmd __rte_unused, const char *params __rte_unused, struct rt
 }
 
 static void
-fill_kernel_routes(struct rte_tel_data *d, json_t *res)
+fill_kernel_routes(struct dict *t, json_t *res)
 {
-	flatten(d, "", json_object_get(res, "kernel_routes"));
+	flatten(t, "", json_object_get(res, "kernel_routes"));
 }
 
 static int
@@ -363,7 +414,7 @@ cmd_kernel_routes(const char *cmd __rte_unused, const char *params __rte_unused,
 /* Each warning going on as "PORT/CONDITION": seconds it has lasted (the
  * texts outgrow telemetry's strings: dprctl doctor has them). */
 static void
-fill_doctor(struct rte_tel_data *d, json_t *res)
+fill_doctor(struct dict *t, json_t *res)
 {
 	char name[64];
 	json_t *w;
@@ -372,8 +423,9 @@ fill_doctor(struct rte_tel_data *d, json_t *res)
 	json_array_foreach(json_object_get(res, "warnings"), i, w) {
 		snprintf(name, sizeof(name), "%s/%s", json_string_value(json_object_get(w, "port")),
 			 json_string_value(json_object_get(w, "condition")));
-		rte_tel_data_add_dict_u64(d, name,
-			(uint64_t)json_integer_value(json_object_get(w, "for_s")));
+		if (dict_room(t))
+			rte_tel_data_add_dict_u64(t->d, name,
+				(uint64_t)json_integer_value(json_object_get(w, "for_s")));
 	}
 }
 
@@ -387,6 +439,7 @@ cmd_doctor(const char *cmd __rte_unused, const char *params __rte_unused, struct
 static int
 cmd_port(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
+	struct dict t;
 	json_t *resp;
 
 	if (params == NULL || params[0] == '\0') {
@@ -396,8 +449,9 @@ cmd_port(const char *cmd __rte_unused, const char *params, struct rte_tel_data *
 	resp = dpr_telemetry_call(json_pack("{s:s,s:i,s:s,s:{s:s}}", "jsonrpc", "2.0", "id", 0,
 					    "method", "port.show", "params", "port", params));
 	if (!answer_error(resp, d)) {
-		rte_tel_data_start_dict(d);
-		flatten(d, "", json_object_get(resp, "result"));
+		dict_start(&t, d);
+		flatten(&t, "", json_object_get(resp, "result"));
+		dict_end(&t);
 	}
 	json_decref(resp);
 	return 0;

@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include <rte_eal.h>
+#include <rte_telemetry.h>
 
 #include "api/rpc.h"
 #include "api/server.h"
@@ -61,6 +62,58 @@ json_t *__real_dpr_rpc_handle(struct dpr_router *r, json_t *req);
 json_t *__wrap_dpr_rpc_handle(struct dpr_router *r, json_t *req);
 int __real_eventfd(unsigned int count, int flags);
 int __wrap_eventfd(unsigned int count, int flags);
+int __real_rte_telemetry_register_cmd(const char *cmd, telemetry_cb fn, const char *help);
+int __wrap_rte_telemetry_register_cmd(const char *cmd, telemetry_cb fn, const char *help);
+int __real_rte_tel_data_add_dict_u64(struct rte_tel_data *d, const char *name, uint64_t val);
+int __wrap_rte_tel_data_add_dict_u64(struct rte_tel_data *d, const char *name, uint64_t val);
+
+/* stats.get answers this many counters (more than a telemetry dict holds). */
+static unsigned int big_stats;
+/* /dpr/stats, as dpr_telemetry_init() registers it. */
+static telemetry_cb stats_cb;
+/* What went into telemetry dicts: values refused, the last one taken. */
+static unsigned int dict_refused;
+static char dict_last_key[64];
+static uint64_t dict_last_val;
+
+int
+__wrap_rte_telemetry_register_cmd(const char *cmd, telemetry_cb fn, const char *help)
+{
+	if (strcmp(cmd, "/dpr/stats") == 0)
+		stats_cb = fn;
+	return __real_rte_telemetry_register_cmd(cmd, fn, help);
+}
+
+int
+__wrap_rte_tel_data_add_dict_u64(struct rte_tel_data *d, const char *name, uint64_t val)
+{
+	int ret = __real_rte_tel_data_add_dict_u64(d, name, val);
+
+	if (ret < 0) {
+		dict_refused++;
+	} else {
+		snprintf(dict_last_key, sizeof(dict_last_key), "%s", name);
+		dict_last_val = val;
+	}
+	return ret;
+}
+
+/* stats.get's answer with big_stats counters under "total" and one host stack's. */
+static json_t *
+big_stats_answer(json_t *req)
+{
+	json_t *total = json_object();
+	char k[16];
+	unsigned int i;
+
+	for (i = 0; i < big_stats; i++) {
+		snprintf(k, sizeof(k), "c%u", i);
+		json_object_set_new(total, k, json_integer(i));
+	}
+	return json_pack("{s:s,s:O,s:{s:o,s:{s:i}}}", "jsonrpc", "2.0",
+			 "id", json_object_get(req, "id"), "result", "total", total,
+			 "host_stack", "to_kernel", 7);
+}
 
 json_t *
 __wrap_dpr_rpc_handle(struct dpr_router *r, json_t *req)
@@ -69,6 +122,9 @@ __wrap_dpr_rpc_handle(struct dpr_router *r, json_t *req)
 	json_t *resp;
 
 	handled++;
+	if (big_stats != 0 &&
+	    strcmp(json_string_value(json_object_get(req, "method")) ?: "", "stats.get") == 0)
+		return big_stats_answer(req);
 	if (is_a && hold != NULL)
 		hold();
 	resp = __real_dpr_rpc_handle(r, req);
@@ -316,6 +372,47 @@ test_notification(void)
 	json_decref(n.resp);
 }
 
+static void *
+stats_main(void *arg)
+{
+	struct caller *c = arg;
+	struct rte_tel_data *d = rte_tel_data_alloc();
+
+	if (d != NULL && stats_cb != NULL)
+		stats_cb("/dpr/stats", NULL, d);
+	rte_tel_data_free(d);
+	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * /dpr/stats of more values than a DPDK 22.11 telemetry dict holds (256):
+ * none is refused without a word; the last place says how many were left
+ * out (the control socket's stats.get has them).
+ */
+static void
+test_stats_too_many(void)
+{
+	struct caller c = { .address = A_ADDRESS };
+
+	CHECK(stats_cb != NULL, "/dpr/stats was registered");
+	big_stats = 300;
+	dict_refused = 0;
+	dict_last_key[0] = '\0';
+	dpr_telemetry_set_wait(LONG_WAIT_MS);
+	if (pthread_create(&c.thread, NULL, stats_main, &c) != 0) {
+		CHECK(false, "pthread_create failed");
+		return;
+	}
+	serve_until(&c);
+	big_stats = 0;
+	CHECK_EQ(dict_refused, 0);
+	CHECK(strcmp(dict_last_key, "values_left_out") == 0,
+	      "the last key says what was left out, not \"%s\"", dict_last_key);
+	/* 300 counters and the host stack's one; all but one place hold them. */
+	CHECK_EQ(dict_last_val, 301 - (RTE_TEL_MAX_DICT_ENTRIES - 1));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -343,6 +440,7 @@ main(int argc, char **argv)
 	test_answer_dropped();
 	test_next_caller_waiting();
 	test_notification();
+	test_stats_too_many();
 
 	json_decref(A.resp);
 	json_decref(B.resp);
