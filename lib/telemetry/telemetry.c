@@ -94,6 +94,12 @@ dpr_telemetry_call(json_t *req)
 	json_t *resp = NULL;
 	unsigned int wait_ms;
 
+	/* A request json_pack() could not build (a parameter not UTF-8):
+	 * nothing to post; posted, it would read as withdrawn and its caller
+	 * would wait its whole time for an answer that never comes. */
+	if (req == NULL)
+		return dpr_rpc_error(NULL, DPR_RPC_INVALID_PARAMS,
+				     "invalid request: its parameters are not UTF-8 text");
 	pthread_mutex_lock(&tel.call);
 	pthread_mutex_lock(&tel.m);
 	if (tel.stopped) {

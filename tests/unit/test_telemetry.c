@@ -372,6 +372,29 @@ test_notification(void)
 	json_decref(n.resp);
 }
 
+/*
+ * /dpr/port,NAME with a NAME that is not UTF-8: no request can be built;
+ * the answer says so at once, not that the control thread did not answer
+ * (after the whole wait, telemetry blocked meanwhile).
+ */
+static void
+test_port_not_utf8(void)
+{
+	json_t *resp;
+	const char *msg;
+
+	handled = 0;
+	dpr_telemetry_set_wait(SHORT_WAIT_MS);
+	resp = dpr_telemetry_call(json_pack("{s:s,s:i,s:s,s:{s:s}}", "jsonrpc", "2.0", "id", 0,
+					    "method", "port.show", "params", "port", "p\xe9"));
+	msg = json_string_value(json_object_get(json_object_get(resp, "error"), "message"));
+	CHECK(msg != NULL && strstr(msg, "not UTF-8") != NULL,
+	      "a request that could not be built is named so: %s", text(resp));
+	json_decref(resp);
+	dpr_server_poll(S, 0);
+	CHECK_EQ(handled, 0);
+}
+
 static void *
 stats_main(void *arg)
 {
@@ -441,6 +464,7 @@ main(int argc, char **argv)
 	test_next_caller_waiting();
 	test_notification();
 	test_stats_too_many();
+	test_port_not_utf8();
 
 	json_decref(A.resp);
 	json_decref(B.resp);
