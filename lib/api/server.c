@@ -38,6 +38,7 @@ struct client {
 	size_t out_len, out_off, out_cap;
 	bool closing;      /**< close once the output is written */
 	bool want_out;     /**< registered for EPOLLOUT */
+	bool eof;          /**< it sent all it will (shut down its side) */
 };
 
 struct extra {
@@ -229,7 +230,8 @@ client_close(struct dpr_server *s, struct client *c)
 static void
 client_events(struct dpr_server *s, struct client *c, bool want_out)
 {
-	struct epoll_event ev = { .events = EPOLLIN | (want_out ? EPOLLOUT : 0), .data.ptr = &c->w };
+	struct epoll_event ev = { .events = (c->eof ? 0 : EPOLLIN) | (want_out ? EPOLLOUT : 0),
+				  .data.ptr = &c->w };
 
 	if (c->want_out == want_out)
 		return;
@@ -365,6 +367,17 @@ client_read(struct dpr_server *s, struct client *c)
 			c->in_cap = cap;
 		}
 		n = recv(c->w.fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+		if (n == 0 && !c->eof && c->out_off < c->out_len) {
+			/* Done sending (shutdown(SHUT_WR), as socat and nc -N
+			 * do), not reading: the answers it waits for still go,
+			 * then it is closed. A line it left unfinished is no
+			 * request. */
+			c->eof = true;
+			c->closing = true;
+			c->want_out = false;
+			client_events(s, c, true);
+			return;
+		}
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
 			/* Gone, maybe mid-request: whatever it half-sent is dropped. */
 			client_close(s, c);

@@ -4,7 +4,8 @@
 # requests each get a JSON-RPC error on a connection that stays usable; a
 # 16 MiB line is served and a 17 MiB one gets -32006 and a clean close; 64
 # clients are served at once and the 65th is told why not; half requests and
-# clients that never read cost nothing. Afterwards dpr still runs, answers
+# clients that never read cost nothing; one that ends its input after its
+# requests (socat, nc -N) still gets every answer. Afterwards dpr still runs, answers
 # dprctl and forwards, and its counters add up.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -40,6 +41,7 @@ check "64 concurrent clients served, the 65th refused with -32005" client client
 check "dpr runs after 65 clients" alive
 check "half-sent requests are dropped, not executed" client half
 check "dpr runs after half requests" alive
+check "requests then end of input: every answer comes, then the close" client shut
 check "clients that send without reading are served, then dropped" client flood
 check "dpr runs after the floods" alive
 

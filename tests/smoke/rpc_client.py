@@ -462,6 +462,30 @@ def phase_half(path):
     c.close()
 
 
+def phase_shut(path):
+    """Requests, then end of input (shutdown(SHUT_WR), as socat and nc -N do):
+    every answer still comes, then the close; more than a socket buffer holds."""
+    n = 500
+    c = Conn(path)
+    c.send(b"".join(req(i, "stats.get") + b"\n" for i in range(n)))
+    c.s.shutdown(socket.SHUT_WR)
+    got = 0
+    while True:
+        line = c.readline()
+        if line is None:
+            break
+        r = json.loads(line)
+        if r.get("id") != got or "result" not in r:
+            fail("answer %d after end of input: %r" % (got, line[:200]))
+            break
+        got += 1
+    c.close()
+    if got != n:
+        fail("%d requests then end of input: %d answers before the close" % (n, got))
+    else:
+        print("# %d requests then end of input: all %d answered, then closed" % (n, got))
+
+
 def phase_flood(path):
     """Many requests without reading the answers, then gone."""
     c = Conn(path)
@@ -511,7 +535,8 @@ def main():
     fn = {
         "malformed": phase_malformed, "boundary": phase_boundary, "huge": phase_huge,
         "huge_pending": phase_huge_pending,
-        "clients": phase_clients, "half": phase_half, "flood": phase_flood,
+        "clients": phase_clients, "half": phase_half, "shut": phase_shut,
+        "flood": phase_flood,
         "call": phase_call,
     }[phase]
     try:
