@@ -31,7 +31,8 @@ cat > "$WORK/dpr.json" <<JSON
 JSON
 
 # 100k distinct prefixes, /16 to /28 (a third need tbl8 groups), none
-# covering 198.51.100.0/24 or 10/8; and the same as deletions.
+# covering 198.51.100.0/24 or 10/8, nor in space never forwarded (0/8,
+# 127/8, 224/3: route.load refuses them); and the same as deletions.
 python3 - "$WORK/add.txt" "$WORK/del.txt" <<'PY'
 import ipaddress, random, sys
 rnd = random.Random(3)
@@ -40,7 +41,8 @@ keep = [ipaddress.ip_network("198.51.100.0/24"), ipaddress.ip_network("10.0.0.0/
 while len(seen) < 100000:
     l = rnd.choice((16, 20, 22, 24, 24, 25, 26, 27, 28))
     n = ipaddress.ip_network((rnd.getrandbits(32) >> (32 - l) << (32 - l), l))
-    if n.is_multicast or n.is_reserved or any(n.overlaps(k) for k in keep):
+    if n.is_multicast or n.is_reserved or n.is_loopback or \
+            n.subnet_of(ipaddress.ip_network("0.0.0.0/8")) or any(n.overlaps(k) for k in keep):
         continue
     seen.add(n)
 with open(sys.argv[1], "w") as a, open(sys.argv[2], "w") as d:

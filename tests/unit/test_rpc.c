@@ -477,6 +477,27 @@ test_route_add(void)
 	    "\"port\" must be a string");
 	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'10.0.0.0/8','gateway':'10.0.2.2'}",
 	    "unknown parameter \"gateway\"");
+	/* Destinations the workers never forward (RFC 1812 5.3.7) or keep
+	 * for the router (multicast): route.get would answer a route no
+	 * packet takes. */
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'127.0.0.0/8','via':'10.0.2.2'}",
+	    "127.0.0.0/8", "loopback", "never forwarded");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'0.0.0.0/8','via':'10.0.2.2'}",
+	    "this network", "never forwarded");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.replace", "{'prefix':'239.1.0.0/16','via':'10.0.2.2'}",
+	    "multicast", "never forwarded");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'255.255.255.255/32','via':'10.0.2.2'}",
+	    "class E", "never forwarded");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'224.0.0.0/3','via':'10.0.2.2'}",
+	    "multicast and class E", "never forwarded");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.load", "{'routes':['127.0.0.1/32 via 10.0.2.2']}",
+	    "routes[0]", "loopback");
+	CHECK(strcmp(route_prefix("127.0.0.1"), "") == 0, "no route to 127.0.0.1: %s", last_text);
+	/* Prefixes that hold forwarded destinations too are routes. */
+	OK("route.add", "{'prefix':'126.0.0.0/7','via':'10.0.2.2'}");
+	OK("route.add", "{'prefix':'192.0.0.0/2','via':'10.0.2.2'}");
+	OK("route.del", "{'prefix':'126.0.0.0/7'}");
+	OK("route.del", "{'prefix':'192.0.0.0/2'}");
 
 	before = snap();
 	/* Semantic errors: the value and what to do. */
@@ -2125,6 +2146,18 @@ test6_route_add(void)
 	    "ff02::2", "multicast");
 	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'fe80::/64','port':'p0'}", "fe80::/64",
 	    "link-local", "global prefix");
+	/* Destinations the workers never forward: a route there would be
+	 * route.get's answer and nothing's path. */
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'ff0e::/16','via':'2001:db8:2::2'}",
+	    "ff0e::/16", "multicast", "never forwarded");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'::ffff:0:0/96','via':'2001:db8:2::2'}",
+	    "IPv4-mapped", "never forwarded");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.add", "{'prefix':'::1/128','via':'2001:db8:2::2'}",
+	    "loopback", "never forwarded");
+	ERR(DPR_RPC_INVALID_PARAMS, "route.load", "{'routes':['::/128 via 2001:db8:2::2']}",
+	    "routes[0]", "unspecified", "never forwarded");
+	OK("route.add", "{'prefix':'fe00::/7','via':'2001:db8:2::2'}");
+	OK("route.del", "{'prefix':'fe00::/7'}");
 	ERR(DPR_RPC_NOT_FOUND, "route.add", "{'prefix':'2001:db8:300::/48','via':'fe80::9','port':'p7'}",
 	    "\"p7\"");
 	/* Routes the router owns: addresses, subnets, neighbours. */
