@@ -2508,6 +2508,83 @@ test_urpf_priority_tag(struct rig *r)
 	memset(w->stats, 0, sizeof(w->stats));
 }
 
+/*
+ * uRPF (RFC 3704) of one IPv4 source on each interface, strict and loose,
+ * straight from dpr_urpf_ok(): p0 10.0.1.0/24, p1 10.0.2.0/24, p0.100
+ * (VLAN interface 2) 10.0.3.0/24, 198.51.100.0/24 via p1; added here:
+ * 172.16.0.0/16 multipath over p0 and p1, 192.0.2.0/25 blackhole,
+ * 192.0.2.128/25 unreachable, and a default route via p1.
+ */
+static void
+test_urpf_sources(struct rig *r)
+{
+	/* Strict on p0, p1, p0.100, then loose on p0: 1 passes, 0 fails. */
+	static const struct {
+		uint32_t src;
+		uint8_t strict[3], loose;
+		const char *what;
+	} cases[] = {
+		{ IP(10, 0, 1, 2), { 1, 0, 0 }, 1, "p0's subnet" },
+		{ IP(10, 0, 2, 2), { 0, 1, 0 }, 1, "p1's subnet" },
+		{ IP(10, 0, 3, 2), { 0, 0, 1 }, 1, "p0.100's subnet (a VLAN interface)" },
+		{ IP(198, 51, 100, 9), { 0, 1, 0 }, 1, "routed via p1" },
+		{ IP(172, 16, 9, 9), { 1, 1, 0 }, 1, "multipath over p0 and p1" },
+		{ IP(8, 8, 8, 8), { 0, 1, 0 }, 1, "the default route's only (via p1)" },
+		{ IP(192, 0, 2, 9), { 0, 0, 0 }, 0, "a blackhole route's" },
+		{ IP(192, 0, 2, 200), { 0, 0, 0 }, 0, "an unreachable route's" },
+		{ IP(10, 0, 1, 1), { 0, 0, 0 }, 0, "the router's own (p0)" },
+		{ IP(10, 0, 2, 1), { 0, 0, 0 }, 0, "the router's own (p1)" },
+		{ IP(10, 0, 1, 255), { 0, 0, 0 }, 0, "p0's subnet broadcast" },
+		{ 0, { 1, 1, 1 }, 1, "0.0.0.0 (DHCP)" },
+	};
+	struct dpr_ip gw0 = { .af = DPR_AF_IP4 }, gw1 = { .af = DPR_AF_IP4 };
+	struct dpr_worker *w = r->w;
+	struct dpr_fib4_op ops[4];
+	uint32_t members[2];
+	unsigned int i, in;
+	int g, d, err;
+
+	gw0.ip4 = IP(10, 0, 1, 2);
+	gw1.ip4 = IP(10, 0, 2, 2);
+	d = dpr_nh_get(r->nh, &gw1, 1);
+	CHECK(d >= DPR_NH_FIRST_DYNAMIC, "next hop 10.0.2.2");
+	g = dpr_nh_find(r->nh, &gw0);
+	CHECK(g >= DPR_NH_FIRST_DYNAMIC, "next hop 10.0.1.2");
+	members[0] = (uint32_t)g;
+	members[1] = (uint32_t)d;
+	g = dpr_nh_group_get(r->nh, members, NULL, 2);
+	CHECK(g >= DPR_NH_FIRST_DYNAMIC, "a group of 10.0.1.2 and 10.0.2.2");
+	if (d < DPR_NH_FIRST_DYNAMIC || g < DPR_NH_FIRST_DYNAMIC)
+		return;
+	ops[0] = (struct dpr_fib4_op){ .ip = IP(172, 16, 0, 0), .depth = 16, .nh = (uint32_t)g };
+	ops[1] = (struct dpr_fib4_op){ .ip = IP(192, 0, 2, 0), .depth = 25,
+				       .nh = DPR_NH_BLACKHOLE };
+	ops[2] = (struct dpr_fib4_op){ .ip = IP(192, 0, 2, 128), .depth = 25, .nh = DPR_NH_NONE };
+	ops[3] = (struct dpr_fib4_op){ .ip = 0, .depth = 0, .nh = (uint32_t)d };
+	CHECK_EQ(dpr_route4_apply(r->fib, r->nh, ops, 4, &err), 4);
+
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct rte_mbuf *m = mk_ip4(&mac_p0, cases[i].src, IP(10, 0, 2, 2), 64, 8);
+		char a[16];
+
+		snprintf(a, sizeof(a), "%u.%u.%u.%u", cases[i].src >> 24, (cases[i].src >> 16) & 0xff,
+			 (cases[i].src >> 8) & 0xff, cases[i].src & 0xff);
+		for (in = 0; in < 3; in++)
+			CHECK(dpr_urpf_ok(w, r->fib, NULL, m, (uint16_t)in, DPR_URPF_STRICT) ==
+			      (cases[i].strict[in] != 0),
+			      "strict on interface %u: source %s, %s, should %s", in, a,
+			      cases[i].what, cases[i].strict[in] ? "pass" : "fail");
+		CHECK(dpr_urpf_ok(w, r->fib, NULL, m, 0, DPR_URPF_LOOSE) == (cases[i].loose != 0),
+		      "loose: source %s, %s, should %s", a, cases[i].what,
+		      cases[i].loose ? "pass" : "fail");
+		rte_pktmbuf_free(m);
+	}
+
+	for (i = 0; i < RTE_DIM(ops); i++)
+		ops[i] = (struct dpr_fib4_op){ .ip = ops[i].ip, .depth = ops[i].depth, .del = 1 };
+	CHECK_EQ(dpr_route4_apply(r->fib, r->nh, ops, 4, &err), 4);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2527,6 +2604,7 @@ main(int argc, char **argv)
 	test_tune();
 	if (rig_init(&r) == 0) {
 		test_urpf_priority_tag(&r);
+		test_urpf_sources(&r);
 		test_burst(&r);
 		test_hairpin(&r);
 		test_exception_full(&r);

@@ -29,6 +29,7 @@
 #include "datapath/ip6_dp.h"
 #include "datapath/qinq_dp.h"
 #include "datapath/stats.h"
+#include "datapath/urpf_dp.h"
 #include "fib/fib6.h"
 #include "nexthop/nexthop.h"
 #include "route/route.h"
@@ -2437,6 +2438,49 @@ test_tagged_copp(struct rig *r)
 	rte_free(map);
 }
 
+/*
+ * uRPF (RFC 3704) of IPv6 sources, straight from dpr_urpf_ok(): strict on
+ * p0 and p1, loose on p0. Link-local (NDP, routing protocols) and
+ * unspecified (DAD) sources are exempt; the router's own address, a
+ * blackhole route's and one of no route fail both modes.
+ */
+static void
+test_urpf6_sources(struct rig *r)
+{
+	static const struct {
+		const char *src;
+		uint8_t strict[2], loose;
+	} cases[] = {
+		{ "2001:db8:1::2", { 1, 0 }, 1 },
+		{ "2001:db8:2::2", { 0, 1 }, 1 },
+		{ "2001:db8:100::1", { 0, 1 }, 1 },     /* via 2001:db8:2::2 (p1) */
+		{ "2001:db8:100:0:1::1", { 1, 0 }, 1 }, /* the longer route, back out of p0 */
+		{ "2001:db8:300::1", { 0, 1 }, 1 },     /* via fe80::99 on p1 */
+		{ "2001:db8:200::1", { 0, 1 }, 1 },     /* via an unresolved gateway on p1 */
+		{ "2001:db8:dead::1", { 0, 0 }, 0 },    /* blackhole */
+		{ "2001:db8:1::1", { 0, 0 }, 0 },       /* the router's own */
+		{ "2001:db8:9999::1", { 0, 0 }, 0 },    /* no route */
+		{ "fe80::99", { 1, 1 }, 1 },            /* link-local: NDP */
+		{ "::", { 1, 1 }, 1 },                  /* unspecified: DAD */
+	};
+	struct dpr_worker *w = r->w[0];
+	unsigned int i, in;
+
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct rte_mbuf *m = mk_ip6(&mac_p0, a6(cases[i].src), a6("2001:db8:2::2"), 64,
+					    IPPROTO_UDP, 8);
+
+		for (in = 0; in < 2; in++)
+			CHECK(dpr_urpf_ok(w, r->fib, r->fib6, m, (uint16_t)in, DPR_URPF_STRICT) ==
+			      (cases[i].strict[in] != 0),
+			      "strict on p%u: source %s should %s", in, cases[i].src,
+			      cases[i].strict[in] ? "pass" : "fail");
+		CHECK(dpr_urpf_ok(w, r->fib, r->fib6, m, 0, DPR_URPF_LOOSE) == (cases[i].loose != 0),
+		      "loose: source %s should %s", cases[i].src, cases[i].loose ? "pass" : "fail");
+		rte_pktmbuf_free(m);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2457,6 +2501,7 @@ main(int argc, char **argv)
 		unsigned int deep;
 		uint16_t in;
 
+		test_urpf6_sources(&r);
 		test_rig_routes(&r);
 		for (in = 0; in < 2; in++) {
 			test_directed(&r, in, false);
