@@ -148,6 +148,19 @@ found:
 	return 0;
 }
 
+uint16_t
+dpr_port_max_mtu(const struct rte_eth_dev_info *info)
+{
+	/* eth_dev_get_overhead_len() and eth_dev_validate_mtu() of ethdev. */
+	uint32_t overhead = info->max_mtu != UINT16_MAX && info->max_rx_pktlen > info->max_mtu ?
+		info->max_rx_pktlen - info->max_mtu : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	uint32_t max = info->max_mtu;
+
+	if (info->max_rx_pktlen < max + overhead)
+		max = info->max_rx_pktlen > overhead ? info->max_rx_pktlen - overhead : 0;
+	return (uint16_t)max;
+}
+
 unsigned int
 dpr_port_mbufs_needed(const struct dpr_port *port, uint16_t n_workers)
 {
@@ -402,9 +415,13 @@ dpr_port_start(struct dpr_port *port, uint16_t n_workers, struct rte_mempool *po
 	ec.txmode.offloads = port->tx_offloads;
 
 	port->mtu = conf->mtu;
-	if (info.max_mtu != 0 && (port->mtu > info.max_mtu || port->mtu < info.min_mtu)) {
-		snprintf(err, err_len, "config: port %s: mtu %u is outside what %s supports (%u to %u)",
-			 conf->name, port->mtu, port->driver, info.min_mtu, info.max_mtu);
+	/* Checked here as rte_eth_dev_configure() would, which says only
+	 * "Invalid argument": the frame must fit max_rx_pktlen too. */
+	if (info.max_mtu != 0 &&
+	    (port->mtu > dpr_port_max_mtu(&info) || port->mtu < info.min_mtu)) {
+		snprintf(err, err_len, "config: port %s: mtu %u is outside what %s supports (%u to %u): set its \"mtu\" within them",
+			 conf->name, port->mtu, port->driver, info.min_mtu,
+			 dpr_port_max_mtu(&info));
 		return -EINVAL;
 	}
 	ec.rxmode.mtu = port->mtu;

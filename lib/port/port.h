@@ -214,6 +214,15 @@ int dpr_port_probe(struct dpr_port *port, const struct dpr_port_conf *conf,
 int dpr_port_start(struct dpr_port *port, uint16_t n_workers,
 		   struct rte_mempool *pool, char *err, size_t err_len);
 
+/**
+ * The largest MTU a device whose info is @p info accepts, as
+ * rte_eth_dev_configure() judges it: its max_mtu, and its max_rx_pktlen
+ * less the frame overhead (what max_rx_pktlen has over max_mtu, else the
+ * Ethernet header and CRC). Many software PMDs give only max_rx_pktlen
+ * (net_af_packet 1518, net_tap 1522: an MTU of 1500 and 1504).
+ */
+uint16_t dpr_port_max_mtu(const struct rte_eth_dev_info *info);
+
 /** Mbufs port @p port needs for its queues with @p n_workers workers. */
 unsigned int dpr_port_mbufs_needed(const struct dpr_port *port, uint16_t n_workers);
 

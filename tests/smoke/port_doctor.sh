@@ -8,7 +8,8 @@
 #   doctor also gives dpr-doctor's machine checks on dpr's own config and
 #   lcores; 64 flows spread over the queues raise nothing; one UDP flow puts
 #   every packet on one worker's queue: doctor and telemetry list rss_skew
-#   for p0, and the log says it once however long it lasts.
+#   for p0, and the log says it once however long it lasts; an MTU the
+#   device cannot receive is refused at start with the range it takes.
 source "$(dirname "$0")/lib.sh"
 need_root
 
@@ -74,4 +75,14 @@ check "the log says it once, though it went on ($n)" test "$n" -eq 1
 
 stop_dpr
 check_accounting
+
+# An MTU past what the PMD receives (af_packet: frames of 1518 bytes at
+# most, max_rx_pktlen; its max_mtu says nothing) is refused with the range,
+# not rte_eth_dev_configure()'s bare "Invalid argument".
+sed 's/"mac": "02:00:00:00:01:01",/& "mtu": 9000,/' "$WORK/dpr.json" > "$WORK/mtu.json"
+# shellcheck disable=SC2046
+out=$("$DPR" --no-pci ${DPR_EAL_MEM-$(eal_mem)} --file-prefix "dpr-$T-$TAG-mtu" -l 0,1 -- \
+	-c "$WORK/mtu.json" 2>&1 | grep "^dpr: config: port p0")
+check "mtu 9000 on af_packet is refused with what it takes ($out)" \
+	grep -q 'mtu 9000 is outside what net_af_packet supports ([0-9]* to 1500)' <<<"$out"
 finish

@@ -147,6 +147,40 @@ test_find_dir(void)
 	rmdir(share);
 }
 
+/*
+ * The largest MTU a device takes, as rte_eth_dev_configure() judges it:
+ * software PMDs that give only max_rx_pktlen (their max_mtu is ethdev's
+ * default, UINT16_MAX) take that less 18 bytes, not 65535 (dpr told a
+ * user of mtu 9000 on af_packet only "setup failed: Invalid argument").
+ */
+static void
+test_max_mtu(void)
+{
+	static const struct {
+		uint32_t max_rx_pktlen;
+		uint16_t max_mtu, want;
+		const char *what;
+	} cases[] = {
+		{ 1518, UINT16_MAX, 1500, "net_af_packet (22.11)" },
+		{ 1522, UINT16_MAX, 1504, "net_tap (22.11)" },
+		{ UINT32_MAX, UINT16_MAX, UINT16_MAX, "net_null, net_ring: no limit" },
+		{ 9728, 9702, 9702, "max_mtu and its frame (overhead 26)" },
+		{ 9728, 9710, 9710, "max_mtu below max_rx_pktlen" },
+		{ 15872, 9702, 9702, "max_mtu the lower" },
+		{ 10, UINT16_MAX, 0, "nothing fits" },
+	};
+	struct rte_eth_dev_info info;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		memset(&info, 0, sizeof(info));
+		info.max_rx_pktlen = cases[i].max_rx_pktlen;
+		info.max_mtu = cases[i].max_mtu;
+		CHECK(dpr_port_max_mtu(&info) == cases[i].want, "%s: max MTU %u, want %u",
+		      cases[i].what, dpr_port_max_mtu(&info), cases[i].want);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -161,6 +195,7 @@ main(int argc, char **argv)
 	test_shipped(argv[1]);
 	test_link_state();
 	test_find_dir();
+	test_max_mtu();
 	snprintf(file, sizeof(file), "%s/net_x.json", tmp);
 	unlink(file);
 	rmdir(tmp);
