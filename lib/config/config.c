@@ -480,6 +480,14 @@ dpr_config_outer_proto_name(uint16_t tpid)
 	return tpid == DPR_QINQ_TPID_Q ? "802.1q" : "802.1ad";
 }
 
+/* The length of the DPDK device name in devargs @p device: up to its
+ * first argument. */
+static size_t
+device_name_len(const char *device)
+{
+	return strcspn(device, ",");
+}
+
 int
 dpr_config_urpf_mode(const char *text)
 {
@@ -884,6 +892,17 @@ parse_ports(struct parser *ps, json_t *root)
 			    strcmp(cfg->ports[i].device, cfg->ports[j].device) == 0)
 				return fail(ps, path, "device \"%s\" is already used by %s",
 					    cfg->ports[i].device, other);
+			/* DPDK knows a device by the name before its arguments:
+			 * a second port of that name would be the first's. */
+			if (cfg->ports[i].device[0] != '\0' &&
+			    device_name_len(cfg->ports[i].device) ==
+				    device_name_len(cfg->ports[j].device) &&
+			    strncmp(cfg->ports[i].device, cfg->ports[j].device,
+				    device_name_len(cfg->ports[i].device)) == 0)
+				return fail(ps, path, "device \"%s\": DPDK device \"%.*s\" is already %s's (\"%s\"): each port needs a device of its own (a virtual one, a name of its own: the driver and a number, like net_af_packet0, net_af_packet1)",
+					    cfg->ports[i].device,
+					    (int)device_name_len(cfg->ports[i].device),
+					    cfg->ports[i].device, other, cfg->ports[j].device);
 			if (cfg->ports[i].tap[0] != '\0' &&
 			    strcmp(cfg->ports[i].tap, cfg->ports[j].tap) == 0)
 				return fail(ps, path, "tap \"%s\" is already used by %s",
