@@ -175,7 +175,8 @@ dpr_m_vlan_add(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 	/* Its own, as the file's vlans[] (default off), not its port's. */
 	mode = urpf != NULL ? dpr_config_urpf_mode(urpf) : 0;
 	if (mode < 0)
-		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: %s", ctx, DPR_CONFIG_URPF_EXPECTED);
+		return FAIL(DPR_RPC_INVALID_PARAMS, "%s: urpf \"%s\": %s", ctx, urpf,
+			    DPR_CONFIG_URPF_EXPECTED);
 	pc.urpf = (uint8_t)mode;
 	/* A QinQ interface: outer_id, and its TPID as the file's vlans[]. */
 	if (proto != NULL && outer == 0)

@@ -741,8 +741,12 @@ parse_port(struct parser *ps, const char *path, json_t *obj,
 		if (tr != NULL) {
 			int mode = dpr_config_urpf_mode(json_string_value(tr));
 
+			if (mode < 0 && json_is_string(tr))
+				return fail(ps, path, "urpf \"%s\": " DPR_CONFIG_URPF_EXPECTED,
+					    json_string_value(tr));
 			if (mode < 0)
-				return fail(ps, path, DPR_CONFIG_URPF_EXPECTED);
+				return fail(ps, path, "urpf: " DPR_CONFIG_URPF_EXPECTED ", got %s",
+					    type_name(tr));
 			pc->urpf = (uint8_t)mode;
 		}
 		tr = json_object_get(obj, "neighbor_learning");

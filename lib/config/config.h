@@ -339,7 +339,7 @@ const char *dpr_config_outer_proto_name(uint16_t tpid);
 
 /** The message for a uRPF mode that is none of dpr_config_urpf_mode()'s. */
 #define DPR_CONFIG_URPF_EXPECTED \
-	"urpf: expected \"strict\", \"loose\" or \"off\" (RFC 3704 unicast reverse-path forwarding)"
+	"expected \"strict\", \"loose\" or \"off\" (RFC 3704 unicast reverse-path forwarding)"
 
 /**
  * A port's or VLAN interface's "urpf" (the file's and vlan.add's):

@@ -2962,7 +2962,7 @@ test_vrf_vlan_live(void)
 	 * port's, as in the config file. */
 	dp[0].urpf = 2;
 	ERR(DPR_RPC_INVALID_PARAMS, "vlan.add", "{'name':'p0.100','port':'p0','id':100,'urpf':'on'}",
-	    "urpf: expected \"strict\", \"loose\" or \"off\"");
+	    "urpf \"on\": expected \"strict\", \"loose\" or \"off\"");
 	/* A TAP name as the config file takes it: it goes into net_tap's
 	 * devargs, where a ',' would add an argument ("remote=" mirrors
 	 * another interface's traffic). Nothing is opened. */
