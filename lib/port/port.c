@@ -60,6 +60,25 @@ find_port(const char *name, uint16_t *port_id)
 }
 
 /*
+ * Whether the device of ethdev @p port_id was probed with the arguments of
+ * devargs @p device (those after its first comma; none: any will do).
+ */
+static bool
+same_args(uint16_t port_id, const char *device)
+{
+	const char *want = strchr(device, ',');
+	const struct rte_devargs *da;
+	struct rte_eth_dev_info info;
+
+	if (want == NULL || want[1] == '\0')
+		return true;
+	if (rte_eth_dev_info_get(port_id, &info) < 0 || info.device == NULL)
+		return true; /* nothing to compare: as before */
+	da = rte_dev_devargs(info.device);
+	return da != NULL && da->args != NULL && strcmp(da->args, want + 1) == 0;
+}
+
+/*
  * Multi-port devices (Chelsio T5/T6 has every port on one PCI function) name
  * their ethdevs "<device>_<n>". Such a name is not valid devargs: probe the
  * device and look the port up by its full name.
@@ -117,6 +136,25 @@ dpr_port_probe(struct dpr_port *port, const struct dpr_port_conf *conf,
 		return -EINVAL;
 	}
 	name = probe == base ? conf->device : da.name;
+	if (find_port(name, &port->port_id) == 0 && !same_args(port->port_id, conf->device)) {
+		/* EAL probed it (every device bound to vfio-pci, unless -a
+		 * says which; a --vdev) without the arguments the config
+		 * gives it: probed again with them, or they would be lost
+		 * without a word. */
+		struct rte_eth_dev_info old;
+
+		DPR_LOG(NOTICE, port, "port %s: %s was probed by EAL with other arguments: probing it again as %s",
+			conf->name, name, probe);
+		ret = rte_eth_dev_info_get(port->port_id, &old);
+		if (ret == 0)
+			ret = old.device != NULL ? rte_dev_remove(old.device) : -ENODEV;
+		if (ret < 0) {
+			snprintf(err, err_len, "config: ports[%u].device \"%s\": EAL probed %s already, without these arguments, and it cannot be probed again with them (%s): give them to EAL instead (-a %s), or leave them out",
+				 index, conf->device, name, rte_strerror(-ret), conf->device);
+			rte_devargs_reset(&da);
+			return ret;
+		}
+	}
 	if (find_port(name, &port->port_id) < 0) {
 		ret = rte_dev_probe(probe);
 		if (ret < 0 || find_port(name, &port->port_id) < 0) {

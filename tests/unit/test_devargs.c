@@ -4,6 +4,11 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_dev.h>
+#include <rte_devargs.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+
 #include "port/port.h"
 #include "test.h"
 
@@ -92,12 +97,61 @@ test_others(void)
 	fit("0000:81:00.4_1", 4, 0, NULL);
 }
 
+/*
+ * A device EAL probed already (test_eal_init()'s --vdev net_null0, as EAL
+ * probes every device bound to vfio-pci when not told which) that the
+ * config gives arguments: dpr_port_probe() probes it again with them,
+ * instead of taking EAL's and losing them without a word; the same
+ * arguments, or none, keep EAL's.
+ */
+static void
+test_probe_again(void)
+{
+	static const struct {
+		const char *device, *want;
+	} cases[] = {
+		{ "net_null0", "" },                  /* no arguments: EAL's */
+		{ "net_null0,size=128", "size=128" }, /* probed again with them */
+		{ "net_null0,size=128", "size=128" }, /* the same: kept */
+	};
+	struct dpr_port_conf conf;
+	struct dpr_port port;
+	char err[512] = "";
+	unsigned int i;
+
+	if (test_eal_init("test_devargs") < 0) {
+		CHECK(false, "cannot init EAL");
+		return;
+	}
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct rte_eth_dev_info info;
+		const struct rte_devargs *da;
+		const char *args;
+
+		memset(&conf, 0, sizeof(conf));
+		snprintf(conf.name, sizeof(conf.name), "p0");
+		snprintf(conf.device, sizeof(conf.device), "%s", cases[i].device);
+		CHECK(dpr_port_probe(&port, &conf, 0, 1, err, sizeof(err)) == 0, "%s: %s",
+		      cases[i].device, err);
+		if (rte_eth_dev_info_get(port.port_id, &info) < 0 || info.device == NULL) {
+			CHECK(false, "%s: no device info", cases[i].device);
+			continue;
+		}
+		da = rte_dev_devargs(info.device);
+		args = da != NULL && da->args != NULL ? da->args : "";
+		CHECK(strcmp(args, cases[i].want) == 0, "%s: the device has arguments \"%s\", want \"%s\"",
+		      cases[i].device, args, cases[i].want);
+	}
+	rte_eal_cleanup();
+}
+
 int
 main(void)
 {
 	test_af_packet();
 	test_pcap();
 	test_others();
+	test_probe_again();
 	printf("test_devargs: %d checks, %d failed\n", test_checks, test_failures);
 	return test_failures == 0 ? 0 : 1;
 }
