@@ -948,6 +948,32 @@ dpr_kmirror_sweep_routes(struct dpr_kmirror *m)
 	return n;
 }
 
+bool
+dpr_kmirror_uses(const struct dpr_kmirror *m, uint32_t ifindex, const struct dpr_ip *src)
+{
+	const struct km_prefix *p;
+	const struct km_route *e;
+	const struct km_nh *o;
+	unsigned int b, i;
+
+	for (b = 0; b < NH_BUCKETS; b++)
+		for (o = m->nh[b]; o != NULL; o = o->hnext)
+			if (o->known && !o->group && o->nh.ifindex == ifindex)
+				return true;
+	for (b = 0; b < m->n_buckets; b++) {
+		for (p = m->pfx[b]; p != NULL; p = p->hnext) {
+			for (e = p->routes; e != NULL; e = e->next) {
+				if (src != NULL && dpr_ip_equal(&e->prefsrc, src))
+					return true;
+				for (i = 0; i < e->n_paths; i++)
+					if (e->paths[i].ifindex == ifindex)
+						return true;
+			}
+		}
+	}
+	return false;
+}
+
 /* Is path @p h one the kernel forwards on? */
 static bool
 path_live(const struct dpr_nl_nh *h)

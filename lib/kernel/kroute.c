@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <net/if.h>
@@ -517,15 +518,49 @@ dump_done(struct dpr_kroute *k, int err)
 		resync(k, k->resync_why);
 }
 
+/* IFA_LOCAL (else IFA_ADDRESS) of an IPv4 RTM_DELADDR into *@p ip; false without one. */
+static bool
+ifa_local(const struct nlmsghdr *nlh, struct dpr_ip *ip)
+{
+	const struct nlattr *a, *local = NULL, *addr = NULL;
+	uint32_t be;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct ifaddrmsg)) {
+		if (mnl_attr_get_payload_len(a) != sizeof(be))
+			continue;
+		if (mnl_attr_get_type(a) == IFA_LOCAL)
+			local = a;
+		else if (mnl_attr_get_type(a) == IFA_ADDRESS)
+			addr = a;
+	}
+	if (local == NULL)
+		local = addr;
+	if (local == NULL)
+		return false;
+	memcpy(&be, mnl_attr_get_payload(local), sizeof(be));
+	memset(ip, 0, sizeof(*ip));
+	ip->af = DPR_AF_IP4;
+	ip->ip4 = ntohl(be);
+	return true;
+}
+
 /*
- * A TAP's link or IPv4 address changed: the kernel may have dropped routes
- * (IPv4 ones whose every path went dead, next-hop objects on the link) or
- * marked paths dead or alive again, and tells nobody.
+ * An interface's link or IPv4 address changed: the kernel may have dropped
+ * routes (IPv4 ones whose every path went dead, those whose preferred
+ * source left, next-hop objects on the link) or marked paths dead or alive
+ * again, and tells nobody. A TAP's change always resyncs; another
+ * interface's (none of dpr's: its routes leave a prefix without a dpr
+ * route while the kernel selects them, and a route of a higher metric
+ * through a TAP takes over once they are flushed) when the mirror holds a
+ * route it touches.
  */
 static void
 link_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
 {
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct dpr_ip src;
 	uint32_t ifindex;
+	bool has_src;
 	int port;
 
 	if (nlh->nlmsg_type == RTM_DELADDR) {
@@ -534,32 +569,45 @@ link_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
 		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)) || ifa->ifa_family != AF_INET)
 			return;
 		ifindex = ifa->ifa_index;
-	} else {
-		const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-
-		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		if (dpr_route_feed_port(k->feed, ifindex) >= 0) {
+			resync(k, RS_LINK);
 			return;
-		ifindex = (uint32_t)ifi->ifi_index;
-		port = dpr_route_feed_port(k->feed, ifindex);
-		if (port < 0)
-			return;
-		if (nlh->nlmsg_type == RTM_NEWLINK) {
-			bool up = (ifi->ifi_flags & IFF_UP) != 0, was = k->tap_up[port];
-
-			k->tap_up[port] = up;
-			if (up == was)
-				return;
 		}
-		KLOG(INFO, "TAP %s went %s: resync", k->r->cfg->ports[port].tap,
-		     nlh->nlmsg_type != RTM_NEWLINK ? "away" :
-		     k->tap_up[port] ? "up" : "down");
-		dpr_route_feed_map_refresh(k->feed);
-		resync(k, RS_LINK);
+		has_src = ifa_local(nlh, &src);
+		if (dpr_kmirror_uses(k->mirror, ifindex, has_src ? &src : NULL)) {
+			KLOG(INFO, "interface %u lost an IPv4 address that kernel routes use: resync",
+			     ifindex);
+			resync(k, RS_LINK);
+		}
 		return;
 	}
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		return;
+	ifindex = (uint32_t)ifi->ifi_index;
 	port = dpr_route_feed_port(k->feed, ifindex);
-	if (port >= 0)
-		resync(k, RS_LINK);
+	if (port < 0) {
+		/* ifi_change says which flags the notification is for. */
+		if ((nlh->nlmsg_type == RTM_DELLINK || (ifi->ifi_change & IFF_UP)) &&
+		    dpr_kmirror_uses(k->mirror, ifindex, NULL)) {
+			KLOG(INFO, "interface %u that kernel routes use went %s: resync", ifindex,
+			     nlh->nlmsg_type != RTM_NEWLINK ? "away" :
+			     (ifi->ifi_flags & IFF_UP) ? "up" : "down");
+			resync(k, RS_LINK);
+		}
+		return;
+	}
+	if (nlh->nlmsg_type == RTM_NEWLINK) {
+		bool up = (ifi->ifi_flags & IFF_UP) != 0, was = k->tap_up[port];
+
+		k->tap_up[port] = up;
+		if (up == was)
+			return;
+	}
+	KLOG(INFO, "TAP %s went %s: resync", k->r->cfg->ports[port].tap,
+	     nlh->nlmsg_type != RTM_NEWLINK ? "away" :
+	     k->tap_up[port] ? "up" : "down");
+	dpr_route_feed_map_refresh(k->feed);
+	resync(k, RS_LINK);
 }
 
 void

@@ -176,6 +176,22 @@ check "IPv6: metric 10 deleted: metric 20 ($(route_of 2001:db8:87::1))" \
 	wait_for 5 is_route 2001:db8:87::1 "2001:db8:87::/48 gateway 2001:db8:3::2"
 check "dpr holds what the kernel forwards with" same_as_kernel
 
+# --- an interface that is none of dpr's goes down ---------------------------------
+# The kernel flushes the IPv4 routes through it without a message; a route of
+# a higher metric through a TAP then takes over, in the kernel and in dpr.
+x link add "ox$TAG" type veth peer name "oy$TAG"
+x addr add 10.0.9.1/24 dev "ox$TAG"; x link set "ox$TAG" up; x link set "oy$TAG" up
+x route add 10.88.0.0/16 via 10.0.9.2 dev "ox$TAG" metric 10 "${T100[@]}"
+x route add 10.88.0.0/16 via 10.0.2.2 dev dpr-p1 metric 20 "${T100[@]}"
+sleep 0.5
+check "a route through another interface than dpr's wins: no dpr route ($(route_of 10.88.0.1))" \
+	no_route 10.88.0.1
+x link set "ox$TAG" down
+check "that interface down: the kernel's metric 20 route through dpr-p1 ($(route_of 10.88.0.1))" \
+	wait_for 5 is_route 10.88.0.1 "10.88.0.0/16 gateway 10.0.2.2"
+settled
+x link del "ox$TAG"
+
 # --- a resync rebuilds the same ---------------------------------------------------
 x link set dpr-p1 down; x link set dpr-p1 up
 settled

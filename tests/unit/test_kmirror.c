@@ -7,11 +7,13 @@
  * lib/kernel/kroute.c into a router: netlink messages in, the FIB out.
  */
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <jansson.h>
 #include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
@@ -800,7 +802,7 @@ kmsg(uint16_t type, uint16_t flags, uint32_t table, const char *dst, uint8_t len
 }
 
 static struct nlmsghdr *
-kgw(struct nlmsghdr *nlh, const char *g)
+kgw_dev(struct nlmsghdr *nlh, const char *g, uint32_t ifindex)
 {
 	int family = strchr(g, ':') ? AF_INET6 : AF_INET;
 	uint8_t a[16];
@@ -808,8 +810,14 @@ kgw(struct nlmsghdr *nlh, const char *g)
 	if (inet_pton(family, g, a) != 1)
 		abort();
 	mnl_attr_put(nlh, RTA_GATEWAY, family == AF_INET ? 4 : 16, a);
-	mnl_attr_put_u32(nlh, RTA_OIF, 1);
+	mnl_attr_put_u32(nlh, RTA_OIF, ifindex);
 	return nlh;
+}
+
+static struct nlmsghdr *
+kgw(struct nlmsghdr *nlh, const char *g)
+{
+	return kgw_dev(nlh, g, 1);
 }
 
 static void
@@ -930,6 +938,129 @@ test_kroute_vrf_del_add(void)
 	CHECK_EQ(fib_nh((unsigned int)v, "10.51.0.0/16"), DPR_NH_NONE);
 }
 
+/* stats.get's kernel_routes.resyncs.link. */
+static long
+link_resyncs(void)
+{
+	json_t *o = dpr_kroute_stats_json(&R);
+	long n = (long)json_integer_value(json_object_get(json_object_get(o, "resyncs"), "link"));
+
+	json_decref(o);
+	return n;
+}
+
+static bool
+kroute_dumping(void)
+{
+	json_t *o = dpr_kroute_stats_json(&R);
+	bool d = json_is_true(json_object_get(o, "dumping"));
+
+	json_decref(o);
+	return d;
+}
+
+/* Let the resync under way (the host's table, dumped for real) end. */
+static void
+kroute_settle(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1000 && kroute_dumping(); i++) {
+		dpr_server_poll(R.server, 10);
+		dpr_kroute_timers(&R);
+	}
+	CHECK(!kroute_dumping(), "the resync's dump ended");
+}
+
+/* RTM_NEWLINK or RTM_DELLINK of interface @p ifindex, @p change the flags it is for. */
+static struct nlmsghdr *
+klink(uint16_t type, uint32_t ifindex, unsigned int flags, unsigned int change)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(memset(kbuf, 0, sizeof(kbuf)));
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = type;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_index = (int)ifindex;
+	ifi->ifi_flags = flags;
+	ifi->ifi_change = change;
+	return nlh;
+}
+
+/* RTM_DELADDR of IPv4 address @p a on interface @p ifindex. */
+static struct nlmsghdr *
+kdeladdr(uint32_t ifindex, const char *a)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(memset(kbuf, 0, sizeof(kbuf)));
+	struct ifaddrmsg *ifa;
+	uint8_t ip[4];
+
+	nlh->nlmsg_type = RTM_DELADDR;
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = AF_INET;
+	ifa->ifa_prefixlen = 32;
+	ifa->ifa_index = ifindex;
+	if (inet_pton(AF_INET, a, ip) != 1)
+		abort();
+	mnl_attr_put(nlh, IFA_LOCAL, sizeof(ip), ip);
+	mnl_attr_put(nlh, IFA_ADDRESS, sizeof(ip), ip);
+	return nlh;
+}
+
+/*
+ * `ip route add 10.60.0.0/16 via 10.0.1.2 dev eth9 metric 10` (eth9: no
+ * TAP of dpr's), `ip route add 10.60.0.0/16 via 10.0.1.3 dev lo metric
+ * 20` (p0's TAP): the kernel forwards through eth9, dpr holds nothing.
+ * `ip link set eth9 down` flushes the metric 10 route without a message
+ * (fib_disable_ip()); the kernel forwards through the TAP then, so dpr
+ * must resync to learn it. Likewise the kernel flushes `... src
+ * 10.9.9.9` routes when 10.9.9.9 leaves whichever interface held it. A
+ * change of an interface no mirrored route uses, or of its carrier only,
+ * resyncs nothing.
+ */
+static void
+test_kroute_other_link(void)
+{
+	const uint32_t eth9 = 1000077, unused = 1000078, dum = 1000079;
+	struct nlmsghdr *nlh;
+	uint8_t src[4];
+	long n;
+
+	kroute_settle();
+	ksend(kgw_dev(kmsg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, RT_TABLE_MAIN, "10.60.0.0",
+			   16, RTPROT_STATIC, RTN_UNICAST, 10), "10.0.1.2", eth9));
+	ksend(kgw(kmsg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, RT_TABLE_MAIN, "10.60.0.0", 16,
+		       RTPROT_STATIC, RTN_UNICAST, 20), "10.0.1.3"));
+	CHECK_EQ(fib_nh(0, "10.60.0.0/16"), -1);
+	n = link_resyncs();
+	ksend(klink(RTM_NEWLINK, unused, 0, IFF_UP));
+	CHECK_EQ(link_resyncs(), n);
+	ksend(klink(RTM_NEWLINK, eth9, IFF_UP, 0)); /* carrier lost: routes kept */
+	CHECK_EQ(link_resyncs(), n);
+	ksend(klink(RTM_NEWLINK, eth9, 0, IFF_UP));
+	CHECK_EQ(link_resyncs(), n + 1);
+	kroute_settle();
+
+	nlh = kgw(kmsg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, RT_TABLE_MAIN, "10.61.0.0", 16,
+		       RTPROT_STATIC, RTN_UNICAST, 0), "10.0.1.3");
+	inet_pton(AF_INET, "10.9.9.9", src);
+	mnl_attr_put(nlh, RTA_PREFSRC, sizeof(src), src);
+	ksend(nlh);
+	CHECK_EQ(fib_nh(0, "10.61.0.0/16"), gw_nh("10.0.1.3"));
+	n = link_resyncs();
+	ksend(kdeladdr(dum, "10.9.9.8"));
+	CHECK_EQ(link_resyncs(), n);
+	ksend(kdeladdr(dum, "10.9.9.9"));
+	CHECK_EQ(link_resyncs(), n + 1);
+	kroute_settle();
+	n = link_resyncs();
+	ksend(kgw_dev(kmsg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, RT_TABLE_MAIN, "10.62.0.0",
+			   16, RTPROT_STATIC, RTN_UNICAST, 0), "10.0.1.2", eth9));
+	ksend(klink(RTM_DELLINK, eth9, 0, ~0u));
+	CHECK_EQ(link_resyncs(), n + 1);
+	kroute_settle();
+}
+
 static void
 test_kroute(void)
 {
@@ -949,6 +1080,7 @@ test_kroute(void)
 		return;
 	test_kroute_replace_by_ignored();
 	test_kroute_vrf_del_add();
+	test_kroute_other_link();
 	dpr_kroute_free(&R);
 	dpr_server_free(R.server);
 	unlink(SOCK_PATH);
