@@ -51,6 +51,7 @@ enum ignore {
 	IGN_FAMILY,      /* neither IPv4 nor IPv6 (multicast routing tables, MPLS) */
 	IGN_INTERFACE,   /* a path whose interface is none of dpr's TAPs */
 	IGN_SOURCE,      /* source-specific (IPv6 "from") */
+	IGN_OLD_DUMP,    /* the rest of a dump given up: a resync's dump comes instead */
 	IGN_MAX
 };
 
@@ -62,6 +63,7 @@ static const char *const ign_names[IGN_MAX] = {
 	[IGN_FAMILY] = "family",
 	[IGN_INTERFACE] = "interface",
 	[IGN_SOURCE] = "source_specific",
+	[IGN_OLD_DUMP] = "old_dump",
 };
 
 /* Routes of the table dpr cannot take: withdrawn. */
@@ -627,6 +629,19 @@ dpr_kroute_input(struct dpr_router *r, const void *data, size_t len)
 			    (k->nl == NULL || nlh->nlmsg_pid == k->portid);
 
 		k->st.messages++;
+		/*
+		 * Only dump answers carry this socket's port id (it asks
+		 * for no change). One of a dump given up (overflow(), the
+		 * dump deadline) goes on coming in the kernel's time; taken
+		 * as an event, a route it lists again would go in a second
+		 * time (IPv4: before the first of its metric), and its
+		 * delete would leave the copy. The resync due since then
+		 * lists it again.
+		 */
+		if (!ours && k->nl != NULL && nlh->nlmsg_pid == k->portid) {
+			k->st.ignored[IGN_OLD_DUMP]++;
+			continue;
+		}
 		if (ours && (nlh->nlmsg_flags & NLM_F_DUMP_INTR) && !k->resync_wanted) {
 			k->resync_wanted = true;
 			k->resync_why = RS_INTERRUPTED;

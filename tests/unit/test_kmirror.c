@@ -1061,6 +1061,58 @@ test_kroute_other_link(void)
 	kroute_settle();
 }
 
+/* The port id of the mirror's rtnetlink socket (the one bound to route events). */
+static uint32_t
+kroute_portid(void)
+{
+	struct sockaddr_nl sa;
+	socklen_t len;
+	int fd;
+
+	for (fd = 3; fd < 1024; fd++) {
+		len = sizeof(sa);
+		if (getsockname(fd, (struct sockaddr *)&sa, &len) == 0 &&
+		    sa.nl_family == AF_NETLINK && (sa.nl_groups & RTMGRP_IPV4_ROUTE))
+			return sa.nl_pid;
+	}
+	return 0;
+}
+
+/*
+ * A dump given up (an overflow while it ran, or its 10 s deadline) goes on
+ * in the kernel: its remaining messages still come, with dpr's own port id
+ * and the old seq. `ip route add 10.63.0.0/16 via 10.0.1.2`, then `ip
+ * route append 10.63.0.0/16 via 10.0.1.3`: the kernel forwards via
+ * 10.0.1.2. The given-up dump's message for the appended route, taken for
+ * an `ip route add`, put a second record of it first: dpr forwarded via
+ * 10.0.1.3 until the next dump ended.
+ */
+static void
+test_kroute_old_dump(void)
+{
+	uint32_t portid = kroute_portid();
+	struct nlmsghdr *nlh;
+
+	CHECK(portid != 0, "the mirror's socket");
+	kroute_settle();
+	ksend(kgw(kmsg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, RT_TABLE_MAIN, "10.63.0.0", 16,
+		       RTPROT_STATIC, RTN_UNICAST, 0), "10.0.1.2"));
+	ksend(kgw(kmsg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_APPEND, RT_TABLE_MAIN, "10.63.0.0", 16,
+		       RTPROT_STATIC, RTN_UNICAST, 0), "10.0.1.3"));
+	CHECK_EQ(fib_nh(0, "10.63.0.0/16"), gw_nh("10.0.1.2"));
+	nlh = kgw(kmsg(RTM_NEWROUTE, NLM_F_MULTI, RT_TABLE_MAIN, "10.63.0.0", 16, RTPROT_STATIC,
+		       RTN_UNICAST, 0), "10.0.1.3");
+	nlh->nlmsg_seq = 1;
+	nlh->nlmsg_pid = portid;
+	ksend(nlh);
+	CHECK_EQ(fib_nh(0, "10.63.0.0/16"), gw_nh("10.0.1.2"));
+	ksend(kgw(kmsg(RTM_DELROUTE, 0, RT_TABLE_MAIN, "10.63.0.0", 16, RTPROT_STATIC,
+		       RTN_UNICAST, 0), "10.0.1.2"));
+	ksend(kgw(kmsg(RTM_DELROUTE, 0, RT_TABLE_MAIN, "10.63.0.0", 16, RTPROT_STATIC,
+		       RTN_UNICAST, 0), "10.0.1.3"));
+	CHECK_EQ(fib_nh(0, "10.63.0.0/16"), -1);
+}
+
 static void
 test_kroute(void)
 {
@@ -1081,6 +1133,7 @@ test_kroute(void)
 	test_kroute_replace_by_ignored();
 	test_kroute_vrf_del_add();
 	test_kroute_other_link();
+	test_kroute_old_dump();
 	dpr_kroute_free(&R);
 	dpr_server_free(R.server);
 	unlink(SOCK_PATH);
