@@ -487,6 +487,20 @@ dump_done(struct dpr_kroute *k, int err)
 	int ret;
 
 	k->dumping = false;
+	if (k->phase == DUMP_NEXTHOPS && (err == -EBUSY || err == -ENOBUFS || err == -ENOMEM ||
+					  err == -EAGAIN || err == -EINTR)) {
+		/* Refused for now (EBUSY: an earlier dump still runs on the
+		 * socket; ENOBUFS), not for want of next-hop objects: those
+		 * it would have refreshed or swept (one whose deletion was
+		 * lost, still a member of its groups) stay as they are; go
+		 * again, next-hop dump first. */
+		k->st.dump_errors++;
+		KLOG(WARNING, "the kernel refused the next-hop dump: %s (retrying)", strerror(-err));
+		k->resync_wanted = true;
+		k->resync_why = RS_DUMP_FAILED;
+		k->retry_at = dpr_clock_now() + DUMP_RETRY_MS * DPR_CLOCK_HZ / 1000;
+		return;
+	}
 	if (k->phase == DUMP_NEXTHOPS) {
 		if (err < 0 && !k->nh_unsupported) {
 			/* A kernel without next-hop objects (before 5.3):
