@@ -53,6 +53,7 @@ struct km_nh {
 	bool known;                   /* the kernel announced it (not only named by routes) */
 	bool group;                   /* a group (NHA_GROUP), even once emptied */
 	bool blackhole;
+	uint8_t bad;                  /* dpr_kmirror_nexthop_bad()'s reason, 0 if none */
 	struct dpr_nl_nh nh;
 	unsigned int n_grp;
 	struct dpr_nl_grp grp[DPR_NL_MAX_NH];
@@ -787,6 +788,7 @@ dpr_kmirror_nexthop(struct dpr_kmirror *m, const struct dpr_nl_nexthop *nh)
 		return -ENOMEM;
 	o->known = true;
 	o->gen = m->gen;
+	o->bad = 0;
 	o->group = nh->n_grp != 0;
 	o->blackhole = nh->blackhole;
 	o->nh = nh->nh;
@@ -794,6 +796,18 @@ dpr_kmirror_nexthop(struct dpr_kmirror *m, const struct dpr_nl_nexthop *nh)
 	memcpy(o->grp, nh->grp, nh->n_grp * sizeof(o->grp[0]));
 	nh_users_dirty(m, o);
 	return 0;
+}
+
+int
+dpr_kmirror_nexthop_bad(struct dpr_kmirror *m, uint32_t id, uint8_t bad)
+{
+	struct dpr_nl_nexthop nh = { .id = id };
+	int rc = dpr_kmirror_nexthop(m, &nh);
+
+	/* No path and no member: nothing for a group to spread over. */
+	if (rc == 0)
+		nh_find(m, id)->bad = bad;
+	return rc;
 }
 
 unsigned int
@@ -1022,12 +1036,24 @@ route_paths(const struct dpr_kmirror *m, const struct km_route *e, struct dpr_km
 	return n;
 }
 
+/* Why dpr cannot take route @p e: its own reason, else its next-hop object's; 0 if none. */
+static uint8_t
+route_bad(const struct dpr_kmirror *m, const struct km_route *e)
+{
+	const struct km_nh *o;
+
+	if (e->bad != 0 || e->nhid == 0)
+		return e->bad;
+	o = nh_find(m, e->nhid);
+	return o != NULL && o->known ? o->bad : 0;
+}
+
 static void
-sel_route(struct dpr_kmirror_sel *s, const struct km_route *e)
+sel_route(const struct dpr_kmirror *m, struct dpr_kmirror_sel *s, const struct km_route *e)
 {
 	s->type = e->type;
 	s->protocol = e->protocol;
-	s->bad = e->bad;
+	s->bad = route_bad(m, e);
 	s->priority = e->priority;
 	s->nhid = e->nhid;
 }
@@ -1036,7 +1062,7 @@ sel_route(struct dpr_kmirror_sel *s, const struct km_route *e)
 static bool
 route_live(const struct dpr_kmirror *m, const struct km_route *e, struct dpr_kmirror_sel *s)
 {
-	if (e->type != RTN_UNICAST || e->bad != 0) {
+	if (e->type != RTN_UNICAST || route_bad(m, e) != 0) {
 		s->n_paths = 0;
 		s->nh_blackhole = false;
 		return true;
@@ -1054,7 +1080,7 @@ ip4_select(const struct dpr_kmirror *m, const struct km_prefix *p, struct dpr_km
 		if (e->tos != 0 || e->bad == DPR_KMIRROR_IGNORED)
 			continue;
 		if (route_live(m, e, s)) {
-			sel_route(s, e);
+			sel_route(m, s, e);
 			return true;
 		}
 		/* A route by object with no live member ends the lookup
@@ -1080,7 +1106,7 @@ ip6_select(const struct dpr_kmirror *m, const struct km_prefix *p, struct dpr_km
 	if (best == NULL)
 		return false;
 	route_live(m, best, s);
-	sel_route(s, best);
+	sel_route(m, s, best);
 	if (!ip6_ecmp(best))
 		return true;
 	/* ECMP: its live siblings too (fib6_select_path()). */

@@ -119,6 +119,16 @@ int dpr_kmirror_route(struct dpr_kmirror *m, const struct dpr_nl_route *r, uint1
 int dpr_kmirror_nexthop(struct dpr_kmirror *m, const struct dpr_nl_nexthop *nh);
 
 /**
+ * A next-hop object message the caller could not take (a group wider than
+ * DPR_NL_MAX_NH), not a delete: object @p id is what the kernel has now,
+ * and a route by it that the kernel selects is handed over with sel.bad
+ * @p bad (nonzero). As dpr_kmirror_nexthop(), the routes by it that the
+ * same request announces again keep their place.
+ * @return 0, or -ENOMEM.
+ */
+int dpr_kmirror_nexthop_bad(struct dpr_kmirror *m, uint32_t id, uint8_t bad);
+
+/**
  * A resync starts: every route and next-hop object becomes stale until a
  * dump message or an event refreshes it.
  * @return the number of routes marked.

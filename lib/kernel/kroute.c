@@ -365,16 +365,29 @@ nexthop_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
 		ignore(k, IGN_FAMILY, NULL);
 		return;
 	}
-	if (rc < 0) {
-		/* A group wider than dpr's ECMP: its routes come expanded
-		 * with as many paths, refused as too_many_paths. */
-		k->st.rejected[rc == -E2BIG ? REJ_TOO_MANY : REJ_MALFORMED]++;
+	if (rc < 0 && rc != -E2BIG) {
+		k->st.rejected[REJ_MALFORMED]++;
 		KLOG(WARNING, "next-hop object message not taken: %s", err);
 		return;
 	}
 	k->st.nexthop_events++;
 	dpr_kmirror_origin(k->mirror, nlh->nlmsg_seq, nlh->nlmsg_pid);
-	if (dpr_kmirror_nexthop(k->mirror, &nh) < 0)
+	if (rc == -E2BIG && !nh.del) {
+		/* A group wider than dpr's ECMP: the kernel spreads its
+		 * routes over every member, dpr cannot (its routes come
+		 * without paths when nexthop_compat_mode is 0). Known
+		 * all the same, as refused: the members it had before must
+		 * not stay, and the routes the request announces again are
+		 * not `ip route replace`s. */
+		k->st.rejected[REJ_TOO_MANY]++;
+		KLOG(WARNING, "next-hop object %u refused (its routes withdrawn from dpr): %s",
+		     nh.id, err);
+		rc = dpr_kmirror_nexthop_bad(k->mirror, nh.id, (uint8_t)(REJ_TOO_MANY + 1));
+	} else {
+		/* A wide group's delete needs no member. */
+		rc = dpr_kmirror_nexthop(k->mirror, &nh);
+	}
+	if (rc < 0)
 		mirror_error(k);
 }
 

@@ -1178,6 +1178,105 @@ test_kroute_nexthop_dump_busy(void)
 	CHECK_EQ(kernel_table("nexthops"), nexthops);
 }
 
+/* RTM_NEWNEXTHOP of object @p id: a gateway on lo, or the group of @p n members @p grp. */
+static struct nlmsghdr *
+knh(uint16_t flags, uint32_t seq, uint32_t id, const char *gw, const uint32_t *grp,
+    unsigned int n)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(memset(kbuf, 0, sizeof(kbuf)));
+	struct nexthop_grp g[32];
+	struct nhmsg *nhm;
+	unsigned int i;
+	uint8_t a[4];
+
+	nlh->nlmsg_type = RTM_NEWNEXTHOP;
+	nlh->nlmsg_flags = flags;
+	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_pid = 4242;
+	nhm = mnl_nlmsg_put_extra_header(nlh, sizeof(*nhm));
+	nhm->nh_family = gw != NULL ? AF_INET : AF_UNSPEC;
+	mnl_attr_put_u32(nlh, NHA_ID, id);
+	if (gw != NULL) {
+		if (inet_pton(AF_INET, gw, a) != 1)
+			abort();
+		mnl_attr_put(nlh, NHA_GATEWAY, sizeof(a), a);
+		mnl_attr_put_u32(nlh, NHA_OIF, 1);
+		return nlh;
+	}
+	memset(g, 0, sizeof(g));
+	for (i = 0; i < n; i++)
+		g[i].id = grp[i];
+	mnl_attr_put(nlh, NHA_GROUP, n * sizeof(g[0]), g);
+	return nlh;
+}
+
+/* A route message of request @p seq by next-hop object @p nhid (nexthop_compat_mode 0). */
+static struct nlmsghdr *
+kroute_nhid(uint16_t flags, uint32_t seq, const char *dst, uint32_t nhid)
+{
+	struct nlmsghdr *nlh = kmsg(RTM_NEWROUTE, flags, RT_TABLE_MAIN, dst, 16, RTPROT_STATIC,
+				    RTN_UNICAST, 0);
+
+	nlh->nlmsg_seq = seq;
+	mnl_attr_put_u32(nlh, RTA_NH_ID, nhid);
+	return nlh;
+}
+
+/*
+ * Group 62 = 60/61, `ip route add 10.64.0.0/16 nhid 62`; `ip route add
+ * 10.65.0.0/16 via 10.0.1.5`, `ip route append 10.65.0.0/16 nhid 62`.
+ * Then `ip nexthop replace id 62 group` of 17 members, wider than dpr's
+ * ECMP: the kernel announces 62 (refused by the decoder, E2BIG) and the
+ * routes by it again with NLM_F_REPLACE in the same request. 10.64/16 is
+ * spread over 17 gateways in the kernel: dpr must hold no route (it kept
+ * 60/61); 10.65/16 stays via 10.0.1.5 (dpr took the announcement for an
+ * `ip route replace` and dropped that route). `ip nexthop del id 62`
+ * (its message as wide) takes the routes by it away: 10.65/16 via
+ * 10.0.1.5 again in dpr too.
+ */
+static void
+test_kroute_wide_group(void)
+{
+	static const uint32_t pair[] = { 60, 61 };
+	uint32_t wide[17];
+	struct nlmsghdr *nlh;
+	unsigned int i;
+
+	kroute_settle();
+	ksend(knh(NLM_F_CREATE, 100, 60, "10.0.1.2", NULL, 0));
+	ksend(knh(NLM_F_CREATE, 101, 61, "10.0.1.3", NULL, 0));
+	for (i = 0; i < 17; i++) {
+		char gw[16];
+
+		wide[i] = i < 2 ? pair[i] : 70 + i;
+		snprintf(gw, sizeof(gw), "10.0.1.%u", 20 + i);
+		if (i >= 2)
+			ksend(knh(NLM_F_CREATE, 102 + i, wide[i], gw, NULL, 0));
+	}
+	ksend(knh(NLM_F_CREATE, 120, 62, NULL, pair, 2));
+	ksend(kroute_nhid(NLM_F_CREATE | NLM_F_EXCL, 121, "10.64.0.0", 62));
+	ksend(kgw(kmsg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL, RT_TABLE_MAIN, "10.65.0.0", 16,
+		       RTPROT_STATIC, RTN_UNICAST, 0), "10.0.1.5"));
+	ksend(kroute_nhid(NLM_F_CREATE | NLM_F_APPEND, 122, "10.65.0.0", 62));
+	CHECK(fib_nh(0, "10.64.0.0/16") >= 0, "10.64/16 by group 62");
+	CHECK_EQ(fib_nh(0, "10.65.0.0/16"), gw_nh("10.0.1.5"));
+	/* ip nexthop replace id 62 group 60/61/72/.../86 */
+	ksend(knh(NLM_F_REPLACE, 130, 62, NULL, wide, 17));
+	ksend(kroute_nhid(NLM_F_REPLACE, 130, "10.64.0.0", 62));
+	ksend(kroute_nhid(NLM_F_REPLACE, 130, "10.65.0.0", 62));
+	CHECK_EQ(fib_nh(0, "10.64.0.0/16"), -1);
+	CHECK_EQ(fib_nh(0, "10.65.0.0/16"), gw_nh("10.0.1.5"));
+	/* ip nexthop del id 62 */
+	nlh = knh(0, 140, 62, NULL, wide, 17);
+	nlh->nlmsg_type = RTM_DELNEXTHOP;
+	ksend(nlh);
+	CHECK_EQ(fib_nh(0, "10.65.0.0/16"), gw_nh("10.0.1.5"));
+	CHECK_EQ(fib_nh(0, "10.64.0.0/16"), -1);
+	ksend(kgw(kmsg(RTM_DELROUTE, 0, RT_TABLE_MAIN, "10.65.0.0", 16, RTPROT_STATIC,
+		       RTN_UNICAST, 0), "10.0.1.5"));
+	CHECK_EQ(fib_nh(0, "10.65.0.0/16"), -1);
+}
+
 static void
 test_kroute(void)
 {
@@ -1200,6 +1299,7 @@ test_kroute(void)
 	test_kroute_other_link();
 	test_kroute_old_dump();
 	test_kroute_nexthop_dump_busy();
+	test_kroute_wide_group();
 	dpr_kroute_free(&R);
 	dpr_server_free(R.server);
 	unlink(SOCK_PATH);
