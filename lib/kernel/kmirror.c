@@ -12,6 +12,8 @@
 #define PFX_BUCKETS_MIN 1024u
 /* Next-hop objects are few (one per gateway or group): a fixed table. */
 #define NH_BUCKETS 1024u
+/* Interfaces and preferred sources the routes name are few too. */
+#define USE_BUCKETS 256u
 
 struct km_prefix;
 
@@ -59,10 +61,22 @@ struct km_nh {
 	struct dpr_nl_grp grp[DPR_NL_MAX_NH];
 };
 
+/*
+ * How many route paths name one interface, or routes one IPv4 preferred
+ * source (dpr_kmirror_uses() without a walk of the table).
+ */
+struct km_use {
+	struct km_use *next;
+	uint64_t key;                 /* use_if() or use_src() */
+	uint32_t n;
+};
+
 struct dpr_kmirror {
 	struct km_prefix **pfx;       /* hash buckets */
 	uint32_t n_buckets;
 	struct km_nh *nh[NH_BUCKETS];
+	struct km_use *use[USE_BUCKETS];
+	bool use_lost;                /* a count had no memory: every question says yes */
 	struct km_prefix *dirty;      /* changed since the last flush */
 	struct km_route *dump_prev;   /* the last dump message's route */
 	uint32_t gen;
@@ -232,6 +246,66 @@ route_new(struct dpr_kmirror *m, const struct dpr_nl_route *r, unsigned int firs
 	return e;
 }
 
+static uint64_t
+use_if(uint32_t ifindex)
+{
+	return (uint64_t)1 << 32 | ifindex;
+}
+
+static uint64_t
+use_src(uint32_t ip4)
+{
+	return (uint64_t)2 << 32 | ip4;
+}
+
+static struct km_use **
+use_slot(const struct dpr_kmirror *m, uint64_t key)
+{
+	struct km_use **s = (struct km_use **)(uintptr_t)
+			    &m->use[(uint32_t)(key * 0x9E3779B97F4A7C15ull >> 56) % USE_BUCKETS];
+
+	while (*s != NULL && (*s)->key != key)
+		s = &(*s)->next;
+	return s;
+}
+
+/* Count one more (@p d 1) or one less (-1) use of @p key. */
+static void
+use_count(struct dpr_kmirror *m, uint64_t key, int d)
+{
+	struct km_use **s = use_slot(m, key), *u = *s;
+
+	if (u == NULL && d > 0) {
+		u = calloc(1, sizeof(*u));
+		if (u == NULL) {
+			m->use_lost = true;
+			return;
+		}
+		u->key = key;
+		*s = u;
+	}
+	if (u == NULL)
+		return;
+	u->n += (uint32_t)d;
+	if (u->n == 0) {
+		*s = u->next;
+		free(u);
+	}
+}
+
+/* What route @p e names that dpr_kmirror_uses() asks about, counted by @p d. */
+static void
+route_uses(struct dpr_kmirror *m, const struct km_route *e, int d)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->n_paths; i++)
+		if (e->paths[i].ifindex != 0)
+			use_count(m, use_if(e->paths[i].ifindex), d);
+	if (e->prefsrc.af == DPR_AF_IP4)
+		use_count(m, use_src(e->prefsrc.ip4), d);
+}
+
 /* Link @p e into its prefix @p p after *@p at (a link of p's list). */
 static int
 route_link(struct dpr_kmirror *m, struct km_prefix *p, struct km_route **at, struct km_route *e)
@@ -252,6 +326,7 @@ route_link(struct dpr_kmirror *m, struct km_prefix *p, struct km_route **at, str
 		o->users = e;
 		e->nh_pprev = &o->users;
 	}
+	route_uses(m, e, 1);
 	m->n.routes++;
 	dirty(m, p);
 	return 0;
@@ -271,6 +346,7 @@ route_unlink(struct dpr_kmirror *m, struct km_route **at)
 	}
 	if (m->dump_prev == e)
 		m->dump_prev = NULL;
+	route_uses(m, e, -1);
 	m->n.routes--;
 	dirty(m, e->pfx);
 	free(e);
@@ -965,26 +1041,16 @@ dpr_kmirror_sweep_routes(struct dpr_kmirror *m)
 bool
 dpr_kmirror_uses(const struct dpr_kmirror *m, uint32_t ifindex, const struct dpr_ip *src)
 {
-	const struct km_prefix *p;
-	const struct km_route *e;
 	const struct km_nh *o;
-	unsigned int b, i;
+	unsigned int b;
 
+	if (m->use_lost || *use_slot(m, use_if(ifindex)) != NULL ||
+	    (src != NULL && src->af == DPR_AF_IP4 && *use_slot(m, use_src(src->ip4)) != NULL))
+		return true;
 	for (b = 0; b < NH_BUCKETS; b++)
 		for (o = m->nh[b]; o != NULL; o = o->hnext)
 			if (o->known && !o->group && o->nh.ifindex == ifindex)
 				return true;
-	for (b = 0; b < m->n_buckets; b++) {
-		for (p = m->pfx[b]; p != NULL; p = p->hnext) {
-			for (e = p->routes; e != NULL; e = e->next) {
-				if (src != NULL && dpr_ip_equal(&e->prefsrc, src))
-					return true;
-				for (i = 0; i < e->n_paths; i++)
-					if (e->paths[i].ifindex == ifindex)
-						return true;
-			}
-		}
-	}
 	return false;
 }
 
@@ -1202,6 +1268,14 @@ dpr_kmirror_free(struct dpr_kmirror *m)
 		for (o = m->nh[b]; o != NULL; o = on) {
 			on = o->hnext;
 			free(o);
+		}
+	}
+	for (b = 0; b < USE_BUCKETS; b++) {
+		while (m->use[b] != NULL) {
+			struct km_use *u = m->use[b];
+
+			m->use[b] = u->next;
+			free(u);
 		}
 	}
 	free(m->pfx);

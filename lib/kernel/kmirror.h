@@ -147,10 +147,10 @@ unsigned int dpr_kmirror_drop_table(struct dpr_kmirror *m, uint32_t table);
 /**
  * Does the mirror hold a route (or a next-hop object) with a path through
  * interface @p ifindex, or (with @p src not NULL) a route whose preferred
- * source is @p src? The kernel changes such routes without a message when
- * the interface goes down or away, or loses its IPv4 address (IPv4 routes
- * flushed, paths marked dead, objects removed), whichever interface it is.
- * O(the routes held).
+ * source is IPv4 address @p src? The kernel changes such routes without a
+ * message when the interface goes down or away, or loses its IPv4 address
+ * (IPv4 routes flushed, paths marked dead, objects removed), whichever
+ * interface it is. Counted as routes come and go: O(the next-hop objects).
  */
 bool dpr_kmirror_uses(const struct dpr_kmirror *m, uint32_t ifindex, const struct dpr_ip *src);
 

@@ -757,6 +757,40 @@ test_ignored(void)
 	dpr_kmirror_free(m);
 }
 
+/*
+ * What dpr_kmirror_uses() says as routes come and go: a path's interface,
+ * an IPv4 preferred source, a next-hop object's interface.
+ */
+static void
+test_uses(void)
+{
+	struct dpr_kmirror *m = dpr_kmirror_create();
+	struct dpr_nl_route a = rt("10.1.0.0/16", 0, RTN_UNICAST), b = a;
+	struct dpr_nl_nexthop o = { .id = 7, .af = DPR_AF_IP4, .nh = hop("10.0.4.2", 9, 0) };
+	struct dpr_ip src;
+
+	n_seen = 0;
+	CHECK(dpr_ip_parse("10.9.9.9", &src) == 0, "10.9.9.9");
+	nh(&a, "10.0.2.2", 5, 0);
+	nh(&b, "10.0.3.2", 6, 0);
+	nh(&b, "10.0.2.3", 5, 0);
+	b.prefsrc = src;
+	apply(m, a, ADD, false);
+	apply(m, b, APP, false);
+	CHECK(dpr_kmirror_uses(m, 5, NULL) && dpr_kmirror_uses(m, 6, NULL), "interfaces 5, 6");
+	CHECK(!dpr_kmirror_uses(m, 8, NULL), "not interface 8");
+	CHECK(dpr_kmirror_uses(m, 8, &src), "a route with src 10.9.9.9");
+	apply(m, b, 0, true);
+	CHECK(dpr_kmirror_uses(m, 5, NULL), "interface 5 (route a)");
+	CHECK(!dpr_kmirror_uses(m, 6, NULL) && !dpr_kmirror_uses(m, 8, &src), "nothing of b left");
+	CHECK(!dpr_kmirror_uses(m, 9, NULL), "not interface 9");
+	CHECK(dpr_kmirror_nexthop(m, &o) == 0, "object 7");
+	CHECK(dpr_kmirror_uses(m, 9, NULL), "object 7 on interface 9");
+	apply(m, a, 0, true);
+	CHECK(!dpr_kmirror_uses(m, 5, NULL), "no route left on interface 5");
+	dpr_kmirror_free(m);
+}
+
 /* ---- through lib/kernel/kroute.c into a router ---- */
 
 #define SOCK_PATH "/tmp/dpr-test-kmirror.sock"
@@ -1325,6 +1359,7 @@ main(int argc, char **argv)
 	test_ip4_apart();
 	test_dump_alike();
 	test_ignored();
+	test_uses();
 	test_kroute();
 	return test_done("kmirror");
 }
