@@ -1039,19 +1039,24 @@ dpr_kmirror_sweep_routes(struct dpr_kmirror *m)
 }
 
 bool
-dpr_kmirror_uses(const struct dpr_kmirror *m, uint32_t ifindex, const struct dpr_ip *src)
+dpr_kmirror_nexthops_on(const struct dpr_kmirror *m, uint32_t ifindex)
 {
 	const struct km_nh *o;
 	unsigned int b;
 
-	if (m->use_lost || *use_slot(m, use_if(ifindex)) != NULL ||
-	    (src != NULL && src->af == DPR_AF_IP4 && *use_slot(m, use_src(src->ip4)) != NULL))
-		return true;
 	for (b = 0; b < NH_BUCKETS; b++)
 		for (o = m->nh[b]; o != NULL; o = o->hnext)
 			if (o->known && !o->group && o->nh.ifindex == ifindex)
 				return true;
 	return false;
+}
+
+bool
+dpr_kmirror_uses(const struct dpr_kmirror *m, uint32_t ifindex, const struct dpr_ip *src)
+{
+	return m->use_lost || *use_slot(m, use_if(ifindex)) != NULL ||
+	       (src != NULL && src->af == DPR_AF_IP4 && *use_slot(m, use_src(src->ip4)) != NULL) ||
+	       dpr_kmirror_nexthops_on(m, ifindex);
 }
 
 /* Is path @p h one the kernel forwards on? */

@@ -154,6 +154,13 @@ unsigned int dpr_kmirror_drop_table(struct dpr_kmirror *m, uint32_t table);
  */
 bool dpr_kmirror_uses(const struct dpr_kmirror *m, uint32_t ifindex, const struct dpr_ip *src);
 
+/**
+ * Does the mirror hold a next-hop object (not a group) on interface
+ * @p ifindex? The kernel removes them without a message when the interface
+ * loses its carrier (nh_netdev_event()), as when it goes down.
+ */
+bool dpr_kmirror_nexthops_on(const struct dpr_kmirror *m, uint32_t ifindex);
+
 /** The next-hop dump ended: forget the objects it did not list. @return how many. */
 unsigned int dpr_kmirror_sweep_nexthops(struct dpr_kmirror *m);
 

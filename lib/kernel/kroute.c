@@ -35,6 +35,11 @@ RTE_LOG_REGISTER(dpr_logtype_kroute, dpr.kernel_routes, INFO);
 	rte_log(RTE_LOG_ ## level, dpr_logtype_kroute, "dpr: kernel_routes: " fmt "\n", \
 		##__VA_ARGS__)
 
+/* linux/if.h's, which net/if.h leaves out (and the two do not mix). */
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000
+#endif
+
 /* Datagrams read a poll: a resync of a full table does not hold the control thread. */
 #define POLL_DATAGRAMS 256
 /* A dump that has not ended after this long is asked for again. */
@@ -587,9 +592,9 @@ static void
 link_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	bool has_src, no_carrier;
 	struct dpr_ip src;
 	uint32_t ifindex;
-	bool has_src;
 	int port;
 
 	if (nlh->nlmsg_type == RTM_DELADDR) {
@@ -613,14 +618,22 @@ link_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
 	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return;
 	ifindex = (uint32_t)ifi->ifi_index;
+	/* Without carrier the kernel removes the next-hop objects on the
+	 * link, and the routes by them, and says nothing (a carrier change
+	 * comes with ifi_change 0); once resynced there are none left to
+	 * ask again for. */
+	no_carrier = nlh->nlmsg_type == RTM_NEWLINK &&
+		     (ifi->ifi_flags & (IFF_RUNNING | IFF_LOWER_UP)) == 0 &&
+		     dpr_kmirror_nexthops_on(k->mirror, ifindex);
 	port = dpr_route_feed_port(k->feed, ifindex);
 	if (port < 0) {
 		/* ifi_change says which flags the notification is for. */
-		if ((nlh->nlmsg_type == RTM_DELLINK || (ifi->ifi_change & IFF_UP)) &&
-		    dpr_kmirror_uses(k->mirror, ifindex, NULL)) {
+		if (no_carrier || ((nlh->nlmsg_type == RTM_DELLINK || (ifi->ifi_change & IFF_UP)) &&
+				   dpr_kmirror_uses(k->mirror, ifindex, NULL))) {
 			KLOG(INFO, "interface %u that kernel routes use went %s: resync", ifindex,
 			     nlh->nlmsg_type != RTM_NEWLINK ? "away" :
-			     (ifi->ifi_flags & IFF_UP) ? "up" : "down");
+			     !(ifi->ifi_flags & IFF_UP) ? "down" :
+			     no_carrier ? "without carrier" : "up");
 			resync(k, RS_LINK);
 		}
 		return;
@@ -629,12 +642,12 @@ link_msg(struct dpr_kroute *k, const struct nlmsghdr *nlh)
 		bool up = (ifi->ifi_flags & IFF_UP) != 0, was = k->tap_up[port];
 
 		k->tap_up[port] = up;
-		if (up == was)
+		if (up == was && !no_carrier)
 			return;
 	}
 	KLOG(INFO, "TAP %s went %s: resync", k->r->cfg->ports[port].tap,
 	     nlh->nlmsg_type != RTM_NEWLINK ? "away" :
-	     k->tap_up[port] ? "up" : "down");
+	     !k->tap_up[port] ? "down" : no_carrier ? "without carrier" : "up");
 	dpr_route_feed_map_refresh(k->feed);
 	resync(k, RS_LINK);
 }

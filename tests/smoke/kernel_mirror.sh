@@ -186,6 +186,18 @@ x route add 10.88.0.0/16 via 10.0.2.2 dev dpr-p1 metric 20 "${T100[@]}"
 sleep 0.5
 check "a route through another interface than dpr's wins: no dpr route ($(route_of 10.88.0.1))" \
 	no_route 10.88.0.1
+# Its carrier lost (the veth's peer down), the kernel removes the next-hop
+# objects on it and the routes by them, again without a message.
+x nexthop add id 30 via 10.0.9.2 dev "ox$TAG"
+x route add 10.89.0.0/16 nhid 30 metric 10 "${T100[@]}"
+x route add 10.89.0.0/16 via 10.0.2.2 dev dpr-p1 metric 20 "${T100[@]}"
+sleep 0.5
+check "a route by an object on that interface wins: no dpr route ($(route_of 10.89.0.1))" \
+	no_route 10.89.0.1
+x link set "oy$TAG" down
+check "its carrier lost: the kernel's metric 20 route through dpr-p1 ($(route_of 10.89.0.1))" \
+	wait_for 5 is_route 10.89.0.1 "10.89.0.0/16 gateway 10.0.2.2"
+settled
 x link set "ox$TAG" down
 check "that interface down: the kernel's metric 20 route through dpr-p1 ($(route_of 10.88.0.1))" \
 	wait_for 5 is_route 10.88.0.1 "10.88.0.0/16 gateway 10.0.2.2"

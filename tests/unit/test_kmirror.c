@@ -1212,10 +1212,21 @@ test_kroute_nexthop_dump_busy(void)
 	CHECK_EQ(kernel_table("nexthops"), nexthops);
 }
 
+static struct nlmsghdr *knh_dev(uint16_t flags, uint32_t seq, uint32_t id, const char *gw,
+			       uint32_t oif, const uint32_t *grp, unsigned int n);
+
 /* RTM_NEWNEXTHOP of object @p id: a gateway on lo, or the group of @p n members @p grp. */
 static struct nlmsghdr *
 knh(uint16_t flags, uint32_t seq, uint32_t id, const char *gw, const uint32_t *grp,
     unsigned int n)
+{
+	return knh_dev(flags, seq, id, gw, 1, grp, n);
+}
+
+/* knh() with a gateway on interface @p oif. */
+static struct nlmsghdr *
+knh_dev(uint16_t flags, uint32_t seq, uint32_t id, const char *gw, uint32_t oif,
+	const uint32_t *grp, unsigned int n)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(memset(kbuf, 0, sizeof(kbuf)));
 	struct nexthop_grp g[32];
@@ -1234,7 +1245,7 @@ knh(uint16_t flags, uint32_t seq, uint32_t id, const char *gw, const uint32_t *g
 		if (inet_pton(AF_INET, gw, a) != 1)
 			abort();
 		mnl_attr_put(nlh, NHA_GATEWAY, sizeof(a), a);
-		mnl_attr_put_u32(nlh, NHA_OIF, 1);
+		mnl_attr_put_u32(nlh, NHA_OIF, oif);
 		return nlh;
 	}
 	memset(g, 0, sizeof(g));
@@ -1311,6 +1322,32 @@ test_kroute_wide_group(void)
 	CHECK_EQ(fib_nh(0, "10.65.0.0/16"), -1);
 }
 
+/*
+ * `ip nexthop add id 90 via 10.0.1.2 dev eth9` (no TAP of dpr's), then
+ * eth9 loses its carrier (a veth's peer set down): the kernel removes
+ * object 90 and the routes by it without a message (nh_netdev_event()),
+ * and the notification of the carrier change has ifi_change 0. dpr must
+ * resync; once the object is gone, later notifications of the link
+ * without carrier ask for nothing more.
+ */
+static void
+test_kroute_no_carrier(void)
+{
+	const uint32_t eth9 = 1000077;
+	long n;
+
+	kroute_settle();
+	ksend(knh_dev(NLM_F_CREATE, 150, 90, "10.0.1.2", eth9, NULL, 0));
+	n = link_resyncs();
+	ksend(klink(RTM_NEWLINK, eth9, IFF_UP | IFF_RUNNING | 0x10000, 0));
+	CHECK_EQ(link_resyncs(), n);
+	ksend(klink(RTM_NEWLINK, eth9, IFF_UP, 0));
+	CHECK_EQ(link_resyncs(), n + 1);
+	kroute_settle();
+	ksend(klink(RTM_NEWLINK, eth9, IFF_UP, 0));
+	CHECK_EQ(link_resyncs(), n + 1);
+}
+
 static void
 test_kroute(void)
 {
@@ -1334,6 +1371,7 @@ test_kroute(void)
 	test_kroute_old_dump();
 	test_kroute_nexthop_dump_busy();
 	test_kroute_wide_group();
+	test_kroute_no_carrier();
 	dpr_kroute_free(&R);
 	dpr_server_free(R.server);
 	unlink(SOCK_PATH);
