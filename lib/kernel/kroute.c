@@ -673,10 +673,10 @@ dpr_kroute_input(struct dpr_router *r, const void *data, size_t len)
 		 * Only dump answers carry this socket's port id (it asks
 		 * for no change). One of a dump given up (overflow(), the
 		 * dump deadline) goes on coming in the kernel's time; taken
-		 * as an event, a route it lists again would go in a second
-		 * time (IPv4: before the first of its metric), and its
-		 * delete would leave the copy. The resync due since then
-		 * lists it again.
+		 * as an event, a route it lists would go in a second time
+		 * (IPv4: before the first of its metric), and the route's
+		 * delete would leave that second record. The resync due
+		 * since then lists it again.
 		 */
 		if (!ours && k->nl != NULL && nlh->nlmsg_pid == k->portid) {
 			k->st.ignored[IGN_OLD_DUMP]++;
