@@ -63,18 +63,24 @@ dpr_doctor_check_vrfs(const struct dpr_config *cfg, const char *config_path,
 {
 	const char *file = config_path != NULL ? config_path : "the config";
 	uint64_t total = 0, extra = 0;
-	unsigned int v, n_dir = 0;
+	unsigned int v, n_dir = 0, n_vrfs = 0;
 	char names[256], fix[512];
 	int ret;
 
+	/* A running router's (doctor.get): a slot vrf.del freed has no name. */
+	for (v = 0; v < cfg->n_vrfs; v++)
+		n_vrfs += v == DPR_VRF_DEFAULT || cfg->vrfs[v].name[0] != '\0';
 	for (v = 0; v < cfg->n_vrfs; v++) {
 		const struct dpr_vrf_conf *vc = &cfg->vrfs[v];
 		uint64_t b = dpr_doctor_vrf_dir24_8_bytes(vc);
-		unsigned int n = vrf_interfaces(cfg, v, names, sizeof(names));
+		unsigned int n;
 
+		if (v != DPR_VRF_DEFAULT && vc->name[0] == '\0')
+			continue;
+		n = vrf_interfaces(cfg, v, names, sizeof(names));
 		total += b;
 		if (v == DPR_VRF_DEFAULT) {
-			if (n == 0 && cfg->n_vrfs > 1 &&
+			if (n == 0 && n_vrfs > 1 &&
 			    (ret = dpr_doctor_add(r, DPR_DOCTOR_INFO, "vrf", vc->name, false, NULL,
 						  "VRF %s (table %u): no interface is in it; its routes serve only the router's own traffic",
 						  vc->name, vc->table)) < 0)
@@ -84,8 +90,8 @@ dpr_doctor_check_vrfs(const struct dpr_config *cfg, const char *config_path,
 		extra += b;
 		if (n == 0) {
 			snprintf(fix, sizeof(fix),
-				 "# in %s: \"vrf\": \"%s\" on the ports or vlans[] entries that belong to it, or remove vrfs[%u]",
-				 file, vc->name, v - 1);
+				 "# in %s: \"vrf\": \"%s\" on the ports or vlans[] entries that belong to it, or remove it from vrfs[]",
+				 file, vc->name);
 			if ((ret = dpr_doctor_add(r, DPR_DOCTOR_WARNING, "vrf", vc->name, false, fix,
 						  "VRF %s (table %u): no port or VLAN interface is in it, so no packet is ever looked up in its routes",
 						  vc->name, vc->table)) < 0)
@@ -98,9 +104,9 @@ dpr_doctor_check_vrfs(const struct dpr_config *cfg, const char *config_path,
 		 * a family before its first route; Poptrie grows with its routes
 		 * and takes a few MiB for a full table. */
 		snprintf(fix, sizeof(fix),
-			 "# in %s, vrfs[%u]: \"fib\": {\"ipv4_algorithm\": \"poptrie\", \"ipv6_algorithm\": \"poptrie\"}\n"
+			 "# in %s, vrfs[] entry \"%s\": \"fib\": {\"ipv4_algorithm\": \"poptrie\", \"ipv6_algorithm\": \"poptrie\"}\n"
 			 "# (Poptrie grows with its routes instead: about 4.3 MiB for full IPv4 and IPv6 tables, docs/configuration.md#vrfs)",
-			 file, v - 1);
+			 file, vc->name);
 		if ((ret = dpr_doctor_add(r, DPR_DOCTOR_WARNING, "vrf", vc->name, false, fix,
 					  "VRF %s: its DIR-24-8 FIBs (%s%s%s) take %.0f MiB of hugepages before any route (64 MiB of tbl24 and %u + %u tbl8 groups of 1 KiB)",
 					  vc->name,
@@ -113,11 +119,11 @@ dpr_doctor_check_vrfs(const struct dpr_config *cfg, const char *config_path,
 					  vc->ip6_algorithm == DPR_FIB_DIR24_8 ? vc->ip6_tbl8_groups : 0)) < 0)
 			return ret;
 	}
-	if (cfg->n_vrfs > 1 &&
+	if (n_vrfs > 1 &&
 	    (ret = dpr_doctor_add(r, n_dir > 0 ? DPR_DOCTOR_INFO : DPR_DOCTOR_OK, "vrf", "", false,
 				  NULL,
 				  "%u VRFs; their DIR-24-8 lookup tables take %.0f MiB of hugepages (%.0f MiB beyond the default VRF's), Poptrie tables more as routes come",
-				  cfg->n_vrfs, (double)total / MIB, (double)extra / MIB)) < 0)
+				  n_vrfs, (double)total / MIB, (double)extra / MIB)) < 0)
 		return ret;
 	return 0;
 }

@@ -61,7 +61,9 @@ struct dpr_router {
 	 * and port_dp[] of a slot no worker can reach. cfg is the router's
 	 * copy of the parsed file (conf): its interfaces (cfg->ports[],
 	 * cfg->n_ports) are the router's, a free slot's name is "" (and its
-	 * port_names[] NULL); the rest is the file's.
+	 * port_names[] NULL), and so are its VRFs (cfg->vrfs[], cfg->n_vrfs:
+	 * vrfs[] of the slots here, kept by vrf.add and vrf.del, "" for a
+	 * free one), which the interfaces' "vrf" index; the rest is the file's.
 	 */
 	struct dpr_options opt;
 	const struct dpr_config *cfg;           /**< what every reader reads: conf */

@@ -173,6 +173,13 @@ dpr_vrf_add(struct dpr_router *r, const struct dpr_vrf_conf *conf, char *err, si
 	ret = dpr_vrf_open(r, free_slot, conf, err, len);
 	if (ret < 0)
 		return ret;
+	/* The router's copy of the config has it too: its interfaces' "vrf"
+	 * are slots of this table (doctor.get reads them together). */
+	if (r->conf != NULL) {
+		r->conf->vrfs[free_slot] = *conf;
+		if (free_slot >= r->conf->n_vrfs)
+			r->conf->n_vrfs = free_slot + 1;
+	}
 	/* The kernel's routes already in the table, and any change the
 	 * mirror ignored while no VRF had it. */
 	dpr_kroute_vrf_add(r, conf->table);
@@ -269,5 +276,12 @@ dpr_vrf_del(struct dpr_router *r, unsigned int id, char *err, size_t len)
 		r->vrfs[id].conf.table);
 	dpr_vrf_close(r, id);
 	memset(&r->vrfs[id].conf, 0, sizeof(r->vrfs[id].conf));
+	/* Out of the router's copy of the config too: a free slot has no
+	 * name there either. */
+	if (r->conf != NULL && id < r->conf->n_vrfs) {
+		memset(&r->conf->vrfs[id], 0, sizeof(r->conf->vrfs[id]));
+		while (r->conf->n_vrfs > 1 && r->conf->vrfs[r->conf->n_vrfs - 1].name[0] == '\0')
+			r->conf->n_vrfs--;
+	}
 	return 0;
 }

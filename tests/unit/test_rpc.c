@@ -2913,6 +2913,24 @@ acl_iface_gone(void)
 }
 
 /*
+ * Whether doctor.get's findings on the running config (its VRFs and VLAN
+ * interfaces) have one whose subject is @p subject and whose message holds
+ * @p text.
+ */
+static bool
+doctor_finds(const char *subject, const char *text)
+{
+	json_t *cfg = json_object_get(OK("doctor.get", "{'machine':false}"), "config"), *f;
+	size_t i;
+
+	json_array_foreach(cfg, i, f)
+		if (strcmp(json_string_value(json_object_get(f, "subject")) ?: "", subject) == 0 &&
+		    strstr(json_string_value(json_object_get(f, "message")) ?: "", text) != NULL)
+			return true;
+	return false;
+}
+
+/*
  * vrf.add, vrf.del, vlan.add, vlan.del: a VRF and a VLAN interface in it
  * come and go, with what is refused on the way; the tables check after
  * every request (send_raw()), and config.get shows them while they are.
@@ -2934,6 +2952,10 @@ test_vrf_vlan_live(void)
 
 	res = OK("vrf.add", "{'name':'red','table':100,'fib':{'ipv4_algorithm':'poptrie','ipv6_algorithm':'poptrie','ipv4_max_routes':1024}}");
 	HAS_STR(res, "ipv4_algorithm", "poptrie");
+	/* doctor.get sees the running VRFs, not the file's: red, which no
+	 * interface is in yet. */
+	CHECK(doctor_finds("red", "no port or VLAN interface is in it"),
+	      "doctor.get: red, added at run time, has no interface yet");
 	/* Poptrie has no tbl8 groups: stats.get says 0, not the setting. */
 	res = OK("stats.get", NULL);
 	v = json_array_get(json_object_get(res, "vrfs"), 1);
@@ -3029,8 +3051,17 @@ test_vrf_vlan_live(void)
 	CHECK(dp[0].vlan_if == NULL, "p0 has no VLAN map once its last VLAN interface went");
 	res = OK("port.list", NULL);
 	CHECK_EQ(json_array_size(res), 2u);
+	CHECK(doctor_finds("", "2 VRFs"), "doctor.get: the default VRF and red");
 	/* A route of red's own (no interface holds it) goes with it. */
 	OK("vrf.del", "{'name':'red'}");
+	/* Gone for doctor.get too; a VRF added then in red's slot is named
+	 * as itself. */
+	CHECK(!doctor_finds("red", "") && !doctor_finds("", "VRFs"),
+	      "doctor.get: red and its VRF count went with vrf.del");
+	OK("vrf.add", "{'name':'blue','table':101,'fib':{'ipv4_algorithm':'poptrie','ipv6_algorithm':'poptrie'}}");
+	CHECK(doctor_finds("blue", "VRF blue (table 101): no port") && !doctor_finds("red", ""),
+	      "doctor.get: blue in red's slot, red not named");
+	OK("vrf.del", "{'name':'blue'}");
 	res = OK("vrf.list", NULL);
 	CHECK_EQ(json_array_size(res), 1u);
 	ERR(DPR_RPC_NOT_FOUND, "vlan.del", "{'name':'p0.100'}", "no VLAN interface");
