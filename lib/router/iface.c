@@ -63,6 +63,30 @@ trim_slots(struct dpr_router *r)
 	r->conf->n_ports = r->n_ports;
 }
 
+/*
+ * The workers' fast_max_len once the interface with the smallest MTU may
+ * have gone (vlan.del): every interface in use takes frames up to it, so
+ * that a frame a deleted interface's MTU held to the reference path takes
+ * the fast path again. After a grace period in which the deleted one
+ * became unreachable (no next hop sends there).
+ */
+static void
+fast_max_len_sync(struct dpr_router *r)
+{
+	uint32_t mtu = UINT32_MAX, fast;
+	unsigned int p, w;
+
+	for (p = 0; p < r->n_ports; p++)
+		if (dpr_router_iface_used(r, p))
+			mtu = RTE_MIN(mtu, (uint32_t)r->port_dp[p].mtu);
+	if (mtu == UINT32_MAX)
+		return;
+	fast = mtu + RTE_ETHER_HDR_LEN;
+	for (w = 0; w < r->n_workers; w++)
+		if (fast > r->workers[w]->fast_max_len)
+			__atomic_store_n(&r->workers[w]->fast_max_len, fast, __ATOMIC_RELAXED);
+}
+
 /* Slot @p p's control-side state back to free (its datapath state, which
  * workers may still hold, is left to dpr_vlan_close()). */
 static void
@@ -89,6 +113,8 @@ release_slot(struct dpr_router *r, unsigned int p)
 	 * then, its name being ""). */
 	r->slots_draining |= UINT32_C(1) << p;
 	trim_slots(r);
+	/* Its MTU no longer limits the fast path. */
+	fast_max_len_sync(r);
 }
 
 int

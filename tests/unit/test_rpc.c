@@ -2931,6 +2931,41 @@ doctor_finds(const char *subject, const char *text)
 }
 
 /*
+ * A worker's fast path takes frames up to the smallest MTU of the
+ * interfaces (fast_max_len): vlan.add of an interface of MTU 1000 lowers
+ * it, and its vlan.del raises it again, or every frame over 1014 bytes
+ * between the 1500-byte ports would go on taking the reference path. @p dp
+ * is the ports' datapath view.
+ */
+static void
+fast_path_after_vlan_del(struct dpr_port_dp *dp)
+{
+	struct dpr_worker *w = rte_zmalloc("rpc_worker", sizeof(*w), RTE_CACHE_LINE_SIZE);
+
+	CHECK(w != NULL, "alloc");
+	if (w == NULL)
+		return;
+	dp[0].mtu = dp[1].mtu = 1500;
+	w->ports = dp;
+	w->n_ports = (uint16_t)R.n_ports;
+	w->fast_max_len = 1500 + RTE_ETHER_HDR_LEN;
+	R.workers[0] = w;
+	R.n_workers = 1;
+	OK("vlan.add", "{'name':'p1.7','port':'p1','id':7,'mtu':1000,'tap':false}");
+	CHECK_EQ(w->fast_max_len, 1000u + RTE_ETHER_HDR_LEN);
+	OK("vlan.del", "{'name':'p1.7'}");
+	CHECK(w->fast_max_len == 1500u + RTE_ETHER_HDR_LEN,
+	      "vlan.del of the 1000-byte interface gives 1500-byte frames the fast path again (fast_max_len %u)",
+	      w->fast_max_len);
+	dpr_router_slots_drained(&R, dpr_router_slots_mark(&R));
+	R.n_workers = 0;
+	R.workers[0] = NULL;
+	memset(&R.retired[0], 0, sizeof(R.retired[0]));
+	dp[0].mtu = dp[1].mtu = 0;
+	rte_free(w);
+}
+
+/*
  * vrf.add, vrf.del, vlan.add, vlan.del: a VRF and a VLAN interface in it
  * come and go, with what is refused on the way; the tables check after
  * every request (send_raw()), and config.get shows them while they are.
@@ -3104,6 +3139,7 @@ test_vrf_vlan_live(void)
 	}
 	CHECK(dp[1].vlan_if == NULL, "p1 has no VLAN map once its last VLAN interface went");
 	dpr_router_slots_drained(&R, dpr_router_slots_mark(&R));
+	fast_path_after_vlan_del(dp);
 
 	/* QinQ: the pair in p1's QinQ map (and p1 with a VLAN map, empty),
 	 * the outer tag for TX in the interface's slot. */
