@@ -349,10 +349,10 @@ struct dpr_worker {
 	/*
 	 * Read-mostly, set up by the control thread before launch. A VLAN
 	 * interface added at run time (lib/router/iface.c) is the exception:
-	 * the control thread raises n_ports and fast_max_len (atomic stores)
-	 * and fills the per-interface fields of its slot (head[p] ...) while
-	 * no worker can reach that slot, a grace period before it publishes
-	 * the interface.
+	 * the control thread raises n_ports, lowers fast_max_len to its MTU
+	 * (atomic stores; vlan.del raises it back) and fills the
+	 * per-interface fields of its slot (head[p] ...) while no worker can
+	 * reach that slot, a grace period before it publishes the interface.
 	 */
 	unsigned int lcore;
 	unsigned int index;          /**< TX queue id and RCU thread id */
