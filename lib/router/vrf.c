@@ -7,6 +7,7 @@
 #include <rte_lcore.h>
 #include <rte_rcu_qsbr.h>
 
+#include "../copp/copp.h"
 #include "../fpm/fpm_router.h"
 #include "../kernel/kroute.h"
 #include "../neigh/neigh.h"
@@ -185,6 +186,10 @@ dpr_vrf_add(struct dpr_router *r, const struct dpr_vrf_conf *conf, char *err, si
 	dpr_kroute_vrf_add(r, conf->table);
 	/* zebra's, which it sends again only on a new connection. */
 	dpr_fpm_router_vrf_add(r, conf->table);
+	/* Control-plane peers are per VRF slot: none of a VRF that had the
+	 * slot before, its own (by name) at once, not at the next sync. */
+	if (r->copp != NULL)
+		dpr_copp_peers_sync(r->copp, r);
 	return (int)free_slot;
 }
 
@@ -276,6 +281,9 @@ dpr_vrf_del(struct dpr_router *r, unsigned int id, char *err, size_t len)
 		r->vrfs[id].conf.table);
 	dpr_vrf_close(r, id);
 	memset(&r->vrfs[id].conf, 0, sizeof(r->vrfs[id].conf));
+	/* Its control-plane peers go with it (dpr_vrf_add()). */
+	if (r->copp != NULL)
+		dpr_copp_peers_sync(r->copp, r);
 	/* Out of the router's copy of the config too: a free slot has no
 	 * name there either. */
 	if (r->conf != NULL && id < r->conf->n_vrfs) {

@@ -38,12 +38,13 @@ static const char *const conf_text =
 	" {\"name\": \"p1\", \"device\": \"net_null1\", \"addresses\": [\"10.0.2.1/24\"]},"
 	" {\"name\": \"p2\", \"device\": \"net_null2\", \"addresses\": [\"10.0.3.1/24\"],"
 	"  \"vrf\": \"red\"}],"
-	" \"vrfs\": [{\"name\": \"red\", \"table\": 100}],"
+	" \"vrfs\": [{\"name\": \"red\", \"table\": 100}, {\"name\": \"green\", \"table\": 101}],"
 	" \"routes\": [{\"prefix\": \"198.51.100.0/24\", \"via\": \"10.0.1.50\"},"
 	"  {\"prefix\": \"203.0.113.0/24\", \"via\": \"10.0.3.60\", \"vrf\": \"red\"}],"
 	" \"control_plane\": {\"classes\": {\"local\": {\"rate\": 1000, \"burst\": 4},"
 	"  \"icmp\": {\"ring_share\": 5}}, \"peers\": [\"192.0.2.7\","
-	"  {\"address\": \"192.0.2.9\", \"vrf\": \"red\"}],"
+	"  {\"address\": \"192.0.2.9\", \"vrf\": \"red\"},"
+	"  {\"address\": \"192.0.2.11\", \"vrf\": \"green\"}],"
 	"  \"resolving_per_interface\": 4}}";
 
 static void
@@ -82,7 +83,7 @@ test_config(void)
 		CHECK_EQ(c->cls[DPR_COPP_LOCAL].share, 15); /* default kept */
 		CHECK_EQ(c->cls[DPR_COPP_ICMP].share, 5);
 		CHECK_EQ(c->cls[DPR_COPP_ARP_ND].rate, 10000);
-		CHECK_EQ(c->n_peers, 2);
+		CHECK_EQ(c->n_peers, 3);
 		CHECK(strcmp(c->peer_vrf[0], "") == 0 && strcmp(c->peer_vrf[1], "red") == 0,
 		      "peers' VRFs: \"%s\", \"%s\"", c->peer_vrf[0], c->peer_vrf[1]);
 		CHECK_EQ(c->resolve_per_interface, 4);
@@ -320,6 +321,35 @@ test_gate(struct dpr_router *r)
 		dpr_copp_drained(&w->copp, DPR_COPP_ICMP + 1); /* as DPR_EXC_META_COPP gives it */
 	add(w, &b, exc4(IPPROTO_ICMP, 0x0a000102, DPR_EXC_LOCAL, 0, 0));
 	CHECK_EQ(gate(w, &b, now + HZ, NULL), 1);
+
+	/* A VRF slot given again takes none of the old VRF's peers, at once:
+	 * green's peer 192.0.2.11 is one on an interface of green's slot (2,
+	 * p3 here); after vrf.del green and vrf.add blue, which takes slot 2,
+	 * a host of blue's at that address is none, before the next sync. */
+	now += 10 * HZ;
+	ports[3].vrf = 2;
+	r->copp = cp;
+	dpr_copp_peers_sync(cp, r);
+	add(w, &b, exc4(IPPROTO_TCP, 0xc000020b, DPR_EXC_LOCAL, 3, 0));
+	n = gate(w, &b, now, cls);
+	CHECK(n == 1 && cls[0] == DPR_COPP_ROUTING, "green's peer: %u passed, class %u", n, cls[0]);
+	{
+		struct dpr_vrf_conf vc = r->vrfs[2].conf;
+		char err[256];
+
+		snprintf(vc.name, sizeof(vc.name), "blue");
+		vc.table = 102;
+		CHECK_EQ(dpr_vrf_del(r, 2, err, sizeof(err)), 0);
+		CHECK_EQ(dpr_vrf_add(r, &vc, err, sizeof(err)), 2);
+		add(w, &b, exc4(IPPROTO_TCP, 0xc000020b, DPR_EXC_LOCAL, 3, 0));
+		n = gate(w, &b, now, cls);
+		CHECK(n == 1 && cls[0] == DPR_COPP_LOCAL,
+		      "green's peer's address in blue, in green's slot: class %s, expected local",
+		      n == 1 ? dpr_copp_class_names[cls[0]] : "none");
+		CHECK_EQ(dpr_vrf_del(r, 2, err, sizeof(err)), 0);
+	}
+	r->copp = NULL;
+	ports[3].vrf = 0;
 	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
 
 	dpr_copp_free(cp);
