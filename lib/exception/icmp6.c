@@ -439,8 +439,14 @@ ndp_min_len(uint8_t type)
 	}
 }
 
-/* Take the options this message uses (RFC 4861 4.6); the others are ignored. */
-static void
+/*
+ * Take the options this message uses (RFC 4861 4.6); the others are ignored.
+ * @return false for a link-layer address option that names no one unicast
+ * host (multicast, broadcast, zero): learned, it would send a neighbour's
+ * traffic to the whole link or nowhere (dpr_arp_parse() refuses such a
+ * sender too; RFC 1812 3.3.2 for ARP).
+ */
+static bool
 ndp_option(struct dpr_ndp *n, const uint8_t *o, uint32_t olen)
 {
 	const struct nd_opt_prefix *pi = (const struct nd_opt_prefix *)o;
@@ -451,6 +457,8 @@ ndp_option(struct dpr_ndp *n, const uint8_t *o, uint32_t olen)
 	if (o[0] == lla && olen == ND_OPT_LLA_LEN && !n->has_lladdr) {
 		n->has_lladdr = true;
 		memcpy(&n->lladdr, o + 2, RTE_ETHER_ADDR_LEN);
+		if (!rte_is_unicast_ether_addr(&n->lladdr) || rte_is_zero_ether_addr(&n->lladdr))
+			return false;
 	} else if (n->type == DPR_ICMP6_ROUTER_ADVERT && o[0] == DPR_NDP_OPT_MTU &&
 		   olen == ND_OPT_MTU_LEN) {
 		n->ra.mtu = get_be32(o + 4);
@@ -464,6 +472,7 @@ ndp_option(struct dpr_ndp *n, const uint8_t *o, uint32_t olen)
 		p->valid_lifetime = rte_be_to_cpu_32(pi->valid_lifetime);
 		p->preferred_lifetime = rte_be_to_cpu_32(pi->preferred_lifetime);
 	}
+	return true;
 }
 
 int
@@ -504,9 +513,8 @@ dpr_ndp_parse(const struct rte_mbuf *m, struct dpr_ndp *n)
 		if (len - off < 2)
 			return -EINVAL;
 		olen = (uint32_t)o[1] * ND_OPT_UNIT;
-		if (olen == 0 || olen > len - off)
+		if (olen == 0 || olen > len - off || !ndp_option(n, o, olen))
 			return -EINVAL;
-		ndp_option(n, o, olen);
 	}
 
 	switch (n->type) {

@@ -243,7 +243,9 @@ struct dpr_ndp {
  * destination) not multicast; from :: only an NS to a solicited-node
  * address, or an RS, without a source link-layer address option; an NA to
  * multicast with the Solicited flag clear. Unknown options are skipped.
- * Link-layer address options are taken only at Ethernet length (1).
+ * Link-layer address options are taken only at Ethernet length (1); one
+ * that names no unicast host (multicast, broadcast, zero) makes the message
+ * invalid, as for an ARP sender.
  * @return 0; -EINVAL for an invalid message, to be dropped silently;
  *   -ENOTSUP for an ICMPv6 message that is not Neighbor Discovery.
  */

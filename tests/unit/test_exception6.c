@@ -751,6 +751,8 @@ static void
 test_ndp_invalid(void)
 {
 	const struct rte_ether_addr h51 = {{ 0x02, 0xaa, 0, 0, 0x01, 0x51 }};
+	const struct rte_ether_addr bcast = {{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }};
+	const struct rte_ether_addr mc = {{ 0x33, 0x33, 0, 0, 0, 0x01 }};
 	static const enum spoil spoils[] = { HOPS_254, BAD_CKSUM, CODE_1 };
 	static const char *const names[] = { "hop limit 254", "bad checksum", "code 1" };
 	struct rte_mbuf *out[8];
@@ -772,6 +774,20 @@ test_ndp_invalid(void)
 		CHECK(c6("dad_conflicts") == dad, "RFC 4861 7.1.2: NA with %s ignored", names[i]);
 	}
 	CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
+	/* A link-layer address option naming no one host: learned, the
+	 * neighbour's traffic would go to the whole link (or to no one). */
+	for (i = 0; i < 2; i++) {
+		const struct rte_ether_addr *bad = i == 0 ? &bcast : &mc;
+		uint64_t inv = c6("ndp_invalid");
+
+		ns_in(0, bad, "2001:db8:1::53", "2001:db8:1::1", true, GOOD);
+		CHECK(route_word("2001:db8:1::53").kind != DPR_NH_KIND_FORWARD,
+		      "an NS with SLLA %02x:%02x:..: teaches nothing", bad->addr_bytes[0],
+		      bad->addr_bytes[1]);
+		CHECK_EQ(sent(0, out, RTE_DIM(out)), 0);
+		CHECK_EQ(c6("ndp_invalid") - inv, 1);
+	}
+	neigh_ok("an NS with a multicast SLLA");
 	CHECK_EQ(pool_in_use(), base);
 }
 

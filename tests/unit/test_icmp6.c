@@ -661,6 +661,9 @@ test_parse_rules(void)
 		{ B_NA, "NA option past the end", F_L4 + 25, 2 },
 		{ B_RA, "RA option past the end", F_L4 + 17, 3 },
 		{ B_NS_DAD, "one byte of option", -1, 0, 25 },
+		/* A link-layer address that names no one host (the group bit). */
+		{ B_NS, "NS with a multicast SLLA", F_L4 + 26, 0x33 },
+		{ B_NA, "NA with a multicast TLLA", F_L4 + 26, 0x01 },
 		{ B_NS, "NS multicast target", F_L4 + 8, 0, 0, "ff02::1" },
 		{ B_NA, "NA multicast target", F_L4 + 8, 0, 0, "ff02::1" },
 		{ B_NS, "DAD NS with SLLA", F_SRC, 0, 0, "::" },
@@ -722,6 +725,12 @@ test_parse_rules(void)
 	CHECK_EQ(dpr_ndp_parse(m, &n), 0);
 	rte_pktmbuf_trim(m, 8);
 	CHECK_EQ(dpr_ndp_parse(m, &n), -EINVAL);
+	rte_pktmbuf_free(m);
+	/* An all-zero link-layer address names no host either. */
+	m = valid(B_NS);
+	memset(F(m) + F_L4 + 26, 0, RTE_ETHER_ADDR_LEN);
+	ref_fix(m);
+	CHECK(dpr_ndp_parse(m, &n) == -EINVAL, "an NS whose SLLA is 00:00:00:00:00:00 is invalid");
 	rte_pktmbuf_free(m);
 	/* A Redirect to the destination itself: it is on-link (RFC 4861 4.5). */
 	m = valid(B_REDIRECT);
