@@ -289,15 +289,16 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 			break;
 		}
 		/* RFC 4861 7.2.3: the solicitor's address, when it gave its
-		 * link-layer address; a new entry only when it asked for
-		 * one of ours (anycast included). */
+		 * link-layer address, and only when it asked for one of ours
+		 * (anycast included): a solicitation for any other target
+		 * MUST be silently discarded, its SLLA taken for nothing, not
+		 * even to replace a known neighbour's MAC. */
 		memcpy(peer.ip6, nd.src, 16);
-		if (nd.has_lladdr && x->r->neigh != NULL)
+		if (nd.has_lladdr && x->r->neigh != NULL &&
+		    (ours_on(x, in, nd.target) || anycast_on(x, in, nd.target)))
 			dpr_neigh_seen(x->r->neigh, in, &peer, &nd.lladdr,
 				       &(struct dpr_neigh_heard){
-					       .msg = DPR_NEIGH_REQUEST,
-					       .for_us = ours_on(x, in, nd.target) ||
-							 anycast_on(x, in, nd.target) });
+					       .msg = DPR_NEIGH_REQUEST, .for_us = true });
 		if (transparent)
 			goto kernel;
 		if (ours_on(x, in, nd.target))

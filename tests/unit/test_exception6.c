@@ -2012,6 +2012,56 @@ test_only_answers_confirm(void)
 }
 
 /*
+ * RFC 4861 7.2.3: a solicitation whose target is not an address of the
+ * receiving interface MUST be silently discarded: its SLLA neither
+ * replaces a known neighbour's MAC (past the lock time) nor answers a
+ * resolution under way; the neighbour's own answer does.
+ */
+static void
+test_ns_for_others(void)
+{
+	const struct rte_ether_addr h = {{ 0x02, 0, 0, 0, 0x01, 0x73 }};
+	const struct rte_ether_addr h2 = {{ 0x02, 0, 0, 0, 0x01, 0x83 }};
+	const struct rte_ether_addr h74 = {{ 0x02, 0, 0, 0, 0x01, 0x74 }};
+	struct dpr_ip ip73 = ip6("2001:db8:1::73"), ip74 = ip6("2001:db8:1::74");
+	struct rte_mbuf *out[8];
+	unsigned int n, base = pool_in_use();
+	union dpr_nh_word w;
+
+	drop_sent();
+	ns_in(0, &h, "2001:db8:1::73", "2001:db8:1::1", true, GOOD);
+	answer_stale_probe(0, &h, "2001:db8:1::73", "2001:db8:1::1");
+	run_for(1100, "2001:db8:1::73", NULL); /* past the lock */
+	ns_in(0, &h2, "2001:db8:1::73", "2001:db8:1::77", true, GOOD);
+	w = route_word("2001:db8:1::73");
+	CHECK(w.kind == DPR_NH_KIND_FORWARD && rte_is_same_ether_addr(&w.mac, &h),
+	      "RFC 4861 7.2.3: an NS for another's address keeps the known MAC (now %02x)",
+	      w.mac.addr_bytes[5]);
+	neigh_ok("an NS for another's address");
+
+	/* A packet for 2001:db8:1::74 waits for its resolution. */
+	inject(mk_udp(&mac_p[1], "2001:db8:200::40", "2001:db8:1::74", 64, 60),
+	       DPR_EXC_UNRESOLVED, 1, dpr_fib6_lookup(R.fib6, A("2001:db8:1::74")));
+	drop_sent();
+	ns_in(0, &h74, "2001:db8:1::74", "2001:db8:1::77", true, GOOD);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 0 && route_word("2001:db8:1::74").kind != DPR_NH_KIND_FORWARD,
+	      "RFC 4861 7.2.3: an NS for another's address does not resolve 2001:db8:1::74 (%u sent)",
+	      n);
+	rte_pktmbuf_free_bulk(out, n);
+	na_in(0, &h74, "2001:db8:1::74", "2001:db8:1::1", "2001:db8:1::74", &h74, true, true, GOOD);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && F(out[0])[F_NH] == IPPROTO_UDP && mac_at(F(out[0]), &h74),
+	      "its NA resolves it: the held packet leaves p0 (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip73, -1), 0);
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip74, -1), 0);
+	neigh_ok("an NS for another's address, cleaned up");
+	drop_sent();
+	CHECK_EQ(pool_in_use(), base);
+}
+
+/*
  * RFC 4861 6.2.5: an interface that stops advertising (vlan.del, shutdown:
  * dpr_exc_ra_cease()) sends a final RA with Router Lifetime 0 to all
  * nodes; one that never advertised (p1) or whose kernel does (p2,
@@ -2120,6 +2170,7 @@ main(int argc, char **argv)
 	/* Last: it moves the clock a minute on. */
 	test_probe_answer_without_tlla();
 	test_only_answers_confirm();
+	test_ns_for_others();
 
 	drop_sent();
 	dpr_exc_free(R.exc);
