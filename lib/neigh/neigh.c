@@ -1052,10 +1052,11 @@ dpr_neigh_seen(struct dpr_neigh *n, uint16_t port, const struct dpr_ip *ip,
 	n->probes[idx] = 0;
 	/* RFC 4861 7.2.3 (6.2.6 for a router solicitation): an entry a
 	 * solicitation creates, or resolves, is STALE: the solicitation says
-	 * where its sender is, not that it is reachable there. An answer to
-	 * our own request is a solicited advertisement (REACHABLE, 7.2.5);
-	 * ARP has no such states (RFC 826). */
-	if (ip->af == DPR_AF_IP6 && h->msg == DPR_NEIGH_REQUEST)
+	 * where its sender is, not that it is reachable there. So is one an
+	 * advertisement resolves unless it is solicited (7.2.5: "otherwise,
+	 * it is set to STALE"): only the answer to our own request makes it
+	 * REACHABLE. ARP has no such states (RFC 826). */
+	if (!confirms(ip, h, asked))
 		set_stale(n, (uint32_t)idx);
 	/* The host route holds the reference taken above; a /32 or /128
 	 * someone configured for this host stays as it is (the next hop is

@@ -2062,6 +2062,38 @@ test_ns_for_others(void)
 }
 
 /*
+ * RFC 4861 7.2.5: an advertisement for an entry being resolved (INCOMPLETE)
+ * records its address, and the entry is REACHABLE only when the Solicited
+ * flag is set; "otherwise, it is set to STALE": probed at once (dpr has no
+ * DELAY state), not trusted for 30 s on the word of an unsolicited one.
+ */
+static void
+test_unsolicited_na_resolves_stale(void)
+{
+	const struct rte_ether_addr h75 = {{ 0x02, 0, 0, 0, 0x01, 0x75 }};
+	struct dpr_ip ip75 = ip6("2001:db8:1::75");
+	struct rte_mbuf *out[8];
+	unsigned int n, hit, base = pool_in_use();
+
+	drop_sent();
+	inject(mk_udp(&mac_p[1], "2001:db8:200::40", "2001:db8:1::75", 64, 60),
+	       DPR_EXC_UNRESOLVED, 1, dpr_fib6_lookup(R.fib6, A("2001:db8:1::75")));
+	drop_sent();
+	na_in(0, &h75, "2001:db8:1::75", "ff02::1", "2001:db8:1::75", &h75, false, true, GOOD);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && F(out[0])[F_NH] == IPPROTO_UDP && mac_at(F(out[0]), &h75),
+	      "RFC 4861 7.2.5: the unsolicited NA resolves 2001:db8:1::75 (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	hit = run_for(500, "2001:db8:1::75", &h75);
+	CHECK(hit == 1, "RFC 4861 7.2.5: resolved by an unsolicited NA, it is STALE: probed at once (%u)",
+	      hit);
+	CHECK_EQ(dpr_neigh_del(R.neigh, &ip75, -1), 0);
+	neigh_ok("an unsolicited NA for an entry being resolved");
+	drop_sent();
+	CHECK_EQ(pool_in_use(), base);
+}
+
+/*
  * RFC 4861 6.2.5: an interface that stops advertising (vlan.del, shutdown:
  * dpr_exc_ra_cease()) sends a final RA with Router Lifetime 0 to all
  * nodes; one that never advertised (p1) or whose kernel does (p2,
@@ -2171,6 +2203,7 @@ main(int argc, char **argv)
 	test_probe_answer_without_tlla();
 	test_only_answers_confirm();
 	test_ns_for_others();
+	test_unsolicited_na_resolves_stale();
 
 	drop_sent();
 	dpr_exc_free(R.exc);
