@@ -57,12 +57,13 @@ struct bucket {
 };
 
 /* RFC 5227 2.4: an address of ours that another host claimed, and when
- * we last defended it (at most once per DEFEND_INTERVAL). */
+ * we last reported (and for IPv4 defended) it: at most once per
+ * DEFEND_INTERVAL (dpr_exc_conflict_due()). */
 #define DEFENDED_ADDRS 16
 #define DEFEND_INTERVAL_MS 10000  /* RFC 5227 1.1 DEFEND_INTERVAL */
 struct defended {
 	uint64_t last;       /**< dpr_clock_now(); 0: slot free */
-	uint32_t ip;
+	struct dpr_ip ip;
 	uint16_t port;
 };
 
@@ -149,6 +150,15 @@ void dpr_exc_tx_own(struct dpr_exc_engine *x, uint16_t port, struct rte_mbuf *m)
 
 /** Token bucket per source hash @p src: RL_RATE a second, bursts of RL_BURST. */
 bool dpr_exc_rate_ok(struct dpr_exc_engine *x, uint32_t src);
+
+/**
+ * Another host claims @p ip, an address of ours on @p port (ARP, or
+ * neighbour discovery): is it time to log it (and for IPv4 to defend it)?
+ * At most once per DEFEND_INTERVAL per address and port, so that a host
+ * repeating its claim, on purpose or not, cannot make the control thread
+ * write a log line per packet. Records that it was.
+ */
+bool dpr_exc_conflict_due(struct dpr_exc_engine *x, uint16_t port, const struct dpr_ip *ip);
 
 /* exception6.c */
 

@@ -365,29 +365,38 @@ neigh_solicit(void *ctx, uint16_t port, const struct dpr_ip *target,
  * "the link's default router", and the rate limit is what 2.4 (c) asks
  * of it. On a transparent port the kernel owns ARP: dpr only reports.
  */
-static void
-address_conflict(struct dpr_exc_engine *x, uint16_t port, uint32_t ip,
-		 const struct rte_ether_addr *mac)
+bool
+dpr_exc_conflict_due(struct dpr_exc_engine *x, uint16_t port, const struct dpr_ip *ip)
 {
-	struct dpr_ip a = { .af = DPR_AF_IP4, .ip4 = ip };
 	struct defended *d = NULL, *oldest = &x->defended[0];
-	char s[DPR_IP6_STRLEN], m[RTE_ETHER_ADDR_FMT_SIZE];
 	uint64_t now = dpr_clock_now();
 	unsigned int i;
 
-	x->c.address_conflicts++;
 	for (i = 0; i < DEFENDED_ADDRS && d == NULL; i++) {
-		if (x->defended[i].last != 0 && x->defended[i].ip == ip &&
+		if (x->defended[i].last != 0 && dpr_ip_equal(&x->defended[i].ip, ip) &&
 		    x->defended[i].port == port)
 			d = &x->defended[i];
 		else if (x->defended[i].last < oldest->last)
 			oldest = &x->defended[i];
 	}
 	if (d != NULL && now - d->last < x->hz * DEFEND_INTERVAL_MS / 1000)
-		return;
+		return false;
 	if (d == NULL)
 		d = oldest;
-	*d = (struct defended){ .last = now, .ip = ip, .port = port };
+	*d = (struct defended){ .last = now, .ip = *ip, .port = port };
+	return true;
+}
+
+static void
+address_conflict(struct dpr_exc_engine *x, uint16_t port, uint32_t ip,
+		 const struct rte_ether_addr *mac)
+{
+	struct dpr_ip a = { .af = DPR_AF_IP4, .ip4 = ip };
+	char s[DPR_IP6_STRLEN], m[RTE_ETHER_ADDR_FMT_SIZE];
+
+	x->c.address_conflicts++;
+	if (!dpr_exc_conflict_due(x, port, &a))
+		return;
 	rte_ether_format_addr(m, sizeof(m), mac);
 	DPR_LOG(ERR, main, "port %s: address conflict: %s claims %s, an address of ours (RFC 5227 2.4)%s",
 		x->r->cfg->ports[port].name, m, dpr_ip_fmt(&a, s, sizeof(s)),

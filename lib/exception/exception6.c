@@ -246,8 +246,11 @@ dad_conflict(struct dpr_exc_engine *x, uint16_t port, const uint8_t *target,
 	struct dpr_ip ip = { .af = DPR_AF_IP6 };
 
 	memcpy(ip.ip6, target, 16);
-	rte_ether_format_addr(m, sizeof(m), mac);
 	x->c6.dad_conflicts++;
+	/* Counted every time, logged once per DEFEND_INTERVAL, as ARP's. */
+	if (!dpr_exc_conflict_due(x, port, &ip))
+		return;
+	rte_ether_format_addr(m, sizeof(m), mac);
 	DPR_LOG(ERR, main, "port %s: duplicate address %s: %s claims it too (RFC 4862 5.4)",
 		x->r->cfg->ports[port].name, dpr_ip_fmt(&ip, a, sizeof(a)), m);
 }

@@ -2094,6 +2094,52 @@ test_unsolicited_na_resolves_stale(void)
 }
 
 /*
+ * A host that keeps claiming an address of ours (NAs for it, or DAD
+ * probes): every claim is counted and a DAD probe answered, but the log
+ * says so once per DEFEND_INTERVAL (10 s) per address, as for ARP: a
+ * host on the link must not make the control thread write a line per
+ * packet.
+ */
+static void
+test_dad_log_limited(void)
+{
+	const struct rte_ether_addr h81 = {{ 0x02, 0xaa, 0, 0, 0x01, 0x81 }};
+	uint64_t dad = c6("dad_conflicts");
+	unsigned int i, lines, nas;
+	struct rte_mbuf *out[8];
+	char *text = NULL, *at;
+	size_t len = 0;
+	FILE *log;
+
+	drop_sent();
+	log = open_memstream(&text, &len);
+	if (log == NULL || rte_openlog_stream(log) != 0)
+		abort();
+	for (i = 0, nas = 0; i < 20; i++) {
+		unsigned int n;
+
+		na_in(0, &h81, "2001:db8:11::81", "ff02::1", "2001:db8:11::1", &h81, false, true,
+		      GOOD);
+		ns_in(0, &h81, "::", "2001:db8:11::1", false, GOOD);
+		n = sent(0, out, RTE_DIM(out));
+		nas += n == 1 && is_icmp6(out[0], DPR_ICMP6_NEIGH_ADVERT);
+		rte_pktmbuf_free_bulk(out, n);
+	}
+	clock_skew_ns += 10100ull * 1000000u;
+	ns_in(0, &h81, "::", "2001:db8:11::1", false, GOOD);
+	rte_openlog_stream(NULL);
+	fclose(log);
+	for (lines = 0, at = text; (at = strstr(at, "duplicate address 2001:db8:11::1")) != NULL; at++)
+		lines++;
+	free(text);
+	CHECK_EQ(c6("dad_conflicts") - dad, 41);
+	CHECK(nas == 20, "every DAD probe for 2001:db8:11::1 answered (%u of 20)", nas);
+	CHECK(lines == 2, "41 claims in 10 s: logged once, then once more after 10 s (%u lines)",
+	      lines);
+	drop_sent();
+}
+
+/*
  * RFC 4861 6.2.5: an interface that stops advertising (vlan.del, shutdown:
  * dpr_exc_ra_cease()) sends a final RA with Router Lifetime 0 to all
  * nodes; one that never advertised (p1) or whose kernel does (p2,
@@ -2204,6 +2250,7 @@ main(int argc, char **argv)
 	test_only_answers_confirm();
 	test_ns_for_others();
 	test_unsolicited_na_resolves_stale();
+	test_dad_log_limited();
 
 	drop_sent();
 	dpr_exc_free(R.exc);
