@@ -1390,6 +1390,19 @@ resolve_members(struct dpr_neigh *n)
 	}
 }
 
+/* Does an answer kept from workers (dpr_neigh_set_ordered_release()) name
+ * next hop @p idx? */
+static bool
+answer_kept(const struct dpr_neigh *n, uint32_t idx)
+{
+	unsigned int i;
+
+	for (i = 0; i < PENDING_MAX && n->n_answered > 0; i++)
+		if (n->pending[i].used && n->pending[i].answered && n->pending[i].idx == idx)
+			return true;
+	return false;
+}
+
 void
 dpr_neigh_timers(struct dpr_neigh *n)
 {
@@ -1441,6 +1454,11 @@ dpr_neigh_timers(struct dpr_neigh *n)
 		info = dpr_nh_info(n->r->nh, k);
 		w = dpr_nh_word_get(n->r->nh, k);
 		if (info == NULL || info->is_static || w.kind != DPR_NH_KIND_FORWARD) {
+			/* An answer not yet published is not FORWARD yet
+			 * either: it keeps the age it got, or once published
+			 * it would never be probed nor forgotten. */
+			if (info != NULL && !info->is_static && answer_kept(n, k))
+				continue;
 			n->confirmed[k] = 0;
 			continue;
 		}

@@ -2094,6 +2094,48 @@ test_unsolicited_na_resolves_stale(void)
 }
 
 /*
+ * dpr_neigh_set_ordered_release() (a router with workers): an answer kept
+ * from workers until the rings run empty may meet a timer tick first. The
+ * neighbour it resolves must still age once published: probed 30 s on
+ * (RFC 4861 7.3.3), forgotten if silent, never kept for ever at a MAC
+ * nobody checks.
+ */
+static void
+test_ordered_answer_ages(void)
+{
+	const struct rte_ether_addr h76 = {{ 0x02, 0, 0, 0, 0x01, 0x76 }};
+	struct rte_mbuf *out[8];
+	unsigned int n, hit, base = pool_in_use();
+
+	drop_sent();
+	dpr_neigh_set_ordered_release(R.neigh, true);
+	dpr_exc_timers(R.exc);            /* the next tick 100 ms on */
+	inject(mk_udp(&mac_p[1], "2001:db8:200::40", "2001:db8:1::76", 64, 60),
+	       DPR_EXC_UNRESOLVED, 1, dpr_fib6_lookup(R.fib6, A("2001:db8:1::76")));
+	drop_sent();
+	clock_skew_ns += 100ull * 1000000u;
+	na_in(0, &h76, "2001:db8:1::76", "2001:db8:1::1", "2001:db8:1::76", &h76, true, true, GOOD);
+	n = sent(0, out, RTE_DIM(out));
+	CHECK(n == 1 && F(out[0])[F_NH] == IPPROTO_UDP, "the held packet leaves by the answer (%u)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	/* A tick while the answer is kept back (rings that did not run
+	 * empty), then the publication. */
+	dpr_exc_timers(R.exc);
+	dpr_neigh_publish(R.neigh);
+	CHECK(route_word("2001:db8:1::76").kind == DPR_NH_KIND_FORWARD, "2001:db8:1::76 published");
+	neigh_ok("an answer published after a tick");
+	hit = run_for(30500, "2001:db8:1::76", &h76);
+	CHECK(hit == 1, "RFC 4861 7.3.3: probed 30 s after its answer (%u probes)", hit);
+	hit = run_for(3500, "2001:db8:1::76", &h76);
+	CHECK(route_word("2001:db8:1::76").kind != DPR_NH_KIND_FORWARD,
+	      "silent: forgotten after its probes (%u more)", hit);
+	dpr_neigh_set_ordered_release(R.neigh, false);
+	neigh_ok("an answer published after a tick, aged out");
+	drop_sent();
+	CHECK_EQ(pool_in_use(), base);
+}
+
+/*
  * A host that keeps claiming an address of ours (NAs for it, or DAD
  * probes): every claim is counted and a DAD probe answered, but the log
  * says so once per DEFEND_INTERVAL (10 s) per address, as for ARP: a
@@ -2251,6 +2293,7 @@ main(int argc, char **argv)
 	test_ns_for_others();
 	test_unsolicited_na_resolves_stale();
 	test_dad_log_limited();
+	test_ordered_answer_ages();
 
 	drop_sent();
 	dpr_exc_free(R.exc);
