@@ -63,9 +63,21 @@ dpr_mcast_groups(const struct dpr_prefix *addrs, unsigned int n_addrs,
 	for (k = 0; k < RTE_DIM(fixed_groups) && ret == 0; k++)
 		ret = set_add(out, &n, max, &fixed_groups[k]);
 	for (k = 0; k < n_addrs && ret == 0; k++) {
+		struct dpr_prefix net = addrs[k];
+
 		if (addrs[k].addr.af != DPR_AF_IP6)
 			continue;
 		dpr_mcast_solicited_mac(addrs[k].addr.ip6, &g);
+		ret = set_add(out, &n, max, &g);
+		/* The subnet's Subnet-Router anycast address, which the
+		 * router answers for (RFC 4291 2.6.1; dpr_ifaddr_anycast_on()
+		 * says which subnets have one): its solicited-node group
+		 * too (RFC 4291 2.8), or hosts' solicitations for it stop
+		 * at the NIC. */
+		if (ret < 0 || net.len >= 127 || dpr_ip_is_link_local(&net.addr))
+			continue;
+		dpr_prefix_mask(&net);
+		dpr_mcast_solicited_mac(net.addr.ip6, &g);
 		ret = set_add(out, &n, max, &g);
 	}
 	/* The kernel lists unicast and broadcast nowhere here, but a

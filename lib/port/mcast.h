@@ -30,7 +30,9 @@
  * RFC 4291 2.7.1, RFC 2464 7); the solicited-node group of each IPv6
  * address of @p addrs (the port's and its VLAN interfaces', link-local
  * ones included; IPv4 ones make none), without which neighbour
- * solicitations for the router never arrive (RFC 4861 7.2.2); and
+ * solicitations for the router never arrive (RFC 4861 7.2.2), and of
+ * the Subnet-Router anycast address of each global one's subnet (RFC
+ * 4291 2.6.1, 2.8; none for a /127 or /128); and
  * @p joined, the link-layer groups the kernel holds on the port's TAPs
  * (what FRR, BIRD or the kernel itself joined there: OSPF, MLD, ...).
  * @return the number of groups, or -ENOSPC when there are more than

@@ -90,17 +90,22 @@ test_addresses(void)
 	CHECK(has(g, n, "33:33:FF:00:00:01"), "global address's solicited-node group missing");
 	CHECK(has(g, n, "33:33:FF:33:44:55"), "link-local address's solicited-node group missing");
 	CHECK(has(g, n, "33:33:FF:CD:EF:12"), "VLAN interface's solicited-node group missing");
+	/* RFC 4291 2.8: the router recognizes the Subnet-Router anycast
+	 * address of its subnets (2001:db8:1::, ...), and so the
+	 * solicited-node group of each, where hosts resolve it. */
+	CHECK(has(g, n, "33:33:FF:00:00:00"),
+	      "the subnet-router anycast addresses' solicited-node group missing");
 	for (k = 0; k < RTE_DIM(fixed); k++)
 		CHECK(has(g, n, fixed[k]), "%s missing with addresses", fixed[k]);
-	/* Three groups: the IPv4 address makes none, the link-local one and
-	 * ::1 twice make one each. */
-	CHECK_EQ(n, DPR_L2_CONTROL_GROUPS + 4 + 3);
+	/* Four groups: the IPv4 address makes none, the link-local one,
+	 * ::1 twice and the three subnets' anycast ::0 make one each. */
+	CHECK_EQ(n, DPR_L2_CONTROL_GROUPS + 4 + 4);
 	check_sorted(g, n);
 
 	/* One more than a list takes: all multicast for the caller. */
+	CHECK_EQ(dpr_mcast_groups(a, RTE_DIM(a), NULL, 0, g, DPR_L2_CONTROL_GROUPS + 4 + 4),
+		 DPR_L2_CONTROL_GROUPS + 4 + 4);
 	CHECK_EQ(dpr_mcast_groups(a, RTE_DIM(a), NULL, 0, g, DPR_L2_CONTROL_GROUPS + 4 + 3),
-		 DPR_L2_CONTROL_GROUPS + 4 + 3);
-	CHECK_EQ(dpr_mcast_groups(a, RTE_DIM(a), NULL, 0, g, DPR_L2_CONTROL_GROUPS + 4 + 2),
 		 -ENOSPC);
 }
 
@@ -129,8 +134,9 @@ test_joined(void)
 		CHECK(has(g, n, joined[k]), "joined %s missing", joined[k]);
 	CHECK(!has(g, n, "FF:FF:FF:FF:FF:FF"), "broadcast in a multicast list");
 	CHECK(!has(g, n, "02:11:22:33:44:55"), "unicast in a multicast list");
-	/* The four OSPF groups and the address's; all-nodes once. */
-	CHECK_EQ(n, DPR_L2_CONTROL_GROUPS + 4 + 1 + 4);
+	/* The four OSPF groups, the address's and its subnet's anycast
+	 * address's; all-nodes once. */
+	CHECK_EQ(n, DPR_L2_CONTROL_GROUPS + 4 + 2 + 4);
 	check_sorted(g, n);
 
 	/* Too many groups joined: -ENOSPC, not a list cut short. */
