@@ -234,6 +234,8 @@ dpr_exc_unsolicited_na(struct dpr_exc_engine *x, unsigned int port, const struct
 	if (m != NULL) {
 		x->c6.ns_sent++;
 		dpr_exc_tx_own(x, (uint16_t)port, m);
+	} else {
+		x->c.no_mbuf++;
 	}
 	send_na(x, (uint16_t)port, a->ip6, all_nodes, NULL, false, true);
 }

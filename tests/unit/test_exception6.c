@@ -2136,6 +2136,34 @@ test_ordered_answer_ages(void)
 }
 
 /*
+ * The announcement of an address (addr.add, start: a DAD probe and an
+ * unsolicited NA, RFC 4862 5.4.2, RFC 4861 7.2.6) with no mbuf to build
+ * them: each one that cannot go is counted no_mbuf, as every other packet
+ * the router fails to make.
+ */
+static void
+test_announce_no_mbuf(void)
+{
+	struct rte_mbuf *all[POOL_SIZE];
+	struct dpr_ip a = ip6("2001:db8:1::1");
+	uint64_t before = counter(NULL, "no_mbuf"), ns = c6("ns_sent"), na = c6("na_sent");
+	unsigned int n = 0;
+
+	drop_sent();
+	while (n < RTE_DIM(all) && (all[n] = rte_pktmbuf_alloc(pool)) != NULL)
+		n++;
+	dpr_exc_unsolicited_na(R.exc, 0, &a);
+	rte_pktmbuf_free_bulk(all, n);
+	CHECK(c6("ns_sent") == ns && c6("na_sent") == na, "nothing sent from an empty pool");
+	CHECK(counter(NULL, "no_mbuf") - before == 2,
+	      "the DAD probe and the NA that could not be made: no_mbuf 2 (got %" PRIu64 ")",
+	      counter(NULL, "no_mbuf") - before);
+	dpr_exc_unsolicited_na(R.exc, 0, &a);
+	CHECK(c6("ns_sent") == ns + 1 && c6("na_sent") == na + 1, "with mbufs, both go");
+	drop_sent();
+}
+
+/*
  * A host that keeps claiming an address of ours (NAs for it, or DAD
  * probes): every claim is counted and a DAD probe answered, but the log
  * says so once per DEFEND_INTERVAL (10 s) per address, as for ARP: a
@@ -2294,6 +2322,7 @@ main(int argc, char **argv)
 	test_unsolicited_na_resolves_stale();
 	test_dad_log_limited();
 	test_ordered_answer_ages();
+	test_announce_no_mbuf();
 
 	drop_sent();
 	dpr_exc_free(R.exc);
