@@ -316,7 +316,11 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 	case DPR_ICMP6_NEIGH_ADVERT:
 		x->c6.na_in++;
 		if (ours_on(x, in, nd.target)) {
+			/* On a transparent port the kernel owns the address:
+			 * it hears of the duplicate too (RFC 4862 5.4.4). */
 			dad_conflict(x, in, nd.target, &eth->src_addr);
+			if (transparent)
+				goto kernel;
 			break;
 		}
 		/* RFC 4861 7.2.5: an advertisement updates an entry that
@@ -346,13 +350,19 @@ ndp_input(struct dpr_exc_engine *x, struct rte_mbuf *m, uint16_t in)
 		break;
 	case DPR_ICMP6_ROUTER_ADVERT:
 		/* Another router's: a router does not configure itself from
-		 * them (RFC 4861 6.2.7 only asks to check consistency). */
+		 * them (RFC 4861 6.2.7 only asks to check consistency). On
+		 * a transparent port everything for the router is the
+		 * kernel's to judge, these too. */
 		x->c6.ra_in++;
+		if (transparent)
+			goto kernel;
 		break;
 	case DPR_ICMP6_REDIRECT:
 	default:
 		/* Routers ignore redirects (RFC 4861 8.1: hosts act on them). */
 		x->c6.redirect_in++;
+		if (transparent)
+			goto kernel;
 		break;
 	}
 	rte_pktmbuf_free(m);

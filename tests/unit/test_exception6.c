@@ -1695,6 +1695,28 @@ test_transparent(void)
 	rte_pktmbuf_free_bulk(out, n);
 	CHECK_EQ(R.tap_stats.to_kernel - to_kernel, 1);
 
+	/* Everything else NDP for the router reaches the kernel as well:
+	 * an NA for its address (its own DAD hears of the duplicate, RFC
+	 * 4862 5.4.4) and another router's advertisement. */
+	to_kernel = R.tap_stats.to_kernel;
+	na_in(2, &h, "2001:db8:3::50", "ff02::1", "2001:db8:3::1", &h, false, true, GOOD);
+	{
+		static const struct dpr_ra_conf ra = { .cur_hop_limit = 64, .router_lifetime = 600 };
+		struct rte_mbuf *m = dpr_ndp_ra_build(pool, &h, A("fe80::350"), A("ff02::1"), NULL,
+						      &ra);
+
+		if (m == NULL)
+			abort();
+		inject(m, DPR_EXC_LOCAL, 2, 0);
+	}
+	CHECK_EQ(sent(2, out, RTE_DIM(out)), 0);
+	n = rte_ring_sc_dequeue_burst(tapr, (void **)out, RTE_DIM(out), NULL);
+	CHECK(n == 2 && is_icmp6(out[0], DPR_ICMP6_NEIGH_ADVERT) &&
+	      is_icmp6(out[1], DPR_ICMP6_ROUTER_ADVERT),
+	      "transparent: an NA for 2001:db8:3::1 and a router's RA go to the TAP (%u)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK_EQ(R.tap_stats.to_kernel - to_kernel, 2);
+
 	R.ports[2].has_tap = false;
 	unhandled = c6("local_unhandled") + counter(NULL, "local_unhandled");
 	ns_in(2, &h, "2001:db8:3::50", "2001:db8:3::1", true, GOOD);
