@@ -265,8 +265,10 @@ dpr_acl_key_walk(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_a
 				(int32_t)rte_be_to_cpu_16(ip->payload_len));
 		nh = ip->proto;
 		/* RFC 8200 4: the chain, to the upper-layer header; RFC 7112:
-		 * a first fragment must hold all of it. */
-		for (i = 0; i < DPR_ACL_EH_MAX; i++) {
+		 * a first fragment must hold all of it. @p i counts the
+		 * extension headers walked: DPR_ACL_EH_MAX of them may stand
+		 * before the upper-layer header, one more is past the bound. */
+		for (i = 0;; i++) {
 			switch (nh) {
 			case IPPROTO_HOPOPTS:
 			case IPPROTO_ROUTING:
@@ -274,19 +276,19 @@ dpr_acl_key_walk(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_a
 			case 135: /* Mobility, RFC 6275 */
 			case 139: /* HIP, RFC 7401 */
 			case 140: /* Shim6, RFC 5533 */
-				if (pos + 8 > avail)
+				if (i == DPR_ACL_EH_MAX || pos + 8 > avail)
 					goto bad;
 				nh = h[pos];
 				pos += ((int32_t)h[pos + 1] + 1) * 8;
 				continue;
 			case IPPROTO_AH: /* RFC 4302 2.2: in 4-byte units, less 2 */
-				if (pos + 8 > avail)
+				if (i == DPR_ACL_EH_MAX || pos + 8 > avail)
 					goto bad;
 				nh = h[pos];
 				pos += ((int32_t)h[pos + 1] + 2) * 4;
 				continue;
 			case IPPROTO_FRAGMENT:
-				if (pos + 8 > avail)
+				if (i == DPR_ACL_EH_MAX || pos + 8 > avail)
 					goto bad;
 				nh = h[pos];
 				if ((rte_be_to_cpu_16(*(const unaligned_uint16_t *)(h + pos + 2)) >> 3) != 0) {

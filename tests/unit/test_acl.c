@@ -311,6 +311,12 @@ test_classify(void)
 	memset(l4big, 0, sizeof(l4big));
 	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_DSTOPTS, chain, sizeof(chain), l4big, 20),
 	    DPR_ACL_DENY, "IPv6 chain of 9 extension headers: past the bound");
+	/* 8 of them, the bound itself: walked to the TCP header. */
+	chain[8 * 7] = IPPROTO_TCP;
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_DSTOPTS, chain, 8 * 8, tcp(1, 81, SYN), 20),
+	    DPR_ACL_PERMIT, "IPv6 TCP 81 behind 8 extension headers: within the bound");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_DSTOPTS, chain, 8 * 8, tcp(1, 80, SYN), 20),
+	    DPR_ACL_DENY, "IPv6 TCP 80 behind 8 extension headers");
 	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_ICMPV6, NULL, 0, echo6, 8), DPR_ACL_DENY,
 	    "ICMPv6 echo request");
 	ADD(ip6("2001:db8:bad::1", "2001:db8:9::1", IPPROTO_UDP, NULL, 0, udp, 8), DPR_ACL_DENY,
@@ -330,11 +336,11 @@ test_classify(void)
 	CHECK_EQ(dp->hits[1 + 1], 1);  /* rule 1 */
 	{
 		/* The default's hits, its rule's in the contexts among them:
-		 * the 11 permitted above that no rule matched. */
+		 * the 12 permitted above that no rule matched. */
 		json_t *g = dpr_acl_get_json(db, "edge", NULL, 0);
 
 		CHECK(g != NULL, "acl.get");
-		CHECK_EQ(json_integer_value(json_object_get(g, "default_hits")), 11);
+		CHECK_EQ(json_integer_value(json_object_get(g, "default_hits")), 12);
 		json_decref(g);
 	}
 	rte_pktmbuf_free_bulk(pkts, n);
@@ -347,7 +353,7 @@ test_classify(void)
 	CHECK_EQ(dpr_acl_classify_bulk(dp, 0, pkts, 3, act), 0);
 	CHECK(act[0] == DPR_ACL_PERMIT && act[1] == DPR_ACL_PERMIT && act[2] == DPR_ACL_PERMIT,
 	      "all permitted");
-	CHECK_EQ(dp->hits[0] + dp->hits[DPR_ACL_DEFAULT_RULE(dp->n_rules)], 11 + 3);
+	CHECK_EQ(dp->hits[0] + dp->hits[DPR_ACL_DEFAULT_RULE(dp->n_rules)], 12 + 3);
 	rte_pktmbuf_free_bulk(pkts, 3);
 
 	/* Replace: the bound slot now holds the new list, hits from 0. */
