@@ -142,7 +142,9 @@ struct dpr_acl_key6 {
 
 /** What dpr_acl_key() found. */
 enum dpr_acl_kind {
-	DPR_ACL_K_OTHER = 0,  /**< not IP, or an IP header the screen drops anyway */
+	/** Not IP, an IP header the screen drops anyway, or NDP (RFC 4861:
+	 * to IPv6 what ARP is to IPv4, excepted as ARP is). */
+	DPR_ACL_K_OTHER = 0,
 	DPR_ACL_K_IP4,
 	DPR_ACL_K_IP6,
 };
@@ -299,6 +301,15 @@ dpr_acl_key_walk(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_a
 				pos += 8;
 				continue;
 			default:
+				/* NDP is excepted as ARP is (docs/security.md), so
+				 * that an ACL denying by default leaves the link
+				 * its neighbours: ICMPv6 133-137 (RFC 4861 4) as a
+				 * receiver takes it (6.1.1, 7.1.1: hop limit 255,
+				 * code 0), so never a forwarded packet, and right
+				 * after the IPv6 header (never fragmented, RFC 6980). */
+				if (nh == IPPROTO_ICMPV6 && i == 0 && ip->hop_limits == 255 &&
+				    avail >= 2 && h[0] >= 133 && h[0] <= 137 && h[1] == 0)
+					return DPR_ACL_K_OTHER;
 				k6->proto = nh;
 				return DPR_ACL_K_IP6 |
 					(dpr_acl_key_l4(nh, h + pos, avail - pos, &k6->sport, &k6->dport,

@@ -474,6 +474,60 @@ test_proto_no_upper_layer(void)
 }
 
 /*
+ * NDP is excepted as ARP is (docs/security.md): an ACL denying everything
+ * leaves the router and the link's hosts their neighbour discovery. Only
+ * what a receiver of NDP takes (RFC 4861: hop limit 255, code 0, types
+ * 133-137), so never a forwarded packet, nor other ICMPv6.
+ */
+static struct rte_mbuf *
+icmp6_hl(uint8_t type, uint8_t code, uint8_t hop_limit, bool frag)
+{
+	static const uint8_t ff[8] = { IPPROTO_ICMPV6, 0, 0, 0, 0, 0, 0, 1 };
+	uint8_t body[24] = { type, code };
+	struct rte_mbuf *m = ip6("fe80::2", "ff02::1:ff00:1", frag ? IPPROTO_FRAGMENT : IPPROTO_ICMPV6,
+				 ff, frag ? 8 : 0, body, sizeof(body));
+
+	rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN)->hop_limits = hop_limit;
+	return m;
+}
+
+static void
+test_ndp(void)
+{
+	struct dpr_acl_db *db = dpr_acl_db_create(NULL, 1, 0);
+	struct { struct rte_mbuf *m; uint8_t want; const char *what; } c[] = {
+		{ icmp6_hl(135, 0, 255, false), DPR_ACL_PERMIT, "neighbour solicitation" },
+		{ icmp6_hl(136, 0, 255, false), DPR_ACL_PERMIT, "neighbour advertisement" },
+		{ icmp6_hl(133, 0, 255, false), DPR_ACL_PERMIT, "router solicitation" },
+		{ icmp6_hl(134, 0, 255, false), DPR_ACL_PERMIT, "router advertisement" },
+		{ icmp6_hl(137, 0, 255, false), DPR_ACL_PERMIT, "redirect" },
+		{ icmp6_hl(135, 0, 254, false), DPR_ACL_DENY, "a solicitation's type, forwarded" },
+		{ icmp6_hl(135, 1, 255, false), DPR_ACL_DENY, "type 135 code 1: no NDP" },
+		{ icmp6_hl(135, 0, 255, true), DPR_ACL_DENY, "type 135 in a fragment (RFC 6980)" },
+		{ icmp6_hl(128, 0, 255, false), DPR_ACL_DENY, "echo request" },
+		{ icmp6_hl(138, 0, 255, false), DPR_ACL_DENY, "router renumbering" },
+	};
+	struct rte_mbuf *pkts[RTE_DIM(c)];
+	uint8_t act[RTE_DIM(c)];
+	struct dpr_acl_list l;
+	char err[256];
+	unsigned int i;
+
+	CHECK(parse("{\"name\":\"t\",\"default\":\"deny\",\"rules\":[{\"action\":\"permit\",\"proto\":\"tcp\",\"dst_port\":22}]}",
+		    &l, err, sizeof(err)) == 0 && dpr_acl_set(db, &l, err, sizeof(err)) == 0 &&
+	      dpr_acl_bind(db, "t", 0, DPR_ACL_IN, err, sizeof(err)) == 0, "%s", err);
+	for (i = 0; i < RTE_DIM(c); i++)
+		pkts[i] = c[i].m;
+	dpr_acl_classify_bulk(dpr_acl_db_binds(db)->in[0], 0, pkts, RTE_DIM(c), act);
+	for (i = 0; i < RTE_DIM(c); i++)
+		CHECK(act[i] == c[i].want, "%s: %s, expected %s", c[i].what,
+		      dpr_acl_action_name(act[i]), dpr_acl_action_name(c[i].want));
+	rte_pktmbuf_free_bulk(pkts, RTE_DIM(c));
+	dpr_acl_bind(db, NULL, 0, DPR_ACL_IN, err, sizeof(err));
+	dpr_acl_db_free(db);
+}
+
+/*
  * dpr_acl_key()'s fast paths give the key and kind that the full walk
  * (dpr_acl_key_walk()) gives, byte for byte, and a frame classified in
  * place (dpr_acl_ip4_inplace()) holds the walk's key where the IPv4
@@ -1002,6 +1056,7 @@ main(int argc, char **argv)
 	test_classify();
 	test_del_waits();
 	test_proto_no_upper_layer();
+	test_ndp();
 	test_key_paths();
 	test_worker();
 	test_reject_gate();

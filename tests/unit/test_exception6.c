@@ -1850,8 +1850,9 @@ test_probe_answer_without_tlla(void)
  * never answered (there is no one to tell but the router), whatever a fresh
  * mbuf's hash.usr holds from its last user (an RSS hash, another port's
  * exception metadata, a number past the port table), which an answer would
- * have read as the input port. Here: the solicited NA for p0's link-local
- * address, rejected on p0.
+ * have read as the input port. Here: the echo reply to a ping of
+ * 2001:db8:11::1 from 2001:db8:1::2, rejected on p0 (not an NA: NDP is
+ * excepted from ACLs as ARP is, docs/security.md).
  */
 static void
 test_out_acl_own(void)
@@ -1863,7 +1864,7 @@ test_out_acl_own(void)
 	char err[256] = "";
 	json_error_t je;
 	json_t *j = json_loads("{\"name\":\"out\",\"default\":\"permit\",\"rules\":["
-			       "{\"action\":\"reject\",\"proto\":\"icmpv6\",\"icmp_type\":136}]}",
+			       "{\"action\":\"reject\",\"proto\":\"icmpv6\",\"icmp_type\":129}]}",
 			       0, &je);
 	unsigned int i, n, p, total;
 	uint64_t before;
@@ -1881,22 +1882,22 @@ test_out_acl_own(void)
 			all[n++]->hash.usr = junk[i];
 		rte_pktmbuf_free_bulk(all, n);
 		before = c6("admin_prohibited");
-		ns_in(0, &mac_host, "fe80::aa:1", ll_p[0], true, GOOD);
+		inject(echo_req(&mac_p[0], "2001:db8:1::2", "2001:db8:11::1"), DPR_EXC_LOCAL, 0, 0);
 		for (p = 0, total = 0; p < N_PORTS; p++) {
 			n = sent(p, out, RTE_DIM(out));
 			total += n;
 			rte_pktmbuf_free_bulk(out, n);
 		}
 		CHECK(total == 0 && c6("admin_prohibited") == before,
-		      "hash.usr %#x: the rejected NA is dropped, unanswered (%u sent, %" PRIu64
+		      "hash.usr %#x: the rejected reply is dropped, unanswered (%u sent, %" PRIu64
 		      " admin prohibited)", junk[i], total, c6("admin_prohibited") - before);
 	}
 	R.acl = NULL;
 	dpr_acl_db_free(db);
-	/* Without the ACL the same solicitation is answered on p0. */
-	ns_in(0, &mac_host, "fe80::aa:1", ll_p[0], true, GOOD);
+	/* Without the ACL the same request is answered on p0. */
+	inject(echo_req(&mac_p[0], "2001:db8:1::2", "2001:db8:11::1"), DPR_EXC_LOCAL, 0, 0);
 	n = sent(0, out, RTE_DIM(out));
-	CHECK(n == 1 && is_icmp6(out[0], DPR_ICMP6_NEIGH_ADVERT), "answered without the ACL (%u)", n);
+	CHECK(n == 1 && is_icmp6(out[0], DPR_ICMP6_ECHO_REPLY), "answered without the ACL (%u)", n);
 	rte_pktmbuf_free_bulk(out, n);
 	drop_sent();
 }
