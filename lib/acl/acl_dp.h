@@ -301,6 +301,12 @@ dpr_acl_key_walk(const struct rte_mbuf *m, struct dpr_acl_key4 *k4, struct dpr_a
 				pos += 8;
 				continue;
 			default:
+				/* The last extension header ends past the data
+				 * (RFC 7112: a first fragment must hold the whole
+				 * chain); a protocol with L4 fields finds it out
+				 * below, any other would be classified as whole. */
+				if (pos > avail)
+					goto bad;
 				/* NDP is excepted as ARP is (docs/security.md), so
 				 * that an ACL denying by default leaves the link
 				 * its neighbours: ICMPv6 133-137 (RFC 4861 4) as a

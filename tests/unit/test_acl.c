@@ -317,6 +317,12 @@ test_classify(void)
 	    DPR_ACL_PERMIT, "IPv6 TCP 81 behind 8 extension headers: within the bound");
 	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_DSTOPTS, chain, 8 * 8, tcp(1, 80, SYN), 20),
 	    DPR_ACL_DENY, "IPv6 TCP 80 behind 8 extension headers");
+	/* Destination options claiming 16 bytes, 8 there, then GRE: the
+	 * chain does not fit the packet, whatever protocol it names. */
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_DSTOPTS, (uint8_t[8]){ 47, 1 }, 8, echo6, 0),
+	    DPR_ACL_DENY, "IPv6 extension header past the packet, then GRE");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_DSTOPTS, (uint8_t[8]){ 47, 0 }, 8, echo6, 0),
+	    DPR_ACL_PERMIT, "IPv6 destination options, then GRE");
 	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_ICMPV6, NULL, 0, echo6, 8), DPR_ACL_DENY,
 	    "ICMPv6 echo request");
 	ADD(ip6("2001:db8:bad::1", "2001:db8:9::1", IPPROTO_UDP, NULL, 0, udp, 8), DPR_ACL_DENY,
@@ -336,11 +342,11 @@ test_classify(void)
 	CHECK_EQ(dp->hits[1 + 1], 1);  /* rule 1 */
 	{
 		/* The default's hits, its rule's in the contexts among them:
-		 * the 12 permitted above that no rule matched. */
+		 * the 13 permitted above that no rule matched. */
 		json_t *g = dpr_acl_get_json(db, "edge", NULL, 0);
 
 		CHECK(g != NULL, "acl.get");
-		CHECK_EQ(json_integer_value(json_object_get(g, "default_hits")), 12);
+		CHECK_EQ(json_integer_value(json_object_get(g, "default_hits")), 13);
 		json_decref(g);
 	}
 	rte_pktmbuf_free_bulk(pkts, n);
@@ -353,7 +359,7 @@ test_classify(void)
 	CHECK_EQ(dpr_acl_classify_bulk(dp, 0, pkts, 3, act), 0);
 	CHECK(act[0] == DPR_ACL_PERMIT && act[1] == DPR_ACL_PERMIT && act[2] == DPR_ACL_PERMIT,
 	      "all permitted");
-	CHECK_EQ(dp->hits[0] + dp->hits[DPR_ACL_DEFAULT_RULE(dp->n_rules)], 12 + 3);
+	CHECK_EQ(dp->hits[0] + dp->hits[DPR_ACL_DEFAULT_RULE(dp->n_rules)], 13 + 3);
 	rte_pktmbuf_free_bulk(pkts, 3);
 
 	/* Replace: the bound slot now holds the new list, hits from 0. */
