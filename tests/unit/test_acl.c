@@ -1043,6 +1043,111 @@ test_methods(void)
 	test_router_free(&r);
 }
 
+/*
+ * The fields of the contract on both families, at their edges: ports 0
+ * and 65535 and a range ending there, ICMP type and code together, IPv6
+ * DSCP and TCP flags, TCP behind an atomic fragment (RFC 6946) and behind
+ * AH (RFC 4302: its length in 4-byte units), ESP and No Next Header as
+ * protocols, IPv4 options skipped to reach the ports.
+ */
+static void
+test_fields(void)
+{
+	struct dpr_acl_db *db = dpr_acl_db_create(NULL, 1, 0);
+	struct { struct rte_mbuf *m; uint8_t want; const char *what; } c[24];
+	struct rte_mbuf *pkts[24];
+	uint8_t act[24];
+	uint8_t atomic[8] = { IPPROTO_TCP, 0, 0, 0, 0, 0, 0, 1 };
+	uint8_t ah[12] = { IPPROTO_TCP, 1 };
+	uint8_t ah2[16] = { IPPROTO_TCP, 2 };
+	static const uint8_t unreach[8] = { 3, 4 }, unreach3[8] = { 3, 3 };
+	static const uint8_t esp[16] = { 0 };
+	struct dpr_acl_list l;
+	char err[512];
+	unsigned int n = 0, i;
+
+	CHECK(parse("{\"name\":\"e\",\"default\":\"permit\",\"rules\":["
+		    "{\"action\":\"deny\",\"proto\":\"tcp\",\"dst_port\":80},"
+		    "{\"action\":\"deny\",\"proto\":\"tcp\",\"dst_port\":0},"
+		    "{\"action\":\"deny\",\"proto\":\"tcp\",\"src_port\":65535},"
+		    "{\"action\":\"deny\",\"proto\":\"udp\",\"dst_port\":\"65000-65535\"},"
+		    "{\"action\":\"deny\",\"proto\":\"icmp\",\"icmp_type\":3,\"icmp_code\":4},"
+		    "{\"action\":\"deny\",\"family\":\"ipv6\",\"dscp\":46},"
+		    "{\"action\":\"deny\",\"proto\":\"tcp\",\"family\":\"ipv6\",\"tcp_flags\":\"syn,!ack\"},"
+		    "{\"action\":\"deny\",\"proto\":\"esp\"},"
+		    "{\"action\":\"deny\",\"proto\":59},"
+		    "{\"action\":\"deny\",\"proto\":\"tcp\",\"dst_port\":22}"
+		    "]}", &l, err, sizeof(err)) == 0 && dpr_acl_set(db, &l, err, sizeof(err)) == 0 &&
+	      dpr_acl_bind(db, "e", 0, DPR_ACL_IN, err, sizeof(err)) == 0, "%s", err);
+#define ADD(mb, w, s) do { c[n].m = (mb); c[n].want = (w); c[n].what = (s); n++; } while (0)
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(1, 0, ACK), 20),
+	    DPR_ACL_DENY, "port 0");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(65535, 1, ACK), 20),
+	    DPR_ACL_DENY, "sport 65535");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(65534, 1, ACK), 20),
+	    DPR_ACL_PERMIT, "sport 65534");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_UDP, 0, 0, tcp(1, 65535, 0), 8),
+	    DPR_ACL_DENY, "udp 65535");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_UDP, 0, 0, tcp(1, 64999, 0), 8),
+	    DPR_ACL_PERMIT, "udp 64999");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_ICMP, 0, 0, unreach, 8), DPR_ACL_DENY, "icmp 3/4");
+	ADD(ip4("10.2.2.3", "10.0.0.1", IPPROTO_ICMP, 0, 0, unreach3, 8),
+	    DPR_ACL_PERMIT, "icmp 3/3");
+	{
+		struct rte_mbuf *m = ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_UDP, NULL, 0,
+					 tcp(1, 2, 0), 8);
+		struct rte_ipv6_hdr *h = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, 14);
+
+		h->vtc_flow = rte_cpu_to_be_32(6u << 28 | (46u << 2) << 20);
+		ADD(m, DPR_ACL_DENY, "ipv6 dscp 46");
+	}
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_TCP, NULL, 0, tcp(1, 81, SYN), 20),
+	    DPR_ACL_DENY, "ipv6 syn");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_TCP, NULL, 0, tcp(1, 81, SYN|ACK), 20),
+	    DPR_ACL_PERMIT, "ipv6 synack");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_FRAGMENT, atomic, 8, tcp(1, 80, ACK), 20),
+	    DPR_ACL_DENY, "atomic frag tcp 80");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_AH, ah, 12, tcp(1, 80, ACK), 20),
+	    DPR_ACL_DENY, "AH tcp 80");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", IPPROTO_AH, ah2, 16, tcp(1, 80, ACK), 20),
+	    DPR_ACL_DENY, "AH(16) tcp 80");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", 50, NULL, 0, esp, 16), DPR_ACL_DENY, "esp6");
+	ADD(ip4("10.2.2.3", "10.0.0.1", 50, 0, 0, esp, 16), DPR_ACL_DENY, "esp4");
+	ADD(ip6("2001:db8:1::1", "2001:db8:9::1", 59, NULL, 0, esp, 0),
+	    DPR_ACL_DENY, "no next header");
+	{
+		/* IPv4 with 8 bytes of options (7 NOPs, EOL), TCP 22. */
+		uint8_t b[60] = { 0 };
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)b;
+
+		ip->version_ihl = 0x47;
+		ip->total_length = rte_cpu_to_be_16(48);
+		ip->time_to_live = 9;
+		ip->next_proto_id = IPPROTO_TCP;
+		ip->src_addr = RTE_BE32(0x0a020203);
+		ip->dst_addr = RTE_BE32(0x0a000001);
+		memset(b + 20, 1, 7);
+		memcpy(b + 28, tcp(1, 22, SYN), 20);
+		ADD(frame(RTE_ETHER_TYPE_IPV4, b, 48), DPR_ACL_DENY, "ipv4 options tcp 22");
+	}
+#undef ADD
+	for (i = 0; i < n; i++)
+		pkts[i] = c[i].m;
+	dpr_acl_classify_bulk(dpr_acl_db_binds(db)->in[0], 0, pkts, n, act);
+	for (i = 0; i < n; i++)
+		CHECK(act[i] == c[i].want, "%s: %s, expected %s", c[i].what,
+		      dpr_acl_action_name(act[i]), dpr_acl_action_name(c[i].want));
+	/* One at a time, as the control thread classifies. */
+	for (i = 0; i < n; i++) {
+		dpr_acl_classify_bulk(dpr_acl_db_binds(db)->in[0], 0, &pkts[i], 1, act);
+		CHECK(act[0] == c[i].want, "alone: %s: %s, expected %s", c[i].what,
+		      dpr_acl_action_name(act[0]), dpr_acl_action_name(c[i].want));
+	}
+	rte_pktmbuf_free_bulk(pkts, n);
+	dpr_acl_bind(db, NULL, 0, DPR_ACL_IN, err, sizeof(err));
+	dpr_acl_db_free(db);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1063,6 +1168,7 @@ main(int argc, char **argv)
 	test_del_waits();
 	test_proto_no_upper_layer();
 	test_ndp();
+	test_fields();
 	test_key_paths();
 	test_worker();
 	test_reject_gate();
