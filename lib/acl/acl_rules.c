@@ -45,11 +45,12 @@ fail(char *err, size_t err_len, const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* Names and keys from the input are quoted in it: one line, always. */
-	for (c = msg; *c != '\0'; c++)
+	snprintf(err, err_len, "%s: %s", path, msg);
+	/* Names and keys from the input are quoted in it, and the path may
+	 * be one (acl.set names it by the ACL's name): one line, always. */
+	for (c = err; err_len > 0 && *c != '\0'; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			*c = '?';
-	snprintf(err, err_len, "%s: %s", path, msg);
 	return -EINVAL;
 }
 

@@ -991,6 +991,10 @@ test_methods(void)
 		  "{\"action\": \"deny\", \"proto\": \"icmp\", \"src_port\": 1}]}", &e);
 	CHECK(res == NULL && strstr(e.message, "mgmt.rules[1]: src_port") != NULL &&
 	      strstr(e.message, "unchanged") != NULL, "refused set: %s", e.message);
+	/* A name that is no name is quoted on one line, the path included. */
+	res = rpc(&r, dpr_m_acl_set, "{\"name\": \"a\\nb\", \"rules\": []}", &e);
+	CHECK(res == NULL && strstr(e.message, "name \"a?b\"") != NULL &&
+	      strchr(e.message, '\n') == NULL, "refused name: %s", e.message);
 	res = rpc(&r, dpr_m_acl_get, "{\"name\": \"mgmt\"}", &e);
 	CHECK(res != NULL && json_array_size(json_object_get(res, "rules")) == 1, "old list kept");
 	json_decref(res);
