@@ -229,11 +229,30 @@ route_nh(struct dpr_route_feed *f, uint16_t vrf, const struct dpr_route_upd *u,
 		members[k] = (uint32_t)idx;
 		weights[k++] = (uint16_t)RTE_MIN(w, DPR_NH_WEIGHT_MAX);
 	}
+	/* The heaviest path (the first of equals), held for the case below. */
+	for (i = 1, j = 0; i < k; i++)
+		if (weights[i] > weights[j])
+			j = i;
+	dpr_nh_hold(f->r->nh, members[j]);
 	/* Duplicates merged, one member left may be no group: that member. */
 	idx = dpr_nh_group_take(f->r->nh, members, weights, k);
-	if (idx < 0)
-		*why = DPR_FEED_REF_NH_FULL;
-	return idx < 0 ? -1 : idx;
+	if (idx >= 0) {
+		dpr_nh_put(f->r->nh, members[j]);
+		return idx;
+	}
+	/* No room for another multipath group: the route goes over one of
+	 * the daemon's paths, not withdrawn to whatever covers its prefix
+	 * (which may lead anywhere). Its next change tries a group again. */
+	idx = (int)members[j];
+	{
+		char buf[DPR_PREFIX_STRLEN];
+
+		log_counted(f, ++f->st.one_path, "multipath route over one path",
+			    "multipath_one_path",
+			    "%s (%u paths): no multipath group left (%u in use at most), installed over its heaviest path alone",
+			    dpr_prefix_fmt(&u->prefix, buf, sizeof(buf)), k, DPR_NH_GROUPS_MAX);
+	}
+	return idx;
 out:
 	for (j = 0; j < k; j++)
 		dpr_nh_put(f->r->nh, members[j]);
@@ -538,6 +557,7 @@ dpr_route_feed_stats_json(const struct dpr_route_feed *f, json_t *o)
 	json_object_set_new(o, "installed", json_integer((json_int_t)f->st.installed));
 	json_object_set_new(o, "withdrawn", json_integer((json_int_t)f->st.withdrawn));
 	json_object_set_new(o, "withdrawn_unheld", json_integer((json_int_t)f->st.withdrawn_unheld));
+	json_object_set_new(o, "multipath_one_path", json_integer((json_int_t)f->st.one_path));
 	json_object_set_new(o, "batches_applied", json_integer((json_int_t)f->st.batches));
 	json_object_set_new(o, "interface_map_refreshes",
 			    json_integer((json_int_t)f->st.map_refreshes));

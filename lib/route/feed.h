@@ -132,6 +132,7 @@ struct dpr_feed_stats {
 	uint64_t installed;        /**< adds the route table took */
 	uint64_t withdrawn;        /**< deletes of routes it held */
 	uint64_t withdrawn_unheld; /**< deletes of routes it did not hold (refused ones, or replaced by one dpr ignores) */
+	uint64_t one_path;         /**< multipath routes installed over one path: no group left */
 	uint64_t batches;          /**< dpr_route_src_apply() calls */
 	uint64_t map_refreshes;    /**< TAP ifindexes read again */
 };
@@ -209,7 +210,7 @@ const struct dpr_feed_stats *dpr_route_feed_stats(const struct dpr_route_feed *f
 
 /**
  * Put the feed's counters in @p o: "refused" and "not_installed" by reason,
- * "installed", "withdrawn", "withdrawn_unheld", "batches_applied",
+ * "installed", "withdrawn", "withdrawn_unheld", "multipath_one_path", "batches_applied",
  * "interface_map_refreshes".
  */
 void dpr_route_feed_stats_json(const struct dpr_route_feed *f, json_t *o);

@@ -487,6 +487,68 @@ test_refused(void)
 	}
 }
 
+/*
+ * Every multipath group in use: a multipath route from zebra goes over its
+ * heaviest path, counted, rather than being withdrawn to whatever covers
+ * its prefix; its next change gets a group once one is free.
+ */
+static void
+test_groups_full(void)
+{
+	static const char *const gws[] = { "10.0.1.2", "10.0.1.4" };
+	static const uint32_t oifs[] = { 1, 1 };
+	static const uint8_t weights[] = { 1, 3 };
+	static int many[DPR_NH_GROUPS_MAX];
+	uint32_t gw[130], members[DPR_NH_GROUP_MEMBERS];
+	uint16_t w[DPR_NH_GROUP_MEMBERS];
+	unsigned int i, j, n = 0, base = dpr_nh_group_count(R.nh);
+	json_int_t one = st("multipath_one_path");
+	long nh;
+
+	for (i = 0; i < 130; i++) {
+		struct dpr_ip ip = { .af = DPR_AF_IP4, .ip4 = RTE_IPV4(10, 0, 9, 10 + i) };
+		int g = dpr_nh_get(R.nh, &ip, 1);
+
+		CHECK(g >= 0, "gateway %u", i);
+		gw[i] = (uint32_t)g;
+	}
+	for (i = 0; i < 130 && n + base < DPR_NH_GROUPS_MAX; i++) {
+		for (j = i + 1; j < 130 && n + base < DPR_NH_GROUPS_MAX; j++) {
+			uint32_t pair[2] = { gw[i], gw[j] };
+
+			many[n] = dpr_nh_group_get(R.nh, pair, NULL, 2);
+			if (many[n] < 0)
+				break;
+			n++;
+		}
+	}
+	CHECK_EQ(dpr_nh_group_count(R.nh), DPR_NH_GROUPS_MAX);
+
+	add_mp(&fr, "10.66.0.0", 16, 2, gws, oifs, weights);
+	send_frames(&fr);
+	CHECK_EQ(st("multipath_one_path"), one + 1);
+	nh = fib_nh("10.66.0.0/16");
+	CHECK_EQ(nh, nh_of("10.0.1.4", 0));
+	CHECK_EQ(st2("refused", "nexthop_table_full"), 0);
+
+	/* A group freed: the route's next change is a group again. */
+	dpr_nh_put(R.nh, (uint32_t)many[--n]);
+	add_mp(&fr, "10.66.0.0", 16, 2, gws, oifs, weights);
+	send_frames(&fr);
+	nh = fib_nh("10.66.0.0/16");
+	CHECK_EQ(nh < 0 ? 0 : dpr_nh_group_members(R.nh, (uint32_t)nh, members, w), 2);
+	CHECK_EQ(st("multipath_one_path"), one + 1);
+
+	del(&fr, "10.66.0.0", 16);
+	send_frames(&fr);
+	CHECK_EQ(fib_nh("10.66.0.0/16"), -1);
+	while (n > 0)
+		dpr_nh_put(R.nh, (uint32_t)many[--n]);
+	for (i = 0; i < 130; i++)
+		dpr_nh_put(R.nh, gw[i]);
+	CHECK_EQ(dpr_nh_group_count(R.nh), base);
+}
+
 /* One JSON-RPC request on the router; 0 when it answered a result. */
 static int
 rpc(const char *text)
@@ -956,6 +1018,8 @@ main(int argc, char **argv)
 	test_v4_via_v6();
 	RIB_OK();
 	test_refused();
+	RIB_OK();
+	test_groups_full();
 	RIB_OK();
 	test_api_wins();
 	RIB_OK();
