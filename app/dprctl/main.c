@@ -1740,18 +1740,27 @@ config_write(FILE *f, const char *file)
  * "config save FILE": written whole or not at all. A temporary file beside
  * it (same file system), flushed to disk, renamed over it, and the
  * directory flushed: a crash leaves the old file or the new one. It keeps
- * the mode of the file it replaces. dpr never opens the path itself.
+ * the mode of the file it replaces; a symbolic link (/etc/dpr/dpr.json
+ * into a repository) stays one, its target written so. dpr never opens the
+ * path itself.
  */
 static void
-config_save(const char *file)
+config_save(const char *given)
 {
-	char *dir = strdup(file);
+	char *real = realpath(given, NULL), *dir;
+	const char *file = given;
 	struct stat st;
 	mode_t mask;
 	FILE *f;
 	size_t n;
 	int fd;
 
+	if (real != NULL)
+		file = real;
+	else if (lstat(given, &st) == 0 && S_ISLNK(st.st_mode))
+		die(2, "config save: %s is a symbolic link to nothing (%s): link it to a file, or remove it",
+		    given, strerror(errno));
+	dir = strdup(file);
 	if (dir == NULL)
 		die(1, "out of memory");
 	if ((size_t)snprintf(save_tmp, sizeof(save_tmp), "%s.XXXXXX", file) >= sizeof(save_tmp)) {
@@ -1790,6 +1799,8 @@ config_save(const char *file)
 		    strerror(errno));
 	close(fd);
 	free(dir);
+	file = given;
+	free(real);
 	if (json_out) {
 		json_t *res = json_pack("{s:s,s:I}", "file", file, "routes", (json_int_t)n);
 

@@ -95,6 +95,16 @@ echo "# config save: $((BULK + 8)) routes, $(( ($(date +%s%N) - t0) / 1000000 ))
 check "config save keeps the replaced file's mode" test "$(stat -c %a "$SAVED")" = 640
 check "config save leaves no temporary file" test -z "$(find "$WORK" -name 'saved.json.*')"
 check "config show prints what config save wrote" diff <(ctl config show) "$SAVED"
+# Through a symbolic link (a config kept in a repository): the link stays.
+ln -s saved.json "$WORK/link.json"
+echo '{}' > "$SAVED"
+check "config save through a symbolic link" ctl config save "$WORK/link.json"
+check "...leaves the link a link to its file" test -L "$WORK/link.json" -a "$(readlink "$WORK/link.json")" = saved.json
+check "...and writes that file" diff <(ctl config show) "$SAVED"
+ln -s nowhere.json "$WORK/dangling.json"
+out=$(ctl config save "$WORK/dangling.json" 2>&1); rc=$?
+check "config save through a link to nothing: exit 2 ($rc: $out)" \
+	test "$rc" -eq 2 -a -n "$(grep -F "symbolic link to nothing" <<<"$out")" -a -L "$WORK/dangling.json"
 out=$("$DPR" -- -c "$SAVED" --check 2>&1); rc=$?
 check "dpr --check accepts the saved file ($rc: $out)" \
 	test "$rc" -eq 0 -a -n "$(grep -F "configuration OK (2 ports, $((BULK + 8)) routes, 5 neighbours)" <<<"$out")"
