@@ -1151,6 +1151,10 @@ m_route_list(struct dpr_router *r, json_t *params, struct dpr_method_err *e)
 			    source);
 	if (port != NULL && port_by_name(r, "route.list", port, &i, e) < 0)
 		return NULL;
+	/* An interface without "vrf": its own VRF's routes through it, the
+	 * only ones it can have (iproute2 would list the main table's: none). */
+	if (port != NULL && json_object_get(params, "vrf") == NULL)
+		rib = r->vrfs[dpr_router_port_vrf(r, (unsigned int)i)].rib;
 	if (prefix != NULL) {
 		/* That prefix's route alone, as iproute2's "ip route list PREFIX". */
 		uint32_t nh;

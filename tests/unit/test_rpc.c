@@ -3039,6 +3039,20 @@ test_vrf_vlan_live(void)
 	CHECK(dp[0].vlan_if != NULL && dp[0].vlan_if[100] == 3, "p0's VLAN map names slot 2 for VLAN 100");
 	CHECK(dp[2].vlan_tci == 100 && dp[2].fib4 == R.vrfs[1].rib->fib4,
 	      "p0.100 tags 100 and looks up in red");
+	/* route.list by an interface alone: its VRF's routes through it. */
+	{
+		json_t *rl = json_object_get(OK("route.list", "{'port':'p0.100'}"), "routes");
+		bool subnet = false;
+		size_t k;
+
+		for (k = 0; k < json_array_size(rl); k++)
+			subnet |= strcmp(json_string_value(json_object_get(json_array_get(rl, k),
+									   "prefix")) ?: "",
+					 "10.0.1.0/24") == 0;
+		CHECK(subnet, "route.list port p0.100 (no vrf): red's 10.0.1.0/24 through it");
+		CHECK_EQ(json_array_size(json_object_get(OK("route.list", "{'port':'p0.100','vrf':'default'}"),
+							 "routes")), 0u);
+	}
 	ERR(DPR_RPC_EXISTS, "vlan.add", "{'name':'p0.x','port':'p0','id':100,'tap':false}",
 	    "VLAN 100 on port p0 is p0.100's already");
 	ERR(DPR_RPC_EXISTS, "vlan.add", "{'name':'p0.100','port':'p1','id':100,'tap':false}",
