@@ -43,6 +43,10 @@ struct acl_entry {
 	bool used;
 	struct dpr_acl_list list;
 	struct dpr_acl_dp *dp;
+	/** Its view (view_make()) per direction and interface it is or was
+	 * bound to since its last acl.set: hits per binding, kept while
+	 * unbound (acl.get's sums), dropped with the interface. */
+	struct dpr_acl_dp *views[2][DPR_MAX_PORTS];
 	uint64_t build_us;        /**< how long its last build took */
 	int method;               /**< methods[] its contexts classify with; -1: none has rules */
 };
@@ -408,9 +412,61 @@ dp_free(struct dpr_acl_dp *dp)
 
 	if (dp == NULL)
 		return;
-	for (c = 0; c < RTE_DIM(dp->ctx); c++)
+	for (c = 0; c < RTE_DIM(dp->ctx) && !dp->view; c++)
 		rte_acl_free(dp->ctx[c]);
 	rte_free(dp);
+}
+
+/*
+ * A binding's view of compiled list @p base: its contexts, actions and
+ * flags, and hit counters of its own, so that hits are known per
+ * interface and direction. NULL: no memory.
+ */
+static struct dpr_acl_dp *
+view_make(const struct dpr_acl_db *db, const struct dpr_acl_dp *base)
+{
+	size_t hits_off = RTE_ALIGN_CEIL(sizeof(struct dpr_acl_dp), RTE_CACHE_LINE_SIZE);
+	struct dpr_acl_dp *v;
+
+	v = rte_zmalloc_socket("dpr_acl_view",
+			       hits_off + (size_t)db->rows * base->stride * sizeof(uint64_t),
+			       RTE_CACHE_LINE_SIZE, db->socket);
+	if (v == NULL)
+		return NULL;
+	memcpy(v->ctx, base->ctx, sizeof(v->ctx));
+	v->action = base->action;
+	v->hits = (uint64_t *)((uint8_t *)v + hits_off);
+	v->stride = base->stride;
+	v->n_rules = base->n_rules;
+	v->l4 = base->l4;
+	v->proto = base->proto;
+	v->view = true;
+	return v;
+}
+
+/* Add view @p v's hits, no longer counted, to its list @p base's. */
+static void
+view_fold(const struct dpr_acl_db *db, struct dpr_acl_dp *base, const struct dpr_acl_dp *v)
+{
+	size_t k, n;
+
+	if (base == NULL || v == NULL || base->stride != v->stride)
+		return;
+	n = (size_t)db->rows * v->stride;
+	for (k = 0; k < n; k++)
+		base->hits[k] += v->hits[k];
+}
+
+static void
+views_free(struct dpr_acl_dp *views[2][DPR_MAX_PORTS])
+{
+	unsigned int d, p;
+
+	for (d = 0; d < 2; d++)
+		for (p = 0; p < DPR_MAX_PORTS; p++) {
+			dp_free(views[d][p]);
+			views[d][p] = NULL;
+		}
 }
 
 static struct dpr_acl_dp *
@@ -502,6 +558,7 @@ dpr_acl_db_free(struct dpr_acl_db *db)
 	if (db == NULL)
 		return;
 	for (i = 0; i < DPR_ACL_MAX; i++) {
+		views_free(db->acls[i].views);
 		dp_free(db->acls[i].dp);
 		dpr_acl_list_clear(&db->acls[i].list);
 	}
@@ -525,23 +582,61 @@ find(const struct dpr_acl_db *db, const char *name)
 	return -1;
 }
 
-/* Point every binding of entry @p i at its compiled list now. */
-static void
-publish(struct dpr_acl_db *db, int i)
+/* The binding slot of interface @p port, direction @p d. */
+static struct dpr_acl_dp **
+slot_of(struct dpr_acl_db *db, unsigned int d, unsigned int port)
 {
-	unsigned int p;
+	return d == DPR_ACL_IN ? &db->binds.in[port] : &db->binds.out[port];
+}
 
-	for (p = 0; p < DPR_MAX_PORTS; p++) {
-		if (db->bound[DPR_ACL_IN][p] == i)
-			__atomic_store_n(&db->binds.in[p], db->acls[i].dp, __ATOMIC_RELEASE);
-		if (db->bound[DPR_ACL_OUT][p] == i)
-			__atomic_store_n(&db->binds.out[p], db->acls[i].dp, __ATOMIC_RELEASE);
-	}
+/*
+ * Views of compiled list @p dp for every binding of entry @p i, into
+ * @p views (NULL where it is not bound). @return 0, or -ENOMEM with none
+ * left made.
+ */
+static int
+views_make(struct dpr_acl_db *db, int i, const struct dpr_acl_dp *dp,
+	   struct dpr_acl_dp *views[2][DPR_MAX_PORTS])
+{
+	unsigned int d, p;
+
+	memset(views, 0, 2 * sizeof(views[0]));
+	for (d = 0; d < 2; d++)
+		for (p = 0; p < DPR_MAX_PORTS; p++)
+			if (db->bound[d][p] == i && (views[d][p] = view_make(db, dp)) == NULL)
+				goto fail;
+	return 0;
+fail:
+	views_free(views);
+	return -ENOMEM;
+}
+
+/*
+ * Entry @p i's views become @p views (views_make()), its bindings pointed
+ * at them now; its old views go into @p views, for freeing a grace period
+ * on.
+ */
+static void
+publish(struct dpr_acl_db *db, int i, struct dpr_acl_dp *views[2][DPR_MAX_PORTS])
+{
+	struct acl_entry *e = &db->acls[i];
+	unsigned int d, p;
+
+	for (d = 0; d < 2; d++)
+		for (p = 0; p < DPR_MAX_PORTS; p++) {
+			struct dpr_acl_dp *old = e->views[d][p];
+
+			e->views[d][p] = views[d][p];
+			if (db->bound[d][p] == i)
+				__atomic_store_n(slot_of(db, d, p), views[d][p], __ATOMIC_RELEASE);
+			views[d][p] = old;
+		}
 }
 
 int
 dpr_acl_set(struct dpr_acl_db *db, struct dpr_acl_list *l, char *err, size_t err_len)
 {
+	static struct dpr_acl_dp *views[2][DPR_MAX_PORTS]; /* control thread only */
 	struct dpr_acl_dp *dp, *old;
 	uint64_t t0 = dpr_clock_now();
 	int i = find(db, l->name);
@@ -564,6 +659,12 @@ dpr_acl_set(struct dpr_acl_db *db, struct dpr_acl_list *l, char *err, size_t err
 		dpr_acl_list_clear(l);
 		return -e;
 	}
+	if (views_make(db, i, dp, views) < 0) {
+		snprintf(err, err_len, "acl %s: no memory for its bindings' counters", l->name);
+		dp_free(dp);
+		dpr_acl_list_clear(l);
+		return -ENOMEM;
+	}
 	old = db->acls[i].dp;
 	dpr_acl_list_clear(&db->acls[i].list);
 	db->acls[i].list = *l;
@@ -573,8 +674,13 @@ dpr_acl_set(struct dpr_acl_db *db, struct dpr_acl_list *l, char *err, size_t err
 	db->acls[i].used = true;
 	db->acls[i].build_us = (dpr_clock_now() - t0) / 1000;
 	db->acls[i].method = db->method;
-	publish(db, i);
-	dp_retire(db, old);
+	publish(db, i, views);
+	/* The old list's hits go with it and its views: a replaced ACL
+	 * counts from 0. (A new entry had neither.) */
+	if (old != NULL && db->qsbr != NULL)
+		rte_rcu_qsbr_synchronize(db->qsbr, RTE_QSBR_THRID_INVALID);
+	views_free(views);
+	dp_free(old);
 	return 0;
 }
 
@@ -598,6 +704,7 @@ dpr_acl_del(struct dpr_acl_db *db, const char *name, char *err, size_t err_len)
 	/* Bound nowhere now, but a worker may still classify with it: an
 	 * unbind just before is no grace period. */
 	dp_retire(db, db->acls[i].dp);
+	views_free(db->acls[i].views);
 	dpr_acl_list_clear(&db->acls[i].list);
 	memset(&db->acls[i], 0, sizeof(db->acls[i]));
 	return 0;
@@ -607,7 +714,7 @@ int
 dpr_acl_bind(struct dpr_acl_db *db, const char *name, unsigned int port, enum dpr_acl_dir dir,
 	     char *err, size_t err_len)
 {
-	struct dpr_acl_dp **slot = dir == DPR_ACL_IN ? &db->binds.in[port] : &db->binds.out[port];
+	struct dpr_acl_dp *v = NULL;
 	int i = -1;
 
 	if (port >= DPR_MAX_PORTS) {
@@ -618,9 +725,21 @@ dpr_acl_bind(struct dpr_acl_db *db, const char *name, unsigned int port, enum dp
 		snprintf(err, err_len, "acl %s: no such ACL (acl.set it first)", name);
 		return -ENOENT;
 	}
+	/* The entry's view for this binding: the one it had here before (its
+	 * hits go on), or a new one. A view it replaces stays its entry's,
+	 * counted in its sums: nothing to free, no grace period to wait. */
+	if (i >= 0) {
+		struct dpr_acl_dp **own = &db->acls[i].views[dir][port];
+
+		if (*own == NULL && (*own = view_make(db, db->acls[i].dp)) == NULL) {
+			snprintf(err, err_len, "acl %s: no memory for its counters on one more interface",
+				 name);
+			return -ENOMEM;
+		}
+		v = *own;
+	}
 	db->bound[dir][port] = i;
-	__atomic_store_n(slot, i >= 0 ? db->acls[i].dp : NULL, __ATOMIC_RELEASE);
-	/* The list stays the entry's: nothing to free, unbound or not. */
+	__atomic_store_n(slot_of(db, dir, port), v, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -634,6 +753,23 @@ dpr_acl_iface_gone(struct dpr_acl_db *db, unsigned int port)
 	dpr_acl_bind(db, NULL, port, DPR_ACL_IN, err, sizeof(err));
 	dpr_acl_bind(db, NULL, port, DPR_ACL_OUT, err, sizeof(err));
 	db->ctl_drops[port] = 0;
+}
+
+void
+dpr_acl_iface_closed(struct dpr_acl_db *db, unsigned int port)
+{
+	unsigned int i, d;
+
+	for (i = 0; db != NULL && port < DPR_MAX_PORTS && i < DPR_ACL_MAX; i++)
+		for (d = 0; d < 2; d++) {
+			struct dpr_acl_dp **v = &db->acls[i].views[d][port];
+
+			if (*v == NULL)
+				continue;
+			view_fold(db, db->acls[i].dp, *v);
+			dp_free(*v);
+			*v = NULL;
+		}
 }
 
 const char *
@@ -686,8 +822,9 @@ dpr_acl_list_json(const struct dpr_acl_db *db, const char *const *port_names,
 	return a;
 }
 
+/* Hits of slot @p k of @p dp (a list or a view), summed over its rows. */
 static uint64_t
-hits_sum(const struct dpr_acl_db *db, const struct dpr_acl_dp *dp, uint32_t k)
+dp_hits(const struct dpr_acl_db *db, const struct dpr_acl_dp *dp, uint32_t k)
 {
 	uint64_t s = 0;
 	unsigned int r;
@@ -701,6 +838,20 @@ hits_sum(const struct dpr_acl_db *db, const struct dpr_acl_dp *dp, uint32_t k)
 			s += __atomic_load_n(&row[DPR_ACL_DEFAULT_RULE(dp->n_rules)],
 					     __ATOMIC_RELAXED);
 	}
+	return s;
+}
+
+/* Hits of slot @p k of entry @p i: its bindings' now and before. */
+static uint64_t
+hits_sum(const struct dpr_acl_db *db, int i, uint32_t k)
+{
+	uint64_t s = dp_hits(db, db->acls[i].dp, k);
+	unsigned int p, d;
+
+	for (d = 0; d < 2; d++)
+		for (p = 0; p < DPR_MAX_PORTS; p++)
+			if (db->acls[i].views[d][p] != NULL)
+				s += dp_hits(db, db->acls[i].views[d][p], k);
 	return s;
 }
 
@@ -720,42 +871,52 @@ dpr_acl_get_json(const struct dpr_acl_db *db, const char *name, const char *cons
 	for (k = 0; k < e->list.n_rules; k++) {
 		json_t *r = dpr_acl_rule_json(&e->list.rules[k]);
 
-		json_object_set_new(r, "hits", json_integer((json_int_t)hits_sum(db, e->dp, k + 1)));
+		json_object_set_new(r, "hits", json_integer((json_int_t)hits_sum(db, i, k + 1)));
 		json_array_append_new(rules, r);
 	}
 	return json_pack("{s:s,s:s,s:I,s:o,s:o,s:I,s:o}", "name", e->list.name,
 			 "default", dpr_acl_action_name(e->list.dflt),
-			 "default_hits", (json_int_t)hits_sum(db, e->dp, 0),
+			 "default_hits", (json_int_t)hits_sum(db, i, 0),
 			 "rules", rules, "bound", bound_json(db, i, port_names, n_ports),
 			 "build_us", (json_int_t)e->build_us, "classifier", method_json(e));
 }
 
 json_t *
-dpr_acl_hits_json(const struct dpr_acl_db *db)
+dpr_acl_hits_json(const struct dpr_acl_db *db, const char *const *port_names,
+		  unsigned int n_ports)
 {
 	json_t *a = json_array();
+	unsigned int p, d;
 	uint64_t h;
 	uint32_t k;
-	int i;
 
-	for (i = 0; db != NULL && i < DPR_ACL_MAX; i++) {
-		const struct acl_entry *e = &db->acls[i];
+	for (p = 0; db != NULL && p < n_ports && p < DPR_MAX_PORTS; p++) {
+		for (d = 0; d < 2; d++) {
+			const struct dpr_acl_dp *v = d == DPR_ACL_IN ? db->binds.in[p] : db->binds.out[p];
+			int i = db->bound[d][p];
+			const struct acl_entry *e;
+			const char *dir = d == DPR_ACL_IN ? "in" : "out";
 
-		if (!e->used)
-			continue;
-		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I}", "acl", e->list.name,
-			"rule", "default", "action", dpr_acl_action_name(e->list.dflt),
-			"hits", (json_int_t)hits_sum(db, e->dp, 0)));
-		for (k = 0; k < e->list.n_rules; k++) {
-			char rule[16];
-
-			h = hits_sum(db, e->dp, k + 1);
-			if (h == 0)
+			if (i < 0 || v == NULL || port_names[p] == NULL)
 				continue;
-			snprintf(rule, sizeof(rule), "%u", k);
-			json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I}", "acl", e->list.name,
-				"rule", rule, "action", dpr_acl_action_name(e->list.rules[k].action),
-				"hits", (json_int_t)h));
+			e = &db->acls[i];
+			json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I}", "acl",
+				e->list.name, "rule", "default", "action",
+				dpr_acl_action_name(e->list.dflt), "interface", port_names[p],
+				"direction", dir, "hits", (json_int_t)dp_hits(db, v, 0)));
+			for (k = 0; k < e->list.n_rules; k++) {
+				char rule[16];
+
+				h = dp_hits(db, v, k + 1);
+				if (h == 0)
+					continue;
+				snprintf(rule, sizeof(rule), "%u", k);
+				json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I}", "acl",
+					e->list.name, "rule", rule, "action",
+					dpr_acl_action_name(e->list.rules[k].action),
+					"interface", port_names[p], "direction", dir,
+					"hits", (json_int_t)h));
+			}
 		}
 	}
 	return a;

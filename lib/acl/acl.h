@@ -170,12 +170,15 @@ json_t *dpr_acl_get_json(const struct dpr_acl_db *db, const char *name,
 			 const char *const *port_names, unsigned int n_ports);
 
 /**
- * Hits for metrics: [{"acl", "rule" (its index from 0, or "default"),
- * "action", "hits"}], summed over the workers and the control thread;
- * each ACL's default, and its rules that were hit (a 10,000-rule list
- * would be 10,000 series). @p db NULL: none.
+ * Hits for metrics, per binding: [{"acl", "rule" (its index from 0, or
+ * "default"), "action", "interface" (@p port_names), "direction" ("in",
+ * "out"), "hits"}], summed over the workers and the control thread, since
+ * the ACL was bound there or last replaced; each binding's default, and
+ * the rules it saw hit (a 10,000-rule list would be 10,000 series).
+ * @p db NULL: none.
  */
-json_t *dpr_acl_hits_json(const struct dpr_acl_db *db);
+json_t *dpr_acl_hits_json(const struct dpr_acl_db *db, const char *const *port_names,
+			  unsigned int n_ports);
 
 /** Every ACL as the config file's "acls" array (config.get). */
 json_t *dpr_acl_config_json(const struct dpr_acl_db *db);
@@ -202,6 +205,13 @@ enum dpr_acl_action dpr_acl_ctl_out(struct dpr_acl_db *db, unsigned int port,
  * interface in its slot starts from none, as its other counters do.
  */
 void dpr_acl_iface_gone(struct dpr_acl_db *db, unsigned int port);
+
+/**
+ * Interface @p port is gone a grace period since dpr_acl_iface_gone(), its
+ * transmit queues drained: its bindings' hits join their ACLs' sums, so
+ * that an interface made later in its slot counts from 0.
+ */
+void dpr_acl_iface_closed(struct dpr_acl_db *db, unsigned int port);
 
 /** Whether anything is bound out of @p port (cheap). */
 bool dpr_acl_ctl_out_bound(const struct dpr_acl_db *db, unsigned int port);

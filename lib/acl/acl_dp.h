@@ -38,10 +38,10 @@
 #include "../datapath/vlan_dp.h"
 #include "acl.h"
 
-/** A compiled ACL: written once by the control thread, then read-only
- * but for the hit counters (row r written by worker r alone; the last
- * row by the control thread). Freed a grace period after it was unbound
- * or replaced everywhere. */
+/** A compiled ACL, or a binding's view of one (what workers see): written
+ * once by the control thread, then read-only but for the hit counters
+ * (row r written by worker r alone; the last row by the control thread).
+ * Freed a grace period after it was unbound or replaced. */
 struct dpr_acl_dp {
 	/** By DPR_ACL_CTX(family, non-first fragment): IPv4, IPv4 non-first
 	 * fragments, IPv6, IPv6 non-first fragments (acl.c, rule_in_ctx());
@@ -60,6 +60,10 @@ struct dpr_acl_dp {
 	 * is not found (DPR_ACL_K_NO_UL) are dropped, their protocol being
 	 * unknown (the last extension header's type would stand for it). */
 	bool proto;
+	/** One binding's view of its ACL's compiled list (acl.c): the list's
+	 * contexts and actions, its own hit counters (per interface and
+	 * direction), which fold into the list's when it is unbound. */
+	bool view;
 };
 
 /** Where workers find each interface's ACLs: written by the control

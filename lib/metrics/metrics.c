@@ -800,21 +800,24 @@ static void
 acl_text(struct text *t, json_t *stats)
 {
 	json_t *arr = json_object_get(stats, "acl_rule_hits"), *e;
-	char labels[256], a[64], r[64], x[64];
+	char labels[384], a[64], r[64], x[64], f[64], d[8];
 	json_int_t n;
 	size_t i;
 
 	if (arr == NULL)
 		return;
 	family(t, "dpr_acl_rule_hits_total", "counter",
-	       "Packets each ACL rule matched (rule: its index from 0, or default), summed over workers and the control thread; rules never hit are left out");
+	       "Packets each ACL rule matched on each interface and direction it is bound to (rule: its index from 0, or default), summed over workers and the control thread, since bound there or last replaced; rules never hit are left out");
 	json_array_foreach(arr, i, e) {
 		if (!get_int(e, "hits", &n))
 			continue;
-		snprintf(labels, sizeof(labels), "acl=\"%s\",rule=\"%s\",action=\"%s\"",
+		snprintf(labels, sizeof(labels),
+			 "acl=\"%s\",rule=\"%s\",action=\"%s\",interface=\"%s\",direction=\"%s\"",
 			 label_value(json_string_value(json_object_get(e, "acl")), a, sizeof(a)),
 			 label_value(json_string_value(json_object_get(e, "rule")), r, sizeof(r)),
-			 label_value(json_string_value(json_object_get(e, "action")), x, sizeof(x)));
+			 label_value(json_string_value(json_object_get(e, "action")), x, sizeof(x)),
+			 label_value(json_string_value(json_object_get(e, "interface")), f, sizeof(f)),
+			 label_value(json_string_value(json_object_get(e, "direction")), d, sizeof(d)));
 		sample(t, "dpr_acl_rule_hits_total", labels, n);
 	}
 }
@@ -893,7 +896,8 @@ answer(void *cls, struct MHD_Connection *conn, const char *url, const char *meth
 
 	stats = dpr_router_stats_json(m->r);
 	if (stats != NULL && m->r->acl != NULL)
-		json_object_set_new(stats, "acl_rule_hits", dpr_acl_hits_json(m->r->acl));
+		json_object_set_new(stats, "acl_rule_hits",
+				    dpr_acl_hits_json(m->r->acl, m->r->port_names, m->r->n_ports));
 	if (stats != NULL)
 		dpr_metrics_floor_apply(m->floor, stats);
 	text = stats != NULL ? dpr_metrics_text(stats, &len) : NULL;

@@ -462,6 +462,8 @@ dpr_vlan_close(struct dpr_router *r, unsigned int p)
 	}
 	/* Its counters start again from 0: an interface of the same name
 	 * made later must not be held to the deleted one's. */
+	if (r->acl != NULL)
+		dpr_acl_iface_closed(r->acl, p);
 	dpr_metrics_iface_gone(r->metrics, pc->name);
 	dpr_capture_iface_gone(r, p);
 	release_slot(r, p);

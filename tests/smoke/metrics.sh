@@ -124,10 +124,10 @@ same 'dpr_port_drops_total{port="p0",vrf="default",reason="martian"}' 'port("p0"
 same 'dpr_port_drops_total{port="p0",vrf="default",reason="acl"}' 'port("p0")["drops"]["acl"]' 4
 same 'dpr_port_drops_total{port="p0",vrf="default",reason="urpf"}' 'port("p0")["drops"]["urpf"]' 0
 same 'dpr_port_drops_total{port="p0",vrf="default",reason="control_plane"}' 'port("p0")["drops"]["control_plane"]' 0
-check "dpr_acl_rule_hits_total of the deny rule is 4 (got $(metric 'dpr_acl_rule_hits_total{acl="m",rule="0",action="deny"}'))" \
-	test "$(metric 'dpr_acl_rule_hits_total{acl="m",rule="0",action="deny"}')" = 4
+check "dpr_acl_rule_hits_total of the deny rule on p0 in is 4 (got $(metric 'dpr_acl_rule_hits_total{acl="m",rule="0",action="deny",interface="p0",direction="in"}'))" \
+	test "$(metric 'dpr_acl_rule_hits_total{acl="m",rule="0",action="deny",interface="p0",direction="in"}')" = 4
 check "the ACL's default hits are there" \
-	test "$(metric 'dpr_acl_rule_hits_total{acl="m",rule="default",action="permit"}')" != missing
+	test "$(metric 'dpr_acl_rule_hits_total{acl="m",rule="default",action="permit",interface="p0",direction="in"}')" != missing
 same 'dpr_port_exceptions_total{port="p0",vrf="default",class="ttl_expired"}' 'port("p0")["exceptions"]["ttl_expired"]' 9
 same 'dpr_worker_forwarded_packets_total{worker="0"}' 'worker(0)["forwarded"]' 12
 same 'dpr_worker_drops_total{worker="0",reason="bad_checksum"}' 'worker(0)["drops"]["bad_checksum"]' 15

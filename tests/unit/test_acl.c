@@ -128,6 +128,36 @@ parse(const char *text, struct dpr_acl_list *l, char *err, size_t len)
 	return ret;
 }
 
+/* acl.get's default_hits of ACL "edge" in @p db. */
+static json_int_t
+default_hits(struct dpr_acl_db *db)
+{
+	json_t *g = dpr_acl_get_json(db, "edge", NULL, 0);
+	json_int_t n = json_integer_value(json_object_get(g, "default_hits"));
+
+	json_decref(g);
+	return n;
+}
+
+/* The metrics' default hits of the binding on @p iface (p0, p1), @p dir;
+ * -1: no such series. */
+static json_int_t
+binding_hits(struct dpr_acl_db *db, const char *iface, const char *dir)
+{
+	static const char *const names[] = { "p0", "p1" };
+	json_t *a = dpr_acl_hits_json(db, names, 2), *e;
+	json_int_t n = -1;
+	size_t k;
+
+	json_array_foreach(a, k, e)
+		if (strcmp(json_string_value(json_object_get(e, "interface")), iface) == 0 &&
+		    strcmp(json_string_value(json_object_get(e, "direction")), dir) == 0 &&
+		    strcmp(json_string_value(json_object_get(e, "rule")), "default") == 0)
+			n = json_integer_value(json_object_get(e, "hits"));
+	json_decref(a);
+	return n;
+}
+
 static void
 test_parse(void)
 {
@@ -373,6 +403,31 @@ test_classify(void)
 	CHECK_EQ(act[0], DPR_ACL_DENY);
 	CHECK_EQ(dp->hits[0], 1);
 	rte_pktmbuf_free(pkts[0]);
+
+	/* Per binding: the list on p0 in and on p1 out counts apart (metrics
+	 * label each); acl.get sums them, those of bindings gone too. */
+	CHECK(dpr_acl_bind(db, "edge", 1, DPR_ACL_OUT, err, sizeof(err)) == 0, "bind: %s", err);
+	for (i = 0; i < 2; i++)
+		pkts[i] = ip4("10.1.2.3", "10.0.0.1", IPPROTO_TCP, 0, 0, tcp(5555, 22, SYN), 20);
+	dpr_acl_classify_bulk(dpr_acl_db_binds(db)->out[1], 0, pkts, 2, act);
+	rte_pktmbuf_free_bulk(pkts, 2);
+	CHECK_EQ(binding_hits(db, "p0", "in"), 1);
+	CHECK_EQ(binding_hits(db, "p1", "out"), 2);
+	CHECK_EQ(default_hits(db), 3);
+	dpr_acl_bind(db, NULL, 1, DPR_ACL_OUT, err, sizeof(err));
+	CHECK_EQ(binding_hits(db, "p1", "out"), -1);
+	CHECK_EQ(default_hits(db), 3);
+	/* Bound there again: its count goes on. */
+	CHECK(dpr_acl_bind(db, "edge", 1, DPR_ACL_OUT, err, sizeof(err)) == 0, "bind: %s", err);
+	CHECK_EQ(binding_hits(db, "p1", "out"), 2);
+	/* The interface deleted (vlan.del): its hits stay the list's; an
+	 * interface made later in its slot counts from 0. */
+	dpr_acl_iface_gone(db, 1);
+	dpr_acl_iface_closed(db, 1);
+	CHECK_EQ(default_hits(db), 3);
+	CHECK(dpr_acl_bind(db, "edge", 1, DPR_ACL_OUT, err, sizeof(err)) == 0, "bind: %s", err);
+	CHECK_EQ(binding_hits(db, "p1", "out"), 0);
+	dpr_acl_bind(db, NULL, 1, DPR_ACL_OUT, err, sizeof(err));
 	CHECK(dpr_acl_del(db, "edge", err, sizeof(err)) == -EBUSY, "deleted while bound");
 	dpr_acl_bind(db, NULL, 0, DPR_ACL_IN, err, sizeof(err));
 	CHECK(dpr_acl_db_binds(db)->in[0] == NULL, "unbound");
