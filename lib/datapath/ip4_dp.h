@@ -118,6 +118,9 @@ dpr_ip4_validate(const struct rte_ipv4_hdr *ip, uint32_t avail, uint32_t contig,
  * Addresses a router must never forward from or to (RFC 1812 5.3.7):
  * 0/8, 127/8 and, as source, multicast and class E. Destinations in 224/4
  * and 255.255.255.255 are for us (control thread), other class E is martian.
+ * A host that has no address yet sends from 0.0.0.0 to the limited
+ * broadcast (DHCP, RFC 2131 4.1) or a link-local group (IGMPv3 reports,
+ * RFC 3376 4.2.13): for us, as Linux takes them, never forwarded.
  * @return DPR_DROP_MARTIAN, DPR_DROP_NONE, or -1 for a local destination.
  */
 static __rte_always_inline int
@@ -126,8 +129,12 @@ dpr_ip4_check_addrs(rte_be32_t src, rte_be32_t dst)
 	uint8_t s = ((const uint8_t *)&src)[0];
 	uint8_t d = ((const uint8_t *)&dst)[0];
 
-	if (unlikely(s == 0 || s == 127 || s >= 224 || d == 0 || d == 127))
+	if (unlikely(s == 0 || s == 127 || s >= 224 || d == 0 || d == 127)) {
+		if (src == 0 && (dst == RTE_BE32(UINT32_MAX) ||
+				 (dst & RTE_BE32(0xffffff00)) == RTE_BE32(0xe0000000)))
+			return -1;
 		return DPR_DROP_MARTIAN;
+	}
 	if (unlikely(d >= 224)) {
 		if (d < 240 || dst == RTE_BE32(UINT32_MAX))
 			return -1;

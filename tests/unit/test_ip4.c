@@ -211,6 +211,16 @@ test_validate(void)
 		 DPR_DROP_MARTIAN);
 	CHECK_EQ(dpr_ip4_check_addrs(RTE_BE32(IP(10, 0, 0, 1)), RTE_BE32(IP(224, 0, 0, 5))), -1);
 	CHECK_EQ(dpr_ip4_check_addrs(RTE_BE32(IP(10, 0, 0, 1)), RTE_BE32(0xffffffff)), -1);
+	/* A host without an address yet: DHCP to the limited broadcast,
+	 * IGMPv3 to a link-local group are ours; nothing else from 0.0.0.0
+	 * (nor from the rest of 0/8) is. */
+	CHECK_EQ(dpr_ip4_check_addrs(0, RTE_BE32(0xffffffff)), -1);
+	CHECK_EQ(dpr_ip4_check_addrs(0, RTE_BE32(IP(224, 0, 0, 22))), -1);
+	CHECK_EQ(dpr_ip4_check_addrs(0, RTE_BE32(IP(224, 0, 1, 22))), DPR_DROP_MARTIAN);
+	CHECK_EQ(dpr_ip4_check_addrs(0, RTE_BE32(IP(10, 0, 0, 2))), DPR_DROP_MARTIAN);
+	CHECK_EQ(dpr_ip4_check_addrs(0, RTE_BE32(IP(10, 0, 0, 255))), DPR_DROP_MARTIAN);
+	CHECK_EQ(dpr_ip4_check_addrs(RTE_BE32(IP(0, 0, 0, 1)), RTE_BE32(0xffffffff)),
+		 DPR_DROP_MARTIAN);
 }
 
 struct rig {
@@ -650,7 +660,7 @@ test_rfc1812_screen(struct rig *r)
 	static const struct rte_ether_addr mac_mcast = {{ 0x01, 0, 0x5e, 0, 0, 5 }};
 	struct dpr_worker *w = r->w;
 	struct dpr_port_counters *st = &w->stats[0];
-	struct rte_mbuf *pkts[8], *m, *seg, *exc[8];
+	struct rte_mbuf *pkts[10], *m, *seg, *exc[8];
 	uint32_t h1 = IP(10, 0, 1, 2);
 	unsigned int n = 0, q, i;
 
@@ -686,12 +696,17 @@ test_rfc1812_screen(struct rig *r)
 	pkts[n++] = m;
 	/* 6: a source ending in .255 that is no broadcast: forwarded */
 	pkts[n++] = mk_ip4(&mac_p0, IP(172, 16, 1, 255), IP(10, 0, 2, 2), 64, 32);
+	/* 7: a DHCP discover (RFC 2131 4.1), for the host stack; 8: from
+	 * 0.0.0.0 to a host, never forwarded (RFC 1812 5.3.7) */
+	pkts[n++] = mk_ip4(&mac_bcast, 0, 0xffffffff, 64, 32);
+	pkts[n++] = mk_ip4(&mac_p0, 0, IP(10, 0, 2, 2), 64, 32);
 
 	dpr_ip4_input_burst(w, 0, pkts, (uint16_t)n);
 
 	CHECK_EQ(st->drops[DPR_DROP_OTHER_HOST], 2);
-	CHECK_EQ(st->drops[DPR_DROP_MARTIAN], 2);
+	CHECK_EQ(st->drops[DPR_DROP_MARTIAN], 3);
 	CHECK_EQ(st->exc[DPR_EXC_IP_OPTIONS], 1);
+	CHECK_EQ(st->exc[DPR_EXC_LOCAL], 1);
 	CHECK_EQ(st->forwarded, 2);
 	CHECK_EQ(accounted(st), n);
 	CHECK_EQ(w->tx[1].n, 2);
@@ -702,9 +717,10 @@ test_rfc1812_screen(struct rig *r)
 	CHECK(ip_of(w->tx[1].pkts[1])->src_addr == RTE_BE32(IP(172, 16, 1, 255)),
 	      "a .255 source that is no broadcast is forwarded");
 	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)exc, RTE_DIM(exc), NULL);
-	CHECK_EQ(q, 1);
+	CHECK_EQ(q, 2);
 	for (i = 0; i < q; i++)
-		CHECK(exc[i]->pkt_len == RTE_ETHER_HDR_LEN + 52,
+		CHECK(DPR_EXC_META_CLASS(exc[i]->hash.usr) != DPR_EXC_IP_OPTIONS ||
+		      exc[i]->pkt_len == RTE_ETHER_HDR_LEN + 52,
 		      "the packet with options goes to the slow path without its trailer (%u)",
 		      exc[i]->pkt_len);
 	rte_pktmbuf_free_bulk(exc, q);
