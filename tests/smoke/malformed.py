@@ -179,6 +179,9 @@ def frames():
         "drops.martian")
     add("source 127.1.2.3 to the router", eth(ip4("127.1.2.3", IP_R0, payload=udp(b"x"))),
         "drops.martian")
+    add("DHCP discover from 0.0.0.0 (RFC 2131 4.1): to the host stack",
+        eth(ip4("0.0.0.0", "255.255.255.255", payload=udp(b"x")), dst=BC), "exceptions.local",
+        {"hs.to_kernel": 1})
     add("limited broadcast 255.255.255.255 (not forwarded)",
         eth(ip4(IP_H1, "255.255.255.255", payload=udp(b"x")), dst=BC), "exceptions.local",
         {"hs.to_kernel": 1})
