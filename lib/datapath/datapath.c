@@ -558,7 +558,12 @@ dpr_ip6_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m)
 		} else if ((h.kind == DPR_NH_KIND_FORWARD || h.kind == DPR_NH_KIND_UNRESOLVED) &&
 			   h.port == b->in) {
 			/* Back out of the link it came from: still in the
-			 * source's zone (RFC 4007 9), forwarded. */
+			 * source's zone (RFC 4007 9), forwarded; its
+			 * hop-by-hop options read first, as below. */
+			if (ip->proto == IPPROTO_HOPOPTS) {
+				EXCEPT(b, m, DPR_EXC_IP_OPTIONS);
+				return false;
+			}
 			return true;
 		} else {
 			/* A link-local source leaving its link: RFC 4007 9

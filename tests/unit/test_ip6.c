@@ -1653,14 +1653,18 @@ test_link_local_source_same_link(struct rig *r, bool pipelined)
 	w->tx[0].n = w->tx[1].n = 0;
 	pend[0].pkts[0] = mk_ip6(&mac_p1, a6("fe80::99"), a6(FAR), 64, IPPROTO_UDP, 40);
 	pend[0].pkts[1] = mk_ip6(&mac_p1, a6("fe80::99"), a6("2001:db8:1::2"), 64, IPPROTO_UDP, 40);
+	/* Hop-by-hop options are the control thread's (RFC 8200 4.3), from
+	 * a link-local source as from any other. */
+	pend[0].pkts[2] = mk_ip6(&mac_p1, a6("fe80::99"), a6(FAR), 64, IPPROTO_HOPOPTS, 40);
 	if (pipelined) {
-		waiting = dpr_ip4_pipeline(w, 1, 2, &pend[0], NULL);
+		waiting = dpr_ip4_pipeline(w, 1, 3, &pend[0], NULL);
 		dpr_ip4_finish_burst(w, waiting);
 	} else {
-		dpr_ip4_input_burst(w, 1, pend[0].pkts, 2);
+		dpr_ip4_input_burst(w, 1, pend[0].pkts, 3);
 	}
 	CHECK_EQ(st->forwarded, 1);
 	CHECK_EQ(st->exc[DPR_EXC_BEYOND_SCOPE], 1);
+	CHECK_EQ(st->exc[DPR_EXC_IP_OPTIONS], 1);
 	CHECK(w->tx[1].n == 1 && w->tx[0].n == 0,
 	      "link-local source: forwarded back out of p1 only (tx p0 %u, p1 %u)",
 	      w->tx[0].n, w->tx[1].n);
