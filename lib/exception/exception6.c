@@ -892,6 +892,13 @@ forward6_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 		icmp6_error(x, m, DPR_ICMP6_DEST_UNREACH, DPR_ICMP6_UNREACH_NO_ROUTE, 0);
 		return;
 	}
+	/* A link-local source stays on its link (RFC 4291 2.5.6, RFC 4007
+	 * 9), as dpr_ip6_slow() has it: the route the worker found back out
+	 * of it may lead elsewhere now (a packet held for a neighbour). */
+	if (w.port != in && dpr_ip6_is_link_local(ip->src_addr)) {
+		icmp6_error(x, m, DPR_ICMP6_DEST_UNREACH, DPR_ICMP6_UNREACH_BEYOND_SCOPE, 0);
+		return;
+	}
 	if (w.port == in)
 		redirect6(x, m, in, nh, w);
 	ip->hop_limits--;

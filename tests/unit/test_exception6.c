@@ -1588,6 +1588,32 @@ test_hop_by_hop(void)
 	CHECK_EQ(sent(1, out, RTE_DIM(out)), 0);
 	CHECK(c6("hop_by_hop_dropped") - dropped == 1,
 	      "RFC 8200 4.2: unknown option, action 01: dropped silently and counted");
+
+	/* From a link-local source: forwarded back out of the link it came
+	 * from only (RFC 4007 9, RFC 4291 2.5.6). The worker sends such a
+	 * packet here when its route leads back out of its input port; the
+	 * route may have changed since (as for one held for a neighbour). */
+	inject(mk_hbh("fe80::77", padn), DPR_EXC_IP_OPTIONS, 1, 0);
+	n = sent(1, out, RTE_DIM(out));
+	CHECK(n == 1 && F(out[0])[F_NH] == IPPROTO_HOPOPTS,
+	      "link-local source, in on p1, routed out of p1: forwarded (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	inject(mk_hbh("fe80::77", padn), DPR_EXC_IP_OPTIONS, 0, 0);
+	CHECK(sent(1, out, RTE_DIM(out)) == 0,
+	      "RFC 4291 2.5.6: a link-local source is never forwarded to another link");
+	n = sent(0, out, RTE_DIM(out));
+	f = n == 1 ? F(out[0]) : NULL;
+	CHECK(f != NULL && f[F_L4] == DPR_ICMP6_DEST_UNREACH &&
+	      f[F_L4 + 1] == DPR_ICMP6_UNREACH_BEYOND_SCOPE && same6(f + F_DST, "fe80::77") &&
+	      mac_at(f, &mac_host),
+	      "RFC 4007 9, RFC 4443 3.1: destination unreachable, beyond scope of source, "
+	      "back on p0 (%u sent)", n);
+	rte_pktmbuf_free_bulk(out, n);
+	inject(mk_udp(&mac_p[0], "fe80::78", "2001:db8:200::6", 64, 20), DPR_EXC_UNRESOLVED, 0,
+	       dpr_fib6_lookup(R.fib6, A("2001:db8:200::6")));
+	CHECK(sent(1, out, RTE_DIM(out)) == 0,
+	      "RFC 4291 2.5.6: nor one held for a neighbour of another link");
+	drop_sent();
 	CHECK_EQ(pool_in_use(), base);
 }
 
