@@ -549,6 +549,10 @@ dpr_ip6_slow(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m)
 		 * broadcast is dropped (RFC 4443 2.4 e.3). */
 		if (h.kind == DPR_NH_KIND_LOCAL) {
 			EXCEPT(b, m, DPR_EXC_LOCAL);
+		} else if (h.kind == DPR_NH_KIND_BLACKHOLE) {
+			/* Discarded on purpose, silently, before any
+			 * other rule (dpr_l3_decide()). */
+			DROP(b, m, DPR_DROP_BLACKHOLE);
 		} else if (bcast) {
 			DROP(b, m, DPR_DROP_OTHER_HOST);
 		} else if (dc == DPR_IP6_ADDR_LINK_LOCAL) {

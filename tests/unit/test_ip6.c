@@ -1076,6 +1076,9 @@ static const struct case6 cases[] = {
 	  D_OWN, "fe80::99", OFF_LINK, 64, IPPROTO_UDP, 40, M_NONE, K_EXC, DPR_EXC_BEYOND_SCOPE, ARG_NONE, NULL },
 	{ "link-local source to no route",
 	  D_OWN, "fe80::99", "3fff::1", 64, IPPROTO_UDP, 40, M_NONE, K_EXC, DPR_EXC_BEYOND_SCOPE, ARG_NONE, NULL },
+	/* A blackhole discards silently, whatever the source (dpr_l3_decide()). */
+	{ "link-local source to a blackhole route",
+	  D_OWN, "fe80::99", "2001:db8:dead::1", 64, IPPROTO_UDP, 40, M_NONE, K_DROP, DPR_DROP_BLACKHOLE, 0, NULL },
 	/* RFC 8200 3, RFC 4443 3.3: hop limit would reach 0. */
 	{ "hop limit 1",
 	  D_OWN, H1, FAR, 1, IPPROTO_UDP, 40, M_NONE, K_EXC, DPR_EXC_TTL_EXPIRED, ARG_NONE, NULL },
