@@ -407,10 +407,21 @@ dpr_ip6_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint3
 {
 	const struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *,
 								RTE_ETHER_HDR_LEN);
+	enum dpr_l3_verdict v;
 	union dpr_nh_word h;
 
 	nh = nh_of_flow(w, m, nh, &h);
-	return l3_act(w, b, m, nh, h, dpr_ip6_decide(h, ip, l2_bcast, w->ports), out);
+	v = dpr_ip6_decide(h, ip, l2_bcast, w->ports);
+	/* A link-local source leaves by the link it came in on only (RFC
+	 * 4291 2.5.6, RFC 4007 9): dpr_ip6_slow() found its route so, but
+	 * pass 3 looks it up again, maybe after a route change. The fast
+	 * path never has one. */
+	if ((v == DPR_L3_FORWARD || v == DPR_L3_UNRESOLVED) && h.port != b->in &&
+	    dpr_ip6_addr_class(ip->src_addr) == DPR_IP6_ADDR_LINK_LOCAL) {
+		EXCEPT(b, m, DPR_EXC_BEYOND_SCOPE);
+		return false;
+	}
+	return l3_act(w, b, m, nh, h, v, out);
 }
 
 static inline rte_be16_t

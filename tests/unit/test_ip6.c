@@ -1644,6 +1644,46 @@ test_exception_full(struct rig *r)
  * only that: out of any other, beyond scope. From fe80::99 on p1, to
  * 2001:db8:100::7 (routed out of p1) and to 2001:db8:1::2 (out of p0).
  */
+/*
+ * The route of a packet from a link-local source, back out of the link it
+ * came from when pass 1 screened it, leads out of another link when its
+ * pass 3 comes (pipelined, a route added between): beyond scope, never
+ * forwarded there (RFC 4291 2.5.6).
+ */
+static void
+link_local_route_moved(struct rig *r)
+{
+	struct dpr_worker *w = r->w[0];
+	struct dpr_port_counters *st = &w->stats[1];
+	struct dpr_ip gw = ip6_of(H1);
+	struct dpr_ip4_pending pend;
+	struct dpr_route_op op;
+	struct rte_mbuf *m = NULL;
+	int idx, err;
+
+	memset(w->stats, 0, sizeof(w->stats));
+	pend.pkts[0] = mk_ip6(&mac_p1, a6("fe80::99"), a6(FAR), 64, IPPROTO_UDP, 40);
+	CHECK(dpr_ip4_pipeline(w, 1, 1, &pend, NULL) == &pend, "the burst waits");
+	idx = dpr_nh_get(r->nh, &gw, 0);
+	CHECK(idx >= DPR_NH_FIRST_DYNAMIC, "next hop for %s", H1);
+	op = (struct dpr_route_op){ .prefix = { .addr = ip6_of(FAR), .len = 128 },
+				    .nh = (uint32_t)idx };
+	CHECK_EQ(dpr_route_apply(&r->rib, &op, 1, &err), 1);
+	dpr_ip4_finish_burst(w, &pend);
+	CHECK(w->tx[0].n == 0 && w->tx[1].n == 0,
+	      "link-local source, its route moved to p0: not forwarded (tx p0 %u, p1 %u)",
+	      w->tx[0].n, w->tx[1].n);
+	CHECK_EQ(st->exc[DPR_EXC_BEYOND_SCOPE], 1);
+	CHECK_EQ(accounted(st), 1);
+	op.del = 1;
+	CHECK_EQ(dpr_route_apply(&r->rib, &op, 1, &err), 1);
+	rte_pktmbuf_free_bulk(w->tx[0].pkts, w->tx[0].n);
+	rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+	w->tx[0].n = w->tx[1].n = 0;
+	while (rte_ring_sc_dequeue(w->exc_ring, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+}
+
 static void
 test_link_local_source_same_link(struct rig *r, bool pipelined)
 {
@@ -1679,6 +1719,8 @@ test_link_local_source_same_link(struct rig *r, bool pipelined)
 	w->tx[1].n = 0;
 	while (rte_ring_sc_dequeue(w->exc_ring, (void **)&m) == 0)
 		rte_pktmbuf_free(m);
+	if (pipelined && !r->fib6->deep)
+		link_local_route_moved(r);
 }
 
 static void
