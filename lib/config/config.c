@@ -14,6 +14,7 @@
 #include "config.h"
 #include "../acl/acl.h"
 #include "../fpm/fpm.h"
+#include "../port/port.h"
 #include "../route/route.h"
 #include "../util/log.h"
 
@@ -928,6 +929,24 @@ parse_ports(struct parser *ps, json_t *root)
 				return fail(ps, path, "tap \"%s\" is the interface of ports[%u].device; give the host-stack TAP another name",
 					    cfg->ports[i].tap, j);
 			}
+		}
+	}
+
+	/* Each VRF's kernel device is named as the VRF (lib/kernel/kvrf.c):
+	 * made after the TAPs, it would find one of them there and leave the
+	 * VRF without a device. */
+	for (i = 0; i < cfg->n_ports; i++) {
+		char path[32], iface[DPR_DEVICE_MAX];
+
+		dpr_config_iface_path(cfg, i, path, sizeof(path));
+		for (j = 1; j < cfg->n_vrfs; j++) {
+			if (strcmp(cfg->ports[i].tap, cfg->vrfs[j].name) == 0)
+				return fail(ps, path, "tap \"%s\" is the name of vrfs[%u]'s kernel VRF device; give the host-stack TAP or the VRF another name",
+					    cfg->ports[i].tap, j - 1);
+			if (dpr_port_tap_iface(cfg->ports[i].device, iface, sizeof(iface)) == 1 &&
+			    strcmp(iface, cfg->vrfs[j].name) == 0)
+				return fail(ps, path, "device \"%s\": iface \"%s\" is the name of vrfs[%u]'s kernel VRF device; give the port's interface or the VRF another name",
+					    cfg->ports[i].device, iface, j - 1);
 		}
 	}
 
