@@ -2,6 +2,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "config.h"
 #include "../acl/acl.h"
 #include "../fpm/fpm.h"
+#include "../netlink/netlink.h"
 #include "../port/port.h"
 #include "../route/route.h"
 #include "../util/log.h"
@@ -1485,6 +1487,37 @@ parse_metrics(struct parser *ps, json_t *o)
 	return 0;
 }
 
+/* Whether TCP listeners on @p a (FPM's: port 2620 when it gives none) and
+ * @p b could not both bind: one port, and one address or a wildcard one
+ * (:: takes IPv4 too). */
+static bool
+same_listener(const char *a, const char *b)
+{
+	struct sockaddr_storage x, y;
+	socklen_t xl, yl;
+	bool xany, yany;
+
+	if (dpr_sockaddr_parse(a, DPR_FPM_PORT, &x, &xl) < 0 ||
+	    dpr_sockaddr_parse(b, -1, &y, &yl) < 0 ||
+	    dpr_sockaddr_port(&x) != dpr_sockaddr_port(&y))
+		return false;
+	xany = x.ss_family == AF_INET ?
+	       ((struct sockaddr_in *)&x)->sin_addr.s_addr == htonl(INADDR_ANY) :
+	       IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&x)->sin6_addr);
+	yany = y.ss_family == AF_INET ?
+	       ((struct sockaddr_in *)&y)->sin_addr.s_addr == htonl(INADDR_ANY) :
+	       IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&y)->sin6_addr);
+	if (x.ss_family != y.ss_family)
+		return (x.ss_family == AF_INET6 && xany) || (y.ss_family == AF_INET6 && yany);
+	if (xany || yany)
+		return true;
+	return x.ss_family == AF_INET ?
+	       ((struct sockaddr_in *)&x)->sin_addr.s_addr ==
+		       ((struct sockaddr_in *)&y)->sin_addr.s_addr :
+	       IN6_ARE_ADDR_EQUAL(&((struct sockaddr_in6 *)&x)->sin6_addr,
+				  &((struct sockaddr_in6 *)&y)->sin6_addr);
+}
+
 /*
  * The sizes and algorithms of a FIB pair (the top level's "fib", a VRF's
  * "fib"), into @p v, which holds what applies when a key is absent.
@@ -1714,6 +1747,10 @@ parse_root(struct parser *ps, json_t *root)
 	o = json_object_get(root, "metrics");
 	if (o != NULL && (ret = parse_metrics(ps, o)) < 0)
 		return ret;
+	if (cfg->fpm.enabled && cfg->metrics.enabled && same_listener(cfg->fpm.listen,
+								       cfg->metrics.listen))
+		return fail(ps, "metrics.listen", "\"%s\": fpm.listen \"%s\" takes that address and port already; give the two listeners other ports",
+			    cfg->metrics.listen, cfg->fpm.listen);
 	/* ACLs: lib/acl checks them, and the names the interfaces give. */
 	o = json_object_get(root, "acls");
 	if (dpr_acl_config_check(o, cfg, ps->err, ps->err_len) < 0) {
