@@ -274,42 +274,6 @@ parse_prefix(const char *ctx, const char *prefix, struct dpr_prefix *pf,
 			       "%s: \"%s\" is not a prefix like 10.0.0.0/8 or 2001:db8::/32", ctx, prefix);
 }
 
-/*
- * What the destinations of @p pf are, when no packet to any of them is
- * ever forwarded (the workers' screens, dpr_ip4_check_addrs() and
- * dpr_ip6_validate(), drop them or keep them for the router): a route
- * there would be shown by route.get and followed by nothing. NULL when
- * some of them are forwarded.
- */
-static const char *
-never_forwarded(const struct dpr_prefix *pf)
-{
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff }, zero[15];
-	const uint8_t *a = pf->addr.ip6;
-	uint8_t d = (uint8_t)(pf->addr.ip4 >> 24);
-
-	if (pf->addr.af == DPR_AF_IP4) {
-		if (pf->len >= 8 && d == 0)
-			return "\"this network\" 0.0.0.0/8 (RFC 1812 5.3.7)";
-		if (pf->len >= 8 && d == 127)
-			return "loopback 127.0.0.0/8 (RFC 1812 5.3.7)";
-		if (pf->len >= 4 && d >= 224 && d < 240)
-			return "multicast 224.0.0.0/4, the router's to receive";
-		if (pf->len >= 4 && d >= 240)
-			return "class E 240.0.0.0/4 (RFC 1812 5.3.7) or the broadcast address";
-		if (pf->len >= 3 && d >= 224)
-			return "multicast and class E 224.0.0.0/3";
-		return NULL;
-	}
-	if (pf->len >= 8 && a[0] == 0xff)
-		return "multicast ff00::/8, the router's to receive (RFC 4291 2.7)";
-	if (pf->len >= 96 && memcmp(a, mapped, sizeof(mapped)) == 0)
-		return "IPv4-mapped ::ffff:0:0/96 (RFC 6890)";
-	if (pf->len == 128 && memcmp(a, zero, sizeof(zero)) == 0 && a[15] <= 1)
-		return "the unspecified or loopback address (RFC 4291 2.5.2, 2.5.3)";
-	return NULL;
-}
-
 /* --- a route's next hops: parsed, taken, shown --------------------------- */
 
 /* One next hop of a route as given: a gateway and/or a port, a weight. */
@@ -522,10 +486,10 @@ route_prepare(struct dpr_router *r, struct dpr_rib *rib, const char *ctx, const 
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 				       "%s: %s is link-local, never forwarded (RFC 4291 2.5.6); route a global prefix",
 				       ctx, prefix);
-	if (never_forwarded(&pf) != NULL)
+	if (dpr_route_never_forwarded(&pf) != NULL)
 		return dpr_method_fail(e, DPR_RPC_INVALID_PARAMS,
 				       "%s: %s is in %s, never forwarded; route a unicast prefix",
-				       ctx, prefix, never_forwarded(&pf));
+				       ctx, prefix, dpr_route_never_forwarded(&pf));
 	for (i = 0; i < n; i++) {
 		ports[i] = -1;
 		if (nhs[i].port != NULL && port_by_name(r, ctx, nhs[i].port, &ports[i], e) < 0)

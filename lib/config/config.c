@@ -1166,6 +1166,10 @@ parse_route(struct parser *ps, const char *path, json_t *obj,
 	if (rc->prefix.len >= 10 && dpr_ip_is_link_local(&rc->prefix.addr))
 		return fail(ps, path, "prefix \"%s\": is link-local, never forwarded (RFC 4291 2.5.6); route a global prefix",
 			    prefix);
+	why = dpr_route_never_forwarded(&rc->prefix);
+	if (why != NULL)
+		return fail(ps, path, "prefix \"%s\": is in %s, never forwarded; route a unicast prefix",
+			    prefix, why);
 	if (nexthops != NULL && (via != NULL || port != NULL))
 		return fail(ps, path, "give \"via\" and \"port\", or \"nexthops\", not both (a multipath route lists every gateway in \"nexthops\", like [{\"via\": \"10.0.2.2\"}, {\"via\": \"10.0.3.2\"}])");
 	if (nexthops == NULL && via == NULL && port == NULL)

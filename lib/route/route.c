@@ -279,6 +279,35 @@ dpr_route_link_local(struct dpr_rib *rib, struct dpr_ifaddrs *addrs, unsigned in
 	return 0;
 }
 
+const char *
+dpr_route_never_forwarded(const struct dpr_prefix *pf)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff }, zero[15];
+	const uint8_t *a = pf->addr.ip6;
+	uint8_t d = (uint8_t)(pf->addr.ip4 >> 24);
+
+	if (pf->addr.af == DPR_AF_IP4) {
+		if (pf->len >= 8 && d == 0)
+			return "\"this network\" 0.0.0.0/8 (RFC 1812 5.3.7)";
+		if (pf->len >= 8 && d == 127)
+			return "loopback 127.0.0.0/8 (RFC 1812 5.3.7)";
+		if (pf->len >= 4 && d >= 224 && d < 240)
+			return "multicast 224.0.0.0/4, the router's to receive";
+		if (pf->len >= 4 && d >= 240)
+			return "class E 240.0.0.0/4 (RFC 1812 5.3.7) or the broadcast address";
+		if (pf->len >= 3 && d >= 224)
+			return "multicast and class E 224.0.0.0/3";
+		return NULL;
+	}
+	if (pf->len >= 8 && a[0] == 0xff)
+		return "multicast ff00::/8, the router's to receive (RFC 4291 2.7)";
+	if (pf->len >= 96 && memcmp(a, mapped, sizeof(mapped)) == 0)
+		return "IPv4-mapped ::ffff:0:0/96 (RFC 6890)";
+	if (pf->len == 128 && memcmp(a, zero, sizeof(zero)) == 0 && a[15] <= 1)
+		return "the unspecified or loopback address (RFC 4291 2.5.2, 2.5.3)";
+	return NULL;
+}
+
 enum dpr_route_owner_kind
 dpr_route_owned(const struct dpr_ifaddrs *t, uint16_t vrf, const struct dpr_prefix *pf,
 		unsigned int *port, struct dpr_prefix *addr)

@@ -157,6 +157,16 @@ unsigned int dpr_route4_apply(struct dpr_fib4 *fib, struct dpr_nh_table *nh,
 unsigned int dpr_route4_addr_ops(const struct dpr_prefix *a, uint32_t connected, bool del,
 				 struct dpr_fib4_op ops[3]);
 
+/**
+ * What the destinations of @p pf are, when no packet to any of them is
+ * ever forwarded (the workers' screens, dpr_ip4_check_addrs() and
+ * dpr_ip6_validate(), drop them or keep them for the router): a route
+ * there would be shown by route.get and followed by nothing. The rule for
+ * the config file's routes and route.add alike.
+ * @return what they are, for a message; NULL when some of them are forwarded.
+ */
+const char *dpr_route_never_forwarded(const struct dpr_prefix *pf);
+
 /** What the router's addresses make of a prefix (dpr_route_owned()). */
 enum dpr_route_owner_kind {
 	DPR_ROUTE_NOT_OWNED = 0,
