@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 #include <linux/rtnetlink.h>
@@ -1858,6 +1859,7 @@ dpr_config_load(const char *path, char *err, size_t err_len)
 {
 	struct dpr_config *cfg;
 	json_error_t je;
+	struct stat st;
 	json_t *root;
 	FILE *f;
 
@@ -1867,6 +1869,14 @@ dpr_config_load(const char *path, char *err, size_t err_len)
 
 		snprintf(err, err_len, "config: %s: cannot open: %s", path, strerror(e));
 		errno = e;
+		return NULL;
+	}
+	/* fopen() opens a directory too: its read fails as an empty file. */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		snprintf(err, err_len, "config: %s: cannot open: %s (give the configuration file)",
+			 path, strerror(EISDIR));
+		errno = EISDIR;
 		return NULL;
 	}
 	root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);

@@ -174,6 +174,13 @@ else
 	ok "missing file"
 fi
 
+run -- -c "$here/bad" --check
+if [ "$rc" -ne 1 ] || [ "$err_lines" -ne 1 ] || [[ $err != "dpr: config: $here/bad: cannot open: "* ]]; then
+	not_ok "a directory" "expected exit 1 and one stderr line starting with \"dpr: config: $here/bad: cannot open: \" ($(shown))"
+else
+	ok "a directory"
+fi
+
 # usage_case NAME ARGS...: bad command line, must exit 2 and say something.
 usage_case() {
 	local name=$1
