@@ -251,7 +251,8 @@ dpr_tap_name_valid(const char *name)
 		      (name[k] >= '0' && name[k] <= '9') || name[k] == '-' || name[k] == '_' ||
 		      name[k] == '.'))
 			return false;
-	return k >= 1 && k <= 15;
+	/* Linux refuses "." and ".." (dev_valid_name()). */
+	return k >= 1 && k <= 15 && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
 bool

@@ -307,7 +307,8 @@ int dpr_config_vrf_fib(struct json_t *fib, const char *path, struct dpr_vrf_conf
 
 /**
  * Whether @p name may name a host-stack TAP ("tap" of ports[], vlans[]
- * and vlan.add): 1 to 15 (IFNAMSIZ - 1) letters, digits, '-', '_' or '.'.
+ * and vlan.add): 1 to 15 (IFNAMSIZ - 1) letters, digits, '-', '_' or '.',
+ * not "." or ".." (which Linux refuses).
  * It goes into net_tap's devargs ("iface=NAME,mac=..."): a ',' or '='
  * would add arguments of its own.
  */
@@ -315,7 +316,7 @@ bool dpr_tap_name_valid(const char *name);
 
 /** The message for a "tap" that dpr_tap_name_valid() refuses. */
 #define DPR_TAP_NAME_EXPECTED \
-	"expected a Linux interface name (1 to 15 letters, digits, '-', '_' or '.') or false"
+	"expected a Linux interface name (1 to 15 letters, digits, '-', '_' or '.', not \".\" or \"..\") or false"
 
 /** Is @p name one a VRF of vrfs[] may have: 1 to DPR_VRF_NAME_MAX letters,
  * digits, '-' or '_', and not the default VRF's? */
