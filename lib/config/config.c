@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <linux/rtnetlink.h>
 #include <rte_common.h>
+#include <rte_pci.h>
 
 #include "config.h"
 #include "../acl/acl.h"
@@ -493,6 +494,41 @@ device_name_len(const char *device)
 	return strcspn(device, ",");
 }
 
+/* The PCI address and port number (the "_1" of a port of a multi-port
+ * device, -1 for none) of devargs @p device; false for no PCI device. */
+static bool
+pci_device(const char *device, struct rte_pci_addr *addr, long *port)
+{
+	char buf[DPR_DEVICE_MAX];
+	size_t n = device_name_len(device);
+	char *us;
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, device, n);
+	buf[n] = '\0';
+	us = strrchr(buf, '_');
+	*port = -1;
+	if (us != NULL && us[1] != '\0' && strlen(us + 1) < 6 &&
+	    strspn(us + 1, "0123456789") == strlen(us + 1)) {
+		*port = strtol(us + 1, NULL, 10);
+		*us = '\0';
+	}
+	return rte_pci_addr_parse(buf, addr) == 0;
+}
+
+/* Whether devargs @p a and @p b name one PCI port, however spelt
+ * ("03:00.0", "0000:03:00.0", "0000:0A:00.0" and "0000:0a:00.0"). */
+static bool
+same_pci_port(const char *a, const char *b)
+{
+	struct rte_pci_addr x, y;
+	long xp, yp;
+
+	return pci_device(a, &x, &xp) && pci_device(b, &y, &yp) &&
+	       rte_pci_addr_cmp(&x, &y) == 0 && xp == yp;
+}
+
 int
 dpr_config_urpf_mode(const char *text)
 {
@@ -911,6 +947,10 @@ parse_ports(struct parser *ps, json_t *root)
 				return fail(ps, path, "device \"%s\": DPDK device \"%.*s\" is already %s's (\"%s\"): each port needs a device of its own (a virtual one, a name of its own: the driver and a number, like net_af_packet0, net_af_packet1)",
 					    cfg->ports[i].device,
 					    (int)device_name_len(cfg->ports[i].device),
+					    cfg->ports[i].device, other, cfg->ports[j].device);
+			if (cfg->ports[i].device[0] != '\0' &&
+			    same_pci_port(cfg->ports[i].device, cfg->ports[j].device))
+				return fail(ps, path, "device \"%s\": the PCI port of %s (\"%s\") again: each port needs a device of its own",
 					    cfg->ports[i].device, other, cfg->ports[j].device);
 			if (cfg->ports[i].tap[0] != '\0' &&
 			    strcmp(cfg->ports[i].tap, cfg->ports[j].tap) == 0)
