@@ -44,12 +44,15 @@ on_stats(int sig)
 	stats_signal = 1;
 }
 
-static void
-install_signals(void)
+void
+dpr_control_signals(void)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
+	/* Start-up's reads and writes carry on; the control loop's waits
+	 * (epoll_wait) end at a signal whatever SA_RESTART says. */
+	sa.sa_flags = SA_RESTART;
 	sa.sa_handler = on_stop;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -232,7 +235,6 @@ watch_poll(struct dpr_router *d, uint64_t now)
 void
 dpr_control_run(struct dpr_router *d)
 {
-	install_signals();
 	DPR_LOG(INFO, main, "forwarding on %u workers; SIGUSR1 prints counters, SIGINT/SIGTERM stop",
 		d->n_workers);
 

@@ -4,6 +4,13 @@
 /* The daemon's own functions: control loop and reporting. */
 #include "router/router.h"
 
+/**
+ * Catch SIGINT and SIGTERM (stop) and SIGUSR1 (counters) from the start
+ * on: one during start-up stops dpr as soon as it has started, through
+ * the same clean-up as at run time, rather than killing it half set up.
+ */
+void dpr_control_signals(void);
+
 /** Run the control loop until a signal or the packet limit stops it. */
 void dpr_control_run(struct dpr_router *d);
 

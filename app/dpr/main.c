@@ -588,6 +588,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 
+	dpr_control_signals();
 	dpr_log_init();
 	/* Another dpr's socket, TAPs or listeners: refused before EAL
 	 * probes a port (EAL options may name devices) or anything starts. */

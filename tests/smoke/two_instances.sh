@@ -121,6 +121,37 @@ rm -rf "/var/run/dpdk/dpr-$T-$TAG-3"
 check "... and exits 0 (got $rc)" test "$rc" -eq 0
 check "the first dpr's TAP is as it was" test "$before" = "$(tap_state)"
 
+# SIGTERM while it starts (held in its port profile's read, a FIFO, after
+# EAL and before the TAPs): dpr finishes starting, stops at once, exits 0
+# and leaves no TAP or socket (it used to die by the signal there).
+drv=$WORK/drivers-cfg
+cp -r "$(dirname "$0")/../../drivers-cfg" "$drv" && rm -f "$drv/net_null.json" &&
+	mkfifo "$drv/net_null.json" || die "cannot make $drv"
+prof=$(dirname "$0")/../../drivers-cfg/net_null.json
+# The first port's read waits on the FIFO; the next ports read the file.
+(exec 3>"$drv/net_null.json"; : > "$WORK/profile-opened"
+ while [ ! -e "$WORK/profile-go" ]; do sleep 0.05; done
+ rm -f "$drv/net_null.json"; cp "$prof" "$drv/net_null.json"; cat "$prof" >&3) &
+W4=$!
+# shellcheck disable=SC2046
+"$DPR" --no-pci $(eal_mem) --file-prefix "dpr-$T-$TAG-4" -l 0,1 -- -c "$cfg2" \
+	--drivers-cfg "$drv" > "$WORK/dpr4.log" 2>&1 &
+P4=$!
+opened4() { [ -e "$WORK/profile-opened" ]; }
+check "a dpr starting reads its port profile" wait_for 30 opened4
+kill -TERM "$P4" 2>/dev/null
+: > "$WORK/profile-go"
+gone4() { ! kill -0 "$P4" 2>/dev/null; }
+if ! wait_for 30 gone4; then
+	kill -KILL "$P4" 2>/dev/null
+fi
+wait "$P4"; rc=$?
+wait "$W4" 2>/dev/null
+rm -rf "/var/run/dpdk/dpr-$T-$TAG-4"
+check "SIGTERM while starting: exits 0 (got $rc; log: $(tail -n 2 "$WORK/dpr4.log" | tr '\n' ' '))" test "$rc" -eq 0
+check "... and leaves no TAP e$TAG-p0" bash -c "! ip link show 'e$TAG-p0' 2>/dev/null"
+check "... nor its control socket" bash -c "! ls '$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["control"]["socket"])' "$cfg2")' 2>/dev/null"
+
 stop_dpr
 check_accounting
 finish
