@@ -327,6 +327,9 @@ l3_act(struct dpr_worker *w, struct dpr_burst *b, struct rte_mbuf *m, uint32_t n
 	case DPR_L3_BLACKHOLE:
 		DROP(b, m, DPR_DROP_BLACKHOLE);
 		break;
+	case DPR_L3_LINK_LOCAL:
+		DROP(b, m, DPR_DROP_MARTIAN);
+		break;
 	case DPR_L3_NO_ROUTE:
 		EXCEPT(b, m, DPR_EXC_NO_ROUTE);
 		break;

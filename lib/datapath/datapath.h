@@ -567,6 +567,8 @@ enum dpr_l3_verdict {
 	DPR_L3_TTL_EXPIRED,   /**< TTL or hop limit: ICMP(v6) time exceeded */
 	DPR_L3_TOO_BIG,       /**< over the output MTU: fragment, or frag needed / packet too big */
 	DPR_L3_L2_BCAST,      /**< link-layer broadcast not for us: drop */
+	DPR_L3_LINK_LOCAL,    /**< IPv4 link-local (169.254/16) source or destination: never
+				   forwarded (RFC 3927 7), drop as martian */
 };
 
 /**
@@ -610,13 +612,32 @@ dpr_l3_decide(union dpr_nh_word h, uint8_t ttl, uint32_t len, bool l2_bcast,
 	return DPR_L3_FORWARD;
 }
 
-/** dpr_l3_decide() for the IPv4 packet @p ip. */
+/** Whether @p a (network order) is an IPv4 link-local address, 169.254/16. */
+static inline bool
+dpr_ip4_is_link_local(rte_be32_t a)
+{
+	return (a & RTE_BE32(0xffff0000)) == RTE_BE32(0xa9fe0000);
+}
+
+/**
+ * dpr_l3_decide() for the IPv4 packet @p ip. A router MUST NOT forward a
+ * packet with an IPv4 link-local source or destination, whatever its
+ * routes say (RFC 3927 7), back onto its own link included: one that
+ * would be sent on (or fragmented, or held for a neighbour) is
+ * DPR_L3_LINK_LOCAL. The workers' screens send every 169/8 address to
+ * the reference path (lib/fib's marks), which decides here.
+ */
 static inline enum dpr_l3_verdict
 dpr_ip4_decide(union dpr_nh_word h, const struct rte_ipv4_hdr *ip, bool l2_bcast,
 	       const struct dpr_port_dp *ports)
 {
-	return dpr_l3_decide(h, ip->time_to_live, rte_be_to_cpu_16(ip->total_length),
-			     l2_bcast, ports);
+	enum dpr_l3_verdict v = dpr_l3_decide(h, ip->time_to_live,
+					      rte_be_to_cpu_16(ip->total_length), l2_bcast, ports);
+
+	if ((v == DPR_L3_FORWARD || v == DPR_L3_UNRESOLVED || v == DPR_L3_TOO_BIG) &&
+	    (dpr_ip4_is_link_local(ip->src_addr) || dpr_ip4_is_link_local(ip->dst_addr)))
+		return DPR_L3_LINK_LOCAL;
+	return v;
 }
 
 /** dpr_l3_decide() for the IPv6 packet @p ip. */

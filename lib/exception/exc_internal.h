@@ -35,7 +35,7 @@
 	X(icmp_admin_prohibited) X(icmp_rate_limited) \
 	X(icmp_not_allowed) X(icmp_unroutable) X(ip_options_bad) X(source_routed) \
 	X(fragmented) X(frag_too_many) X(slow_forwarded) X(blackholed) X(l2_broadcast_dropped) \
-	X(local_unhandled) X(l2_control_unhandled) X(tx_failed) X(no_mbuf) \
+	X(link_local_dropped) X(local_unhandled) X(l2_control_unhandled) X(tx_failed) X(no_mbuf) \
 	X(directed_broadcast_forwarded) X(directed_broadcast_dropped) \
 	X(icmp_redirect_sent) X(icmp_redirect_not_allowed) X(iface_deleted)
 

@@ -731,6 +731,10 @@ forward_slow(struct dpr_exc_engine *x, struct rte_mbuf *m)
 		x->c.blackholed++;
 		rte_pktmbuf_free(m);
 		return;
+	case DPR_L3_LINK_LOCAL:
+		x->c.link_local_dropped++;
+		rte_pktmbuf_free(m);
+		return;
 	case DPR_L3_TTL_EXPIRED:
 		icmp_error(x, m, DPR_ICMP_TIME_EXCEEDED, 0, 0);
 		return;

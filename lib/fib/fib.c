@@ -281,6 +281,18 @@ const uint8_t dpr_ip4_special_octet[256] = {
 	[0] = 1, [127] = 1, [224 ... 255] = 1,
 };
 
+/*
+ * The screen's first-octet marks: dpr_ip4_special_octet's, and 169 (the
+ * reference path never forwards 169.254/16, RFC 3927 7: dpr_ip4_decide()).
+ */
+static void
+marks_init(struct dpr_fib4 *fib)
+{
+	memcpy(&fib->marks[DPR_FIB4_MARK_FIRST], dpr_ip4_special_octet,
+	       sizeof(dpr_ip4_special_octet));
+	fib->marks[DPR_FIB4_MARK_FIRST + 169] = 1;
+}
+
 /* Keep the source broadcast marks in step with the /32 routes to
  * DPR_NH_BCAST: @p was and @p now say whether the route at @p ip pointed
  * there before and after. */
@@ -462,8 +474,7 @@ create_poptrie(const struct dpr_fib4_conf *conf, struct rte_rcu_qsbr *qsbr)
 	fib->conf = *conf;
 	fib->qsbr = qsbr;
 	fib->gen = 1;
-	memcpy(&fib->marks[DPR_FIB4_MARK_FIRST], dpr_ip4_special_octet,
-	       sizeof(dpr_ip4_special_octet));
+	marks_init(fib);
 	fib->pt = dpr_pt_create(&(struct dpr_poptrie_conf){ .key_bits = 32,
 		.max_routes = conf->max_routes, .socket = conf->socket, .name = "IPv4" }, qsbr);
 	if (fib->pt == NULL)
@@ -499,8 +510,7 @@ dpr_fib4_create(const struct dpr_fib4_conf *conf, struct rte_rcu_qsbr *qsbr)
 	fib->conf = *conf;
 	fib->qsbr = qsbr;
 	fib->gen = 1;
-	memcpy(&fib->marks[DPR_FIB4_MARK_FIRST], dpr_ip4_special_octet,
-	       sizeof(dpr_ip4_special_octet));
+	marks_init(fib);
 	fib->tbl24 = rte_zmalloc_socket("dpr_fib4_tbl24",
 					DPR_FIB4_TBL24_SIZE * sizeof(*fib->tbl24),
 					RTE_CACHE_LINE_SIZE, socket);

@@ -89,7 +89,8 @@ struct dpr_fib4 {
 	 * The worker's screen marks, one base for both (a register fewer in
 	 * its loop; dpr_ip4_screen()):
 	 * [DPR_FIB4_MARK_FIRST + o]: 1 for first octets never forwarded as
-	 * such (dpr_ip4_special_octet, a copy made at creation);
+	 * such (dpr_ip4_special_octet, a copy made at creation), and for 169,
+	 * whose 169.254/16 the reference path never forwards (RFC 3927 7);
 	 * [DPR_FIB4_MARK_SRC_BCAST + o]: 1 for each last octet that some /32
 	 * route to DPR_NH_BCAST (a connected subnet's broadcast address) ends
 	 * in: the screen sends a source ending in one of them to the reference

@@ -730,6 +730,48 @@ test_rfc1812_screen(struct rig *r)
 }
 
 /*
+ * RFC 3927 7: a router MUST NOT forward a packet with an IPv4 link-local
+ * (169.254/16) source or destination, whatever its routes say; the
+ * router's own 169.254 address still takes its packets, and the rest of
+ * 169/8 is forwarded as any address.
+ */
+static void
+test_link_local4(struct rig *r)
+{
+	struct dpr_worker *w = r->w;
+	struct dpr_port_counters *st = &w->stats[0];
+	struct rte_mbuf *pkts[4], *exc[4];
+	uint32_t nh = dpr_fib4_lookup(r->fib, IP(198, 51, 100, 1));
+	struct dpr_fib4_op op = { .ip = IP(169, 254, 0, 0), .depth = 16, .nh = nh };
+	unsigned int n = 0, q;
+	int err = 0;
+
+	dpr_nh_hold(r->nh, nh);
+	CHECK_EQ(dpr_fib4_update(r->fib, &op, 1, &err), 1);
+	memset(w->stats, 0, sizeof(w->stats));
+	pkts[n++] = mk_ip4(&mac_p0, IP(169, 254, 1, 1), IP(10, 0, 2, 2), 64, 32);
+	pkts[n++] = mk_ip4(&mac_p0, IP(10, 0, 1, 2), IP(169, 254, 7, 7), 64, 32);
+	pkts[n++] = mk_ip4(&mac_p0, IP(169, 254, 1, 1), IP(10, 0, 1, 1), 64, 32);
+	pkts[n++] = mk_ip4(&mac_p0, IP(169, 1, 2, 3), IP(10, 0, 2, 2), 64, 32);
+	dpr_ip4_input_burst(w, 0, pkts, (uint16_t)n);
+	CHECK_EQ(st->drops[DPR_DROP_MARTIAN], 2);
+	CHECK_EQ(st->exc[DPR_EXC_LOCAL], 1);
+	CHECK_EQ(st->forwarded, 1);
+	CHECK_EQ(accounted(st), n);
+	CHECK_EQ(w->tx[1].n, 1);
+	CHECK(w->tx[1].n == 1 && ip_of(w->tx[1].pkts[0])->src_addr == RTE_BE32(IP(169, 1, 2, 3)),
+	      "169/8 outside 169.254/16 is forwarded");
+	q = rte_ring_sc_dequeue_burst(w->exc_ring, (void **)exc, RTE_DIM(exc), NULL);
+	CHECK_EQ(q, 1);
+	rte_pktmbuf_free_bulk(exc, q);
+	rte_pktmbuf_free_bulk(w->tx[1].pkts, w->tx[1].n);
+	w->tx[1].n = 0;
+	op.del = 1;
+	CHECK_EQ(dpr_fib4_update(r->fib, &op, 1, &err), 1);
+	CHECK_EQ(rte_mempool_in_use_count(pool), 0);
+}
+
+/*
  * When the counting identity holds: a burst screened and waiting for its
  * pass 3 (pipelined, across the worker's quiescent report) is in rx and not
  * yet forwarded; once no burst waits, every packet is accounted for.
@@ -2636,6 +2678,7 @@ main(int argc, char **argv)
 		r.ports[0].rx_ip_cksum = true;
 		test_pipeline_route_change(&r);
 		test_rfc1812_screen(&r);
+		test_link_local4(&r);
 		test_identity_waiting(&r);
 		test_tx_full(&r);
 		test_out_acl(&r);
