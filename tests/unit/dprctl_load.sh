@@ -60,37 +60,32 @@ done
 # "vrf" would send the route to the default VRF, "dev" would let it take
 # any port, "urpf" would leave it off, "default" would make an ACL permit;
 # without its one parameter "addr list dev" would list every port's).
-bad=$(printf 'r\351d')
-for args in "route add 10.9.0.0/16 via 10.0.1.2 vrf $bad" "route add 10.9.0.0/16 via 10.0.1.2 dev $bad" \
-	"vlan add x dev p0 id 5 urpf $bad" "acl set web default $bad []" "addr list dev $bad" \
-	"addr add 10.9.0.1/24 dev $bad" "neigh del $bad" "acl bind web $bad in"; do
+# refused_unsent WHY ARGS: dprctl ARGS exits 2 with WHY, sending nothing
+refused_unsent() {
+	local why=$1 args=$2 out rc
 	: >"$tmp/requests"
 	# shellcheck disable=SC2086 # the words of $args are the arguments
 	out=$("$dprctl" -s "$tmp/sock" $args 2>&1)
 	rc=$?
-	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/requests" ] && echo "$out" | grep -q "not UTF-8 text"; then
+	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/requests" ] && echo "$out" | grep -qF "$why"; then
 		echo "ok - dprctl $args: refused, nothing sent"
 	else
 		echo "not ok - dprctl $args: want exit 2 and nothing sent, got $rc: $out"
 		echo "#   sent: $(cat "$tmp/requests")"
 		fails=$((fails + 1))
 	fi
+}
+bad=$(printf 'r\351d')
+for args in "route add 10.9.0.0/16 via 10.0.1.2 vrf $bad" "route add 10.9.0.0/16 via 10.0.1.2 dev $bad" \
+	"vlan add x dev p0 id 5 urpf $bad" "acl set web default $bad []" "addr list dev $bad" \
+	"addr add 10.9.0.1/24 dev $bad" "neigh del $bad" "acl bind web $bad in"; do
+	refused_unsent "not UTF-8 text" "$args"
 done
 # "vrf NAME" on a command that takes none: refused, not left out of the
 # request (addr list would list every VRF's addresses, addr add would put
 # the address wherever its port is).
 for args in "addr list vrf red" "addr add 10.9.0.1/24 dev p0 vrf red" "stats vrf red"; do
-	: >"$tmp/requests"
-	# shellcheck disable=SC2086 # the words of $args are the arguments
-	out=$("$dprctl" -s "$tmp/sock" $args 2>&1)
-	rc=$?
-	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/requests" ] && echo "$out" | grep -q 'takes no "vrf red"'; then
-		echo "ok - dprctl $args: refused, nothing sent"
-	else
-		echo "not ok - dprctl $args: want exit 2 and nothing sent, got $rc: $out"
-		echo "#   sent: $(cat "$tmp/requests")"
-		fails=$((fails + 1))
-	fi
+	refused_unsent 'takes no "vrf red"' "$args"
 done
 : >"$tmp/requests"
 "$dprctl" -s "$tmp/sock" route list vrf red >/dev/null 2>&1
