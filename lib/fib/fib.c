@@ -281,16 +281,16 @@ const uint8_t dpr_ip4_special_octet[256] = {
 	[0] = 1, [127] = 1, [224 ... 255] = 1,
 };
 
-/*
- * The screen's first-octet marks: dpr_ip4_special_octet's, and 169 (the
- * reference path never forwards 169.254/16, RFC 3927 7: dpr_ip4_decide()).
- */
+const uint8_t dpr_ip4_screen_octet[256] = {
+	[0] = 1, [127] = 1, [169] = 1, [224 ... 255] = 1,
+};
+
+/* The screen's first-octet marks (dpr_ip4_screen_octet). */
 static void
 marks_init(struct dpr_fib4 *fib)
 {
-	memcpy(&fib->marks[DPR_FIB4_MARK_FIRST], dpr_ip4_special_octet,
-	       sizeof(dpr_ip4_special_octet));
-	fib->marks[DPR_FIB4_MARK_FIRST + 169] = 1;
+	memcpy(&fib->marks[DPR_FIB4_MARK_FIRST], dpr_ip4_screen_octet,
+	       sizeof(dpr_ip4_screen_octet));
 }
 
 /* Keep the source broadcast marks in step with the /32 routes to

@@ -71,6 +71,13 @@ struct dpr_fib4_route {
 /** 1 for first octets never forwarded as such: 0, 127, 224-255. */
 extern const uint8_t dpr_ip4_special_octet[256];
 
+/**
+ * 1 for the first octets the workers' screens send to the reference path:
+ * dpr_ip4_special_octet's, and 169, whose 169.254/16 is never forwarded
+ * (RFC 3927 7, dpr_ip4_decide()) while the rest of 169/8 is.
+ */
+extern const uint8_t dpr_ip4_screen_octet[256];
+
 /** Offsets in struct dpr_fib4's marks. */
 #define DPR_FIB4_MARK_FIRST 0
 #define DPR_FIB4_MARK_SRC_BCAST 256
@@ -88,9 +95,8 @@ struct dpr_fib4 {
 	/*
 	 * The worker's screen marks, one base for both (a register fewer in
 	 * its loop; dpr_ip4_screen()):
-	 * [DPR_FIB4_MARK_FIRST + o]: 1 for first octets never forwarded as
-	 * such (dpr_ip4_special_octet, a copy made at creation), and for 169,
-	 * whose 169.254/16 the reference path never forwards (RFC 3927 7);
+	 * [DPR_FIB4_MARK_FIRST + o]: 1 for first octets the reference path
+	 * must judge (dpr_ip4_screen_octet, a copy made at creation);
 	 * [DPR_FIB4_MARK_SRC_BCAST + o]: 1 for each last octet that some /32
 	 * route to DPR_NH_BCAST (a connected subnet's broadcast address) ends
 	 * in: the screen sends a source ending in one of them to the reference

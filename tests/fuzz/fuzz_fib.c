@@ -524,10 +524,7 @@ check(struct target *t, const struct op *ops, unsigned int n_ops, unsigned int p
 				marks[key_ip4(t->ref[i].key) & 0xff]++;
 		for (i = 0; i < 256; i++) {
 			const uint8_t *m = t->fib4->marks;
-			/* First octets never forwarded as such, and 169
-			 * (169.254/16 is never forwarded, RFC 3927 7: the
-			 * reference path decides). */
-			unsigned int want = dpr_ip4_special_octet[i] || i == 169;
+			unsigned int want = dpr_ip4_screen_octet[i];
 
 			if (m[DPR_FIB4_MARK_SRC_BCAST + i] != (marks[i] != 0))
 				fail(t, "source broadcast mark %u: %u, want %u", i,
